@@ -1,0 +1,153 @@
+/** @file
+ * The platform interface: everything bench/, pmu/, report/ and app/ need from the machine
+ * underneath. Three implementations link against it: boot/uefi_*.c (the firmware application),
+ * boot/linux_plat.c (the hosted build, pmucal-host) and tests/fake_plat.c (host unit tests).
+ * Portable: only <stdint.h>, <stddef.h>, <stdbool.h>; no UEFI types.
+ *
+ * Paths use '/' and are relative to the root of the volume the harness booted from
+ * ("pmucal/results/20261123-0815-01/inventory.json"). Buffers returned by the platform
+ * (plat_read_file, plat_alloc) are owned by the caller and freed with plat_free.
+ */
+#ifndef PMUCAL_PLAT_H
+#define PMUCAL_PLAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+
+#define KiB (1024ull)
+#define MiB (1024ull * KiB)
+#define GiB (1024ull * MiB)
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define BIT_ULL(n)    (1ull << (n))
+
+/* The C library subset the portable code may use. The firmware build gets these from
+ * boot/uefi_libc.c, the host builds from libc; the prototypes are the standard ones. */
+void  *memcpy(void *dst, const void *src, size_t n);
+void  *memmove(void *dst, const void *src, size_t n);
+void  *memset(void *dst, int c, size_t n);
+int    memcmp(const void *a, const void *b, size_t n);
+size_t strlen(const char *s);
+int    strcmp(const char *a, const char *b);
+int    strncmp(const char *a, const char *b, size_t n);
+
+/* ---- console --------------------------------------------------------------------------- */
+
+/** Write @p n bytes of text to every console the platform has (UEFI text console and serial
+ *  port; stdout on the host). '\n' becomes CR LF where the device needs it. */
+void plat_console_write(const char *s, size_t n);
+
+/** Also write the serial port(s) directly (on by default; see boot/uefi_con.c for why a port
+ *  the firmware console already mirrors to is left alone). No-op where there is no serial. */
+void plat_console_serial(bool on);
+
+/* ---- memory ---------------------------------------------------------------------------- */
+
+/** Allocate @p bytes of zeroed, 16-byte aligned memory; NULL when out of memory. */
+void *plat_alloc(size_t bytes);
+/** Free what plat_alloc or plat_read_file returned; NULL is ignored. */
+void plat_free(void *p);
+
+enum plat_page_kind { PLAT_PAGE_4K = 0, PLAT_PAGE_2M, PLAT_PAGE_1G };
+
+/** Allocate @p bytes (a multiple of 4 KiB) of page-aligned, zeroed memory for a measurement
+ *  buffer, aligned to the page size asked for. The platform says which page size it really
+ *  backed the buffer with in @p *got (the firmware identity map may use 2 MiB pages anyway;
+ *  the hosted build gets 2 MiB only where transparent huge pages oblige). */
+status_t plat_alloc_pages(size_t bytes, enum plat_page_kind want, void **out,
+                          enum plat_page_kind *got);
+/** Free a buffer from plat_alloc_pages; @p bytes as allocated. */
+void plat_free_pages(void *p, size_t bytes);
+
+struct plat_mem_summary {
+        uint64_t total_bytes;        /* all RAM the memory map describes */
+        uint64_t conventional_bytes; /* free for the harness (EfiConventionalMemory) */
+        uint64_t reserved_bytes;     /* firmware/ACPI/MMIO-free reserved ranges */
+        uint32_t n_descriptors;
+};
+
+/** Summarise the platform memory map. */
+status_t plat_mem_summary(struct plat_mem_summary *out);
+
+/* ---- files ----------------------------------------------------------------------------- */
+
+/** Create or replace the file @p path with @p len bytes, creating parent directories.
+ *  ST_READ_ONLY / ST_NO_SPACE / ST_IO say why it could not. */
+status_t plat_write_file(const char *path, const void *buf, size_t len);
+
+/** Read the whole file @p path into a new buffer (NUL-terminated for convenience; the NUL is
+ *  not counted in @p *len). ST_NOT_FOUND when it does not exist. Caller frees with plat_free. */
+status_t plat_read_file(const char *path, char **buf, size_t *len);
+
+/** ST_OK when @p path exists (file or directory), ST_NOT_FOUND when not. */
+status_t plat_file_exists(const char *path);
+
+/* ---- firmware tables ------------------------------------------------------------------- */
+
+/** The @p n-th (0-based) ACPI table with signature @p sig, or NULL if absent. The pointer is
+ *  the raw table, header included; its length is in the header. Not validated. */
+const void *plat_acpi_table(const char sig[4], unsigned n);
+
+/** The SMBIOS structure table (not the entry point) and its length; NULL if absent.
+ *  @p major / @p minor receive the SMBIOS version. */
+const void *plat_smbios_table(size_t *len, unsigned *major, unsigned *minor);
+
+/* ---- processors ------------------------------------------------------------------------ */
+
+struct plat_cpu {
+        uint32_t apic_id;
+        bool     enabled;
+        bool     is_bsp;
+        uint32_t package, core, thread; /* firmware's location, when it reports one */
+};
+
+/** Number of logical processors the firmware knows (enabled or not); at least 1. */
+unsigned plat_cpu_count(void);
+/** Description of processor @p idx (0 .. plat_cpu_count()-1; the BSP is the one with is_bsp). */
+status_t plat_cpu_info(unsigned idx, struct plat_cpu *out);
+/** Run @p fn(@p arg) on processor @p idx and wait for it to return. On the BSP it is a call. */
+status_t plat_run_on_cpu(unsigned idx, void (*fn)(void *arg), void *arg);
+
+/* ---- time ------------------------------------------------------------------------------ */
+
+/** Busy-wait @p us microseconds on a firmware timer independent of the TSC (gBS->Stall). */
+void plat_stall_us(uint32_t us);
+
+struct plat_time {
+        uint16_t year;
+        uint8_t  month, day, hour, minute, second;
+        bool     valid;
+};
+/** The real-time clock (UTC or local, as the firmware keeps it). */
+status_t plat_wallclock(struct plat_time *out);
+
+/* ---- exclusive control ----------------------------------------------------------------- */
+
+/** Enter a measurement window: raise to TPL_HIGH_LEVEL and mask interrupts (hosted: nothing
+ *  that can be done; returns false). Returns true when interrupts really are masked.
+ *  Pair with plat_irq_restore(@p *saved). */
+bool plat_irq_disable(uint64_t *saved);
+void plat_irq_restore(uint64_t saved);
+
+/* ---- fault recovery self-test ---------------------------------------------------------- */
+
+enum plat_fault_probe {
+        PLAT_PROBE_UD2,              /* ud2: #UD */
+        PLAT_PROBE_GP_NONCANONICAL,  /* load from a non-canonical address: #GP */
+        PLAT_PROBE_GP_CR4_LA57,      /* toggle CR4.LA57 in 64-bit mode: #GP */
+        PLAT_PROBE__COUNT
+};
+
+/** Deliberately raise the fault @p kind under the harness's fixup and recover. ST_OK with the
+ *  vector it caught in @p *vector; ST_FAULT if nothing faulted (the emulator or CPU let it
+ *  through); ST_UNSUPPORTED where the platform cannot recover faults (hosted build) or the
+ *  probe does not apply to this CPU (CR4.LA57 without 5-level paging support). */
+status_t plat_fault_probe(enum plat_fault_probe kind, unsigned *vector);
+
+/** Human name of the platform ("UEFI 2.70 EDK II rev 0x10000", "Linux hosted"). */
+const char *plat_name(void);
+
+#endif

@@ -1,0 +1,280 @@
+/** @file The platform interface on the host, for unit tests (see fake_plat.h). */
+#include "fake_plat.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../report/rep.h"
+
+#define MAX_FILES  64
+#define MAX_TABLES 32
+#define MAX_CPUS   64
+
+struct file {
+        char  *path;
+        char  *data;
+        size_t len;
+};
+
+static struct file     files[MAX_FILES];
+static unsigned        n_files;
+static status_t        write_failure;
+static const void     *acpi[MAX_TABLES];
+static unsigned        n_acpi;
+static const void     *smbios;
+static size_t          smbios_len;
+static unsigned        smbios_major, smbios_minor;
+static struct plat_cpu cpus[MAX_CPUS];
+static unsigned        n_cpus;
+static struct rep_buf  console;
+
+void fake_plat_reset(void)
+{
+        for (unsigned i = 0; i < n_files; i++) {
+                free(files[i].path);
+                free(files[i].data);
+                files[i] = (struct file){ 0 };
+        }
+        n_files       = 0;
+        write_failure = ST_OK;
+        n_acpi        = 0;
+        smbios        = NULL;
+        n_cpus        = 0;
+        rep_buf_free(&console);
+}
+
+const char *fake_plat_console(void)
+{
+        return console.p ? console.p : "";
+}
+
+void fake_plat_fail_writes(status_t st)
+{
+        write_failure = st;
+}
+
+static struct file *find(const char *path)
+{
+        for (unsigned i = 0; i < n_files; i++)
+                if (!strcmp(files[i].path, path))
+                        return &files[i];
+        return NULL;
+}
+
+status_t fake_plat_put_file(const char *path, const void *buf, size_t len)
+{
+        struct file *f = find(path);
+
+        if (!f) {
+                if (n_files == MAX_FILES)
+                        return ST_NO_SPACE;
+                f       = &files[n_files++];
+                f->path = strdup(path);
+        }
+        free(f->data);
+        f->data = malloc(len + 1);
+        memcpy(f->data, buf, len);
+        f->data[len] = 0;
+        f->len       = len;
+        return ST_OK;
+}
+
+const char *fake_plat_get_file(const char *path, size_t *len)
+{
+        struct file *f = find(path);
+
+        if (!f)
+                return NULL;
+        if (len)
+                *len = f->len;
+        return f->data;
+}
+
+void fake_plat_add_acpi(const void *table)
+{
+        if (n_acpi < MAX_TABLES)
+                acpi[n_acpi++] = table;
+}
+
+void fake_plat_set_smbios(const void *table, size_t len, unsigned major, unsigned minor)
+{
+        smbios       = table;
+        smbios_len   = len;
+        smbios_major = major;
+        smbios_minor = minor;
+}
+
+void fake_plat_set_cpus(const struct plat_cpu *c, unsigned n)
+{
+        n_cpus = n < MAX_CPUS ? n : MAX_CPUS;
+        memcpy(cpus, c, n_cpus * sizeof(*c));
+}
+
+/* ---- the platform interface ---- */
+
+void plat_console_write(const char *s, size_t n)
+{
+        rep_buf_append(&console, s, n);
+}
+
+void plat_console_serial(bool on)
+{
+        (void)on;
+}
+
+void *plat_alloc(size_t bytes)
+{
+        return calloc(1, bytes ? bytes : 1);
+}
+
+void plat_free(void *p)
+{
+        free(p);
+}
+
+status_t plat_alloc_pages(size_t bytes, enum plat_page_kind want, void **out,
+                          enum plat_page_kind *got)
+{
+        (void)want;
+        if (!bytes || bytes % 4096)
+                return ST_BAD_ARG;
+        void *p = aligned_alloc(4096, bytes);
+        if (!p)
+                return ST_NO_MEM;
+        memset(p, 0, bytes);
+        *out = p;
+        if (got)
+                *got = PLAT_PAGE_4K;
+        return ST_OK;
+}
+
+void plat_free_pages(void *p, size_t bytes)
+{
+        (void)bytes;
+        free(p);
+}
+
+status_t plat_mem_summary(struct plat_mem_summary *out)
+{
+        *out = (struct plat_mem_summary){ .total_bytes        = 2 * GiB,
+                                          .conventional_bytes = 1 * GiB,
+                                          .reserved_bytes     = 64 * MiB,
+                                          .n_descriptors      = 42 };
+        return ST_OK;
+}
+
+status_t plat_write_file(const char *path, const void *buf, size_t len)
+{
+        if (write_failure != ST_OK)
+                return write_failure;
+        return fake_plat_put_file(path, buf, len);
+}
+
+status_t plat_read_file(const char *path, char **buf, size_t *len)
+{
+        struct file *f = find(path);
+
+        if (!f)
+                return ST_NOT_FOUND;
+        *buf = malloc(f->len + 1);
+        if (!*buf)
+                return ST_NO_MEM;
+        memcpy(*buf, f->data, f->len + 1);
+        *len = f->len;
+        return ST_OK;
+}
+
+status_t plat_file_exists(const char *path)
+{
+        size_t plen = strlen(path);
+
+        for (unsigned i = 0; i < n_files; i++)
+                if (!strncmp(files[i].path, path, plen) &&
+                    (files[i].path[plen] == '\0' || files[i].path[plen] == '/'))
+                        return ST_OK;
+        return ST_NOT_FOUND;
+}
+
+const void *plat_acpi_table(const char sig[4], unsigned n)
+{
+        for (unsigned i = 0; i < n_acpi; i++)
+                if (!memcmp(acpi[i], sig, 4) && n-- == 0)
+                        return acpi[i];
+        return NULL;
+}
+
+const void *plat_smbios_table(size_t *len, unsigned *major, unsigned *minor)
+{
+        if (!smbios)
+                return NULL;
+        *len   = smbios_len;
+        *major = smbios_major;
+        *minor = smbios_minor;
+        return smbios;
+}
+
+unsigned plat_cpu_count(void)
+{
+        return n_cpus ? n_cpus : 1;
+}
+
+status_t plat_cpu_info(unsigned idx, struct plat_cpu *out)
+{
+        if (!n_cpus && idx == 0) {
+                *out = (struct plat_cpu){ .apic_id = 0, .enabled = true, .is_bsp = true };
+                return ST_OK;
+        }
+        if (idx >= n_cpus)
+                return ST_BAD_ARG;
+        *out = cpus[idx];
+        return ST_OK;
+}
+
+status_t plat_run_on_cpu(unsigned idx, void (*fn)(void *arg), void *arg)
+{
+        if (idx >= plat_cpu_count())
+                return ST_BAD_ARG;
+        fn(arg);
+        return ST_OK;
+}
+
+void plat_stall_us(uint32_t us)
+{
+        (void)us;
+}
+
+status_t plat_wallclock(struct plat_time *out)
+{
+        *out = (struct plat_time){ .year = 2026, .month = 11, .day = 23, .hour = 8,
+                                   .minute = 15, .second = 0, .valid = true };
+        return ST_OK;
+}
+
+bool plat_irq_disable(uint64_t *saved)
+{
+        *saved = 0;
+        return false;
+}
+
+void plat_irq_restore(uint64_t saved)
+{
+        (void)saved;
+}
+
+status_t plat_fault_probe(enum plat_fault_probe kind, unsigned *vector)
+{
+        static const unsigned vectors[PLAT_PROBE__COUNT] = {
+                [PLAT_PROBE_UD2] = 6, [PLAT_PROBE_GP_NONCANONICAL] = 13,
+                [PLAT_PROBE_GP_CR4_LA57] = 13,
+        };
+
+        if ((unsigned)kind >= PLAT_PROBE__COUNT)
+                return ST_BAD_ARG;
+        *vector = vectors[kind];
+        return ST_OK;
+}
+
+const char *plat_name(void)
+{
+        return "host unit test (fake platform)";
+}

@@ -1,0 +1,28 @@
+/** @file
+ * Test-side controls of the fake platform (tests/fake_plat.c): an in-memory volume whose
+ * writes can be made to fail, injectable ACPI/SMBIOS tables and CPUs, and captured console
+ * output. Host unit tests only.
+ */
+#ifndef PMUCAL_FAKE_PLAT_H
+#define PMUCAL_FAKE_PLAT_H
+
+#include "../boot/plat.h"
+
+/** Forget files, tables, CPUs, captured console text and injected failures. */
+void fake_plat_reset(void);
+/** Console text written since the last reset (NUL-terminated; never NULL). */
+const char *fake_plat_console(void);
+/** Make every later plat_write_file fail with @p st (ST_OK: succeed again). */
+void fake_plat_fail_writes(status_t st);
+/** Add a file to the in-memory volume (copied). */
+status_t fake_plat_put_file(const char *path, const void *buf, size_t len);
+/** The content of a file on the in-memory volume; NULL if absent. */
+const char *fake_plat_get_file(const char *path, size_t *len);
+/** Publish @p table (not copied; header says its signature) as an ACPI table. */
+void fake_plat_add_acpi(const void *table);
+/** Publish an SMBIOS structure table (not copied). */
+void fake_plat_set_smbios(const void *table, size_t len, unsigned major, unsigned minor);
+/** Describe the processors plat_cpu_info reports (copied, at most 64). */
+void fake_plat_set_cpus(const struct plat_cpu *cpus, unsigned n);
+
+#endif

@@ -1,0 +1,312 @@
+/** @file Tests of console reporting (report/rep.c): verdict lines, counts, sinks, summary. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../report/rep.h"
+#include "fake_plat.h"
+
+static struct rep_buf out;
+
+static int setup(void **state)
+{
+        rep_reset();
+        rep_buf_free(&out);
+        return rep_add_sink(rep_buf_sink(&out)) == ST_OK ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+        rep_reset();
+        rep_buf_free(&out);
+        return 0;
+}
+
+static const char *text(void)
+{
+        return out.p ? out.p : "";
+}
+
+static void clear(void)
+{
+        out.len = 0;
+        if (out.p)
+                out.p[0] = '\0';
+}
+
+/* ---- verdict lines -------------------------------------------------------------------------- */
+
+enum kind { K_PASS, K_FAIL, K_SKIP, K_INFO, K_WARN };
+
+static const struct {
+        enum kind   kind;
+        const char *prefixes[3];
+        const char *msg;
+        const char *want;
+} lines[] = {
+        { K_PASS, { NULL }, "plain", "PASS: plain\n" },
+        { K_FAIL, { NULL }, "plain", "FAIL: plain\n" },
+        { K_SKIP, { NULL }, "no IBS", "SKIP: no IBS\n" },
+        { K_INFO, { NULL }, "note", "INFO: note\n" },
+        { K_WARN, { NULL }, "careful", "WARN: careful\n" },
+        { K_PASS, { "pmu" }, "x", "PASS: pmu: x\n" },
+        { K_FAIL, { "pmu", "intel", "fixed0" }, "counts", "FAIL: pmu: intel: fixed0: counts\n" },
+        { K_SKIP, { "amd", "ibs-op" }, "IbsOpCntCtl not supported",
+          "SKIP: amd: ibs-op: IbsOpCntCtl not supported\n" },
+        { K_INFO, { "lat" }, "", "INFO: lat: \n" },
+        { K_WARN, { "a", "b" }, "50%% done", "WARN: a: b: 50% done\n" },
+};
+
+static void emit_kind(enum kind k, const char *msg)
+{
+        switch (k) {
+        case K_PASS: rep_check(true, msg, 0); break;
+        case K_FAIL: rep_check(false, msg, 0); break;
+        case K_SKIP: rep_skip(msg, 0); break;
+        case K_INFO: rep_info(msg, 0); break;
+        case K_WARN: rep_warn(msg, 0); break;
+        }
+}
+
+static void test_verdict_lines(void **state)
+{
+        for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+                size_t n = 0;
+
+                clear();
+                for (; n < 3 && lines[i].prefixes[n]; n++)
+                        rep_push(lines[i].prefixes[n]);
+                emit_kind(lines[i].kind, lines[i].msg);
+                while (n--)
+                        rep_pop();
+                assert_string_equal(text(), lines[i].want);
+        }
+}
+
+static void test_formatting_and_return(void **state)
+{
+        assert_true(rep_check(true, "samples collected (%u)", 17u));
+        assert_false(rep_check(false, "%s = %d", "x", -3));
+        assert_string_equal(text(), "PASS: samples collected (17)\nFAIL: x = -3\n");
+}
+
+static void test_prefix_depth(void **state)
+{
+        static const char *names[10] = { "p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "p9" };
+
+        for (int i = 0; i < 10; i++)
+                rep_push(names[i]);
+        rep_info("deep");
+        /* At most 8 are shown; the extra pushes still need their pops. */
+        assert_string_equal(text(), "INFO: p0: p1: p2: p3: p4: p5: p6: p7: deep\n");
+        clear();
+        rep_pop();
+        rep_pop();
+        rep_info("x");
+        assert_string_equal(text(), "INFO: p0: p1: p2: p3: p4: p5: p6: p7: x\n");
+        for (int i = 0; i < 8; i++)
+                rep_pop();
+        rep_pop(); /* one too many: harmless */
+        clear();
+        rep_info("top");
+        assert_string_equal(text(), "INFO: top\n");
+}
+
+/* ---- counts and summary ----------------------------------------------------------------- */
+
+static const struct {
+        unsigned pass, fail, skip;
+        int      code;
+} summaries[] = {
+        { 3, 0, 0, 0 }, { 1, 0, 5, 0 }, { 3, 1, 2, 1 }, { 0, 1, 0, 1 },
+        { 0, 1, 3, 1 }, { 0, 0, 2, 2 }, { 0, 0, 1, 2 }, { 0, 0, 0, 2 },
+};
+
+static void test_summary(void **state)
+{
+        for (size_t i = 0; i < sizeof(summaries) / sizeof(summaries[0]); i++) {
+                char want[96];
+
+                rep_reset();
+                rep_buf_free(&out);
+                rep_add_sink(rep_buf_sink(&out));
+                for (unsigned k = 0; k < summaries[i].pass; k++)
+                        rep_check(true, "p%u", k);
+                for (unsigned k = 0; k < summaries[i].fail; k++)
+                        rep_check(false, "f%u", k);
+                for (unsigned k = 0; k < summaries[i].skip; k++)
+                        rep_skip("s%u", k);
+                rep_info("not counted");
+                rep_warn("not counted");
+                rep_err(ST_IO, "not counted");
+
+                struct rep_counts c = rep_get_counts();
+                assert_int_equal(c.n_pass, summaries[i].pass);
+                assert_int_equal(c.n_fail, summaries[i].fail);
+                assert_int_equal(c.n_skip, summaries[i].skip);
+
+                clear();
+                assert_int_equal(rep_summary(), summaries[i].code);
+                snprintf(want, sizeof(want), "SUMMARY: %u passed, %u failed, %u skipped\n",
+                         summaries[i].pass, summaries[i].fail, summaries[i].skip);
+                assert_string_equal(text(), want);
+        }
+        rep_reset();
+        struct rep_counts c = rep_get_counts();
+        assert_int_equal(c.n_pass + c.n_fail + c.n_skip, 0);
+}
+
+/* ---- rep_err -------------------------------------------------------------------------------- */
+
+static void test_err(void **state)
+{
+        for (int st = 0; st <= ST__COUNT; st++) {
+                char want[256];
+
+                clear();
+                assert_int_equal(rep_err((status_t)st, "writing %s (%zu bytes)", "lat.json",
+                                         (size_t)4096), st);
+                snprintf(want, sizeof(want), "ERROR: writing lat.json (4096 bytes): %s\n",
+                         status_str((status_t)st));
+                assert_string_equal(text(), want);
+        }
+        clear();
+        assert_int_equal(rep_err(ST_IO, "writing %s", "x"), ST_IO);
+        assert_string_equal(text(), "ERROR: writing x: I/O error\n");
+        clear();
+        rep_push("results");
+        assert_int_equal(rep_err(ST_NO_SPACE, "saving"), ST_NO_SPACE);
+        rep_pop();
+        assert_string_equal(text(), "ERROR: results: saving: volume is full\n");
+}
+
+/* ---- long lines ----------------------------------------------------------------------------- */
+
+static void test_long_lines(void **state)
+{
+        static const size_t sizes[] = { 1000, 1015, 1016, 1017, 1023, 1024, 1025, 5000, 70000 };
+
+        for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+                size_t len  = sizes[i];
+                char  *msg  = malloc(len + 1);
+                char  *want = malloc(len + 64);
+
+                for (size_t k = 0; k < len; k++)
+                        msg[k] = (char)('a' + k % 26);
+                msg[len] = '\0';
+
+                clear();
+                rep_printf("%s", msg);
+                assert_int_equal(out.len, len);
+                assert_string_equal(text(), msg);
+
+                clear();
+                rep_push("pfx");
+                rep_check(false, "%s", msg);
+                rep_pop();
+                snprintf(want, len + 64, "FAIL: pfx: %s\n", msg);
+                assert_string_equal(text(), want);
+
+                clear();
+                rep_err(ST_TIMEOUT, "%s", msg);
+                snprintf(want, len + 64, "ERROR: %s: timed out\n", msg);
+                assert_string_equal(text(), want);
+                free(msg);
+                free(want);
+        }
+}
+
+/* ---- sinks and buffers ---------------------------------------------------------------------- */
+
+static unsigned n_failed_writes;
+
+static status_t failing_write(void *ctx, const char *s, size_t n)
+{
+        n_failed_writes++;
+        return ST_IO;
+}
+
+static void test_sinks(void **state)
+{
+        struct rep_buf b2 = { 0 }, b3 = { 0 }, b4 = { 0 };
+
+        assert_int_equal(rep_add_sink((struct rep_sink){ .write = NULL }), ST_BAD_ARG);
+        assert_int_equal(rep_add_sink((struct rep_sink){ .write = failing_write }), ST_OK);
+        assert_int_equal(rep_add_sink(rep_buf_sink(&b2)), ST_OK);
+        assert_int_equal(rep_add_sink(rep_buf_sink(&b3)), ST_OK);
+        assert_int_equal(rep_add_sink(rep_buf_sink(&b4)), ST_BAD_ARG); /* at most 4 */
+
+        n_failed_writes = 0;
+        rep_printf("hello %d\n", 1);
+        rep_check(true, "ok");
+        /* A failing sink does not keep the text from the others. */
+        assert_int_equal(n_failed_writes, 2);
+        assert_string_equal(text(), "hello 1\nPASS: ok\n");
+        assert_string_equal(b2.p, text());
+        assert_string_equal(b3.p, text());
+        assert_null(b4.p);
+
+        rep_reset(); /* forgets the sinks */
+        rep_printf("gone");
+        assert_int_equal(n_failed_writes, 2);
+        assert_string_equal(b2.p, "hello 1\nPASS: ok\n");
+        rep_buf_free(&b2);
+        rep_buf_free(&b3);
+        assert_null(b2.p);
+        assert_int_equal(b2.len, 0);
+        assert_int_equal(b2.cap, 0);
+}
+
+static void test_buf(void **state)
+{
+        struct rep_buf b = { 0 };
+        char           big[3000];
+
+        assert_int_equal(rep_buf_append(&b, "", 0), ST_OK);
+        assert_string_equal(b.p, "");
+        assert_int_equal(rep_buf_append(&b, "ab\0cd", 5), ST_OK); /* bytes, not a string */
+        assert_int_equal(b.len, 5);
+        assert_memory_equal(b.p, "ab\0cd", 6);
+        for (size_t i = 0; i < sizeof(big) - 1; i++)
+                big[i] = (char)('0' + i % 10);
+        big[sizeof(big) - 1] = '\0';
+        assert_int_equal(rep_buf_printf(&b, "[%s|%d]", big, 42), ST_OK);
+        assert_int_equal(b.len, 5 + 1 + strlen(big) + 4);
+        assert_true(b.cap > b.len);
+        assert_memory_equal(b.p + 6, big, strlen(big));
+        assert_string_equal(b.p + 6 + strlen(big), "|42]");
+
+        struct rep_sink s = rep_buf_sink(&b);
+        assert_int_equal(s.write(s.ctx, "xyz", 3), ST_OK);
+        assert_string_equal(b.p + b.len - 3, "xyz");
+
+        b.oom = true; /* after an allocation failure: keeps its text, refuses more */
+        size_t len = b.len;
+        assert_int_equal(rep_buf_append(&b, "more", 4), ST_NO_MEM);
+        assert_int_equal(rep_buf_printf(&b, "%d", 1), ST_NO_MEM);
+        assert_int_equal(b.len, len);
+        rep_buf_free(&b);
+        assert_false(b.oom);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup_teardown(test_verdict_lines, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_formatting_and_return, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_prefix_depth, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_summary, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_err, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_long_lines, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_sinks, setup, teardown),
+                cmocka_unit_test(test_buf),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
