@@ -1,0 +1,595 @@
+/** @file ACPI MADT / SRAT / SLIT / HMAT parsers (see acpi.h). */
+#include "acpi.h"
+
+#include <stdarg.h>
+
+#include "../report/fmt.h"
+
+/* Fixed parts of the tables, header included. [ACPI-6.5] */
+#define MADT_FIXED_LEN 44u /* + Local Interrupt Controller Address, Flags; §5.2.12 Table 5.19 */
+#define SRAT_FIXED_LEN 48u /* + Table Revision (4), Reserved (8); §5.2.16 Table 5.56 */
+#define SLIT_FIXED_LEN 44u /* + Number of System Localities (8); §5.2.17 Table 5.62 */
+#define HMAT_FIXED_LEN 40u /* + Reserved (4); §5.2.28 Table 5.141 */
+
+/* Tables longer than this are rejected before the checksum loop walks them: a corrupt
+ * length taken from firmware memory must not send us reading gigabytes. The largest real
+ * tables (DSDTs, SLITs of big machines) are a few hundred KiB. */
+#define ACPI_MAX_TABLE_LEN (16u * 1024u * 1024u)
+
+/* MADT sub-structures (1-byte type, 1-byte length). §5.2.12.2, §5.2.12.12 */
+#define MADT_TYPE_LOCAL_APIC    0
+#define MADT_LOCAL_APIC_LEN     8u  /* ACPI Processor ID @2, APIC ID @3, Flags @4 */
+#define MADT_TYPE_LOCAL_X2APIC  9
+#define MADT_LOCAL_X2APIC_LEN   16u /* x2APIC ID @4, Flags @8, ACPI Processor UID @12 */
+
+/* SRAT sub-structures. §5.2.16.1 - §5.2.16.3 */
+#define SRAT_TYPE_CPU     0
+#define SRAT_CPU_LEN      16u /* PD[7:0] @2, APIC ID @3, Flags @4, PD[31:8] @9..11 */
+#define SRAT_TYPE_MEM     1
+#define SRAT_MEM_LEN      40u /* PD @2, Base @8, Length @16, Flags @28 */
+#define SRAT_TYPE_X2APIC  2
+#define SRAT_X2APIC_LEN   24u /* PD @4, x2APIC ID @8, Flags @12 */
+#define SRAT_CPU_ENABLED  BIT_ULL(0)
+
+/* HMAT structures (2-byte type, 2 reserved, 4-byte length). §5.2.28.3 - §5.2.28.5 */
+#define HMAT_SUB_HDR_LEN  8u
+#define HMAT_TYPE_DOMAIN  0
+#define HMAT_DOMAIN_LEN   40u /* Flags @8, Initiator PD @12, Memory PD @16 */
+#define HMAT_DOMAIN_INITIATOR_VALID BIT_ULL(0)
+#define HMAT_TYPE_LOCALITY 1
+#define HMAT_LOCALITY_LEN 32u /* Flags @8, Data Type @9, #Init @12, #Target @16, Base @24 */
+#define HMAT_HIERARCHY_MASK 0x0fu
+#define HMAT_TYPE_CACHE   2
+#define HMAT_CACHE_LEN    32u /* Memory PD @8, Size @16, Attributes @24, #SMBIOS @30 */
+#define HMAT_ENTRY_NONE        0x0000u /* "not provided" */
+#define HMAT_ENTRY_UNREACHABLE 0xffffu
+
+#define SLIT_LOCAL_DISTANCE 10u /* §5.2.17: the diagonal is normalised to 10 */
+
+/* ---- helpers ---------------------------------------------------------------------------- */
+
+static uint16_t rd16(const uint8_t *p)
+{
+        return (uint16_t)(p[0] | (p[1] << 8));
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+        return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
+               ((uint32_t)p[3] << 24);
+}
+
+static uint64_t rd64(const uint8_t *p)
+{
+        return (uint64_t)rd32(p) | ((uint64_t)rd32(p + 4) << 32);
+}
+
+PRINTF_FMT(4, 5)
+static status_t fail(struct acpi_diag *d, status_t st, size_t off, const char *fmt, ...)
+{
+        va_list ap;
+
+        if (!d)
+                return st;
+        d->offset = (uint32_t)off;
+        va_start(ap, fmt);
+        fmt_vsnprintf(d->what, sizeof(d->what), fmt, ap);
+        va_end(ap);
+        return st;
+}
+
+/* Copy @p n bytes of a header string, non-printable bytes as '?'. */
+static void copy_id(char *dst, const uint8_t *src, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                dst[i] = (src[i] >= 0x20 && src[i] < 0x7f) ? (char)src[i] : '?';
+        dst[n] = '\0';
+}
+
+/* Insert @p pd into the sorted set @p set of @p *n; false when it is full. */
+static bool add_node(uint32_t *set, uint32_t *n, uint32_t pd)
+{
+        uint32_t i = 0;
+
+        while (i < *n && set[i] < pd)
+                i++;
+        if (i < *n && set[i] == pd)
+                return true;
+        if (*n == ACPI_MAX_NODES)
+                return false;
+        memmove(&set[i + 1], &set[i], (*n - i) * sizeof(set[0]));
+        set[i] = pd;
+        (*n)++;
+        return true;
+}
+
+/* Bounds-check the MADT/SRAT-style sub-structure (1-byte type, 1-byte length) at @p off
+ * of a table of @p end bytes; its length must cover @p min_len for known types. */
+static status_t sub8(const uint8_t *t, size_t off, size_t end, const char *sig,
+                     unsigned *type, size_t *len, struct acpi_diag *d)
+{
+        if (end - off < 2)
+                return fail(d, ST_BAD_DATA, off, "%s: %zu stray byte(s) after the last entry",
+                            sig, end - off);
+        *type = t[off];
+        *len  = t[off + 1];
+        if (*len < 2)
+                return fail(d, ST_BAD_DATA, off + 1, "%s: entry type %u has length %zu", sig,
+                            *type, *len);
+        if (*len > end - off)
+                return fail(d, ST_BAD_DATA, off + 1,
+                            "%s: entry type %u (length %zu) runs past the end (%zu left)", sig,
+                            *type, *len, end - off);
+        return ST_OK;
+}
+
+static status_t too_short(struct acpi_diag *d, const char *sig, const char *what, size_t off,
+                          size_t len, size_t need)
+{
+        return fail(d, ST_BAD_DATA, off, "%s: %s entry of %zu bytes, needs %zu", sig, what,
+                    len, need);
+}
+
+/* ---- public functions ------------------------------------------------------------------- */
+
+status_t acpi_check_header(const void *table, size_t avail, const char *sig, size_t min_len,
+                           struct acpi_header *out, struct acpi_diag *diag)
+{
+        const uint8_t *t = table;
+        char     name[5];
+        uint32_t len;
+        uint8_t  sum = 0;
+
+        if (diag) {
+                diag->offset  = 0;
+                diag->what[0] = '\0';
+        }
+        if (out)
+                memset(out, 0, sizeof(*out));
+        if (!t)
+                return fail(diag, ST_BAD_ARG, 0, "%s: no table", sig ? sig : "ACPI");
+        if (min_len < ACPI_HEADER_LEN)
+                min_len = ACPI_HEADER_LEN;
+        if (sig)
+                copy_id(name, (const uint8_t *)sig, 4);
+        else if (avail >= 4)
+                copy_id(name, t, 4);
+        else
+                copy_id(name, (const uint8_t *)"ACPI", 4);
+
+        if (avail < ACPI_HEADER_LEN)
+                return fail(diag, ST_BAD_DATA, 0, "%s: %zu bytes, the header needs %u", name,
+                            avail, ACPI_HEADER_LEN);
+        if (sig && memcmp(t, sig, 4) != 0) {
+                char got[5];
+
+                copy_id(got, t, 4);
+                return fail(diag, ST_BAD_DATA, 0, "%s: signature is \"%s\"", name, got);
+        }
+        len = rd32(t + 4);
+        if (len < min_len)
+                return fail(diag, ST_BAD_DATA, 4, "%s: length %u is below the %zu-byte fixed part",
+                            name, len, min_len);
+        if (len > avail || len > ACPI_MAX_TABLE_LEN)
+                return fail(diag, ST_BAD_DATA, 4, "%s: length %u exceeds the %zu bytes available",
+                            name, len, avail > ACPI_MAX_TABLE_LEN ? (size_t)ACPI_MAX_TABLE_LEN : avail);
+        for (uint32_t i = 0; i < len; i++)
+                sum = (uint8_t)(sum + t[i]);
+        if (sum != 0)       /* §5.2.6: the entire table, checksum included, sums to zero */
+                return fail(diag, ST_BAD_DATA, 9, "%s: bad checksum (bytes sum to 0x%02x)", name,
+                            sum);
+        if (out) {
+                copy_id(out->signature, t, 4);
+                out->length   = len;
+                out->revision = t[8];
+                copy_id(out->oem_id, t + 10, 6);
+                copy_id(out->oem_table_id, t + 16, 8);
+                out->oem_revision = rd32(t + 24);
+        }
+        return ST_OK;
+}
+
+static void madt_add(struct acpi_madt *m, uint32_t apic_id, uint32_t uid, uint32_t flags,
+                     bool x2apic)
+{
+        struct acpi_cpu *c;
+
+        if (m->n_cpus == ACPI_MAX_CPUS) {
+                m->n_dropped++;
+                return;
+        }
+        c = &m->cpu[m->n_cpus++];
+        c->apic_id        = apic_id;
+        c->acpi_uid       = uid;
+        c->enabled        = flags & ACPI_MADT_ENABLED;
+        c->online_capable = flags & ACPI_MADT_ONLINE_CAPABLE;
+        c->x2apic         = x2apic;
+        if (c->enabled)
+                m->n_enabled++;
+}
+
+status_t acpi_parse_madt(const void *table, size_t avail, struct acpi_madt *out,
+                         struct acpi_diag *diag)
+{
+        const uint8_t *t = table;
+        struct acpi_header h;
+        status_t st;
+
+        if (!out)
+                return fail(diag, ST_BAD_ARG, 0, "APIC: no output");
+        memset(out, 0, sizeof(*out));
+        if ((st = acpi_check_header(table, avail, "APIC", MADT_FIXED_LEN, &h, diag)) != ST_OK)
+                return st;
+        out->lapic_addr = rd32(t + 36);
+        out->flags      = rd32(t + 40);
+
+        for (size_t off = MADT_FIXED_LEN, len; off < h.length; off += len) {
+                const uint8_t *e = t + off;
+                unsigned type;
+
+                if ((st = sub8(t, off, h.length, "APIC", &type, &len, diag)) != ST_OK)
+                        goto bad;
+                if (type == MADT_TYPE_LOCAL_APIC) {
+                        if (len < MADT_LOCAL_APIC_LEN) {
+                                st = too_short(diag, "APIC", "Local APIC", off, len,
+                                               MADT_LOCAL_APIC_LEN);
+                                goto bad;
+                        }
+                        madt_add(out, e[3], e[2], rd32(e + 4), false);
+                } else if (type == MADT_TYPE_LOCAL_X2APIC) {
+                        if (len < MADT_LOCAL_X2APIC_LEN) {
+                                st = too_short(diag, "APIC", "Local x2APIC", off, len,
+                                               MADT_LOCAL_X2APIC_LEN);
+                                goto bad;
+                        }
+                        madt_add(out, rd32(e + 4), rd32(e + 12), rd32(e + 8), true);
+                } else {
+                        out->n_other++;
+                }
+        }
+        return ST_OK;
+bad:
+        memset(out, 0, sizeof(*out));
+        return st;
+}
+
+static void srat_add_cpu(struct acpi_srat *s, uint32_t apic_id, uint32_t node, uint32_t flags,
+                         bool x2apic)
+{
+        struct acpi_srat_cpu *c;
+
+        if (s->n_cpus == ACPI_MAX_CPUS) {
+                s->n_dropped++;
+                return;
+        }
+        c = &s->cpu[s->n_cpus++];
+        c->apic_id = apic_id;
+        c->node    = node;
+        c->enabled = flags & SRAT_CPU_ENABLED;
+        c->x2apic  = x2apic;
+}
+
+status_t acpi_parse_srat(const void *table, size_t avail, struct acpi_srat *out,
+                         struct acpi_diag *diag)
+{
+        const uint8_t *t = table;
+        struct acpi_header h;
+        status_t st;
+
+        if (!out)
+                return fail(diag, ST_BAD_ARG, 0, "SRAT: no output");
+        memset(out, 0, sizeof(*out));
+        if ((st = acpi_check_header(table, avail, "SRAT", SRAT_FIXED_LEN, &h, diag)) != ST_OK)
+                return st;
+
+        for (size_t off = SRAT_FIXED_LEN, len; off < h.length; off += len) {
+                const uint8_t *e = t + off;
+                uint32_t node, flags;
+                unsigned type;
+                bool     enabled;
+
+                if ((st = sub8(t, off, h.length, "SRAT", &type, &len, diag)) != ST_OK)
+                        goto bad;
+                switch (type) {
+                case SRAT_TYPE_CPU:
+                        if (len < SRAT_CPU_LEN) {
+                                st = too_short(diag, "SRAT", "processor affinity", off, len,
+                                               SRAT_CPU_LEN);
+                                goto bad;
+                        }
+                        /* Proximity Domain [7:0] @2 and [31:8] @9..11. Revision 1 tables
+                         * (ACPI 2.0) had 8-bit domains and reserved the high bytes;
+                         * Linux srat.c also assembles them only from revision 2 on. */
+                        node = e[2];
+                        if (h.revision >= 2)
+                                node |= ((uint32_t)e[9] << 8) | ((uint32_t)e[10] << 16) |
+                                        ((uint32_t)e[11] << 24);
+                        flags = rd32(e + 4);
+                        srat_add_cpu(out, e[3], node, flags, false);
+                        enabled = flags & SRAT_CPU_ENABLED;
+                        break;
+                case SRAT_TYPE_X2APIC:
+                        if (len < SRAT_X2APIC_LEN) {
+                                st = too_short(diag, "SRAT", "x2APIC affinity", off, len,
+                                               SRAT_X2APIC_LEN);
+                                goto bad;
+                        }
+                        node  = rd32(e + 4);
+                        flags = rd32(e + 12);
+                        srat_add_cpu(out, rd32(e + 8), node, flags, true);
+                        enabled = flags & SRAT_CPU_ENABLED;
+                        break;
+                case SRAT_TYPE_MEM: {
+                        uint64_t base, bytes;
+
+                        if (len < SRAT_MEM_LEN) {
+                                st = too_short(diag, "SRAT", "memory affinity", off, len,
+                                               SRAT_MEM_LEN);
+                                goto bad;
+                        }
+                        node  = rd32(e + 2);
+                        base  = rd64(e + 8);
+                        bytes = rd64(e + 16);
+                        flags = rd32(e + 28);
+                        if (bytes > UINT64_MAX - base) {
+                                st = fail(diag, ST_BAD_DATA, off + 16,
+                                          "SRAT: memory range 0x%llx + 0x%llx wraps around",
+                                          (unsigned long long)base, (unsigned long long)bytes);
+                                goto bad;
+                        }
+                        if (out->n_mem < ACPI_MAX_MEM_RANGES) {
+                                struct acpi_srat_mem *m = &out->mem[out->n_mem++];
+
+                                m->base  = base;
+                                m->len   = bytes;
+                                m->node  = node;
+                                m->flags = flags;
+                        } else {
+                                out->n_dropped++;
+                        }
+                        enabled = flags & ACPI_SRAT_MEM_ENABLED;
+                        break;
+                }
+                default:
+                        out->n_other++;
+                        continue;
+                }
+                if (enabled && !add_node(out->node, &out->n_nodes, node)) {
+                        st = fail(diag, ST_UNSUPPORTED, off,
+                                  "SRAT: more than %u proximity domains", ACPI_MAX_NODES);
+                        goto bad;
+                }
+        }
+        return ST_OK;
+bad:
+        memset(out, 0, sizeof(*out));
+        return st;
+}
+
+status_t acpi_parse_slit(const void *table, size_t avail, struct acpi_slit *out,
+                         struct acpi_diag *diag)
+{
+        const uint8_t *t = table;
+        struct acpi_header h;
+        uint64_t n, room;
+        status_t st;
+
+        if (!out)
+                return fail(diag, ST_BAD_ARG, 0, "SLIT: no output");
+        memset(out, 0, sizeof(*out));
+        if ((st = acpi_check_header(table, avail, "SLIT", SLIT_FIXED_LEN, &h, diag)) != ST_OK)
+                return st;
+        n    = rd64(t + 36);
+        room = h.length - SLIT_FIXED_LEN;
+        if (n == 0)
+                return fail(diag, ST_BAD_DATA, 36, "SLIT: 0 localities");
+        /* n <= room < 2^32 first, so that n * n cannot overflow. */
+        if (n > room || n * n > room)
+                return fail(diag, ST_BAD_DATA, 36,
+                            "SLIT: %llu localities need %llu x %llu bytes, table has %llu",
+                            (unsigned long long)n, (unsigned long long)n,
+                            (unsigned long long)n, (unsigned long long)room);
+        if (n > ACPI_SLIT_MAX)
+                return fail(diag, ST_UNSUPPORTED, 36, "SLIT: %llu localities (at most %u)",
+                            (unsigned long long)n, ACPI_SLIT_MAX);
+
+        for (uint32_t i = 0; i < n; i++) {
+                for (uint32_t j = 0; j < n; j++) {
+                        size_t  off = SLIT_FIXED_LEN + (size_t)i * n + j;
+                        uint8_t d   = t[off];
+
+                        if ((i == j && d != SLIT_LOCAL_DISTANCE) ||
+                            (i != j && d <= SLIT_LOCAL_DISTANCE)) {
+                                memset(out, 0, sizeof(*out));
+                                return fail(diag, ST_BAD_DATA, off,
+                                            "SLIT: distance %u -> %u is %u", i, j, d);
+                        }
+                        out->dist[i][j] = d;
+                }
+        }
+        out->n = (uint32_t)n;
+        return ST_OK;
+}
+
+/* Decode one type 1 structure @p e of @p len bytes at @p off. */
+static status_t hmat_locality(struct acpi_hmat *h, const uint8_t *e, size_t off, size_t len,
+                              struct acpi_diag *d)
+{
+        uint8_t  hierarchy = e[8] & HMAT_HIERARCHY_MASK;
+        uint8_t  type      = e[9];
+        uint64_t ni = rd32(e + 12), nt = rd32(e + 16), base = rd64(e + 24);
+        uint64_t room = len - HMAT_LOCALITY_LEN;
+        const uint8_t *inits, *targs, *vals;
+
+        /* Lists first: then ni, nt < 2^30 and 2 * ni * nt cannot overflow. */
+        if (4 * ni + 4 * nt > room || 2 * ni * nt > room - 4 * ni - 4 * nt)
+                return fail(d, ST_BAD_DATA, off + 12,
+                            "HMAT: %llu initiators x %llu targets overflow the %zu-byte structure",
+                            (unsigned long long)ni, (unsigned long long)nt, len);
+        h->n_localities++;
+        if (type >= ACPI_HMAT_DATA_TYPE_COUNT) {
+                h->n_other++;
+                return ST_OK;
+        }
+        inits = e + HMAT_LOCALITY_LEN;
+        targs = inits + 4 * ni;
+        vals  = targs + 4 * nt;
+        for (uint64_t i = 0; i < ni; i++) {
+                for (uint64_t j = 0; j < nt; j++) {
+                        const uint8_t *v = vals + 2 * (i * nt + j);
+                        uint16_t raw = rd16(v);
+                        struct acpi_hmat_entry x = {
+                                .initiator_pd = rd32(inits + 4 * i),
+                                .target_pd    = rd32(targs + 4 * j),
+                                .data_type    = type,
+                                .hierarchy    = hierarchy,
+                        };
+
+                        if (raw == HMAT_ENTRY_NONE) {
+                                x.state = ACPI_HMAT_NOT_PROVIDED;
+                        } else if (raw == HMAT_ENTRY_UNREACHABLE) {
+                                x.state = ACPI_HMAT_UNREACHABLE;
+                        } else if (base == 0 || base > UINT64_MAX / raw) {
+                                return fail(d, ST_BAD_DATA, off + 24,
+                                            "HMAT: entry %u x base unit %llu is out of range",
+                                            raw, (unsigned long long)base);
+                        } else {
+                                /* ACPI 6.3+: base unit in ps (latency) or MB/s (bandwidth) */
+                                x.value = raw * base;
+                        }
+                        if (h->n_entries < ACPI_HMAT_MAX_ENTRIES)
+                                h->entry[h->n_entries++] = x;
+                        else
+                                h->n_dropped++;
+                }
+        }
+        return ST_OK;
+}
+
+status_t acpi_parse_hmat(const void *table, size_t avail, struct acpi_hmat *out,
+                         struct acpi_diag *diag)
+{
+        const uint8_t *t = table;
+        struct acpi_header h;
+        status_t st;
+
+        if (!out)
+                return fail(diag, ST_BAD_ARG, 0, "HMAT: no output");
+        memset(out, 0, sizeof(*out));
+        if ((st = acpi_check_header(table, avail, "HMAT", HMAT_FIXED_LEN, &h, diag)) != ST_OK)
+                return st;
+        if (h.revision < 2)   /* ACPI 6.2 had a different type 0 (address range) layout */
+                return fail(diag, ST_UNSUPPORTED, 8, "HMAT: revision %u (ACPI 6.2 layout)",
+                            h.revision);
+        out->revision = h.revision;
+
+        for (size_t off = HMAT_FIXED_LEN, len; off < h.length; off += len) {
+                const uint8_t *e = t + off;
+                unsigned type;
+
+                if (h.length - off < HMAT_SUB_HDR_LEN) {
+                        st = fail(diag, ST_BAD_DATA, off, "HMAT: %zu stray byte(s) at the end",
+                                  h.length - off);
+                        goto bad;
+                }
+                type = rd16(e);
+                len  = rd32(e + 4);
+                if (len < HMAT_SUB_HDR_LEN || len > h.length - off) {
+                        st = fail(diag, ST_BAD_DATA, off + 4,
+                                  "HMAT: structure type %u has length %zu (%zu left)", type, len,
+                                  h.length - off);
+                        goto bad;
+                }
+                switch (type) {
+                case HMAT_TYPE_DOMAIN:
+                        if (len < HMAT_DOMAIN_LEN) {
+                                st = too_short(diag, "HMAT", "proximity domain", off, len,
+                                               HMAT_DOMAIN_LEN);
+                                goto bad;
+                        }
+                        if (out->n_domains < ACPI_HMAT_MAX_DOMAINS) {
+                                struct acpi_hmat_domain *m = &out->domain[out->n_domains++];
+
+                                m->initiator_valid = rd16(e + 8) & HMAT_DOMAIN_INITIATOR_VALID;
+                                m->initiator_pd    = rd32(e + 12);
+                                m->memory_pd       = rd32(e + 16);
+                        } else {
+                                out->n_dropped++;
+                        }
+                        break;
+                case HMAT_TYPE_LOCALITY:
+                        if (len < HMAT_LOCALITY_LEN) {
+                                st = too_short(diag, "HMAT", "locality", off, len,
+                                               HMAT_LOCALITY_LEN);
+                                goto bad;
+                        }
+                        if ((st = hmat_locality(out, e, off, len, diag)) != ST_OK)
+                                goto bad;
+                        break;
+                case HMAT_TYPE_CACHE: {
+                        uint32_t attr;
+
+                        if (len < HMAT_CACHE_LEN || len - HMAT_CACHE_LEN < 2u * rd16(e + 30)) {
+                                st = fail(diag, ST_BAD_DATA, off + 30,
+                                          "HMAT: cache structure of %zu bytes lists %u handles",
+                                          len, len < HMAT_CACHE_LEN ? 0u : rd16(e + 30));
+                                goto bad;
+                        }
+                        if (out->n_caches == ACPI_HMAT_MAX_CACHES) {
+                                out->n_dropped++;
+                                break;
+                        }
+                        attr = rd32(e + 24);    /* §5.2.28.5 Table 5.148 */
+                        out->cache[out->n_caches++] = (struct acpi_hmat_cache){
+                                .memory_pd        = rd32(e + 8),
+                                .size_bytes       = rd64(e + 16),
+                                .total_levels     = attr & 0xf,
+                                .level            = (attr >> 4) & 0xf,
+                                .associativity    = (attr >> 8) & 0xf,
+                                .write_policy     = (attr >> 12) & 0xf,
+                                .line_bytes       = (uint16_t)(attr >> 16),
+                                .n_smbios_handles = rd16(e + 30),
+                        };
+                        break;
+                }
+                default:
+                        out->n_other++;
+                        break;
+                }
+        }
+        return ST_OK;
+bad:
+        memset(out, 0, sizeof(*out));
+        return st;
+}
+
+status_t acpi_hmat_find(const struct acpi_hmat *h, enum acpi_hmat_data_type type,
+                        uint32_t initiator_pd, uint32_t target_pd, struct acpi_hmat_entry *out)
+{
+        if (!h || !out)
+                return ST_BAD_ARG;
+        for (uint32_t i = 0; i < h->n_entries && i < ACPI_HMAT_MAX_ENTRIES; i++) {
+                const struct acpi_hmat_entry *x = &h->entry[i];
+
+                if (x->hierarchy == 0 && x->data_type == type &&
+                    x->initiator_pd == initiator_pd && x->target_pd == target_pd) {
+                        *out = *x;
+                        return ST_OK;
+                }
+        }
+        return ST_NOT_FOUND;
+}
+
+const char *acpi_hmat_type_name(unsigned type)
+{
+        static const char *const names[ACPI_HMAT_DATA_TYPE_COUNT] = {
+                [ACPI_HMAT_ACCESS_LATENCY]   = "access latency",
+                [ACPI_HMAT_READ_LATENCY]     = "read latency",
+                [ACPI_HMAT_WRITE_LATENCY]    = "write latency",
+                [ACPI_HMAT_ACCESS_BANDWIDTH] = "access bandwidth",
+                [ACPI_HMAT_READ_BANDWIDTH]   = "read bandwidth",
+                [ACPI_HMAT_WRITE_BANDWIDTH]  = "write bandwidth",
+        };
+
+        return type < ACPI_HMAT_DATA_TYPE_COUNT ? names[type] : "reserved";
+}
