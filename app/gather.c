@@ -1,0 +1,315 @@
+/** @file
+ * The inventory phase: find out what the machine is (CPUID, safe MSR probes, the TSC rate,
+ * the firmware's processor list, ACPI MADT/SRAT/SLIT/HMAT, SMBIOS, the memory map), check
+ * that the firmware's descriptions agree with each other, print the report and keep
+ * inventory.json and cpuid.txt for the results folder. A table that is malformed is
+ * reported with where and why, and skipped; the run goes on.
+ */
+#include "run.h"
+
+#include "../pmu/msr.h"
+#include "../pmu/msr_arch.h"
+#include "../pmu/msr_misc.h"
+#include "../report/inventory.h"
+#include "../report/json.h"
+
+#define TSC_CAL_RUNS 3
+#define TSC_CAL_MS   50
+
+static void probe_msr(struct inventory *inv, const char *name, uint32_t msr, bool probe,
+                      const char *why_not)
+{
+        struct inv_msr *m = &inv->msrs[inv->n_msrs++];
+
+        *m = (struct inv_msr){ .name = name, .msr = msr, .st = ST_UNSUPPORTED, .why = why_not };
+        if (probe)
+                m->st = rdmsr_safe(msr, &m->value);
+}
+
+static const struct inv_msr *find_msr(const struct inventory *inv, uint32_t msr)
+{
+        for (unsigned i = 0; i < inv->n_msrs; i++)
+                if (inv->msrs[i].msr == msr && inv->msrs[i].st == ST_OK)
+                        return &inv->msrs[i];
+        return NULL;
+}
+
+static void probe_msrs(struct inventory *inv)
+{
+        const struct cpu_info *c     = &inv->cpu;
+        bool                   intel = c->vendor == VEN_INTEL;
+
+        probe_msr(inv, "IA32_PERF_CAPABILITIES", MSR_IA32_PERF_CAPABILITIES, c->intel.pdcm,
+                  "CPUID.01H:ECX[15] PDCM is clear");
+        probe_msr(inv, "IA32_MPERF", MSR_IA32_MPERF, c->aperfmperf,
+                  "CPUID.06H:ECX[0] is clear");
+        probe_msr(inv, "IA32_APERF", MSR_IA32_APERF, c->aperfmperf,
+                  "CPUID.06H:ECX[0] is clear");
+        probe_msr(inv, "MSR_SMI_COUNT", MSR_SMI_COUNT, intel, "Intel only");
+        probe_msr(inv, "MSR_PLATFORM_INFO", MSR_PLATFORM_INFO, intel, "Intel only");
+
+        /* Microcode: Intel wants 0 written and CPUID(1) executed before the read. [SDM-3A]
+         * "Microcode Update Facilities". */
+        uint64_t v = 0;
+        if (intel) {
+                struct cpuid_regs r;
+                wrmsr_safe(MSR_IA32_UCODE_REV, 0);
+                cpuid_raw(1, 0, &r);
+                inv->microcode_st = rdmsr_safe(MSR_IA32_UCODE_REV, &v);
+                inv->microcode    = v >> UCODE_REV_INTEL_SHIFT;
+        } else if (c->vendor == VEN_AMD || c->vendor == VEN_HYGON) {
+                inv->microcode_st = rdmsr_safe(MSR_IA32_UCODE_REV, &v);
+                inv->microcode    = v & UCODE_REV_AMD_MASK;
+        } else {
+                inv->microcode_st = ST_UNSUPPORTED;
+        }
+
+        const struct inv_msr *pi = find_msr(inv, MSR_PLATFORM_INFO);
+        uint64_t ratio = pi ? (pi->value & PLATFORM_INFO_MAX_NONTURBO_MASK) >>
+                                      PLATFORM_INFO_MAX_NONTURBO_SHIFT
+                            : 0;
+        if (ratio)
+                inv->nominal_hz = ratio * 100000000ull;
+        else if (c->base_mhz)
+                inv->nominal_hz = (uint64_t)c->base_mhz * 1000000ull;
+}
+
+/* TSC ticks over TSC_CAL_MS of the firmware's timer, TSC_CAL_RUNS times; the median is the
+ * rate, the spread says how much to trust it (QEMU TCG: 10-30%). */
+static void calibrate_tsc(struct inventory *inv)
+{
+        uint64_t hz[TSC_CAL_RUNS];
+
+        for (unsigned i = 0; i < TSC_CAL_RUNS; i++) {
+                uint64_t t0 = rdtsc_ordered();
+                plat_stall_us(TSC_CAL_MS * 1000);
+                uint64_t t1 = rdtsc_ordered();
+                hz[i] = (t1 - t0) * (1000 / TSC_CAL_MS);
+        }
+        for (unsigned i = 1; i < TSC_CAL_RUNS; i++) /* insertion sort: three values */
+                for (unsigned j = i; j > 0 && hz[j - 1] > hz[j]; j--) {
+                        uint64_t t = hz[j];
+                        hz[j]      = hz[j - 1];
+                        hz[j - 1]  = t;
+                }
+        inv->tsc_hz_calibrated  = hz[TSC_CAL_RUNS / 2];
+        inv->tsc_cal_ms         = TSC_CAL_MS;
+        inv->tsc_cal_spread_ppm = inv->tsc_hz_calibrated
+                                          ? (uint32_t)((hz[TSC_CAL_RUNS - 1] - hz[0]) * 1000000ull /
+                                                       inv->tsc_hz_calibrated)
+                                          : 0;
+        if (inv->cpu.tsc_hz_cpuid) {
+                inv->tsc_hz     = inv->cpu.tsc_hz_cpuid;
+                inv->tsc_source = INV_TSC_CPUID;
+        } else {
+                inv->tsc_hz     = inv->tsc_hz_calibrated;
+                inv->tsc_source = inv->tsc_hz ? INV_TSC_CALIBRATED : INV_TSC_UNKNOWN;
+        }
+}
+
+static void gather_cpus(struct inventory *inv)
+{
+        inv->n_cpus_total = plat_cpu_count();
+        for (unsigned i = 0; i < inv->n_cpus_total; i++) {
+                struct plat_cpu c;
+                if (plat_cpu_info(i, &c) != ST_OK)
+                        continue;
+                if (c.enabled)
+                        inv->n_cpus_enabled++;
+                if (inv->n_cpus < INV_MAX_CPUS)
+                        inv->cpus[inv->n_cpus++] = c;
+        }
+}
+
+typedef status_t (*acpi_parser)(const void *t, size_t avail, void *out, struct acpi_diag *d);
+
+/* Find, parse and keep one ACPI table; a malformed one is reported once and dropped. */
+static void *gather_acpi(const char sig[4], acpi_parser parse, size_t out_bytes,
+                         struct inv_table *state)
+{
+        const void     *t = plat_acpi_table(sig, 0);
+        struct acpi_diag diag = { 0 };
+
+        *state = (struct inv_table){ .state = INV_TABLE_ABSENT };
+        if (!t)
+                return NULL;
+        void *out = plat_alloc(out_bytes);
+        if (!out) {
+                state->state = INV_TABLE_UNSUPPORTED;
+                fmt_snprintf(state->diag, sizeof(state->diag), "no memory to parse it");
+                return NULL;
+        }
+        status_t st = parse(t, ACPI_LEN_FROM_HEADER, out, &diag);
+        if (st == ST_OK) {
+                state->state = INV_TABLE_OK;
+                return out;
+        }
+        plat_free(out);
+        state->state = st == ST_UNSUPPORTED ? INV_TABLE_UNSUPPORTED : INV_TABLE_MALFORMED;
+        fmt_snprintf(state->diag, sizeof(state->diag), "offset 0x%x: %s", diag.offset,
+                     diag.what);
+        rep_warn("ACPI %.4s %s at offset 0x%x: %s (table skipped)", sig,
+                 st == ST_UNSUPPORTED ? "not supported" : "malformed", diag.offset, diag.what);
+        return NULL;
+}
+
+static void gather_smbios(struct inventory *inv)
+{
+        size_t             len;
+        unsigned           major = 0, minor = 0;
+        const void        *t = plat_smbios_table(&len, &major, &minor);
+        struct smbios_diag diag = { 0 };
+
+        inv->smbios_t = (struct inv_table){ .state = INV_TABLE_ABSENT };
+        if (!t)
+                return;
+        if (!(inv->smbios = plat_alloc(sizeof(*inv->smbios))))
+                return;
+        status_t st = smbios_parse(t, len, major, minor, inv->smbios, &diag);
+        if (st == ST_OK) {
+                inv->smbios_t.state = INV_TABLE_OK;
+                return;
+        }
+        /* The walk keeps what it parsed before the bad structure. */
+        inv->smbios_t.state = INV_TABLE_MALFORMED;
+        fmt_snprintf(inv->smbios_t.diag, sizeof(inv->smbios_t.diag), "offset 0x%x: %s",
+                     diag.offset, diag.what);
+        rep_warn("SMBIOS malformed at offset 0x%x: %s (kept the structures before it)",
+                 diag.offset, diag.what);
+}
+
+/* The firmware describes the processors three times (MP services, MADT, SRAT) and the nodes
+ * twice (SRAT, SLIT); a new board's firmware gets these wrong, so they are checked. */
+static void check_consistency(const struct inventory *inv)
+{
+        rep_push("consistency");
+        if (inv->madt)
+                rep_check(inv->madt->n_enabled == inv->n_cpus_enabled,
+                          "MADT enabled processors (%u) = MP services enabled processors (%u)",
+                          inv->madt->n_enabled, inv->n_cpus_enabled);
+        else
+                rep_skip("MADT vs MP services: no usable MADT");
+        if (inv->srat) {
+                unsigned missing = 0;
+                for (unsigned i = 0; i < inv->n_cpus; i++)
+                        if (inv->cpus[i].enabled &&
+                            inventory_node_of_apic(inv, inv->cpus[i].apic_id) < 0)
+                                missing++;
+                rep_check(missing == 0, "SRAT gives a node for every enabled processor (%u "
+                          "without)", missing);
+        } else {
+                rep_skip("SRAT vs processors: no usable SRAT");
+        }
+        if (inv->srat && inv->slit)
+                rep_check(inv->slit->n >= inv->srat->n_nodes,
+                          "SLIT covers the SRAT nodes (%u localities, %u nodes)", inv->slit->n,
+                          inv->srat->n_nodes);
+        else
+                rep_skip("SLIT vs SRAT: not both usable");
+        rep_pop();
+}
+
+/* Raw copies of the firmware tables go into the results folder: a bring-up engineer attaches
+ * them to a bug report, and QEMU's become test fixtures (tests/data/acpi/qemu-*). */
+static const struct {
+        char        sig[5];
+        const char *file;
+} raw_tables[] = {
+        { "APIC", "acpi-APIC.dat" }, { "SRAT", "acpi-SRAT.dat" },
+        { "SLIT", "acpi-SLIT.dat" }, { "HMAT", "acpi-HMAT.dat" },
+};
+
+#define RAW_TABLE_MAX (1 * MiB)
+
+static void keep_raw_tables(struct run *r)
+{
+        for (size_t i = 0; i < ARRAY_SIZE(raw_tables); i++) {
+                const unsigned char *t = plat_acpi_table(raw_tables[i].sig, 0);
+                uint32_t             len;
+                struct rep_buf       b = { 0 };
+                if (!t)
+                        continue;
+                memcpy(&len, t + 4, sizeof(len));
+                if (len < ACPI_HEADER_LEN || len > RAW_TABLE_MAX)
+                        continue; /* already reported as malformed */
+                if (rep_buf_append(&b, (const char *)t, len) == ST_OK)
+                        run_add_file(r, raw_tables[i].file, &b);
+                rep_buf_free(&b);
+        }
+        size_t      len;
+        unsigned    major, minor;
+        const void *t = plat_smbios_table(&len, &major, &minor);
+        if (t && len <= RAW_TABLE_MAX) {
+                struct rep_buf b = { 0 };
+                if (rep_buf_append(&b, t, len) == ST_OK)
+                        run_add_file(r, "smbios.dat", &b);
+                rep_buf_free(&b);
+        }
+}
+
+static status_t parse_madt(const void *t, size_t n, void *o, struct acpi_diag *d)
+{
+        return acpi_parse_madt(t, n, o, d);
+}
+static status_t parse_srat(const void *t, size_t n, void *o, struct acpi_diag *d)
+{
+        return acpi_parse_srat(t, n, o, d);
+}
+static status_t parse_slit(const void *t, size_t n, void *o, struct acpi_diag *d)
+{
+        return acpi_parse_slit(t, n, o, d);
+}
+static status_t parse_hmat(const void *t, size_t n, void *o, struct acpi_diag *d)
+{
+        return acpi_parse_hmat(t, n, o, d);
+}
+
+status_t phase_inventory(struct run *r)
+{
+        struct inventory  *inv  = plat_alloc(sizeof(*inv));
+        struct cpuid_dump *dump = plat_alloc(sizeof(*dump));
+        status_t           st   = ST_OK;
+
+        if (!inv || !dump) {
+                plat_free(inv);
+                plat_free(dump);
+                return rep_err(ST_NO_MEM, "allocating the inventory");
+        }
+        r->inv        = inv;
+        inv->platform = plat_name();
+
+        cpuid_dump_collect(dump);
+        inv->cpu_st = cpu_decode(dump, &inv->cpu);
+        probe_msrs(inv);
+        calibrate_tsc(inv);
+        gather_cpus(inv);
+        inv->madt = gather_acpi("APIC", parse_madt, sizeof(struct acpi_madt), &inv->madt_t);
+        inv->srat = gather_acpi("SRAT", parse_srat, sizeof(struct acpi_srat), &inv->srat_t);
+        inv->slit = gather_acpi("SLIT", parse_slit, sizeof(struct acpi_slit), &inv->slit_t);
+        inv->hmat = gather_acpi("HMAT", parse_hmat, sizeof(struct acpi_hmat), &inv->hmat_t);
+        gather_smbios(inv);
+        inv->mem_st = plat_mem_summary(&inv->mem);
+
+        inventory_print(inv);
+        rep_printf("\n");
+        rep_check(inv->cpu_st == ST_OK, "CPUID decoded (%zu leaves, max 0x%x / 0x%x)", dump->n,
+                  inv->cpu.max_leaf, inv->cpu.max_ext_leaf);
+        check_consistency(inv);
+
+        struct rep_buf b = { 0 };
+        struct json_w  w;
+        json_init(&w, &b);
+        inventory_json(&w, inv);
+        if ((st = json_finish(&w)) != ST_OK)
+                rep_err(st, "building inventory.json");
+        else
+                run_add_file(r, "inventory.json", &b);
+        rep_buf_free(&b);
+
+        if (inventory_cpuid_text(&b, dump) == ST_OK)
+                run_add_file(r, "cpuid.txt", &b);
+        rep_buf_free(&b);
+        plat_free(dump);
+        keep_raw_tables(r);
+        return st;
+}

@@ -1,0 +1,209 @@
+/** @file
+ * The harness's program: config, phases, summary, results. See app/pmucal.h.
+ */
+#include "pmucal.h"
+
+#include "run.h"
+
+#include "../boot/config.h"
+#include "../report/inventory.h"
+#include "../report/json.h"
+
+#ifndef PMUCAL_VERSION
+#define PMUCAL_VERSION "unknown"
+#endif
+
+#define RESULTS_ROOT "pmucal/results"
+#define MAX_DIAGS    16
+
+/* Which profiles run a phase. */
+#define P_QUICK    BIT_ULL(CONFIG_PROFILE_QUICK)
+#define P_FULL     BIT_ULL(CONFIG_PROFILE_FULL)
+#define P_PMU      BIT_ULL(CONFIG_PROFILE_PMU)
+#define P_SAMPLING BIT_ULL(CONFIG_PROFILE_SAMPLING)
+#define P_TLB      BIT_ULL(CONFIG_PROFILE_TLB)
+#define P_ALL      (P_QUICK | P_FULL | P_PMU | P_SAMPLING | P_TLB)
+
+struct phase {
+        const char *name;
+        uint64_t    profiles;
+        status_t (*run)(struct run *r);
+};
+
+static const struct phase phases[] = {
+        /* name          profiles  function */
+        { "selftest",    P_ALL,    phase_selftest },
+        { "inventory",   P_ALL,    phase_inventory },
+};
+
+static status_t console_sink(void *ctx, const char *s, size_t n)
+{
+        (void)ctx;
+        plat_console_write(s, n);
+        return ST_OK;
+}
+
+status_t run_add_file(struct run *r, const char *name, struct rep_buf *data)
+{
+        if (r->n_files == RUN_MAX_FILES) {
+                rep_buf_free(data);
+                return rep_err(ST_NO_MEM, "keeping %s for the results folder", name);
+        }
+        r->files[r->n_files++] = (struct run_file){ .name = name, .data = *data };
+        *data = (struct rep_buf){ 0 };
+        return ST_OK;
+}
+
+static void load_config(struct run *r)
+{
+        char              *text = NULL;
+        size_t             len  = 0;
+        struct config_diag diags[MAX_DIAGS];
+        size_t             n_diags = 0;
+        status_t           st      = plat_read_file(CONFIG_PATH, &text, &len);
+
+        if (st == ST_NOT_FOUND) {
+                config_defaults(&r->cfg);
+                rep_info("config: no %s on the boot volume: defaults", CONFIG_PATH);
+        } else if (st != ST_OK) {
+                config_defaults(&r->cfg);
+                rep_err(st, "reading %s (using the defaults)", CONFIG_PATH);
+        } else {
+                config_parse(text, len, &r->cfg, diags, MAX_DIAGS, &n_diags);
+                for (size_t i = 0; i < n_diags && i < MAX_DIAGS; i++)
+                        rep_warn("config: %s:%u: %s: %s (line ignored)", CONFIG_PATH,
+                                 diags[i].line, config_diag_kind_str(diags[i].kind),
+                                 diags[i].msg);
+                if (n_diags > MAX_DIAGS)
+                        rep_warn("config: %zu more problems not shown", n_diags - MAX_DIAGS);
+                rep_info("config: read %s (%zu bytes, %zu problem%s)", CONFIG_PATH, len,
+                         n_diags, n_diags == 1 ? "" : "s");
+        }
+        plat_free(text);
+        config_print(&r->cfg);
+}
+
+/* Run names sort by time and never collide: <date>-<time>-NN, NN counting up from 01 until
+ * the folder does not exist yet. Without a clock the name is "noclock-NN". */
+static void name_run(struct run *r)
+{
+        struct plat_time t;
+        char             base[24];
+
+        if (plat_wallclock(&t) == ST_OK && t.valid)
+                fmt_snprintf(base, sizeof(base), "%04u%02u%02u-%02u%02u%02u", t.year, t.month,
+                             t.day, t.hour, t.minute, t.second);
+        else
+                fmt_snprintf(base, sizeof(base), "noclock");
+        for (unsigned i = 1; i < 100; i++) {
+                fmt_snprintf(r->name, sizeof(r->name), "%s-%02u", base, i);
+                fmt_snprintf(r->dir, sizeof(r->dir), "%s/%s", RESULTS_ROOT, r->name);
+                if (plat_file_exists(r->dir) != ST_OK)
+                        break;
+        }
+        size_t k = 0;
+        r->dir_shown[k++] = '\\';
+        for (size_t i = 0; r->dir[i] && k + 2 < sizeof(r->dir_shown); i++)
+                r->dir_shown[k++] = r->dir[i] == '/' ? '\\' : r->dir[i];
+        r->dir_shown[k++] = '\\';
+        r->dir_shown[k]   = 0;
+}
+
+/* Save every result file, then report.txt (the console text, this line included). Returns
+ * ST_OK or the first failure. */
+static status_t save_results(struct run *r)
+{
+        char     path[160];
+        status_t first  = ST_OK;
+        unsigned n_ok   = 0;
+        size_t   n_byte = 0;
+
+        for (unsigned i = 0; i < r->n_files; i++) {
+                struct run_file *f = &r->files[i];
+                if (f->data.oom) {
+                        if (first == ST_OK)
+                                first = ST_NO_MEM;
+                        rep_err(ST_NO_MEM, "building %s", f->name);
+                        continue;
+                }
+                fmt_snprintf(path, sizeof(path), "%s/%s", r->dir, f->name);
+                status_t st = plat_write_file(path, f->data.p ? f->data.p : "", f->data.len);
+                if (st != ST_OK) {
+                        if (first == ST_OK)
+                                first = st;
+                        rep_err(st, "writing %s (%zu bytes)", path, f->data.len);
+                        if (st == ST_READ_ONLY || st == ST_NOT_FOUND)
+                                break; /* every other file would fail the same way */
+                        continue;
+                }
+                n_ok++;
+                n_byte += f->data.len;
+        }
+        if (first != ST_OK) {
+                rep_printf("RESULTS NOT SAVED: %s. The console report above is complete; "
+                           "copy it from the console or serial log.\n",
+                           status_str(first));
+                return first;
+        }
+        fmt_snprintf(path, sizeof(path), "%s/report.txt", r->dir);
+        rep_printf("RESULTS: saved to %s (%u files, %zu bytes, and report.txt)\n", r->dir_shown,
+                   n_ok, n_byte);
+        status_t st = plat_write_file(path, r->console.p ? r->console.p : "", r->console.len);
+        if (st != ST_OK) {
+                rep_err(st, "writing %s", path);
+                rep_printf("RESULTS NOT SAVED completely: report.txt is missing (%s).\n",
+                           status_str(st));
+                return st;
+        }
+        return ST_OK;
+}
+
+int pmucal_main(struct pmucal_outcome *out)
+{
+        struct run r = { 0 };
+
+        rep_reset();
+        rep_add_sink((struct rep_sink){ .write = console_sink });
+        rep_add_sink(rep_buf_sink(&r.console));
+
+        rep_printf("pmucal %s on %s\n", PMUCAL_VERSION, plat_name());
+        load_config(&r);
+        plat_console_serial(r.cfg.serial);
+        name_run(&r);
+        rep_info("run: %s (results go to %s)", r.name, r.dir_shown);
+
+        for (size_t i = 0; i < ARRAY_SIZE(phases); i++) {
+                if (!(phases[i].profiles & BIT_ULL(r.cfg.profile)))
+                        continue;
+                rep_printf("\n== %s ==\n", phases[i].name);
+                rep_push(phases[i].name);
+                status_t st = phases[i].run(&r);
+                if (st != ST_OK && st != ST_UNSUPPORTED)
+                        rep_check(false, "phase ended early: %s", status_str(st));
+                rep_pop();
+        }
+
+        rep_printf("\n");
+        int code = rep_summary();
+
+        if (!r.cfg.results) {
+                rep_printf("RESULTS: not saved (results = off in the config)\n");
+        } else if (save_results(&r) != ST_OK && code != PMUCAL_EXIT_FAILED) {
+                code = PMUCAL_EXIT_NOT_SAVED;
+        }
+
+        for (unsigned i = 0; i < r.n_files; i++)
+                rep_buf_free(&r.files[i].data);
+        rep_buf_free(&r.console);
+        inventory_free(r.inv);
+        rep_reset();
+
+        out->exit_code  = code;
+        out->leave      = r.cfg.on_exit == CONFIG_EXIT_SHUTDOWN ? PMUCAL_LEAVE_SHUTDOWN
+                          : r.cfg.on_exit == CONFIG_EXIT_REBOOT ? PMUCAL_LEAVE_REBOOT
+                                                                : PMUCAL_LEAVE_RETURN;
+        out->debug_exit = r.cfg.debug_exit == CONFIG_ON    ? 1
+                          : r.cfg.debug_exit == CONFIG_OFF ? 0
+                                                           : -1;
+        return code;
+}

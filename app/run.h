@@ -1,0 +1,41 @@
+/** @file
+ * One run of the harness, shared by the phases in app/: the effective config, the run's name
+ * and results folder, the console capture that becomes report.txt, and the result files the
+ * phases produce (saved together at the end, so a read-only volume loses nothing that was
+ * printed). Portable.
+ */
+#ifndef PMUCAL_RUN_H
+#define PMUCAL_RUN_H
+
+#include "../boot/config.h"
+#include "../boot/plat.h"
+#include "../report/rep.h"
+
+#define RUN_MAX_FILES 16
+
+struct run_file {
+        const char    *name; /* "inventory.json" (static string) */
+        struct rep_buf data;
+};
+
+struct inventory;
+
+struct run {
+        struct pmucal_config cfg;
+        char                 name[40];     /* 20261123-081500-01 */
+        char                 dir[80];      /* pmucal/results/<name> */
+        char                 dir_shown[84];/* \pmucal\results\<name>\ as the firmware shell shows it */
+        struct rep_buf       console;      /* everything printed: report.txt */
+        struct run_file      files[RUN_MAX_FILES];
+        unsigned             n_files;
+        struct inventory    *inv;          /* filled by the inventory phase */
+};
+
+/** Hand a finished result file to the run (takes ownership of @p data's memory). */
+status_t run_add_file(struct run *r, const char *name, struct rep_buf *data);
+
+/* Phases (each prints its own report and adds its files). */
+status_t phase_selftest(struct run *r);
+status_t phase_inventory(struct run *r);
+
+#endif

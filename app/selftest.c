@@ -1,0 +1,82 @@
+/** @file
+ * The harness checks itself before it measures anything: deliberately raised faults must come
+ * back as errors (a missing MSR reported unsupported, never a reset or a hang). On the host
+ * (no exception handlers of ours) these checks SKIP.
+ */
+#include "run.h"
+
+#include "../pmu/msr.h"
+
+/* No architectural or model-specific MSR range of Intel or AMD contains this index, so RDMSR
+ * of it must raise #GP. [SDM-4] Table 2-1 (architectural MSRs); [APM-2] Appendix A. */
+#define MSR_NONEXISTENT 0xdeadbeefu
+
+struct probe_case {
+        enum plat_fault_probe kind;
+        unsigned              vector;
+        const char           *what;
+};
+
+static const struct probe_case probes[] = {
+        /* kind                          vector  what */
+        { PLAT_PROBE_UD2,                6,      "ud2 raises #UD" },
+        { PLAT_PROBE_GP_NONCANONICAL,    13,     "load from a non-canonical address raises #GP" },
+        { PLAT_PROBE_GP_CR4_LA57,    13,     "toggling CR4.LA57 in 64-bit mode raises #GP" },
+};
+
+static const char *vector_name(unsigned v)
+{
+        return v == 6 ? "#UD" : v == 13 ? "#GP" : v == 0 ? "none" : "other";
+}
+
+status_t phase_selftest(struct run *r)
+{
+        unsigned n_recovered = 0;
+        uint64_t val;
+        (void)r;
+
+        rep_push("fault-recovery");
+        for (size_t i = 0; i < ARRAY_SIZE(probes); i++) {
+                unsigned vec = 0;
+                status_t st  = plat_fault_probe(probes[i].kind, &vec);
+                if (st == ST_UNSUPPORTED) {
+                        rep_skip("%s: not available here (no fault recovery, or the CPU lacks the "
+                                 "feature)", probes[i].what);
+                        continue;
+                }
+                if (rep_check(st == ST_OK && vec == probes[i].vector,
+                              "%s: caught %s, recovered", probes[i].what, vector_name(vec)))
+                        n_recovered++;
+        }
+
+        status_t st = rdmsr_safe(MSR_NONEXISTENT, &val);
+        if (st == ST_OK) /* QEMU TCG reads unknown MSRs as 0: why we detect from CPUID */
+                rep_info("rdmsr(0x%x) of a nonexistent MSR returned 0x%llx without #GP: this "
+                         "platform does not fault unknown MSRs, so MSR support is taken from "
+                         "CPUID, never from a read", MSR_NONEXISTENT, (unsigned long long)val);
+        else if (st == ST_FAULT)
+                n_recovered += rep_check(msr_last_fault_vector() == 13,
+                                         "rdmsr(0x%x) nonexistent MSR reported unsupported "
+                                         "(%s recovered)", MSR_NONEXISTENT,
+                                         vector_name(msr_last_fault_vector()));
+        else
+                rep_skip("rdmsr(0x%x): MSRs are not accessible here (%s)", MSR_NONEXISTENT,
+                         status_str(st));
+
+        /* RDPMC with a counter index no CPU has: #GP, or #UD where RDPMC itself is not
+         * emulated (QEMU TCG). Either way it must come back. */
+        st = rdpmc_safe(0x3fff, &val);
+        if (st == ST_FAULT)
+                n_recovered += rep_check(true, "rdpmc(0x3fff) reported unsupported (%s recovered)",
+                                         vector_name(msr_last_fault_vector()));
+        else if (st == ST_OK)
+                rep_info("rdpmc(0x3fff) returned 0x%llx without faulting",
+                         (unsigned long long)val);
+        else
+                rep_skip("rdpmc: not accessible here (%s)", status_str(st));
+
+        if (n_recovered)
+                rep_check(true, "harness carried on after %u deliberate faults", n_recovered);
+        rep_pop();
+        return ST_OK;
+}

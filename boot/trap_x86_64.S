@@ -1,0 +1,78 @@
+/* #UD and #GP entry stubs for the harness's IDT (see boot/trap.h).
+ * 64-bit interrupt frame: [error code,] RIP, CS, RFLAGS, RSP, SS. [SDM-3A] "Exception and
+ * Interrupt Handling in 64-bit Mode". #GP pushes an error code, #UD does not. */
+
+        .section .data
+        .balign 8
+        .globl trap_fixup_rip, trap_vector, trap_n_recovered, trap_orig_ud, trap_orig_gp
+        .hidden trap_fixup_rip, trap_vector, trap_n_recovered, trap_orig_ud, trap_orig_gp
+trap_fixup_rip:   .quad 0
+trap_n_recovered: .quad 0
+trap_orig_ud:     .quad 0
+trap_orig_gp:     .quad 0
+trap_vector:      .long 0
+                  .long 0
+
+        .text
+/* Fixed-up path: resume at trap_fixup_rip. \rip_off is the RIP slot after `push %rax`. */
+.macro FIXUP vec, rip_off
+        push    %rax
+        movl    $\vec, trap_vector(%rip)
+        incq    trap_n_recovered(%rip)
+        movq    trap_fixup_rip(%rip), %rax
+        movq    %rax, \rip_off(%rsp)
+        movq    $0, trap_fixup_rip(%rip)
+        pop     %rax
+.endm
+
+/* Unexpected fault: report it from C on an aligned stack, then chain to the firmware. */
+.macro UNEXPECTED vec, orig
+        push    %rax
+        push    %rcx
+        push    %rdx
+        push    %rsi
+        push    %rdi
+        push    %r8
+        push    %r9
+        push    %r10
+        push    %r11
+        push    %rbp
+        movq    %rsp, %rbp
+        leaq    80(%rsp), %rsi          /* frame as the CPU pushed it */
+        movq    $\vec, %rdi
+        andq    $-16, %rsp
+        call    trap_unexpected
+        movq    %rbp, %rsp
+        pop     %rbp
+        pop     %r11
+        pop     %r10
+        pop     %r9
+        pop     %r8
+        pop     %rdi
+        pop     %rsi
+        pop     %rdx
+        pop     %rcx
+        pop     %rax
+        jmp     *\orig(%rip)
+.endm
+
+        .globl trap_ud_entry
+        .hidden trap_ud_entry
+trap_ud_entry:
+        cmpq    $0, trap_fixup_rip(%rip)
+        je      1f
+        FIXUP   6, 8
+        iretq
+1:      UNEXPECTED 6, trap_orig_ud
+
+        .globl trap_gp_entry
+        .hidden trap_gp_entry
+trap_gp_entry:
+        cmpq    $0, trap_fixup_rip(%rip)
+        je      1f
+        FIXUP   13, 16
+        addq    $8, %rsp                /* drop the error code */
+        iretq
+1:      UNEXPECTED 13, trap_orig_gp
+
+        .section .note.GNU-stack,"",@progbits

@@ -1,0 +1,33 @@
+/** @file
+ * MSRs outside the PMU that the harness reads for its inventory and its measurement windows
+ * (microcode revision, SMI count, APERF/MPERF, nominal ratio). Numbers and bit macros only;
+ * names follow Linux arch/x86/include/asm/msr-index.h, with the manual's name beside them.
+ * None of these is guaranteed by a CPUID bit unless stated: probe with rdmsr_safe().
+ */
+#ifndef PMUCAL_MSR_MISC_H
+#define PMUCAL_MSR_MISC_H
+
+/* IA32_BIOS_SIGN_ID: write 0, execute CPUID(1), read; revision in bits 63:32. [SDM-3A]
+ * "Microcode Update Facilities"; [SDM-4] Table 2-2. On AMD the same index is PATCH_LEVEL,
+ * revision in bits 31:0, read directly. [APM-2] / AMD PPR MSR0000_008B. */
+#define MSR_IA32_UCODE_REV          0x8b
+#define UCODE_REV_INTEL_SHIFT       32
+#define UCODE_REV_AMD_MASK          0xffffffffull
+
+/* MSR_SMI_COUNT (Intel, Nehalem and later): SMIs since reset in bits 31:0. [SDM-4] Table 2-20
+ * and later model tables. Not architectural: probe. */
+#define MSR_SMI_COUNT               0x34
+#define SMI_COUNT_MASK              0xffffffffull
+
+/* IA32_MPERF / IA32_APERF: exist when CPUID.06H:ECX[0]. [SDM-4] Table 2-2; AMD MPERF/APERF
+ * at the same indices, [APM-2] "Determining Processor Effective Frequency". */
+#define MSR_IA32_MPERF              0xe7
+#define MSR_IA32_APERF              0xe8
+
+/* MSR_PLATFORM_INFO (Intel): maximum non-turbo ratio in bits 15:8, times the 100 MHz bus
+ * clock (133.33 MHz on Nehalem/Westmere). [SDM-4] Table 2-12 and later model tables. */
+#define MSR_PLATFORM_INFO                   0xce
+#define PLATFORM_INFO_MAX_NONTURBO_SHIFT    8
+#define PLATFORM_INFO_MAX_NONTURBO_MASK     (0xffull << PLATFORM_INFO_MAX_NONTURBO_SHIFT)
+
+#endif

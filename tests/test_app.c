@@ -1,0 +1,200 @@
+/* The whole program on the fake platform: results saved (and never overwritten), a
+ * read-only or full volume still gives the full console report and exit status 3, a
+ * malformed config or ACPI table is reported and skipped. MSRs fault (tests/fake_msr_none.c),
+ * as they would for a CPU without them. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../app/pmucal.h"
+#include "../boot/acpi.h"
+#include "fake_plat.h"
+
+#define RUN1 "pmucal/results/20261123-081500-01"
+#define RUN2 "pmucal/results/20261123-081500-02"
+
+static void *srat_raw, *madt_raw;
+
+static void *load(const char *path)
+{
+        FILE *f = fopen(path, "rb");
+        assert_non_null(f);
+        fseek(f, 0, SEEK_END);
+        long n = ftell(f);
+        fseek(f, 0, SEEK_SET);
+        void *p = malloc((size_t)n);
+        assert_int_equal(fread(p, 1, (size_t)n, f), (size_t)n);
+        fclose(f);
+        return p;
+}
+
+static int setup(void **state)
+{
+        static const struct plat_cpu cpus[3] = {
+                { .apic_id = 0, .enabled = true, .is_bsp = true },
+                { .apic_id = 1, .enabled = true },
+                { .apic_id = 2, .enabled = true },
+        };
+        (void)state;
+        fake_plat_reset();
+        fake_plat_set_cpus(cpus, 3);
+        free(madt_raw);
+        free(srat_raw);
+        madt_raw = load("tests/data/acpi/qemu72-q35-3node-hmat-apic.dat");
+        srat_raw = load("tests/data/acpi/qemu72-q35-3node-hmat-srat.dat");
+        fake_plat_add_acpi(madt_raw);
+        fake_plat_add_acpi(srat_raw);
+        return 0;
+}
+
+static int run(void)
+{
+        struct pmucal_outcome out;
+        int                   code = pmucal_main(&out);
+        assert_int_equal(code, out.exit_code);
+        return code;
+}
+
+static void want(const char *text, const char *needle)
+{
+        if (!strstr(text, needle))
+        {
+                fprintf(stderr, "%s\n", text);
+                fail_msg("missing \"%s\" (console above)", needle);
+        }
+}
+
+/* The last non-empty line of the console. */
+static const char *last_line(const char *s)
+{
+        static char line[512];
+        const char *end = s + strlen(s);
+        while (end > s && end[-1] == '\n')
+                end--;
+        const char *start = end;
+        while (start > s && start[-1] != '\n')
+                start--;
+        snprintf(line, sizeof(line), "%.*s", (int)(end - start), start);
+        return line;
+}
+
+static void test_saves_results(void **state)
+{
+        size_t len;
+        (void)state;
+        assert_int_equal(run(), PMUCAL_EXIT_OK);
+        const char *con = fake_plat_console();
+        want(con, "PASS: selftest: fault-recovery: rdmsr(0xdeadbeef) nonexistent MSR reported "
+                  "unsupported (#GP recovered)");
+        want(con, "PASS: inventory: consistency: MADT enabled processors (3) = MP services "
+                  "enabled processors (3)");
+        want(con, "SUMMARY: ");
+        assert_non_null(strstr(last_line(con), "RESULTS: saved to \\pmucal\\results\\20261123-081500-01\\"));
+        const char *inv = fake_plat_get_file(RUN1 "/inventory.json", &len);
+        assert_non_null(inv);
+        want(inv, "\"schema\": \"pmucal.inventory/1\"");
+        const char *rep = fake_plat_get_file(RUN1 "/report.txt", &len);
+        assert_non_null(rep);
+        want(rep, "SUMMARY: ");
+        want(rep, "RESULTS: saved to");
+        assert_non_null(fake_plat_get_file(RUN1 "/cpuid.txt", NULL));
+        assert_non_null(fake_plat_get_file(RUN1 "/acpi-SRAT.dat", NULL));
+
+        /* A second run must not overwrite the first. */
+        assert_int_equal(run(), PMUCAL_EXIT_OK);
+        assert_non_null(fake_plat_get_file(RUN2 "/inventory.json", NULL));
+        assert_non_null(fake_plat_get_file(RUN1 "/inventory.json", NULL));
+}
+
+static void test_unwritable_volume(void **state)
+{
+        static const struct {
+                status_t    st;
+                const char *text;
+        } cases[] = {
+                { ST_READ_ONLY, "RESULTS NOT SAVED: volume is write-protected" },
+                { ST_NO_SPACE, "RESULTS NOT SAVED: volume is full" },
+                { ST_IO, "RESULTS NOT SAVED: I/O error" },
+        };
+        (void)state;
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                setup(NULL);
+                fake_plat_fail_writes(cases[i].st);
+                assert_int_equal(run(), PMUCAL_EXIT_NOT_SAVED);
+                const char *con = fake_plat_console();
+                want(con, "CPU         :");         /* the full report is still there */
+                want(con, "SUMMARY: ");
+                want(con, "ERROR: writing pmucal/results/");
+                assert_non_null(strstr(last_line(con), cases[i].text));
+                assert_null(fake_plat_get_file(RUN1 "/report.txt", NULL));
+        }
+}
+
+static void test_malformed_config(void **state)
+{
+        static const char cfg[] = "repetitions = 21\n"
+                                  "garbage line\n"
+                                  "colour = blue\n"
+                                  "on_exit = sideways\n"
+                                  "debug_exit = off\n";
+        struct pmucal_outcome out;
+        (void)state;
+        fake_plat_put_file("pmucal/pmucal.cfg", cfg, sizeof(cfg) - 1);
+        assert_int_equal(pmucal_main(&out), PMUCAL_EXIT_OK);
+        const char *con = fake_plat_console();
+        want(con, "WARN: config: pmucal/pmucal.cfg:2: malformed");
+        want(con, "WARN: config: pmucal/pmucal.cfg:3: unknown key");
+        want(con, "WARN: config: pmucal/pmucal.cfg:4: bad value");
+        want(con, "repetitions   = 21");
+        assert_int_equal(out.debug_exit, 0);
+        assert_int_equal(out.leave, PMUCAL_LEAVE_RETURN); /* the bad value kept the default */
+}
+
+static void test_results_off_and_shutdown(void **state)
+{
+        static const char cfg[] = "results = off\non_exit = shutdown\n";
+        struct pmucal_outcome out;
+        (void)state;
+        fake_plat_put_file("pmucal/pmucal.cfg", cfg, sizeof(cfg) - 1);
+        assert_int_equal(pmucal_main(&out), PMUCAL_EXIT_OK);
+        assert_int_equal(out.leave, PMUCAL_LEAVE_SHUTDOWN);
+        assert_int_equal(out.debug_exit, -1);
+        assert_null(fake_plat_get_file(RUN1 "/inventory.json", NULL));
+        assert_non_null(strstr(last_line(fake_plat_console()), "RESULTS: not saved (results = off"));
+}
+
+/* A corrupted SRAT (checksum) is reported with where and why; the run goes on without it. */
+static void test_malformed_acpi(void **state)
+{
+        (void)state;
+        ((unsigned char *)srat_raw)[40] ^= 0x5a;
+        assert_int_equal(run(), PMUCAL_EXIT_OK);
+        const char *con = fake_plat_console();
+        want(con, "WARN: inventory: ACPI SRAT malformed at offset");
+        want(con, "(table skipped)");
+        want(con, "NUMA        : 1 node (SRAT malformed");
+        want(con, "SKIP: inventory: consistency: SRAT vs processors: no usable SRAT");
+        const char *inv = fake_plat_get_file(RUN1 "/inventory.json", NULL);
+        want(inv, "\"state\": \"malformed\"");
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup(test_saves_results, setup),
+                cmocka_unit_test_setup(test_unwritable_volume, setup),
+                cmocka_unit_test_setup(test_malformed_config, setup),
+                cmocka_unit_test_setup(test_results_off_and_shutdown, setup),
+                cmocka_unit_test_setup(test_malformed_acpi, setup),
+        };
+        int rc = cmocka_run_group_tests(tests, NULL, NULL);
+        free(madt_raw);
+        free(srat_raw);
+        return rc;
+}
