@@ -1,0 +1,38 @@
+/** @file
+ * Internal: the driver interface behind pmu/pmu.c, implemented by pmu/drv_intel.c and
+ * pmu/drv_amd.c. Only pmu.c calls these; everything else uses pmu.h.
+ */
+#ifndef PMUCAL_DRV_H
+#define PMUCAL_DRV_H
+
+#include "pmu.h"
+
+/** Software copies of what the drivers last wrote, so start/stop need no read-back. */
+struct pmu_state {
+        struct pmu_caps caps;
+        uint64_t        evtsel[PMU_MAX_GP];   /* as written, without EN on v1/legacy */
+        uint64_t        start[PMU_MAX_GP];    /* initial values (AMD legacy overflow) */
+        uint32_t        programmed;           /* bit n: GP n has been programmed */
+        uint64_t        fixed_ctrl;           /* IA32_FIXED_CTR_CTRL */
+        uint64_t        global_ctrl;          /* enabled counters, counter-mask layout */
+};
+
+struct pmu_driver {
+        const char *name;
+        /** Fill caps from @p ci and probing; ST_UNSUPPORTED with caps->reason if no PMU. */
+        status_t (*probe)(struct pmu_caps *caps, const struct cpu_info *ci);
+        status_t (*program)(struct pmu_state *st, struct pmu_slot s,
+                            const struct pmu_event_desc *ev, unsigned flags, uint64_t start);
+        status_t (*start)(struct pmu_state *st, uint64_t mask);
+        status_t (*stop)(struct pmu_state *st, uint64_t mask);
+        status_t (*read)(struct pmu_state *st, struct pmu_slot s, uint64_t *out);
+        status_t (*write)(struct pmu_state *st, struct pmu_slot s, uint64_t val);
+        status_t (*ovf_status)(struct pmu_state *st, uint64_t *out);
+        status_t (*ovf_clear)(struct pmu_state *st, uint64_t mask);
+        status_t (*reset)(struct pmu_state *st);
+};
+
+extern const struct pmu_driver pmu_drv_intel;
+extern const struct pmu_driver pmu_drv_amd;
+
+#endif
