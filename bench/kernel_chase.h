@@ -1,0 +1,29 @@
+/** @file
+ * The pointer-chase kernel: an unrolled chain of dependent loads (`p = *(void **)p`,
+ * BENCH_CHASE_UNROLL per loop iteration), and one measurement window around it. A window
+ * times N loads and then 2N loads with the cycle source of a struct bench_clock; the
+ * difference is the cost of N loads with the loop and timer overhead removed. Windows run
+ * inside plat_irq_disable()/plat_irq_restore() and are checked by the guard (bench/window.h).
+ */
+#ifndef PMUCAL_BENCH_KERNEL_CHASE_H
+#define PMUCAL_BENCH_KERNEL_CHASE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../boot/status.h"
+#include "window.h"
+
+/** Dependent loads per loop iteration of bench_chase(). */
+#define BENCH_CHASE_UNROLL 32u
+
+/** Follow the chain from @p p for @p iters * BENCH_CHASE_UNROLL loads (@p iters > 0);
+ *  returns the address where it stopped, so that the next run continues the lap. */
+void *bench_chase(void *p, uint64_t iters);
+
+/** Time one window on the chain at *@p p: @p iters iterations, then 2 * @p iters, each
+ *  bracketed by @p clk's stamp; guard checks around the whole window. Updates *@p p. */
+status_t bench_chase_window(void **p, uint64_t iters, const struct bench_clock *clk,
+                            const struct bench_guard *guard, struct bench_window *out);
+
+#endif

@@ -1,0 +1,305 @@
+/** @file The latency sweep runner (see measure.h). */
+#include "measure.h"
+
+#include "../report/rep.h"
+#include "kernel_chase.h"
+
+#define LINE_BYTES          64u
+#define CLOCK_CALIB_US      5000u  /* five clean 1 ms stalls */
+#define ATTEMPTS_PER_KEPT   6u     /* windows tried per window kept, at most */
+#define SLACK_TICKS         1024u  /* timer jitter the consistency check tolerates */
+#define REFINE_ROUNDS       6u
+#define MIN_FALLBACK_BYTES  (4 * MiB)
+#define WINDOW_TARGET_US    400u   /* a window's N + 2N runs, at most about this long */
+#define MIN_ITERS           16u    /* 512 loads per N run at least */
+
+/* A jump worth refining: 8% and a quarter cycle. */
+static const struct bench_refine_cfg refine_rule = {
+        .jump_permille = 80,
+        .jump_min_mcyc = 250,
+        .line_bytes    = LINE_BYTES,
+};
+
+static const char *const page_names[] = {
+        [PLAT_PAGE_4K] = "4k",
+        [PLAT_PAGE_2M] = "2m",
+        [PLAT_PAGE_1G] = "1g",
+};
+
+struct sweep {
+        const struct bench_sweep_cfg    *cfg;
+        const struct bench_profile_desc *prof;
+        struct bench_sweep_info         *info;
+        uint8_t                         *buf;
+        uint64_t                        *lat;     /* window latencies of one point */
+        uint64_t                         no_warm_bytes; /* 2 x largest cache; 0 = unknown */
+        bool                             overhead_done;
+        size_t                           lat_cap;
+};
+
+static uint64_t page_bytes(enum plat_page_kind k)
+{
+        return k == PLAT_PAGE_1G ? GiB : k == PLAT_PAGE_2M ? 2 * MiB : 4 * KiB;
+}
+
+/* Warm-up lap on the chain at *p: the whole working set, at most warm_max_loads. Working
+ * sets beyond twice the largest cache cannot be warmed, so they are not. */
+static void warm(struct sweep *s, void **p, uint64_t ws)
+{
+        uint64_t n = ws / LINE_BYTES;
+
+        if (s->no_warm_bytes && ws > s->no_warm_bytes)
+                return;
+        if (n > s->prof->warm_max_loads)
+                n = s->prof->warm_max_loads;
+        *p = bench_chase(*p, n / BENCH_CHASE_UNROLL + 1);
+}
+
+/* Windows on the chain at *p until `repetitions` are kept; latencies into s->lat. Whatever
+ * disturbed a dropped window (an interrupt, another task's time slice) may have evicted the
+ * working set, so the next window starts after a fresh warm-up lap. */
+static status_t run_windows(struct sweep *s, void **p, uint64_t ws, uint64_t iters,
+                            size_t *n_kept, uint32_t *n_dropped, int64_t *ovh)
+{
+        struct bench_window w;
+        uint64_t            n_loads = iters * BENCH_CHASE_UNROLL;
+        size_t              kept = 0;
+        uint32_t            dropped = 0;
+        status_t            st;
+
+        for (size_t a = 0; a < s->lat_cap && kept < s->info->repetitions; a++) {
+                if ((st = bench_chase_window(p, iters, &s->info->clock, &s->info->guard, &w)) !=
+                    ST_OK)
+                        return st;
+                enum bench_disturb why = bench_window_check(&w, SLACK_TICKS);
+                if (why != BENCH_WIN_OK) {
+                        s->info->n_dropped_by[why]++;
+                        s->info->n_disturbed++;
+                        dropped++;
+                        warm(s, p, ws);
+                        continue;
+                }
+                if ((st = bench_window_latency(&w, n_loads, &s->lat[kept])) != ST_OK)
+                        return st;
+                if (ovh)
+                        ovh[kept] = bench_window_overhead_mcyc(&w);
+                kept++;
+        }
+        *n_kept    = kept;
+        *n_dropped = dropped;
+        return ST_OK;
+}
+
+/* Iterations per N run for this working set: the profile's N, shortened so that a window
+ * (N + 2N loads) stays near WINDOW_TARGET_US. Short windows are rarely hit by an interrupt
+ * or a time slice where those cannot be masked (hosted), and DRAM points finish quickly. */
+static uint64_t window_iters(struct sweep *s, void **p)
+{
+        struct bench_window w;
+        uint64_t            iters = s->prof->iters_per_run, target, per_iter;
+
+        if (!s->info->clock.tsc_hz ||
+            bench_chase_window(p, MIN_ITERS, &s->info->clock, &s->info->guard, &w) != ST_OK ||
+            w.t_2n <= w.t_n)
+                return iters;
+        per_iter = (w.t_2n - w.t_n) / MIN_ITERS;
+        target   = s->info->clock.tsc_hz / 1000000 * WINDOW_TARGET_US / 3;
+        if (per_iter && target / per_iter < iters)
+                iters = target / per_iter;
+        return iters < MIN_ITERS ? MIN_ITERS : iters;
+}
+
+static status_t measure_point(struct sweep *s, uint64_t ws, struct lat_point *pt)
+{
+        struct bench_chain_cfg cc = { .layout = s->cfg->layout, .line_bytes = LINE_BYTES,
+                                      .seed = s->cfg->seed ^ ws };
+        uint32_t n_dropped;
+        size_t   n_kept;
+        void    *p;
+        status_t st;
+
+        if ((st = bench_chain_build(s->buf, ws, &cc, &p)) != ST_OK)
+                return st;
+        warm(s, &p, ws);
+
+        *pt = (struct lat_point){ .ws_bytes = ws };
+        if ((st = run_windows(s, &p, ws, window_iters(s, &p), &n_kept, &n_dropped, NULL)) != ST_OK)
+                return st;
+        pt->n_disturbed = n_dropped;
+        if (!n_kept)
+                return ST_TIMEOUT; /* every window disturbed */
+        return bench_point_stats(s->lat, n_kept, pt);
+}
+
+/* Overhead figures at the smallest working set: what N/2N removes and what it leaves. */
+static void measure_overhead(struct sweep *s, uint64_t ws, const struct lat_point *base)
+{
+        struct bench_chain_cfg cc = { .layout = s->cfg->layout, .line_bytes = LINE_BYTES,
+                                      .seed = s->cfg->seed ^ ws };
+        int64_t          ovh[64];
+        struct lat_point twice;
+        uint32_t         dropped;
+        size_t           kept;
+        void            *p;
+
+        if (bench_chain_build(s->buf, ws, &cc, &p) != ST_OK)
+                return;
+        warm(s, &p, ws);
+        if (s->info->repetitions > ARRAY_SIZE(ovh))
+                return; /* run_windows keeps at most `repetitions` figures */
+        if (run_windows(s, &p, ws, s->prof->iters_per_run, &kept, &dropped, ovh) != ST_OK || !kept)
+                return;
+        for (size_t i = 1; i < kept; i++)
+                for (size_t j = i; j > 0 && ovh[j - 1] > ovh[j]; j--) {
+                        int64_t t  = ovh[j];
+                        ovh[j]     = ovh[j - 1];
+                        ovh[j - 1] = t;
+                }
+        s->info->overhead_mcyc = ovh[kept / 2];
+        if (run_windows(s, &p, ws, 2ull * s->prof->iters_per_run, &kept, &dropped, NULL) != ST_OK ||
+            !kept || bench_point_stats(s->lat, kept, &twice) != ST_OK)
+                return;
+        /* min, not p50: the least disturbed window of each, so noise does not pass for it */
+        s->info->residual_mcyc = (int64_t)base->min_mcyc - (int64_t)twice.min_mcyc;
+}
+
+/* Measure @p ws and insert it into the curve. A point whose every window was disturbed is
+ * left out (and said so), not made up. */
+static status_t add_point(struct sweep *s, struct lat_curve *c, size_t cap, uint64_t ws)
+{
+        struct lat_point pt;
+        status_t         st = measure_point(s, ws, &pt);
+
+        if (st == ST_TIMEOUT) {
+                rep_warn("latency: %llu bytes: all %zu windows disturbed, point left out",
+                         (unsigned long long)ws, s->lat_cap);
+                return ST_OK;
+        }
+        if (st == ST_OK)
+                st = bench_curve_insert(c->pts, &c->n, cap, &pt);
+        if (st == ST_OK && c->n == 1 && !s->overhead_done) {
+                s->overhead_done = true;
+                measure_overhead(s, ws, &pt);
+        }
+        return st;
+}
+
+static status_t sweep_points(struct sweep *s, struct lat_curve *c, size_t cap)
+{
+        struct bench_refine_cfg rule = refine_rule;
+        uint64_t               *ws = plat_alloc(cap * sizeof(*ws));
+        size_t                  n_ws, budget = s->prof->max_refine_points;
+        status_t                st;
+
+        if (!ws)
+                return ST_NO_MEM;
+        st = bench_plan_sweep(s->prof->min_bytes, s->info->max_bytes, s->prof->steps_per_octave,
+                              LINE_BYTES, ws, cap, &n_ws);
+        s->info->n_planned = n_ws;
+        for (size_t i = 0; st == ST_OK && i < n_ws; i++)
+                st = add_point(s, c, cap, ws[i]);
+
+        rule.fine_steps_per_octave = s->prof->fine_steps_per_octave;
+        for (unsigned round = 0; st == ST_OK && round < REFINE_ROUNDS && budget; round++) {
+                size_t n_new = bench_plan_refine(c->pts, c->n, &rule, ws, budget);
+                if (!n_new)
+                        break;
+                for (size_t i = 0; st == ST_OK && i < n_new; i++)
+                        st = add_point(s, c, cap, ws[i]);
+                budget -= n_new;
+                s->info->n_refined += n_new;
+        }
+        plat_free(ws);
+        return st;
+}
+
+status_t bench_sweep_run(const struct bench_sweep_cfg *cfg, const struct cpu_info *cpu,
+                         struct lat_curve *out, struct bench_sweep_info *info)
+{
+        struct plat_mem_summary mem = { 0 };
+        struct sweep            s   = { .cfg = cfg, .info = info };
+        uint64_t                buf_bytes, cap_bytes;
+        size_t                  cap;
+        status_t                st;
+
+        if (!cfg || !out || !info || !(s.prof = bench_profile_desc(cfg->profile)) ||
+            (unsigned)cfg->layout >= BENCH_LAYOUT__COUNT || (unsigned)cfg->page > PLAT_PAGE_1G)
+                return ST_BAD_ARG;
+        *out  = (struct lat_curve){ 0 };
+        *info = (struct bench_sweep_info){ 0 };
+        info->repetitions   = cfg->repetitions < BENCH_MIN_REPETITIONS ? BENCH_MIN_REPETITIONS
+                                                                       : cfg->repetitions;
+        info->loads_per_run = s.prof->iters_per_run * BENCH_CHASE_UNROLL;
+
+        bench_guard_init(&info->guard, cpu);
+        info->guard.steal_count = cfg->steal_count;
+        info->guard.steal_ctx   = cfg->steal_ctx;
+        if (cfg->clock)
+                info->clock = *cfg->clock;
+        else
+                bench_clock_init(&info->clock, cpu, CLOCK_CALIB_US, &info->guard);
+
+        cap_bytes = s.prof->max_bytes_cap;
+        if (cfg->max_bytes && (!cap_bytes || cfg->max_bytes < cap_bytes))
+                cap_bytes = cfg->max_bytes;
+        if (plat_mem_summary(&mem) != ST_OK)
+                mem.conventional_bytes = 0;
+        info->max_bytes = bench_plan_max_bytes(cpu, mem.conventional_bytes / 2, cap_bytes);
+        s.no_warm_bytes = bench_plan_max_bytes(cpu, 0, 0) / 2; /* 4x largest / 2 */
+
+        /* One buffer for the whole sweep; halve the range when the memory is not there. */
+        for (;;) {
+                buf_bytes = (info->max_bytes + page_bytes(cfg->page) - 1) /
+                            page_bytes(cfg->page) * page_bytes(cfg->page);
+                st = plat_alloc_pages(buf_bytes, cfg->page, (void **)&s.buf, &info->page_got);
+                if (st != ST_NO_MEM || info->max_bytes <= MIN_FALLBACK_BYTES)
+                        break;
+                info->max_bytes /= 2;
+        }
+        if (st != ST_OK)
+                return rep_err(st, "allocating %llu bytes for the sweep",
+                               (unsigned long long)buf_bytes);
+
+        cap       = 64u * 16u + s.prof->max_refine_points; /* 16 octaves of up to 64 steps */
+        s.lat_cap = (size_t)info->repetitions * ATTEMPTS_PER_KEPT;
+        out->pts  = plat_alloc(cap * sizeof(*out->pts));
+        s.lat     = plat_alloc(s.lat_cap * sizeof(*s.lat));
+        if (!out->pts || !s.lat) {
+                st = ST_NO_MEM;
+                goto done;
+        }
+        bench_prefetch_disable(cpu, cfg->prefetchers_off, &info->prefetch);
+        st = sweep_points(&s, out, cap);
+        if (st == ST_OK && !out->n)
+                st = ST_TIMEOUT; /* every point disturbed throughout */
+        if (bench_prefetch_restore(&info->prefetch) != ST_OK)
+                rep_warn("could not restore MSR 0x%x to 0x%llx", (unsigned)info->prefetch.msr,
+                         (unsigned long long)info->prefetch.saved);
+
+        out->clock   = info->clock.kind;
+        out->core_hz = info->clock.core_hz;
+        out->tsc_hz  = info->clock.tsc_hz;
+done:
+        plat_free(s.lat);
+        plat_free_pages(s.buf, buf_bytes);
+        if (st != ST_OK) {
+                bench_sweep_free(out);
+                return rep_err(st, "latency sweep (%s, %s layout)", s.prof->name,
+                               bench_layout_name(cfg->layout));
+        }
+        return ST_OK;
+}
+
+void bench_sweep_free(struct lat_curve *c)
+{
+        if (!c)
+                return;
+        plat_free(c->pts);
+        c->pts = NULL;
+        c->n   = 0;
+}
+
+const char *bench_page_name(enum plat_page_kind k)
+{
+        return (unsigned)k < ARRAY_SIZE(page_names) ? page_names[k] : "unknown";
+}

@@ -1,0 +1,71 @@
+/** @file
+ * The latency sweep runner: allocates the measurement buffer once (page size as asked, what
+ * the platform really gave is recorded), switches the prefetchers off where documented and
+ * allowed, measures every planned working set with the pointer-chase kernel (chain, warm-up
+ * lap, windows until `repetitions` undisturbed ones are kept), refines where the latency
+ * jumps, restores the prefetchers and returns a struct lat_curve for report/levels.h.
+ * Runs on the calling processor; the caller pins it (hosted) or runs it on the BSP.
+ */
+#ifndef PMUCAL_BENCH_MEASURE_H
+#define PMUCAL_BENCH_MEASURE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../boot/plat.h"
+#include "../pmu/cpuid.h"
+#include "../report/latency.h"
+#include "chain.h"
+#include "prefetch.h"
+#include "sweep.h"
+#include "window.h"
+
+#define BENCH_MIN_REPETITIONS 11u
+
+/** What to run. */
+struct bench_sweep_cfg {
+        enum bench_profile  profile;
+        enum bench_layout   layout;
+        enum plat_page_kind page;
+        uint32_t            repetitions;     /* windows kept per point; raised to >= 11 */
+        uint64_t            max_bytes;       /* config sweep_max_mib in bytes; 0 = auto */
+        bool                prefetchers_off; /* config prefetchers = off */
+        uint64_t            seed;
+        const struct bench_clock *clock;     /* NULL: bench_clock_init (TSC or TSC+APERF);
+                                                else complete (kind, stamp, tsc_hz, core_hz),
+                                                e.g. the PMU module's core-cycle reader */
+        bench_steal_count_fn steal_count;    /* platform's count of CPU steals; NULL = none */
+        void                *steal_ctx;
+};
+
+/** How it was run: the method section of the table and the benchmark figures. */
+struct bench_sweep_info {
+        struct bench_clock    clock;
+        struct bench_guard    guard;
+        struct bench_prefetch prefetch;
+        enum plat_page_kind   page_got;       /* page size the buffer really got */
+        uint64_t              max_bytes;      /* largest working set measured */
+        uint32_t              repetitions;
+        uint32_t              loads_per_run;  /* N at most; shortened per point so that a
+                                                 window stays under ~0.4 ms (DRAM points) */
+        size_t                n_planned, n_refined;
+        uint32_t              n_disturbed;    /* windows dropped over the whole sweep */
+        uint32_t              n_dropped_by[BENCH_WIN__COUNT]; /* ... by reason ([0] unused) */
+        int64_t               overhead_mcyc;  /* p50 of 2 t_N - t_2N at the smallest point:
+                                                 timer + loop cost the N/2N difference removes */
+        int64_t               residual_mcyc;  /* smallest point: min per-load latency from (N, 2N)
+                                                 minus that from (2N, 4N), i.e. what is left */
+};
+
+/** Run the sweep. @p out->pts is allocated here (free with bench_sweep_free). On error nothing
+ *  is allocated and the prefetchers are as they were. */
+status_t bench_sweep_run(const struct bench_sweep_cfg *cfg, const struct cpu_info *cpu,
+                         struct lat_curve *out, struct bench_sweep_info *info);
+
+/** Free what bench_sweep_run allocated in @p c; NULL and empty curves are fine. */
+void bench_sweep_free(struct lat_curve *c);
+
+/** "4k", "2m", "1g"; never NULL. */
+const char *bench_page_name(enum plat_page_kind k);
+
+#endif

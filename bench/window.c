@@ -1,0 +1,131 @@
+/** @file Clock choice, window guard and per-window arithmetic (see window.h). */
+#include "window.h"
+
+#include "../boot/plat.h"
+#include "../pmu/msr.h"
+
+/* Inconsistency bound: the 2N run may differ from twice the N run by t_n / 2^SHIFT. */
+#define CONSISTENCY_SHIFT 3
+#define CALIB_ROUNDS      5
+#define CALIB_MAX_ROUNDS  20
+
+static const char *const disturb_names[] = {
+        [BENCH_WIN_OK]            = "ok",
+        [BENCH_WIN_SMI]           = "SMI count moved",
+        [BENCH_WIN_INCONSISTENT]  = "N and 2N runs disagree",
+        [BENCH_WIN_NOT_MONOTONIC] = "2N run not longer than N run",
+        [BENCH_WIN_STOLEN]        = "CPU taken away (context switch)",
+};
+
+static status_t aperf_mperf(void *ctx, uint64_t *num, uint64_t *den)
+{
+        status_t st;
+
+        (void)ctx;
+        if ((st = rdmsr_safe(MSR_IA32_APERF, num)) != ST_OK)
+                return st;
+        return rdmsr_safe(MSR_IA32_MPERF, den);
+}
+
+void bench_clock_init(struct bench_clock *clk, const struct cpu_info *cpu, uint32_t calib_us,
+                      const struct bench_guard *g)
+{
+        uint64_t a0 = 0, m0 = 0, a1 = 0, m1 = 0, best = UINT64_MAX;
+        uint32_t us = calib_us / CALIB_ROUNDS ? calib_us / CALIB_ROUNDS : 1;
+        unsigned clean = 0;
+        bool     scaled = false;
+
+        *clk = (struct bench_clock){ .kind = LAT_CLOCK_TSC };
+        if (cpu && cpu->aperfmperf && aperf_mperf(NULL, &a0, &m0) == ST_OK)
+                scaled = true;
+
+        /* Shortest clean stall: being descheduled (hosted) only ever lengthens one, since the
+         * stall runs on its own timer from the moment it starts. */
+        for (unsigned i = 0; i < CALIB_MAX_ROUNDS && clean < CALIB_ROUNDS; i++) {
+                uint64_t s0 = bench_guard_steal(g);
+                uint64_t t0 = rdtsc_ordered();
+                plat_stall_us(us);
+                uint64_t t1 = rdtsc_ordered();
+                if (bench_guard_steal(g) != s0 && i + 1 < CALIB_MAX_ROUNDS)
+                        continue;
+                clean++;
+                if (t1 - t0 < best)
+                        best = t1 - t0;
+        }
+        clk->tsc_hz  = best * 1000000ull / us;
+        clk->core_hz = clk->tsc_hz;
+        if (scaled && aperf_mperf(NULL, &a1, &m1) == ST_OK && m1 > m0 && a1 > a0) {
+                clk->kind    = LAT_CLOCK_TSC_APERF;
+                clk->scale   = aperf_mperf;
+                clk->core_hz = (uint64_t)((unsigned __int128)clk->tsc_hz * (a1 - a0) / (m1 - m0));
+        }
+}
+
+void bench_guard_init(struct bench_guard *g, const struct cpu_info *cpu)
+{
+        uint64_t v, saved;
+
+        *g = (struct bench_guard){ 0 };
+        /* MSR_SMI_COUNT is Intel-only ([SDM-4] Nehalem and later tables); AMD has no
+         * counterpart, so it is not even probed there. */
+        if (cpu && cpu->vendor == VEN_INTEL && rdmsr_safe(MSR_SMI_COUNT, &v) == ST_OK)
+                g->smi_count_ok = true;
+        g->irq_maskable = plat_irq_disable(&saved);
+        plat_irq_restore(saved);
+}
+
+uint64_t bench_guard_smi(const struct bench_guard *g)
+{
+        uint64_t v = 0;
+
+        if (g && g->smi_count_ok && rdmsr_safe(MSR_SMI_COUNT, &v) != ST_OK)
+                v = 0;
+        return v;
+}
+
+uint64_t bench_guard_steal(const struct bench_guard *g)
+{
+        return g && g->steal_count ? g->steal_count(g->steal_ctx) : 0;
+}
+
+enum bench_disturb bench_window_check(const struct bench_window *w, uint64_t slack_ticks)
+{
+        if (w->smi_after != w->smi_before)
+                return BENCH_WIN_SMI;
+        if (w->steal_after != w->steal_before)
+                return BENCH_WIN_STOLEN;
+        if (w->t_2n <= w->t_n)
+                return BENCH_WIN_NOT_MONOTONIC;
+
+        uint64_t twice = 2 * w->t_n;
+        uint64_t diff  = w->t_2n > twice ? w->t_2n - twice : twice - w->t_2n;
+
+        if (diff > (w->t_n >> CONSISTENCY_SHIFT) + slack_ticks)
+                return BENCH_WIN_INCONSISTENT;
+        return BENCH_WIN_OK;
+}
+
+status_t bench_window_latency(const struct bench_window *w, uint64_t n_loads,
+                              uint64_t *lat_mcyc)
+{
+        if (!w || !lat_mcyc || !n_loads || !w->scale_den || w->t_2n < w->t_n)
+                return ST_BAD_ARG;
+
+        unsigned __int128 v = (unsigned __int128)(w->t_2n - w->t_n) * 1000u * w->scale_num;
+
+        v /= (unsigned __int128)w->scale_den * n_loads;
+        *lat_mcyc = v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
+        return ST_OK;
+}
+
+int64_t bench_window_overhead_mcyc(const struct bench_window *w)
+{
+        return ((int64_t)(2 * w->t_n) - (int64_t)w->t_2n) * 1000;
+}
+
+const char *bench_disturb_name(enum bench_disturb d)
+{
+        if ((unsigned)d >= ARRAY_SIZE(disturb_names))
+                return "unknown";
+        return disturb_names[d];
+}

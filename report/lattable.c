@@ -1,0 +1,422 @@
+/** @file Latency table writers: JSON, CSV, console table, ASCII plot (see lattable.h). */
+#include "lattable.h"
+
+#include "../boot/plat.h"
+#include "fmt.h"
+
+#define PLOT_MARGIN 9 /* "  405.0 |" */
+
+static const char *const clock_names[] = {
+        [LAT_CLOCK_TSC]        = "tsc",
+        [LAT_CLOCK_TSC_APERF]  = "tsc-aperf-mperf",
+        [LAT_CLOCK_PMU_CYCLES] = "pmu-core-cycles",
+};
+
+static const char *const flag_text[] = {
+        "no visible cache hierarchy: the curve is flat (as under QEMU TCG, which has no caches); "
+        "the table holds only what was measured",
+        "noisy: window spread or point-to-point noise is large; treat bounds with care",
+        "a detected capacity disagrees with CPUID (VMs and cache partitioning often give a smaller "
+        "effective capacity)",
+        "the sweep ended inside the largest CPUID cache: no DRAM level",
+        "latency still rising at the largest working set: the last level may not be settled",
+        "adjacent levels' p10..p90 spreads overlap: their bound is the geometric mean of the medians",
+        "core clock unknown: no nanosecond figures",
+        "too few points to detect more than one level",
+};
+
+/* ---- helpers ----------------------------------------------------------------------------- */
+
+static uint64_t ps_of(uint64_t mcyc, uint64_t core_hz)
+{
+        return core_hz ? (mcyc * 1000000000ull + core_hz / 2) / core_hz : 0;
+}
+
+/* "1.5 MiB", "32.0 KiB", "512 B" */
+static char *fmt_bytes(char *buf, size_t n, uint64_t v)
+{
+        static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB" };
+        uint64_t                 div    = KiB;
+        unsigned                 u      = 0;
+        char                     num[32];
+
+        if (v < KiB) {
+                fmt_snprintf(buf, n, "%llu B", (unsigned long long)v);
+                return buf;
+        }
+        while (u + 1 < ARRAY_SIZE(unit) && v >= div * 1024) {
+                div *= 1024;
+                u++;
+        }
+        fmt_snprintf(buf, n, "%s %s", fmt_fixed(num, sizeof(num), (int64_t)((v * 10 + div / 2) / div), 1),
+                     unit[u]);
+        return buf;
+}
+
+static void json_str_or_null(struct json_w *w, const char *key, const char *s)
+{
+        if (s)
+                json_str(w, key, s);
+        else
+                json_null(w, key);
+}
+
+static void json_u64_or_null(struct json_w *w, const char *key, uint64_t v)
+{
+        if (v)
+                json_u64(w, key, v);
+        else
+                json_null(w, key);
+}
+
+static void json_stat(struct json_w *w, const char *key, const struct lat_stat *s)
+{
+        json_obj_begin(w, key);
+        json_fixed(w, "min", (int64_t)s->min, 3);
+        json_fixed(w, "p10", (int64_t)s->p10, 3);
+        json_fixed(w, "p50", (int64_t)s->p50, 3);
+        json_fixed(w, "p90", (int64_t)s->p90, 3);
+        json_obj_end(w);
+}
+
+/* ---- public ------------------------------------------------------------------------------ */
+
+const char *lat_clock_name(enum lat_clock c)
+{
+        return (unsigned)c < ARRAY_SIZE(clock_names) && clock_names[c] ? clock_names[c] : "unknown";
+}
+
+void lat_table_meta_from_cpu(struct lat_table_meta *m, const struct cpu_info *cpu)
+{
+        if (!m || !cpu)
+                return;
+        m->vendor     = cpu->vendor_str;
+        m->family     = cpu->family;
+        m->model      = cpu->model;
+        m->stepping   = cpu->stepping;
+        m->brand      = cpu->brand;
+        m->hypervisor = cpu->hypervisor;
+}
+
+status_t rep_lat_json(struct rep_buf *out, const struct lat_table_meta *m,
+                      const struct lat_curve *c, const struct lat_levels *l,
+                      const struct lat_json_section *extra, size_t n_extra)
+{
+        struct json_w w;
+        bool          has_ns;
+
+        if (!out || !m || !c || !l || l->n == 0 || l->n > LAT_MAX_LEVELS || (n_extra && !extra))
+                return ST_BAD_ARG;
+        has_ns = c->core_hz != 0;
+        json_init(&w, out);
+        json_obj_begin(&w, NULL);
+        json_str(&w, "schema", LAT_TABLE_SCHEMA);
+
+        json_obj_begin(&w, "machine");
+        json_str_or_null(&w, "vendor", m->vendor);
+        json_u64(&w, "family", m->family);
+        json_u64(&w, "model", m->model);
+        json_u64(&w, "stepping", m->stepping);
+        json_str_or_null(&w, "brand", m->brand);
+        if (m->microcode_valid)
+                json_hex(&w, "microcode", m->microcode);
+        else
+                json_null(&w, "microcode");
+        json_u64_or_null(&w, "core_hz", m->core_hz);
+        json_u64_or_null(&w, "tsc_hz", m->tsc_hz);
+        json_str_or_null(&w, "smbios_manufacturer", m->smbios_manufacturer);
+        json_str_or_null(&w, "smbios_product", m->smbios_product);
+        json_u64_or_null(&w, "nodes", m->n_nodes);
+        json_bool(&w, "hypervisor", m->hypervisor);
+        json_obj_end(&w);
+
+        json_obj_begin(&w, "method");
+        json_str_or_null(&w, "kernel", m->kernel);
+        json_str_or_null(&w, "layout", m->layout);
+        json_u64_or_null(&w, "page_bytes", m->page_bytes);
+        json_u64(&w, "windows", m->n_windows);
+        json_u64_or_null(&w, "loads_per_window", m->loads_per_window);
+        json_str(&w, "clock", lat_clock_name(m->clock));
+        json_str_or_null(&w, "prefetchers", m->prefetchers);
+        json_str_or_null(&w, "pmucal_version", m->pmucal_version);
+        json_str_or_null(&w, "platform", m->platform);
+        json_str_or_null(&w, "date", m->date);
+        json_u64(&w, "points", c->n);
+        json_u64(&w, "min_ws_bytes", c->n ? c->pts[0].ws_bytes : 0);
+        json_u64(&w, "max_ws_bytes", c->n ? c->pts[c->n - 1].ws_bytes : 0);
+        json_obj_end(&w);
+
+        json_arr_begin(&w, "levels");
+        for (size_t k = 0; k < l->n; k++) {
+                const struct lat_level *v = &l->lv[k];
+                json_obj_begin(&w, NULL);
+                json_str(&w, "name", v->name);
+                json_u64_or_null(&w, "capacity_bytes", v->capacity_bytes);
+                json_u64_or_null(&w, "cpuid_capacity_bytes", v->cpuid_capacity_bytes);
+                json_u64_or_null(&w, "cpuid_level", v->cpuid_level);
+                json_str(&w, "agreement", lat_agree_name(v->agreement));
+                json_u64(&w, "first_ws_bytes", v->ws_lo_bytes);
+                json_u64(&w, "last_ws_bytes", v->ws_hi_bytes);
+                json_stat(&w, "cycles", &v->lat_mcyc);
+                if (has_ns)
+                        json_stat(&w, "ns", &v->lat_ps);
+                else
+                        json_null(&w, "ns");
+                json_obj_end(&w);
+        }
+        json_arr_end(&w);
+
+        json_obj_begin(&w, "bucket_upper_bounds");
+        json_arr_begin(&w, "cycles");
+        for (size_t k = 0; k + 1 < l->n; k++)
+                json_fixed(&w, NULL, (int64_t)l->bound_mcyc[k], 3);
+        json_arr_end(&w);
+        if (has_ns) {
+                json_arr_begin(&w, "ns");
+                for (size_t k = 0; k + 1 < l->n; k++)
+                        json_fixed(&w, NULL, (int64_t)ps_of(l->bound_mcyc[k], c->core_hz), 3);
+                json_arr_end(&w);
+        } else {
+                json_null(&w, "ns");
+        }
+        json_obj_end(&w);
+
+        json_arr_begin(&w, "flags");
+        for (unsigned b = 0; b < 64; b++)
+                if ((l->flags & BIT_ULL(b)) && lat_flag_name(BIT_ULL(b)))
+                        json_str(&w, NULL, lat_flag_name(BIT_ULL(b)));
+        json_arr_end(&w);
+
+        json_obj_begin(&w, "noise");
+        json_fixed(&w, "point_octaves", (int64_t)l->noise_q8 * 1000 / 256, 3);
+        json_fixed(&w, "window_spread_octaves", (int64_t)l->spread_q8 * 1000 / 256, 3);
+        json_obj_end(&w);
+
+        for (size_t i = 0; i < n_extra; i++)
+                if (extra[i].write)
+                        extra[i].write(&w, extra[i].ctx);
+        json_obj_end(&w);
+        return json_finish(&w);
+}
+
+status_t rep_lat_csv(struct rep_buf *out, const struct lat_curve *c)
+{
+        status_t st;
+
+        if (!out || !c || (c->n && !c->pts))
+                return ST_BAD_ARG;
+        if ((st = rep_buf_printf(out, "%s\n", LAT_CSV_HEADER)) != ST_OK)
+                return st;
+        for (size_t i = 0; i < c->n; i++) {
+                const struct lat_point *p = &c->pts[i];
+                char                    cyc[32], ns[32] = "";
+
+                fmt_fixed(cyc, sizeof(cyc), (int64_t)p->p50_mcyc, 3);
+                if (c->core_hz)
+                        fmt_fixed(ns, sizeof(ns), (int64_t)ps_of(p->p50_mcyc, c->core_hz), 3);
+                st = rep_buf_printf(out, "%llu,%u,%u,%llu,%llu,%llu,%llu,%s,%s\n",
+                                    (unsigned long long)p->ws_bytes, p->n_windows, p->n_disturbed,
+                                    (unsigned long long)p->min_mcyc, (unsigned long long)p->p10_mcyc,
+                                    (unsigned long long)p->p50_mcyc, (unsigned long long)p->p90_mcyc,
+                                    cyc, ns);
+                if (st != ST_OK)
+                        return st;
+        }
+        return ST_OK;
+}
+
+status_t rep_lat_levels_text(struct rep_buf *out, const struct lat_curve *c,
+                             const struct lat_levels *l)
+{
+        char hz[32];
+
+        if (!out || !c || !l)
+                return ST_BAD_ARG;
+        rep_buf_printf(out, "latency levels: %zu (clock %s, core %s GHz)\n", l->n,
+                       lat_clock_name(c->clock),
+                       c->core_hz ? fmt_fixed(hz, sizeof(hz), (int64_t)(c->core_hz / 1000000), 3) : "?");
+        rep_buf_printf(out, "  %-5s %-10s %-10s %-9s %10s %-21s %9s %s\n", "level", "capacity",
+                       "CPUID", "vs CPUID", "p50 cyc", "  p10..p90 cyc", "p50 ns", "upper bound cyc");
+        for (size_t k = 0; k < l->n; k++) {
+                const struct lat_level *v = &l->lv[k];
+                char cap[24] = "-", cp[24] = "-", p50[24], p10[24], p90[24], ns[24] = "-",
+                     rng[48], bd[24] = "(last)";
+
+                if (v->capacity_bytes)
+                        fmt_bytes(cap, sizeof(cap), v->capacity_bytes);
+                if (v->cpuid_capacity_bytes)
+                        fmt_bytes(cp, sizeof(cp), v->cpuid_capacity_bytes);
+                if (c->core_hz)
+                        fmt_fixed(ns, sizeof(ns), (int64_t)v->lat_ps.p50, 3);
+                if (k + 1 < l->n)
+                        fmt_fixed(bd, sizeof(bd), (int64_t)l->bound_mcyc[k], 3);
+                fmt_snprintf(rng, sizeof(rng), "  %s..%s",
+                             fmt_fixed(p10, sizeof(p10), (int64_t)v->lat_mcyc.p10, 3),
+                             fmt_fixed(p90, sizeof(p90), (int64_t)v->lat_mcyc.p90, 3));
+                rep_buf_printf(out, "  %-5s %-10s %-10s %-9s %10s %-21s %9s %s\n", v->name, cap, cp,
+                               lat_agree_name(v->agreement),
+                               fmt_fixed(p50, sizeof(p50), (int64_t)v->lat_mcyc.p50, 3), rng, ns, bd);
+        }
+        for (unsigned b = 0; b < ARRAY_SIZE(flag_text); b++)
+                if (l->flags & BIT_ULL(b))
+                        rep_buf_printf(out, "  flag %s: %s\n", lat_flag_name(BIT_ULL(b)), flag_text[b]);
+        return out->oom ? ST_NO_MEM : ST_OK;
+}
+
+/* ---- plot ---------------------------------------------------------------------------------- */
+
+struct plot {
+        char     g[LAT_PLOT_H][LAT_PLOT_W + 1];
+        uint32_t x0, x1, y0, y1; /* log2 Q8 ranges */
+};
+
+static unsigned col_of(const struct plot *p, uint64_t ws)
+{
+        uint32_t x = rep_log2_q8(ws);
+        if (x <= p->x0 || p->x1 == p->x0)
+                return 0;
+        if (x >= p->x1)
+                return LAT_PLOT_W - 1;
+        return (unsigned)((uint64_t)(x - p->x0) * (LAT_PLOT_W - 1) / (p->x1 - p->x0));
+}
+
+static unsigned row_of(const struct plot *p, uint64_t mcyc)
+{
+        uint32_t y = rep_log2_q8(mcyc);
+        if (y >= p->y1)
+                return 0;
+        if (y <= p->y0)
+                return LAT_PLOT_H - 1;
+        return (LAT_PLOT_H - 1) -
+               (unsigned)(((uint64_t)(y - p->y0) * (LAT_PLOT_H - 1) + (p->y1 - p->y0) / 2) /
+                          (p->y1 - p->y0));
+}
+
+static void plot_put(struct plot *p, unsigned r, unsigned col, char ch, const char *over)
+{
+        char cur = p->g[r][col];
+        for (; *over; over++)
+                if (cur == *over) {
+                        p->g[r][col] = ch;
+                        return;
+                }
+}
+
+static void rtrim(char *s)
+{
+        size_t n = strlen(s);
+        while (n && s[n - 1] == ' ')
+                s[--n] = '\0';
+}
+
+static void plot_axis(struct rep_buf *out, const struct plot *p, const struct lat_curve *c,
+                      const struct lat_levels *l)
+{
+        char axis[LAT_PLOT_W + 1], lab[LAT_PLOT_W + 16], names[LAT_PLOT_W + 16];
+        int  next_free = 0, next_name = 0;
+
+        memset(axis, '-', LAT_PLOT_W);
+        axis[LAT_PLOT_W] = '\0';
+        memset(lab, ' ', sizeof(lab) - 1);
+        lab[sizeof(lab) - 1] = '\0';
+        memset(names, ' ', sizeof(names) - 1);
+        names[sizeof(names) - 1] = '\0';
+        /* ticks and labels at powers of 4 */
+        for (uint64_t ws = 4096; ws && ws <= c->pts[c->n - 1].ws_bytes; ws *= 4) {
+                char     t[12];
+                unsigned col, k;
+                if (ws < c->pts[0].ws_bytes)
+                        continue;
+                col       = col_of(p, ws);
+                axis[col] = '+';
+                k = (unsigned)fmt_snprintf(t, sizeof(t), "%llu%s",
+                                           (unsigned long long)(ws >= GiB ? ws / GiB : ws >= MiB ? ws / MiB : ws / KiB),
+                                           ws >= GiB ? "G" : ws >= MiB ? "M" : "K");
+                if ((int)col >= next_free && col + k < sizeof(lab) - 1) {
+                        memcpy(lab + col, t, k);
+                        next_free = (int)(col + k + 1);
+                }
+        }
+        for (size_t k = 0; l && k + 1 < l->n; k++) {
+                unsigned col = col_of(p, l->lv[k].capacity_bytes);
+                size_t   len = strlen(l->lv[k].name);
+                axis[col]    = '^';
+                if ((int)col >= next_name && col + len < sizeof(names) - 1) {
+                        memcpy(names + col, l->lv[k].name, len);
+                        next_name = (int)(col + len + 1);
+                }
+        }
+        rtrim(lab);
+        rtrim(names);
+        rep_buf_printf(out, "%*s+%s\n", PLOT_MARGIN - 1, "", axis);
+        rep_buf_printf(out, "%*s%s   (working set)\n", PLOT_MARGIN, "", lab);
+        if (l && l->n > 1)
+                rep_buf_printf(out, "%*s%s   (^ capacity)\n", PLOT_MARGIN, "", names);
+}
+
+status_t rep_lat_plot(struct rep_buf *out, const struct lat_curve *c, const struct lat_levels *l)
+{
+        struct plot p;
+
+        if (!out || !c || !c->pts || c->n == 0)
+                return ST_BAD_ARG;
+        memset(&p, 0, sizeof(p));
+        for (unsigned r = 0; r < LAT_PLOT_H; r++) {
+                memset(p.g[r], ' ', LAT_PLOT_W);
+                p.g[r][LAT_PLOT_W] = '\0';
+        }
+        p.x0 = rep_log2_q8(c->pts[0].ws_bytes);
+        p.x1 = rep_log2_q8(c->pts[c->n - 1].ws_bytes);
+        p.y0 = UINT32_MAX;
+        for (size_t i = 0; i < c->n; i++) {
+                uint32_t y = rep_log2_q8(c->pts[i].p50_mcyc);
+                p.y0       = y < p.y0 ? y : p.y0;
+                p.y1       = y > p.y1 ? y : p.y1;
+        }
+        /* at least half an octave of latency, and a margin so the extremes are not on the edge */
+        if (p.y1 - p.y0 < 128)
+                p.y1 = p.y0 + 128;
+        p.y0 = p.y0 > 16 ? p.y0 - 16 : 0;
+        p.y1 += 16;
+
+        for (size_t k = 0; l && k + 1 < l->n; k++) {
+                unsigned r = row_of(&p, l->bound_mcyc[k]);
+                for (unsigned x = 0; x < LAT_PLOT_W; x++)
+                        p.g[r][x] = (x & 1) ? ' ' : '-';
+        }
+        for (size_t k = 0; l && k + 1 < l->n; k++) {
+                unsigned x = col_of(&p, l->lv[k].capacity_bytes);
+                for (unsigned r = 0; r < LAT_PLOT_H; r += 2)
+                        plot_put(&p, r, x, '.', " ");
+        }
+        for (size_t i = 0; i < c->n; i++) {
+                unsigned x = col_of(&p, c->pts[i].ws_bytes);
+                unsigned lo = row_of(&p, c->pts[i].p10_mcyc), hi = row_of(&p, c->pts[i].p90_mcyc);
+                for (unsigned r = hi; r <= lo && r < LAT_PLOT_H; r++)
+                        plot_put(&p, r, x, ':', " -.");
+        }
+        for (size_t i = 0; i < c->n; i++)
+                p.g[row_of(&p, c->pts[i].p50_mcyc)][col_of(&p, c->pts[i].ws_bytes)] = '*';
+
+        rep_buf_printf(out, "latency per load, cycles (log) against working set (log); * p50, : p10..p90,"
+                            " - - bucket bounds\n");
+        for (unsigned r = 0; r < LAT_PLOT_H; r++) {
+                char     lab[16] = "", right[32] = "";
+                /* the latency at the middle of the row */
+                uint32_t y = p.y1 - (uint32_t)((uint64_t)r * (p.y1 - p.y0) / (LAT_PLOT_H - 1));
+
+                if (r % 4 == 0 || r == LAT_PLOT_H - 1) {
+                        char v[16];
+                        fmt_snprintf(lab, sizeof(lab), "%s",
+                                     fmt_fixed(v, sizeof(v), (int64_t)(rep_exp2_q8(y) / 100), 1));
+                }
+                for (size_t k = 0; l && k < l->n; k++)
+                        if (row_of(&p, l->lv[k].lat_mcyc.p50) == r) {
+                                fmt_snprintf(right, sizeof(right), " %s", l->lv[k].name);
+                                break;
+                        }
+                rep_buf_printf(out, "%*s |%s%s\n", PLOT_MARGIN - 2, lab, p.g[r], right);
+        }
+        plot_axis(out, &p, c, l);
+        return out->oom ? ST_NO_MEM : ST_OK;
+}

@@ -1,0 +1,98 @@
+/** @file
+ * Outputs of the latency calibration: latency-table.json (schema "pmucal.latency-table/1",
+ * documented field by field in docs/latency-table.md), latency-curve.csv (every sweep point),
+ * the console levels table and an ASCII plot of the curve readable on a serial console. All
+ * writers append text to a caller's struct rep_buf (the caller writes it to a file or prints
+ * it with rep_printf("%s", b.p)); they are pure functions of their arguments.
+ *
+ *     struct lat_table_meta m = { .kernel = "pointer-chase", ... };
+ *     lat_table_meta_from_cpu(&m, &cpu);
+ *     rep_levels_detect(&curve, &cpu, &lv);
+ *     rep_lat_json(&b, &m, &curve, &lv, NULL, 0);   // then plat_write_file("latency-table.json", ...)
+ */
+#ifndef PMUCAL_LATTABLE_H
+#define PMUCAL_LATTABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../boot/status.h"
+#include "../pmu/cpuid.h"
+#include "json.h"
+#include "latency.h"
+#include "levels.h"
+#include "rep.h"
+
+/** Schema name and major version. Fields are only ever added within a major version;
+ *  readers ignore fields they do not know and reject another major version. */
+#define LAT_TABLE_SCHEMA       "pmucal.latency-table/1"
+#define LAT_TABLE_SCHEMA_MAJOR 1
+
+/** Header line of latency-curve.csv. */
+#define LAT_CSV_HEADER \
+        "ws_bytes,n_windows,n_disturbed,min_mcyc,p10_mcyc,p50_mcyc,p90_mcyc,p50_cycles,p50_ns"
+
+/** Machine key and method of a table, filled by the caller. Strings may be NULL (written as
+ *  null); they are not copied and must outlive the writer call. */
+struct lat_table_meta {
+        /* machine key */
+        const char *vendor;          /* CPUID vendor string, "AuthenticAMD" */
+        uint32_t    family, model, stepping; /* display values */
+        const char *brand;
+        bool        microcode_valid; /* false: microcode not readable, written as null */
+        uint64_t    microcode;
+        uint64_t    core_hz;         /* 0 = unknown (null) */
+        uint64_t    tsc_hz;          /* 0 = unknown (null) */
+        const char *smbios_manufacturer;
+        const char *smbios_product;
+        uint32_t    n_nodes;         /* NUMA nodes; 0 = unknown (null) */
+        bool        hypervisor;
+        /* method */
+        const char *kernel;          /* "pointer-chase" */
+        const char *layout;          /* "random", "page-groups", "stride" */
+        uint64_t    page_bytes;      /* page size the buffer was backed with */
+        uint32_t    n_windows;       /* repetitions per point */
+        uint32_t    loads_per_window;/* N of the N/2N difference; 0 = not recorded */
+        enum lat_clock clock;
+        const char *prefetchers;     /* "off", "on", "unchanged", "failed", "unknown" */
+        const char *pmucal_version;
+        const char *platform;        /* plat_name() */
+        const char *date;            /* ISO 8601, NULL = unknown */
+};
+
+/** An extra top-level section ("tlb", later "remote", "c2c") written by another module into
+ *  the same document: @p write emits members of the top-level object through @p w. */
+struct lat_json_section {
+        void (*write)(struct json_w *w, void *ctx);
+        void *ctx;
+};
+
+/** Fill the machine-key CPU fields of @p m (vendor, family, model, stepping, brand,
+ *  hypervisor) from @p cpu; the strings point into @p cpu. */
+void lat_table_meta_from_cpu(struct lat_table_meta *m, const struct cpu_info *cpu);
+
+/** Append latency-table.json for @p l (detected on @p c) to @p out, followed by @p n_extra
+ *  extra sections. ST_BAD_ARG for NULL arguments or l->n == 0; ST_NO_MEM. */
+status_t rep_lat_json(struct rep_buf *out, const struct lat_table_meta *m,
+                      const struct lat_curve *c, const struct lat_levels *l,
+                      const struct lat_json_section *extra, size_t n_extra);
+
+/** Append latency-curve.csv (LAT_CSV_HEADER, then one line per point; p50_cycles with 3
+ *  decimals, p50_ns empty when core_hz is unknown) to @p out. */
+status_t rep_lat_csv(struct rep_buf *out, const struct lat_curve *c);
+
+/** Append the console levels table (one line per level, bounds, flags explained). */
+status_t rep_lat_levels_text(struct rep_buf *out, const struct lat_curve *c,
+                             const struct lat_levels *l);
+
+/** Width and height of the ASCII plot area in characters (axes and labels come on top). */
+#define LAT_PLOT_W 60
+#define LAT_PLOT_H 20
+
+/** Append an ASCII plot of @p c (log2 working set across, log2 latency up; '*' = p50,
+ *  ':' = p10..p90), capacities marked on the x axis, bucket bounds as '-' rows and level
+ *  names at the right. @p l may be NULL (curve only). */
+status_t rep_lat_plot(struct rep_buf *out, const struct lat_curve *c, const struct lat_levels *l);
+
+#endif

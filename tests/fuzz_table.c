@@ -1,0 +1,41 @@
+/* libFuzzer target for report/libpmucal.c: the input is a latency-table document, loaded with
+ * pmucal_table_load_buf() from an exact-size heap copy (no NUL terminator, so ASan sees any
+ * read past the end). A table that loads is then classified at a few latencies and freed.
+ * Seeds: tests/corpus/table/ (valid tables and near misses). */
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../report/include/pmucal/table.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+        static const double lat[] = { 0, 1, 4.5, 37, 1e6, INFINITY, -1 };
+        struct pmucal_table *t;
+        char                 err[256];
+        char                *buf = malloc(size ? size : 1);
+
+        if (!buf)
+                return 0;
+        memcpy(buf, data, size);
+        if (pmucal_table_load_buf(buf, size, "fuzz.json", &t, err, sizeof(err)) == PMUCAL_OK) {
+                for (size_t i = 0; i < sizeof(lat) / sizeof(lat[0]); i++) {
+                        int k = pmucal_table_classify_cycles(t, lat[i]);
+                        if (k < 0 || (size_t)k >= t->n_levels)
+                                abort();
+                        k = pmucal_table_classify_ns(t, lat[i]);
+                        if (k >= (int)t->n_levels)
+                                abort();
+                }
+                pmucal_table_has_flag(t, "noisy");
+                pmucal_table_free(t);
+        } else if (strlen(err) == 0 || !strstr(err, "fuzz.json")) {
+                abort(); /* every failure must say which file */
+        }
+        free(buf);
+        return 0;
+}

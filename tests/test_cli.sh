@@ -1,0 +1,78 @@
+#!/bin/bash
+# CLI tests for build/host/pmucal-table: good and bad tables, exit codes (0 ok, 1 bad table or
+# no match, 2 usage) and messages. Prints one TAP line per case. Run from the repository root.
+set -u
+BIN=${PMUCAL_TABLE:-build/host/pmucal-table}
+CORPUS=tests/corpus/table
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0 failed=0
+
+if [ ! -x "$BIN" ]; then
+        make -s "$BIN" >"$tmp/build.log" 2>&1
+fi
+if [ ! -x "$BIN" ]; then
+        echo "not ok 1 - build $BIN"; sed 's/^/# /' "$tmp/build.log"; exit 1
+fi
+
+# case NAME WANT_RC WANT ARGS... : run, check the exit code and that stdout+stderr match the
+# extended regex WANT (per line), or equal the text after '=' when WANT starts with '='.
+case_() {
+        local name=$1 want_rc=$2 want_re=$3 rc out
+        shift 3
+        n=$((n + 1))
+        out=$("$BIN" "$@" 2>&1); rc=$?
+        if [ "$rc" -eq "$want_rc" ] && { [ "${want_re:0:1}" = "=" ] && [ "$out" = "${want_re:1}" ] ||
+                                         [ "${want_re:0:1}" != "=" ] && grep -qE -- "$want_re" <<<"$out"; }; then
+                echo "ok $n - $name"
+        else
+                failed=$((failed + 1))
+                echo "not ok $n - $name (exit $rc, want $want_rc; output does not match /$want_re/)"
+                sed 's/^/# /' <<<"$out"
+        fi
+}
+
+good=$CORPUS/zen4-kvm.json
+head -c 700 "$good" >"$tmp/trunc.json"
+sed 's/"family": 25/"family": "25"/' "$good" >"$tmp/wrongtype.json"
+sed 's/"p50": 9.869,//' "$good" >"$tmp/missing.json"
+printf '\x00\x01garbage' >"$tmp/binary.json"
+mkdir -p "$tmp/dir/sub" "$tmp/empty"
+cp "$good" "$tmp/dir/sub/latency-table.json"
+sed 's/"model": 17/"model": 999/' "$good" >"$tmp/dir/other-model.json"
+cp "$tmp/trunc.json" "$tmp/dir/broken.json"
+
+case_ "check a good table"            0 "ok, pmucal.latency-table/1, 4 levels: L1 L2 L3 DRAM" check "$good"
+case_ "check a flat (TCG) table"      0 "1 level: flat"                check $CORPUS/flat-tcg.json
+case_ "check accepts unknown fields"  0 "latency-table/1.1"            check $CORPUS/with-tlb.json
+case_ "check truncated: file:line:col" 1 "trunc.json:[0-9]+:[0-9]+: "  check "$tmp/trunc.json"
+case_ "check wrong version"           1 "major version 2 is not supported \(this library reads 1\)" check $CORPUS/version2.json
+case_ "check wrong type names path"   1 "wrongtype.json: machine.family: expected an integer, got a string" check "$tmp/wrongtype.json"
+case_ "check missing field names path" 1 "missing.json: levels\[1\].cycles.p50: missing" check "$tmp/missing.json"
+case_ "check binary garbage"          1 "binary.json:1:"               check "$tmp/binary.json"
+case_ "check missing file"            1 "nonexistent.json: cannot open" check "$tmp/nonexistent.json"
+case_ "show a good table"             0 "level L3 .*CPUID L3 33554432 B, smaller" show "$good"
+case_ "show prints flags"             0 "flags: +cpuid_differs"        show "$good"
+case_ "show a bad table"              1 "trunc.json:"                  show "$tmp/trunc.json"
+case_ "classify cycles"               0 $'=2.8 L1\n15 L2\n37 L3\n1000 DRAM' classify "$good" 2.8 15 37 1000
+case_ "classify on a bound is inclusive" 0 "^5.306 L1$"                classify "$good" 5.306
+case_ "classify ns"                   0 $'=1ns L1\n60ns DRAM'         classify "$good" 1ns 60ns
+case_ "classify ns without core clock" 1 "no ns figures"               classify $CORPUS/flat-tcg.json 5ns
+case_ "classify flat table"           0 "^12 flat$"                    classify $CORPUS/flat-tcg.json 12
+case_ "classify bad latency is usage" 2 "latency \"12us\" is not a number" classify "$good" 12us
+case_ "classify negative is usage"    2 "is not a number"              classify "$good" -5
+case_ "classify bad table"            1 "version2.json"                classify $CORPUS/version2.json 5
+case_ "match picks the fitting table" 0 "match: .*/sub/latency-table.json" match "$tmp/dir"
+case_ "match says why"                0 "vendor/family/model match, stepping matches" match "$tmp/dir"
+case_ "match skips other models"      0 "skip .*other-model.json: different CPU" match "$tmp/dir"
+case_ "match skips broken tables"     0 "skip .*broken.json: .*broken.json:[0-9]+:" match "$tmp/dir"
+case_ "match with no table"           1 "no table in .* fits this machine" match "$tmp/empty"
+case_ "match missing dir is usage"    2 "cannot open directory"        match "$tmp/nope"
+case_ "no command"                    2 "usage:"
+case_ "unknown command"               2 "unknown command"              frobnicate x
+case_ "check without file"            2 "wrong number of arguments"    check
+case_ "classify without latency"      2 "wrong number of arguments"    classify "$good"
+case_ "help"                          0 "usage:"                       --help
+
+echo "1..$n"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,244 @@
+/** @file Unit tests for report/libpmucal.c: the latency-table loader rejects malformed,
+ * truncated, wrong-version, wrong-type and incomplete tables with a message naming the file and
+ * the position or JSON path, and accepts unknown additions. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../report/include/pmucal/table.h"
+
+/* A valid table: three levels, ns present. */
+static const char base[] =
+        "{\n"
+        "  \"schema\": \"pmucal.latency-table/1\",\n"
+        "  \"machine\": {\"vendor\": \"GenuineIntel\", \"family\": 6, \"model\": 143, \"stepping\": 8,\n"
+        "    \"brand\": \"Xeon\", \"microcode\": \"0x2b000181\", \"core_hz\": 2000000000,\n"
+        "    \"tsc_hz\": 2000000000, \"smbios_manufacturer\": null, \"smbios_product\": \"X13\",\n"
+        "    \"nodes\": 2, \"hypervisor\": false},\n"
+        "  \"method\": {\"kernel\": \"pointer-chase\", \"layout\": \"random\", \"page_bytes\": 4096,\n"
+        "    \"windows\": 11, \"clock\": \"tsc\", \"prefetchers\": \"off\", \"pmucal_version\": \"v1\"},\n"
+        "  \"levels\": [\n"
+        "    {\"name\": \"L1\", \"capacity_bytes\": 49152, \"cpuid_capacity_bytes\": 49152,\n"
+        "     \"cpuid_level\": 1, \"agreement\": \"agrees\",\n"
+        "     \"cycles\": {\"min\": 4.9, \"p10\": 5.0, \"p50\": 5.1, \"p90\": 5.2},\n"
+        "     \"ns\": {\"min\": 2.45, \"p10\": 2.5, \"p50\": 2.55, \"p90\": 2.6}},\n"
+        "    {\"name\": \"L2\", \"capacity_bytes\": 2097152, \"cpuid_capacity_bytes\": 2097152,\n"
+        "     \"cpuid_level\": 2, \"agreement\": \"agrees\",\n"
+        "     \"cycles\": {\"min\": 15, \"p10\": 15.5, \"p50\": 16, \"p90\": 17},\n"
+        "     \"ns\": {\"min\": 7.5, \"p10\": 7.75, \"p50\": 8, \"p90\": 8.5}},\n"
+        "    {\"name\": \"DRAM\", \"capacity_bytes\": null, \"cpuid_capacity_bytes\": null,\n"
+        "     \"cpuid_level\": null, \"agreement\": \"no-cpuid\",\n"
+        "     \"cycles\": {\"min\": 200, \"p10\": 210, \"p50\": 220, \"p90\": 240},\n"
+        "     \"ns\": {\"min\": 100, \"p10\": 105, \"p50\": 110, \"p90\": 120}}\n"
+        "  ],\n"
+        "  \"bucket_upper_bounds\": {\"cycles\": [9.2, 58.0], \"ns\": [4.6, 29.0]},\n"
+        "  \"flags\": [\"noisy\"]\n"
+        "}\n";
+
+/* Each case replaces the first occurrence of `from` in base with `to` (from NULL: the whole
+ * document is `to`; to NULL with cut > 0: base truncated to cut bytes). */
+static const struct {
+        const char     *name;
+        const char     *from, *to;
+        size_t          cut;
+        enum pmucal_err want;
+        const char     *msg;   /* must appear in the error message */
+} cases[] = {
+        /* name                 from                           to                     cut want msg */
+        { "valid", "", "", 0, PMUCAL_OK, NULL },
+        { "unknown fields", "\"flags\"", "\"tlb\": {\"levels\": [1, 2]}, \"future\": 1, \"flags\"", 0,
+          PMUCAL_OK, NULL },
+        { "minor version", "table/1\"", "table/1.7\"", 0, PMUCAL_OK, NULL },
+        { "empty", NULL, "", 0, PMUCAL_E_SYNTAX, "t.json:" },
+        { "whitespace", NULL, "  \n \n", 0, PMUCAL_E_SYNTAX, "t.json:3:" },
+        { "truncated", NULL, NULL, 700, PMUCAL_E_SYNTAX, "t.json:13:27: premature end of input" },
+        { "truncated early", NULL, NULL, 30, PMUCAL_E_SYNTAX, "t.json:2:" },
+        { "garbage", NULL, "{\"schema\": pmucal}", 0, PMUCAL_E_SYNTAX, "t.json:1:" },
+        { "trailing comma", "\"noisy\"]", "\"noisy\",]", 0, PMUCAL_E_SYNTAX, "t.json:24:21: unexpected token" },
+        { "duplicate key", "\"nodes\": 2", "\"nodes\": 2, \"nodes\": 3", 0, PMUCAL_E_SYNTAX,
+          "duplicate" },
+        { "top-level array", NULL, "[1, 2]", 0, PMUCAL_E_VERSION, "top level is an array" },
+        { "no schema", "\"schema\"", "\"schemo\"", 0, PMUCAL_E_VERSION, "no \"schema\"" },
+        { "other schema", "latency-table/1", "inventory/1", 0, PMUCAL_E_VERSION,
+          "not a pmucal latency table" },
+        { "major version 2", "table/1\"", "table/2\"", 0, PMUCAL_E_VERSION,
+          "major version 2 is not supported (this library reads 1)" },
+        { "major version 10", "table/1\"", "table/10\"", 0, PMUCAL_E_VERSION, "major version 10" },
+        { "no version", "table/1\"", "table/\"", 0, PMUCAL_E_VERSION, "no version number" },
+        { "schema not string", "\"pmucal.latency-table/1\"", "1", 0, PMUCAL_E_VERSION, "schema" },
+        { "family string", "\"family\": 6", "\"family\": \"6\"", 0, PMUCAL_E_SCHEMA,
+          "t.json: machine.family: expected an integer, got a string" },
+        { "model missing", "\"model\": 143, ", "", 0, PMUCAL_E_SCHEMA, "machine.model: missing" },
+        { "machine missing", "\"machine\"", "\"machina\"", 0, PMUCAL_E_SCHEMA, "machine: missing" },
+        { "machine array", "\"machine\": {", "\"machine\": [], \"x\": {", 0, PMUCAL_E_SCHEMA,
+          "machine: expected an object" },
+        { "stepping too big", "\"stepping\": 8", "\"stepping\": 300", 0, PMUCAL_E_SCHEMA,
+          "machine.stepping: 300 out of range" },
+        { "microcode not hex", "\"0x2b000181\"", "\"2b000181\"", 0, PMUCAL_E_SCHEMA,
+          "machine.microcode" },
+        { "windows real", "\"windows\": 11", "\"windows\": 11.5", 0, PMUCAL_E_SCHEMA,
+          "method.windows: expected an integer, got a number" },
+        { "clock null", "\"clock\": \"tsc\"", "\"clock\": null", 0, PMUCAL_E_SCHEMA,
+          "method.clock: expected a string, got null" },
+        { "levels object", "\"levels\": [", "\"levels\": {}, \"x\": [", 0, PMUCAL_E_SCHEMA,
+          "levels: expected an array, got an object" },
+        { "levels empty", "\"levels\": [", "\"levels\": [], \"x\": [", 0, PMUCAL_E_SCHEMA,
+          "levels: 0 levels" },
+        { "p50 missing", "\"p50\": 16, ", "", 0, PMUCAL_E_SCHEMA, "levels[1].cycles.p50: missing" },
+        { "p90 string", "\"p90\": 240}", "\"p90\": \"240\"}", 0, PMUCAL_E_SCHEMA,
+          "levels[2].cycles.p90: expected a number, got a string" },
+        { "p90 below p50", "\"p90\": 17}", "\"p90\": 15.9}", 0, PMUCAL_E_SCHEMA,
+          "levels[1].cycles.p90: 15.9 is below p50" },
+        { "negative capacity", "\"capacity_bytes\": 49152", "\"capacity_bytes\": -1", 0,
+          PMUCAL_E_SCHEMA, "levels[0].capacity_bytes: -1 out of range" },
+        { "level not object", "{\"name\": \"L1\"", "7, {\"name\": \"L1\"", 0, PMUCAL_E_SCHEMA,
+          "levels[0]: expected an object, got an integer" },
+        { "name empty", "\"name\": \"L2\"", "\"name\": \"\"", 0, PMUCAL_E_SCHEMA, "levels[1].name: empty" },
+        { "name too long", "\"name\": \"L2\"", "\"name\": \"L2-but-much-too-long-a-name\"", 0,
+          PMUCAL_E_SCHEMA, "levels[1].name: string too long" },
+        { "levels not increasing", "\"p50\": 220", "\"p50\": 16", 0, PMUCAL_E_SCHEMA,
+          "levels[2].cycles" },
+        { "bounds count", "[9.2, 58.0]", "[9.2]", 0, PMUCAL_E_SCHEMA,
+          "bucket_upper_bounds.cycles: 1 bounds for 3 levels (want 2)" },
+        { "bound out of order", "[9.2, 58.0]", "[9.2, 5.0]", 0, PMUCAL_E_SCHEMA,
+          "bucket_upper_bounds.cycles[1]: 5 is not between the medians of L2 (16) and DRAM (220)" },
+        { "bound not number", "[9.2, 58.0]", "[9.2, true]", 0, PMUCAL_E_SCHEMA,
+          "bucket_upper_bounds.cycles[1]: expected a number, got a boolean" },
+        { "ns bounds wrong", "[4.6, 29.0]", "[4.6, 290.0]", 0, PMUCAL_E_SCHEMA,
+          "bucket_upper_bounds.ns[1]" },
+        { "bounds missing", "\"bucket_upper_bounds\"", "\"bucket_upper\"", 0, PMUCAL_E_SCHEMA,
+          "bucket_upper_bounds: missing" },
+        { "flags not strings", "[\"noisy\"]", "[1]", 0, PMUCAL_E_SCHEMA,
+          "flags[0]: expected a string, got an integer" },
+        { "huge number", "\"p90\": 240}", "\"p90\": 1e300}", 0, PMUCAL_E_SCHEMA, "out of range" },
+};
+
+static char *make_doc(size_t i, size_t *len)
+{
+        char *d;
+
+        if (!cases[i].from && !cases[i].to) {
+                d = strndup(base, cases[i].cut);
+        } else if (!cases[i].from) {
+                d = strdup(cases[i].to);
+        } else {
+                const char *at = strstr(base, cases[i].from);
+                size_t      pre, fl = strlen(cases[i].from), tl = strlen(cases[i].to);
+                assert_non_null(at);
+                pre = (size_t)(at - base);
+                d   = malloc(sizeof(base) + tl);
+                memcpy(d, base, pre);
+                memcpy(d + pre, cases[i].to, tl);
+                strcpy(d + pre + tl, at + fl);
+        }
+        *len = strlen(d);
+        return d;
+}
+
+static void test_cases(void **state)
+{
+        (void)state;
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                struct pmucal_table *t = (void *)1;
+                char                 err[512];
+                size_t               len;
+                char                *doc = make_doc(i, &len);
+                enum pmucal_err      e   = pmucal_table_load_buf(doc, len, "t.json", &t, err, sizeof(err));
+
+                if (e != cases[i].want || (cases[i].msg && !strstr(err, cases[i].msg)))
+                        fail_msg("case \"%s\": got %d (%s) \"%s\", want %d \"%s\"", cases[i].name, e,
+                                 pmucal_strerror(e), err, cases[i].want,
+                                 cases[i].msg ? cases[i].msg : "");
+                if (e == PMUCAL_OK) {
+                        assert_non_null(t);
+                        assert_int_equal(t->n_levels, 3);
+                        assert_string_equal(t->levels[2].name, "DRAM");
+                        assert_int_equal(t->nodes, 2);
+                        assert_int_equal(t->microcode, 0x2b000181);
+                        assert_true(pmucal_table_has_flag(t, "noisy"));
+                        assert_false(pmucal_table_has_flag(t, "no_hierarchy"));
+                        /* classify: bounds are inclusive upper bounds */
+                        assert_int_equal(pmucal_table_classify_cycles(t, 5.1), 0);
+                        assert_int_equal(pmucal_table_classify_cycles(t, 9.2), 0);
+                        assert_int_equal(pmucal_table_classify_cycles(t, 9.21), 1);
+                        assert_int_equal(pmucal_table_classify_cycles(t, 1e9), 2);
+                        assert_int_equal(pmucal_table_classify_ns(t, 4.7), 1);
+                        assert_int_equal(pmucal_table_classify_cycles(t, 0.0 / 0.0), -1);
+                        pmucal_table_free(t);
+                } else {
+                        assert_null(t);
+                        assert_non_null(strstr(err, "t.json"));
+                }
+                free(doc);
+        }
+}
+
+static void test_file(void **state)
+{
+        (void)state;
+        char                 path[] = "/tmp/test_libpmucal_XXXXXX", err[512];
+        struct pmucal_table *t;
+        int                  fd = mkstemp(path);
+
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, base, strlen(base) - 40), (ssize_t)strlen(base) - 40);
+        close(fd);
+        assert_int_equal(pmucal_table_load(path, &t, err, sizeof(err)), PMUCAL_E_SYNTAX);
+        assert_ptr_equal(strstr(err, path), err); /* "path:line:col: ..." */
+        if (!strstr(err, ":23:52: premature end of input"))
+                fail_msg("%s", err);
+        fd = open(path, O_WRONLY | O_TRUNC);
+        assert_int_equal(write(fd, base, strlen(base)), (ssize_t)strlen(base));
+        close(fd);
+        assert_int_equal(pmucal_table_load(path, &t, err, sizeof(err)), PMUCAL_OK);
+        assert_int_equal(t->n_levels, 3);
+        pmucal_table_free(t);
+        unlink(path);
+
+        assert_int_equal(pmucal_table_load("/nonexistent/x.json", &t, err, sizeof(err)), PMUCAL_E_IO);
+        assert_non_null(strstr(err, "/nonexistent/x.json: cannot open"));
+        assert_null(t);
+        /* directories open but cannot be read */
+        assert_int_not_equal(pmucal_table_load("/tmp", &t, err, sizeof(err)), PMUCAL_OK);
+}
+
+static void test_args(void **state)
+{
+        (void)state;
+        struct pmucal_table *t;
+        char                 small[8];
+
+        assert_int_equal(pmucal_table_load(NULL, &t, NULL, 0), PMUCAL_E_ARG);
+        assert_int_equal(pmucal_table_load_buf(base, strlen(base), NULL, NULL, NULL, 0), PMUCAL_E_ARG);
+        assert_int_equal(pmucal_table_load_buf(NULL, 5, "x", &t, NULL, 0), PMUCAL_E_ARG);
+        /* no error buffer, and a tiny one: no overflow, still NUL-terminated */
+        assert_int_equal(pmucal_table_load_buf("{", 1, "x", &t, NULL, 0), PMUCAL_E_SYNTAX);
+        assert_int_equal(pmucal_table_load_buf("{\"schema\": 1}", 13, "a-long-name.json", &t, small,
+                                               sizeof(small)), PMUCAL_E_VERSION);
+        assert_int_equal(strlen(small), sizeof(small) - 1);
+        /* not NUL-terminated input of the given length */
+        assert_int_equal(pmucal_table_load_buf(base, strlen(base), "x", &t, NULL, 0), PMUCAL_OK);
+        pmucal_table_free(t);
+        pmucal_table_free(NULL);
+        assert_int_equal(pmucal_table_classify_cycles(NULL, 1), -1);
+        assert_false(pmucal_table_has_flag(NULL, "noisy"));
+        assert_string_equal(pmucal_strerror(PMUCAL_E_VERSION), "not a supported latency table");
+        assert_string_equal(pmucal_strerror((enum pmucal_err)99), "unknown error");
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_cases),
+                cmocka_unit_test(test_file),
+                cmocka_unit_test(test_args),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
