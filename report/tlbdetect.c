@@ -1,0 +1,562 @@
+/** @file TLB curve analysis, CPUID cross-check and TLB reports (see tlbdetect.h). */
+#include "tlbdetect.h"
+
+#include "../boot/plat.h"
+#include "fmt.h"
+
+#define Y_MAX (1ull << 24) /* clamp: keeps the least-squares sums inside 64 bits */
+
+/* A piece of the curve: points [a, b). */
+struct seg {
+        size_t   a, b;
+        uint64_t y;   /* median of y over the piece */
+        uint64_t abs; /* median of the uncorrected p50 */
+};
+
+static const char *const class_names[TLB_CLASS__COUNT] = {
+        [TLB_CLASS_L1_HIT] = "l1_hit",
+        [TLB_CLASS_L2_HIT] = "l2_hit",
+        [TLB_CLASS_WALK]   = "walk",
+        [TLB_CLASS_MISS]   = "miss",
+};
+
+static const char *const class_titles[TLB_CLASS__COUNT] = {
+        [TLB_CLASS_L1_HIT] = "L1 TLB hit",
+        [TLB_CLASS_L2_HIT] = "L2 TLB hit",
+        [TLB_CLASS_WALK]   = "page walk",
+        [TLB_CLASS_MISS]   = "L1 TLB miss",
+};
+
+static const char *const verdict_names[] = {
+        [TLB_NO_CPUID] = "no_cpuid",
+        [TLB_AGREE]    = "agree",
+        [TLB_DISAGREE] = "disagree",
+};
+
+static const struct {
+        uint32_t    flag;
+        const char *name;
+} flag_names[] = {
+        { TLBDET_F_STILL_RISING, "still_rising" },   { TLBDET_F_EXTRA_LEVEL, "extra_level" },
+        { TLBDET_F_MISSING_LEVEL, "missing_level" }, { TLBDET_F_DISAGREE, "disagree" },
+        { TLBDET_F_NON_MONOTONIC, "non_monotonic" }, { TLBDET_F_NOT_CHECKED, "not_checked" },
+};
+
+/* ---- statistics ---- */
+
+static void sort_u64(uint64_t *v, size_t n)
+{
+        for (size_t i = 1; i < n; i++) {
+                uint64_t x = v[i];
+                size_t   j = i;
+
+                for (; j && v[j - 1] > x; j--)
+                        v[j] = v[j - 1];
+                v[j] = x;
+        }
+}
+
+/* Median of v[a..b) (lower median); v untouched. */
+static uint64_t median(const uint64_t *v, size_t a, size_t b)
+{
+        uint64_t t[TLBDET_MAX_POINTS];
+        size_t   n = b - a;
+
+        memcpy(t, v + a, n * sizeof(*t));
+        sort_u64(t, n);
+        return t[(n - 1) / 2];
+}
+
+static uint64_t absdiff(uint64_t x, uint64_t y)
+{
+        return x > y ? x - y : y - x;
+}
+
+/* Sum of squared deviations from the mean of points [a, b), from prefix sums. */
+static uint64_t sse(const uint64_t *s1, const uint64_t *s2, size_t a, size_t b)
+{
+        uint64_t m = b - a, x = s1[b] - s1[a], xx = s2[b] - s2[a];
+        uint64_t c = x * (x / m); /* <= x * Y_MAX: no overflow */
+
+        return xx > c ? xx - c : 0;
+}
+
+/* ---- segmentation ---- */
+
+/* What tidy() needs to judge pieces. */
+struct judge {
+        const uint64_t *y, *abs_y;
+        uint64_t        step;
+        uint32_t        pct, min_points;
+};
+
+static void seg_set(const struct judge *j, struct seg *s, size_t a, size_t b)
+{
+        s->a   = a;
+        s->b   = b;
+        s->y   = median(j->y, a, b);
+        s->abs = median(j->abs_y, a, b);
+}
+
+
+/* Least squares with a penalty @lambda per piece (optimal partitioning, O(n^2)). */
+static size_t partition(const struct judge *jd, size_t n, uint64_t lambda, struct seg *out)
+{
+        const uint64_t *y = jd->y;
+        uint64_t s1[TLBDET_MAX_POINTS + 1], s2[TLBDET_MAX_POINTS + 1];
+        uint64_t f[TLBDET_MAX_POINTS + 1];
+        size_t   from[TLBDET_MAX_POINTS + 1], cut[TLBDET_MAX_POINTS + 1], k = 0;
+
+        s1[0] = s2[0] = 0;
+        for (size_t i = 0; i < n; i++) {
+                s1[i + 1] = s1[i] + y[i];
+                s2[i + 1] = s2[i] + y[i] * y[i];
+        }
+        f[0] = 0;
+        for (size_t j = 1; j <= n; j++) {
+                f[j] = UINT64_MAX;
+                for (size_t i = 0; i < j; i++) {
+                        uint64_t c = f[i] + sse(s1, s2, i, j) + lambda;
+                        if (c < f[j]) {
+                                f[j]    = c;
+                                from[j] = i;
+                        }
+                }
+        }
+        for (size_t j = n; j > 0; j = from[j])
+                cut[k++] = j;
+        /* cut[] holds the piece ends from the last backwards. */
+        size_t a = 0, m = 0;
+        while (k--) {
+                seg_set(jd, &out[m], a, cut[k]);
+                a = cut[k];
+                m++;
+        }
+        return m;
+}
+
+static void seg_remove(struct seg *s, size_t *n, size_t i)
+{
+        memmove(&s[i], &s[i + 1], (*n - i - 1) * sizeof(*s));
+        (*n)--;
+}
+
+/* Smallest difference that counts next to piece @s: the absolute step, or pct of its latency
+ * (a page walk that grows slowly as its PTEs leave the cache is one class, not many). */
+static uint64_t thr(const struct judge *j, const struct seg *s)
+{
+        uint64_t r = s->abs * j->pct / 100;
+
+        return r > j->step ? r : j->step;
+}
+
+/* A plateau is long enough and does not climb: its first and last thirds agree. */
+static bool is_plateau(const struct judge *j, const struct seg *s)
+{
+        size_t q = (s->b - s->a) / 3;
+
+        if (s->b - s->a < j->min_points)
+                return false;
+        q = q ? q : 1;
+        return absdiff(median(j->y, s->a, s->a + q), median(j->y, s->b - q, s->b)) < thr(j, s);
+}
+
+/* Merge neighbours closer than the threshold and drop pieces that are not plateaus: those
+ * between two plateaus are transitions, a last one above the plateau before it means the
+ * sweep ended inside a step. */
+static uint32_t tidy(const struct judge *j, struct seg *s, size_t *n)
+{
+        uint32_t flags = 0;
+        bool     changed;
+
+        do {
+                changed = false;
+                for (size_t i = 0; i + 1 < *n; i++) {
+                        const struct seg *lo = s[i].abs < s[i + 1].abs ? &s[i] : &s[i + 1];
+                        if (absdiff(s[i].y, s[i + 1].y) < thr(j, lo)) {
+                                seg_set(j, &s[i], s[i].a, s[i + 1].b);
+                                seg_remove(s, n, i + 1);
+                                changed = true;
+                                break;
+                        }
+                }
+                if (changed)
+                        continue;
+                for (size_t i = 0; i < *n && *n > 1; i++) {
+                        if (is_plateau(j, &s[i]))
+                                continue;
+                        if (i == 0 && s[0].b - s[0].a < j->min_points) {
+                                seg_set(j, &s[1], s[0].a, s[1].b); /* the first few N */
+                        } else if (i + 1 == *n && s[i].y > s[i - 1].y) {
+                                flags |= TLBDET_F_STILL_RISING;
+                        }
+                        seg_remove(s, n, i);
+                        changed = true;
+                        break;
+                }
+        } while (changed);
+        return flags;
+}
+
+/* Index of the last sweep point <= v, or -1. */
+static long sweep_index(const struct tlb_curve *c, uint64_t v)
+{
+        long i = -1;
+
+        for (size_t k = 0; k < c->n && c->pts[k].n_pages <= v; k++)
+                i = (long)k;
+        return i;
+}
+
+static bool side_matches(enum tlb_side side, enum cpu_tlb_type t)
+{
+        if (side == TLB_SIDE_DATA)
+                return t == TLB_DATA || t == TLB_UNIFIED || t == TLB_LOAD;
+        return t == TLB_INST || t == TLB_UNIFIED;
+}
+
+static uint32_t page_bit(uint64_t page_bytes)
+{
+        switch (page_bytes) {
+        case 4 * KiB: return TLB_PG_4K;
+        case 2 * MiB: return TLB_PG_2M | TLB_PG_4M;
+        case 1 * GiB: return TLB_PG_1G;
+        default: return 0;
+        }
+}
+
+/* ---- public ---- */
+
+struct tlbdet_params tlbdet_default_params(void)
+{
+        return (struct tlbdet_params){
+                .min_points = 3, .min_step_mcyc = 1500, .min_step_pct = 25, .noise_mult = 4,
+                .max_levels = 2,
+        };
+}
+
+status_t tlb_detect(const struct tlb_curve *c, const struct tlbdet_params *p,
+                    struct tlb_result *out)
+{
+        struct tlbdet_params par = p ? *p : tlbdet_default_params();
+        uint64_t             y[TLBDET_MAX_POINTS], abs_y[TLBDET_MAX_POINTS], d[TLBDET_MAX_POINTS];
+        struct seg           s[TLBDET_MAX_POINTS];
+        size_t               n, ns;
+        bool                 ctl = true;
+        uint64_t             step;
+
+        if (!c || !out || !c->pts || c->n < 2 || c->n > TLBDET_MAX_POINTS || !par.min_points ||
+            !par.max_levels)
+                return ST_BAD_ARG;
+        n = c->n;
+        for (size_t i = 0; i < n; i++) {
+                if (i && c->pts[i].n_pages <= c->pts[i - 1].n_pages)
+                        return ST_BAD_ARG;
+                if (!c->pts[i].n_windows)
+                        return ST_BAD_DATA;
+                if (!c->pts[i].ctl_p50_mcyc)
+                        ctl = false;
+        }
+        memset(out, 0, sizeof(*out));
+        out->side         = c->side;
+        out->pte          = c->pte;
+        out->page_bytes   = c->page_bytes;
+        out->n_points     = (uint32_t)n;
+        out->max_n        = c->pts[n - 1].n_pages;
+        out->uses_control = ctl;
+        for (size_t i = 0; i < n; i++) {
+                const struct tlb_point *pt = &c->pts[i];
+                uint64_t v = ctl ? (pt->p50_mcyc > pt->ctl_p50_mcyc ? pt->p50_mcyc - pt->ctl_p50_mcyc
+                                                                    : 0)
+                                 : pt->p50_mcyc;
+                y[i]     = v < Y_MAX ? v : Y_MAX;
+                abs_y[i] = pt->p50_mcyc;
+        }
+        /* Noise: median point-to-point change; steps are few, so the median ignores them.
+         * For Gaussian noise it is 0.954 sigma, hence the 21/20. */
+        for (size_t i = 0; i + 1 < n; i++)
+                d[i] = absdiff(y[i + 1], y[i]);
+        out->noise_mcyc = median(d, 0, n - 1) * 21 / 20;
+        step            = par.min_step_mcyc;
+        if (out->noise_mcyc * par.noise_mult > step)
+                step = out->noise_mcyc * par.noise_mult;
+        if (step > Y_MAX)
+                step = Y_MAX;
+        out->step_mcyc = step;
+
+        struct judge jd = { y, abs_y, step, par.min_step_pct, par.min_points };
+        ns = partition(&jd, n, step * step, s);
+        out->flags |= tidy(&jd, s, &ns);
+        if (ns > TLBDET_MAX_PLATEAUS)
+                ns = TLBDET_MAX_PLATEAUS; /* more is not a TLB hierarchy; keep the first */
+
+        for (size_t k = 0; k < ns; k++) {
+                struct tlb_plateau *pl = &out->plat[k];
+
+                pl->first_n    = c->pts[s[k].a].n_pages;
+                pl->last_n     = c->pts[s[k].b - 1].n_pages;
+                pl->n_points   = (uint32_t)(s[k].b - s[k].a);
+                pl->lat_mcyc   = s[k].abs;
+                pl->added_mcyc = s[k].y > s[0].y ? s[k].y - s[0].y : 0;
+                pl->cls        = k == 0 ? TLB_CLASS_L1_HIT
+                                 : ns == 2 ? TLB_CLASS_MISS
+                                 : k == 1 ? TLB_CLASS_L2_HIT : TLB_CLASS_WALK;
+                if (k && s[k].y < s[k - 1].y)
+                        out->flags |= TLBDET_F_NON_MONOTONIC;
+        }
+        out->n_plat = ns;
+        out->n_lvl  = ns ? ns - 1 : 0;
+        if (out->n_lvl > par.max_levels)
+                out->n_lvl = par.max_levels; /* the plateaus above are the walk growing */
+        for (size_t k = 0; k < out->n_lvl; k++) {
+                uint64_t mid = (s[k].y + s[k + 1].y) / 2;
+                size_t   i   = s[k + 1].a;
+
+                while (i - 1 > s[k].a && y[i - 1] > mid)
+                        i--;
+                out->lvl[k].entries = c->pts[i - 1].n_pages;
+                out->lvl[k].next_n  = c->pts[i].n_pages;
+        }
+        return ST_OK;
+}
+
+status_t tlb_crosscheck(struct tlb_result *r, const struct tlb_curve *c,
+                        const struct cpu_info *cpu)
+{
+        struct {
+                uint32_t    entries;
+                const char *source;
+        } cl[4];
+        size_t   m   = 0;
+        uint32_t bit;
+
+        if (!r || !c || !c->pts || !c->n)
+                return ST_BAD_ARG;
+        if (!cpu) {
+                r->flags |= TLBDET_F_NOT_CHECKED;
+                return ST_OK;
+        }
+        bit = page_bit(r->page_bytes);
+        for (uint8_t level = 1; level <= 4; level++) {
+                uint32_t    best = 0;
+                const char *src  = NULL;
+
+                for (size_t i = 0; i < cpu->n_tlbs && i < ARRAY_SIZE(cpu->tlbs); i++) {
+                        const struct cpu_tlb *t = &cpu->tlbs[i];
+                        if (t->level == level && side_matches(r->side, t->type) &&
+                            (t->page_sizes & bit) && t->entries > best) {
+                                best = t->entries;
+                                src  = t->source;
+                        }
+                }
+                if (best) {
+                        cl[m].entries  = best;
+                        cl[m++].source = src;
+                }
+        }
+        for (size_t j = 0; j < r->n_lvl; j++) {
+                struct tlb_level *l = &r->lvl[j];
+
+                if (j >= m) {
+                        l->verdict = TLB_NO_CPUID;
+                        if (m)
+                                r->flags |= TLBDET_F_EXTRA_LEVEL;
+                        continue;
+                }
+                l->cpuid_entries = cl[j].entries;
+                l->cpuid_source  = cl[j].source;
+                long di          = sweep_index(c, l->entries) - sweep_index(c, cl[j].entries);
+                l->verdict       = di >= -1 && di <= 1 ? TLB_AGREE : TLB_DISAGREE;
+                if (l->verdict == TLB_DISAGREE)
+                        r->flags |= TLBDET_F_DISAGREE;
+        }
+        for (size_t j = r->n_lvl; j < m; j++)
+                if (cl[j].entries < r->max_n)
+                        r->flags |= TLBDET_F_MISSING_LEVEL;
+        if (r->n_plat == 2 && m) /* one step: which miss class is above it? */
+                r->plat[1].cls = m >= 2 && cl[1].entries >= r->max_n ? TLB_CLASS_L2_HIT
+                                                                      : TLB_CLASS_WALK;
+        return ST_OK;
+}
+
+status_t tlb_class_cost(const struct tlb_result *r, enum tlb_class cls, uint64_t *mcyc)
+{
+        if (!r || !mcyc || (unsigned)cls >= TLB_CLASS__COUNT)
+                return ST_BAD_ARG;
+        for (size_t k = 0; k < r->n_plat; k++) {
+                if (r->plat[k].cls == cls) {
+                        *mcyc = r->plat[k].added_mcyc;
+                        return ST_OK;
+                }
+        }
+        return ST_NOT_FOUND;
+}
+
+static const char *page_name(uint64_t page_bytes)
+{
+        return page_bytes == 4 * KiB ? "4 KiB" : page_bytes == 2 * MiB ? "2 MiB"
+               : page_bytes == 1 * GiB ? "1 GiB" : "?";
+}
+
+static status_t report_one(const struct tlb_result *r, const struct tlb_result *all, size_t n,
+                           struct rep_buf *out)
+{
+        char a[32], b[32];
+
+        rep_buf_printf(out, "TLB: %s, %s pages, PTE %s: %u points up to %u pages%s; "
+                            "noise %s cyc, step >= %s cyc\n",
+                       tlb_side_name(r->side), page_name(r->page_bytes),
+                       tlb_pte_layout_name(r->pte), r->n_points, r->max_n,
+                       r->uses_control ? ", control subtracted" : "",
+                       fmt_fixed(a, sizeof(a), (int64_t)r->noise_mcyc, 3),
+                       fmt_fixed(b, sizeof(b), (int64_t)r->step_mcyc, 3));
+        rep_buf_printf(out, "  %-6s %9s %9s %9s  %s\n", "Level", "Entries", "Next N", "CPUID",
+                       "Verdict");
+        for (size_t j = 0; j < r->n_lvl; j++) {
+                const struct tlb_level *l = &r->lvl[j];
+                rep_buf_printf(out, "  L%-5zu %9u %9u %9u  %s%s%s%s\n", j + 1, l->entries,
+                               l->next_n, l->cpuid_entries,
+                               l->verdict == TLB_DISAGREE ? "DISAGREE" : tlb_verdict_name(l->verdict),
+                               l->cpuid_source ? " (" : "", l->cpuid_source ? l->cpuid_source : "",
+                               l->cpuid_source ? ")" : "");
+        }
+        if (!r->n_lvl)
+                rep_buf_printf(out, "  (no TLB level found: the curve is flat)\n");
+        rep_buf_printf(out, "  %-14s %12s %12s  %s\n", "Class", "Latency cyc", "Added cyc",
+                       "Pages");
+        for (size_t k = 0; k < r->n_plat; k++) {
+                const struct tlb_plateau *p = &r->plat[k];
+                rep_buf_printf(out, "  %-14s %12s %12s  %u..%u\n", class_titles[p->cls],
+                               fmt_fixed(a, sizeof(a), (int64_t)p->lat_mcyc, 3),
+                               fmt_fixed(b, sizeof(b), (int64_t)p->added_mcyc, 3), p->first_n,
+                               p->last_n);
+        }
+        /* Walk cost split: this curve's walk against the near-PTE curve's walk. */
+        uint64_t w, w0;
+        for (size_t i = 0; r->pte != TLB_PTE_NEAR && i < n; i++) {
+                const struct tlb_result *o = &all[i];
+                if (o->pte != TLB_PTE_NEAR || o->side != r->side || o->page_bytes != r->page_bytes ||
+                    tlb_class_cost(r, TLB_CLASS_WALK, &w) != ST_OK ||
+                    tlb_class_cost(o, TLB_CLASS_WALK, &w0) != ST_OK)
+                        continue;
+                rep_buf_printf(out, "  walk with PTE %s costs %s cyc more than with PTE near\n",
+                               tlb_pte_layout_name(r->pte),
+                               fmt_fixed(a, sizeof(a), (int64_t)w - (int64_t)w0, 3));
+        }
+        for (size_t f = 0; f < ARRAY_SIZE(flag_names); f++)
+                if (r->flags & flag_names[f].flag)
+                        rep_buf_printf(out, "  WARN: %s\n", flag_names[f].name);
+        return out->oom ? ST_NO_MEM : ST_OK;
+}
+
+status_t tlb_report_console(const struct tlb_result *r, size_t n, struct rep_buf *out)
+{
+        status_t st = ST_OK;
+
+        if (!out || (!r && n))
+                return ST_BAD_ARG;
+        for (size_t i = 0; i < n && st == ST_OK; i++)
+                st = report_one(&r[i], r, n, out);
+        return st;
+}
+
+void tlb_json_write(struct json_w *w, const char *key, const struct tlb_result *r, size_t n)
+{
+        if (!w)
+                return;
+        if (!r && n) {
+                if (w->st == ST_OK)
+                        w->st = ST_BAD_ARG;
+                return;
+        }
+        json_obj_begin(w, key);
+        json_str(w, "schema", "pmucal.tlb/1");
+        json_str(w, "units", "mcyc");
+        json_arr_begin(w, "curves");
+        for (size_t i = 0; i < n; i++) {
+                const struct tlb_result *x = &r[i];
+
+                json_obj_begin(w, NULL);
+                json_str(w, "side", tlb_side_name(x->side));
+                json_u64(w, "page_bytes", x->page_bytes);
+                json_str(w, "pte", tlb_pte_layout_name(x->pte));
+                json_u64(w, "points", x->n_points);
+                json_u64(w, "max_pages", x->max_n);
+                json_bool(w, "uses_control", x->uses_control);
+                json_u64(w, "noise_mcyc", x->noise_mcyc);
+                json_u64(w, "step_mcyc", x->step_mcyc);
+                json_arr_begin(w, "flags");
+                for (size_t f = 0; f < ARRAY_SIZE(flag_names); f++)
+                        if (x->flags & flag_names[f].flag)
+                                json_str(w, NULL, flag_names[f].name);
+                json_arr_end(w);
+                json_arr_begin(w, "levels");
+                for (size_t j = 0; j < x->n_lvl; j++) {
+                        json_obj_begin(w, NULL);
+                        json_u64(w, "level", j + 1);
+                        json_u64(w, "entries", x->lvl[j].entries);
+                        json_u64(w, "next_pages", x->lvl[j].next_n);
+                        json_u64(w, "cpuid_entries", x->lvl[j].cpuid_entries);
+                        json_str(w, "cpuid_source", x->lvl[j].cpuid_source);
+                        json_str(w, "verdict", tlb_verdict_name(x->lvl[j].verdict));
+                        json_obj_end(w);
+                }
+                json_arr_end(w);
+                json_arr_begin(w, "classes");
+                for (size_t k = 0; k < x->n_plat; k++) {
+                        const struct tlb_plateau *p = &x->plat[k];
+
+                        json_obj_begin(w, NULL);
+                        json_str(w, "class", tlb_class_name(p->cls));
+                        json_u64(w, "lat_mcyc", p->lat_mcyc);
+                        json_u64(w, "added_mcyc", p->added_mcyc);
+                        if (k + 1 < x->n_plat)
+                                json_u64(w, "upper_added_mcyc",
+                                         (p->added_mcyc + x->plat[k + 1].added_mcyc) / 2);
+                        else
+                                json_null(w, "upper_added_mcyc");
+                        json_u64(w, "first_pages", p->first_n);
+                        json_u64(w, "last_pages", p->last_n);
+                        json_obj_end(w);
+                }
+                json_arr_end(w);
+                json_obj_end(w);
+        }
+        json_arr_end(w);
+        json_obj_end(w);
+}
+
+status_t tlb_curve_csv(const struct tlb_curve *c, size_t n, struct rep_buf *out)
+{
+        if (!out || (!c && n))
+                return ST_BAD_ARG;
+        rep_buf_printf(out, "side,page_bytes,pte,n_pages,n_windows,min_mcyc,p10_mcyc,p50_mcyc,"
+                            "p90_mcyc,ctl_p50_mcyc\n");
+        for (size_t i = 0; i < n; i++) {
+                if (!c[i].pts && c[i].n)
+                        return ST_BAD_ARG;
+                for (size_t k = 0; k < c[i].n; k++) {
+                        const struct tlb_point *p = &c[i].pts[k];
+                        rep_buf_printf(out, "%s,%llu,%s,%u,%u,%llu,%llu,%llu,%llu,%llu\n",
+                                       tlb_side_name(c[i].side),
+                                       (unsigned long long)c[i].page_bytes,
+                                       tlb_pte_layout_name(c[i].pte), p->n_pages, p->n_windows,
+                                       (unsigned long long)p->min_mcyc,
+                                       (unsigned long long)p->p10_mcyc,
+                                       (unsigned long long)p->p50_mcyc,
+                                       (unsigned long long)p->p90_mcyc,
+                                       (unsigned long long)p->ctl_p50_mcyc);
+                }
+        }
+        return out->oom ? ST_NO_MEM : ST_OK;
+}
+
+const char *tlb_class_name(enum tlb_class cls)
+{
+        return (unsigned)cls < TLB_CLASS__COUNT ? class_names[cls] : "?";
+}
+
+const char *tlb_verdict_name(enum tlb_verdict v)
+{
+        return (unsigned)v < ARRAY_SIZE(verdict_names) ? verdict_names[v] : "?";
+}
