@@ -34,6 +34,7 @@ static const struct phase phases[] = {
         /* name          profiles  function */
         { "selftest",    P_ALL,    phase_selftest },
         { "inventory",   P_ALL,    phase_inventory },
+        /* >>> further phases: one row each, in this order: latency, tlb, pmu, sampling */
 };
 
 static status_t console_sink(void *ctx, const char *s, size_t n)
@@ -196,6 +197,7 @@ int pmucal_main(struct pmucal_outcome *out)
                 rep_buf_free(&r.files[i].data);
         rep_buf_free(&r.console);
         inventory_free(r.inv);
+        plat_free(r.levels);
         rep_reset();
 
         out->exit_code  = code;

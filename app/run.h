@@ -19,6 +19,7 @@ struct run_file {
 };
 
 struct inventory;
+struct lat_levels;
 
 struct run {
         struct pmucal_config cfg;
@@ -29,13 +30,17 @@ struct run {
         struct run_file      files[RUN_MAX_FILES];
         unsigned             n_files;
         struct inventory    *inv;          /* filled by the inventory phase */
+        struct lat_levels   *levels;       /* filled by the latency phase (NULL if it did not
+                                            * run); later phases bucket sampled latencies */
 };
 
 /** Hand a finished result file to the run (takes ownership of @p data's memory). */
 status_t run_add_file(struct run *r, const char *name, struct rep_buf *data);
 
-/* Phases (each prints its own report and adds its files). */
+/* Phases (each prints its own report and adds its files); the table in app/pmucal.c says
+ * which profiles run which phase, in this order. */
 status_t phase_selftest(struct run *r);
 status_t phase_inventory(struct run *r);
+/* >>> further phases: one declaration each, added by the phase's owner */
 
 #endif

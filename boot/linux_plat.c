@@ -474,6 +474,45 @@ void plat_irq_restore(uint64_t saved)
         (void)saved;
 }
 
+/* A Linux process has no physical memory map, page tables or APIC of its own. */
+status_t plat_mem_ranges(struct plat_mem_range *out, size_t max, size_t *n)
+{
+        (void)out;
+        (void)max;
+        *n = 0;
+        return ST_UNSUPPORTED;
+}
+
+status_t plat_page_tables_load(uint64_t root_pa, uint64_t *saved)
+{
+        (void)root_pa;
+        *saved = 0;
+        return ST_UNSUPPORTED;
+}
+
+void plat_page_tables_restore(uint64_t saved)
+{
+        (void)saved;
+}
+
+uint64_t plat_virt_to_phys(const void *p)
+{
+        (void)p;
+        return 0;
+}
+
+status_t plat_pmi_enable(plat_pmi_fn fn, void *ctx, int ext_lvt_offset)
+{
+        (void)fn;
+        (void)ctx;
+        (void)ext_lvt_offset;
+        return ST_UNSUPPORTED;
+}
+
+void plat_pmi_disable(void)
+{
+}
+
 status_t plat_fault_probe(enum plat_fault_probe kind, unsigned *vector)
 {
         (void)kind;

@@ -132,6 +132,57 @@ status_t plat_wallclock(struct plat_time *out);
 bool plat_irq_disable(uint64_t *saved);
 void plat_irq_restore(uint64_t saved);
 
+/* ---- memory map, paging ----------------------------------------------------------------- */
+
+enum plat_mem_kind {
+        PLAT_MEM_RAM = 0,   /* usable or firmware-owned RAM (identity-map it) */
+        PLAT_MEM_RESERVED,  /* reserved, ACPI NVS, unusable: map it, never touch it */
+        PLAT_MEM_MMIO,      /* memory-mapped I/O the firmware described */
+};
+
+struct plat_mem_range {
+        uint64_t           base;   /* physical, 4 KiB aligned */
+        uint64_t           bytes;
+        enum plat_mem_kind kind;
+        bool               uncached; /* firmware says UC only (no WB attribute) */
+        bool               code;     /* firmware or loader code: must stay executable */
+};
+
+/** Copy the firmware's memory map (merged adjacent ranges of the same kind) into @p out,
+ *  at most @p max ranges; @p *n receives how many there are (ST_NO_MEM when > max). The
+ *  identity map of the harness's own page tables is built from it. */
+status_t plat_mem_ranges(struct plat_mem_range *out, size_t max, size_t *n);
+
+/** Load @p root_pa (a PML4 built by bench/pagetable.c) into CR3, saving the current CR3 in
+ *  @p *saved. Only inside a window with interrupts masked (plat_irq_disable), and always
+ *  paired with plat_page_tables_restore before the window ends. ST_UNSUPPORTED hosted. */
+status_t plat_page_tables_load(uint64_t root_pa, uint64_t *saved);
+/** Put back the CR3 saved by plat_page_tables_load (flushes non-global TLB entries). */
+void plat_page_tables_restore(uint64_t saved);
+/** Physical address of harness memory @p p (identity under UEFI; 0 where unknown). */
+uint64_t plat_virt_to_phys(const void *p);
+
+/* ---- performance-monitoring interrupt --------------------------------------------------- */
+
+/** What the CPU pushed when the PMI arrived. */
+struct plat_pmi_frame {
+        uint64_t rip, cs, rflags, rsp;
+};
+
+/** Called for each PMI, in interrupt context with interrupts masked, on the CPU that took it.
+ *  It must not print or allocate; the platform sends the local APIC EOI and unmasks the
+ *  LVT entry after it returns. */
+typedef void (*plat_pmi_fn)(const struct plat_pmi_frame *frame, void *ctx);
+
+/** Route the local APIC's performance-counter interrupt (LVT PMC, APIC offset 0x340; xAPIC
+ *  or x2APIC, whichever the firmware enabled) to @p fn through a vector of the harness's own
+ *  IDT, as a fixed interrupt. When @p ext_lvt_offset >= 0, AMD's extended LVT entry of that
+ *  offset (APIC 0x500 + 0x10 * offset, used by IBS) is routed too. The previous LVT values and
+ *  IDT entry are saved. ST_UNSUPPORTED where there is no local APIC or no own IDT (hosted). */
+status_t plat_pmi_enable(plat_pmi_fn fn, void *ctx, int ext_lvt_offset);
+/** Restore the LVT entries and the IDT vector plat_pmi_enable changed. */
+void plat_pmi_disable(void);
+
 /* ---- fault recovery self-test ---------------------------------------------------------- */
 
 enum plat_fault_probe {

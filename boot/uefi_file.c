@@ -291,3 +291,73 @@ status_t plat_mem_summary(struct plat_mem_summary *out)
         FreePool(map);
         return ST_OK;
 }
+
+status_t plat_mem_ranges(struct plat_mem_range *out, size_t max, size_t *n)
+{
+        UINTN                  count, key, desc_size;
+        UINT32                 ver;
+        EFI_MEMORY_DESCRIPTOR *map = LibMemoryMap(&count, &key, &desc_size, &ver);
+        size_t                 k   = 0;
+        status_t               st  = ST_OK;
+
+        *n = 0;
+        if (!map)
+                return ST_NO_MEM;
+        for (UINTN i = 0; i < count; i++) {
+                EFI_MEMORY_DESCRIPTOR *d = (void *)((char *)map + i * desc_size);
+                struct plat_mem_range  r = {
+                         .base     = d->PhysicalStart,
+                         .bytes    = d->NumberOfPages * 4096,
+                         .uncached = !(d->Attribute & EFI_MEMORY_WB),
+                         .code     = d->Type == EfiLoaderCode || d->Type == EfiBootServicesCode ||
+                                 d->Type == EfiRuntimeServicesCode,
+                };
+                switch (d->Type) {
+                case EfiMemoryMappedIO:
+                case EfiMemoryMappedIOPortSpace:
+                        r.kind = PLAT_MEM_MMIO;
+                        break;
+                case EfiReservedMemoryType:
+                case EfiUnusableMemory:
+                case EfiACPIMemoryNVS:
+                case EfiPalCode:
+                        r.kind = PLAT_MEM_RESERVED;
+                        break;
+                default:
+                        r.kind = PLAT_MEM_RAM;
+                        break;
+                }
+                struct plat_mem_range *prev = k ? &out[k - 1] : NULL;
+                if (prev && k <= max && prev->base + prev->bytes == r.base &&
+                    prev->kind == r.kind && prev->uncached == r.uncached &&
+                    prev->code == r.code) {
+                        prev->bytes += r.bytes;
+                        continue;
+                }
+                if (k < max)
+                        out[k] = r;
+                else
+                        st = ST_NO_MEM;
+                k++;
+        }
+        FreePool(map);
+        *n = k;
+        return st;
+}
+
+status_t plat_page_tables_load(uint64_t root_pa, uint64_t *saved)
+{
+        __asm__ volatile("mov %%cr3, %0" : "=r"(*saved));
+        __asm__ volatile("mov %0, %%cr3" : : "r"(root_pa) : "memory");
+        return ST_OK;
+}
+
+void plat_page_tables_restore(uint64_t saved)
+{
+        __asm__ volatile("mov %0, %%cr3" : : "r"(saved) : "memory");
+}
+
+uint64_t plat_virt_to_phys(const void *p)
+{
+        return (uint64_t)(uintptr_t)p; /* UEFI runs identity-mapped */
+}

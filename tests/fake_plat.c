@@ -274,6 +274,49 @@ status_t plat_fault_probe(enum plat_fault_probe kind, unsigned *vector)
         return ST_OK;
 }
 
+status_t plat_mem_ranges(struct plat_mem_range *out, size_t max, size_t *n)
+{
+        static const struct plat_mem_range map[] = {
+                { .base = 0, .bytes = 640 * KiB, .kind = PLAT_MEM_RAM },
+                { .base = 1 * MiB, .bytes = 2 * GiB - 1 * MiB, .kind = PLAT_MEM_RAM },
+                { .base = 0xfec00000, .bytes = 4 * KiB, .kind = PLAT_MEM_MMIO, .uncached = true },
+        };
+        *n = ARRAY_SIZE(map);
+        if (max < ARRAY_SIZE(map))
+                return ST_NO_MEM;
+        memcpy(out, map, sizeof(map));
+        return ST_OK;
+}
+
+status_t plat_page_tables_load(uint64_t root_pa, uint64_t *saved)
+{
+        (void)root_pa;
+        *saved = 0;
+        return ST_UNSUPPORTED;
+}
+
+void plat_page_tables_restore(uint64_t saved)
+{
+        (void)saved;
+}
+
+uint64_t plat_virt_to_phys(const void *p)
+{
+        return (uint64_t)(uintptr_t)p;
+}
+
+status_t plat_pmi_enable(plat_pmi_fn fn, void *ctx, int ext_lvt_offset)
+{
+        (void)fn;
+        (void)ctx;
+        (void)ext_lvt_offset;
+        return ST_UNSUPPORTED;
+}
+
+void plat_pmi_disable(void)
+{
+}
+
 const char *plat_name(void)
 {
         return "host unit test (fake platform)";
