@@ -32,7 +32,8 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 # Debian packages the build, run and tests need (make deps installs them).
 DEB_PACKAGES := gnu-efi ovmf qemu-system-x86 mtools dosfstools gdisk libcmocka-dev \
-                libjansson-dev clang gnuplot-nox python3 acpica-tools binutils make gcc
+                libjansson-dev clang libclang-rt-14-dev gnuplot-nox python3 acpica-tools \
+                binutils make gcc
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 COMMON_CFLAGS := -std=gnu11 -MMD -MP -fno-strict-aliasing $(WARN) -DPMUCAL_VERSION='"$(VERSION)"'
@@ -71,7 +72,7 @@ EFI_OBJS = $(patsubst %.c,$(B)/efi/%.o,$(PORTABLE_SRCS) $(BOOT_UEFI_SRCS) $(PMU_
 
 # Host unit tests: tests/test_<name>.c, linked with the portable files it names below plus
 # the fake platform. Every test here is built and run by `make test`.
-TEST_COMMON := boot/status.c report/fmt.c report/rep.c tests/fake_plat.c
+TEST_COMMON := boot/status.c report/fmt.c report/rep.c tests/fake_plat.c tests/test_util.c
 TEST_DEPS_fmt     := report/fmt.c
 TEST_DEPS_rep     := report/rep.c
 TEST_DEPS_json    := report/json.c

@@ -12,31 +12,17 @@
 
 #include <cmocka.h>
 
+#include "test_util.h"
 #include "../boot/acpi.h"
 
 /* ---- fixtures and a table builder -------------------------------------------------------- */
 
 static uint8_t *load(const char *name, size_t *len)
 {
-        const char *dir = getenv("PMUCAL_TESTDATA");
-        char path[512];
-        FILE *f;
-        uint8_t *buf;
-        long n;
+        char rel[256];
 
-        snprintf(path, sizeof(path), "%s/acpi/%s", dir ? dir : "tests/data", name);
-        f = fopen(path, "rb");
-        if (!f)
-                fail_msg("cannot open %s (run from the repository root)", path);
-        fseek(f, 0, SEEK_END);
-        n = ftell(f);
-        fseek(f, 0, SEEK_SET);
-        buf = malloc((size_t)n);
-        assert_non_null(buf);
-        assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-        fclose(f);
-        *len = (size_t)n;
-        return buf;
+        snprintf(rel, sizeof(rel), "%s/%s", "acpi", name);
+        return test_load(rel, len);
 }
 
 static void put_le(uint8_t *p, uint64_t v, unsigned bytes)

@@ -15,24 +15,13 @@
 #include "../app/pmucal.h"
 #include "../boot/acpi.h"
 #include "fake_plat.h"
+#include "test_util.h"
 
 #define RUN1 "pmucal/results/20261123-081500-01"
 #define RUN2 "pmucal/results/20261123-081500-02"
 
 static void *srat_raw, *madt_raw;
 
-static void *load(const char *path)
-{
-        FILE *f = fopen(path, "rb");
-        assert_non_null(f);
-        fseek(f, 0, SEEK_END);
-        long n = ftell(f);
-        fseek(f, 0, SEEK_SET);
-        void *p = malloc((size_t)n);
-        assert_int_equal(fread(p, 1, (size_t)n, f), (size_t)n);
-        fclose(f);
-        return p;
-}
 
 static int setup(void **state)
 {
@@ -46,8 +35,8 @@ static int setup(void **state)
         fake_plat_set_cpus(cpus, 3);
         free(madt_raw);
         free(srat_raw);
-        madt_raw = load("tests/data/acpi/qemu72-q35-3node-hmat-apic.dat");
-        srat_raw = load("tests/data/acpi/qemu72-q35-3node-hmat-srat.dat");
+        madt_raw = test_load("acpi/qemu72-q35-3node-hmat-apic.dat", NULL);
+        srat_raw = test_load("acpi/qemu72-q35-3node-hmat-srat.dat", NULL);
         fake_plat_add_acpi(madt_raw);
         fake_plat_add_acpi(srat_raw);
         return 0;

@@ -18,21 +18,8 @@
 #include "../report/inventory.h"
 #include "cpuid_dump.h"
 #include "fake_plat.h"
+#include "test_util.h"
 
-static void *load(const char *path, size_t *len)
-{
-        FILE *f = fopen(path, "rb");
-        assert_non_null(f);
-        fseek(f, 0, SEEK_END);
-        long n = ftell(f);
-        fseek(f, 0, SEEK_SET);
-        void *p = malloc((size_t)n);
-        assert_int_equal(fread(p, 1, (size_t)n, f), (size_t)n);
-        fclose(f);
-        if (len)
-                *len = (size_t)n;
-        return p;
-}
 
 struct fixture {
         struct inventory  inv;
@@ -48,11 +35,11 @@ static int setup(void **state)
         assert_int_equal(cpuid_dump_load("tests/data/cpuid/qemu72-tcg-max.txt", &f->dump), ST_OK);
         f->inv.cpu_st   = cpu_decode(&f->dump, &f->inv.cpu);
         f->inv.platform = "test";
-        f->madt_raw     = load("tests/data/acpi/qemu72-q35-3node-hmat-apic.dat", NULL);
-        f->srat_raw     = load("tests/data/acpi/qemu72-q35-3node-hmat-srat.dat", NULL);
-        f->slit_raw     = load("tests/data/acpi/qemu72-q35-3node-hmat-slit.dat", NULL);
-        f->hmat_raw     = load("tests/data/acpi/qemu72-q35-3node-hmat-hmat.dat", NULL);
-        f->smbios_raw   = load("tests/data/smbios/qemu72-q35.bin", &smbios_len);
+        f->madt_raw     = test_load("acpi/qemu72-q35-3node-hmat-apic.dat", NULL);
+        f->srat_raw     = test_load("acpi/qemu72-q35-3node-hmat-srat.dat", NULL);
+        f->slit_raw     = test_load("acpi/qemu72-q35-3node-hmat-slit.dat", NULL);
+        f->hmat_raw     = test_load("acpi/qemu72-q35-3node-hmat-hmat.dat", NULL);
+        f->smbios_raw   = test_load("smbios/qemu72-q35.bin", &smbios_len);
         f->inv.madt     = calloc(1, sizeof(*f->inv.madt));
         f->inv.srat     = calloc(1, sizeof(*f->inv.srat));
         f->inv.slit     = calloc(1, sizeof(*f->inv.slit));

@@ -1,0 +1,34 @@
+/** @file Helpers shared by the host unit tests (see test_util.h). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "test_util.h"
+
+void *test_load(const char *rel, size_t *len)
+{
+        const char *dir = getenv("PMUCAL_TESTDATA");
+        char        path[512];
+        FILE       *f;
+        long        n;
+
+        snprintf(path, sizeof(path), "%s/%s", dir ? dir : "tests/data", rel);
+        f = fopen(path, "rb");
+        if (!f)
+                fail_msg("cannot open %s (run from the repository root)", path);
+        fseek(f, 0, SEEK_END);
+        n = ftell(f);
+        fseek(f, 0, SEEK_SET);
+        void *buf = malloc(n ? (size_t)n : 1);
+        assert_non_null(buf);
+        assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+        fclose(f);
+        if (len)
+                *len = (size_t)n;
+        return buf;
+}
