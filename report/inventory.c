@@ -371,7 +371,7 @@ static void json_cpu(struct json_w *w, const struct inventory *inv)
                 json_null(w, "microcode");
         json_bool(w, "hypervisor", c->hypervisor);
         json_str(w, "hypervisor_vendor", c->hypervisor ? c->hv_vendor : NULL);
-        json_u64(w, "max_leaf", c->max_leaf);
+        json_hex(w, "max_leaf", c->max_leaf);
         json_hex(w, "max_ext_leaf", c->max_ext_leaf);
         json_obj_begin(w, "features");
         json_bool(w, "pdpe1gb", c->pdpe1gb);
