@@ -246,7 +246,7 @@ unit: $(TEST_BINS)
 fuzz: $(FUZZ_BINS)
 
 test: deps
-	$(MAKE) all usb unit fuzz host
+	$(MAKE) check-layering all usb unit fuzz host
 	@tests/run-tests.sh
 
 check-layering:
