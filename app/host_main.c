@@ -24,6 +24,7 @@
 #include "../report/lattable.h"
 #include "../report/levels.h"
 #include "../report/rep.h"
+#include "tlb.h" /* --tlb (hc) */
 
 #ifndef PMUCAL_VERSION
 #define PMUCAL_VERSION "unknown"
@@ -292,6 +293,8 @@ int main(int argc, char **argv)
         struct bench_sweep_info  info;
         status_t                 st;
 
+        if (argc > 1 && !strcmp(argv[1], "--tlb")) /* hc: the dTLB calibration, app/tlb_host.c */
+                return host_tlb_main(argc - 1, argv + 1);
         if (parse_args(argc, argv, &o))
                 return 2;
         rep_add_sink((struct rep_sink){ .write = console_sink });

@@ -128,30 +128,61 @@ static status_t time_chain(uint8_t *base, const uint64_t *off, uint32_t n,
 
 /* ---- public ---- */
 
-status_t bench_dtlb_measure(uint8_t *win, uint64_t win_bytes, uint8_t *ctl, uint64_t ctl_bytes,
-                            const struct bench_tlb_cfg *cfg, const struct bench_tlb_run *run,
-                            struct tlb_point *out)
+/* Follow the chain n loads from its start: it must come back exactly then, not before. */
+static bool chain_closed(uint8_t *base, const uint64_t *off, uint32_t n)
 {
-        uint64_t         span, *off;
+        void *start = base + off[0], *p = start;
+
+        for (uint32_t i = 0; i < n; i++) {
+                p = *(void *const *)p;
+                if (p == start)
+                        return i + 1 == n;
+        }
+        return false;
+}
+
+status_t bench_dtlb_measure_off(uint8_t *win, uint64_t win_bytes, uint8_t *ctl,
+                                uint64_t ctl_bytes, const struct bench_tlb_cfg *cfg,
+                                const struct bench_tlb_run *run, uint64_t *off, size_t n_off,
+                                struct tlb_point *out)
+{
+        uint64_t         span;
         struct tlb_point c = { 0 };
         status_t         st;
 
-        if (!win || !out || !run_ok(run) || bench_tlb_span(cfg, &span) != ST_OK ||
-            win_bytes < span || (ctl && ctl_bytes < (uint64_t)cfg->n_pages * BENCH_TLB_LINE_BYTES))
+        if (!win || !out || !off || !run_ok(run) || bench_tlb_span(cfg, &span) != ST_OK ||
+            win_bytes < span || n_off != cfg->n_pages ||
+            (ctl && ctl_bytes < (uint64_t)cfg->n_pages * BENCH_TLB_LINE_BYTES))
                 return ST_BAD_ARG;
-        if (!(off = plat_alloc((size_t)cfg->n_pages * sizeof(*off))))
-                return ST_NO_MEM;
-        st = bench_tlb_plan(cfg, off, cfg->n_pages);
+        st = bench_tlb_plan(cfg, off, n_off);
         if (st == ST_OK)
                 st = time_chain(win, off, cfg->n_pages, run, out);
+        if (st == ST_OK && !chain_closed(win, off, cfg->n_pages))
+                st = ST_BAD_DATA;
         if (st == ST_OK && ctl) {
-                st = bench_tlb_control_plan(cfg, off, cfg->n_pages);
+                st = bench_tlb_control_plan(cfg, off, n_off);
                 if (st == ST_OK)
                         st = time_chain(ctl, off, cfg->n_pages, run, &c);
                 out->ctl_p50_mcyc = c.p50_mcyc;
         } else if (st == ST_OK) {
                 out->ctl_p50_mcyc = 0;
         }
+        return st;
+}
+
+status_t bench_dtlb_measure(uint8_t *win, uint64_t win_bytes, uint8_t *ctl, uint64_t ctl_bytes,
+                            const struct bench_tlb_cfg *cfg, const struct bench_tlb_run *run,
+                            struct tlb_point *out)
+{
+        uint64_t *off;
+        status_t  st;
+
+        if (!cfg || !cfg->n_pages)
+                return ST_BAD_ARG;
+        if (!(off = plat_alloc((size_t)cfg->n_pages * sizeof(*off))))
+                return ST_NO_MEM;
+        st = bench_dtlb_measure_off(win, win_bytes, ctl, ctl_bytes, cfg, run, off, cfg->n_pages,
+                                    out);
         plat_free(off);
         return st;
 }
@@ -185,4 +216,33 @@ status_t bench_itlb_measure(void (*entry)(void), uint32_t n_pages,
         }
         out->ctl_p50_mcyc = 0;
         return summarise(v, k, n_pages, out);
+}
+
+/* ---- control registers (ring 0 only; the firmware build) ---- */
+
+uint64_t bench_cr3_read(void)
+{
+        uint64_t v;
+
+        __asm__ volatile("mov %%cr3, %0" : "=r"(v));
+        return v;
+}
+
+uint64_t bench_cr4_read(void)
+{
+        uint64_t v;
+
+        __asm__ volatile("mov %%cr4, %0" : "=r"(v));
+        return v;
+}
+
+void bench_tlb_flush_all(void)
+{
+        uint64_t cr4 = bench_cr4_read();
+
+        /* A MOV to CR4 that changes PGE invalidates every TLB entry, global ones and those of
+         * every PCID, and the paging-structure caches. [SDM-3A] "Invalidation of TLBs and
+         * Paging-Structure Caches", operations that invalidate; [APM-2] "Global Pages". */
+        __asm__ volatile("mov %0, %%cr4" : : "r"(cr4 ^ BENCH_CR4_PGE) : "memory");
+        __asm__ volatile("mov %0, %%cr4" : : "r"(cr4) : "memory");
 }

@@ -15,7 +15,10 @@
 #ifndef PMUCAL_BENCH_KERNEL_TLB_H
 #define PMUCAL_BENCH_KERNEL_TLB_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+#include "../boot/plat.h"
 
 #include "../boot/status.h"
 #include "tlb.h"
@@ -40,9 +43,33 @@ status_t bench_dtlb_measure(uint8_t *win, uint64_t win_bytes, uint8_t *ctl, uint
                             const struct bench_tlb_cfg *cfg, const struct bench_tlb_run *run,
                             struct tlb_point *out);
 
+/** bench_dtlb_measure with the caller's scratch @p off (@p n_off = cfg->n_pages entries)
+ *  instead of an allocation, so it can run inside a window with the harness's own page tables
+ *  loaded (no firmware allocation there). After timing the window it follows the chain once
+ *  more: ST_BAD_DATA when it did not return to its start after exactly n_pages loads. */
+status_t bench_dtlb_measure_off(uint8_t *win, uint64_t win_bytes, uint8_t *ctl,
+                                uint64_t ctl_bytes, const struct bench_tlb_cfg *cfg,
+                                const struct bench_tlb_run *run, uint64_t *off, size_t n_off,
+                                struct tlb_point *out);
+
 /** Measure one N of the iTLB curve: @p entry is the first stub of a chain of @p n_pages jumps
  *  (bench_itlb_gen), already executable. Latency per jump into @p out. */
 status_t bench_itlb_measure(void (*entry)(void), uint32_t n_pages,
                             const struct bench_tlb_run *run, struct tlb_point *out);
+
+/* CR4 bits. [SDM-3A] "Control Registers"; [APM-2] "CR4 Register". */
+#define BENCH_CR4_PGE   BIT_ULL(7)  /* page global enable */
+#define BENCH_CR4_PCIDE BIT_ULL(17) /* process-context identifiers: CR3[11:0] is a PCID */
+#define BENCH_CR4_SMEP  BIT_ULL(20)
+#define BENCH_CR4_SMAP  BIT_ULL(21)
+
+/** CR3 as it is now (ring 0 only: the firmware build). */
+uint64_t bench_cr3_read(void);
+/** CR4 as it is now (ring 0 only). */
+uint64_t bench_cr4_read(void);
+/** Invalidate every TLB entry, global entries and all PCIDs included, by toggling CR4.PGE
+ *  twice (ring 0 only, interrupts masked). A CR3 load alone keeps global entries and, with
+ *  CR4.PCIDE, other PCIDs' entries. */
+void bench_tlb_flush_all(void);
 
 #endif

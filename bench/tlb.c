@@ -126,22 +126,18 @@ status_t bench_tlb_control_plan(const struct bench_tlb_cfg *cfg, uint64_t *off, 
         return ST_OK;
 }
 
-status_t bench_itlb_gen(const struct bench_tlb_cfg *cfg, uint8_t *buf, uint64_t buf_bytes,
-                        uint64_t *entry_off)
+status_t bench_itlb_gen_off(const struct bench_tlb_cfg *cfg, uint64_t *off, size_t n_off,
+                            uint8_t *buf, uint64_t buf_bytes, uint64_t *entry_off)
 {
-        uint64_t span, *off;
+        uint64_t span;
         status_t st;
 
         if ((st = bench_tlb_span(cfg, &span)) != ST_OK)
                 return st;
         if (!buf || !entry_off || buf_bytes < span || span > (1ull << 31))
                 return ST_BAD_ARG;
-        if (!(off = plat_alloc(cfg->n_pages * sizeof(*off))))
-                return ST_NO_MEM;
-        if ((st = bench_tlb_plan(cfg, off, cfg->n_pages)) != ST_OK) {
-                plat_free(off);
+        if ((st = bench_tlb_plan(cfg, off, n_off)) != ST_OK)
                 return st;
-        }
         for (uint32_t i = 0; i < cfg->n_pages; i++) {
                 uint8_t *p = buf + off[i];
 
@@ -161,8 +157,24 @@ status_t bench_itlb_gen(const struct bench_tlb_cfg *cfg, uint8_t *buf, uint64_t 
                 p[4] = (uint8_t)(r >> 24);
         }
         *entry_off = off[0];
-        plat_free(off);
         return ST_OK;
+}
+
+status_t bench_itlb_gen(const struct bench_tlb_cfg *cfg, uint8_t *buf, uint64_t buf_bytes,
+                        uint64_t *entry_off)
+{
+        uint64_t span, *off;
+        status_t st;
+
+        if ((st = bench_tlb_span(cfg, &span)) != ST_OK)
+                return st;
+        if (!buf || !entry_off || buf_bytes < span || span > (1ull << 31))
+                return ST_BAD_ARG;
+        if (!(off = plat_alloc(cfg->n_pages * sizeof(*off))))
+                return ST_NO_MEM;
+        st = bench_itlb_gen_off(cfg, off, cfg->n_pages, buf, buf_bytes, entry_off);
+        plat_free(off);
+        return st;
 }
 
 status_t bench_tlb_sweep(uint32_t min_pages, uint32_t max_pages, unsigned steps_per_octave,

@@ -106,6 +106,12 @@ status_t bench_tlb_control_plan(const struct bench_tlb_cfg *cfg, uint64_t *off, 
 status_t bench_itlb_gen(const struct bench_tlb_cfg *cfg, uint8_t *buf, uint64_t buf_bytes,
                         uint64_t *entry_off);
 
+/** bench_itlb_gen with the caller's scratch @p off (@p n_off = cfg->n_pages entries; holds
+ *  the plan afterwards) instead of an allocation, for use where nothing may be allocated
+ *  (inside a measurement window with the harness's own page tables loaded). */
+status_t bench_itlb_gen_off(const struct bench_tlb_cfg *cfg, uint64_t *off, size_t n_off,
+                            uint8_t *buf, uint64_t buf_bytes, uint64_t *entry_off);
+
 /** The N values of a sweep: geometric from @p min_pages to @p max_pages (both included) with
  *  @p steps_per_octave steps (1, 2, 4, 8 or 16), duplicates removed, into @p out (room for
  *  @p cap); count to @p *n. ST_NO_SPACE when cap is too small. */

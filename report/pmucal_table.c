@@ -15,6 +15,7 @@
 #include "../boot/plat.h"
 #include "../pmu/cpuid.h"
 #include "include/pmucal/table.h"
+#include "include/pmucal/tlb.h"
 
 #define EXIT_BAD   1
 #define EXIT_USAGE 2
@@ -29,6 +30,8 @@ static int usage(const char *why)
                 "       pmucal-table show FILE\n"
                 "       pmucal-table classify FILE LATENCY...   (cycles, or with an ns suffix: 12.5ns)\n"
                 "       pmucal-table match DIR\n"
+                "       pmucal-table classify-tlb FILE [dtlb:|itlb:]4k|2m|1g ADDED_CYCLES...\n"
+                "                    (FILE: tlb-table.json or a latency table with a tlb section)\n"
                 "exit: 0 ok, 1 bad table (or no match), 2 usage\n");
         return EXIT_USAGE;
 }
@@ -284,8 +287,71 @@ static int cmd_match(const char *dir)
         return best < 0 ? EXIT_BAD : 0;
 }
 
+/* "dtlb:4k", "itlb:2m", "1g" (dtlb), or a byte count; 0 when malformed. */
+static uint64_t parse_page(const char *a, const char **side)
+{
+        char    *end;
+        uint64_t v;
+
+        *side = "dtlb";
+        if (!strncmp(a, "dtlb:", 5) || !strncmp(a, "itlb:", 5)) {
+                *side = a[0] == 'i' ? "itlb" : "dtlb";
+                a += 5;
+        }
+        if (!strcmp(a, "4k"))
+                return 4096;
+        if (!strcmp(a, "2m"))
+                return 2u << 20;
+        if (!strcmp(a, "1g"))
+                return 1u << 30;
+        v = strtoull(a, &end, 0);
+        return end != a && !*end && (v == 4096 || v == 2u << 20 || v == 1u << 30) ? v : 0;
+}
+
+/* Classify TLB-miss latencies (cycles added over an L1 TLB hit) with the TLB section. */
+static int cmd_classify_tlb(const char *path, const char *page, int n, char **lat)
+{
+        struct pmucal_tlb *t;
+        const char        *side;
+        char               err[512];
+        uint64_t           pb = parse_page(page, &side);
+
+        if (!pb) {
+                fprintf(stderr, "pmucal-table: page size \"%s\" is not [dtlb:|itlb:]4k, 2m or 1g\n",
+                        page);
+                return EXIT_USAGE;
+        }
+        for (int i = 0; i < n; i++) {
+                char  *end;
+                double v = strtod(lat[i], &end);
+                if (end == lat[i] || *end || !isfinite(v) || v < 0) {
+                        fprintf(stderr, "pmucal-table: latency \"%s\" is not a number of cycles\n",
+                                lat[i]);
+                        return EXIT_USAGE;
+                }
+        }
+        if (pmucal_tlb_load(path, &t, err, sizeof(err)) != PMUCAL_OK) {
+                fprintf(stderr, "pmucal-table: %s\n", err);
+                return EXIT_BAD;
+        }
+        if (!pmucal_tlb_curve(t, side, pb)) {
+                fprintf(stderr, "pmucal-table: %s: no %s curve for %s pages\n", path, side, page);
+                pmucal_tlb_free(t);
+                return EXIT_BAD;
+        }
+        for (int i = 0; i < n; i++) {
+                const struct pmucal_tlb_class *k =
+                        pmucal_tlb_classify(t, side, pb, strtod(lat[i], NULL));
+                printf("%s %s\n", lat[i], k ? k->name : "?");
+        }
+        pmucal_tlb_free(t);
+        return 0;
+}
+
 int main(int argc, char **argv)
 {
+        if (!strcmp(argc > 1 ? argv[1] : "", "classify-tlb") && argc >= 5)
+                return cmd_classify_tlb(argv[2], argv[3], argc - 4, argv + 4);
         if (argc < 2)
                 return usage("no command");
         if (!strcmp(argv[1], "check") && argc == 3)
@@ -301,7 +367,8 @@ int main(int argc, char **argv)
                 return 0;
         }
         return usage(strcmp(argv[1], "check") && strcmp(argv[1], "show") &&
-                                     strcmp(argv[1], "classify") && strcmp(argv[1], "match")
+                                     strcmp(argv[1], "classify") && strcmp(argv[1], "match") &&
+                                     strcmp(argv[1], "classify-tlb")
                              ? "unknown command"
                              : "wrong number of arguments");
 }

@@ -74,5 +74,24 @@ case_ "check without file"            2 "wrong number of arguments"    check
 case_ "classify without latency"      2 "wrong number of arguments"    classify "$good"
 case_ "help"                          0 "usage:"                       --help
 
+# classify-tlb (TLB section, pmucal.tlb/1): a standalone tlb-table.json and the same section
+# inside a latency table; malformed sections give a clear error naming the field.
+cls='[{"class":"l1_hit","lat_mcyc":3000,"added_mcyc":0,"upper_added_mcyc":3000,"first_pages":4,"last_pages":64},{"class":"l2_hit","lat_mcyc":9000,"added_mcyc":6000,"upper_added_mcyc":16000,"first_pages":76,"last_pages":2048},{"class":"walk","lat_mcyc":29000,"added_mcyc":26000,"upper_added_mcyc":null,"first_pages":3444,"last_pages":8192}]'
+tlbdoc='{"schema":"pmucal.tlb/1","units":"mcyc","curves":[{"side":"dtlb","page_bytes":4096,"pte":"near","levels":[{"level":1,"entries":64}],"classes":'"$cls"'}]}'
+echo "$tlbdoc" > "$tmp/tlb-table.json"
+echo '{"schema":"pmucal.latency-table/1","tlb":'"$tlbdoc"'}' > "$tmp/lat-with-tlb.json"
+echo "${tlbdoc/pmucal.tlb\/1/pmucal.tlb/2}" > "$tmp/tlb-v2.json"
+echo "${tlbdoc/\"page_bytes\":4096/\"page_bytes\":\"4k\"}" > "$tmp/tlb-bad.json"
+case_ "classify-tlb buckets"          0 "=0 l1_hit
+3.5 l2_hit
+40 walk" classify-tlb "$tmp/tlb-table.json" 4k 0 3.5 40
+case_ "classify-tlb in a latency table" 0 "^20 walk$" classify-tlb "$tmp/lat-with-tlb.json" dtlb:4096 20
+case_ "classify-tlb no such curve"    1 "no itlb curve for itlb:4k"    classify-tlb "$tmp/tlb-table.json" itlb:4k 3
+case_ "classify-tlb other major"      1 "schema \"pmucal.tlb/2\": this library reads pmucal.tlb/1" classify-tlb "$tmp/tlb-v2.json" 4k 3
+case_ "classify-tlb malformed"        1 "curves\[0\]: page_bytes: expected a non-negative integer" classify-tlb "$tmp/tlb-bad.json" 4k 3
+case_ "classify-tlb latency table without tlb" 1 "not a pmucal TLB table" classify-tlb "$good" 4k 3
+case_ "classify-tlb bad page size"    2 "page size \"3k\""             classify-tlb "$tmp/tlb-table.json" 3k 3
+case_ "classify-tlb bad latency"      2 "latency \"fast\""             classify-tlb "$tmp/tlb-table.json" 4k fast
+
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -13,6 +13,9 @@
 #include <cmocka.h>
 
 #include "../report/include/pmucal/table.h"
+#include "../report/include/pmucal/tlb.h"
+#include "../report/json.h"
+#include "../report/tlbdetect.h"
 
 /* A valid table: three levels, ns present. */
 static const char base[] =
@@ -233,12 +236,179 @@ static void test_args(void **state)
         assert_string_equal(pmucal_strerror((enum pmucal_err)99), "unknown error");
 }
 
+/* ---- TLB section (pmucal.tlb/1) ---- */
+
+#define TLB_CLASSES                                                                              \
+        "[{\"class\":\"l1_hit\",\"lat_mcyc\":3000,\"added_mcyc\":0,\"upper_added_mcyc\":3000,"  \
+        "\"first_pages\":4,\"last_pages\":64},"                                                 \
+        "{\"class\":\"l2_hit\",\"lat_mcyc\":9000,\"added_mcyc\":6000,\"upper_added_mcyc\":16000," \
+        "\"first_pages\":76,\"last_pages\":2048},"                                              \
+        "{\"class\":\"walk\",\"lat_mcyc\":29000,\"added_mcyc\":26000,\"upper_added_mcyc\":null," \
+        "\"first_pages\":3444,\"last_pages\":8192}]"
+#define TLB_CURVE(side, page, pte, classes)                                                      \
+        "{\"side\":\"" side "\",\"page_bytes\":" page ",\"pte\":\"" pte "\",\"levels\":"          \
+        "[{\"level\":1,\"entries\":64}],\"classes\":" classes "}"
+#define TLB_DOC(schema, curves) "{\"schema\":\"" schema "\",\"units\":\"mcyc\",\"curves\":[" curves "]}"
+
+static void test_tlb_cases(void **state)
+{
+        static const struct {
+                const char     *name, *json;
+                enum pmucal_err want;
+                const char     *err; /* substring of the message */
+        } tcases[] = {
+                { "good", TLB_DOC("pmucal.tlb/1", TLB_CURVE("dtlb", "4096", "near", TLB_CLASSES)),
+                  PMUCAL_OK, "" },
+                { "latency table with a tlb section",
+                  "{\"schema\":\"pmucal.latency-table/1\",\"tlb\":"
+                  TLB_DOC("pmucal.tlb/1", TLB_CURVE("dtlb", "4096", "near", TLB_CLASSES)) "}",
+                  PMUCAL_OK, "" },
+                { "major 2", TLB_DOC("pmucal.tlb/2", ""), PMUCAL_E_VERSION, "reads pmucal.tlb/1" },
+                { "other schema", TLB_DOC("pmucal.latency-table/1", ""), PMUCAL_E_VERSION,
+                  "not a pmucal TLB table" },
+                { "no schema", "{\"curves\":[]}", PMUCAL_E_VERSION, "schema missing" },
+                { "tlb not an object", "{\"schema\":\"pmucal.latency-table/1\",\"tlb\":3}",
+                  PMUCAL_E_SCHEMA, "tlb: expected an object" },
+                { "syntax", "{\"schema\":", PMUCAL_E_SYNTAX, "x:1:" },
+                { "top level array", "[]", PMUCAL_E_VERSION, "top level" },
+                { "curves not array", "{\"schema\":\"pmucal.tlb/1\",\"curves\":{}}", PMUCAL_E_SCHEMA,
+                  "curves: missing or not an array" },
+                { "bad side", TLB_DOC("pmucal.tlb/1", TLB_CURVE("ptlb", "4096", "near", "[]")),
+                  PMUCAL_E_SCHEMA, "curves[0]: side: \"ptlb\"" },
+                { "bad page size", TLB_DOC("pmucal.tlb/1", TLB_CURVE("dtlb", "8192", "near", "[]")),
+                  PMUCAL_E_SCHEMA, "page_bytes: 8192" },
+                { "page size a string",
+                  TLB_DOC("pmucal.tlb/1", TLB_CURVE("dtlb", "\"4k\"", "near", "[]")),
+                  PMUCAL_E_SCHEMA, "page_bytes: expected a non-negative integer" },
+                { "bad pte", TLB_DOC("pmucal.tlb/1", TLB_CURVE("dtlb", "4096", "far", "[]")),
+                  PMUCAL_E_SCHEMA, "pte: \"far\"" },
+                { "unknown class",
+                  TLB_DOC("pmucal.tlb/1", TLB_CURVE("dtlb", "4096", "near",
+                          "[{\"class\":\"l3_hit\",\"lat_mcyc\":1,\"added_mcyc\":0,"
+                          "\"upper_added_mcyc\":null,\"first_pages\":1,\"last_pages\":2}]")),
+                  PMUCAL_E_SCHEMA, "curves[0].classes[0]: class: unknown class \"l3_hit\"" },
+                { "negative latency",
+                  TLB_DOC("pmucal.tlb/1", TLB_CURVE("dtlb", "4096", "near",
+                          "[{\"class\":\"walk\",\"lat_mcyc\":-1,\"added_mcyc\":0,"
+                          "\"upper_added_mcyc\":null,\"first_pages\":1,\"last_pages\":2}]")),
+                  PMUCAL_E_SCHEMA, "classes[0]: lat_mcyc: expected a non-negative integer" },
+                { "missing field",
+                  TLB_DOC("pmucal.tlb/1", TLB_CURVE("dtlb", "4096", "near",
+                          "[{\"class\":\"walk\",\"lat_mcyc\":1,\"added_mcyc\":0,"
+                          "\"upper_added_mcyc\":null,\"first_pages\":1}]")),
+                  PMUCAL_E_SCHEMA, "last_pages: missing" },
+                { "null upper not last",
+                  TLB_DOC("pmucal.tlb/1", TLB_CURVE("dtlb", "4096", "near",
+                          "[{\"class\":\"l1_hit\",\"lat_mcyc\":1,\"added_mcyc\":0,"
+                          "\"upper_added_mcyc\":null,\"first_pages\":1,\"last_pages\":2},"
+                          "{\"class\":\"walk\",\"lat_mcyc\":9,\"added_mcyc\":8,"
+                          "\"upper_added_mcyc\":null,\"first_pages\":3,\"last_pages\":4}]")),
+                  PMUCAL_E_SCHEMA, "null exactly for the last class" },
+                { "classes not ascending",
+                  TLB_DOC("pmucal.tlb/1", TLB_CURVE("dtlb", "4096", "near",
+                          "[{\"class\":\"l1_hit\",\"lat_mcyc\":1,\"added_mcyc\":5,"
+                          "\"upper_added_mcyc\":6,\"first_pages\":1,\"last_pages\":2},"
+                          "{\"class\":\"walk\",\"lat_mcyc\":9,\"added_mcyc\":4,"
+                          "\"upper_added_mcyc\":null,\"first_pages\":3,\"last_pages\":4}]")),
+                  PMUCAL_E_SCHEMA, "below the class before it" },
+        };
+        (void)state;
+        for (size_t i = 0; i < sizeof(tcases) / sizeof(tcases[0]); i++) {
+                struct pmucal_tlb *t = NULL;
+                char               err[512];
+                enum pmucal_err    e = pmucal_tlb_load_buf(tcases[i].json, strlen(tcases[i].json),
+                                                           "x", &t, err, sizeof(err));
+                if (e != tcases[i].want || !strstr(err, tcases[i].err))
+                        fail_msg("%s: got %d \"%s\", want %d with \"%s\"", tcases[i].name, e, err,
+                                 tcases[i].want, tcases[i].err);
+                assert_true((t != NULL) == (e == PMUCAL_OK));
+                pmucal_tlb_free(t);
+        }
+}
+
+static void test_tlb_classify(void **state)
+{
+        static const struct {
+                const char *side;
+                uint64_t    page;
+                double      added;
+                const char *want; /* NULL: no class */
+        } tcases[] = {
+                { "dtlb", 4096, 0, "l1_hit" },        { "dtlb", 4096, 3.0, "l1_hit" },
+                { "dtlb", 4096, 3.001, "l2_hit" },    { "dtlb", 4096, 16, "l2_hit" },
+                { "dtlb", 4096, 16.5, "walk" },       { "dtlb", 4096, 1e9, "walk" },
+                { "dtlb", 4096, -1, NULL },           { "dtlb", 2097152, 5, NULL },
+                { "itlb", 4096, 5, NULL },            { "dtlb", 4096, 0.0 / 0.0, NULL },
+        };
+        const char *doc = TLB_DOC("pmucal.tlb/1", TLB_CURVE("dtlb", "4096", "line", "[]") ","
+                                  TLB_CURVE("dtlb", "4096", "near", TLB_CLASSES));
+        struct pmucal_tlb *t;
+        (void)state;
+        assert_int_equal(pmucal_tlb_load_buf(doc, strlen(doc), "x", &t, NULL, 0), PMUCAL_OK);
+        assert_int_equal(t->n_curves, 2);
+        assert_string_equal(pmucal_tlb_curve(t, "dtlb", 4096)->pte, "near"); /* not "line" */
+        for (size_t i = 0; i < sizeof(tcases) / sizeof(tcases[0]); i++) {
+                const struct pmucal_tlb_class *k =
+                        pmucal_tlb_classify(t, tcases[i].side, tcases[i].page, tcases[i].added);
+                if (!tcases[i].want)
+                        assert_null(k);
+                else if (!k || strcmp(k->name, tcases[i].want))
+                        fail_msg("%s %llu %.3f: got %s, want %s", tcases[i].side,
+                                 (unsigned long long)tcases[i].page, tcases[i].added,
+                                 k ? k->name : "NULL", tcases[i].want);
+        }
+        assert_null(pmucal_tlb_classify(NULL, "dtlb", 4096, 1));
+        assert_null(pmucal_tlb_curve(t, NULL, 4096));
+        pmucal_tlb_free(t);
+        pmucal_tlb_free(NULL);
+        assert_int_equal(pmucal_tlb_load_buf(NULL, 1, "x", &t, NULL, 0), PMUCAL_E_ARG);
+        assert_int_equal(pmucal_tlb_load("/nonexistent/tlb.json", &t, NULL, 0), PMUCAL_E_IO);
+}
+
+/* Oracle: what the firmware's writer (tlb_json_write) emits, the library reads back. */
+static void test_tlb_roundtrip(void **state)
+{
+        struct tlb_result r = {
+                .side = TLB_SIDE_DATA, .pte = TLB_PTE_NEAR, .page_bytes = 2 << 20, .n_points = 9,
+                .max_n = 256, .n_plat = 3, .n_lvl = 2,
+                .plat = { { .first_n = 4, .last_n = 64, .lat_mcyc = 3100, .cls = TLB_CLASS_L1_HIT },
+                          { .first_n = 76, .last_n = 91, .lat_mcyc = 9000, .added_mcyc = 5900,
+                            .cls = TLB_CLASS_L2_HIT },
+                          { .first_n = 99, .last_n = 256, .lat_mcyc = 40000, .added_mcyc = 36900,
+                            .cls = TLB_CLASS_WALK } },
+                .lvl = { { .entries = 64, .next_n = 76 }, { .entries = 91, .next_n = 99 } },
+        };
+        struct rep_buf     b = { 0 };
+        struct json_w      w;
+        struct pmucal_tlb *t;
+        char               err[256];
+        (void)state;
+        json_init(&w, &b);
+        tlb_json_write(&w, NULL, &r, 1);
+        assert_int_equal(json_finish(&w), ST_OK);
+        assert_int_equal(pmucal_tlb_load_buf(b.p, b.len, "rt", &t, err, sizeof(err)), PMUCAL_OK);
+        const struct pmucal_tlb_curve *c = pmucal_tlb_curve(t, "dtlb", 2 << 20);
+        assert_non_null(c);
+        assert_int_equal(c->n_classes, 3);
+        assert_int_equal(c->n_levels, 2);
+        assert_int_equal(c->level_entries[1], 91);
+        assert_true(c->classes[1].added_cycles == 5.9);
+        assert_true(c->classes[0].upper_added_cycles == 2.95); /* midway to the next class */
+        assert_string_equal(pmucal_tlb_classify(t, "dtlb", 2 << 20, 30)->name, "walk");
+        assert_string_equal(pmucal_tlb_classify(t, "dtlb", 2 << 20, 3)->name, "l2_hit");
+        pmucal_tlb_free(t);
+        rep_buf_free(&b);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_cases),
                 cmocka_unit_test(test_file),
                 cmocka_unit_test(test_args),
+                cmocka_unit_test(test_tlb_cases),
+                cmocka_unit_test(test_tlb_classify),
+                cmocka_unit_test(test_tlb_roundtrip),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -148,6 +148,20 @@ static void test_itlb_chain(void **state)
                 assert_int_equal(pc, off[cfgs[c].n_pages - 1]);
                 assert_int_equal(buf[pc], X86_RET);
                 assert_int_equal(bench_itlb_gen(&cfgs[c], buf, span - 1, &entry), ST_BAD_ARG);
+
+                /* The no-allocation variant (used inside a CR3 window) writes the same code
+                 * and leaves the plan in the caller's scratch. */
+                uint8_t  *buf2 = calloc(1, span);
+                uint64_t *off2 = calloc(cfgs[c].n_pages, 8), entry2;
+                assert_int_equal(bench_itlb_gen_off(&cfgs[c], off2, cfgs[c].n_pages, buf2, span,
+                                                    &entry2), ST_OK);
+                assert_int_equal(entry2, entry);
+                assert_memory_equal(buf2, buf, span);
+                assert_memory_equal(off2, off, cfgs[c].n_pages * 8);
+                assert_int_equal(bench_itlb_gen_off(&cfgs[c], off2, cfgs[c].n_pages - 1 + 2, buf2,
+                                                    span, &entry2), ST_BAD_ARG);
+                free(buf2);
+                free(off2);
                 free(buf);
                 free(off);
         }

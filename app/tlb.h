@@ -1,0 +1,64 @@
+/** @file
+ * The TLB calibration shared by the firmware phase (app/tlb.c, own page tables) and the hosted
+ * driver (app/tlb_host.c, mmap + madvise): the sweep sizes per profile and page size, and the
+ * analysis that turns the measured curves into the Caliper-style dtlb/itlb console report,
+ * tlb-table.json (schema pmucal.tlb/1, docs/tlb-table.md) and tlb-curve.csv. Portable.
+ */
+#ifndef PMUCAL_APP_TLB_H
+#define PMUCAL_APP_TLB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../bench/tlb.h"
+#include "../boot/status.h"
+#include "../pmu/cpuid.h"
+#include "../report/rep.h"
+#include "../report/tlbdetect.h"
+
+#define TLBCAL_MAX_CURVES 8
+#define TLBCAL_TABLE_FILE "tlb-table.json"
+#define TLBCAL_CURVE_FILE "tlb-curve.csv"
+
+/** One sweep to run: side, page size, PTE layout and the largest N. */
+struct tlbcal_sweep {
+        enum tlb_side       side;
+        uint64_t            page_bytes;
+        enum tlb_pte_layout pte;
+        uint32_t            max_pages;
+        unsigned            steps_per_octave;
+};
+
+/** The curves measured so far (points owned here; tlbcal_free releases them). */
+struct tlbcal {
+        struct tlb_curve c[TLBCAL_MAX_CURVES];
+        size_t           n;
+};
+
+/** The sweeps of a profile (@p full false: the short quick sweep) into @p out (room for
+ *  TLBCAL_MAX_CURVES); count to @p *n. 1 GiB sweeps are listed; the caller skips what the
+ *  CPU or platform lacks. */
+void tlbcal_sweeps(bool full, struct tlbcal_sweep *out, size_t *n);
+
+/** The N values of @p s into @p ns (room for TLBDET_MAX_POINTS); count to @p *n. */
+status_t tlbcal_ns(const struct tlbcal_sweep *s, uint32_t *ns, size_t *n);
+
+/** Detect levels in every curve of @p t, cross-check with @p cpu (may be NULL), print the
+ *  dtlb/itlb report and verdict lines, and build tlb-table.json into @p json and
+ *  tlb-curve.csv into @p csv (caller frees both). @p hyper_tcg: the CPU is emulated, so a
+ *  flat curve is an INFO ("no TLB hierarchy visible"), never a failure. */
+status_t tlbcal_finish(const struct tlbcal *t, const struct cpu_info *cpu, bool emulated,
+                       struct rep_buf *json, struct rep_buf *csv);
+
+/** Free the points of every curve of @p t. */
+void tlbcal_free(struct tlbcal *t);
+
+/** "4 KiB", "2 MiB", "1 GiB"; never NULL. */
+const char *tlbcal_page_name(uint64_t page_bytes);
+
+/** pmucal-host --tlb: the hosted dTLB calibration (4 KiB and transparent 2 MiB pages);
+ *  @p argv[0] is "--tlb". Returns the process exit status. Host only (app/tlb_host.c). */
+int host_tlb_main(int argc, char **argv);
+
+#endif
