@@ -134,6 +134,8 @@ status_t rep_lat_json(struct rep_buf *out, const struct lat_table_meta *m,
         json_str_or_null(&w, "kernel", m->kernel);
         json_str_or_null(&w, "layout", m->layout);
         json_u64_or_null(&w, "page_bytes", m->page_bytes);
+        if (m->page_tables)
+                json_str(&w, "page_tables", m->page_tables);
         json_u64(&w, "windows", m->n_windows);
         json_u64_or_null(&w, "loads_per_window", m->loads_per_window);
         json_str(&w, "clock", lat_clock_name(m->clock));

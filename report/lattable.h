@@ -52,6 +52,8 @@ struct lat_table_meta {
         const char *kernel;          /* "pointer-chase" */
         const char *layout;          /* "random", "page-groups", "stride" */
         uint64_t    page_bytes;      /* page size the buffer was backed with */
+        const char *page_tables;     /* whose page tables mapped it ("firmware identity map");
+                                        NULL: member left out */
         uint32_t    n_windows;       /* repetitions per point */
         uint32_t    loads_per_window;/* N of the N/2N difference; 0 = not recorded */
         enum lat_clock clock;

@@ -4,7 +4,9 @@
 #   - repeatability of two back-to-back runs, per detected level: |p50 a - p50 b| / mean
 #     (targets: L1/L2 within 3 %, DRAM within 10 %);
 #   - the measurement overhead: what the N/2N difference removes per timed run, and what it
-#     leaves per load (p50 from (N, 2N) minus p50 from (2N, 4N) at the smallest working set).
+#     leaves per load (p50 from (N, 2N) minus p50 from (2N, 4N) at the smallest working set);
+#   - the QEMU boot with the quick profile (run-qemu.sh, default topology; target < 60 s),
+#     BENCH_EFI (default build/pmucal.efi); skipped when it is not built or BENCH_QEMU=0.
 # Usage: tools/bench.sh [PMUCAL_HOST] [extra pmucal-host arguments]
 set -u
 bin=${1:-build/host/pmucal-host}
@@ -54,3 +56,24 @@ for la in a["levels"]:
           % (n, x, kib(la), y, kib(lb[n]), rel,
              "  (target %d %%: %s)" % (t, "met" if rel <= t else "MISSED") if t else ""))
 PY
+
+# QEMU quick profile: the whole boot, OVMF included, as `make test` and `make run` see it.
+efi=${BENCH_EFI:-build/pmucal.efi}
+if [ "${BENCH_QEMU:-1}" = 0 ]; then
+        echo "bench: QEMU quick-profile boot: skipped (BENCH_QEMU=0)"
+elif [ ! -f "$efi" ]; then
+        echo "bench: QEMU quick-profile boot: skipped ($efi not built: make all)"
+else
+        rm -rf "$out/qemu"
+        t0=$(date +%s%N)
+        ./run-qemu.sh --quiet --efi "$efi" --out "$out/qemu" --timeout 240 > "$out/qemu.txt" 2>&1
+        rc=$?
+        t1=$(date +%s%N)
+        ms=$(( (t1 - t0) / 1000000 ))
+        pts=$(ls "$out"/qemu/*/latency-curve.csv 2>/dev/null | head -1)
+        echo "bench: QEMU quick-profile boot (run-qemu.sh defaults, TCG): ${ms} ms wall," \
+             "status $rc, $( [ -n "$pts" ] && grep -c '^[0-9]' "$pts" || echo 0) latency points" \
+             "(target < 60000 ms: $( [ $ms -lt 60000 ] && echo met || echo MISSED))"
+        grep -E "^(INFO: latency: windows: interrupts|  (L[0-9]|flat|DRAM) )" "$out/qemu/serial.log" 2>/dev/null |
+                sed 's/^/bench: qemu: /'
+fi
