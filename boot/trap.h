@@ -38,6 +38,12 @@ void trap_restore(void);
 /** True between trap_install() and trap_restore(). */
 bool trap_active(void);
 
+/** Point vector @p vector of the harness's IDT at @p entry (a 64-bit interrupt gate, DPL 0,
+ *  no IST, on the current code segment). False when the IDT is not installed. */
+bool trap_set_gate(unsigned vector, void (*entry)(void));
+/** Put the firmware's gate for @p vector back into the harness's IDT. */
+void trap_restore_gate(unsigned vector);
+
 /** Called (by the assembly stub) for a fault with no fixup armed; @p frame points at the
  *  interrupt frame (error code first for #GP). Prints what happened. Returns to let the stub
  *  chain to the firmware's handler. */

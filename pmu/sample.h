@@ -96,4 +96,32 @@ status_t pmu_sample_top(const struct pmu_sample *s, size_t n, const struct pmu_s
 /** Print the top list as INFO lines ("  1234  12.5%  bench_chase"). */
 void pmu_sample_print_top(const struct pmu_func_count *top, size_t n, uint64_t total);
 
+/** The harness's own functions, addresses relative to the image base: generated at link time
+ *  from the first-pass link's `nm` ($(B)/syms_gen.c, tools/gen_syms.py); empty in host
+ *  builds and in the first pass (pmu/syms_none.c). */
+extern const struct pmu_sym pmu_harness_syms[];
+extern const size_t         pmu_harness_n_syms;
+
+/* ---- the run-time driver (pmu/sample_run.c) ---- */
+
+#define PMU_SKID_PERIOD      500     /* retired branches between PMIs in the skid run */
+#define PMU_SKID_ITERS       100000  /* iterations of bench_skid_loop: 200 PMIs */
+#define PMU_TOP_PERIOD       200000  /* core cycles between PMIs in the report run */
+#define PMU_SAMPLE_CAP       4096
+
+/** What one sampling run measured, for the benchmark lines. */
+struct pmu_sample_figures {
+        uint64_t n_pmi;
+        uint64_t pmi_cost_cycles; /* TSC ticks per PMI: (sampled - plain run) / n_pmi; 0 = n/a */
+        uint64_t selftest_tsc;    /* self-NMI round trip through the route, 0 = not run */
+};
+
+/** Overflow sampling on this CPU (pmu_init already called): the PMI route self-test (a
+ *  self-NMI, which works without a PMU), then the skid run (PMI count, skid histogram,
+ *  Caliper estimate) and a report of the harness's kernels by function, named through
+ *  @p syms (RVAs; @p image_base is added). Prints PASS/FAIL/SKIP/INFO lines; without a PMU
+ *  or a PMI route the sampling checks SKIP with the reason. */
+status_t pmu_sample_run(const struct pmu_sym *syms, size_t n_syms, uint64_t image_base,
+                        struct pmu_sample_figures *fig);
+
 #endif

@@ -2,13 +2,17 @@
 #include "validate.h"
 
 #include "../bench/kernel_branch.h"
+#include "../bench/kernel_chase.h"
 #include "../bench/kernel_pmu.h"
 #include "../boot/plat.h"
 #include "../report/json.h"
+#include "msr.h"
+#include "msr_misc.h"
 
 #define LOOP_SHORT  10000ull  /* iterations; the difference carries the truth */
 #define LOOP_LONG   110000ull
 #define PATTERN_LEN (1u << 20) /* bytes of random pattern */
+#define LOOP_CYCLES 10000000ull /* iterations for cycles vs TSC: ~10^7 cycles */
 #define MAX_REPS    15
 
 const struct pmu_check pmu_checks[] = {
@@ -30,6 +34,40 @@ const struct pmu_check pmu_checks[] = {
           .truth = TRUTH_FIXED_EQ_GP, .tol_ppm = 0, .tol_abs = 0,
           .rationale = "both count retired instructions and start and stop with the same "
                        "GLOBAL_CTRL write, so they must agree exactly" },
+        { .name = "fixed1-vs-gp", .alias = "cycles", .fixed_event = "CPU_CLK_UNHALTED.THREAD",
+          .kernel = "bench_loop 110000, counted on fixed counter 1 and a general counter at once",
+          .truth = TRUTH_FIXED_EQ_GP, .tol_ppm = 1000, .tol_abs = 64,
+          .rationale = "both count unhalted core cycles from the same GLOBAL_CTRL write; the "
+                       "enable reaches the two counters a few cycles apart, hence 64 cycles "
+                       "plus 0.1%" },
+        { .name = "cycles-vs-tsc", .alias = "cycles", .truth = TRUTH_CYCLES_TSC,
+          .kernel = "bench_loop 10^7, TSC and APERF/MPERF read just outside the counted region",
+          .tol_ppm = 20000, .tol_abs = 0,
+          .rationale = "TSC x dAPERF/dMPERF is the core-cycle count of the span; the stamps sit "
+                       "a few thousand cycles outside the counted region (<0.1% of 10^7), and "
+                       "MPERF ticks at the TSC rate only nominally (AMD: at P0), so 2%" },
+        { .name = "l1d-misses-chase", .alias = "l1d-misses", .truth = TRUTH_CHASE_MISSES, .level = 1,
+          .kernel = "bench_chase, random chain over 8x L1D, 2N - N loads",
+          .tol_ppm = 50000, .tol_abs = 0,
+          .rationale = "a random cycle 8x the cache leaves no line in it between two visits "
+                       "(LRU: none; random replacement: e^-8 = 0.03%) and defeats the "
+                       "prefetchers; 5% covers page-walk and stray loads the event may count" },
+        { .name = "l2-misses-chase", .alias = "l2-misses", .truth = TRUTH_CHASE_MISSES, .level = 2,
+          .kernel = "bench_chase, random chain over 8x L2, 2N - N loads",
+          .tol_ppm = 50000, .tol_abs = 0,
+          .rationale = "as l1d: 8x the L2 leaves no line to hit; 5% for page walks and "
+                       "prefetches the event may include" },
+        { .name = "llc-misses-chase", .alias = "llc-misses", .truth = TRUTH_CHASE_MISSES, .level = 0,
+          .kernel = "bench_chase, random chain over 8x the last-level cache, 2N - N loads",
+          .tol_ppm = 50000, .tol_abs = 0,
+          .rationale = "as l1d at the last level: every load goes to DRAM; 5% for page-walk "
+                       "fills and prefetches that some LLC-miss events include" },
+        { .name = "dtlb-misses-pagechase", .alias = "dtlb-misses", .truth = TRUTH_PAGE_CHASE,
+          .kernel = "bench_chase, one pointer per 4 KiB page, 16x the last-level dTLB, 2N - N",
+          .tol_ppm = 50000, .tol_abs = 0,
+          .rationale = "random page order over 16x the STLB reach misses it on every load and "
+                       "defeats TLB prefetch; 5% for walks the event counts differently "
+                       "(completed vs started)" },
 };
 const size_t pmu_n_checks = ARRAY_SIZE(pmu_checks);
 
@@ -143,7 +181,8 @@ static uint64_t median(uint64_t *v, unsigned n)
 /* One measurement of @p c: *measured and *expected. */
 static status_t measure_once(const struct pmu_check *c, const struct pmu_event_desc *ev,
                              const struct pmu_event_desc *fx, const uint8_t *rnd,
-                             const uint8_t *zero, uint64_t *measured, uint64_t *expected)
+                             const uint8_t *zero, struct pmu_chase *ch, uint64_t *measured,
+                             uint64_t *expected)
 {
         const struct pmu_slot gp0 = { .fixed = false, .idx = 0 };
         uint64_t              a[2], b[2];
@@ -181,15 +220,44 @@ static status_t measure_once(const struct pmu_check *c, const struct pmu_event_d
                 *expected = a[1];
                 return ST_OK;
         }
+        case TRUTH_CHASE_MISSES:
+        case TRUTH_PAGE_CHASE: {
+                struct pmu_chase_run s = { ch, ch->iters }, l = { ch, 2 * ch->iters };
+                if ((st = bench_pmu_measure(&ev, &gp0, 1, pmu_chase_step, &s, a)) != ST_OK ||
+                    (st = bench_pmu_measure(&ev, &gp0, 1, pmu_chase_step, &l, b)) != ST_OK)
+                        return st;
+                *measured = b[0] > a[0] ? b[0] - a[0] : 0;
+                *expected = ch->iters * BENCH_CHASE_UNROLL;
+                return ST_OK;
+        }
+        case TRUTH_CYCLES_TSC: {
+                struct loop_arg l = { LOOP_CYCLES };
+                uint64_t        a0, a1, m0, m1;
+                if ((st = rdmsr_safe(MSR_IA32_APERF, &a0)) != ST_OK ||
+                    (st = rdmsr_safe(MSR_IA32_MPERF, &m0)) != ST_OK)
+                        return st;
+                uint64_t t0 = rdtsc_ordered();
+                st          = bench_pmu_measure(&ev, &gp0, 1, run_loop, &l, a);
+                uint64_t t1 = rdtsc_ordered();
+                if (st != ST_OK || (st = rdmsr_safe(MSR_IA32_APERF, &a1)) != ST_OK ||
+                    (st = rdmsr_safe(MSR_IA32_MPERF, &m1)) != ST_OK)
+                        return st;
+                if (m1 <= m0)
+                        return ST_BAD_DATA;
+                *measured = a[0];
+                *expected = (t1 - t0) * (a1 - a0) / (m1 - m0);
+                return ST_OK;
+        }
         }
         return ST_BAD_ARG;
 }
 
-static void run_check(const struct pmu_check *c, unsigned reps, const uint8_t *rnd,
-                      const uint8_t *zero, struct pmu_result *res)
+static void run_check(const struct pmu_check *c, const struct cpu_info *ci, unsigned reps,
+                      const uint8_t *rnd, const uint8_t *zero, struct pmu_result *res)
 {
         const struct pmu_event_desc *ev, *fx = NULL;
-        uint64_t                     m[MAX_REPS], e[MAX_REPS], saved;
+        uint64_t                     m[MAX_REPS], e[MAX_REPS], saved, v;
+        struct pmu_chase             ch = { 0 };
         status_t                     st;
 
         res->check = c;
@@ -214,14 +282,33 @@ static void run_check(const struct pmu_check *c, unsigned reps, const uint8_t *r
                 res->reason = "no memory for the branch pattern";
                 return;
         }
+        if (c->truth == TRUTH_CYCLES_TSC &&
+            (!ci->aperfmperf || rdmsr_safe(MSR_IA32_APERF, &v) != ST_OK ||
+             rdmsr_safe(MSR_IA32_MPERF, &v) != ST_OK)) {
+                res->st     = ST_UNSUPPORTED;
+                res->reason = ci->aperfmperf ? "APERF/MPERF do not read back"
+                                             : "CPUID.06H:ECX[0] clear: no APERF/MPERF to scale "
+                                               "the TSC to core cycles";
+                return;
+        }
+        if (c->truth == TRUTH_CHASE_MISSES || c->truth == TRUTH_PAGE_CHASE) {
+                uint64_t bytes;
+                if ((st = pmu_chase_plan(ci, c, PMU_CHASE_MAX_BYTES, &bytes, &res->reason)) != ST_OK ||
+                    (st = pmu_chase_setup(&ch, bytes, c->truth == TRUTH_PAGE_CHASE,
+                                          &res->reason)) != ST_OK) {
+                        res->st = st;
+                        return;
+                }
+        }
         bool masked = plat_irq_disable(&saved);
         for (unsigned i = 0; i < reps; i++) {
                 if ((st = pmu_reset()) != ST_OK ||
-                    (st = measure_once(c, ev, fx, rnd, zero, &m[i], &e[i])) != ST_OK)
+                    (st = measure_once(c, ev, fx, rnd, zero, &ch, &m[i], &e[i])) != ST_OK)
                         break;
         }
         pmu_reset();
         plat_irq_restore(saved);
+        pmu_chase_free(&ch);
         if (st != ST_OK) {
                 res->st     = st;
                 res->reason = "programming the counters failed";
@@ -235,15 +322,13 @@ static void run_check(const struct pmu_check *c, unsigned reps, const uint8_t *r
                 rep_info("%s: interrupts could not be masked on this platform", c->name);
 }
 
-status_t pmu_validate_run(const struct cpu_info *ci, const char *results_dir, unsigned reps)
+status_t pmu_validate_run(const struct cpu_info *ci, unsigned reps, struct rep_buf *json)
 {
         struct pmu_result res[ARRAY_SIZE(pmu_checks)];
-        struct rep_buf    json = { 0 };
-        char              path[256];
         uint8_t          *rnd = NULL, *zero = NULL;
         status_t          st;
 
-        if (!ci || !results_dir)
+        if (!ci || !json)
                 return ST_BAD_ARG;
         reps = reps == 0 ? 1 : reps > MAX_REPS ? MAX_REPS : reps;
         memset(res, 0, sizeof(res));
@@ -263,21 +348,14 @@ status_t pmu_validate_run(const struct cpu_info *ci, const char *results_dir, un
                                                       .reason = pmu_get_caps()->reason };
                         continue;
                 }
-                run_check(&pmu_checks[i], reps, rnd, zero, &res[i]);
+                run_check(&pmu_checks[i], ci, reps, rnd, zero, &res[i]);
         }
         plat_free(rnd);
         plat_free(zero);
         pmu_validate_report(res, pmu_n_checks);
         rep_pop();
 
-        if ((st = pmu_validate_json(res, pmu_n_checks, pmu_get_caps(), &json)) != ST_OK) {
-                rep_buf_free(&json);
+        if ((st = pmu_validate_json(res, pmu_n_checks, pmu_get_caps(), json)) != ST_OK)
                 return rep_err(st, "building pmu-validation.json");
-        }
-        fmt_snprintf(path, sizeof(path), "%s/pmu-validation.json", results_dir);
-        st = plat_write_file(path, json.p, json.len);
-        rep_buf_free(&json);
-        if (st != ST_OK)
-                return rep_err(st, "writing %s", path);
         return ST_OK;
 }

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../boot/plat.h"
 #include "../report/rep.h"
 #include "pmu.h"
 
@@ -20,6 +21,9 @@ enum pmu_truth {
         TRUTH_LOOP_BRANCHES,  /* bench_loop, two lengths: 1 branch per iteration */
         TRUTH_MISPREDICT,     /* random pattern minus always-taken: 1/2 per byte */
         TRUTH_FIXED_EQ_GP,    /* a fixed counter against its general-counter twin */
+        TRUTH_CHASE_MISSES,   /* random chase, 8x the cache level: one miss per load */
+        TRUTH_PAGE_CHASE,     /* one line per 4 KiB page, 16x the last-level dTLB */
+        TRUTH_CYCLES_TSC,     /* core cycles = TSC x dAPERF / dMPERF over the same span */
 };
 
 struct pmu_check {
@@ -28,6 +32,7 @@ struct pmu_check {
         const char    *fixed_event;/* TRUTH_FIXED_EQ_GP: perf name of the fixed event */
         const char    *kernel;     /* what runs */
         enum pmu_truth truth;
+        uint8_t        level;      /* TRUTH_CHASE_MISSES: cache level, 0 = the last level */
         uint32_t       tol_ppm;    /* tolerance, parts per million of expected */
         uint64_t       tol_abs;    /* plus an absolute tolerance */
         const char    *rationale;  /* why that tolerance */
@@ -59,9 +64,47 @@ status_t pmu_validate_json(const struct pmu_result *r, size_t n, const struct pm
                            struct rep_buf *out);
 
 /** Run the whole suite on this CPU (@p ci describes it): pmu_init, each check @p reps times
- *  with interrupts off (median kept), the report lines, and pmu-validation.json under
- *  @p results_dir. Without a PMU every check SKIPs with the reason. ST_OK unless the JSON
- *  could not be written (a failing check is not an error). */
-status_t pmu_validate_run(const struct cpu_info *ci, const char *results_dir, unsigned reps);
+ *  with interrupts off (median kept), the report lines, and pmu-validation.json into
+ *  @p json (caller-owned; hand it to run_add_file). Without a PMU every check SKIPs with the
+ *  reason. ST_OK unless the JSON could not be built (a failing check is not an error). */
+status_t pmu_validate_run(const struct cpu_info *ci, unsigned reps, struct rep_buf *json);
+
+/* ---- memory kernels of the suite (pmu/validate_mem.c) ---- */
+
+#define PMU_CHASE_MAX_BYTES   (512ull * MiB) /* largest buffer a check allocates */
+#define PMU_CHASE_MAX_LOADS   (1ull << 20)   /* loads in the N run (2N in the other) */
+#define PMU_CHASE_OVERSIZE    8              /* working set / cache size */
+#define PMU_PAGE_OVERSIZE     16             /* pages / last-level dTLB entries */
+#define PMU_PAGE_TLB_DEFAULT  4096           /* dTLB entries assumed when CPUID says none */
+
+/** A pointer chase prepared for a check: buffer, chain, current position. */
+struct pmu_chase {
+        void    *buf;
+        uint64_t bytes;
+        void    *p;
+        uint64_t iters; /* bench_chase iterations of the N run */
+};
+
+/** Pure: the buffer size for check @p c on @p ci: PMU_CHASE_OVERSIZE x the data or unified
+ *  cache of c->level (0: the highest level), or PMU_PAGE_OVERSIZE x the largest 4 KiB
+ *  data/unified TLB (x 4 KiB). ST_UNSUPPORTED with *reason when CPUID gives no size or the
+ *  buffer would exceed @p max_bytes. */
+status_t pmu_chase_plan(const struct cpu_info *ci, const struct pmu_check *c, uint64_t max_bytes,
+                        uint64_t *bytes, const char **reason);
+
+/** Allocate @p bytes, lay a random chain (64-byte lines, or one pointer per 4 KiB page for
+ *  @p per_page) and run one warm-up lap. ST_UNSUPPORTED with *reason when the platform maps
+ *  the buffer with pages larger than 4 KiB and @p per_page asks for a TLB chase. */
+status_t pmu_chase_setup(struct pmu_chase *ch, uint64_t bytes, bool per_page, const char **reason);
+
+/** Free what pmu_chase_setup allocated (safe on a zeroed struct). */
+void pmu_chase_free(struct pmu_chase *ch);
+
+/** The chase kernel for bench_pmu_measure: @p arg is a struct pmu_chase_run. */
+struct pmu_chase_run {
+        struct pmu_chase *ch;
+        uint64_t          iters;
+};
+void pmu_chase_step(void *arg);
 
 #endif

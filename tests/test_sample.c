@@ -205,12 +205,45 @@ static void test_top_functions(void **unused)
         rep_buf_free(&b);
 }
 
+static struct rep_buf out;
+
+/* The run-time driver on the fake platform: no PMI route there, so the route self-test and
+ * every sampling check SKIP with a reason; without a PMU the run says why and nothing is
+ * written to the model. */
+static void test_sample_run_skips(void **unused)
+{
+        struct pmu_sample_figures fig = { .n_pmi = 9 };
+        struct cpu_info           none = { .vendor = VEN_INTEL, .family = 6, .model = 0x55 };
+        struct fake_msr_cfg       tcg  = { .layout = FAKE_INTEL, .tcg_like = true };
+
+        rep_reset();
+        memset(&out, 0, sizeof(out));
+        rep_add_sink(rep_buf_sink(&out));
+        fake_msr_setup(&tcg);
+        assert_int_not_equal(pmu_init(&none), ST_OK);
+        assert_int_equal(pmu_sample_run(NULL, 0, 0, &fig), ST_UNSUPPORTED);
+        assert_int_equal(fig.n_pmi, 0);
+        assert_non_null(strstr(out.p, "SKIP: sampling: pmi-route: unsupported"));
+        assert_non_null(strstr(out.p, "SKIP: sampling: overflow sampling: CPUID.0AH"));
+        assert_int_equal(fake_msr_n_writes(), 0);
+
+        init_intel(); /* a PMU, but still no route on the fake platform */
+        assert_int_equal(pmu_sample_run(NULL, 0, 0, &fig), ST_OK);
+        assert_non_null(strstr(out.p, "SKIP: sampling: skid: no PMI route: unsupported"));
+        assert_non_null(strstr(out.p, "SKIP: sampling: top-functions: no symbol table"));
+        assert_int_equal(fig.pmi_cost_cycles, 0);
+        assert_int_equal(pmu_sample_run(NULL, 0, 0, NULL), ST_BAD_ARG);
+        rep_reset();
+        rep_buf_free(&out);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_pmi_bookkeeping), cmocka_unit_test(test_buffer_full_drops),
                 cmocka_unit_test(test_pmi_count_tolerance), cmocka_unit_test(test_skid_hist),
                 cmocka_unit_test(test_caliper),         cmocka_unit_test(test_top_functions),
+                cmocka_unit_test(test_sample_run_skips),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

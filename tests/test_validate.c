@@ -95,7 +95,10 @@ static void test_run_without_pmu_skips_all(void **unused)
         struct fake_msr_cfg cfg = { .layout = FAKE_INTEL, .tcg_like = true };
 
         fake_msr_setup(&cfg);
-        assert_int_equal(pmu_validate_run(&ci, "res", 3), ST_OK);
+        struct rep_buf j = { 0 };
+        assert_int_equal(pmu_validate_run(&ci, 3, &j), ST_OK);
+        assert_int_equal(fake_plat_put_file("res/pmu-validation.json", j.p, j.len), ST_OK);
+        rep_buf_free(&j);
         struct rep_counts c = rep_get_counts();
         assert_int_equal(c.n_skip, pmu_n_checks);
         assert_int_equal(c.n_pass + c.n_fail, 0);
@@ -121,7 +124,10 @@ static void test_run_on_model(void **unused)
                                     .perf_caps = PERF_CAP_FW_WRITES };
 
         fake_msr_setup(&cfg);
-        assert_int_equal(pmu_validate_run(&ci, "r2", 3), ST_OK);
+        struct rep_buf j = { 0 };
+        assert_int_equal(pmu_validate_run(&ci, 3, &j), ST_OK);
+        assert_int_equal(fake_plat_put_file("r2/pmu-validation.json", j.p, j.len), ST_OK);
+        rep_buf_free(&j);
         assert_non_null(strstr(out.p, "FAIL: pmu-validate: insts-loop measured=0 expected=200000 tolerance=0"));
         assert_non_null(strstr(out.p, "FAIL: pmu-validate: branches-loop measured=0 expected=100000"));
         assert_non_null(strstr(out.p, "br-misses-random measured=0 expected=524288 tolerance=52428"));
@@ -136,11 +142,72 @@ static void test_run_on_model(void **unused)
         assert_int_equal(json_integer_value(json_object_get(c0, "runs")), 3);
         json_decref(doc);
 
-        fake_plat_fail_writes(ST_READ_ONLY);
-        assert_int_equal(pmu_validate_run(&ci, "r3", 1), ST_READ_ONLY);
-        assert_non_null(strstr(out.p, "ERROR: writing r3/pmu-validation.json"));
-        assert_int_equal(pmu_validate_run(NULL, "r3", 1), ST_BAD_ARG);
-        assert_int_equal(pmu_validate_run(&ci, NULL, 1), ST_BAD_ARG);
+        /* The new checks on the model: no cache sizes in this cpu_info, no APERF/MPERF. */
+        assert_non_null(strstr(out.p, "SKIP: pmu-validate: l1d-misses-chase CPUID reports no size"));
+        assert_non_null(strstr(out.p, "SKIP: pmu-validate: cycles-vs-tsc CPUID.06H:ECX[0] clear"));
+        assert_non_null(strstr(out.p, "PASS: pmu-validate: fixed1-vs-gp measured=0 expected=0 tolerance=64"));
+        assert_int_equal(pmu_validate_run(NULL, 1, &j), ST_BAD_ARG);
+        assert_int_equal(pmu_validate_run(&ci, 1, NULL), ST_BAD_ARG);
+}
+
+/* Buffer sizes for the memory checks: 8x the cache level, 16x the largest 4 KiB dTLB. */
+static void test_chase_plan(void **unused)
+{
+        struct cpu_info ci = { .vendor = VEN_AMD, .n_caches = 4, .n_tlbs = 3 };
+        ci.caches[0] = (struct cpu_cache){ .level = 1, .type = CACHE_DATA, .size_bytes = 32 * KiB };
+        ci.caches[1] = (struct cpu_cache){ .level = 1, .type = CACHE_INST, .size_bytes = 64 * KiB };
+        ci.caches[2] = (struct cpu_cache){ .level = 2, .type = CACHE_UNIFIED, .size_bytes = 1 * MiB };
+        ci.caches[3] = (struct cpu_cache){ .level = 3, .type = CACHE_UNIFIED, .size_bytes = 32 * MiB };
+        ci.tlbs[0] = (struct cpu_tlb){ .level = 1, .type = TLB_DATA, .page_sizes = TLB_PG_4K, .entries = 72 };
+        ci.tlbs[1] = (struct cpu_tlb){ .level = 2, .type = TLB_DATA, .page_sizes = TLB_PG_4K | TLB_PG_2M, .entries = 3072 };
+        ci.tlbs[2] = (struct cpu_tlb){ .level = 2, .type = TLB_INST, .page_sizes = TLB_PG_4K, .entries = 4096 };
+        static const struct {
+                enum pmu_truth truth;
+                uint8_t        level;
+                uint64_t       max, want;
+                status_t       st;
+        } cases[] = {
+                { TRUTH_CHASE_MISSES, 1, PMU_CHASE_MAX_BYTES, 256 * KiB, ST_OK },  /* not the L1I */
+                { TRUTH_CHASE_MISSES, 2, PMU_CHASE_MAX_BYTES, 8 * MiB, ST_OK },
+                { TRUTH_CHASE_MISSES, 0, PMU_CHASE_MAX_BYTES, 256 * MiB, ST_OK },  /* last level */
+                { TRUTH_CHASE_MISSES, 0, 128 * MiB, 0, ST_UNSUPPORTED },          /* too big */
+                { TRUTH_CHASE_MISSES, 4, PMU_CHASE_MAX_BYTES, 0, ST_UNSUPPORTED },/* no L4 */
+                { TRUTH_PAGE_CHASE, 0, PMU_CHASE_MAX_BYTES, 3072ull * 16 * 4096, ST_OK },
+                { TRUTH_LOOP_INSNS, 0, PMU_CHASE_MAX_BYTES, 0, ST_BAD_ARG },
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+                struct pmu_check c = { .name = "t", .truth = cases[i].truth, .level = cases[i].level };
+                uint64_t         b = 1;
+                const char      *why = NULL;
+                assert_int_equal(pmu_chase_plan(&ci, &c, cases[i].max, &b, &why), cases[i].st);
+                assert_int_equal(b, cases[i].want);
+                if (cases[i].st == ST_UNSUPPORTED)
+                        assert_non_null(why);
+        }
+        struct cpu_info none = { 0 };
+        struct pmu_check pc = { .name = "p", .truth = TRUTH_PAGE_CHASE };
+        uint64_t b; const char *why;
+        assert_int_equal(pmu_chase_plan(&none, &pc, PMU_CHASE_MAX_BYTES, &b, &why), ST_OK);
+        assert_int_equal(b, (uint64_t)PMU_PAGE_TLB_DEFAULT * 16 * 4096); /* CPUID silent */
+}
+
+/* A chase set up on the host: the N run continues the lap, loads = iters x 32. */
+static void test_chase_setup(void **unused)
+{
+        struct pmu_chase ch;
+        const char      *why = NULL;
+
+        assert_int_equal(pmu_chase_setup(&ch, 256 * KiB, false, &why), ST_OK);
+        assert_int_equal(ch.iters, 256 * KiB / 64 / 32);
+        void *start = ch.p;
+        struct pmu_chase_run r = { &ch, ch.iters };
+        pmu_chase_step(&r); /* one full lap: back where it started */
+        assert_ptr_equal(ch.p, start);
+        pmu_chase_free(&ch);
+        assert_null(ch.buf);
+        assert_int_equal(pmu_chase_setup(&ch, 64 * KiB, true, &why), ST_OK); /* fake: 4 KiB pages */
+        assert_int_equal(ch.iters, 1);
+        pmu_chase_free(&ch);
 }
 
 int main(void)
@@ -151,6 +218,8 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_report_lines, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_run_without_pmu_skips_all, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_run_on_model, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_chase_plan, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_chase_setup, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
