@@ -36,7 +36,10 @@
 #define PERF_CAP_PEBS_OUTPUT_PT     BIT_ULL(16)
 #define PERF_CAP_PEBS_TIMING_INFO   BIT_ULL(17)
 
-/* IA32_MISC_ENABLE bits saying the DS features are absent ([SDM-4]). */
+/* IA32_MISC_ENABLE bits saying the DS features are absent ([SDM-4] Table 2-2). */
+#ifndef MSR_IA32_MISC_ENABLE
+#define MSR_IA32_MISC_ENABLE        0x1a0
+#endif
 #define MISC_ENABLE_BTS_UNAVAIL     BIT_ULL(11)
 #define MISC_ENABLE_PEBS_UNAVAIL    BIT_ULL(12)
 

@@ -1,0 +1,70 @@
+/** @file
+ * The sampling phase's runs on real hardware (app/sampling_run.c) and the chase helpers they
+ * share (app/sampling_chase.c): one context per phase, the mechanism names, and the checks
+ * common to IBS and PEBS (addresses, physical addresses, latency, data source per working
+ * set). Portable; internal to app/.
+ */
+#ifndef PMUCAL_APP_SAMPLING_RUN_H
+#define PMUCAL_APP_SAMPLING_RUN_H
+
+#include "sampling.h"
+
+#define SMP_MECH_IBS_OP    "ibs-op"
+#define SMP_MECH_IBS_FETCH "ibs-fetch"
+#define SMP_MECH_PEBS      "pebs"
+#define SMP_MECH_LBR       "lbr"
+
+/* Sampled loads of the chase are those whose IP lies in the first bytes of bench_chase():
+ * 32 three-byte loads plus the loop and the prologue fit well inside. */
+#define SMP_CHASE_CODE_BYTES 192u
+/* Samples kept per working set, and the TLB chase's buffer (page stride). */
+#define SMP_SAMPLES_MAX      4096u
+#define SMP_SAMPLES_TARGET   2000u
+#define SMP_TLB_CHASE_BYTES  (64ull * MiB)
+
+/** The phase's state (plat_alloc'd: too big for the stack). */
+struct smp_ctx {
+        const struct cpu_info *cpu;
+        uint64_t               tsc_hz;   /* 0 = unknown */
+        struct smp_plan        plan;
+        struct smp_log         log;
+        struct rep_buf         report;   /* sampling-report.txt */
+};
+
+/** A chase over a buffer of the harness's own: the chain, the lines it visits (ascending)
+ *  and the page kind the platform backed it with. */
+struct smp_chase {
+        void               *buf;
+        uint64_t            bytes;
+        enum plat_page_kind got;
+        void               *start;
+        uint64_t           *lines;
+        size_t              n_lines;
+        uint32_t            line_bytes;
+};
+
+/** Allocate @p bytes, lay a random chain with one pointer per @p line_bytes, walk one lap to
+ *  list the lines it visits. */
+status_t smp_chase_setup(struct smp_chase *c, uint64_t bytes, uint32_t line_bytes);
+/** Free what smp_chase_setup allocated. */
+void smp_chase_free(struct smp_chase *c);
+
+/** Keep in @p s (compacting, order kept) only the samples whose IP is a chase load;
+ *  returns how many are left. */
+size_t smp_filter_chase(struct psample *s, size_t n);
+
+/** The four per-working-set checks (addresses, physical, latency, data-source) of @p s
+ *  (@p n chase samples) for working set @p w, logged under @p mech. */
+void smp_check_ws(struct smp_log *lg, const char *mech, const struct smp_ws *w,
+                  const struct smp_chase *c, const struct psample *s, size_t n);
+
+/** Print every check of @p mech as a SKIP with @p why. */
+void smp_skip_mech(struct smp_log *lg, const char *mech, const struct smp_plan *p,
+                   const char *why);
+
+/** Run and validate each mechanism (each SKIPs with its reason when absent). */
+void smp_run_ibs(struct smp_ctx *c);
+void smp_run_pebs(struct smp_ctx *c);
+void smp_run_lbr(struct smp_ctx *c);
+
+#endif
