@@ -120,6 +120,10 @@ TEST_DEPS_tlb := bench/tlb.c
 TEST_DEPS_tlbdetect := report/tlbdetect.c report/json.c bench/tlb.c pmu/cpuid.c tests/cpuid_dump.c
 TEST_LIBS_tlbdetect := -ljansson
 TESTS += pagetable tlb tlbdetect
+# tlb phase (hc): own page tables + sweeps in the firmware, shared analysis (app/tlb_out.c).
+APP_SRCS += app/tlb.c app/tlb_out.c
+TEST_DEPS_app += app/tlb.c app/tlb_out.c bench/pagetable.c bench/tlb.c bench/kernel_tlb.c \
+                 report/tlbdetect.c
 
 # pmu (helper-6): generated event tables, encoding, drivers, sampling, validation suite.
 # build/events_gen.c is generated from pmu/events/ and compiled like any portable source:
@@ -143,6 +147,24 @@ TEST_DEPS_validate := pmu/validate.c report/json.c bench/kernel_branch.c bench/k
                       $(PMU_TEST_CORE)
 TEST_LIBS_validate := -ljansson
 TESTS += encode pmu_intel pmu_amd events sample validate
+# pmu phase (hb): PMI route (NMI through LVT PMC, boot/uefi_pmi.c), memory checks, overflow
+# sampling run, the phase; the symbol table comes from a two-pass link (rules at the end).
+PMU_SYMS_GEN := $(B)/syms_gen.c
+PMU_SRCS += pmu/validate_mem.c pmu/sample_run.c $(PMU_SYMS_GEN)
+BENCH_SRCS += bench/kernel_skid.c
+BOOT_PORTABLE += boot/apic.c
+BOOT_UEFI_SRCS += boot/uefi_pmi.c
+BOOT_UEFI_ASM += boot/pmi_x86_64.S
+APP_SRCS += app/pmu.c
+PMU_VALIDATE_DEPS := pmu/validate.c pmu/validate_mem.c report/json.c bench/kernel_branch.c \
+                     bench/kernel_pmu.c bench/chain.c bench/kernel_chase.c bench/window.c
+TEST_DEPS_validate += pmu/validate_mem.c bench/chain.c bench/kernel_chase.c bench/window.c
+TEST_DEPS_sample += pmu/sample_run.c bench/kernel_skid.c bench/kernel_branch.c
+TEST_DEPS_apic := boot/apic.c
+TESTS += apic
+TEST_DEPS_app += app/pmu.c pmu/sample.c pmu/sample_run.c pmu/syms_none.c bench/kernel_skid.c \
+                 pmu/pmu.c pmu/drv_intel.c pmu/drv_amd.c pmu/encode.c pmu/events.c \
+                 $(PMU_EVENTS_GEN) $(PMU_VALIDATE_DEPS)
 
 # precise sampling (helper-8): IBS / PEBS / LBR record programming and decoding, reports.
 PMU_SRCS += pmu/ibs.c pmu/pebs.c pmu/lbr.c
@@ -165,6 +187,28 @@ TESTS += levels lattable libpmucal
 FUZZERS += table
 FUZZ_DEPS_table := report/libpmucal.c
 FUZZ_LIBS_table := -ljansson -lm
+
+# latency phase (ha): the sweep, level detection and table in the firmware run (app/latency.c).
+APP_SRCS += app/latency.c
+TEST_DEPS_app += app/latency.c bench/chain.c bench/kernel_chase.c bench/window.c bench/sweep.c \
+                 bench/prefetch.c bench/measure.c report/levels.c report/lattable.c
+# make bench also times the QEMU quick-profile boot of this build's pmucal.efi (tools/bench.sh).
+bench: all
+bench: export BENCH_EFI = $(B)/pmucal.efi
+
+# sampling phase (hd): IBS / PEBS / LBR sessions, validation against the chase and the
+# fixed-cost block kernel, sampling-validation.json (app/sampling*.c).
+SAMPLING_APP := app/sampling.c app/sampling_log.c app/sampling_chase.c app/sampling_run.c \
+                app/sampling_ibs.c app/sampling_pebs.c app/sampling_lbr.c
+APP_SRCS += $(SAMPLING_APP)
+BENCH_SRCS += bench/kernel_block.c
+TEST_DEPS_sampling := app/sampling_log.c app/sampling_ibs.c app/sampling_pebs.c \
+                      app/sampling_lbr.c report/samples.c report/json.c pmu/ibs.c pmu/pebs.c \
+                      pmu/lbr.c $(PMU_TEST_CORE) bench/kernel_block.c
+TEST_LIBS_sampling := -ljansson
+TESTS += sampling
+TEST_DEPS_app += $(SAMPLING_APP) bench/kernel_block.c pmu/ibs.c pmu/pebs.c pmu/lbr.c \
+                 report/samples.c
 
 # <<< end of module registrations
 
@@ -289,5 +333,49 @@ $(B)/host/pmucal-table: $(B)/host/report/pmucal_table.o $(B)/host/pmu/cpuid.o \
 host: $(B)/host/pmucal-table $(B)/host/libpmucal.a
 plot:
 	tools/plot.sh $(RESULTS)
+
+# tlb, hosted (hc): `pmucal-host --tlb` (app/tlb_host.c) and `make bench-tlb`.
+$(B)/host/pmucal-host: $(patsubst %.c,$(B)/host/%.o,app/tlb_host.c app/tlb_out.c bench/tlb.c \
+                       bench/kernel_tlb.c report/tlbdetect.c)
+.PHONY: bench-tlb
+$(B)/host/libpmucal.a: $(B)/host/report/libpmucal_tlb.o
+# (TEST_DEPS_libpmucal is assigned with := after the tlb block, so the TLB part of the test
+# comes in as extra prerequisites; the test link uses $^.)
+$(B)/host/tests/test_libpmucal: $(patsubst %.c,$(B)/host/%.o,report/libpmucal_tlb.c \
+                                report/tlbdetect.c report/json.c bench/tlb.c pmu/cpuid.c)
+bench: bench-tlb
+bench-tlb: host
+	@tools/bench-tlb.sh $(B)
+
+# pmu symbol table (hb): link once with an empty table, `nm` that image into $(B)/syms_gen.c,
+# link again with it (the $(B)/pmucal.so rule). The table only adds data, after .text, so
+# function addresses cannot move between the passes; $(B)/syms.ok proves it on every build.
+PMU_SYMS_OBJ := $(B)/efi/$(PMU_SYMS_GEN:.c=.o)
+$(B)/pmucal-pass1.so: $(filter-out $(PMU_SYMS_OBJ),$(EFI_OBJS)) $(B)/efi/pmu/syms_none.o
+	$(LD) $(EFI_LDFLAGS) $(GNUEFI_LIB)/crt0-efi-x86_64.o $^ -o $@ \
+		-lefi -lgnuefi $(shell $(CC) -print-libgcc-file-name)
+$(PMU_SYMS_GEN): $(B)/pmucal-pass1.so tools/gen_syms.py
+	nm --defined-only $< | $(PYTHON) tools/gen_syms.py > $@.tmp && mv $@.tmp $@
+$(B)/syms.ok: $(B)/pmucal.so $(B)/pmucal-pass1.so
+	@nm --defined-only $(B)/pmucal-pass1.so | awk '$$2 ~ /^[Tt]$$/' | sort > $@.1
+	@nm --defined-only $(B)/pmucal.so | awk '$$2 ~ /^[Tt]$$/' | sort > $@.2
+	@cmp -s $@.1 $@.2 || { echo "symbol table: function addresses moved between link passes"; \
+		diff $@.1 $@.2 | head; exit 1; }
+	@touch $@
+all: $(B)/syms.ok
+.PHONY: bench-pmu
+bench: bench-pmu
+bench-pmu: all
+	@tools/bench-pmu.sh $(B)
+
+# bench-sampling (hd, host-only): decode rate of the IBS / PEBS / LBR decoders over synthetic
+# records, and the interrupt cost where a results folder from hardware is given.
+.PHONY: bench-sampling
+BENCH_SAMPLING_SRCS := tests/bench_sampling.c pmu/ibs.c pmu/pebs.c pmu/lbr.c
+$(B)/host/bench_sampling: $(patsubst %.c,$(B)/host/%.o,$(BENCH_SAMPLING_SRCS))
+	$(HOST_CC) $^ -o $@
+bench: bench-sampling
+bench-sampling: $(B)/host/bench_sampling
+	@tools/bench-sampling.sh $(B)/host/bench_sampling
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

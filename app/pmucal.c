@@ -35,6 +35,10 @@ static const struct phase phases[] = {
         { "selftest",    P_ALL,    phase_selftest },
         { "inventory",   P_ALL,    phase_inventory },
         /* >>> further phases: one row each, in this order: latency, tlb, pmu, sampling */
+        { "latency",     P_QUICK | P_FULL | P_SAMPLING, phase_latency },
+        { "tlb",         P_QUICK | P_FULL | P_TLB, phase_tlb },
+        { "pmu",         P_QUICK | P_FULL | P_PMU, phase_pmu },
+        { "sampling",    P_QUICK | P_FULL | P_SAMPLING, phase_sampling },
 };
 
 static status_t console_sink(void *ctx, const char *s, size_t n)

@@ -42,5 +42,15 @@ status_t run_add_file(struct run *r, const char *name, struct rep_buf *data);
 status_t phase_selftest(struct run *r);
 status_t phase_inventory(struct run *r);
 /* >>> further phases: one declaration each, added by the phase's owner */
+/** Latency calibration: sweep, levels, latency-table.json and latency-curve.csv (app/latency.c);
+ *  sets r->levels. */
+status_t phase_latency(struct run *r);
+/** TLB calibration with the harness's own page tables (app/tlb.c). */
+status_t phase_tlb(struct run *r);
+/** Core PMU capabilities, counting validation and overflow sampling (app/pmu.c). */
+status_t phase_pmu(struct run *r);
+/** Precise sampling (IBS, PEBS load latency, LBR cycles) validated against the chase and a
+ *  fixed-cost kernel; sampling-validation.json, sampling-report.txt (app/sampling.c). */
+status_t phase_sampling(struct run *r);
 
 #endif

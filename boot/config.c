@@ -89,6 +89,7 @@ static const struct key_desc keys[] = {
         { .name = "cpus", .type = KT_ENUM, FIELD(cpus), NAMES(cpus_names),
           .def = CONFIG_CPUS_ALL },
         { .name = "results", .type = KT_BOOL, FIELD(results), .def = 1 },
+        { .name = "crash_test", .type = KT_BOOL, FIELD(crash_test), .def = 0 },
 };
 
 _Static_assert(ARRAY_SIZE(keys) <= 32, "pmucal_config.from_file has one bit per key");

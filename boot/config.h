@@ -73,6 +73,8 @@ struct pmucal_config {
         uint32_t             sweep_max_mib; /* largest working set; 0 = auto */
         enum config_cpus     cpus;          /* default all */
         bool                 results;       /* write result files; default on */
+        bool                 crash_test;    /* end the self-test with an unhandled #UD, to
+                                             * check the crash path; default off */
         uint32_t             from_file;     /* bit i: key table row i was set by the file */
 };
 

@@ -513,6 +513,18 @@ void plat_pmi_disable(void)
 {
 }
 
+status_t plat_pmi_selftest(uint64_t *tsc_round_trip)
+{
+        if (tsc_round_trip)
+                *tsc_round_trip = 0;
+        return ST_UNSUPPORTED;
+}
+
+uint64_t plat_image_base(void)
+{
+        return 0;
+}
+
 status_t plat_fault_probe(enum plat_fault_probe kind, unsigned *vector)
 {
         (void)kind;

@@ -170,18 +170,31 @@ struct plat_pmi_frame {
 };
 
 /** Called for each PMI, in interrupt context with interrupts masked, on the CPU that took it.
- *  It must not print or allocate; the platform sends the local APIC EOI and unmasks the
- *  LVT entry after it returns. */
+ *  It must not print or allocate; the platform sends the local APIC EOI (none is due for
+ *  NMI delivery) and unmasks the LVT entry after it returns. Every NMI that arrives while
+ *  the route is enabled reaches @p fn: tell a PMI by the overflow status. */
 typedef void (*plat_pmi_fn)(const struct plat_pmi_frame *frame, void *ctx);
 
 /** Route the local APIC's performance-counter interrupt (LVT PMC, APIC offset 0x340; xAPIC
  *  or x2APIC, whichever the firmware enabled) to @p fn through a vector of the harness's own
- *  IDT, as a fixed interrupt. When @p ext_lvt_offset >= 0, AMD's extended LVT entry of that
- *  offset (APIC 0x500 + 0x10 * offset, used by IBS) is routed too. The previous LVT values and
- *  IDT entry are saved. ST_UNSUPPORTED where there is no local APIC or no own IDT (hosted). */
+ *  IDT. The UEFI build delivers it as an NMI (IDT vector 2), as Linux does, so that a PMI
+ *  arrives inside measurement windows run at TPL_HIGH_LEVEL with IF = 0 (boot/uefi_pmi.c
+ *  says why). When @p ext_lvt_offset >= 0, AMD's extended LVT entry of that offset (APIC
+ *  0x500 + 0x10 * offset, used by IBS) is routed too. The previous LVT values and IDT entry
+ *  are saved. BSP only; one route at a time (ST_BAD_ARG while one is enabled).
+ *  ST_UNSUPPORTED where there is no local APIC or no own IDT (hosted). */
 status_t plat_pmi_enable(plat_pmi_fn fn, void *ctx, int ext_lvt_offset);
 /** Restore the LVT entries and the IDT vector plat_pmi_enable changed. */
 void plat_pmi_disable(void);
+/** With the route enabled, send this CPU an NMI through the local APIC's ICR and wait for the
+ *  handler: checks the entry path where no PMU can raise a PMI (QEMU TCG). @p fn is called
+ *  once with the frame. *@p tsc_round_trip: TSC ticks from the ICR write to the return from
+ *  the handler. ST_TIMEOUT when it never arrived; ST_UNSUPPORTED hosted. */
+status_t plat_pmi_selftest(uint64_t *tsc_round_trip);
+
+/** Load address of the harness's image (EFI_LOADED_IMAGE.ImageBase), to turn a sampled RIP
+ *  into an offset in the link-time symbol table; 0 where unknown (hosted, tests). */
+uint64_t plat_image_base(void);
 
 /* ---- fault recovery self-test ---------------------------------------------------------- */
 
@@ -189,6 +202,9 @@ enum plat_fault_probe {
         PLAT_PROBE_UD2,              /* ud2: #UD */
         PLAT_PROBE_GP_NONCANONICAL,  /* load from a non-canonical address: #GP */
         PLAT_PROBE_GP_CR4_LA57,      /* toggle CR4.LA57 in 64-bit mode: #GP */
+        PLAT_PROBE_UNHANDLED_UD2,    /* ud2 with no fixup armed: the crash path; no return
+                                      * under QEMU (exit status 4), the firmware's handler on
+                                      * hardware */
         PLAT_PROBE__COUNT
 };
 

@@ -7,6 +7,7 @@
 
 #include "trap.h"
 
+#include "../app/pmucal.h"
 #include "../report/fmt.h"
 
 struct idt_gate {
@@ -82,6 +83,29 @@ bool trap_install(void)
         return true;
 }
 
+bool trap_set_gate(unsigned vector, void (*entry)(void))
+{
+        uint16_t cs;
+
+        if (!active || vector >= IDT_ENTRIES || !entry)
+                return false;
+        __asm__ volatile("mov %%cs, %0" : "=r"(cs));
+        set_gate(&our_idt[vector], entry, cs);
+        return true;
+}
+
+void trap_restore_gate(unsigned vector)
+{
+        const struct idt_gate *fw = (const struct idt_gate *)(uintptr_t)firmware_idtr.base;
+
+        if (!active || vector >= IDT_ENTRIES)
+                return;
+        if ((vector + 1) * sizeof(struct idt_gate) <= (size_t)firmware_idtr.limit + 1)
+                our_idt[vector] = fw[vector];
+        else
+                memset(&our_idt[vector], 0, sizeof(our_idt[vector]));
+}
+
 void trap_load_on_this_cpu(void)
 {
         if (active)
@@ -101,23 +125,23 @@ bool trap_active(void)
         return active;
 }
 
-static unsigned crash_exit_code = 4;
-
 void trap_unexpected(uint64_t vector, const uint64_t *frame)
 {
         char           line[160];
         const uint64_t *f = vector == VEC_GP ? frame + 1 : frame; /* skip the error code */
 
+        char err[32] = "";
+        if (vector == VEC_GP)
+                fmt_snprintf(err, sizeof(err), " error 0x%llx", (unsigned long long)frame[0]);
         fmt_snprintf(line, sizeof(line),
-                     "\nFATAL: unexpected %s at RIP 0x%llx (CS 0x%llx RFLAGS 0x%llx RSP 0x%llx"
-                     "%s%llx) - pmucal crashed\n",
+                     "\nFATAL: unexpected %s at RIP 0x%llx (CS 0x%llx RFLAGS 0x%llx RSP 0x%llx%s)"
+                     " - pmucal crashed\n",
                      vector == VEC_GP ? "#GP" : "#UD", (unsigned long long)f[0],
                      (unsigned long long)f[1], (unsigned long long)f[2],
-                     (unsigned long long)f[3], vector == VEC_GP ? " error 0x" : " ",
-                     vector == VEC_GP ? (unsigned long long)frame[0] : 0ull);
+                     (unsigned long long)f[3], err);
         uefi_con_emergency(line);
         if (uefi_under_qemu())
-                uefi_debug_exit(crash_exit_code);
+                uefi_debug_exit(PMUCAL_EXIT_CRASHED);
         /* On hardware the firmware's handler takes over (it dumps registers and halts). */
 }
 
@@ -178,6 +202,9 @@ status_t plat_fault_probe(enum plat_fault_probe kind, unsigned *vector)
                         __asm__ volatile("mov %0, %%cr4" : : "r"(cr4) : "memory");
                 break;
         }
+        case PLAT_PROBE_UNHANDLED_UD2:
+                __asm__ volatile("ud2" ::: "memory");
+                break;
         default:
                 return ST_BAD_ARG;
         }

@@ -270,6 +270,8 @@ status_t plat_fault_probe(enum plat_fault_probe kind, unsigned *vector)
 
         if ((unsigned)kind >= PLAT_PROBE__COUNT)
                 return ST_BAD_ARG;
+        if (kind == PLAT_PROBE_UNHANDLED_UD2)
+                return ST_UNSUPPORTED;
         *vector = vectors[kind];
         return ST_OK;
 }
@@ -315,6 +317,18 @@ status_t plat_pmi_enable(plat_pmi_fn fn, void *ctx, int ext_lvt_offset)
 
 void plat_pmi_disable(void)
 {
+}
+
+status_t plat_pmi_selftest(uint64_t *tsc_round_trip)
+{
+        if (tsc_round_trip)
+                *tsc_round_trip = 0;
+        return ST_UNSUPPORTED;
+}
+
+uint64_t plat_image_base(void)
+{
+        return 0;
 }
 
 const char *plat_name(void)

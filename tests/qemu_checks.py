@@ -211,6 +211,146 @@ def check_config_diagnostics(c):
         "%s: a good line still applies (repetitions = 13)" % c.name)
 
 
+def check_crashed(c):
+    tap(c.rc == c.status, "%s: exit status %d (expected %d, not a timeout)" % (c.name, c.rc, c.status))
+    tap(re.search(r"^FATAL: unexpected #UD at RIP 0x[0-9a-f]+ .*pmucal crashed", c.serial, re.M)
+        is not None, "%s: the crash is reported with its RIP" % c.name)
+    tap("SUMMARY:" not in c.serial, "%s: nothing ran after the crash" % c.name)
+
+
+def _tlb_common(c):
+    """The TLB phase ran with its own page tables and handed its files to the results folder,
+    which is written after the firmware's CR3 is back (hc, issue 6)."""
+    tap(re.search(r"^PASS: tlb: page tables: \d+ test pages walk to the intended frames",
+                  c.serial, re.M) is not None, "%s: page-table self-check passed" % c.name)
+    tap(re.search(r"^PASS: tlb: firmware CR3 restored after every window", c.serial, re.M)
+        is not None, "%s: firmware CR3 restored" % c.name)
+    tap(re.search(r"^PASS: tlb: every chase returned to its start", c.serial, re.M)
+        is not None, "%s: chases closed" % c.name)
+    tap(re.search(r"^FAIL: tlb", c.serial, re.M) is None, "%s: no TLB check failed" % c.name)
+    files = set(os.listdir(c.results)) if c.results else set()
+    tap({"tlb-table.json", "tlb-curve.csv", "report.txt"} <= files,
+        "%s: tlb-table.json, tlb-curve.csv and report.txt saved after the CR3 restore" % c.name)
+    t = c.result_json("tlb-table.json")
+    tap(t is not None and t.get("schema") == "pmucal.tlb/1" and len(t.get("curves", [])) > 0,
+        "%s: tlb-table.json parses, schema pmucal.tlb/1, %d curves"
+        % (c.name, len(t.get("curves", [])) if t else 0))
+    return t
+
+
+def check_tlb_1g(c):
+    t = _tlb_common(c)
+    tap(re.search(r"^INFO: tlb: dtlb: 1 GiB pages used \(\d+ points", c.serial, re.M)
+        is not None, "%s: console says 1 GiB pages were used" % c.name)
+    tap(t is not None and any(x["page_bytes"] == 1 << 30 and x["side"] == "dtlb" and
+                              x["points"] > 0 for x in t.get("curves", [])),
+        "%s: tlb-table.json has a dtlb curve with 1 GiB pages" % c.name)
+    tap(t is not None and {x["page_bytes"] for x in t.get("curves", [])} >= {4096, 2 << 20},
+        "%s: 4 KiB and 2 MiB curves measured too" % c.name)
+
+
+def check_tlb_no_1g(c):
+    t = _tlb_common(c)
+    tap(re.search(r"^SKIP: tlb: dtlb 1 GiB pages: CPUID.80000001H:EDX\[26\] \(Page1GB\) is "
+                  r"clear", c.serial, re.M) is not None,
+        "%s: 1 GiB pages reported unsupported (SKIP with its reason)" % c.name)
+    tap(t is not None and all(x["page_bytes"] != 1 << 30 for x in t.get("curves", [])),
+        "%s: no 1 GiB curve in tlb-table.json" % c.name)
+
+
+def check_pmu(c):
+    """The pmu phase under TCG: pmu-validation.json saved and parses, every check SKIPs with a
+    reason (no PMU), no FAIL line in the pmu phase, the NMI route self-test passes."""
+    doc = c.result_json("pmu-validation.json")
+    if not tap(doc is not None and doc.get("schema") == "pmucal.pmu-validation/1",
+               "%s: pmu-validation.json parses, schema pmucal.pmu-validation/1" % c.name):
+        return
+    checks = doc.get("checks", [])
+    tap(len(checks) > 0 and all(k["verdict"] == "SKIP" and k.get("reason") for k in checks),
+        "%s: all %d PMU checks SKIP with a reason under TCG" % (c.name, len(checks)))
+    tap(doc.get("pmu_available") is False and doc.get("pmu_reason"),
+        "%s: no PMU, and why (%s)" % (c.name, doc.get("pmu_reason")))
+    tap(re.search(r"^FAIL: pmu:", c.serial, re.M) is None, "%s: no FAIL line in the pmu phase" % c.name)
+    skips = re.findall(r"^SKIP: pmu: pmu-validate: (\S+) (.+)$", c.serial, re.M)
+    tap(len(skips) == len(checks) and all(len(r) > 10 for _, r in skips),
+        "%s: one SKIP line with its reason per check on the console (%d)" % (c.name, len(skips)))
+    tap(re.search(r"^PASS: pmu: sampling: pmi-route: self-NMI", c.serial, re.M) is not None,
+        "%s: PMI route (NMI through LVT PMC and the harness's IDT) self-test passed" % c.name)
+    tap(re.search(r"^SKIP: pmu: sampling: overflow sampling: ", c.serial, re.M) is not None,
+        "%s: overflow sampling SKIPs with the reason" % c.name)
+    m = re.search(r"^INFO: pmu: suite took (\d+) ms", c.serial, re.M)
+    tap(m is not None and int(m.group(1)) < 5000, "%s: the suite SKIPs quickly (%s ms)"
+        % (c.name, m.group(1) if m else "?"))
+
+
+def check_latency(c):
+    """The latency phase (app/latency.c): table and curve saved and valid, levels table and plot
+    on the console. TCG emulates no caches, but its loads reach the host's caches through the
+    software TLB, so the curve need not be flat: either way the table must say what it saw."""
+    t = c.result_json("latency-table.json")
+    if not tap(t is not None and t.get("schema") == "pmucal.latency-table/1",
+               "%s: latency-table.json parses, schema pmucal.latency-table/1" % c.name):
+        return
+    path = os.path.join(c.results, "latency-table.json")
+    tool = os.path.join(ROOT, "build", "host", "pmucal-table")
+    if os.access(tool, os.X_OK):
+        p = subprocess.run([tool, "check", path], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True)
+        tap(p.returncode == 0, "%s: pmucal-table check accepts it (%s)"
+            % (c.name, p.stdout.strip().splitlines()[-1:] or p.returncode))
+    else:
+        tap(False, "%s: pmucal-table check: %s not built (make host)" % (c.name, tool))
+    flags = t.get("flags", [])
+    names = [l["name"] for l in t.get("levels", [])]
+    tap(t["machine"].get("hypervisor") is True and t["method"].get("page_tables") ==
+        "firmware identity map", "%s: table says hypervisor and firmware identity map" % c.name)
+    if "no_hierarchy" in flags:
+        tap(names == ["flat"] and "NO CACHE HIERARCHY VISIBLE" in c.serial,
+            "%s: flat curve: one level 'flat', flagged no_hierarchy, said on the console" % c.name)
+    else:
+        tap(len(names) > 1 and re.search(r"^INFO: latency: measured under a hypervisor \(TCGTCGTCGTCG\)",
+                                         c.serial, re.M) is not None,
+            "%s: levels %s seen under TCG, console says they are the emulator's" % (c.name, names))
+    try:
+        rows = open(os.path.join(c.results, "latency-curve.csv")).read().splitlines()
+    except OSError:
+        rows = []
+    pts = [r for r in rows[1:] if re.match(r"^[0-9]+,", r)]
+    tap(rows[:1] and rows[0].startswith("ws_bytes,n_windows,") and len(pts) >= 20 and
+        len(pts) == t["method"]["points"],
+        "%s: latency-curve.csv has %d points (>= 20, as many as the table says)" % (c.name, len(pts)))
+    tap(re.search(r"^latency levels: \d+ ", c.serial, re.M) is not None and
+        "latency per load, cycles (log) against working set (log)" in c.serial and
+        "(working set)" in c.serial, "%s: console has the levels table and the plot" % c.name)
+
+
+
+def check_sampling(c):
+    """The sampling phase (app/sampling.c) under TCG: no IBS, PEBS or LBR, so every check of
+    every mechanism SKIPs with a reason, none FAILs, and sampling-validation.json says so."""
+    mechs = ("ibs-op", "ibs-fetch", "pebs", "lbr")
+    tap(re.search(r"^FAIL: sampling:", c.serial, re.M) is None, "%s: no FAIL with prefix sampling"
+        % c.name)
+    skips = re.findall(r"^SKIP: sampling: ([a-z-]+): ([^:]+): (.*)$", c.serial, re.M)
+    for m in mechs:
+        mine = [s for s in skips if s[0] == m]
+        tap(len(mine) > 0 and all(s[2].strip() for s in mine),
+            "%s: every %s check SKIPs with a reason (%d, e.g. %r)"
+            % (c.name, m, len(mine), mine[0][2][:70] if mine else None))
+    tap(re.search(r"^PASS: sampling: (ibs|pebs|lbr)", c.serial, re.M) is None,
+        "%s: nothing claims to have sampled under TCG" % c.name)
+    v = c.result_json("sampling-validation.json")
+    if not tap(v is not None and v.get("schema") == "pmucal.sampling-validation/1",
+               "%s: sampling-validation.json parses, schema pmucal.sampling-validation/1" % c.name):
+        return
+    checks = v.get("checks", [])
+    tap(len(checks) == len(skips) and v["summary"]["fail"] == 0 and
+        all(k["verdict"] == "SKIP" and k["detail"] for k in checks) and
+        {k["mechanism"] for k in checks} == set(mechs),
+        "%s: sampling-validation.json: %d checks, all SKIP with a reason, every mechanism"
+        % (c.name, len(checks)))
+
+
 CHECKS = {name[6:]: fn for name, fn in globals().items() if name.startswith("check_")}
 
 

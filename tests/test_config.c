@@ -18,11 +18,11 @@
 #include "../report/rep.h"
 #include "fake_plat.h"
 
-#define N_KEYS 9
+#define N_KEYS 10
 
 static const char *const all_keys[N_KEYS] = {
         "profile", "on_exit", "serial", "debug_exit", "prefetchers",
-        "repetitions", "sweep_max_mib", "cpus", "results",
+        "repetitions", "sweep_max_mib", "cpus", "results", "crash_test",
 };
 
 /* The test's own map from key names to fields (an oracle independent of the key table). */
@@ -37,6 +37,7 @@ static uint32_t field(const struct pmucal_config *c, const char *key)
         if (!strcmp(key, "sweep_max_mib")) return c->sweep_max_mib;
         if (!strcmp(key, "cpus"))          return c->cpus;
         if (!strcmp(key, "results"))       return c->results;
+        if (!strcmp(key, "crash_test"))    return c->crash_test;
         fail_msg("no such key %s", key);
         return 0;
 }
@@ -49,7 +50,7 @@ static uint32_t default_of(const char *key)
                 { "serial", 1 },                     { "debug_exit", CONFIG_AUTO },
                 { "prefetchers", CONFIG_PREFETCH_OFF }, { "repetitions", 11 },
                 { "sweep_max_mib", 0 },              { "cpus", CONFIG_CPUS_ALL },
-                { "results", 1 },
+                { "results", 1 },                    { "crash_test", 0 },
         };
         for (size_t i = 0; i < sizeof(defs) / sizeof(defs[0]); i++)
                 if (!strcmp(defs[i].key, key))
@@ -198,6 +199,7 @@ static const struct {
         { "cpus", "all", CONFIG_CPUS_ALL },                { "cpus", "bsp", CONFIG_CPUS_BSP },
         { "results", "on", 1 },                            { "results", "off", 0 },
         { "results", "1", 1 },                             { "results", "0", 0 },
+        { "crash_test", "on", 1 },                         { "crash_test", "off", 0 },
 };
 
 static const struct {
@@ -504,6 +506,7 @@ static void test_json(void **state)
         assert_string_equal(json_string_value(json_object_get(c, "cpus")), "all");
         assert_true(json_is_false(json_object_get(c, "serial")));
         assert_true(json_is_true(json_object_get(c, "results")));
+        assert_true(json_is_false(json_object_get(c, "crash_test")));
         assert_int_equal(json_integer_value(json_object_get(c, "repetitions")), 31);
         assert_int_equal(json_integer_value(json_object_get(c, "sweep_max_mib")), 512);
 
