@@ -55,7 +55,7 @@ HOST_TEST_CFLAGS := $(HOST_CFLAGS) -Wno-missing-prototypes
 # ---- sources -----------------------------------------------------------------------------
 # Portable code: compiled for the firmware and for the host alike.
 BOOT_PORTABLE := boot/status.c boot/config.c boot/acpi.c boot/smbios.c
-REPORT_SRCS   := report/fmt.c report/rep.c report/json.c report/inventory.c
+REPORT_SRCS   := report/fmt.c report/rep.c report/json.c report/inventory.c report/stats.c
 PMU_SRCS      := pmu/cpuid.c
 BENCH_SRCS    :=
 APP_SRCS      := app/pmucal.c app/selftest.c app/gather.c
@@ -72,7 +72,9 @@ EFI_OBJS = $(patsubst %.c,$(B)/efi/%.o,$(PORTABLE_SRCS) $(BOOT_UEFI_SRCS) $(PMU_
 
 # Host unit tests: tests/test_<name>.c, linked with the portable files it names below plus
 # the fake platform. Every test here is built and run by `make test`.
-TEST_COMMON := boot/status.c report/fmt.c report/rep.c tests/fake_plat.c tests/test_util.c
+TEST_COMMON := boot/status.c report/fmt.c report/rep.c report/stats.c tests/fake_plat.c \
+               tests/test_util.c
+TEST_DEPS_stats   := report/stats.c
 TEST_DEPS_fmt     := report/fmt.c
 TEST_DEPS_rep     := report/rep.c
 TEST_DEPS_json    := report/json.c
@@ -86,7 +88,7 @@ TEST_LIBS_inventory := -ljansson
 TEST_DEPS_app     := app/pmucal.c app/selftest.c app/gather.c report/inventory.c report/json.c \
                      pmu/cpuid.c boot/acpi.c boot/smbios.c boot/config.c tests/fake_msr_none.c
 TEST_LIBS_app     := -ljansson
-TESTS := fmt rep json config cpuid acpi smbios inventory app
+TESTS := fmt rep json config cpuid acpi smbios inventory app stats
 
 # libFuzzer targets (clang): tests/fuzz_<name>.c with a corpus in tests/corpus/<name>/.
 FUZZERS := config acpi
@@ -304,14 +306,14 @@ clean:
 
 # record_tlb (helper-7, host-only): runs the TLB kernels under Linux and prints tlb-curve.csv;
 # used to record tests/data/curves/host-*-dtlb-*.csv.
-RECORD_TLB_SRCS := tests/record_tlb.c bench/tlb.c bench/kernel_tlb.c report/tlbdetect.c \
+RECORD_TLB_SRCS := report/stats.c tests/record_tlb.c bench/tlb.c bench/kernel_tlb.c report/tlbdetect.c \
                    report/json.c report/fmt.c report/rep.c boot/status.c tests/fake_plat.c
 $(B)/host/record_tlb: $(patsubst %.c,$(B)/host/%.o,$(RECORD_TLB_SRCS))
 	$(HOST_CC) $^ -o $@
 
 # pmucal-host (helper-4): the latency sweep under Linux, linked from host-compiled objects
 # (bench/ objects get BENCH_CFLAGS through the $(B)/host/bench/%.o rule).
-PMUCAL_HOST_SRCS := app/host_main.c boot/linux_plat.c boot/linux_msr.c boot/status.c \
+PMUCAL_HOST_SRCS := report/stats.c app/host_main.c boot/linux_plat.c boot/linux_msr.c boot/status.c \
                     report/fmt.c report/rep.c report/levels.c report/lattable.c \
                     report/json.c boot/smbios.c pmu/cpuid.c \
                     bench/chain.c bench/kernel_chase.c bench/window.c bench/sweep.c \

@@ -5,6 +5,7 @@
 #include "sampling_run.h"
 
 #include "../bench/chain.h"
+#include "../report/stats.h"
 #include "../bench/kernel_chase.h"
 #include "../report/fmt.h"
 
@@ -12,35 +13,6 @@
 
 /* ---- private helpers -------------------------------------------------------------------- */
 
-static void sift_u64(uint64_t *v, size_t root, size_t n)
-{
-        for (;;) {
-                size_t c = 2 * root + 1, top = root;
-
-                if (c < n && v[top] < v[c])
-                        top = c;
-                if (c + 1 < n && v[top] < v[c + 1])
-                        top = c + 1;
-                if (top == root)
-                        return;
-                uint64_t t = v[root];
-                v[root] = v[top];
-                v[top] = t;
-                root = top;
-        }
-}
-
-static void sort_u64(uint64_t *v, size_t n)
-{
-        for (size_t i = n / 2; i-- > 0;)
-                sift_u64(v, i, n);
-        for (size_t end = n; end > 1; end--) {
-                uint64_t t = v[0];
-                v[0] = v[end - 1];
-                v[end - 1] = t;
-                sift_u64(v, 0, end - 1);
-        }
-}
 
 /* The buffer's translation, page by page through the platform (identity under UEFI), merged
  * into runs. 0 entries when the platform cannot translate. */
@@ -96,7 +68,7 @@ status_t smp_chase_setup(struct smp_chase *c, uint64_t bytes, uint32_t line_byte
                 c->lines[i] = (uint64_t)(uintptr_t)p & ~(uint64_t)(line_bytes - 1);
                 p = *(const void *const *)p;
         }
-        sort_u64(c->lines, c->n_lines);
+        rep_sort_u64(c->lines, c->n_lines);
         return ST_OK;
 }
 

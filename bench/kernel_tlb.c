@@ -1,5 +1,6 @@
 /** @file Timed dTLB chase and iTLB jump-chain kernels (see kernel_tlb.h). */
 #include "kernel_tlb.h"
+#include "../report/stats.h"
 
 #include "../boot/plat.h"
 #include "../pmu/msr.h"
@@ -61,37 +62,19 @@ static uint64_t laps_for(const struct bench_tlb_run *run, uint32_t n_pages)
         return l ? l : 1;
 }
 
-static void sort_u64(uint64_t *v, size_t n)
-{
-        for (size_t i = 1; i < n; i++) {
-                uint64_t x = v[i];
-                size_t   j = i;
 
-                for (; j && v[j - 1] > x; j--)
-                        v[j] = v[j - 1];
-                v[j] = x;
-        }
-}
-
-/* Nearest-rank percentile of sorted v[0..n). */
-static uint64_t pct(const uint64_t *v, size_t n, unsigned p)
-{
-        size_t r = (n * p + 99) / 100;
-
-        return v[r ? r - 1 : 0];
-}
 
 static status_t summarise(uint64_t *v, size_t n, uint32_t n_pages, struct tlb_point *out)
 {
         if (!n)
                 return ST_TIMEOUT;
-        sort_u64(v, n);
+        rep_sort_u64(v, n);
         out->n_pages   = n_pages;
         out->n_windows = (uint32_t)n;
         out->min_mcyc  = v[0];
-        out->p10_mcyc  = pct(v, n, 10);
-        out->p50_mcyc  = pct(v, n, 50);
-        out->p90_mcyc  = pct(v, n, 90);
+        out->p10_mcyc  = rep_pct_nearest_rank(v, n, 10);
+        out->p50_mcyc  = rep_pct_nearest_rank(v, n, 50);
+        out->p90_mcyc  = rep_pct_nearest_rank(v, n, 90);
         return ST_OK;
 }
 

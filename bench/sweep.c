@@ -1,5 +1,6 @@
 /** @file Sweep planning, refinement and per-point statistics (see sweep.h). */
 #include "sweep.h"
+#include "../report/stats.h"
 
 #include <stdbool.h>
 
@@ -224,18 +225,11 @@ status_t bench_point_stats(uint64_t *lat, size_t n, struct lat_point *pt)
 
         if (!lat || !pt || !n)
                 return ST_BAD_ARG;
-        for (size_t i = 1; i < n; i++)
-                for (size_t j = i; j > 0 && lat[j - 1] > lat[j]; j--) {
-                        uint64_t t = lat[j];
-                        lat[j]     = lat[j - 1];
-                        lat[j - 1] = t;
-                }
+        rep_sort_u64(lat, n);
         pt->min_mcyc  = lat[0];
         pt->n_windows = (uint32_t)n;
-        for (size_t k = 0; k < ARRAY_SIZE(pct); k++) {
-                size_t rank = (pct[k] * n + 99) / 100; /* nearest rank, 1-based */
-                *dst[k]     = lat[rank ? rank - 1 : 0];
-        }
+        for (size_t k = 0; k < ARRAY_SIZE(pct); k++)
+                *dst[k] = rep_pct_nearest_rank(lat, n, pct[k]);
         return ST_OK;
 }
 

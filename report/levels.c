@@ -1,5 +1,6 @@
 /** @file Level detection on a latency curve (see levels.h; rules in docs/latency-table.md). */
 #include "levels.h"
+#include "stats.h"
 
 #include "fmt.h"
 
@@ -89,18 +90,6 @@ static uint64_t isqrt64(uint64_t v)
         return r;
 }
 
-static void sort_u64(uint64_t *v, size_t n)
-{
-        for (size_t i = 1; i < n; i++) {
-                uint64_t x = v[i];
-                size_t   j = i;
-                while (j && v[j - 1] > x) {
-                        v[j] = v[j - 1];
-                        j--;
-                }
-                v[j] = x;
-        }
-}
 
 /* Nearest-rank percentile of sorted v[0..n-1], n > 0. */
 static uint64_t pct_sorted(const uint64_t *v, size_t n, unsigned pct)
@@ -124,7 +113,7 @@ static uint32_t median_range(struct work *w, const uint32_t *v, size_t first, si
         size_t k = 0;
         for (size_t i = first; i <= last; i++)
                 w->tmp[k++] = v[i];
-        sort_u64(w->tmp, k);
+        rep_sort_u64(w->tmp, k);
         return (uint32_t)pct_sorted(w->tmp, k, 50);
 }
 
@@ -176,7 +165,7 @@ static void estimate_noise(struct work *w, const struct lat_point *p, size_t n,
                 uint32_t hi = rep_log2_q8(p[i].p90_mcyc), lo = rep_log2_q8(p[i].p10_mcyc);
                 w->tmp[i] = hi > lo ? hi - lo : 0;
         }
-        sort_u64(w->tmp, n);
+        rep_sort_u64(w->tmp, n);
         out->spread_q8 = (uint32_t)pct_sorted(w->tmp, n, 50);
 
         size_t k = 0;
@@ -185,7 +174,7 @@ static void estimate_noise(struct work *w, const struct lat_point *p, size_t n,
                 w->tmp[k++] = (uint64_t)(d < 0 ? -d : d);
         }
         if (k) {
-                sort_u64(w->tmp, k);
+                rep_sort_u64(w->tmp, k);
                 /* tmp holds 2|d|: sigma ~ 1.2 * median|d| = 0.6 * median(2|d|). */
                 out->noise_q8 = (uint32_t)(pct_sorted(w->tmp, k, 50) * 3 / 5);
         }
@@ -313,7 +302,7 @@ static void level_stats(struct work *w, const struct lat_point *p, const struct 
                 k = 0;
                 for (size_t i = pl->first; i <= pl->last; i++)
                         w->tmp[k++] = f == 0 ? p[i].p10_mcyc : f == 1 ? p[i].p50_mcyc : p[i].p90_mcyc;
-                sort_u64(w->tmp, k);
+                rep_sort_u64(w->tmp, k);
                 if (f == 0)
                         s->p10 = pct_sorted(w->tmp, k, 10);
                 else if (f == 1)

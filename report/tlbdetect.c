@@ -1,5 +1,6 @@
 /** @file TLB curve analysis, CPUID cross-check and TLB reports (see tlbdetect.h). */
 #include "tlbdetect.h"
+#include "stats.h"
 
 #include "../boot/plat.h"
 #include "fmt.h"
@@ -44,17 +45,6 @@ static const struct {
 
 /* ---- statistics ---- */
 
-static void sort_u64(uint64_t *v, size_t n)
-{
-        for (size_t i = 1; i < n; i++) {
-                uint64_t x = v[i];
-                size_t   j = i;
-
-                for (; j && v[j - 1] > x; j--)
-                        v[j] = v[j - 1];
-                v[j] = x;
-        }
-}
 
 /* Median of v[a..b) (lower median); v untouched. */
 static uint64_t median(const uint64_t *v, size_t a, size_t b)
@@ -63,7 +53,7 @@ static uint64_t median(const uint64_t *v, size_t a, size_t b)
         size_t   n = b - a;
 
         memcpy(t, v + a, n * sizeof(*t));
-        sort_u64(t, n);
+        rep_sort_u64(t, n);
         return t[(n - 1) / 2];
 }
 
