@@ -55,7 +55,7 @@ HOST_TEST_CFLAGS := $(HOST_CFLAGS) -Wno-missing-prototypes
 # ---- sources -----------------------------------------------------------------------------
 # Portable code: compiled for the firmware and for the host alike.
 BOOT_PORTABLE := boot/status.c boot/config.c boot/acpi.c boot/smbios.c
-REPORT_SRCS   := report/fmt.c report/rep.c report/json.c report/inventory.c report/stats.c
+REPORT_SRCS   := report/fmt.c report/rep.c report/json.c report/inventory.c report/inventory_json.c report/stats.c
 PMU_SRCS      := pmu/cpuid.c
 BENCH_SRCS    :=
 APP_SRCS      := app/pmucal.c app/selftest.c app/gather.c
@@ -82,10 +82,11 @@ TEST_DEPS_config  := boot/config.c
 TEST_DEPS_cpuid   := pmu/cpuid.c tests/cpuid_dump.c
 TEST_DEPS_acpi    := boot/acpi.c
 TEST_DEPS_smbios  := boot/smbios.c
-TEST_DEPS_inventory := report/inventory.c report/json.c pmu/cpuid.c tests/cpuid_dump.c \
+TEST_DEPS_inventory := report/inventory.c report/inventory_json.c report/json.c pmu/cpuid.c tests/cpuid_dump.c \
                        boot/acpi.c boot/smbios.c
 TEST_LIBS_inventory := -ljansson
-TEST_DEPS_app     := app/pmucal.c app/selftest.c app/gather.c report/inventory.c report/json.c \
+TEST_DEPS_app     := app/pmucal.c app/selftest.c app/gather.c report/inventory.c \
+                     report/inventory_json.c report/json.c \
                      pmu/cpuid.c boot/acpi.c boot/smbios.c boot/config.c tests/fake_msr_none.c
 TEST_LIBS_app     := -ljansson
 TESTS := fmt rep json config cpuid acpi smbios inventory app stats

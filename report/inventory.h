@@ -93,6 +93,11 @@ int inventory_node_of_apic(const struct inventory *inv, uint32_t apic_id);
 /** Bytes of enabled SRAT memory in proximity domain @p node. */
 uint64_t inventory_node_mem(const struct inventory *inv, uint32_t node);
 
+/** "ok", "absent", "malformed" or "unsupported"; never NULL. */
+const char *inventory_table_state_name(const struct inv_table *t);
+/** "cpuid", "calibrated" or "unknown"; never NULL. */
+const char *inventory_tsc_source_name(enum inv_tsc_source s);
+
 /** Print the inventory report with rep_printf. */
 void inventory_print(const struct inventory *inv);
 /** Write inventory.json (a complete document) into @p w. */
