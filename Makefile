@@ -163,6 +163,10 @@ PMU_VALIDATE_DEPS := pmu/validate.c pmu/validate_mem.c report/json.c bench/kerne
                      bench/kernel_pmu.c bench/chain.c bench/kernel_chase.c bench/window.c
 TEST_DEPS_validate += pmu/validate_mem.c bench/chain.c bench/kernel_chase.c bench/window.c
 TEST_DEPS_sample += pmu/sample_run.c bench/kernel_skid.c bench/kernel_branch.c
+# own page tables (hb2): shared by the TLB phase and the dTLB page chase (bench/ownpt.c).
+BENCH_SRCS += bench/ownpt.c
+PMU_VALIDATE_DEPS += bench/ownpt.c bench/pagetable.c bench/kernel_tlb.c bench/tlb.c
+TEST_DEPS_validate += bench/ownpt.c bench/pagetable.c bench/kernel_tlb.c bench/tlb.c
 TEST_DEPS_apic := boot/apic.c
 TESTS += apic
 TEST_DEPS_app += app/pmu.c pmu/sample.c pmu/sample_run.c pmu/syms_none.c bench/kernel_skid.c \
@@ -207,7 +211,8 @@ APP_SRCS += $(SAMPLING_APP)
 BENCH_SRCS += bench/kernel_block.c
 TEST_DEPS_sampling := app/sampling_log.c app/sampling_ibs.c app/sampling_pebs.c \
                       app/sampling_lbr.c report/samples.c report/json.c pmu/ibs.c pmu/pebs.c \
-                      pmu/lbr.c $(PMU_TEST_CORE) bench/kernel_block.c
+                      pmu/lbr.c $(PMU_TEST_CORE) bench/kernel_block.c report/levels.c \
+                      pmu/cpuid.c
 TEST_LIBS_sampling := -ljansson
 TESTS += sampling
 TEST_DEPS_app += $(SAMPLING_APP) bench/kernel_block.c pmu/ibs.c pmu/pebs.c pmu/lbr.c \

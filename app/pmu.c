@@ -125,12 +125,14 @@ status_t phase_pmu(struct run *r)
                 rep_info("self-NMI round trip %llu TSC ticks%s",
                          (unsigned long long)fig.selftest_tsc,
                          ci->hypervisor ? " (virtual machine: not a hardware figure)" : "");
+        const char *why = NULL;
         if (fig.pmi_cost_cycles)
                 rep_info("PMI round trip %llu TSC ticks per PMI (%llu PMIs)",
                          (unsigned long long)fig.pmi_cost_cycles, (unsigned long long)fig.n_pmi);
         else
                 rep_info("PMI round trip not measurable: %s",
-                         pmu_available() ? "no PMI was taken" : pmu_get_caps()->reason);
+                         pmu_sample_supported(pmu_get_caps(), &why) == ST_OK ? "no PMI was taken"
+                                                                             : why);
         pmu_reset();
         if (st != ST_OK)
                 return st;

@@ -1,9 +1,10 @@
 /** @file
- * The TLB phase in the firmware: build the harness's own 4-level page tables (identity map of
- * everything the firmware's memory map describes, and of the address-space holes below 4 GiB
- * as uncached, so MMIO the map leaves out stays reachable), add test windows mapped with
- * 4 KiB, 2 MiB and 1 GiB pages, check every test page with the software walker, then run the
- * dTLB and iTLB sweeps. CR3 holds the harness's tables only inside a measurement window:
+ * The TLB phase in the firmware: build the harness's own 4-level page tables (bench/ownpt.c:
+ * identity map of everything the firmware's memory map describes, and of the address-space
+ * holes below 4 GiB as uncached, so MMIO the map leaves out stays reachable), add test
+ * windows mapped with 4 KiB, 2 MiB and 1 GiB pages, check every test page with the software
+ * walker, then run the dTLB and iTLB sweeps. CR3 holds the harness's tables only inside a
+ * measurement window:
  *
  *     plat_irq_disable -> plat_page_tables_load -> flush -> chase -> plat_page_tables_restore
  *     -> flush -> CR3 read back -> plat_irq_restore
@@ -21,26 +22,15 @@
 #include "tlb.h"
 
 #include "../bench/kernel_tlb.h"
-#include "../bench/pagetable.h"
+#include "../bench/ownpt.h"
 #include "../pmu/msr.h"
 #include "../report/inventory.h"
 
-#define CHUNK_PAGES   256u            /* page-table pages per allocation (1 MiB) */
-#define MAX_CHUNKS    64u
-#define MAX_RANGES    512u
 #define BUF_BYTES     (2 * MiB)       /* the 2 MiB / 1 GiB alias buffer, and the control */
 #define SEED          0x5eedull       /* random visiting order: defeats next-page prefetch */
 #define MIN_ACC_HW    20000u          /* accesses per L-lap run on hardware */
 #define MIN_ACC_EMU   2000u           /* under emulation (no TLB costs to see, only time) */
 #define N_WINDOWS     11u
-#define LOW_4G        (4 * GiB)
-
-/* Page-table pages: bump allocation from chunks of plat_alloc_pages memory (identity-mapped
- * under UEFI, so pa = va). */
-struct chunks {
-        uint8_t *p[MAX_CHUNKS];
-        unsigned n, used; /* chunks, pages used in the last one */
-};
 
 /* One test window per sweep. */
 struct twin {
@@ -49,8 +39,7 @@ struct twin {
 
 struct tlb_ctx {
         struct run        *r;
-        struct bench_pt    pt;
-        struct chunks      ch;
+        struct bench_ownpt own; /* identity map + windows (bench/ownpt.c) */
         uint8_t           *pool4k_data, *pool4k_code, *buf, *ctl;
         uint64_t           pool4k_pages, ctl_va;
         uint64_t          *off;
@@ -59,103 +48,7 @@ struct tlb_ctx {
         bool               flush;
 };
 
-/* ---- page-table page allocator ---- */
-
-static status_t alloc_page(void *vctx, uint64_t *pa)
-{
-        struct chunks *ch = vctx;
-
-        if (!ch->n || ch->used == CHUNK_PAGES) {
-                void    *p;
-                status_t st;
-                if (ch->n == MAX_CHUNKS)
-                        return ST_NO_MEM;
-                if ((st = plat_alloc_pages(CHUNK_PAGES * PT_PAGE_BYTES, PLAT_PAGE_4K, &p,
-                                           NULL)) != ST_OK)
-                        return st;
-                ch->p[ch->n++] = p;
-                ch->used       = 0;
-        }
-        *pa = plat_virt_to_phys(ch->p[ch->n - 1] + (size_t)ch->used++ * PT_PAGE_BYTES);
-        return ST_OK;
-}
-
-static void *phys_to_virt(void *vctx, uint64_t pa)
-{
-        (void)vctx;
-        return (void *)(uintptr_t)pa; /* the firmware runs identity-mapped */
-}
-
 /* ---- building ---- */
-
-static uint64_t range_attrs(const struct plat_mem_range *m)
-{
-        /* No NX anywhere: the firmware's data allocations may hold code it jumps to, and the
-         * iTLB chain runs from a data buffer. No user bit: SMEP/SMAP would fault on it. */
-        if (m->kind == PLAT_MEM_MMIO || m->uncached)
-                return BENCH_PT_WRITE | BENCH_PT_PCD | BENCH_PT_PWT;
-        return BENCH_PT_WRITE;
-}
-
-static status_t add_range(struct bench_pt_range *out, size_t *k, uint64_t base, uint64_t bytes,
-                          uint64_t attrs)
-{
-        if (*k == MAX_RANGES)
-                return ST_NO_MEM;
-        out[(*k)++] = (struct bench_pt_range){ .base = base, .bytes = bytes, .attrs = attrs };
-        return ST_OK;
-}
-
-/* Identity-map the memory map, plus the holes below 4 GiB as uncached (local APIC, I/O APIC,
- * flash, PCI BARs such as the frame buffer are mapped by the firmware but often absent from
- * its memory map). */
-static status_t identity(struct tlb_ctx *x, size_t *n_out)
-{
-        static struct plat_mem_range  m[MAX_RANGES];
-        static struct bench_pt_range  ranges[MAX_RANGES];
-        size_t                        n = 0, k = 0;
-        uint64_t                      at = 0;
-        status_t                      st;
-        const uint64_t                hole = BENCH_PT_WRITE | BENCH_PT_PCD | BENCH_PT_PWT;
-
-        if ((st = plat_mem_ranges(m, MAX_RANGES / 2, &n)) != ST_OK)
-                return st;
-        for (size_t i = 1; i < n; i++) { /* UEFI does not promise a sorted map */
-                struct plat_mem_range v = m[i];
-                size_t                j = i;
-                for (; j && m[j - 1].base > v.base; j--)
-                        m[j] = m[j - 1];
-                m[j] = v;
-        }
-        for (size_t i = 0; i < n && st == ST_OK; i++) {
-                if (m[i].base < at)
-                        return rep_err(ST_BAD_DATA, "memory map: range at %#llx overlaps",
-                                       (unsigned long long)m[i].base);
-                if (m[i].base > at && m[i].base <= LOW_4G)
-                        st = add_range(ranges, &k, at, m[i].base - at, hole);
-                else if (m[i].base > at && at < LOW_4G)
-                        st = add_range(ranges, &k, at, LOW_4G - at, hole);
-                if (st == ST_OK)
-                        st = add_range(ranges, &k, m[i].base, m[i].bytes, range_attrs(&m[i]));
-                at = m[i].base + m[i].bytes;
-        }
-        if (st == ST_OK && at < LOW_4G)
-                st = add_range(ranges, &k, at, LOW_4G - at, hole);
-        if (st == ST_OK)
-                st = bench_pt_identity_map(&x->pt, ranges, k, PT_1G);
-        *n_out = n;
-        return st;
-}
-
-static uint64_t phys_bits(const struct cpu_info *c)
-{
-        struct cpuid_regs r;
-
-        if (c->max_ext_leaf < 0x80000008)
-                return 36;
-        cpuid_raw(0x80000008, 0, &r); /* EAX[7:0]: MAXPHYADDR. [SDM-2A] CPUID */
-        return (r.eax & 0xff) ? (r.eax & 0xff) : 36;
-}
 
 /* Map the window of sweep @s and check every page of it with the software walker. */
 static status_t make_window(struct tlb_ctx *x, const struct tlbcal_sweep *s, struct twin *w)
@@ -184,14 +77,14 @@ static status_t make_window(struct tlb_ctx *x, const struct tlbcal_sweep *s, str
         }
         if (w->pool_pages > w->n_virt)
                 w->pool_pages = w->n_virt;
-        if ((st = bench_pt_window(&x->pt, w->pool_pa, w->pool_pages, w->n_virt, w->page_bytes,
+        if ((st = bench_pt_window(&x->own.pt, w->pool_pa, w->pool_pages, w->n_virt, w->page_bytes,
                                   BENCH_PT_WRITE, &w->va)) != ST_OK)
                 return st;
         for (uint64_t i = 0; i < w->n_virt; i++) {
                 uint64_t pa, sz, fl;
                 uint64_t va   = w->va + i * w->page_bytes;
                 uint64_t want = w->pool_pa + (i % w->pool_pages) * w->page_bytes;
-                if ((st = bench_pt_walk(&x->pt, va + 64, &pa, &sz, &fl)) != ST_OK ||
+                if ((st = bench_pt_walk(&x->own.pt, va + 64, &pa, &sz, &fl)) != ST_OK ||
                     pa != want + 64 || sz != w->page_bytes || !(fl & BENCH_PT_WRITE) ||
                     (fl & (BENCH_PT_NX | BENCH_PT_USER)))
                         return rep_err(ST_BAD_DATA,
@@ -209,18 +102,13 @@ static bool identity_ok(struct tlb_ctx *x, unsigned *n_probe)
 {
         int             local = 0;
         const uintptr_t probes[] = {
-                (uintptr_t)phys_to_virt, (uintptr_t)bench_dtlb_measure_off,
+                (uintptr_t)bench_ownpt_identity_ok, (uintptr_t)bench_dtlb_measure_off,
                 (uintptr_t)plat_irq_restore, (uintptr_t)&local, (uintptr_t)x,
-                (uintptr_t)x->off, (uintptr_t)x->ch.p[0], (uintptr_t)x->ctl,
+                (uintptr_t)x->off, (uintptr_t)x->own.chunk[0], (uintptr_t)x->ctl,
         };
 
         *n_probe = ARRAY_SIZE(probes);
-        for (size_t i = 0; i < ARRAY_SIZE(probes); i++) {
-                uint64_t pa;
-                if (bench_pt_walk(&x->pt, probes[i], &pa, NULL, NULL) != ST_OK || pa != probes[i])
-                        return false;
-        }
-        return true;
+        return bench_ownpt_identity_ok(&x->own, probes, ARRAY_SIZE(probes));
 }
 
 /* ---- measuring ---- */
@@ -234,7 +122,7 @@ static status_t window(struct tlb_ctx *x, const struct tlbcal_sweep *s, const st
         status_t st;
 
         plat_irq_disable(&irq);
-        if ((st = plat_page_tables_load(x->pt.root_pa, &saved)) != ST_OK) {
+        if ((st = plat_page_tables_load(x->own.pt.root_pa, &saved)) != ST_OK) {
                 plat_irq_restore(irq);
                 return st;
         }
@@ -296,12 +184,7 @@ static status_t sweep(struct tlb_ctx *x, const struct tlbcal_sweep *s, const str
 static status_t setup(struct tlb_ctx *x, const struct cpu_info *cpu, const struct tlbcal_sweep *sw,
                       size_t n_sw)
 {
-        struct bench_pt_ops ops = { .alloc_page = alloc_page, .phys_to_virt = phys_to_virt,
-                                    .ctx = &x->ch };
-        struct bench_pt_cfg cfg = { .pdpe1gb = cpu->pdpe1gb, .nx = false,
-                                    .phys_bits = (uint8_t)phys_bits(cpu) };
         uint32_t max4k = 64, max_n = 1;
-        size_t   n_map = 0;
         status_t st;
 
         for (size_t i = 0; i < n_sw; i++) {
@@ -320,23 +203,18 @@ static status_t setup(struct tlb_ctx *x, const struct cpu_info *cpu, const struc
                 return rep_err(st, "allocating the TLB test buffers");
         if (!(x->off = plat_alloc(max_n * sizeof(*x->off))))
                 return rep_err(ST_NO_MEM, "allocating the plan (%u entries)", max_n);
-        if ((st = bench_pt_init(&x->pt, &ops, &cfg)) != ST_OK)
-                return rep_err(st, "starting the page tables");
-        if ((st = identity(x, &n_map)) != ST_OK) {
-                if (st != ST_UNSUPPORTED)
-                        rep_err(st, "identity-mapping the firmware's memory map");
-                return st;
-        }
+        if ((st = bench_ownpt_build(&x->own, cpu, NULL, 0)) != ST_OK)
+                return st; /* logged there; ST_UNSUPPORTED is the caller's SKIP */
         rep_info("page tables: %zu memory-map ranges identity-mapped (holes below 4 GiB "
                  "uncached), MAXPHYADDR %u, 1 GiB pages %s",
-                 n_map, cfg.phys_bits, cpu->pdpe1gb ? "supported" : "not supported");
+                 x->own.n_map, x->own.pt.cfg.phys_bits,
+                 cpu->pdpe1gb ? "supported" : "not supported");
         return ST_OK;
 }
 
 static void teardown(struct tlb_ctx *x)
 {
-        for (unsigned i = 0; i < x->ch.n; i++)
-                plat_free_pages(x->ch.p[i], CHUNK_PAGES * PT_PAGE_BYTES);
+        bench_ownpt_free(&x->own);
         plat_free_pages(x->pool4k_data, x->pool4k_pages * PT_4K);
         plat_free_pages(x->pool4k_code, x->pool4k_pages * PT_4K);
         plat_free_pages(x->buf, BUF_BYTES);
@@ -361,7 +239,7 @@ static status_t run_sweeps(struct tlb_ctx *x, const struct cpu_info *cpu,
         bool     use[TLBCAL_MAX_CURVES];
         status_t st;
 
-        if ((st = bench_pt_window(&x->pt, plat_virt_to_phys(x->ctl), 1, 1, PT_2M,
+        if ((st = bench_pt_window(&x->own.pt, plat_virt_to_phys(x->ctl), 1, 1, PT_2M,
                                   BENCH_PT_WRITE, &x->ctl_va)) != ST_OK)
                 return rep_err(st, "mapping the control buffer");
         for (size_t i = 0; i < n_sw; i++) {
@@ -391,7 +269,7 @@ static status_t run_sweeps(struct tlb_ctx *x, const struct cpu_info *cpu,
         if (!rep_check(ident,
                        "page tables: %u test pages walk to the intended frames, sizes and "
                        "rights; %u harness addresses identity-mapped (%u table pages)",
-                       n_pages, n_probe, x->pt.n_table_pages))
+                       n_pages, n_probe, x->own.pt.n_table_pages))
                 return ST_BAD_DATA;
         if (run.min_accesses == MIN_ACC_EMU)
                 rep_info("emulated CPU: %u accesses per timed run instead of %u",
@@ -446,7 +324,7 @@ status_t phase_tlb(struct run *r)
         if (st == ST_OK) {
                 uint64_t irq, saved;
                 plat_irq_disable(&irq);
-                st = plat_page_tables_load(x.pt.root_pa, &saved);
+                st = plat_page_tables_load(x.own.pt.root_pa, &saved);
                 if (st == ST_OK) {
                         x.cr4   = bench_cr4_read();
                         x.flush = x.cr4 & (BENCH_CR4_PGE | BENCH_CR4_PCIDE);

@@ -15,6 +15,17 @@
 #define TOP_PATTERN_BYTES (1u << 20)
 #define TOP_SKID_ITERS    5000ull
 
+/* Intel v1 (or v2+ whose GLOBAL_CTRL did not probe): pmu_ovf_status has nothing to read, so
+ * pmu_sample_on_pmi would take every PMI for a foreign NMI, count it spurious and never
+ * re-arm the counter; the run would report one PMI and a FAIL that says nothing about the
+ * CPU. */
+static const char no_status_v1[] =
+        "Intel architectural perfmon version 1 has no IA32_PERF_GLOBAL_STATUS: a PMI could be "
+        "neither told from another NMI nor acknowledged, so every PMI would count as spurious";
+static const char no_status_v2[] =
+        "IA32_PERF_GLOBAL_CTRL/STATUS did not probe although CPUID.0AH reports version >= 2: "
+        "no overflow status to tell a PMI from another NMI";
+
 static void on_pmi(const struct plat_pmi_frame *frame, void *ctx)
 {
         struct pmu_frame f = { .rip = frame->rip, .rsp = frame->rsp, .rflags = frame->rflags };
@@ -198,16 +209,34 @@ static void top_run(const struct pmu_sym *syms, size_t n_syms, uint64_t image_ba
                   (unsigned long long)s.n, (unsigned long long)(s.n / 10));
 }
 
+status_t pmu_sample_supported(const struct pmu_caps *c, const char **reason)
+{
+        if (!c || !reason)
+                return ST_BAD_ARG;
+        *reason = NULL;
+        if (!c->available) {
+                *reason = c->reason ? c->reason : "no usable core PMU";
+                return ST_UNSUPPORTED;
+        }
+        if (c->kind == PMU_INTEL_ARCH && !c->has_global) {
+                *reason = c->version < 2 ? no_status_v1 : no_status_v2;
+                return ST_UNSUPPORTED;
+        }
+        return ST_OK;
+}
+
 status_t pmu_sample_run(const struct pmu_sym *syms, size_t n_syms, uint64_t image_base,
                         struct pmu_sample_figures *fig)
 {
+        const char *why = NULL;
+
         if (!fig)
                 return ST_BAD_ARG;
         *fig = (struct pmu_sample_figures){ 0 };
         rep_push("sampling");
         route_selftest(fig);
-        if (!pmu_available()) {
-                rep_skip("overflow sampling: %s", pmu_get_caps()->reason);
+        if (pmu_sample_supported(pmu_get_caps(), &why) != ST_OK) {
+                rep_skip("overflow sampling: %s", why);
                 rep_pop();
                 return ST_UNSUPPORTED;
         }

@@ -77,12 +77,21 @@ status_t pmu_validate_run(const struct cpu_info *ci, unsigned reps, struct rep_b
 #define PMU_PAGE_OVERSIZE     16             /* pages / last-level dTLB entries */
 #define PMU_PAGE_TLB_DEFAULT  4096           /* dTLB entries assumed when CPUID says none */
 
+struct bench_ownpt;
+
 /** A pointer chase prepared for a check: buffer, chain, current position. */
 struct pmu_chase {
-        void    *buf;
-        uint64_t bytes;
-        void    *p;
-        uint64_t iters; /* bench_chase iterations of the N run */
+        void               *buf;
+        uint64_t            bytes;
+        void               *p;
+        uint64_t            iters;    /* bench_chase iterations of the N run */
+        /* Page chase over a buffer the firmware maps with large pages: the harness's own
+         * tables, the buffer identity-mapped by 4 KiB pages (bench/ownpt.h); NULL otherwise. */
+        struct bench_ownpt *own;
+        uint64_t            n_walked; /* 4 KiB pages of buf the software walker checked */
+        uint64_t            saved_cr3;
+        bool                flush;    /* CR4.PGE/PCIDE: flush everything after a CR3 switch */
+        unsigned            n_cr3_bad;/* windows after which CR3 did not read back */
 };
 
 /** Pure: the buffer size for check @p c on @p ci: PMU_CHASE_OVERSIZE x the data or unified
@@ -93,9 +102,28 @@ status_t pmu_chase_plan(const struct cpu_info *ci, const struct pmu_check *c, ui
                         uint64_t *bytes, const char **reason);
 
 /** Allocate @p bytes, lay a random chain (64-byte lines, or one pointer per 4 KiB page for
- *  @p per_page) and run one warm-up lap. ST_UNSUPPORTED with *reason when the platform maps
- *  the buffer with pages larger than 4 KiB and @p per_page asks for a TLB chase. */
-status_t pmu_chase_setup(struct pmu_chase *ch, uint64_t bytes, bool per_page, const char **reason);
+ *  @p per_page) and run one warm-up lap. For @p per_page over a buffer the firmware maps with
+ *  2 MiB / 1 GiB pages, also build the harness's own page tables for @p ci with the buffer
+ *  mapped by 4 KiB pages and check every page with the software walker (ch->own, ch->n_walked);
+ *  the chase then runs between pmu_chase_enter and pmu_chase_leave. ST_UNSUPPORTED with
+ *  *reason when that is impossible (no memory map: hosted builds). */
+status_t pmu_chase_setup(struct pmu_chase *ch, const struct cpu_info *ci, uint64_t bytes,
+                         bool per_page, const char **reason);
+
+/** Switch CR3 to ch->own (no-op without it) and flush the TLB if global pages or PCIDs could
+ *  keep the firmware's translations. Only with interrupts masked, outside the counted region,
+ *  paired with pmu_chase_leave; nothing may allocate or print in between. */
+status_t pmu_chase_enter(struct pmu_chase *ch);
+
+/** Put the firmware's CR3 back after pmu_chase_enter, flush, and count a CR3 that does not
+ *  read back in ch->n_cr3_bad. */
+void pmu_chase_leave(struct pmu_chase *ch);
+
+/** Where the PMU cannot count (QEMU TCG), still exercise the dTLB check's page tables: plan
+ *  and set up the page chase for @p ci, run one lap under the harness's own tables and print
+ *  "4 KiB test mapping ready" (INFO) or a FAIL line when the mapping or the lap is wrong.
+ *  Quietly does nothing where no own tables are needed or possible. */
+void pmu_page_chase_selftest(const struct cpu_info *ci);
 
 /** Free what pmu_chase_setup allocated (safe on a zeroed struct). */
 void pmu_chase_free(struct pmu_chase *ch);

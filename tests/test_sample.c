@@ -237,6 +237,89 @@ static void test_sample_run_skips(void **unused)
         rep_buf_free(&out);
 }
 
+/* Intel architectural perfmon version 1 (Core Solo/Duo era) has no IA32_PERF_GLOBAL_STATUS.
+ * On the model: a counter armed for sampling overflows and raises PMIs, but the handler cannot
+ * tell them from foreign NMIs (every one spurious, the counter never re-armed), which is why
+ * pmu_sample_supported refuses v1 and pmu_sample_run SKIPs with that reason before touching
+ * a counter. v2 and later, AMD legacy (overflow from the counter's top bit) and AMD
+ * PerfMonV2 are fine. */
+static void test_v1_has_no_overflow_status(void **unused)
+{
+        static const struct {
+                enum fake_pmu_layout layout;
+                enum cpu_vendor      vendor;
+                unsigned             version, fam, model;
+                uint32_t             ext_ecx; /* AMD: CPUID 0x80000001 ECX[23] PerfCtrExtCore */
+                status_t             want;
+                const char          *why;
+        } cases[] = {
+                { FAKE_INTEL, VEN_INTEL, 1, 6, 0x0e, 0, ST_UNSUPPORTED, "version 1 has no IA32_PERF_GLOBAL_STATUS" },
+                { FAKE_INTEL, VEN_INTEL, 2, 6, 0x0f, 0, ST_OK, NULL },
+                { FAKE_INTEL, VEN_INTEL, 4, 6, 0x7e, 0, ST_OK, NULL },
+                { FAKE_AMD_LEGACY, VEN_AMD, 0, 0x10, 0x02, 0, ST_OK, NULL },
+        };
+        const char *why = "x";
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                struct cpu_info     ci  = { .vendor = cases[i].vendor, .family = cases[i].fam,
+                                            .model = cases[i].model };
+                struct fake_msr_cfg cfg = { .layout = cases[i].layout, .version = cases[i].version,
+                                            .n_gp = cases[i].vendor == VEN_INTEL ? 2 : 4,
+                                            .gp_width = cases[i].vendor == VEN_INTEL ? 40 : 48,
+                                            .n_fixed = cases[i].version >= 2 ? 3 : 0,
+                                            .fixed_width = cases[i].version >= 2 ? 40 : 0 };
+                ci.intel = (struct cpu_pmu_intel){ .version = (uint8_t)cases[i].version,
+                                                   .n_gp = 2, .gp_width = 40, .ebx_len = 7,
+                                                   .n_fixed = cfg.n_fixed,
+                                                   .fixed_width = (uint8_t)cfg.fixed_width };
+                fake_msr_setup(&cfg);
+                assert_int_equal(pmu_init(&ci), ST_OK);
+                assert_int_equal(pmu_sample_supported(pmu_get_caps(), &why), cases[i].want);
+                if (cases[i].why)
+                        assert_non_null(strstr(why, cases[i].why));
+                else
+                        assert_null(why);
+        }
+        assert_int_equal(pmu_sample_supported(NULL, &why), ST_BAD_ARG);
+
+        /* Why: arm a sampler on the v1 model and let it overflow. */
+        struct cpu_info v1 = { .vendor = VEN_INTEL, .family = 6, .model = 0x0e };
+        v1.intel = (struct cpu_pmu_intel){ .version = 1, .n_gp = 2, .gp_width = 40, .ebx_len = 7 };
+        struct fake_msr_cfg cfg = { .layout = FAKE_INTEL, .version = 1, .n_gp = 2, .gp_width = 40 };
+        fake_msr_setup(&cfg);
+        assert_int_equal(pmu_init(&v1), ST_OK);
+        struct pmu_sample  buf[16];
+        struct pmu_sampler s = { .slot = { .idx = 0 }, .period = 100, .flags = PMU_OS, .buf = buf,
+                                 .cap = 16 };
+        s.ev = pmu_event_find(pmu_get_caps()->events, "INST_RETIRED.ANY_P");
+        assert_non_null(s.ev);
+        assert_int_equal(pmu_sample_arm(&s), ST_OK); /* arming works: EN | INT on v1 */
+        run_events(&s, 0xc0, 1000, 0x401000);
+        assert_true(s.n_pmi >= 1);
+        assert_int_equal(s.n_spurious, s.n_pmi); /* every PMI taken for a foreign NMI */
+        assert_int_equal(s.n, 0);
+        assert_int_equal(s.n_errors, s.n_pmi);   /* no status register to read */
+        assert_false(pmu_sample_pmi_count_ok(s.n_pmi, 1000, 100)); /* a FAIL saying nothing */
+        pmu_sample_disarm(&s);
+
+        /* So the run SKIPs with the reason and programs nothing. */
+        rep_reset();
+        memset(&out, 0, sizeof(out));
+        rep_add_sink(rep_buf_sink(&out));
+        fake_msr_setup(&cfg);
+        assert_int_equal(pmu_init(&v1), ST_OK);
+        fake_msr_clear_log();
+        struct pmu_sample_figures fig;
+        assert_int_equal(pmu_sample_run(NULL, 0, 0, &fig), ST_UNSUPPORTED);
+        assert_non_null(strstr(out.p, "SKIP: sampling: overflow sampling: Intel architectural "
+                                      "perfmon version 1 has no IA32_PERF_GLOBAL_STATUS"));
+        assert_null(strstr(out.p, "skid"));
+        assert_int_equal(fake_msr_n_writes(), 0);
+        assert_int_equal(fig.n_pmi, 0);
+        rep_reset();
+        rep_buf_free(&out);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -244,6 +327,7 @@ int main(void)
                 cmocka_unit_test(test_pmi_count_tolerance), cmocka_unit_test(test_skid_hist),
                 cmocka_unit_test(test_caliper),         cmocka_unit_test(test_top_functions),
                 cmocka_unit_test(test_sample_run_skips),
+                cmocka_unit_test(test_v1_has_no_overflow_status),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "../bench/ownpt.h"
 #include "../pmu/msr_arch.h"
 #include "../pmu/validate.h"
 #include "fake_msr.h"
@@ -197,7 +198,7 @@ static void test_chase_setup(void **unused)
         struct pmu_chase ch;
         const char      *why = NULL;
 
-        assert_int_equal(pmu_chase_setup(&ch, 256 * KiB, false, &why), ST_OK);
+        assert_int_equal(pmu_chase_setup(&ch, NULL, 256 * KiB, false, &why), ST_OK);
         assert_int_equal(ch.iters, 256 * KiB / 64 / 32);
         void *start = ch.p;
         struct pmu_chase_run r = { &ch, ch.iters };
@@ -205,9 +206,119 @@ static void test_chase_setup(void **unused)
         assert_ptr_equal(ch.p, start);
         pmu_chase_free(&ch);
         assert_null(ch.buf);
-        assert_int_equal(pmu_chase_setup(&ch, 64 * KiB, true, &why), ST_OK); /* fake: 4 KiB pages */
+        assert_int_equal(pmu_chase_setup(&ch, NULL, 64 * KiB, true, &why), ST_OK); /* fake: 4 KiB pages */
         assert_int_equal(ch.iters, 1);
+        assert_null(ch.own); /* the firmware's pages are 4 KiB already: no own tables */
+        assert_int_equal(pmu_chase_enter(&ch), ST_OK); /* and no CR3 switch */
+        pmu_chase_leave(&ch);
+        assert_int_equal(ch.n_cr3_bad, 0);
         pmu_chase_free(&ch);
+}
+
+/* The own page tables of the dTLB check (bench/ownpt.c) over the fake memory map
+ * ([0, 640 KiB) and [1 MiB, 2 GiB) RAM, a 4 KiB MMIO page at 0xfec00000, holes below 4 GiB
+ * uncached): the "fine" buffer is carved out of whatever range holds it and mapped by 4 KiB
+ * pages; everything else keeps the largest page that fits. Only addresses are mapped and
+ * walked, so the buffer need not exist on the host. */
+static void test_own_tables(void **unused)
+{
+        static const struct {
+                uint64_t fine, bytes; /* the 4 KiB-mapped buffer */
+                uint64_t va, size;    /* a probe and the page size expected there */
+                status_t st;
+        } cases[] = {
+                /* inside [1 MiB, 2 GiB): the range is split in two */
+                { 1 * GiB + 12 * KiB, 64 * KiB, 1 * GiB + 12 * KiB, 4 * KiB, ST_OK },
+                { 1 * GiB + 12 * KiB, 64 * KiB, 1 * GiB, 4 * KiB, ST_OK },            /* cut before */
+                { 1 * GiB + 12 * KiB, 64 * KiB, 1 * GiB - 4 * KiB, 2 * MiB, ST_OK },
+                { 1 * GiB + 12 * KiB, 64 * KiB, 1 * GiB + 76 * KiB, 4 * KiB, ST_OK }, /* cut after */
+                { 1 * GiB + 12 * KiB, 64 * KiB, 1 * GiB + 2 * MiB, 2 * MiB, ST_OK },
+                { 1 * GiB + 12 * KiB, 64 * KiB, 2 * GiB - 1, 2 * MiB, ST_OK },
+                /* 2 MiB-aligned, 2 MiB long: the 2 MiB page that was there becomes 512 */
+                { 512 * MiB, 2 * MiB, 512 * MiB + 2 * MiB - 1, 4 * KiB, ST_OK },
+                { 512 * MiB, 2 * MiB, 512 * MiB + 2 * MiB, 2 * MiB, ST_OK },
+                { 512 * MiB, 2 * MiB, 512 * MiB - 1, 2 * MiB, ST_OK },
+                /* across the end of [0, 640 KiB) into the hole: both ranges are cut */
+                { 632 * KiB, 16 * KiB, 636 * KiB, 4 * KiB, ST_OK },
+                { 632 * KiB, 16 * KiB, 644 * KiB, 4 * KiB, ST_OK },
+                /* covering the whole MMIO range and a page of the holes either side */
+                { 0xfebff000ull, 12 * KiB, 0xfec00000ull, 4 * KiB, ST_OK },
+                /* misaligned buffers are refused */
+                { 1 * GiB + 100, 64 * KiB, 0, 0, ST_BAD_ARG },
+                { 1 * GiB, 64 * KiB + 1, 0, 0, ST_BAD_ARG },
+        };
+        /* MAXPHYADDR from this host's CPUID: the table pages come from its heap */
+        struct cpu_info ci = { .pdpe1gb = true, .max_ext_leaf = 0x80000008 };
+
+        for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+                struct bench_ownpt o;
+                uint64_t           pa = 0, sz = 0, fl = 0, n = 0;
+                const void        *fine = (const void *)(uintptr_t)cases[i].fine;
+
+                assert_int_equal(bench_ownpt_build(&o, &ci, fine, cases[i].bytes), cases[i].st);
+                if (cases[i].st != ST_OK) {
+                        bench_ownpt_free(&o);
+                        continue;
+                }
+                assert_int_equal(o.n_map, 3);
+                assert_true(o.pt.cfg.phys_bits >= 36 && o.pt.cfg.phys_bits <= 52);
+                assert_int_equal(bench_ownpt_check_4k(&o, fine, cases[i].bytes, &n), ST_OK);
+                assert_int_equal(n, cases[i].bytes / (4 * KiB));
+                assert_int_equal(bench_pt_walk(&o.pt, cases[i].va, &pa, &sz, &fl), ST_OK);
+                assert_int_equal(pa, cases[i].va);
+                assert_int_equal(sz, cases[i].size);
+                assert_true(fl & BENCH_PT_WRITE);
+                /* the rest of the map is untouched: a 1 GiB page at 0 would overlap the
+                 * hole, so 2 MiB from 2 MiB on; the MMIO page stays uncached unless fine */
+                assert_int_equal(bench_pt_walk(&o.pt, 4 * MiB, &pa, &sz, NULL), ST_OK);
+                assert_int_equal(sz, 2 * MiB);
+                if (cases[i].fine != 0xfebff000ull) {
+                        assert_int_equal(bench_pt_walk(&o.pt, 0xfec00000ull, &pa, &sz, &fl), ST_OK);
+                        assert_true(fl & BENCH_PT_PCD);
+                }
+                bench_ownpt_free(&o);
+                assert_int_equal(o.n_chunks, 0);
+        }
+
+        /* The walker check refuses a page that is not 4 KiB: one past a 2 MiB-aligned buffer. */
+        struct bench_ownpt big;
+        uint64_t           n_big = 0;
+        assert_int_equal(bench_ownpt_build(&big, &ci, (void *)(uintptr_t)(512 * MiB), 2 * MiB), ST_OK);
+        assert_int_equal(bench_ownpt_check_4k(&big, (void *)(uintptr_t)(512 * MiB), 2 * MiB + 4 * KiB,
+                                              &n_big), ST_BAD_DATA);
+        assert_int_equal(n_big, 512);
+        bench_ownpt_free(&big);
+
+        /* A buffer outside every range (the host heap) is mapped too; harness addresses the
+         * window would touch translate to themselves only where the map has them. */
+        struct bench_ownpt o;
+        void              *buf = NULL;
+        uint64_t           n = 0;
+        enum plat_page_kind got;
+        assert_int_equal(plat_alloc_pages(32 * KiB, PLAT_PAGE_4K, &buf, &got), ST_OK);
+        assert_int_equal(bench_ownpt_build(&o, &ci, buf, 32 * KiB), ST_OK);
+        assert_int_equal(bench_ownpt_check_4k(&o, buf, 32 * KiB, &n), ST_OK);
+        assert_int_equal(n, 8);
+        const uintptr_t in_map[] = { 0x1000, 1 * MiB, 2 * GiB - 8, 0xfec00010, (uintptr_t)buf };
+        const uintptr_t off_map[] = { 0x1000, 5 * GiB };
+        assert_true(bench_ownpt_identity_ok(&o, in_map, ARRAY_SIZE(in_map)));
+        assert_false(bench_ownpt_identity_ok(&o, off_map, ARRAY_SIZE(off_map)));
+        assert_true(o.pt.n_table_pages > 0 && o.n_chunks == 1);
+        /* fake_plat cannot load CR3: the page chase's window reports it instead of running */
+        struct pmu_chase ch = { .buf = buf, .bytes = 32 * KiB, .own = &o };
+        assert_int_equal(pmu_chase_enter(&ch), ST_UNSUPPORTED);
+        bench_ownpt_free(&o);
+        plat_free_pages(buf, 32 * KiB);
+
+        /* Where the firmware's pages are 4 KiB already (fake_plat), the QEMU self-test of the
+         * own tables has nothing to build and prints nothing. */
+        ci.n_tlbs  = 1; /* 64 entries: a 4 MiB chase buffer */
+        ci.tlbs[0] = (struct cpu_tlb){ .level = 2, .type = TLB_UNIFIED, .page_sizes = TLB_PG_4K,
+                                       .entries = 64 };
+        size_t before = out.len;
+        pmu_page_chase_selftest(&ci);
+        assert_int_equal(out.len, before);
+        pmu_page_chase_selftest(NULL);
 }
 
 int main(void)
@@ -220,6 +331,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_run_on_model, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_chase_plan, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_chase_setup, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_own_tables, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,57 @@
+/** @file
+ * The harness's own page tables for a measurement, built the same way by the TLB phase
+ * (app/tlb.c) and the PMU suite's dTLB check (pmu/validate_mem.c): an identity map of
+ * everything the platform's memory map describes, plus the address-space holes below 4 GiB
+ * as uncached (MMIO the map leaves out stays reachable), with the largest pages that fit
+ * (up to 1 GiB) except over one optional "fine" buffer, which is identity-mapped with 4 KiB
+ * pages so that a page-stride chase over it misses the dTLB whatever pages the firmware used.
+ *
+ * Page-table pages come from plat_alloc_pages in 1 MiB chunks (identity-mapped under UEFI, so
+ * pa = va). Nothing here switches CR3: the caller loads o->pt.root_pa with
+ * plat_page_tables_load inside a window with interrupts masked and restores it before the
+ * window ends; nothing may allocate or print while the tables are loaded.
+ */
+#ifndef PMUCAL_BENCH_OWNPT_H
+#define PMUCAL_BENCH_OWNPT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../pmu/cpuid.h"
+#include "pagetable.h"
+
+#define BENCH_OWNPT_CHUNK_PAGES 256u /* page-table pages per allocation (1 MiB) */
+#define BENCH_OWNPT_MAX_CHUNKS  64u
+
+/** One tree and the chunks its table pages come from. Must not move once built (the
+ *  builder's allocator context points into it). */
+struct bench_ownpt {
+        struct bench_pt pt;
+        uint8_t        *chunk[BENCH_OWNPT_MAX_CHUNKS];
+        unsigned        n_chunks, used; /* chunks, pages used in the last one */
+        size_t          n_map;          /* memory-map ranges identity-mapped */
+};
+
+/** Build @p o for @p cpu (1 GiB pages and MAXPHYADDR from CPUID): the identity map described
+ *  above, with [@p fine, @p fine + @p fine_bytes) mapped by 4 KiB pages (NULL / 0: none;
+ *  else 4 KiB-aligned, and identity: plat_virt_to_phys(fine) == fine). Logs its own errors
+ *  (rep_err); ST_UNSUPPORTED, unlogged, when the platform has no memory map. Call
+ *  bench_ownpt_free afterwards whatever it returned. */
+status_t bench_ownpt_build(struct bench_ownpt *o, const struct cpu_info *cpu, const void *fine,
+                           uint64_t fine_bytes);
+
+/** Free the table pages of @p o (safe on a zeroed or half-built struct). */
+void bench_ownpt_free(struct bench_ownpt *o);
+
+/** Walk every 4 KiB page of [@p buf, @p buf + @p bytes) with the software walker: each must
+ *  map to itself with a 4 KiB writable, executable, supervisor page. The pages checked go to
+ *  @p *n_walked; ST_BAD_DATA at the first that does not. */
+status_t bench_ownpt_check_4k(const struct bench_ownpt *o, const void *buf, uint64_t bytes,
+                              uint64_t *n_walked);
+
+/** True when each of the @p n addresses in @p va (code, stack, data the window touches)
+ *  translates to itself in @p o. */
+bool bench_ownpt_identity_ok(const struct bench_ownpt *o, const uintptr_t *va, size_t n);
+
+#endif
