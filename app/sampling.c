@@ -52,11 +52,17 @@ void smp_skip_mech(struct smp_log *lg, const char *mech, const struct smp_plan *
 
 static void print_plan(const struct smp_plan *p)
 {
+        const char *unit = p->tsc_cycles ? "TSC ticks" : "cycles";
+
+        if (p->tsc_cycles)
+                rep_info("plan: the latency table is in TSC ticks (%llu Hz; no core-cycle clock "
+                         "in the sweep): each run converts it with its measured core:TSC ratio",
+                         (unsigned long long)p->clock_hz);
         for (size_t i = 0; i < p->n; i++)
-                rep_info("plan: %-4s working set %llu KiB, chase latency %u cycles, sampled miss "
-                         "latency accepted %u..%u cycles", p->ws[i].name,
-                         (unsigned long long)(p->ws[i].bytes / KiB), p->ws[i].p50_cycles,
-                         p->ws[i].lat_lo, p->ws[i].lat_hi);
+                rep_info("plan: %-4s working set %llu KiB, chase latency %u %s, sampled miss "
+                         "latency accepted %u..%u %s", p->ws[i].name,
+                         (unsigned long long)(p->ws[i].bytes / KiB), p->ws[i].p50_cycles, unit,
+                         p->ws[i].lat_lo, p->ws[i].lat_hi, unit);
 }
 
 status_t phase_sampling(struct run *r)

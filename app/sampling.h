@@ -84,7 +84,12 @@ struct smp_plan {
         size_t                n;
         struct rep_lat_bucket buckets[LAT_MAX_LEVELS];
         size_t                n_buckets;
-        bool                  fallback;  /* no latency table: fixed levels */
+        bool                  fallback;   /* no latency table: fixed levels */
+        bool                  tsc_cycles; /* cycles above are TSC ticks (table clock
+                                             LAT_CLOCK_TSC), not the core cycles IBS and
+                                             PEBS report: convert with smp_plan_core_cycles */
+        uint64_t              clock_hz;   /* rate of the table's cycles; 0 = unknown */
+        char                  lat_note[96]; /* how the ranges were made core cycles */
 };
 
 /** Largest working set the phase allocates. */
@@ -94,6 +99,15 @@ struct smp_plan {
  *  L1 16K/5, L2 256K/14, L3 4M/45, DRAM 128M/250 cycles). Latency tolerance: the level's
  *  bucket (between the neighbouring bounds) widened by a quarter on each side. */
 void smp_plan_build(const struct lat_levels *l, struct smp_plan *out);
+
+/** @p in with every latency (p50, accepted range, bucket bounds) in core cycles, into @p out
+ *  (may not alias @p in), and out->lat_note saying how. A plan already in core cycles is
+ *  copied. A TSC-tick plan is scaled by @p core_per_tsc_q16 (core cycles per TSC tick, Q16,
+ *  measured over the sampled run by @p ratio_src, e.g. "APERF/MPERF"); when that is 0
+ *  (unknown) the accepted ranges are widened to half the low and twice the high bound, which
+ *  covers core:TSC ratios of 0.5 .. 2, and the note says so. */
+void smp_plan_core_cycles(const struct smp_plan *in, uint32_t core_per_tsc_q16,
+                          const char *ratio_src, struct smp_plan *out);
 
 /** Append the cycles-per-block report (Caliper "Cycles Per Bundle", from LBR) of @p st to
  *  @p out, naming blocks by @p syms (ascending addr). */
@@ -164,6 +178,10 @@ void smp_pebs_on_pmi(struct smp_pebs *s);
 status_t smp_pebs_disarm(struct smp_pebs *s);
 /** Which data-source table model @p model (family 6) uses; false when not in the table. */
 bool smp_pebs_model_dse(uint32_t model, enum pmu_pebs_dse_kind *kind, bool *split_latency);
+/** The load-latency event of event table @p t, looked up by perf name
+ *  (MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4 and its Nehalem and Atom counterparts); NULL when the
+ *  table has none (the generic intel-arch table never has: the event is model-specific). */
+const struct pmu_event_desc *smp_pebs_ldlat_event(const struct pmu_event_table *t);
 
 /* ---- Intel LBR -------------------------------------------------------------------------- */
 

@@ -1,42 +1,84 @@
 /** @file
- * The chase over a known buffer that IBS and PEBS samples are validated against, and the
- * per-working-set checks (see app/sampling_run.h).
+ * The chase over a known buffer that IBS and PEBS samples are validated against, the
+ * per-working-set checks and the core:TSC ratio of a sampled run (see app/sampling_run.h).
  */
 #include "sampling_run.h"
 
 #include "../bench/chain.h"
+#include "../bench/kernel_tlb.h"
+#include "../bench/pagetable.h"
 #include "../report/stats.h"
 #include "../bench/kernel_chase.h"
+#include "../pmu/msr.h"
+#include "../pmu/msr_misc.h"
 #include "../report/fmt.h"
 
 #define CHASE_SEED 0x5eed5a3d1e5ull
 
+/* CR4.LA57: 5-level paging, which the 4-level walker of bench/pagetable.c cannot follow.
+ * [SDM-3A] "Control Registers" */
+#define CR4_LA57 BIT_ULL(12)
+/* Ratios outside 1/8 .. 8 are taken as a failed measurement. */
+#define RATIO_MIN_Q16 (1u << 13)
+#define RATIO_MAX_Q16 (8u << 16)
+
+static const char ratio_aperf[] = "APERF/MPERF";
+static const char ratio_pmu[]   = "PMU cycles";
+
 /* ---- private helpers -------------------------------------------------------------------- */
 
-
-/* The buffer's translation, page by page through the platform (identity under UEFI), merged
- * into runs. 0 entries when the platform cannot translate. */
-static size_t build_xlat(const struct smp_chase *c, struct rep_xlat *map, size_t max)
+/* The firmware's page-table pages are reached through the identity map UEFI keeps on x64
+ * ([UEFI-2.10] §2.3.4); the walk never allocates. */
+static void *ident_phys(void *ctx, uint64_t pa)
 {
-        size_t n = 0;
+        (void)ctx;
+        return (void *)(uintptr_t)pa;
+}
 
-        for (uint64_t off = 0; off < c->bytes; off += 4 * KiB) {
-                const uint8_t *va = (const uint8_t *)c->buf + off;
-                uint64_t pa = plat_virt_to_phys(va);
+static status_t no_alloc(void *ctx, uint64_t *pa)
+{
+        (void)ctx;
+        *pa = 0;
+        return ST_NO_MEM;
+}
 
-                if (!pa)
-                        return 0;
-                if (n && map[n - 1].va + map[n - 1].bytes == (uint64_t)(uintptr_t)va &&
-                    map[n - 1].pa + map[n - 1].bytes == pa) {
-                        map[n - 1].bytes += 4 * KiB;
-                        continue;
-                }
-                if (n == max)
-                        return 0;
-                map[n++] = (struct rep_xlat){ .va = (uint64_t)(uintptr_t)va, .pa = pa,
-                                              .bytes = 4 * KiB };
+static uint8_t max_phys_bits(const struct cpu_info *cpu)
+{
+        struct cpuid_regs r;
+
+        if (!cpu || cpu->max_ext_leaf < 0x80000008)
+                return 36;
+        cpuid_raw(0x80000008, 0, &r); /* EAX[7:0]: MAXPHYADDR. [SDM-2A] CPUID */
+        return (r.eax & 0xff) ? (uint8_t)(r.eax & 0xff) : 36;
+}
+
+/* Walk the live page tables (CR3, 4-level) for every sample's data linear address into @p w.
+ * ST_UNSUPPORTED with @p why when they cannot be walked. Ring 0 only: samples exist only in
+ * the firmware run, where the PMI is routed. */
+static status_t walk_samples(const struct cpu_info *cpu, const struct psample *s, size_t n,
+                             struct rep_walk *w, const char **why)
+{
+        const struct bench_pt_ops ops = { .alloc_page = no_alloc, .phys_to_virt = ident_phys };
+        const struct bench_pt_cfg cfg = { .pdpe1gb = cpu && cpu->pdpe1gb, .nx = true,
+                                          .phys_bits = max_phys_bits(cpu) };
+        uint64_t root = bench_cr3_read() & ((1ull << cfg.phys_bits) - 1) & ~(uint64_t)0xfff;
+        struct bench_pt pt;
+
+        if (bench_cr4_read() & CR4_LA57) {
+                *why = "5-level paging (CR4.LA57): the software walker is 4-level";
+                return ST_UNSUPPORTED;
         }
-        return n;
+        if (bench_pt_attach(&pt, &ops, &cfg, root) != ST_OK) {
+                *why = "CR3 does not hold a usable PML4 address";
+                return ST_UNSUPPORTED;
+        }
+        for (size_t i = 0; i < n; i++) {
+                w[i] = (struct rep_walk){ .st = ST_NOT_FOUND };
+                if (s[i].data_la_valid && s[i].data_pa_valid)
+                        w[i].st = bench_pt_walk(&pt, s[i].data_la, &w[i].pa, &w[i].page_bytes,
+                                                NULL);
+        }
+        return ST_OK;
 }
 
 /* ---- public functions ------------------------------------------------------------------- */
@@ -91,12 +133,15 @@ size_t smp_filter_chase(struct psample *s, size_t n)
         return k;
 }
 
-void smp_check_ws(struct smp_log *lg, const char *mech, const struct smp_ws *w,
-                  const struct smp_chase *c, const struct psample *s, size_t n)
+void smp_check_ws(struct smp_ctx *x, const char *mech, const struct smp_ws *w,
+                  const struct smp_chase *c, const struct psample *s, size_t n,
+                  const char *lat_note)
 {
+        struct smp_log *lg = &x->log;
         struct rep_verdict v;
-        struct rep_xlat *map;
-        size_t n_map, max_map = (size_t)(c->bytes / (4 * KiB));
+        struct rep_walk *walk;
+        const char *why = "no memory for the page walks";
+        size_t n_pa = 0, len;
         char name[48];
 
         fmt_snprintf(name, sizeof(name), "addresses %s", w->name);
@@ -104,20 +149,29 @@ void smp_check_ws(struct smp_log *lg, const char *mech, const struct smp_ws *w,
                                      c->n_lines, c->line_bytes, &v) == ST_OK)
                 smp_log_check(lg, mech, name, &v);
 
+        /* Physical addresses against the page tables the CPU is using, not an assumed
+         * identity: a software walk of CR3 for each sampled linear address. */
         fmt_snprintf(name, sizeof(name), "physical %s", w->name);
-        map = plat_alloc(max_map * sizeof(*map));
-        n_map = map ? build_xlat(c, map, max_map) : 0;
-        if (n_map == 0)
-                smp_log_skip(lg, mech, name, "the platform cannot translate the buffer's "
-                             "addresses (plat_virt_to_phys)");
-        else if (rep_check_phys(s, n, map, n_map, &v) == ST_OK)
+        for (size_t i = 0; i < n; i++)
+                n_pa += s[i].data_la_valid && s[i].data_pa_valid;
+        walk = n_pa ? plat_alloc(n * sizeof(*walk)) : NULL;
+        if (n_pa == 0)
+                smp_log_skip(lg, mech, name, "no sample reports both a linear and a physical "
+                             "data address");
+        else if (!walk || walk_samples(x->cpu, s, n, walk, &why) != ST_OK)
+                smp_log_skip(lg, mech, name, why);
+        else if (rep_check_phys_walk(s, walk, n, &v) == ST_OK)
                 smp_log_check(lg, mech, name, &v);
-        plat_free(map);
+        plat_free(walk);
 
         fmt_snprintf(name, sizeof(name), "latency %s", w->name);
         if (rep_check_latency(s, n, REP_SF_LOADS_ONLY | REP_SF_MISSES_ONLY, w->lat_lo, w->lat_hi,
-                              500, &v) == ST_OK)
+                              500, &v) == ST_OK) {
+                len = strlen(v.why);
+                if (lat_note && v.v != REP_V_SKIP && len + 3 < sizeof(v.why))
+                        fmt_snprintf(v.why + len, sizeof(v.why) - len, "; %s", lat_note);
                 smp_log_check(lg, mech, name, &v);
+        }
 
         fmt_snprintf(name, sizeof(name), "data-source %s", w->name);
         if (w->level == PS_LVL_UNKNOWN)
@@ -125,4 +179,46 @@ void smp_check_ws(struct smp_log *lg, const char *mech, const struct smp_ws *w,
                              "equivalent");
         else if (rep_check_level(s, n, w->level, 700, &v) == ST_OK)
                 smp_log_check(lg, mech, name, &v);
+}
+
+void smp_ratio_begin(struct smp_ratio *r, const struct cpu_info *cpu)
+{
+        const struct pmu_event_desc *ev;
+        const char *why;
+
+        memset(r, 0, sizeof(*r));
+        r->slot = (struct pmu_slot){ .fixed = false, .idx = 1 };
+        /* MPERF counts at the TSC rate on Intel and at P0 on AMD, which is the TSC rate of
+         * every Zen part; bench_clock_init makes the same assumption. [SDM-3B] "IA32_APERF";
+         * [APM-2] "MPERF" */
+        if (cpu && cpu->aperfmperf && rdmsr_safe(MSR_IA32_APERF, &r->a0) == ST_OK &&
+            rdmsr_safe(MSR_IA32_MPERF, &r->m0) == ST_OK)
+                r->how = ratio_aperf;
+        else if (pmu_available() && pmu_n_gp() >= 2 &&
+                 pmu_alias_event("cycles", &ev, &why) == ST_OK &&
+                 pmu_program(r->slot, ev, PMU_OS, 0) == ST_OK &&
+                 pmu_start(pmu_slot_bit(r->slot)) == ST_OK)
+                r->how = ratio_pmu;
+        r->t0 = rdtsc_ordered();
+}
+
+uint32_t smp_ratio_end(struct smp_ratio *r)
+{
+        uint64_t t1 = rdtsc_ordered(), a1 = 0, m1 = 0, num = 0, den = 0, q16;
+
+        if (r->how == ratio_aperf && rdmsr_safe(MSR_IA32_APERF, &a1) == ST_OK &&
+            rdmsr_safe(MSR_IA32_MPERF, &m1) == ST_OK) {
+                num = a1 - r->a0;
+                den = m1 - r->m0;
+        } else if (r->how == ratio_pmu) {
+                pmu_stop(pmu_slot_bit(r->slot));
+                if (pmu_read(r->slot, &num) == ST_OK)
+                        den = t1 - r->t0;
+        }
+        q16 = den ? (uint64_t)(((unsigned __int128)num << 16) / den) : 0;
+        if (q16 < RATIO_MIN_Q16 || q16 > RATIO_MAX_Q16) {
+                r->how = NULL;
+                return 0;
+        }
+        return (uint32_t)q16;
 }

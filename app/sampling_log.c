@@ -186,6 +186,8 @@ void smp_plan_build(const struct lat_levels *l, struct smp_plan *out)
                 }
         } else {
                 out->n = l->n > LAT_MAX_LEVELS ? LAT_MAX_LEVELS : l->n;
+                out->tsc_cycles = l->clock == LAT_CLOCK_TSC;
+                out->clock_hz = l->clock_hz;
                 for (size_t i = 0; i < out->n; i++) {
                         const struct lat_level *lv = &l->lv[i];
                         struct smp_ws *w = &out->ws[i];
@@ -211,6 +213,58 @@ void smp_plan_build(const struct lat_levels *l, struct smp_plan *out)
         for (size_t i = 1; i < out->n_buckets; i++)
                 if (out->buckets[i].upper_cycles <= out->buckets[i - 1].upper_cycles)
                         out->n_buckets = i;
+}
+
+/* v x ratio (Q16), rounded down or up, saturating below UINT32_MAX - 1 (the open bound). */
+static uint32_t scale_q16(uint32_t v, uint32_t q16, bool up)
+{
+        uint64_t x = ((uint64_t)v * q16 + (up ? 0xffffu : 0)) >> 16;
+
+        return x >= UINT32_MAX - 1 ? UINT32_MAX - 2 : (uint32_t)x;
+}
+
+void smp_plan_core_cycles(const struct smp_plan *in, uint32_t core_per_tsc_q16,
+                          const char *ratio_src, struct smp_plan *out)
+{
+        const uint32_t r = core_per_tsc_q16;
+
+        *out = *in;
+        for (size_t i = 0; i < out->n; i++)
+                out->buckets[i].name = out->ws[i].name;
+        if (!in->tsc_cycles) {
+                fmt_snprintf(out->lat_note, sizeof(out->lat_note), "expected in core cycles%s",
+                             in->fallback ? " (fixed fallback)" : "");
+                return;
+        }
+        if (r == 0) {
+                /* Bucket bounds stay in TSC ticks: the histogram says so through the note. */
+                for (size_t i = 0; i < out->n; i++) {
+                        struct smp_ws *w = &out->ws[i];
+
+                        w->lat_lo /= 2;
+                        w->lat_hi = w->lat_hi > (UINT32_MAX - 2) / 2 ? UINT32_MAX - 2
+                                                                     : 2 * w->lat_hi;
+                }
+                fmt_snprintf(out->lat_note, sizeof(out->lat_note), "table in TSC ticks, core:TSC "
+                             "unknown: range widened to x0.5..x2");
+                return;
+        }
+        for (size_t i = 0; i < out->n; i++) {
+                struct smp_ws *w = &out->ws[i];
+
+                w->p50_cycles = scale_q16(w->p50_cycles, r, false);
+                w->lat_lo = scale_q16(w->lat_lo, r, false);
+                w->lat_hi = scale_q16(w->lat_hi, r, true);
+                if (i + 1 < out->n)
+                        out->buckets[i].upper_cycles = scale_q16(in->buckets[i].upper_cycles, r,
+                                                                 false);
+        }
+        for (size_t i = 1; i < out->n_buckets; i++)
+                if (out->buckets[i].upper_cycles <= out->buckets[i - 1].upper_cycles)
+                        out->n_buckets = i;
+        fmt_snprintf(out->lat_note, sizeof(out->lat_note), "table in TSC ticks, x%u.%03u "
+                     "core:TSC (%s)", r >> 16, (uint32_t)(((uint64_t)(r & 0xffff) * 1000) >> 16),
+                     ratio_src ? ratio_src : "measured");
 }
 
 /* ---- the LBR cycles-per-block report ----------------------------------------------------- */

@@ -13,12 +13,14 @@
 
 /* ---- constants -------------------------------------------------------------------------- */
 
-/* The load-latency event, by perf name, most specific threshold first; the code comes from
- * the CPU's event table (pmu/events/), never from here. */
+/* The load-latency event by perf name; the code comes from the CPU's event table
+ * (pmu/events/), never from here. perf lists one event per threshold (GT_4 .. GT_512, same
+ * code, MSRValue for MSR_PEBS_LD_LAT_THRESHOLD); any of them is the same counter event, and
+ * smp_pebs_arm programs the threshold. Names as in Linux tools/perf/pmu-events/arch/x86. */
 static const char *const ldlat_events[] = {
-        "MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4",
-        "MEM_TRANS_RETIRED.LOAD_LATENCY_GT_8",
-        "MEM_TRANS_RETIRED.LOAD_LATENCY",
+        "MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4",          /* Sandy Bridge .. Granite Rapids */
+        "MEM_INST_RETIRED.LATENCY_ABOVE_THRESHOLD_0",   /* Nehalem, Westmere */
+        "MEM_UOPS_RETIRED.LOAD_LATENCY_GT_4",           /* Tremont, Gracemont, Crestmont */
 };
 
 /* Which data-source table a family-6 model uses. Hybrid parts (Alder Lake and later client)
@@ -102,6 +104,15 @@ static void drain(struct smp_pebs *s)
 
 /* ---- public functions ------------------------------------------------------------------- */
 
+const struct pmu_event_desc *smp_pebs_ldlat_event(const struct pmu_event_table *t)
+{
+        const struct pmu_event_desc *ev = NULL;
+
+        for (size_t i = 0; t && i < ARRAY_SIZE(ldlat_events) && !ev; i++)
+                ev = pmu_event_find(t, ldlat_events[i]);
+        return ev;
+}
+
 bool smp_pebs_model_dse(uint32_t model, enum pmu_pebs_dse_kind *kind, bool *split_latency)
 {
         for (size_t i = 0; i < ARRAY_SIZE(dse_models); i++) {
@@ -164,12 +175,11 @@ status_t smp_pebs_probe(const struct cpu_info *cpu, struct smp_pebs *s)
                              "decoder", s->fmt.caps.pebs_fmt);
                 return ST_UNSUPPORTED;
         }
-        for (size_t i = 0; i < ARRAY_SIZE(ldlat_events) && !s->ev; i++)
-                s->ev = caps->events ? pmu_event_find(caps->events, ldlat_events[i]) : NULL;
-        if (!s->ev) {
-                fmt_snprintf(s->why, sizeof(s->why), "no MEM_TRANS_RETIRED.LOAD_LATENCY event in "
-                             "this CPU's event table (%s)",
-                             caps->events ? caps->events->name : "none");
+        if (!(s->ev = smp_pebs_ldlat_event(caps->events))) {
+                fmt_snprintf(s->why, sizeof(s->why), "no load-latency event "
+                             "(MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4) in event table %s for model "
+                             "0x%x (pmu/events/mapfile.csv has no model table)",
+                             caps->events ? caps->events->name : "none", cpu->model);
                 return ST_UNSUPPORTED;
         }
         return ST_OK;

@@ -18,7 +18,10 @@
 #define IBS_OP_PERIOD       4096u    /* dispatched ops (or cycles) per sample */
 #define IBS_FETCH_PERIOD    1024u    /* fetches per sample, randomised in [3:0] */
 #define PEBS_PERIOD         2003u    /* loads above the threshold per record (prime) */
-#define PEBS_LDLAT_CYCLES   3u       /* Linux's minimum load-latency threshold */
+/* MSR_PEBS_LD_LAT_THRESHOLD: loads slower than this count; 3 is the minimum the register
+ * takes, the shortest detectable latency being 4 cycles, so every load is eligible.
+ * [SDM-3B] "Load Latency Performance Monitoring Facility" */
+#define PEBS_LDLAT_CYCLES   3u
 #define LBR_PERIOD          100003u  /* cycles per PMI */
 #define BLOCK_ITERS         (1u << 20)
 /* The chase's loop per iteration: 32 loads, dec, jnz; dec+jnz may fuse into one op. Ops per
@@ -76,19 +79,21 @@ static void tlb_expect(const struct smp_chase *ch, bool *miss, enum psample_pgsz
         *miss = ch->got == PLAT_PAGE_4K;
 }
 
-static void dcache_report(struct smp_ctx *c, const char *mech, const struct smp_ws *w,
-                          const struct psample *s, size_t n, uint64_t period)
+/* @p p: the plan in core cycles for this run (smp_plan_core_cycles). */
+static void dcache_report(struct smp_ctx *c, const struct smp_plan *p, const char *mech,
+                          const struct smp_ws *w, const struct psample *s, size_t n,
+                          uint64_t period)
 {
-        char title[96];
+        char title[160];
         struct rep_site *work = plat_alloc((n ? n : 1) * sizeof(*work));
-        struct rep_dcache_in in = { .title = title, .s = s, .n = n, .buckets = c->plan.buckets,
-                                    .n_buckets = c->plan.n_buckets, .period = period,
+        struct rep_dcache_in in = { .title = title, .s = s, .n = n, .buckets = p->buckets,
+                                    .n_buckets = p->n_buckets, .period = period,
                                     .top_n = 10, .work = work, .n_work = n };
 
         if (!work)
                 return;
-        fmt_snprintf(title, sizeof(title), "%s, chase over %llu KiB (%s)", mech,
-                     (unsigned long long)(w->bytes / KiB), w->name);
+        fmt_snprintf(title, sizeof(title), "%s, chase over %llu KiB (%s); buckets: %s", mech,
+                     (unsigned long long)(w->bytes / KiB), w->name, p->lat_note);
         rep_samples_dcache_report(&in, &c->report);
         rep_buf_printf(&c->report, "\n");
         plat_free(work);
@@ -136,7 +141,10 @@ static void ibs_op_runs(struct smp_ctx *c, struct smp_ibs *s, struct psample *ps
         /* Loop iterations (32 loads each) for about SMP_SAMPLES_TARGET samples. */
         uint64_t ctl, iters = (uint64_t)SMP_SAMPLES_TARGET * IBS_OP_PERIOD * 2 / CHASE_OPS_X2;
         struct smp_chase ch;
+        struct smp_ratio rt;
+        struct smp_plan pc;
         struct rep_verdict v;
+        uint32_t q16;
         size_t n;
         status_t st;
 
@@ -152,16 +160,19 @@ static void ibs_op_runs(struct smp_ctx *c, struct smp_ibs *s, struct psample *ps
                         continue;
                 }
                 bench_chase(ch.start, ch.n_lines / BENCH_CHASE_UNROLL + 1);
+                smp_ratio_begin(&rt, c->cpu);
                 if ((st = smp_ibs_arm(s, ctl, 0)) == ST_OK) {
                         bench_chase(ch.start, iters);
                         smp_ibs_disarm(s);
                 }
+                q16 = smp_ratio_end(&rt);
+                smp_plan_core_cycles(&c->plan, q16, rt.how, &pc);
                 n = st == ST_OK ? ibs_decode(s, ps) : 0;
                 if (i == 0)
                         ibs_counts(c, s, iters, opts.count == PMU_IBS_COUNT_DISPATCHED_OPS);
                 n = smp_filter_chase(ps, n);
-                smp_check_ws(&c->log, SMP_MECH_IBS_OP, w, &ch, ps, n);
-                dcache_report(c, SMP_MECH_IBS_OP, w, ps, n, IBS_OP_PERIOD);
+                smp_check_ws(c, SMP_MECH_IBS_OP, &pc.ws[i], &ch, ps, n, pc.lat_note);
+                dcache_report(c, &pc, SMP_MECH_IBS_OP, &pc.ws[i], ps, n, IBS_OP_PERIOD);
                 smp_chase_free(&ch);
         }
         if ((st = smp_chase_setup(&ch, SMP_TLB_CHASE_BYTES, 4096)) != ST_OK) {
@@ -291,7 +302,10 @@ static void pebs_runs(struct smp_ctx *c, struct smp_pebs *s, struct pmu_pebs_rec
 {
         const uint64_t iters = (uint64_t)SMP_SAMPLES_TARGET * PEBS_PERIOD / BENCH_CHASE_UNROLL;
         struct smp_chase ch;
+        struct smp_ratio rt;
+        struct smp_plan pc;
         struct rep_verdict v;
+        uint32_t q16;
         size_t n;
         status_t st;
 
@@ -303,18 +317,21 @@ static void pebs_runs(struct smp_ctx *c, struct smp_pebs *s, struct pmu_pebs_rec
                         continue;
                 }
                 bench_chase(ch.start, ch.n_lines / BENCH_CHASE_UNROLL + 1);
+                smp_ratio_begin(&rt, c->cpu);
                 if ((st = smp_pebs_arm(s, PEBS_PERIOD, PEBS_LDLAT_CYCLES)) == ST_OK) {
                         bench_chase(ch.start, iters);
                         smp_pebs_disarm(s);
                 }
+                q16 = smp_ratio_end(&rt);
+                smp_plan_core_cycles(&c->plan, q16, rt.how, &pc);
                 n = st == ST_OK ? pebs_decode(s, rec, ps) : 0;
                 /* Every chase load takes longer than the threshold: one record per period. */
                 if (i == 0 && rep_check_sample_count(s->n_records, iters * BENCH_CHASE_UNROLL,
                                                      PEBS_PERIOD, COUNT_TOL_PERMILLE, &v) == ST_OK)
                         smp_log_check(&c->log, SMP_MECH_PEBS, "sample-count", &v);
                 n = smp_filter_chase(ps, n);
-                smp_check_ws(&c->log, SMP_MECH_PEBS, w, &ch, ps, n);
-                dcache_report(c, SMP_MECH_PEBS, w, ps, n, PEBS_PERIOD);
+                smp_check_ws(c, SMP_MECH_PEBS, &pc.ws[i], &ch, ps, n, pc.lat_note);
+                dcache_report(c, &pc, SMP_MECH_PEBS, &pc.ws[i], ps, n, PEBS_PERIOD);
                 smp_chase_free(&ch);
         }
         if ((st = smp_chase_setup(&ch, SMP_TLB_CHASE_BYTES, 4096)) != ST_OK) {

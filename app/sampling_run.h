@@ -54,9 +54,26 @@ void smp_chase_free(struct smp_chase *c);
 size_t smp_filter_chase(struct psample *s, size_t n);
 
 /** The four per-working-set checks (addresses, physical, latency, data-source) of @p s
- *  (@p n chase samples) for working set @p w, logged under @p mech. */
-void smp_check_ws(struct smp_log *lg, const char *mech, const struct smp_ws *w,
-                  const struct smp_chase *c, const struct psample *s, size_t n);
+ *  (@p n chase samples) for working set @p w (latencies in core cycles, smp_plan_core_cycles),
+ *  logged in @p x->log under @p mech; @p lat_note (how the range became core cycles) ends the
+ *  latency line. Physical addresses are compared with a software walk of the live CR3 (ring
+ *  0 only: samples exist only in the firmware run). */
+void smp_check_ws(struct smp_ctx *x, const char *mech, const struct smp_ws *w,
+                  const struct smp_chase *c, const struct psample *s, size_t n,
+                  const char *lat_note);
+
+/** The core:TSC ratio over a sampled run: APERF/MPERF where CPUID.06H:ECX[0] offers them,
+ *  else the PMU's cycles event on general counter 1 (counter 0 is PEBS's or LBR's trigger). */
+struct smp_ratio {
+        const char     *how;        /* "APERF/MPERF", "PMU cycles", NULL = none */
+        uint64_t        a0, m0, t0; /* APERF, MPERF or counter, TSC at the start */
+        struct pmu_slot slot;
+};
+
+/** Start measuring the core:TSC ratio on this CPU (@p cpu from the inventory). */
+void smp_ratio_begin(struct smp_ratio *r, const struct cpu_info *cpu);
+/** Stop; returns core cycles per TSC tick in Q16 (0 = unknown) and sets r->how. */
+uint32_t smp_ratio_end(struct smp_ratio *r);
 
 /** Print every check of @p mech as a SKIP with @p why. */
 void smp_skip_mech(struct smp_log *lg, const char *mech, const struct smp_plan *p,

@@ -531,6 +531,8 @@ status_t rep_levels_detect(const struct lat_curve *c, const struct cpu_info *cpu
                 return ST_BAD_ARG;
         if (!c->core_hz)
                 out->flags |= LAT_F_NO_CORE_HZ;
+        out->clock    = c->clock;
+        out->clock_hz = c->core_hz;
 
         fill_logs(&w, c->pts, c->n);
         estimate_noise(&w, c->pts, c->n, out);

@@ -71,6 +71,9 @@ struct lat_levels {
         uint64_t         flags;                          /* LAT_F_* */
         uint32_t         noise_q8;   /* point-to-point noise of log2(p50), Q8 (256 = 1 octave) */
         uint32_t         spread_q8;  /* median log2(p90 / p10) of the points, Q8 */
+        enum lat_clock   clock;      /* the curve's clock: LAT_CLOCK_TSC means the *_mcyc
+                                        figures are TSC ticks, not core cycles */
+        uint64_t         clock_hz;   /* rate of those cycles (lat_curve.core_hz; 0 = unknown) */
 };
 
 /** Detect the levels of @p c (points in ascending ws_bytes, p50 > 0). @p cpu may be NULL (no

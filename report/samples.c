@@ -351,6 +351,49 @@ status_t rep_check_phys(const struct psample *s, size_t n, const struct rep_xlat
         return ST_OK;
 }
 
+status_t rep_check_phys_walk(const struct psample *s, const struct rep_walk *w, size_t n,
+                             struct rep_verdict *out)
+{
+        uint64_t n_both = 0, n_good = 0, n_nowalk = 0, n_ident = 0;
+        size_t   bad = n;
+
+        if (!out || ((!s || !w) && n))
+                return ST_BAD_ARG;
+        memset(out, 0, sizeof(*out));
+        for (size_t i = 0; i < n; i++) {
+                if (!s[i].data_la_valid || !s[i].data_pa_valid)
+                        continue;
+                n_both++;
+                if (w[i].st != ST_OK)
+                        n_nowalk++;
+                if (w[i].st == ST_OK && w[i].pa == s[i].data_pa) {
+                        n_good++;
+                        n_ident += s[i].data_pa == s[i].data_la;
+                } else if (bad == n) {
+                        bad = i;
+                }
+        }
+        if (n_both == 0) {
+                verdict(out, REP_V_SKIP, 0, 0, 0, 0, "samples");
+                fmt_snprintf(out->why, sizeof(out->why), "no sample had both addresses valid");
+                return ST_OK;
+        }
+        verdict(out, n_good == n_both ? REP_V_PASS : REP_V_FAIL, (int64_t)n_good,
+                (int64_t)n_both, (int64_t)n_both, (int64_t)n_both, "samples");
+        if (bad == n)
+                fmt_snprintf(out->why, sizeof(out->why), "%llu of %llu physical addresses equal "
+                             "the CR3 walk (%llu identity)", (unsigned long long)n_good,
+                             (unsigned long long)n_both, (unsigned long long)n_ident);
+        else
+                fmt_snprintf(out->why, sizeof(out->why), "%llu of %llu equal the CR3 walk (%llu "
+                             "unwalkable); first: la 0x%llx pa 0x%llx walk %s 0x%llx",
+                             (unsigned long long)n_good, (unsigned long long)n_both,
+                             (unsigned long long)n_nowalk, (unsigned long long)s[bad].data_la,
+                             (unsigned long long)s[bad].data_pa, status_str(w[bad].st),
+                             (unsigned long long)w[bad].pa);
+        return ST_OK;
+}
+
 status_t rep_check_latency(const struct psample *s, size_t n, unsigned flags, uint32_t lo,
                            uint32_t hi, uint32_t min_permille, struct rep_verdict *out)
 {

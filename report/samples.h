@@ -109,6 +109,22 @@ struct rep_xlat {
 status_t rep_check_phys(const struct psample *s, size_t n, const struct rep_xlat *map,
                         size_t n_map, struct rep_verdict *out);
 
+/** How the live page tables translate one sample's data linear address: the caller walks
+ *  them (CR3, in software) so that this module stays pure. */
+struct rep_walk {
+        status_t st;          /* ST_OK: pa is valid; ST_NOT_FOUND: not mapped; other: the
+                                 walk hit a reserved bit or an unreachable table */
+        uint64_t pa;
+        uint64_t page_bytes;  /* of the leaf that maps it */
+};
+
+/** Every sample with both addresses valid reports the physical address its walk @p w[i]
+ *  (parallel to @p s, @p n entries each) gives; a failed walk counts as a mismatch.
+ *  measured = matches, expected = samples with both addresses; the detail also counts the
+ *  identity translations and names the first mismatch. SKIP when no sample has both. */
+status_t rep_check_phys_walk(const struct psample *s, const struct rep_walk *w, size_t n,
+                             struct rep_verdict *out);
+
 /** The median latency of samples with a valid latency (filtered by @p flags) lies in
  *  [@p lo, @p hi] cycles and at least @p min_permille of them do. measured = median. */
 status_t rep_check_latency(const struct psample *s, size_t n, unsigned flags, uint32_t lo,

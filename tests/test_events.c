@@ -139,6 +139,23 @@ static void test_known_codes(void **unused)
         assert_int_equal(fx->fixed, 2);
 }
 
+/* The PEBS load-latency event: Linux tools/perf/pmu-events/arch/x86/icelake/memory.json at
+ * 36ec807b627b (EventCode 0xcd, UMask 0x1; the threshold is MSR 0x3F6, not part of the code).
+ * The architectural table must not carry it: the code differs on Nehalem and Atom cores. */
+static void test_load_latency_event(void **unused)
+{
+        const struct pmu_event_desc *ev =
+                pmu_event_find(pmu_events_table("intel-icelake"), "MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4");
+
+        assert_non_null(ev);
+        assert_int_equal(ev->code, 0xcd);
+        assert_int_equal(ev->umask, 0x01);
+        assert_int_equal(ev->cmask, 0);
+        assert_int_equal(ev->fixed, -1);
+        assert_ptr_equal(pmu_events_for(VEN_INTEL, 6, 0x7e), pmu_events_table("intel-icelake"));
+        assert_null(pmu_event_find(pmu_events_table("intel-arch"), "MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4"));
+}
+
 static void test_bad_arguments(void **unused)
 {
         const struct pmu_event_desc *ev;
@@ -244,6 +261,7 @@ int main(void)
                 cmocka_unit_test(test_every_alias_resolves_or_says_why),
                 cmocka_unit_test(test_lookup_by_cpu),
                 cmocka_unit_test(test_known_codes),
+                cmocka_unit_test(test_load_latency_event),
                 cmocka_unit_test(test_bad_arguments),
                 cmocka_unit_test(test_generator_rejects_bad_input),
         };

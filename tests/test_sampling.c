@@ -504,6 +504,206 @@ static void test_json_read_back(void **unused)
         rep_buf_free(&b);
 }
 
+/* ---- load-latency event from the tables, latency units, physical addresses ------------- */
+
+/* Every model-specific Intel mapfile row whose models the PEBS data-source table claims (the
+ * harness would run PEBS load latency there) maps to a table with the load-latency event; the
+ * generic table has none (the event is model-specific), so other models SKIP with a reason. */
+static void test_ldlat_event_in_claimed_tables(void **unused)
+{
+        size_t n_claimed = 0;
+
+        for (size_t i = 0; i < pmu_n_event_map; i++) {
+                const struct pmu_map_row *r = &pmu_event_map[i];
+                const struct pmu_event_table *t = &pmu_event_tables[r->table];
+
+                if (r->vendor != VEN_INTEL || r->model_hi > 0xff)
+                        continue;              /* the wildcard row: intel-arch, checked below */
+                for (uint32_t m = r->model_lo; m <= r->model_hi; m++) {
+                        enum pmu_pebs_dse_kind kind;
+                        bool split;
+                        const struct pmu_event_desc *ev;
+
+                        if (!smp_pebs_model_dse(m, &kind, &split) ||
+                            pmu_events_for(VEN_INTEL, r->family < 0 ? 6 : (uint32_t)r->family,
+                                           m) != t)
+                                continue;
+                        n_claimed++;
+                        ev = smp_pebs_ldlat_event(t);
+                        if (!ev)
+                                fail_msg("%s (model 0x%x) has no load-latency event", t->name, m);
+                        assert_true(ev >= t->events && ev < t->events + t->n_events);
+                        assert_int_equal(ev->fixed, -1);
+                        assert_int_equal(ev->cmask, 0);  /* [SDM-3B]: CMASK and INV must be 0 */
+                        assert_false(ev->inv);
+                }
+        }
+        assert_true(n_claimed >= 2);                     /* Ice Lake client 0x7d, 0x7e */
+        assert_null(smp_pebs_ldlat_event(pmu_events_table("intel-arch")));
+        assert_null(smp_pebs_ldlat_event(NULL));
+}
+
+/* On an Ice Lake the probe finds the event through pmu/events and arm programs its code. */
+static void test_pebs_probe_finds_icelake_event(void **unused)
+{
+        struct cpu_info ci = skx();
+        const struct pmu_event_desc *want;
+        struct smp_pebs s;
+        static struct pmu_ds_area ds;
+        static uint8_t buf[16 * PEBS_REC_SIZE_FMT3];
+
+        ci.model = 0x7e;
+        assert_int_equal(pmu_init(&ci), ST_OK);
+        want = pmu_event_find(pmu_events_table("intel-icelake"),
+                              "MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4");
+        assert_non_null(want);
+        assert_int_equal(smp_pebs_probe(&ci, &s), ST_OK);
+        assert_ptr_equal(s.ev, want);
+        s.ds = &ds;
+        s.buf = buf;
+        s.buf_bytes = sizeof(buf);
+        assert_int_equal(smp_pebs_arm(&s, 2003, 3), ST_OK);
+        assert_int_equal(fake_msr_peek(MSR_ARCH_PERFMON_EVENTSEL0) & 0xffff,
+                         ((unsigned)want->umask << 8) | want->code);
+        assert_int_equal(fake_msr_peek(MSR_PEBS_LD_LAT_THRESHOLD), 3);
+        assert_int_equal(smp_pebs_disarm(&s), ST_OK);
+}
+
+/* The latency phase's clock reaches the plan: rep_levels_detect carries it. */
+static void test_levels_carry_clock(void **unused)
+{
+        struct lat_point pts[3] = {
+                { .ws_bytes = 4096, .p50_mcyc = 4000 }, { .ws_bytes = 8192, .p50_mcyc = 4000 },
+                { .ws_bytes = 16384, .p50_mcyc = 4100 },
+        };
+        struct lat_curve c = { .pts = pts, .n = 3, .clock = LAT_CLOCK_TSC,
+                               .core_hz = 2000000000, .tsc_hz = 2000000000 };
+        struct lat_levels l;
+
+        for (size_t i = 0; i < 3; i++)
+                pts[i].p10_mcyc = pts[i].p90_mcyc = pts[i].min_mcyc = pts[i].p50_mcyc;
+        assert_int_equal(rep_levels_detect(&c, NULL, &l), ST_OK);
+        assert_int_equal(l.clock, LAT_CLOCK_TSC);
+        assert_int_equal(l.clock_hz, 2000000000);
+        c.clock = LAT_CLOCK_TSC_APERF;
+        c.core_hz = 3100000000ull;
+        assert_int_equal(rep_levels_detect(&c, NULL, &l), ST_OK);
+        assert_int_equal(l.clock, LAT_CLOCK_TSC_APERF);
+        assert_int_equal(l.clock_hz, 3100000000ull);
+}
+
+/* Expected latencies become core cycles: scaled by the measured ratio, widened when unknown,
+ * untouched when the table already is in core cycles. */
+static void test_plan_core_cycles(void **unused)
+{
+        static const struct {
+                enum lat_clock clock;
+                uint32_t       q16;      /* core cycles per TSC tick */
+                uint32_t       p50_l2, lo_l2, hi_l2, bound0;
+                const char    *note;
+        } cases[] = {
+                /* TSC table: L2 p50 12, range [8 - 2, 100 + 25] = [6, 125], bound 8 */
+                { LAT_CLOCK_TSC,        0,                  12, 3,  250, 8,  "widened" },
+                { LAT_CLOCK_TSC,        3u << 15,           18, 9,  188, 12, "x1.500" },
+                { LAT_CLOCK_TSC,        1u << 15,           6,  3,  63,  4,  "x0.500 core:TSC (APERF" },
+                { LAT_CLOCK_TSC_APERF,  3u << 15,           12, 6,  125, 8,  "core cycles" },
+                { LAT_CLOCK_PMU_CYCLES, 0,                  12, 6,  125, 8,  "core cycles" },
+        };
+        static const char *names[] = { "L1", "L2", "DRAM" };
+        struct lat_levels l = { .n = 3 };
+        struct smp_plan p, pc;
+
+        for (size_t i = 0; i < 3; i++) {
+                strcpy(l.lv[i].name, names[i]);
+                l.lv[i].lat_mcyc.p50 = (uint64_t[]){ 4000, 12000, 200000 }[i];
+                l.lv[i].ws_lo_bytes = (uint64_t[]){ 4096, 64 * 1024, 64ull << 20 }[i];
+                l.lv[i].ws_hi_bytes = (uint64_t[]){ 32768, 1 << 20, 512ull << 20 }[i];
+        }
+        l.bound_mcyc[0] = 8000;
+        l.bound_mcyc[1] = 100000;
+        for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+                l.clock = cases[k].clock;
+                l.clock_hz = 2100000000;
+                smp_plan_build(&l, &p);
+                assert_int_equal(p.tsc_cycles, cases[k].clock == LAT_CLOCK_TSC);
+                assert_int_equal(p.clock_hz, 2100000000);
+                assert_int_equal(p.ws[1].lat_lo, 6);
+                assert_int_equal(p.ws[1].lat_hi, 125);
+                smp_plan_core_cycles(&p, cases[k].q16, "APERF/MPERF", &pc);
+                assert_int_equal(pc.ws[1].p50_cycles, cases[k].p50_l2);
+                assert_int_equal(pc.ws[1].lat_lo, cases[k].lo_l2);
+                assert_int_equal(pc.ws[1].lat_hi, cases[k].hi_l2);
+                assert_int_equal(pc.buckets[0].upper_cycles, cases[k].bound0);
+                assert_int_equal(pc.buckets[2].upper_cycles, UINT32_MAX - 1); /* open bound */
+                assert_ptr_equal(pc.buckets[1].name, pc.ws[1].name);
+                assert_int_equal(pc.n_buckets, 3);
+                assert_int_equal(pc.ws[2].bytes, p.ws[2].bytes);
+                if (!strstr(pc.lat_note, cases[k].note))
+                        fail_msg("case %zu: note \"%s\" lacks \"%s\"", k, pc.lat_note,
+                                 cases[k].note);
+        }
+        smp_plan_build(NULL, &p);                   /* fixed fallback: core cycles */
+        assert_false(p.tsc_cycles);
+        smp_plan_core_cycles(&p, 0, NULL, &pc);
+        assert_int_equal(pc.ws[1].lat_hi, p.ws[1].lat_hi);
+        assert_non_null(strstr(pc.lat_note, "fallback"));
+}
+
+/* Physical addresses are compared with what the page-table walk says, not with the linear
+ * address: a non-identity mapping passes, a wrong or unwalkable one fails and is named. */
+static void test_phys_walk_compare(void **unused)
+{
+        static const struct {
+                uint64_t    la, pa;        /* as the sample reports them */
+                bool        la_ok, pa_ok;
+                status_t    walk_st;
+                uint64_t    walk_pa;
+        } smp[] = {
+                [0] = { 0x100040, 0x100040, true, true,  ST_OK,        0x100040 },  /* identity */
+                [1] = { 0x400000040ull, 0x7f000040, true, true, ST_OK, 0x7f000040 }, /* remapped */
+                [2] = { 0x200080, 0x300080, true, true,  ST_OK,        0x200080 },  /* wrong pa */
+                [3] = { 0x500000, 0x500000, true, true,  ST_NOT_FOUND, 0 },         /* unmapped */
+                [4] = { 0x600000, 0,        true, false, ST_NOT_FOUND, 0 },         /* no pa */
+        };
+        static const struct {
+                size_t                first, n;
+                enum rep_verdict_kind want;
+                int64_t               good, both;
+                const char           *why;
+        } cases[] = {
+                { 0, 2, REP_V_PASS, 2, 2, "2 of 2 physical addresses equal the CR3 walk (1 identity)" },
+                { 0, 3, REP_V_FAIL, 2, 3, "first: la 0x200080 pa 0x300080 walk" },
+                { 3, 1, REP_V_FAIL, 0, 1, "(1 unwalkable); first: la 0x500000" },
+                { 4, 1, REP_V_SKIP, 0, 0, "no sample had both" },
+                { 0, 0, REP_V_SKIP, 0, 0, "no sample had both" },
+        };
+        struct psample s[5];
+        struct rep_walk w[5];
+        struct rep_verdict v;
+
+        memset(s, 0, sizeof(s));
+        for (size_t i = 0; i < 5; i++) {
+                s[i].data_la = smp[i].la;
+                s[i].data_la_valid = smp[i].la_ok;
+                s[i].data_pa = smp[i].pa;
+                s[i].data_pa_valid = smp[i].pa_ok;
+                w[i] = (struct rep_walk){ .st = smp[i].walk_st, .pa = smp[i].walk_pa,
+                                          .page_bytes = 4096 };
+        }
+        for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+                assert_int_equal(rep_check_phys_walk(s + cases[k].first, w + cases[k].first,
+                                                     cases[k].n, &v), ST_OK);
+                assert_int_equal(v.v, cases[k].want);
+                assert_int_equal(v.measured, cases[k].good);
+                assert_int_equal(v.expected, cases[k].both);
+                if (!strstr(v.why, cases[k].why))
+                        fail_msg("case %zu: \"%s\" lacks \"%s\"", k, v.why, cases[k].why);
+        }
+        assert_int_equal(rep_check_phys_walk(NULL, w, 1, &v), ST_BAD_ARG);
+        assert_int_equal(rep_check_phys_walk(s, NULL, 1, &v), ST_BAD_ARG);
+        assert_int_equal(rep_check_phys_walk(s, w, 1, NULL), ST_BAD_ARG);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -518,6 +718,11 @@ int main(void)
                 cmocka_unit_test(test_plan),
                 cmocka_unit_test(test_block_report),
                 cmocka_unit_test(test_json_read_back),
+                cmocka_unit_test(test_ldlat_event_in_claimed_tables),
+                cmocka_unit_test(test_pebs_probe_finds_icelake_event),
+                cmocka_unit_test(test_levels_carry_clock),
+                cmocka_unit_test(test_plan_core_cycles),
+                cmocka_unit_test(test_phys_walk_compare),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
