@@ -4,11 +4,8 @@
  * C ABI lets the dispatcher clobber is saved, DF is cleared as that ABI requires on entry,
  * and the stack is aligned to 16 bytes for the call; IRETQ restores RFLAGS and ends the
  * NMI-blocked state. The harness is built -mno-red-zone, so the interrupted code keeps
- * nothing below its RSP.
- *
- * The NMI may also land between arming and using a fault fixup (an rdmsr_safe in progress,
- * boot/trap.h); the handler's own *_safe accessors would then disarm it. So the fixup state
- * is saved in callee-saved registers around the dispatcher and put back before IRETQ. */
+ * nothing below its RSP. pmi_dispatch (boot/uefi_pmi.c) keeps a fault fixup the NMI
+ * interrupted. */
 
         .text
         .globl pmi_nmi_entry
@@ -24,21 +21,12 @@ pmi_nmi_entry:
         push    %r10
         push    %r11
         push    %rbp
-        push    %r12
-        push    %r13
         movq    %rsp, %rbp
-        leaq    96(%rsp), %rdi          /* frame as the CPU pushed it: RIP first */
-        movq    trap_fixup_rip(%rip), %r12
-        movl    trap_vector(%rip), %r13d
-        movq    $0, trap_fixup_rip(%rip)
+        leaq    80(%rsp), %rdi          /* frame as the CPU pushed it: RIP first */
         cld
         andq    $-16, %rsp
         call    pmi_dispatch
         movq    %rbp, %rsp
-        movq    %r12, trap_fixup_rip(%rip)
-        movl    %r13d, trap_vector(%rip)
-        pop     %r13
-        pop     %r12
         pop     %rbp
         pop     %r11
         pop     %r10

@@ -45,16 +45,32 @@ static uint64_t gate_offset(const struct idt_gate *g)
         return g->offset_lo | (uint64_t)g->offset_mid << 16 | (uint64_t)g->offset_hi << 32;
 }
 
+/* Written as two 8-byte stores, high half first, so that an NMI arriving meanwhile sees
+ * either the old gate or the new one: under UEFI both handlers sit below 4 GiB, so the
+ * high half does not even change, and the low half is one atomic store. */
+static void store_gate(struct idt_gate *g, const struct idt_gate *n)
+{
+        uint64_t half[2];
+
+        _Static_assert(sizeof(*n) == sizeof(half), "a 64-bit IDT gate is 16 bytes");
+        memcpy(half, n, sizeof(half));
+        ((volatile uint64_t *)g)[1] = half[1];
+        ((volatile uint64_t *)g)[0] = half[0];
+}
+
 static void set_gate(struct idt_gate *g, void (*fn)(void), uint16_t cs)
 {
-        uint64_t a   = (uint64_t)(uintptr_t)fn;
-        g->offset_lo  = (uint16_t)a;
-        g->offset_mid = (uint16_t)(a >> 16);
-        g->offset_hi  = (uint32_t)(a >> 32);
-        g->selector   = cs;
-        g->ist        = 0;
-        g->type_attr  = GATE_INTERRUPT;
-        g->reserved   = 0;
+        uint64_t        a = (uint64_t)(uintptr_t)fn;
+        struct idt_gate n = {
+                .offset_lo  = (uint16_t)a,
+                .selector   = cs,
+                .ist        = 0,
+                .type_attr  = GATE_INTERRUPT,
+                .offset_mid = (uint16_t)(a >> 16),
+                .offset_hi  = (uint32_t)(a >> 32),
+                .reserved   = 0,
+        };
+        store_gate(g, &n);
 }
 
 bool trap_install(void)
@@ -101,7 +117,7 @@ void trap_restore_gate(unsigned vector)
         if (!active || vector >= IDT_ENTRIES)
                 return;
         if ((vector + 1) * sizeof(struct idt_gate) <= (size_t)firmware_idtr.limit + 1)
-                our_idt[vector] = fw[vector];
+                store_gate(&our_idt[vector], &fw[vector]);
         else
                 memset(&our_idt[vector], 0, sizeof(our_idt[vector]));
 }

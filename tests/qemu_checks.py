@@ -278,6 +278,12 @@ def check_pmu(c):
         "%s: PMI route (NMI through LVT PMC and the harness's IDT) self-test passed" % c.name)
     tap(re.search(r"^SKIP: pmu: sampling: overflow sampling: ", c.serial, re.M) is not None,
         "%s: overflow sampling SKIPs with the reason" % c.name)
+    m = re.search(r"dtlb-misses-pagechase: 4 KiB test mapping ready, (\d+) pages walked", c.serial)
+    tap(m is not None and int(m.group(1)) > 0 and
+        re.search(r"^PASS: pmu: .*under the harness's page tables closed, firmware CR3 restored",
+                  c.serial, re.M) is not None,
+        "%s: dTLB check's own 4 KiB mapping built, walked (%s pages) and used with CR3 restored"
+        % (c.name, m.group(1) if m else "?"))
     m = re.search(r"^INFO: pmu: suite took (\d+) ms", c.serial, re.M)
     tap(m is not None and int(m.group(1)) < 5000, "%s: the suite SKIPs quickly (%s ms)"
         % (c.name, m.group(1) if m else "?"))
