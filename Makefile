@@ -56,7 +56,7 @@ HOST_TEST_CFLAGS := $(HOST_CFLAGS) -Wno-missing-prototypes
 # Portable code: compiled for the firmware and for the host alike.
 BOOT_PORTABLE := boot/status.c boot/config.c boot/acpi.c boot/smbios.c
 REPORT_SRCS   := report/fmt.c report/rep.c report/json.c report/inventory.c report/inventory_json.c report/stats.c
-PMU_SRCS      := pmu/cpuid.c
+PMU_SRCS      := pmu/cpuid.c pmu/cpuid_cache.c
 BENCH_SRCS    :=
 APP_SRCS      := app/pmucal.c app/selftest.c app/gather.c
 PORTABLE_SRCS = $(BOOT_PORTABLE) $(REPORT_SRCS) $(PMU_SRCS) $(BENCH_SRCS) $(APP_SRCS)
@@ -79,15 +79,16 @@ TEST_DEPS_fmt     := report/fmt.c
 TEST_DEPS_rep     := report/rep.c
 TEST_DEPS_json    := report/json.c
 TEST_DEPS_config  := boot/config.c
-TEST_DEPS_cpuid   := pmu/cpuid.c tests/cpuid_dump.c
+TEST_DEPS_cpuid   := pmu/cpuid.c pmu/cpuid_cache.c tests/cpuid_dump.c
 TEST_DEPS_acpi    := boot/acpi.c
 TEST_DEPS_smbios  := boot/smbios.c
-TEST_DEPS_inventory := report/inventory.c report/inventory_json.c report/json.c pmu/cpuid.c tests/cpuid_dump.c \
+TEST_DEPS_inventory := report/inventory.c report/inventory_json.c report/json.c pmu/cpuid.c \
+                       pmu/cpuid_cache.c tests/cpuid_dump.c \
                        boot/acpi.c boot/smbios.c
 TEST_LIBS_inventory := -ljansson
 TEST_DEPS_app     := app/pmucal.c app/selftest.c app/gather.c report/inventory.c \
                      report/inventory_json.c report/json.c \
-                     pmu/cpuid.c boot/acpi.c boot/smbios.c boot/config.c tests/fake_msr_none.c
+                     pmu/cpuid.c pmu/cpuid_cache.c boot/acpi.c boot/smbios.c boot/config.c tests/fake_msr_none.c
 TEST_LIBS_app     := -ljansson
 TESTS := fmt rep json config cpuid acpi smbios inventory app stats
 
@@ -120,7 +121,7 @@ BENCH_SRCS += bench/pagetable.c bench/tlb.c bench/kernel_tlb.c
 REPORT_SRCS += report/tlbdetect.c
 TEST_DEPS_pagetable := bench/pagetable.c
 TEST_DEPS_tlb := bench/tlb.c
-TEST_DEPS_tlbdetect := report/tlbdetect.c report/json.c bench/tlb.c pmu/cpuid.c tests/cpuid_dump.c
+TEST_DEPS_tlbdetect := report/tlbdetect.c report/json.c bench/tlb.c pmu/cpuid.c pmu/cpuid_cache.c tests/cpuid_dump.c
 TEST_LIBS_tlbdetect := -ljansson
 TESTS += pagetable tlb tlbdetect
 # tlb phase (hc): own page tables + sweeps in the firmware, shared analysis (app/tlb_out.c).
@@ -184,7 +185,7 @@ TESTS += ibs pebs lbr samples
 
 # latency levels (helper-5): level detection, latency-table writers, libpmucal consumer.
 REPORT_SRCS += report/levels.c report/lattable.c
-TEST_DEPS_levels := report/levels.c pmu/cpuid.c tests/cpuid_dump.c
+TEST_DEPS_levels := report/levels.c pmu/cpuid.c pmu/cpuid_cache.c tests/cpuid_dump.c
 TEST_LIBS_levels := -lm
 TEST_DEPS_lattable := report/lattable.c report/levels.c report/json.c report/libpmucal.c
 TEST_LIBS_lattable := -ljansson -lm
@@ -212,7 +213,7 @@ BENCH_SRCS += bench/kernel_block.c
 TEST_DEPS_sampling := app/sampling_log.c app/sampling_ibs.c app/sampling_pebs.c \
                       app/sampling_lbr.c report/samples.c report/json.c pmu/ibs.c pmu/pebs.c \
                       pmu/lbr.c $(PMU_TEST_CORE) bench/kernel_block.c report/levels.c \
-                      pmu/cpuid.c
+                      pmu/cpuid.c pmu/cpuid_cache.c
 TEST_LIBS_sampling := -ljansson
 TESTS += sampling
 TEST_DEPS_app += $(SAMPLING_APP) bench/kernel_block.c pmu/ibs.c pmu/pebs.c pmu/lbr.c \
@@ -321,7 +322,7 @@ $(B)/host/record_tlb: $(patsubst %.c,$(B)/host/%.o,$(RECORD_TLB_SRCS))
 # (bench/ objects get BENCH_CFLAGS through the $(B)/host/bench/%.o rule).
 PMUCAL_HOST_SRCS := report/stats.c app/host_main.c boot/linux_plat.c boot/linux_msr.c boot/status.c \
                     report/fmt.c report/rep.c report/levels.c report/lattable.c \
-                    report/json.c boot/smbios.c pmu/cpuid.c \
+                    report/json.c boot/smbios.c pmu/cpuid.c pmu/cpuid_cache.c \
                     bench/chain.c bench/kernel_chase.c bench/window.c bench/sweep.c \
                     bench/prefetch.c bench/measure.c
 $(B)/host/pmucal-host: $(patsubst %.c,$(B)/host/%.o,$(PMUCAL_HOST_SRCS))
@@ -335,7 +336,7 @@ bench: host
 # `make plot RESULTS=DIR` draws DIR/latency-curve.csv with DIR/latency-table.json.
 $(B)/host/libpmucal.a: $(B)/host/report/libpmucal.o
 	$(AR) rcs $@ $^
-$(B)/host/pmucal-table: $(B)/host/report/pmucal_table.o $(B)/host/pmu/cpuid.o \
+$(B)/host/pmucal-table: $(B)/host/report/pmucal_table.o $(B)/host/pmu/cpuid.o $(B)/host/pmu/cpuid_cache.o \
                         $(B)/host/boot/status.o $(B)/host/libpmucal.a
 	$(HOST_CC) $^ -o $@ -ljansson -lm
 host: $(B)/host/pmucal-table $(B)/host/libpmucal.a
@@ -350,7 +351,7 @@ $(B)/host/libpmucal.a: $(B)/host/report/libpmucal_tlb.o
 # (TEST_DEPS_libpmucal is assigned with := after the tlb block, so the TLB part of the test
 # comes in as extra prerequisites; the test link uses $^.)
 $(B)/host/tests/test_libpmucal: $(patsubst %.c,$(B)/host/%.o,report/libpmucal_tlb.c \
-                                report/tlbdetect.c report/json.c bench/tlb.c pmu/cpuid.c)
+                                report/tlbdetect.c report/json.c bench/tlb.c pmu/cpuid.c pmu/cpuid_cache.c)
 bench: bench-tlb
 bench-tlb: host
 	@tools/bench-tlb.sh $(B)
