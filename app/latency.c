@@ -303,18 +303,33 @@ static void check_results(const struct lat_run *lr, const struct rep_buf *json,
          * timer is broken. Counted per attempt: refinement may retry a lost point. */
         size_t n_tried = lr->info.n_planned + lr->info.n_refined;
         size_t n_lost  = n_tried > c->n ? n_tried - c->n : 0;
-        rep_check(min_kept >= 1 && n_lost * 10 <= n_tried,
-                  "sweep: %zu points kept, each with at least one undisturbed window (fewest %u); "
-                  "%zu of %zu attempts left out as all-disturbed (at most 10%% may be)",
-                  c->n, min_kept, n_lost, n_tried);
+        /* Under a hypervisor the host schedules our vCPU away whatever we mask, and under an
+         * emulator (TCG) timing follows the host's load: how many windows survive says
+         * something about the host, not about pmucal. There the limits are reported, and a
+         * miss is a WARN; on bare metal it is a failure. */
+        bool   strict  = !(lr->cpu && lr->cpu->hypervisor);
+        bool   lost_ok = min_kept >= 1 && n_lost * 10 <= n_tried;
+
+        if (strict || lost_ok)
+                rep_check(lost_ok,
+                          "sweep: %zu points kept, each with at least one undisturbed window "
+                          "(fewest %u); %zu of %zu attempts left out as all-disturbed (at most "
+                          "10%% may be)", c->n, min_kept, n_lost, n_tried);
+        else
+                rep_warn("sweep: %zu of %zu attempts left out as all-disturbed (more than the "
+                         "10%% allowed on bare metal; under a hypervisor the host's load decides)",
+                         n_lost, n_tried);
         /* With interrupts masked only an SMI or a broken timer drops a window; where they
          * cannot be masked (hosted, the unit tests' fake platform) dropping is routine. */
-        if (lr->info.guard.irq_maskable)
-                rep_check(n_full * 10 >= c->n * 9, "sweep: %zu of %zu points kept all %u windows "
+        bool full_ok = n_full * 10 >= c->n * 9;
+        if (lr->info.guard.irq_maskable && (strict || full_ok))
+                rep_check(full_ok, "sweep: %zu of %zu points kept all %u windows "
                           "(at least 90%% must)", n_full, c->n, lr->info.repetitions);
         else
-                rep_info("sweep: %zu of %zu points kept all %u windows (interrupts not maskable "
-                         "here)", n_full, c->n, lr->info.repetitions);
+                rep_info("sweep: %zu of %zu points kept all %u windows (%s)", n_full, c->n,
+                         lr->info.repetitions,
+                         lr->info.guard.irq_maskable ? "under a hypervisor: not a failure"
+                                                     : "interrupts not maskable here");
 
         scan_ws(&s);
         if (json->p && scan_value(&s, NULL)) {
