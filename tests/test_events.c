@@ -14,7 +14,7 @@
 
 static void test_tables_well_formed(void **unused)
 {
-        assert_true(pmu_n_event_tables >= 4);
+        assert_true(pmu_n_event_tables >= 10);
         for (size_t t = 0; t < pmu_n_event_tables; t++) {
                 const struct pmu_event_table *tb = &pmu_event_tables[t];
 
@@ -88,11 +88,30 @@ static void test_lookup_by_cpu(void **unused)
                 const char     *want; /* NULL: no table */
         } cases[] = {
                 { VEN_INTEL, 6, 0x7e, "intel-icelake" }, { VEN_INTEL, 6, 0x7d, "intel-icelake" },
-                { VEN_INTEL, 6, 0x8f, "intel-arch" },    { VEN_INTEL, 0x13, 0x01, "intel-arch" },
+                /* perf mapfile.csv: GenuineIntel-6-(4E|5E|8E|9E|A5|A6) -> skylake */
+                { VEN_INTEL, 6, 0x4e, "intel-skylake" }, { VEN_INTEL, 6, 0x5e, "intel-skylake" },
+                { VEN_INTEL, 6, 0x8e, "intel-skylake" }, { VEN_INTEL, 6, 0x9e, "intel-skylake" },
+                { VEN_INTEL, 6, 0xa5, "intel-skylake" }, { VEN_INTEL, 6, 0xa6, "intel-skylake" },
+                { VEN_INTEL, 6, 0xa7, "intel-arch" },    /* Rocket Lake: perf's rocketlake */
+                { VEN_INTEL, 6, 0x55, "intel-skylakex" },
+                { VEN_INTEL, 6, 0x6a, "intel-icelakex" }, { VEN_INTEL, 6, 0x6c, "intel-icelakex" },
+                { VEN_INTEL, 6, 0x6b, "intel-arch" },
+                { VEN_INTEL, 6, 0x8f, "intel-sapphirerapids" },
+                { VEN_INTEL, 6, 0xcf, "intel-arch" },    /* Emerald Rapids: perf's emeraldrapids */
+                /* perf: GenuineIntel-6-(97|9A|B7|BA|BF) -> alderlake; 0xBE is alderlaken */
+                { VEN_INTEL, 6, 0x97, "intel-alderlake" }, { VEN_INTEL, 6, 0x9a, "intel-alderlake" },
+                { VEN_INTEL, 6, 0xb7, "intel-alderlake" }, { VEN_INTEL, 6, 0xba, "intel-alderlake" },
+                { VEN_INTEL, 6, 0xbf, "intel-alderlake" }, { VEN_INTEL, 6, 0xbe, "intel-arch" },
+                { VEN_INTEL, 6, 0x3c, "intel-arch" },    { VEN_INTEL, 0x13, 0x01, "intel-arch" },
+                { VEN_INTEL, 0xf, 0x55, "intel-arch" },  /* the family is part of the row */
                 { VEN_AMD, 0x19, 0x01, "amd-zen3" },     { VEN_AMD, 0x19, 0x21, "amd-zen3" },
                 { VEN_AMD, 0x19, 0x5f, "amd-zen3" },     { VEN_AMD, 0x19, 0x11, "amd-zen4" },
                 { VEN_AMD, 0x19, 0x61, "amd-zen4" },     { VEN_AMD, 0x19, 0xa0, "amd-zen4" },
-                { VEN_AMD, 0x17, 0x31, NULL },           { VEN_UNKNOWN, 6, 0x7e, NULL },
+                /* perf: AuthenticAMD-23-([12][0-9A-F]|[0-9A-F]) is amdzen1, the rest amdzen2 */
+                { VEN_AMD, 0x17, 0x31, "amd-zen2" },     { VEN_AMD, 0x17, 0x30, "amd-zen2" },
+                { VEN_AMD, 0x17, 0x71, "amd-zen2" },     { VEN_AMD, 0x17, 0xff, "amd-zen2" },
+                { VEN_AMD, 0x17, 0x2f, NULL },           { VEN_AMD, 0x17, 0x01, NULL },
+                { VEN_HYGON, 0x18, 0x01, NULL },         { VEN_UNKNOWN, 6, 0x7e, NULL },
         };
 
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -119,16 +138,35 @@ static void test_known_codes(void **unused)
                 { "intel-arch", "llc-misses", 0x2e, 0x41 },  { "intel-icelake", "dtlb-misses", 0x08, 0x0e },
                 { "intel-icelake", "l2-misses", 0xd1, 0x10 }, { "amd-zen3", "l2-misses", 0x64, 0x08 },
                 { "amd-zen4", "insts", 0xc0, 0x00 },         { "amd-zen4", "itlb-misses", 0x85, 0x0f },
+                /* skylake/{cache,virtual-memory}.json */
+                { "intel-skylake", "l1d-misses", 0xd1, 0x08 }, { "intel-skylake", "dtlb-misses", 0x08, 0x0e },
+                { "intel-skylake", "itlb-misses", 0x85, 0x0e }, { "intel-skylake", "cycles", 0x3c, 0x00 },
+                /* skylakex/cache.json, icelakex/cache.json */
+                { "intel-skylakex", "llc-misses", 0xd1, 0x20 }, { "intel-skylakex", "br-misses", 0xc5, 0x00 },
+                { "intel-icelakex", "l2-misses", 0xd1, 0x10 }, { "intel-icelakex", "dtlb-misses", 0x08, 0x0e },
+                /* Golden Cove moved the TLB walk events: sapphirerapids and alderlake
+                 * virtual-memory.json (cpu_core) give 0x12 and 0x11, not 0x08 and 0x85 */
+                { "intel-sapphirerapids", "dtlb-misses", 0x12, 0x0e },
+                { "intel-sapphirerapids", "itlb-misses", 0x11, 0x0e },
+                { "intel-alderlake", "dtlb-misses", 0x12, 0x0e },
+                { "intel-alderlake", "itlb-misses", 0x11, 0x0e },
+                { "intel-alderlake", "insts", 0xc0, 0x00 },
+                /* amdzen2/{recommended,memory}.json: Zen 2's umask differs from Zen 3's 0xe8 */
+                { "amd-zen2", "l1d-misses", 0x60, 0xc8 },     { "amd-zen2", "llc-misses", 0x43, 0x08 },
+                { "amd-zen2", "itlb-misses", 0x85, 0x07 },    { "amd-zen2", "cycles", 0x76, 0x00 },
         };
 
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
                 const struct pmu_event_desc *ev;
                 const char                  *why;
 
-                assert_int_equal(pmu_alias_resolve(pmu_events_table(cases[i].table), cases[i].alias,
-                                                   &ev, &why), ST_OK);
-                assert_int_equal(ev->code, cases[i].code);
-                assert_int_equal(ev->umask, cases[i].umask);
+                if (pmu_alias_resolve(pmu_events_table(cases[i].table), cases[i].alias, &ev,
+                                      &why) != ST_OK)
+                        fail_msg("%s %s does not resolve", cases[i].table, cases[i].alias);
+                if (ev->code != cases[i].code || ev->umask != cases[i].umask)
+                        fail_msg("%s %s: %s is 0x%x/0x%x, want 0x%x/0x%x", cases[i].table,
+                                 cases[i].alias, ev->name, ev->code, ev->umask, cases[i].code,
+                                 cases[i].umask);
         }
         const struct pmu_event_desc *p0 =
                 pmu_event_find(pmu_events_table("amd-zen4"), "ls_not_halted_p0_cyc.p0_freq_cyc");
@@ -144,16 +182,62 @@ static void test_known_codes(void **unused)
  * The architectural table must not carry it: the code differs on Nehalem and Atom cores. */
 static void test_load_latency_event(void **unused)
 {
-        const struct pmu_event_desc *ev =
-                pmu_event_find(pmu_events_table("intel-icelake"), "MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4");
+        /* Same code in every Sandy Bridge-lineage perf directory read for these tables
+         * (skylake, skylakex, icelakex, sapphirerapids memory.json; alderlake cpu_core). */
+        static const char *const tables[] = {
+                "intel-icelake", "intel-skylake", "intel-skylakex", "intel-icelakex",
+                "intel-sapphirerapids", "intel-alderlake",
+        };
 
-        assert_non_null(ev);
-        assert_int_equal(ev->code, 0xcd);
-        assert_int_equal(ev->umask, 0x01);
-        assert_int_equal(ev->cmask, 0);
-        assert_int_equal(ev->fixed, -1);
+        for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+                const struct pmu_event_desc *ev =
+                        pmu_event_find(pmu_events_table(tables[i]), "MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4");
+
+                if (!ev)
+                        fail_msg("%s has no MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4", tables[i]);
+                assert_int_equal(ev->code, 0xcd);
+                assert_int_equal(ev->umask, 0x01);
+                assert_int_equal(ev->cmask, 0);
+                assert_false(ev->inv);
+                assert_false(ev->edge);
+                assert_int_equal(ev->fixed, -1);
+        }
         assert_ptr_equal(pmu_events_for(VEN_INTEL, 6, 0x7e), pmu_events_table("intel-icelake"));
         assert_null(pmu_event_find(pmu_events_table("intel-arch"), "MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4"));
+}
+
+/* A model-specific table exists to make every portable alias countable: only the generic
+ * intel-arch table may answer "unsupported". Every Intel table also carries the two fixed
+ * events the validation suite compares against a general counter (pmu/validate.c
+ * fixed0-vs-gp and fixed1-vs-gp), with their fixed-counter pseudo-encodings. */
+static void test_model_tables_complete(void **unused)
+{
+        size_t n_model = 0;
+
+        for (size_t t = 0; t < pmu_n_event_tables; t++) {
+                const struct pmu_event_table *tb = &pmu_event_tables[t];
+                bool                          generic = !strcmp(tb->name, "intel-arch");
+
+                for (size_t a = 0; a < pmu_n_aliases && !generic; a++) {
+                        const struct pmu_event_desc *ev;
+                        const char                  *why;
+
+                        if (pmu_alias_resolve(tb, pmu_alias_names[a], &ev, &why) != ST_OK)
+                                fail_msg("%s: alias %s unsupported (%s)", tb->name,
+                                         pmu_alias_names[a], why);
+                        assert_int_equal(ev->fixed, -1); /* aliases go on general counters */
+                }
+                n_model += !generic;
+                if (tb->vendor != VEN_INTEL)
+                        continue;
+                const struct pmu_event_desc *f0 = pmu_event_find(tb, "INST_RETIRED.ANY");
+                const struct pmu_event_desc *f1 = pmu_event_find(tb, "CPU_CLK_UNHALTED.THREAD");
+                if (!f0 || !f1)
+                        fail_msg("%s lacks a fixed event the validation suite uses", tb->name);
+                assert_int_equal(f0->fixed, 0);
+                assert_int_equal(f1->fixed, 1);
+        }
+        assert_true(n_model >= 9);
 }
 
 static void test_bad_arguments(void **unused)
@@ -262,6 +346,7 @@ int main(void)
                 cmocka_unit_test(test_lookup_by_cpu),
                 cmocka_unit_test(test_known_codes),
                 cmocka_unit_test(test_load_latency_event),
+                cmocka_unit_test(test_model_tables_complete),
                 cmocka_unit_test(test_bad_arguments),
                 cmocka_unit_test(test_generator_rejects_bad_input),
         };
