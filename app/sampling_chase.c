@@ -187,7 +187,7 @@ void smp_ratio_begin(struct smp_ratio *r, const struct cpu_info *cpu)
         const char *why;
 
         memset(r, 0, sizeof(*r));
-        r->slot = (struct pmu_slot){ .fixed = false, .idx = 1 };
+        r->slot = (struct pmu_slot){ .fixed = false, .idx = 0 }; /* PEBS has counter 1 */
         /* MPERF counts at the TSC rate on Intel and at P0 on AMD, which is the TSC rate of
          * every Zen part; bench_clock_init makes the same assumption. [SDM-3B] "IA32_APERF";
          * [APM-2] "MPERF" */

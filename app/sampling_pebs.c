@@ -1,6 +1,6 @@
 /** @file
  * The Intel PEBS load-latency session of the sampling phase (see app/sampling.h): the DS save
- * area and PEBS buffer are the harness's own, the counter is general counter 0 through
+ * area and PEBS buffer are the harness's own, the counter is general counter 1 through
  * pmu/pmu.h, records are drained base .. index in the PMI (GLOBAL_STATUS bit 62) and decoded
  * afterwards by pmu/pebs.c. [SDM-3B] "Debug Store (DS) Mechanism", "Load Latency Performance
  * Monitoring Facility"; Linux arch/x86/events/intel/ds.c.
@@ -78,7 +78,12 @@ static const struct dse_model dse_models[] = {
 
 /* ---- private helpers -------------------------------------------------------------------- */
 
-static const struct pmu_slot ctr0 = { .fixed = false, .idx = 0 };
+/* General counter 1: the load-latency event may use counters 0-3 on Nehalem..Ice Lake but
+ * only 1-7 on Sapphire Rapids (Linux perf pmu-events sapphirerapids/memory.json, "Counter"
+ * of MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4), so 1 is the one every table allows. The
+ * core:TSC ratio counter of the same run uses counter 0 (app/sampling_chase.c). */
+#define PEBS_GP 1u
+static const struct pmu_slot pebs_ctr = { .fixed = false, .idx = PEBS_GP };
 
 static void drain(struct smp_pebs *s)
 {
@@ -201,8 +206,8 @@ status_t smp_pebs_arm(struct smp_pebs *s, uint64_t period, uint32_t ldlat_cycles
         if ((st = pmu_pebs_ds_setup(s->ds, (uint64_t)(uintptr_t)s->buf, s->buf_bytes,
                                     s->rec_bytes, (uint32_t)thr)) != ST_OK)
                 return st;
-        if ((st = pmu_pebs_ds_set_reset(s->ds, &s->fmt.caps, 0, false, period,
-                                        pmu_slot_width(ctr0))) != ST_OK)
+        if ((st = pmu_pebs_ds_set_reset(s->ds, &s->fmt.caps, PEBS_GP, false, period,
+                                        pmu_slot_width(pebs_ctr))) != ST_OK)
                 return st;
         if ((st = pmu_pebs_ld_lat_threshold(ldlat_cycles, &v)) != ST_OK)
                 return st;
@@ -217,13 +222,13 @@ status_t smp_pebs_arm(struct smp_pebs *s, uint64_t period, uint32_t ldlat_cycles
                 goto undo;
         if (s->fmt.caps.baseline && (st = wrmsr_safe(MSR_PEBS_DATA_CFG, s->fmt.data_cfg)) != ST_OK)
                 goto undo;
-        if ((st = pmu_program(ctr0, s->ev, PMU_OS | PMU_INT, -period)) != ST_OK)
+        if ((st = pmu_program(pebs_ctr, s->ev, PMU_OS | PMU_INT, -period)) != ST_OK)
                 goto undo;
-        v = pmu_pebs_enable_value(&s->fmt.caps, s->pmu_version, 1u, 1u, 0);
+        v = pmu_pebs_enable_value(&s->fmt.caps, s->pmu_version, 1u << PEBS_GP, 1u << PEBS_GP, 0);
         if ((st = wrmsr_safe(MSR_IA32_PEBS_ENABLE, v)) != ST_OK)
                 goto undo;
-        pmu_ovf_clear(pmu_slot_bit(ctr0) | GLOBAL_STATUS_BUFFER_OVF);
-        if ((st = pmu_start(pmu_slot_bit(ctr0))) != ST_OK)
+        pmu_ovf_clear(pmu_slot_bit(pebs_ctr) | GLOBAL_STATUS_BUFFER_OVF);
+        if ((st = pmu_start(pmu_slot_bit(pebs_ctr))) != ST_OK)
                 goto undo;
         return ST_OK;
 undo:
@@ -240,18 +245,18 @@ void smp_pebs_on_pmi(struct smp_pebs *s)
         s->n_pmi++;
         if (pmu_ovf_status(&status) != ST_OK)
                 s->n_errors++;
-        mine = status & (GLOBAL_STATUS_BUFFER_OVF | pmu_slot_bit(ctr0));
+        mine = status & (GLOBAL_STATUS_BUFFER_OVF | pmu_slot_bit(pebs_ctr));
         if (!mine) {
                 s->n_spurious++;
                 return;
         }
         /* Stop the counter while the buffer is read, as Linux's handler disables the PMU
          * (intel_pmu_handle_irq), so no record lands between the copy and the index reset. */
-        pmu_stop(pmu_slot_bit(ctr0));
+        pmu_stop(pmu_slot_bit(pebs_ctr));
         drain(s);
         if (pmu_ovf_clear(mine) != ST_OK)
                 s->n_errors++;
-        pmu_start(pmu_slot_bit(ctr0));
+        pmu_start(pmu_slot_bit(pebs_ctr));
 }
 
 status_t smp_pebs_disarm(struct smp_pebs *s)
@@ -260,7 +265,7 @@ status_t smp_pebs_disarm(struct smp_pebs *s)
 
         if (!s)
                 return ST_BAD_ARG;
-        if ((st = pmu_stop(pmu_slot_bit(ctr0))) != ST_OK)
+        if ((st = pmu_stop(pmu_slot_bit(pebs_ctr))) != ST_OK)
                 first = st;
         if ((st = wrmsr_safe(MSR_IA32_PEBS_ENABLE, s->saved_pebs_enable)) != ST_OK && !first)
                 first = st;
@@ -270,6 +275,6 @@ status_t smp_pebs_disarm(struct smp_pebs *s)
                 wrmsr_safe(MSR_PEBS_DATA_CFG, 0);
         if ((st = wrmsr_safe(MSR_IA32_DS_AREA, s->saved_ds_area)) != ST_OK && !first)
                 first = st;
-        pmu_ovf_clear(pmu_slot_bit(ctr0) | GLOBAL_STATUS_BUFFER_OVF);
+        pmu_ovf_clear(pmu_slot_bit(pebs_ctr) | GLOBAL_STATUS_BUFFER_OVF);
         return first;
 }

@@ -254,12 +254,23 @@ static void test_pebs_probe_reasons(void **unused)
         fake_msr_add(MSR_IA32_MISC_ENABLE, MISC_ENABLE_PEBS_UNAVAIL);
         assert_int_equal(smp_pebs_probe(&ci, &s), ST_UNSUPPORTED);
         assert_non_null(strstr(s.why, "unavailable"));
-        /* The generic table has no load-latency event: said so, never a hand-typed code. */
+        /* Skylake-SP has a model table (intel-skylakex) with the load-latency event. */
         ci = skx();
-        assert_int_equal(smp_pebs_probe(&ci, &s), ST_UNSUPPORTED);
-        assert_non_null(strstr(s.why, "LOAD_LATENCY"));
+        assert_int_equal(smp_pebs_probe(&ci, &s), ST_OK);
+        assert_ptr_equal(s.ev, pmu_event_find(pmu_events_table("intel-skylakex"),
+                                              "MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4"));
         assert_int_equal(s.rec_bytes, PEBS_REC_SIZE_FMT3);
         assert_int_equal(s.fmt.dse_kind, PEBS_DSE_SKL_PMEM);
+        /* Haswell-X has a data-source table but no model event table: the generic table has no
+         * load-latency event, and the probe says so instead of using a hand-typed code. */
+        ci = skx();
+        ci.model = 0x3f;
+        assert_int_equal(pmu_init(&ci), ST_OK);
+        assert_string_equal(pmu_get_caps()->events->name, "intel-arch");
+        assert_int_equal(smp_pebs_probe(&ci, &s), ST_UNSUPPORTED);
+        assert_non_null(strstr(s.why, "LOAD_LATENCY"));
+        assert_null(s.ev);
+        assert_int_equal(s.fmt.dse_kind, PEBS_DSE_SNB);
 }
 
 static void put64(uint8_t *p, size_t off, uint64_t v)
@@ -286,16 +297,18 @@ static void test_pebs_drain_on_pmi(void **unused)
         s.raw_cap = sizeof(raw);
         assert_int_equal(smp_pebs_arm(&s, 2003, 3), ST_OK);
         assert_int_equal(fake_msr_peek(MSR_IA32_DS_AREA), (uint64_t)(uintptr_t)&ds);
-        assert_int_equal(fake_msr_peek(MSR_IA32_PEBS_ENABLE), 1 | (1ull << 32));
+        /* general counter 1, with its load-latency bit (32 + 1) */
+        assert_int_equal(fake_msr_peek(MSR_IA32_PEBS_ENABLE), 2 | (2ull << 32));
         assert_int_equal(fake_msr_peek(MSR_PEBS_LD_LAT_THRESHOLD), 3);
         assert_int_equal(ds.pebs_buffer_base, (uint64_t)(uintptr_t)buf);
-        assert_int_equal(ds.pebs_event_reset[0], (-2003ull) & ((1ull << 48) - 1));
+        assert_int_equal(ds.pebs_event_reset[1], (-2003ull) & ((1ull << 48) - 1));
+        assert_int_equal(ds.pebs_event_reset[0], 0);
 
         /* The CPU wrote three records and raised the DS-buffer PMI. */
         for (int i = 0; i < 3; i++) {
                 put64(buf + i * PEBS_REC_SIZE_FMT3, PEBS_REC_DLA, 0x1000 + 64 * i);
                 put64(buf + i * PEBS_REC_SIZE_FMT3, PEBS_REC_LAT, 40 + i);
-                put64(buf + i * PEBS_REC_SIZE_FMT3, PEBS_REC_STATUS, 1);
+                put64(buf + i * PEBS_REC_SIZE_FMT3, PEBS_REC_STATUS, 2); /* counter 1 */
         }
         ds.pebs_index = ds.pebs_buffer_base + 3 * PEBS_REC_SIZE_FMT3;
         fake_msr_add(MSR_CORE_PERF_GLOBAL_STATUS, GLOBAL_STATUS_BUFFER_OVF);
@@ -538,9 +551,81 @@ static void test_ldlat_event_in_claimed_tables(void **unused)
                         assert_false(ev->inv);
                 }
         }
-        assert_true(n_claimed >= 2);                     /* Ice Lake client 0x7d, 0x7e */
+        /* Ice Lake client 0x7d 0x7e; Skylake client 0x4e 0x5e 0x8e 0x9e 0xa5 0xa6; Skylake-SP
+         * 0x55; Ice Lake-SP/D 0x6a 0x6c; Sapphire Rapids 0x8f. */
+        assert_int_equal(n_claimed, 12);
         assert_null(smp_pebs_ldlat_event(pmu_events_table("intel-arch")));
         assert_null(smp_pebs_ldlat_event(NULL));
+}
+
+/* A CPUID signature, decoded by pmu/cpuid.c as on the target, picks the table perf's
+ * mapfile.csv names for that part; where the PEBS data-source table knows the model, the
+ * table has the load-latency event. Signatures: CPUID.01H:EAX of real parts ([SDM-2A]
+ * CPUID Figure 3-6; [APM-3] E.3.2 for the AMD extended family). */
+static void test_tables_from_cpuid_signature(void **unused)
+{
+        static const struct {
+                const char *part;
+                bool        amd;
+                uint32_t    eax;
+                uint32_t    family, model;
+                const char *table;   /* NULL: no table */
+                bool        dse;     /* the PEBS data-source table knows the model */
+        } cases[] = {
+                { "Skylake-S i7-6700K",      false, 0x000506e3, 6, 0x5e, "intel-skylake", true },
+                { "Kaby Lake-S i7-7700K",    false, 0x000906e9, 6, 0x9e, "intel-skylake", true },
+                { "Comet Lake-S i9-10900K",  false, 0x000a0655, 6, 0xa5, "intel-skylake", true },
+                { "Skylake-SP (stepping 4)", false, 0x00050654, 6, 0x55, "intel-skylakex", true },
+                { "Cascade Lake (stepping 7)", false, 0x00050657, 6, 0x55, "intel-skylakex", true },
+                { "Ice Lake client",         false, 0x000706e5, 6, 0x7e, "intel-icelake", true },
+                { "Ice Lake-SP",             false, 0x000606a6, 6, 0x6a, "intel-icelakex", true },
+                { "Sapphire Rapids",         false, 0x000806f8, 6, 0x8f, "intel-sapphirerapids", true },
+                { "Alder Lake-S",            false, 0x00090672, 6, 0x97, "intel-alderlake", false },
+                { "Raptor Lake-S",           false, 0x000b0671, 6, 0xb7, "intel-alderlake", false },
+                { "Haswell-S",               false, 0x000306c3, 6, 0x3c, "intel-arch", true },
+                { "Zen 2 Rome",              true,  0x00830f10, 0x17, 0x31, "amd-zen2", false },
+                { "Zen 2 Matisse",           true,  0x00870f10, 0x17, 0x71, "amd-zen2", false },
+                { "Zen 1 Naples",            true,  0x00800f12, 0x17, 0x01, NULL, false },
+                { "Zen 3 Milan",             true,  0x00a00f11, 0x19, 0x01, "amd-zen3", false },
+                { "Zen 4 Genoa",             true,  0x00a10f11, 0x19, 0x11, "amd-zen4", false },
+        };
+        static struct cpuid_dump d;
+
+        for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+                struct cpu_info ci;
+                const struct pmu_event_table *t;
+                enum pmu_pebs_dse_kind kind;
+                bool split;
+
+                memset(&d, 0, sizeof(d));
+                d.leaves[0].leaf = 0;
+                d.leaves[0].r = cases[i].amd
+                        ? (struct cpuid_regs){ 1, 0x68747541, 0x444d4163, 0x69746e65 } /* AuthenticAMD */
+                        : (struct cpuid_regs){ 1, 0x756e6547, 0x6c65746e, 0x49656e69 }; /* GenuineIntel */
+                d.leaves[1].leaf = 1;
+                d.leaves[1].r.eax = cases[i].eax;
+                d.n = 2;
+                assert_int_equal(cpu_decode(&d, &ci), ST_OK);
+                assert_int_equal(ci.vendor, cases[i].amd ? VEN_AMD : VEN_INTEL);
+                if (ci.family != cases[i].family || ci.model != cases[i].model)
+                        fail_msg("%s: decoded family 0x%x model 0x%x", cases[i].part, ci.family,
+                                 ci.model);
+                t = pmu_events_for(ci.vendor, ci.family, ci.model);
+                if (!cases[i].table) {
+                        assert_null(t);
+                        continue;
+                }
+                if (!t || strcmp(t->name, cases[i].table))
+                        fail_msg("%s: table %s, want %s", cases[i].part, t ? t->name : "none",
+                                 cases[i].table);
+                if (cases[i].amd)
+                        continue;
+                assert_int_equal(smp_pebs_model_dse(ci.model, &kind, &split), cases[i].dse);
+                if (!strcmp(t->name, "intel-arch"))
+                        assert_null(smp_pebs_ldlat_event(t));      /* SKIP with a reason */
+                else if (cases[i].dse && !smp_pebs_ldlat_event(t))
+                        fail_msg("%s: %s has no load-latency event", cases[i].part, t->name);
+        }
 }
 
 /* On an Ice Lake the probe finds the event through pmu/events and arm programs its code. */
@@ -563,7 +648,7 @@ static void test_pebs_probe_finds_icelake_event(void **unused)
         s.buf = buf;
         s.buf_bytes = sizeof(buf);
         assert_int_equal(smp_pebs_arm(&s, 2003, 3), ST_OK);
-        assert_int_equal(fake_msr_peek(MSR_ARCH_PERFMON_EVENTSEL0) & 0xffff,
+        assert_int_equal(fake_msr_peek(MSR_ARCH_PERFMON_EVENTSEL0 + 1) & 0xffff,
                          ((unsigned)want->umask << 8) | want->code);
         assert_int_equal(fake_msr_peek(MSR_PEBS_LD_LAT_THRESHOLD), 3);
         assert_int_equal(smp_pebs_disarm(&s), ST_OK);
@@ -719,6 +804,7 @@ int main(void)
                 cmocka_unit_test(test_block_report),
                 cmocka_unit_test(test_json_read_back),
                 cmocka_unit_test(test_ldlat_event_in_claimed_tables),
+                cmocka_unit_test(test_tables_from_cpuid_signature),
                 cmocka_unit_test(test_pebs_probe_finds_icelake_event),
                 cmocka_unit_test(test_levels_carry_clock),
                 cmocka_unit_test(test_plan_core_cycles),
