@@ -7,36 +7,13 @@
  * nothing below its RSP. pmi_dispatch (boot/uefi_pmi.c) keeps a fault fixup the NMI
  * interrupted. */
 
+#include "isr_x86_64.inc"
+
         .text
         .globl pmi_nmi_entry
         .hidden pmi_nmi_entry
 pmi_nmi_entry:
-        push    %rax
-        push    %rcx
-        push    %rdx
-        push    %rsi
-        push    %rdi
-        push    %r8
-        push    %r9
-        push    %r10
-        push    %r11
-        push    %rbp
-        movq    %rsp, %rbp
-        leaq    80(%rsp), %rdi          /* frame as the CPU pushed it: RIP first */
-        cld
-        andq    $-16, %rsp
-        call    pmi_dispatch
-        movq    %rbp, %rsp
-        pop     %rbp
-        pop     %r11
-        pop     %r10
-        pop     %r9
-        pop     %r8
-        pop     %rdi
-        pop     %rsi
-        pop     %rdx
-        pop     %rcx
-        pop     %rax
+        CALL_C_FROM_ISR pmi_dispatch, %rdi
         iretq
 
         .section .note.GNU-stack,"",@progbits

@@ -2,6 +2,8 @@
  * 64-bit interrupt frame: [error code,] RIP, CS, RFLAGS, RSP, SS. [SDM-3A] "Exception and
  * Interrupt Handling in 64-bit Mode". #GP pushes an error code, #UD does not. */
 
+#include "isr_x86_64.inc"
+
         .section .data
         .balign 8
         .globl trap_fixup_rip, trap_vector, trap_n_recovered, trap_orig_ud, trap_orig_gp
@@ -27,32 +29,7 @@ trap_vector:      .long 0
 
 /* Unexpected fault: report it from C on an aligned stack, then chain to the firmware. */
 .macro UNEXPECTED vec, orig
-        push    %rax
-        push    %rcx
-        push    %rdx
-        push    %rsi
-        push    %rdi
-        push    %r8
-        push    %r9
-        push    %r10
-        push    %r11
-        push    %rbp
-        movq    %rsp, %rbp
-        leaq    80(%rsp), %rsi          /* frame as the CPU pushed it */
-        movq    $\vec, %rdi
-        andq    $-16, %rsp
-        call    trap_unexpected
-        movq    %rbp, %rsp
-        pop     %rbp
-        pop     %r11
-        pop     %r10
-        pop     %r9
-        pop     %r8
-        pop     %rdi
-        pop     %rsi
-        pop     %rdx
-        pop     %rcx
-        pop     %rax
+        CALL_C_FROM_ISR trap_unexpected, %rsi, $\vec
         jmp     *\orig(%rip)
 .endm
 
