@@ -54,7 +54,7 @@ HOST_TEST_CFLAGS := $(HOST_CFLAGS) -Wno-missing-prototypes
 
 # ---- sources -----------------------------------------------------------------------------
 # Portable code: compiled for the firmware and for the host alike.
-BOOT_PORTABLE := boot/status.c boot/config.c boot/acpi.c boot/smbios.c
+BOOT_PORTABLE := boot/status.c boot/config.c boot/acpi.c boot/acpi_hmat.c boot/smbios.c
 REPORT_SRCS   := report/fmt.c report/rep.c report/json.c report/inventory.c report/inventory_json.c report/stats.c
 PMU_SRCS      := pmu/cpuid.c pmu/cpuid_cache.c
 BENCH_SRCS    :=
@@ -80,22 +80,23 @@ TEST_DEPS_rep     := report/rep.c
 TEST_DEPS_json    := report/json.c
 TEST_DEPS_config  := boot/config.c
 TEST_DEPS_cpuid   := pmu/cpuid.c pmu/cpuid_cache.c tests/cpuid_dump.c
-TEST_DEPS_acpi    := boot/acpi.c
+TEST_DEPS_acpi    := boot/acpi.c boot/acpi_hmat.c
 TEST_DEPS_smbios  := boot/smbios.c
 TEST_DEPS_inventory := report/inventory.c report/inventory_json.c report/json.c pmu/cpuid.c \
                        pmu/cpuid_cache.c tests/cpuid_dump.c \
-                       boot/acpi.c boot/smbios.c
+                       boot/acpi.c boot/acpi_hmat.c boot/smbios.c
 TEST_LIBS_inventory := -ljansson
 TEST_DEPS_app     := app/pmucal.c app/selftest.c app/gather.c report/inventory.c \
                      report/inventory_json.c report/json.c \
-                     pmu/cpuid.c pmu/cpuid_cache.c boot/acpi.c boot/smbios.c boot/config.c tests/fake_msr_none.c
+                     pmu/cpuid.c pmu/cpuid_cache.c boot/acpi.c boot/acpi_hmat.c boot/smbios.c boot/config.c \
+                     tests/fake_msr_none.c
 TEST_LIBS_app     := -ljansson
 TESTS := fmt rep json config cpuid acpi smbios inventory app stats
 
 # libFuzzer targets (clang): tests/fuzz_<name>.c with a corpus in tests/corpus/<name>/.
 FUZZERS := config acpi
 FUZZ_DEPS_config := boot/config.c boot/status.c
-FUZZ_DEPS_acpi   := boot/acpi.c boot/status.c boot/smbios.c report/fmt.c
+FUZZ_DEPS_acpi   := boot/acpi.c boot/acpi_hmat.c boot/status.c boot/smbios.c report/fmt.c
 
 # >>> module registrations: each module adds its own block below (sources, TEST_DEPS_x,
 # >>> `TESTS += x`, FUZZERS += x); keep blocks self-contained and in this region.
@@ -118,16 +119,17 @@ TESTS += chain sweep prefetch
 
 # tlb (helper-7): page tables, dTLB/iTLB plans and kernels, TLB curve analysis.
 BENCH_SRCS += bench/pagetable.c bench/tlb.c bench/kernel_tlb.c
-REPORT_SRCS += report/tlbdetect.c
+REPORT_SRCS += report/tlbdetect.c report/tlbdetect_out.c
 TEST_DEPS_pagetable := bench/pagetable.c
 TEST_DEPS_tlb := bench/tlb.c
-TEST_DEPS_tlbdetect := report/tlbdetect.c report/json.c bench/tlb.c pmu/cpuid.c pmu/cpuid_cache.c tests/cpuid_dump.c
+TEST_DEPS_tlbdetect := report/tlbdetect.c report/tlbdetect_out.c report/json.c bench/tlb.c pmu/cpuid.c \
+                       pmu/cpuid_cache.c tests/cpuid_dump.c
 TEST_LIBS_tlbdetect := -ljansson
 TESTS += pagetable tlb tlbdetect
 # tlb phase (hc): own page tables + sweeps in the firmware, shared analysis (app/tlb_out.c).
 APP_SRCS += app/tlb.c app/tlb_out.c
 TEST_DEPS_app += app/tlb.c app/tlb_out.c bench/pagetable.c bench/tlb.c bench/kernel_tlb.c \
-                 report/tlbdetect.c
+                 report/tlbdetect.c report/tlbdetect_out.c
 
 # pmu (helper-6): generated event tables, encoding, drivers, sampling, validation suite.
 # build/events_gen.c is generated from pmu/events/ and compiled like any portable source:
@@ -176,11 +178,11 @@ TEST_DEPS_app += app/pmu.c pmu/sample.c pmu/sample_run.c pmu/syms_none.c bench/k
 
 # precise sampling (helper-8): IBS / PEBS / LBR record programming and decoding, reports.
 PMU_SRCS += pmu/ibs.c pmu/pebs.c pmu/lbr.c
-REPORT_SRCS += report/samples.c
+REPORT_SRCS += report/samples.c report/samples_check.c
 TEST_DEPS_ibs := pmu/ibs.c
 TEST_DEPS_pebs := pmu/pebs.c
 TEST_DEPS_lbr := pmu/lbr.c
-TEST_DEPS_samples := report/samples.c pmu/lbr.c
+TEST_DEPS_samples := report/samples.c report/samples_check.c pmu/lbr.c
 TESTS += ibs pebs lbr samples
 
 # latency levels (helper-5): level detection, latency-table writers, libpmucal consumer.
@@ -203,6 +205,15 @@ TEST_DEPS_app += app/latency.c bench/chain.c bench/kernel_chase.c bench/window.c
 # make bench also times the QEMU quick-profile boot of this build's pmucal.efi (tools/bench.sh).
 bench: all
 bench: export BENCH_EFI = $(B)/pmucal.efi
+# latency buffer page size (hf): config latency_pages, the buffer through the harness's own
+# page tables, CR3 switched inside each window (app/latency_pages.c).
+APP_SRCS += app/latency_pages.c
+TEST_DEPS_app += app/latency_pages.c
+TEST_DEPS_latpages := app/latency_pages.c bench/ownpt.c bench/pagetable.c bench/kernel_tlb.c \
+                      bench/tlb.c bench/chain.c bench/kernel_chase.c bench/window.c \
+                      bench/sweep.c bench/prefetch.c bench/measure.c pmu/cpuid.c \
+                      pmu/cpuid_cache.c tests/fake_msr_none.c
+TESTS += latpages
 
 # sampling phase (hd): IBS / PEBS / LBR sessions, validation against the chase and the
 # fixed-cost block kernel, sampling-validation.json (app/sampling*.c).
@@ -211,13 +222,14 @@ SAMPLING_APP := app/sampling.c app/sampling_log.c app/sampling_chase.c app/sampl
 APP_SRCS += $(SAMPLING_APP)
 BENCH_SRCS += bench/kernel_block.c
 TEST_DEPS_sampling := app/sampling_log.c app/sampling_ibs.c app/sampling_pebs.c \
-                      app/sampling_lbr.c report/samples.c report/json.c pmu/ibs.c pmu/pebs.c \
+                      app/sampling_lbr.c report/samples.c report/samples_check.c report/json.c \
+                      pmu/ibs.c pmu/pebs.c \
                       pmu/lbr.c $(PMU_TEST_CORE) bench/kernel_block.c report/levels.c \
                       pmu/cpuid.c pmu/cpuid_cache.c
 TEST_LIBS_sampling := -ljansson
 TESTS += sampling
 TEST_DEPS_app += $(SAMPLING_APP) bench/kernel_block.c pmu/ibs.c pmu/pebs.c pmu/lbr.c \
-                 report/samples.c
+                 report/samples.c report/samples_check.c
 
 # <<< end of module registrations
 
@@ -314,6 +326,7 @@ clean:
 # record_tlb (helper-7, host-only): runs the TLB kernels under Linux and prints tlb-curve.csv;
 # used to record tests/data/curves/host-*-dtlb-*.csv.
 RECORD_TLB_SRCS := report/stats.c tests/record_tlb.c bench/tlb.c bench/kernel_tlb.c report/tlbdetect.c \
+                   report/tlbdetect_out.c \
                    report/json.c report/fmt.c report/rep.c boot/status.c tests/fake_plat.c
 $(B)/host/record_tlb: $(patsubst %.c,$(B)/host/%.o,$(RECORD_TLB_SRCS))
 	$(HOST_CC) $^ -o $@
@@ -345,13 +358,14 @@ plot:
 
 # tlb, hosted (hc): `pmucal-host --tlb` (app/tlb_host.c) and `make bench-tlb`.
 $(B)/host/pmucal-host: $(patsubst %.c,$(B)/host/%.o,app/tlb_host.c app/tlb_out.c bench/tlb.c \
-                       bench/kernel_tlb.c report/tlbdetect.c)
+                       bench/kernel_tlb.c report/tlbdetect.c report/tlbdetect_out.c)
 .PHONY: bench-tlb
 $(B)/host/libpmucal.a: $(B)/host/report/libpmucal_tlb.o
 # (TEST_DEPS_libpmucal is assigned with := after the tlb block, so the TLB part of the test
 # comes in as extra prerequisites; the test link uses $^.)
 $(B)/host/tests/test_libpmucal: $(patsubst %.c,$(B)/host/%.o,report/libpmucal_tlb.c \
-                                report/tlbdetect.c report/json.c bench/tlb.c pmu/cpuid.c pmu/cpuid_cache.c)
+                                report/tlbdetect.c report/tlbdetect_out.c report/json.c bench/tlb.c \
+                                pmu/cpuid.c pmu/cpuid_cache.c)
 bench: bench-tlb
 bench-tlb: host
 	@tools/bench-tlb.sh $(B)

@@ -1,4 +1,4 @@
-/* libFuzzer target for boot/acpi.c and boot/smbios.c.
+/* libFuzzer target for boot/acpi*.c and boot/smbios.c.
  *
  * The input goes, unchanged, to acpi_check_header() and smbios_parse(). Then, so that the
  * fuzzer does not have to discover signatures and checksums, it is given to each ACPI

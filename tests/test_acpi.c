@@ -1,4 +1,4 @@
-/* Unit tests for boot/acpi.c: real tables from a Firecracker guest (tests/data/acpi/
+/* Unit tests for boot/acpi*.c: real tables from a Firecracker guest (tests/data/acpi/
  * firecracker-*.dat), iasl-compiled SRAT/SLIT/HMAT fixtures (*.asl -> *.aml, values in the
  * .asl comments) and corrupted variants built here from both. Run from the repository
  * root, or set PMUCAL_TESTDATA to the tests/data directory. */

@@ -1,4 +1,4 @@
-/** @file Tests for report/tlbdetect.c: synthetic curves with known entry counts (noise,
+/** @file Tests for report/tlbdetect*.c: synthetic curves with known entry counts (noise,
  *  outliers, ramps, data-cache steps under a control), the CPUID cross-check, recorded curves
  *  of this project's build machine (tests/data/curves/), and the JSON / CSV / console output
  *  (JSON read back with jansson). */

@@ -1,0 +1,204 @@
+/** @file TLB reports: console report, "tlb" JSON section, tlb-curve.csv and the names they
+ * print (see tlbdetect.h; the analysis is in tlbdetect.c). */
+#include "tlbdetect.h"
+
+#include "../boot/plat.h"
+#include "fmt.h"
+
+static const char *const class_names[TLB_CLASS__COUNT] = {
+        [TLB_CLASS_L1_HIT] = "l1_hit",
+        [TLB_CLASS_L2_HIT] = "l2_hit",
+        [TLB_CLASS_WALK]   = "walk",
+        [TLB_CLASS_MISS]   = "miss",
+};
+
+static const char *const class_titles[TLB_CLASS__COUNT] = {
+        [TLB_CLASS_L1_HIT] = "L1 TLB hit",
+        [TLB_CLASS_L2_HIT] = "L2 TLB hit",
+        [TLB_CLASS_WALK]   = "page walk",
+        [TLB_CLASS_MISS]   = "L1 TLB miss",
+};
+
+static const char *const verdict_names[] = {
+        [TLB_NO_CPUID] = "no_cpuid",
+        [TLB_AGREE]    = "agree",
+        [TLB_DISAGREE] = "disagree",
+};
+
+static const struct {
+        uint32_t    flag;
+        const char *name;
+} flag_names[] = {
+        { TLBDET_F_STILL_RISING, "still_rising" },   { TLBDET_F_EXTRA_LEVEL, "extra_level" },
+        { TLBDET_F_MISSING_LEVEL, "missing_level" }, { TLBDET_F_DISAGREE, "disagree" },
+        { TLBDET_F_NON_MONOTONIC, "non_monotonic" }, { TLBDET_F_NOT_CHECKED, "not_checked" },
+};
+
+static const char *page_name(uint64_t page_bytes)
+{
+        return page_bytes == 4 * KiB ? "4 KiB" : page_bytes == 2 * MiB ? "2 MiB"
+               : page_bytes == 1 * GiB ? "1 GiB" : "?";
+}
+
+static status_t report_one(const struct tlb_result *r, const struct tlb_result *all, size_t n,
+                           struct rep_buf *out)
+{
+        char a[32], b[32];
+
+        rep_buf_printf(out, "TLB: %s, %s pages, PTE %s: %u points up to %u pages%s; "
+                            "noise %s cyc, step >= %s cyc\n",
+                       tlb_side_name(r->side), page_name(r->page_bytes),
+                       tlb_pte_layout_name(r->pte), r->n_points, r->max_n,
+                       r->uses_control ? ", control subtracted" : "",
+                       fmt_fixed(a, sizeof(a), (int64_t)r->noise_mcyc, 3),
+                       fmt_fixed(b, sizeof(b), (int64_t)r->step_mcyc, 3));
+        rep_buf_printf(out, "  %-6s %9s %9s %9s  %s\n", "Level", "Entries", "Next N", "CPUID",
+                       "Verdict");
+        for (size_t j = 0; j < r->n_lvl; j++) {
+                const struct tlb_level *l = &r->lvl[j];
+                rep_buf_printf(out, "  L%-5zu %9u %9u %9u  %s%s%s%s\n", j + 1, l->entries,
+                               l->next_n, l->cpuid_entries,
+                               l->verdict == TLB_DISAGREE ? "DISAGREE" : tlb_verdict_name(l->verdict),
+                               l->cpuid_source ? " (" : "", l->cpuid_source ? l->cpuid_source : "",
+                               l->cpuid_source ? ")" : "");
+        }
+        if (!r->n_lvl)
+                rep_buf_printf(out, "  (no TLB level found: the curve is flat)\n");
+        rep_buf_printf(out, "  %-14s %12s %12s  %s\n", "Class", "Latency cyc", "Added cyc",
+                       "Pages");
+        for (size_t k = 0; k < r->n_plat; k++) {
+                const struct tlb_plateau *p = &r->plat[k];
+                rep_buf_printf(out, "  %-14s %12s %12s  %u..%u\n", class_titles[p->cls],
+                               fmt_fixed(a, sizeof(a), (int64_t)p->lat_mcyc, 3),
+                               fmt_fixed(b, sizeof(b), (int64_t)p->added_mcyc, 3), p->first_n,
+                               p->last_n);
+        }
+        /* Walk cost split: this curve's walk against the near-PTE curve's walk. */
+        uint64_t w, w0;
+        for (size_t i = 0; r->pte != TLB_PTE_NEAR && i < n; i++) {
+                const struct tlb_result *o = &all[i];
+                if (o->pte != TLB_PTE_NEAR || o->side != r->side || o->page_bytes != r->page_bytes ||
+                    tlb_class_cost(r, TLB_CLASS_WALK, &w) != ST_OK ||
+                    tlb_class_cost(o, TLB_CLASS_WALK, &w0) != ST_OK)
+                        continue;
+                rep_buf_printf(out, "  walk with PTE %s costs %s cyc more than with PTE near\n",
+                               tlb_pte_layout_name(r->pte),
+                               fmt_fixed(a, sizeof(a), (int64_t)w - (int64_t)w0, 3));
+        }
+        for (size_t f = 0; f < ARRAY_SIZE(flag_names); f++)
+                if (r->flags & flag_names[f].flag)
+                        rep_buf_printf(out, "  WARN: %s\n", flag_names[f].name);
+        return out->oom ? ST_NO_MEM : ST_OK;
+}
+
+status_t tlb_report_console(const struct tlb_result *r, size_t n, struct rep_buf *out)
+{
+        status_t st = ST_OK;
+
+        if (!out || (!r && n))
+                return ST_BAD_ARG;
+        for (size_t i = 0; i < n && st == ST_OK; i++)
+                st = report_one(&r[i], r, n, out);
+        return st;
+}
+
+void tlb_json_write(struct json_w *w, const char *key, const struct tlb_result *r, size_t n)
+{
+        if (!w)
+                return;
+        if (!r && n) {
+                if (w->st == ST_OK)
+                        w->st = ST_BAD_ARG;
+                return;
+        }
+        json_obj_begin(w, key);
+        json_str(w, "schema", "pmucal.tlb/1");
+        json_str(w, "units", "mcyc");
+        json_arr_begin(w, "curves");
+        for (size_t i = 0; i < n; i++) {
+                const struct tlb_result *x = &r[i];
+
+                json_obj_begin(w, NULL);
+                json_str(w, "side", tlb_side_name(x->side));
+                json_u64(w, "page_bytes", x->page_bytes);
+                json_str(w, "pte", tlb_pte_layout_name(x->pte));
+                json_u64(w, "points", x->n_points);
+                json_u64(w, "max_pages", x->max_n);
+                json_bool(w, "uses_control", x->uses_control);
+                json_u64(w, "noise_mcyc", x->noise_mcyc);
+                json_u64(w, "step_mcyc", x->step_mcyc);
+                json_arr_begin(w, "flags");
+                for (size_t f = 0; f < ARRAY_SIZE(flag_names); f++)
+                        if (x->flags & flag_names[f].flag)
+                                json_str(w, NULL, flag_names[f].name);
+                json_arr_end(w);
+                json_arr_begin(w, "levels");
+                for (size_t j = 0; j < x->n_lvl; j++) {
+                        json_obj_begin(w, NULL);
+                        json_u64(w, "level", j + 1);
+                        json_u64(w, "entries", x->lvl[j].entries);
+                        json_u64(w, "next_pages", x->lvl[j].next_n);
+                        json_u64(w, "cpuid_entries", x->lvl[j].cpuid_entries);
+                        json_str(w, "cpuid_source", x->lvl[j].cpuid_source);
+                        json_str(w, "verdict", tlb_verdict_name(x->lvl[j].verdict));
+                        json_obj_end(w);
+                }
+                json_arr_end(w);
+                json_arr_begin(w, "classes");
+                for (size_t k = 0; k < x->n_plat; k++) {
+                        const struct tlb_plateau *p = &x->plat[k];
+
+                        json_obj_begin(w, NULL);
+                        json_str(w, "class", tlb_class_name(p->cls));
+                        json_u64(w, "lat_mcyc", p->lat_mcyc);
+                        json_u64(w, "added_mcyc", p->added_mcyc);
+                        if (k + 1 < x->n_plat)
+                                json_u64(w, "upper_added_mcyc",
+                                         (p->added_mcyc + x->plat[k + 1].added_mcyc) / 2);
+                        else
+                                json_null(w, "upper_added_mcyc");
+                        json_u64(w, "first_pages", p->first_n);
+                        json_u64(w, "last_pages", p->last_n);
+                        json_obj_end(w);
+                }
+                json_arr_end(w);
+                json_obj_end(w);
+        }
+        json_arr_end(w);
+        json_obj_end(w);
+}
+
+status_t tlb_curve_csv(const struct tlb_curve *c, size_t n, struct rep_buf *out)
+{
+        if (!out || (!c && n))
+                return ST_BAD_ARG;
+        rep_buf_printf(out, "side,page_bytes,pte,n_pages,n_windows,min_mcyc,p10_mcyc,p50_mcyc,"
+                            "p90_mcyc,ctl_p50_mcyc\n");
+        for (size_t i = 0; i < n; i++) {
+                if (!c[i].pts && c[i].n)
+                        return ST_BAD_ARG;
+                for (size_t k = 0; k < c[i].n; k++) {
+                        const struct tlb_point *p = &c[i].pts[k];
+                        rep_buf_printf(out, "%s,%llu,%s,%u,%u,%llu,%llu,%llu,%llu,%llu\n",
+                                       tlb_side_name(c[i].side),
+                                       (unsigned long long)c[i].page_bytes,
+                                       tlb_pte_layout_name(c[i].pte), p->n_pages, p->n_windows,
+                                       (unsigned long long)p->min_mcyc,
+                                       (unsigned long long)p->p10_mcyc,
+                                       (unsigned long long)p->p50_mcyc,
+                                       (unsigned long long)p->p90_mcyc,
+                                       (unsigned long long)p->ctl_p50_mcyc);
+                }
+        }
+        return out->oom ? ST_NO_MEM : ST_OK;
+}
+
+const char *tlb_class_name(enum tlb_class cls)
+{
+        return (unsigned)cls < TLB_CLASS__COUNT ? class_names[cls] : "?";
+}
+
+const char *tlb_verdict_name(enum tlb_verdict v)
+{
+        return (unsigned)v < ARRAY_SIZE(verdict_names) ? verdict_names[v] : "?";
+}
