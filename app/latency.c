@@ -10,6 +10,7 @@
  */
 #include "run.h"
 
+#include "latency_pages.h"
 #include "../bench/measure.h"
 #include "../report/inventory.h"
 #include "../report/json.h"
@@ -26,9 +27,10 @@
 #define SEED           0x706d7563616cull /* "pmucal", the same chains as pmucal-host */
 #define SCAN_MAX_DEPTH 16
 
-/* What each profile asks of the sweep. 2 MiB pages for the full plan: its DRAM points lie far
- * beyond the reach of a 4 KiB-page TLB, and page walks are not what the table is about. The
- * quick plan ends at 4 MiB, inside the L2 TLB reach of 4 KiB pages on current cores. */
+/* What each profile asks of the sweep (config latency_pages = auto; 4k or 2m override the
+ * page). 2 MiB pages for the full plan: its DRAM points lie far beyond the reach of a
+ * 4 KiB-page TLB, and page walks are not what the table is about. The quick plan ends at
+ * 4 MiB, inside the L2 TLB reach of 4 KiB pages on current cores. */
 static const struct {
         bool                valid;
         enum bench_profile  sweep;
@@ -48,6 +50,7 @@ struct lat_run {
         struct lat_curve        curve;
         struct lat_levels       lv;
         struct lat_table_meta   meta;
+        struct lat_pages        pages;  /* own mapping of the buffer (latency_pages) */
         const struct cpu_info  *cpu;
         char                    date[24];
 };
@@ -230,10 +233,10 @@ static void fill_meta(struct lat_run *lr, const struct inventory *inv)
         m->n_nodes          = inventory_n_nodes(inv);
         m->kernel           = "pointer-chase";
         m->layout           = bench_layout_name(lr->cfg.layout);
-        m->page_bytes       = lr->info.page_got == PLAT_PAGE_1G   ? GiB
-                              : lr->info.page_got == PLAT_PAGE_2M ? 2 * MiB
-                                                                  : 4 * KiB;
-        m->page_tables      = "firmware identity map";
+        m->page_bytes       = lr->info.page_used == PLAT_PAGE_1G   ? GiB
+                              : lr->info.page_used == PLAT_PAGE_2M ? 2 * MiB
+                                                                   : 4 * KiB;
+        m->page_tables      = lat_pages_tables_name(&lr->info);
         m->n_windows        = lr->info.repetitions;
         m->loads_per_window = lr->info.loads_per_run;
         m->clock            = lr->curve.clock;
@@ -261,9 +264,7 @@ static void print_method(const struct lat_run *lr)
         rep_info("clock: %s, TSC %llu Hz, cycles at %llu Hz%s", lat_clock_name(in->clock.kind),
                  (unsigned long long)in->clock.tsc_hz, (unsigned long long)in->clock.core_hz,
                  in->clock.kind == LAT_CLOCK_TSC ? " (figures are TSC cycles)" : "");
-        rep_info("pages: %s asked, %s obtained (firmware identity map; the harness's own page "
-                 "tables are not used here)", bench_page_name(lr->cfg.page),
-                 bench_page_name(in->page_got));
+        lat_pages_method(&lr->pages, &lr->cfg, in);
         if (pf->state == BENCH_PF_UNSUPPORTED)
                 rep_info("prefetchers: no documented control for this CPU (left as found)");
         else
@@ -421,20 +422,28 @@ status_t phase_latency(struct run *r)
         }
         if (!(lr = plat_alloc(sizeof(*lr))))
                 return rep_err(ST_NO_MEM, "allocating the latency phase");
+        bool own = r->cfg.latency_pages != CONFIG_PAGES_AUTO;
         lr->cfg = (struct bench_sweep_cfg){
                 .profile         = plans[r->cfg.profile].sweep,
                 .layout          = BENCH_LAYOUT_RANDOM,
-                .page            = plans[r->cfg.profile].page,
+                .page            = lat_pages_choose(r->cfg.latency_pages,
+                                                    plans[r->cfg.profile].page),
                 .repetitions     = r->cfg.repetitions,
                 .max_bytes       = (uint64_t)r->cfg.sweep_max_mib * MiB,
                 .prefetchers_off = r->cfg.prefetchers == CONFIG_PREFETCH_OFF,
                 .seed            = SEED,
+                .remap           = own ? lat_pages_remap : NULL,
+                .remap_ctx       = own ? &lr->pages : NULL,
         };
-        lr->cpu = &inv->cpu;
+        lr->cpu       = &inv->cpu;
+        lr->pages.cpu = &inv->cpu;
         choose_clock(lr, inv);
-        if ((st = bench_sweep_run(&lr->cfg, &inv->cpu, &lr->curve, &lr->info)) != ST_OK)
-                goto out; /* reported by the runner */
+        if ((st = bench_sweep_run(&lr->cfg, &inv->cpu, &lr->curve, &lr->info)) != ST_OK) {
+                lat_pages_checks(&lr->pages); /* windows may have run under the own tables */
+                goto out;                     /* reported by the runner */
+        }
         print_method(lr);
+        lat_pages_checks(&lr->pages);
         if ((st = rep_levels_detect(&lr->curve, &inv->cpu, &lr->lv)) != ST_OK) {
                 rep_err(st, "level detection on %zu points", lr->curve.n);
                 goto out;
@@ -458,6 +467,7 @@ out:
         rep_buf_free(&json);
         rep_buf_free(&csv);
         bench_sweep_free(&lr->curve);
+        lat_pages_free(&lr->pages);
         plat_free(lr);
         return st;
 }

@@ -48,13 +48,24 @@ status_t bench_chase_window(void **p, uint64_t iters, const struct bench_clock *
                 return ST_IO;
         }
 
-        q  = *p;
+        q = *p;
+        if (guard->hooks.enter) {
+                status_t st = guard->hooks.enter(guard->hooks.ctx);
+                if (st != ST_OK) {
+                        plat_irq_restore(saved);
+                        return st;
+                }
+                /* the translations the switch flushed */
+                q = bench_chase(q, guard->hooks.refill_iters ? guard->hooks.refill_iters : iters);
+        }
         t0 = stamp(clk);
         q  = bench_chase(q, iters);
         t1 = stamp(clk);
         t2 = stamp(clk);
         q  = bench_chase(q, 2 * iters);
         t3 = stamp(clk);
+        if (guard->hooks.enter && guard->hooks.leave)
+                guard->hooks.leave(guard->hooks.ctx);
 
         if (clk->scale && clk->scale(clk->ctx, &n1, &d1) == ST_OK && d1 > d0) {
                 out->scale_num = n1 - n0;

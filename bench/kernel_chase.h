@@ -22,7 +22,9 @@
 void *bench_chase(void *p, uint64_t iters);
 
 /** Time one window on the chain at *@p p: @p iters iterations, then 2 * @p iters, each
- *  bracketed by @p clk's stamp; guard checks around the whole window. Updates *@p p. */
+ *  bracketed by @p clk's stamp; guard checks around the whole window. With guard->hooks.enter
+ *  set, the hooks run just inside the masked region, and an untimed run of hooks.refill_iters
+ *  (0: @p iters) refills the TLB the switch emptied before the timed runs. Updates *@p p. */
 status_t bench_chase_window(void **p, uint64_t iters, const struct bench_clock *clk,
                             const struct bench_guard *guard, struct bench_window *out);
 

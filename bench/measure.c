@@ -55,6 +55,14 @@ static void warm(struct sweep *s, void **p, uint64_t ws)
         *p = bench_chase(*p, n / BENCH_CHASE_UNROLL + 1);
 }
 
+/* Windows under the caller's own page tables start with an empty TLB. */
+static void set_refill(struct sweep *s, uint64_t ws)
+{
+        if (s->info->remapped)
+                s->info->guard.hooks.refill_iters =
+                        bench_refill_iters(ws, page_bytes(s->info->page_used));
+}
+
 /* Windows on the chain at *p until `repetitions` are kept; latencies into s->lat. Whatever
  * disturbed a dropped window (an interrupt, another task's time slice) may have evicted the
  * working set, so the next window starts after a fresh warm-up lap. */
@@ -121,6 +129,7 @@ static status_t measure_point(struct sweep *s, uint64_t ws, struct lat_point *pt
         if ((st = bench_chain_build(s->buf, ws, &cc, &p)) != ST_OK)
                 return st;
         warm(s, &p, ws);
+        set_refill(s, ws);
 
         *pt = (struct lat_point){ .ws_bytes = ws };
         if ((st = run_windows(s, &p, ws, window_iters(s, &p), &n_kept, &n_dropped, NULL)) != ST_OK)
@@ -145,6 +154,7 @@ static void measure_overhead(struct sweep *s, uint64_t ws, const struct lat_poin
         if (bench_chain_build(s->buf, ws, &cc, &p) != ST_OK)
                 return;
         warm(s, &p, ws);
+        set_refill(s, ws);
         if (s->info->repetitions > ARRAY_SIZE(ovh))
                 return; /* run_windows keeps at most `repetitions` figures */
         if (run_windows(s, &p, ws, s->prof->iters_per_run, &kept, &dropped, ovh) != ST_OK || !kept)
@@ -259,6 +269,18 @@ status_t bench_sweep_run(const struct bench_sweep_cfg *cfg, const struct cpu_inf
         if (st != ST_OK)
                 return rep_err(st, "allocating %llu bytes for the sweep",
                                (unsigned long long)buf_bytes);
+        /* Asked and obtained differ (the firmware's identity map decides): the caller may map
+         * the buffer as asked in tables of its own, switched inside each window. */
+        info->page_used = info->page_got;
+        if (cfg->remap && info->page_got != cfg->page) {
+                if (cfg->remap(cfg->remap_ctx, s.buf, buf_bytes, cfg->page, info->page_got,
+                               &info->guard.hooks) == ST_OK && info->guard.hooks.enter) {
+                        info->page_used = cfg->page;
+                        info->remapped  = true;
+                } else {
+                        info->guard.hooks = (struct bench_window_hooks){ 0 };
+                }
+        }
 
         cap       = 64u * 16u + s.prof->max_refine_points; /* 16 octaves of up to 64 steps */
         s.lat_cap = (size_t)info->repetitions * ATTEMPTS_PER_KEPT;
@@ -297,6 +319,21 @@ void bench_sweep_free(struct lat_curve *c)
         plat_free(c->pts);
         c->pts = NULL;
         c->n   = 0;
+}
+
+uint64_t bench_refill_iters(uint64_t ws_bytes, uint64_t page_bytes)
+{
+        uint64_t pages, loads, lap = ws_bytes / LINE_BYTES;
+
+        if (!page_bytes)
+                return 1;
+        pages = (ws_bytes + page_bytes - 1) / page_bytes;
+        if (pages > BENCH_REFILL_MAX_PAGES)
+                pages = BENCH_REFILL_MAX_PAGES;
+        loads = pages * BENCH_REFILL_LOADS_PER_PAGE;
+        if (loads > lap)
+                loads = lap;
+        return loads / BENCH_CHASE_UNROLL + 1;
 }
 
 const char *bench_page_name(enum plat_page_kind k)

@@ -21,6 +21,16 @@
 #include "window.h"
 
 #define BENCH_MIN_REPETITIONS 11u
+#define BENCH_REFILL_LOADS_PER_PAGE 8u
+#define BENCH_REFILL_MAX_PAGES      4096u /* above the 4 KiB L2 TLBs of current cores (3072) */
+
+/** Make the windows see [@p buf, @p buf + @p bytes) mapped with @p want pages where the
+ *  platform gave @p got (the firmware run: the harness's own page tables). ST_OK: @p *hooks
+ *  switch to that mapping in every window. Anything else: the platform's mapping is kept and
+ *  the sweep goes on; the callee says why. Never called while a window is open. */
+typedef status_t (*bench_remap_fn)(void *ctx, void *buf, uint64_t bytes,
+                                   enum plat_page_kind want, enum plat_page_kind got,
+                                   struct bench_window_hooks *hooks);
 
 /** What to run. */
 struct bench_sweep_cfg {
@@ -36,6 +46,9 @@ struct bench_sweep_cfg {
                                                 e.g. the PMU module's core-cycle reader */
         bench_steal_count_fn steal_count;    /* platform's count of CPU steals; NULL = none */
         void                *steal_ctx;
+        bench_remap_fn       remap;          /* called once after allocation when the page
+                                                size obtained is not @c page; NULL = never */
+        void                *remap_ctx;
 };
 
 /** How it was run: the method section of the table and the benchmark figures. */
@@ -43,7 +56,11 @@ struct bench_sweep_info {
         struct bench_clock    clock;
         struct bench_guard    guard;
         struct bench_prefetch prefetch;
-        enum plat_page_kind   page_got;       /* page size the buffer really got */
+        enum plat_page_kind   page_got;       /* page size the platform backed it with */
+        enum plat_page_kind   page_used;      /* page size the windows saw: page_got, or the
+                                                 one asked where remapped */
+        bool                  remapped;       /* cfg->remap succeeded: its hooks ran in every
+                                                 window */
         uint64_t              max_bytes;      /* largest working set measured */
         uint32_t              repetitions;
         uint32_t              loads_per_run;  /* N at most; shortened per point so that a
@@ -64,6 +81,12 @@ status_t bench_sweep_run(const struct bench_sweep_cfg *cfg, const struct cpu_inf
 
 /** Free what bench_sweep_run allocated in @p c; NULL and empty curves are fine. */
 void bench_sweep_free(struct lat_curve *c);
+
+/** Pure: untimed iterations that refill the TLB after a page-table switch for a working set
+ *  of @p ws_bytes mapped by @p page_bytes pages: 8 loads per page (a random chain then touches
+ *  each page with probability 1 - e^-8), for at most BENCH_REFILL_MAX_PAGES pages (beyond any
+ *  L2 TLB the misses are steady state anyway) and at most one lap; at least 1. */
+uint64_t bench_refill_iters(uint64_t ws_bytes, uint64_t page_bytes);
 
 /** "4k", "2m", "1g"; never NULL. */
 const char *bench_page_name(enum plat_page_kind k);

@@ -144,10 +144,21 @@ static status_t identity(struct bench_ownpt *o, uint64_t f0, uint64_t f1)
         return st;
 }
 
+static const char *page_name(uint64_t page_bytes)
+{
+        return page_bytes == PT_2M ? "2 MiB" : page_bytes == PT_4K ? "4 KiB" : "odd-sized";
+}
+
 /* ---- public ---- */
 
 status_t bench_ownpt_build(struct bench_ownpt *o, const struct cpu_info *cpu, const void *fine,
                            uint64_t fine_bytes)
+{
+        return bench_ownpt_build_pages(o, cpu, fine, fine_bytes, PT_4K);
+}
+
+status_t bench_ownpt_build_pages(struct bench_ownpt *o, const struct cpu_info *cpu,
+                                 const void *fine, uint64_t fine_bytes, uint64_t page_bytes)
 {
         struct bench_pt_ops ops = { .alloc_page = alloc_page, .phys_to_virt = phys_to_virt,
                                     .ctx = o };
@@ -157,9 +168,13 @@ status_t bench_ownpt_build(struct bench_ownpt *o, const struct cpu_info *cpu, co
         status_t            st;
 
         *o = (struct bench_ownpt){ 0 };
-        if (fine_bytes && (f0 % PT_4K || fine_bytes % PT_4K || plat_virt_to_phys(fine) != f0))
-                return rep_err(ST_BAD_ARG, "4 KiB mapping of %#llx (%llu bytes): not an "
-                               "identity-mapped, 4 KiB-aligned buffer",
+        if (page_bytes != PT_4K && page_bytes != PT_2M)
+                return rep_err(ST_BAD_ARG, "own page tables: %llu-byte pages asked (4 KiB or "
+                               "2 MiB)", (unsigned long long)page_bytes);
+        if (fine_bytes && (f0 % page_bytes || fine_bytes % page_bytes ||
+                           plat_virt_to_phys(fine) != f0))
+                return rep_err(ST_BAD_ARG, "%s mapping of %#llx (%llu bytes): not an "
+                               "identity-mapped buffer aligned to its pages", page_name(page_bytes),
                                (unsigned long long)f0, (unsigned long long)fine_bytes);
         if ((st = bench_pt_init(&o->pt, &ops, &cfg)) != ST_OK)
                 return rep_err(st, "starting the page tables");
@@ -169,9 +184,10 @@ status_t bench_ownpt_build(struct bench_ownpt *o, const struct cpu_info *cpu, co
                 return st;
         }
         if (fine_bytes &&
-            (st = bench_pt_map(&o->pt, f0, f0, fine_bytes, PT_4K, BENCH_PT_WRITE)) != ST_OK)
-                return rep_err(st, "mapping %#llx (%llu bytes) with 4 KiB pages",
-                               (unsigned long long)f0, (unsigned long long)fine_bytes);
+            (st = bench_pt_map(&o->pt, f0, f0, fine_bytes, page_bytes, BENCH_PT_WRITE)) != ST_OK)
+                return rep_err(st, "mapping %#llx (%llu bytes) with %s pages",
+                               (unsigned long long)f0, (unsigned long long)fine_bytes,
+                               page_name(page_bytes));
         return ST_OK;
 }
 
@@ -187,13 +203,23 @@ void bench_ownpt_free(struct bench_ownpt *o)
 status_t bench_ownpt_check_4k(const struct bench_ownpt *o, const void *buf, uint64_t bytes,
                               uint64_t *n_walked)
 {
+        return bench_ownpt_check(o, buf, bytes, PT_4K, n_walked);
+}
+
+status_t bench_ownpt_check(const struct bench_ownpt *o, const void *buf, uint64_t bytes,
+                           uint64_t page_bytes, uint64_t *n_walked)
+{
         uint64_t base = (uint64_t)(uintptr_t)buf;
 
         *n_walked = 0;
-        for (uint64_t off = 0; off < bytes; off += PT_4K) {
-                uint64_t pa, sz, fl, va = base + off + 64;
+        if (page_bytes != PT_4K && page_bytes != PT_2M)
+                return ST_BAD_ARG;
+        for (uint64_t off = 0; off < bytes; off += page_bytes) {
+                /* an address inside the page, not its first byte: a walker that dropped the
+                 * offset bits would still map the base right */
+                uint64_t pa, sz, fl, va = base + off + page_bytes / 2 + 64;
                 status_t st = bench_pt_walk(&o->pt, va, &pa, &sz, &fl);
-                if (st != ST_OK || pa != va || sz != PT_4K || !(fl & BENCH_PT_WRITE) ||
+                if (st != ST_OK || pa != va || sz != page_bytes || !(fl & BENCH_PT_WRITE) ||
                     (fl & (BENCH_PT_NX | BENCH_PT_USER)))
                         return ST_BAD_DATA;
                 (*n_walked)++;

@@ -4,7 +4,8 @@
  * everything the platform's memory map describes, plus the address-space holes below 4 GiB
  * as uncached (MMIO the map leaves out stays reachable), with the largest pages that fit
  * (up to 1 GiB) except over one optional "fine" buffer, which is identity-mapped with 4 KiB
- * pages so that a page-stride chase over it misses the dTLB whatever pages the firmware used.
+ * pages so that a page-stride chase over it misses the dTLB whatever pages the firmware used
+ * (or with 2 MiB pages, bench_ownpt_build_pages: the latency sweep's `latency_pages = 2m`).
  *
  * Page-table pages come from plat_alloc_pages in 1 MiB chunks (identity-mapped under UEFI, so
  * pa = va). Nothing here switches CR3: the caller loads o->pt.root_pa with
@@ -41,6 +42,12 @@ struct bench_ownpt {
 status_t bench_ownpt_build(struct bench_ownpt *o, const struct cpu_info *cpu, const void *fine,
                            uint64_t fine_bytes);
 
+/** As bench_ownpt_build, with the buffer mapped by pages of @p page_bytes (PT_4K or PT_2M;
+ *  @p fine and @p fine_bytes aligned to it): 2 MiB pages for a buffer the firmware maps with
+ *  4 KiB pages, 4 KiB pages for one it maps with larger ones. */
+status_t bench_ownpt_build_pages(struct bench_ownpt *o, const struct cpu_info *cpu,
+                                 const void *fine, uint64_t fine_bytes, uint64_t page_bytes);
+
 /** Free the table pages of @p o (safe on a zeroed or half-built struct). */
 void bench_ownpt_free(struct bench_ownpt *o);
 
@@ -49,6 +56,13 @@ void bench_ownpt_free(struct bench_ownpt *o);
  *  @p *n_walked; ST_BAD_DATA at the first that does not. */
 status_t bench_ownpt_check_4k(const struct bench_ownpt *o, const void *buf, uint64_t bytes,
                               uint64_t *n_walked);
+
+/** Walk every page of [@p buf, @p buf + @p bytes) as mapped by bench_ownpt_build_pages with
+ *  @p page_bytes pages: each must map to itself with a page of that size, writable, executable,
+ *  supervisor. The pages checked go to @p *n_walked; ST_BAD_DATA at the first that does not,
+ *  ST_BAD_ARG for a page size other than PT_4K or PT_2M. */
+status_t bench_ownpt_check(const struct bench_ownpt *o, const void *buf, uint64_t bytes,
+                           uint64_t page_bytes, uint64_t *n_walked);
 
 /** True when each of the @p n addresses in @p va (code, stack, data the window touches)
  *  translates to itself in @p o. */

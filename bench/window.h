@@ -42,12 +42,25 @@ struct bench_clock {
  *  context switches of this thread), read outside the timed runs; NULL = none. */
 typedef uint64_t (*bench_steal_count_fn)(void *ctx);
 
+/** Optional calls at both ends of every window, with interrupts masked and outside the timed
+ *  runs: the firmware run switches CR3 to the harness's own page tables and back here, so
+ *  that bench/ stays platform-free. Neither may allocate or print. */
+struct bench_window_hooks {
+        status_t (*enter)(void *ctx); /* not ST_OK: the window ends with that status */
+        void (*leave)(void *ctx);     /* undoes a successful enter */
+        void *ctx;
+        uint64_t refill_iters;        /* untimed iterations after enter, refilling the TLB
+                                         the switch emptied (the sweep sets it per working
+                                         set, bench_refill_iters); 0: the window's iters */
+};
+
 /** What the guard knows; filled once by bench_guard_init. */
 struct bench_guard {
-        bool                 smi_count_ok; /* MSR_SMI_COUNT proved readable */
-        bool                 irq_maskable; /* plat_irq_disable() really masked interrupts */
-        bench_steal_count_fn steal_count;  /* set by the caller after bench_guard_init */
-        void                *steal_ctx;
+        bool                      smi_count_ok; /* MSR_SMI_COUNT proved readable */
+        bool                      irq_maskable; /* plat_irq_disable() really masked interrupts */
+        bench_steal_count_fn      steal_count;  /* set by the caller after bench_guard_init */
+        void                     *steal_ctx;
+        struct bench_window_hooks hooks;        /* likewise; zeroed: none */
 };
 
 /** Raw counts of one window. */

@@ -67,6 +67,11 @@ static const char *const cpus_names[] = {
         [CONFIG_CPUS_ALL] = "all",
         [CONFIG_CPUS_BSP] = "bsp",
 };
+static const char *const pages_names[] = {
+        [CONFIG_PAGES_AUTO] = "auto",
+        [CONFIG_PAGES_4K]   = "4k",
+        [CONFIG_PAGES_2M]   = "2m",
+};
 
 #define FIELD(f) .offset = offsetof(struct pmucal_config, f), \
                  .size   = sizeof(((struct pmucal_config *)0)->f)
@@ -90,6 +95,8 @@ static const struct key_desc keys[] = {
           .def = CONFIG_CPUS_ALL },
         { .name = "results", .type = KT_BOOL, FIELD(results), .def = 1 },
         { .name = "crash_test", .type = KT_BOOL, FIELD(crash_test), .def = 0 },
+        { .name = "latency_pages", .type = KT_ENUM, FIELD(latency_pages), NAMES(pages_names),
+          .def = CONFIG_PAGES_AUTO },
 };
 
 _Static_assert(ARRAY_SIZE(keys) <= 32, "pmucal_config.from_file has one bit per key");

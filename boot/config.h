@@ -62,6 +62,14 @@ enum config_cpus {
         CONFIG_CPUS_BSP,
 };
 
+/** Page size of the latency calibration's buffer. */
+enum config_pages {
+        CONFIG_PAGES_AUTO = 0, /* the profile's: quick 4 KiB, full and sampling 2 MiB, mapped
+                                * as the firmware's identity map has it */
+        CONFIG_PAGES_4K,       /* 4 KiB, through the harness's own page tables if need be */
+        CONFIG_PAGES_2M,       /* 2 MiB, likewise */
+};
+
 /** The effective settings. Filled by config_defaults or config_parse. */
 struct pmucal_config {
         enum config_profile  profile;       /* default quick */
@@ -75,6 +83,7 @@ struct pmucal_config {
         bool                 results;       /* write result files; default on */
         bool                 crash_test;    /* end the self-test with an unhandled #UD, to
                                              * check the crash path; default off */
+        enum config_pages    latency_pages; /* latency buffer page size; default auto */
         uint32_t             from_file;     /* bit i: key table row i was set by the file */
 };
 

@@ -18,11 +18,12 @@
 #include "../report/rep.h"
 #include "fake_plat.h"
 
-#define N_KEYS 10
+#define N_KEYS 11
 
 static const char *const all_keys[N_KEYS] = {
         "profile", "on_exit", "serial", "debug_exit", "prefetchers",
         "repetitions", "sweep_max_mib", "cpus", "results", "crash_test",
+        "latency_pages",
 };
 
 /* The test's own map from key names to fields (an oracle independent of the key table). */
@@ -38,6 +39,7 @@ static uint32_t field(const struct pmucal_config *c, const char *key)
         if (!strcmp(key, "cpus"))          return c->cpus;
         if (!strcmp(key, "results"))       return c->results;
         if (!strcmp(key, "crash_test"))    return c->crash_test;
+        if (!strcmp(key, "latency_pages")) return c->latency_pages;
         fail_msg("no such key %s", key);
         return 0;
 }
@@ -51,6 +53,7 @@ static uint32_t default_of(const char *key)
                 { "prefetchers", CONFIG_PREFETCH_OFF }, { "repetitions", 11 },
                 { "sweep_max_mib", 0 },              { "cpus", CONFIG_CPUS_ALL },
                 { "results", 1 },                    { "crash_test", 0 },
+                { "latency_pages", CONFIG_PAGES_AUTO },
         };
         for (size_t i = 0; i < sizeof(defs) / sizeof(defs[0]); i++)
                 if (!strcmp(defs[i].key, key))
@@ -153,12 +156,12 @@ static const struct {
         { "all keys",
           "profile = full\non_exit = shutdown\nserial = off\ndebug_exit = on\n"
           "prefetchers = keep\nrepetitions = 101\nsweep_max_mib = 2048\ncpus = bsp\n"
-          "results = off\n",
-          9,
+          "results = off\nlatency_pages = 2m\n",
+          10,
           { { "profile", CONFIG_PROFILE_FULL }, { "on_exit", CONFIG_EXIT_SHUTDOWN },
             { "serial", 0 }, { "debug_exit", CONFIG_ON }, { "prefetchers", CONFIG_PREFETCH_KEEP },
             { "repetitions", 101 }, { "sweep_max_mib", 2048 }, { "cpus", CONFIG_CPUS_BSP },
-            { "results", 0 } } },
+            { "results", 0 }, { "latency_pages", CONFIG_PAGES_2M } } },
         { "default values written out", "profile = quick\nrepetitions = 11\n", 2,
           { { "profile", CONFIG_PROFILE_QUICK }, { "repetitions", 11 } } },
 };
@@ -200,6 +203,9 @@ static const struct {
         { "results", "on", 1 },                            { "results", "off", 0 },
         { "results", "1", 1 },                             { "results", "0", 0 },
         { "crash_test", "on", 1 },                         { "crash_test", "off", 0 },
+        { "latency_pages", "auto", CONFIG_PAGES_AUTO },    { "latency_pages", "4k", CONFIG_PAGES_4K },
+        { "latency_pages", "2m", CONFIG_PAGES_2M },        { "latency_pages", "4K", CONFIG_PAGES_4K },
+        { "latency_pages", "\"2M\"", CONFIG_PAGES_2M },
 };
 
 static const struct {
@@ -215,6 +221,8 @@ static const struct {
         { "repetitions", "99999999999999999999999" },                { "repetitions", "auto" },
         { "sweep_max_mib", "1048577" }, { "sweep_max_mib", "-1" },     { "sweep_max_mib", "1 G" },
         { "cpus", "0" },                { "cpus", "bsp,1" },           { "results", "yes please" },
+        { "latency_pages", "1g" },      { "latency_pages", "4096" },   { "latency_pages", "4 k" },
+        { "latency_pages", "4kb" },     { "latency_pages", "" },
 };
 
 static void test_every_value(void **state)
@@ -507,6 +515,7 @@ static void test_json(void **state)
         assert_true(json_is_false(json_object_get(c, "serial")));
         assert_true(json_is_true(json_object_get(c, "results")));
         assert_true(json_is_false(json_object_get(c, "crash_test")));
+        assert_string_equal(json_string_value(json_object_get(c, "latency_pages")), "auto");
         assert_int_equal(json_integer_value(json_object_get(c, "repetitions")), 31);
         assert_int_equal(json_integer_value(json_object_get(c, "sweep_max_mib")), 512);
 
