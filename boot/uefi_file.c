@@ -58,29 +58,37 @@ static EFI_STATUS make_parents(const char *path)
         return EFI_SUCCESS;
 }
 
-status_t plat_write_file(const char *path, const void *buf, size_t len)
+/* Open @p path on the boot volume with @p mode; the one place that checks the volume and
+ * converts the path. */
+static status_t open_path(const char *path, UINT64 mode, EFI_FILE_HANDLE *f)
 {
-        CHAR16          wpath[MAX_PATH];
-        EFI_FILE_HANDLE f;
-        EFI_STATUS      st;
+        CHAR16 wpath[MAX_PATH];
 
         if (!root)
                 return uefi_status(root_status);
         if (to_char16(path, wpath, MAX_PATH) != ST_OK)
                 return ST_BAD_ARG;
+        return uefi_status(uefi_call_wrapper(root->Open, 5, root, f, wpath, mode, 0));
+}
+
+status_t plat_write_file(const char *path, const void *buf, size_t len)
+{
+        EFI_FILE_HANDLE f;
+        EFI_STATUS      st;
+        status_t        rc;
+
+        if (!root)
+                return uefi_status(root_status);
         st = make_parents(path);
         if (EFI_ERROR(st))
                 return uefi_status(st);
 
         /* Replace, not overwrite in place: an old, longer file must not leave a tail. */
-        st = uefi_call_wrapper(root->Open, 5, root, &f, wpath,
-                               EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE, 0);
-        if (!EFI_ERROR(st))
+        if (open_path(path, EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE, &f) == ST_OK)
                 uefi_call_wrapper(f->Delete, 1, f);
-        st = uefi_call_wrapper(root->Open, 5, root, &f, wpath,
-                               EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE | EFI_FILE_MODE_CREATE, 0);
-        if (EFI_ERROR(st))
-                return uefi_status(st);
+        rc = open_path(path, EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE | EFI_FILE_MODE_CREATE, &f);
+        if (rc != ST_OK)
+                return rc;
 
         UINTN n = len;
         st      = uefi_call_wrapper(f->Write, 3, f, &n, (void *)buf);
@@ -98,19 +106,14 @@ status_t plat_write_file(const char *path, const void *buf, size_t len)
 
 status_t plat_read_file(const char *path, char **buf, size_t *len)
 {
-        CHAR16          wpath[MAX_PATH];
         EFI_FILE_HANDLE f;
         EFI_STATUS      st;
+        status_t        rc;
 
         *buf = NULL;
         *len = 0;
-        if (!root)
-                return uefi_status(root_status);
-        if (to_char16(path, wpath, MAX_PATH) != ST_OK)
-                return ST_BAD_ARG;
-        st = uefi_call_wrapper(root->Open, 5, root, &f, wpath, EFI_FILE_MODE_READ, 0);
-        if (EFI_ERROR(st))
-                return uefi_status(st);
+        if ((rc = open_path(path, EFI_FILE_MODE_READ, &f)) != ST_OK)
+                return rc;
 
         EFI_FILE_INFO *info = LibFileInfo(f);
         if (!info) {
@@ -139,19 +142,12 @@ status_t plat_read_file(const char *path, char **buf, size_t *len)
 
 status_t plat_file_exists(const char *path)
 {
-        CHAR16          wpath[MAX_PATH];
         EFI_FILE_HANDLE f;
-        EFI_STATUS      st;
+        status_t        rc = open_path(path, EFI_FILE_MODE_READ, &f);
 
-        if (!root)
-                return uefi_status(root_status);
-        if (to_char16(path, wpath, MAX_PATH) != ST_OK)
-                return ST_BAD_ARG;
-        st = uefi_call_wrapper(root->Open, 5, root, &f, wpath, EFI_FILE_MODE_READ, 0);
-        if (EFI_ERROR(st))
-                return uefi_status(st);
-        uefi_call_wrapper(f->Close, 1, f);
-        return ST_OK;
+        if (rc == ST_OK)
+                uefi_call_wrapper(f->Close, 1, f);
+        return rc;
 }
 
 /* ---- memory ---- */
