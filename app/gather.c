@@ -5,13 +5,13 @@
  * inventory.json and cpuid.txt for the results folder. A table that is malformed is
  * reported with where and why, and skipped; the run goes on.
  */
-#include "run.h"
+#include "app/run.h"
 
-#include "../pmu/msr.h"
-#include "../pmu/msr_arch.h"
-#include "../pmu/msr_misc.h"
-#include "../report/inventory.h"
-#include "../report/json.h"
+#include "boot/x86/msr.h"
+#include "pmu/x86/msr_arch.h"
+#include "pmu/x86/msr_misc.h"
+#include "report/inventory.h"
+#include "report/json.h"
 
 #define TSC_CAL_RUNS 3
 #define TSC_CAL_MS   50

@@ -8,14 +8,14 @@
  * phase itself can get wrong: points left out, a table that does not read back, levels that
  * are not ordered.
  */
-#include "run.h"
+#include "app/run.h"
 
-#include "latency_pages.h"
-#include "../bench/measure.h"
-#include "../report/inventory.h"
-#include "../report/json.h"
-#include "../report/lattable.h"
-#include "../report/levels.h"
+#include "app/latency_pages.h"
+#include "bench/measure.h"
+#include "report/inventory.h"
+#include "report/json.h"
+#include "report/lattable.h"
+#include "report/levels.h"
 
 #ifndef PMUCAL_VERSION
 #define PMUCAL_VERSION "unknown"

@@ -1,12 +1,12 @@
 /** @file The latency buffer's page size and its own mapping (see latency_pages.h). The CR3
- *  switch follows the TLB phase (app/tlb.c) and the dTLB check (pmu/validate_mem.c):
+ *  switch follows the TLB phase (app/tlb.c) and the dTLB check (app/pmu_validate_mem.c):
  *  load, flush where global pages or PCIDs could keep the firmware's translations, and on the
  *  way out load the firmware's CR3, flush again and read it back. */
-#include "latency_pages.h"
+#include "app/latency_pages.h"
 
-#include "../bench/kernel_chase.h"
-#include "../bench/kernel_tlb.h"
-#include "../report/rep.h"
+#include "bench/kernel_chase.h"
+#include "bench/kernel_tlb.h"
+#include "report/rep.h"
 
 static uint64_t kind_bytes(enum plat_page_kind k)
 {

@@ -17,9 +17,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../bench/measure.h"
-#include "../bench/ownpt.h"
-#include "../boot/config.h"
+#include "bench/measure.h"
+#include "bench/ownpt.h"
+#include "app/config.h"
 
 /** The own mapping of one sweep's buffer; zero it before use, lat_pages_free it after. Must
  *  not move once lat_pages_remap has built it. */

@@ -6,13 +6,13 @@
  * of the harness's kernels by function). Under QEMU TCG there is no PMU: everything SKIPs
  * with the reason, quickly. Timings go out as INFO lines for tools/bench-pmu.sh.
  */
-#include "run.h"
+#include "app/run.h"
 
-#include "../pmu/msr.h"
-#include "../pmu/msr_arch.h"
-#include "../pmu/sample.h"
-#include "../pmu/validate.h"
-#include "../report/inventory.h"
+#include "boot/x86/msr.h"
+#include "pmu/x86/msr_arch.h"
+#include "pmu/sample.h"
+#include "app/pmu_validate.h"
+#include "report/inventory.h"
 
 #define MAX_REPS_PMU 15
 
@@ -30,7 +30,7 @@ static const char *kind_name(enum pmu_kind k)
         }
 }
 
-/* [SDM-4] IA32_PERF_CAPABILITIES; field macros in pmu/msr_arch.h. */
+/* [SDM-4] IA32_PERF_CAPABILITIES; field macros in pmu/x86/msr_arch.h. */
 static void print_perf_caps(const struct pmu_caps *c)
 {
         if (!c->has_perf_caps) {

@@ -1,13 +1,13 @@
 /** @file
  * The harness's program: config, phases, summary, results. See app/pmucal.h.
  */
-#include "pmucal.h"
+#include "boot/plat.h"
 
-#include "run.h"
+#include "app/run.h"
 
-#include "../boot/config.h"
-#include "../report/inventory.h"
-#include "../report/json.h"
+#include "app/config.h"
+#include "report/inventory.h"
+#include "report/json.h"
 
 #ifndef PMUCAL_VERSION
 #define PMUCAL_VERSION "unknown"

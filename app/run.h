@@ -7,9 +7,9 @@
 #ifndef PMUCAL_RUN_H
 #define PMUCAL_RUN_H
 
-#include "../boot/config.h"
-#include "../boot/plat.h"
-#include "../report/rep.h"
+#include "app/config.h"
+#include "boot/plat.h"
+#include "report/rep.h"
 
 #define RUN_MAX_FILES 16
 

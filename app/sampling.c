@@ -6,12 +6,12 @@
  * go to sampling-validation.json and the DTrace-/Caliper-style reports to
  * sampling-report.txt. Session state machines: app/sampling_{ibs,pebs,lbr}.c.
  */
-#include "run.h"
-#include "sampling.h"
-#include "sampling_run.h"
+#include "app/run.h"
+#include "app/sampling.h"
+#include "app/sampling_run.h"
 
-#include "../report/fmt.h"
-#include "../report/inventory.h"
+#include "lib/fmt.h"
+#include "report/inventory.h"
 
 /* ---- check lists: the same names whether a mechanism runs or SKIPs ---------------------- */
 

@@ -15,15 +15,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../boot/status.h"
-#include "../pmu/cpuid.h"
-#include "../pmu/ibs.h"
-#include "../pmu/lbr.h"
-#include "../pmu/pebs.h"
-#include "../pmu/pmu.h"
-#include "../report/rep.h"
-#include "../report/levels.h"
-#include "../report/samples.h"
+#include "lib/status.h"
+#include "boot/x86/cpuid.h"
+#include "pmu/x86/ibs.h"
+#include "pmu/x86/lbr.h"
+#include "pmu/x86/pebs.h"
+#include "pmu/pmu.h"
+#include "report/rep.h"
+#include "report/levels.h"
+#include "report/samples.h"
 
 #define SMP_MAX_CHECKS  96
 #define SMP_MAX_FIGURES 32

@@ -2,16 +2,16 @@
  * The chase over a known buffer that IBS and PEBS samples are validated against, the
  * per-working-set checks and the core:TSC ratio of a sampled run (see app/sampling_run.h).
  */
-#include "sampling_run.h"
+#include "app/sampling_run.h"
 
-#include "../bench/chain.h"
-#include "../bench/kernel_tlb.h"
-#include "../bench/pagetable.h"
-#include "../report/stats.h"
-#include "../bench/kernel_chase.h"
-#include "../pmu/msr.h"
-#include "../pmu/msr_misc.h"
-#include "../report/fmt.h"
+#include "bench/chain.h"
+#include "bench/kernel_tlb.h"
+#include "bench/pagetable.h"
+#include "lib/stats.h"
+#include "bench/kernel_chase.h"
+#include "boot/x86/msr.h"
+#include "pmu/x86/msr_misc.h"
+#include "lib/fmt.h"
 
 #define CHASE_SEED 0x5eed5a3d1e5ull
 

@@ -1,13 +1,13 @@
 /** @file
  * The AMD IBS session of the sampling phase (see app/sampling.h): probe, arm, the PMI body,
- * disarm. Register layouts and the pure encoders/decoders are pmu/ibs.c; this file only
+ * disarm. Register layouts and the pure encoders/decoders are pmu/x86/ibs.c; this file only
  * decides and touches MSRs. [APM-2] "Instruction-Based Sampling"; [PPR-19h-01h] MSRC001_103x;
  * Linux arch/x86/events/amd/ibs.c for the re-arm and disable rules.
  */
-#include "sampling.h"
+#include "app/sampling.h"
 
-#include "../pmu/msr.h"
-#include "../report/fmt.h"
+#include "boot/x86/msr.h"
+#include "lib/fmt.h"
 
 /* ---- private helpers -------------------------------------------------------------------- */
 

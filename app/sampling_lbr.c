@@ -5,11 +5,11 @@
  * the handler unfreezes it. [SDM-3B] "Last Branch Recording", "Architectural Last Branch
  * Records", "LBR Freeze on PMI"; Linux arch/x86/events/intel/lbr.c.
  */
-#include "sampling.h"
+#include "app/sampling.h"
 
-#include "../pmu/msr.h"
-#include "../pmu/msr_arch.h"
-#include "../report/fmt.h"
+#include "boot/x86/msr.h"
+#include "pmu/x86/msr_arch.h"
+#include "lib/fmt.h"
 
 /* ---- constants -------------------------------------------------------------------------- */
 

@@ -7,10 +7,10 @@
  *                   "unit", "detail" } ],
  *     "figures": [ { "mechanism", "name", "value", "unit" } ] }
  */
-#include "sampling.h"
+#include "app/sampling.h"
 
-#include "../report/fmt.h"
-#include "../report/json.h"
+#include "lib/fmt.h"
+#include "report/json.h"
 
 void smp_log_check(struct smp_log *lg, const char *mech, const char *name,
                    const struct rep_verdict *v)

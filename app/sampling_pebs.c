@@ -2,14 +2,14 @@
  * The Intel PEBS load-latency session of the sampling phase (see app/sampling.h): the DS save
  * area and PEBS buffer are the harness's own, the counter is general counter 1 through
  * pmu/pmu.h, records are drained base .. index in the PMI (GLOBAL_STATUS bit 62) and decoded
- * afterwards by pmu/pebs.c. [SDM-3B] "Debug Store (DS) Mechanism", "Load Latency Performance
+ * afterwards by pmu/x86/pebs.c. [SDM-3B] "Debug Store (DS) Mechanism", "Load Latency Performance
  * Monitoring Facility"; Linux arch/x86/events/intel/ds.c.
  */
-#include "sampling.h"
+#include "app/sampling.h"
 
-#include "../pmu/msr.h"
-#include "../pmu/msr_arch.h"
-#include "../report/fmt.h"
+#include "boot/x86/msr.h"
+#include "pmu/x86/msr_arch.h"
+#include "lib/fmt.h"
 
 /* ---- constants -------------------------------------------------------------------------- */
 

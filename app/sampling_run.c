@@ -6,12 +6,12 @@
  * mechanism the probe rules out SKIPs every check with its reason before anything is
  * allocated.
  */
-#include "sampling_run.h"
+#include "app/sampling_run.h"
 
-#include "../bench/kernel_block.h"
-#include "../bench/kernel_chase.h"
-#include "../pmu/msr.h"
-#include "../report/fmt.h"
+#include "bench/kernel_block.h"
+#include "bench/kernel_chase.h"
+#include "boot/x86/msr.h"
+#include "lib/fmt.h"
 
 /* ---- constants -------------------------------------------------------------------------- */
 

@@ -7,7 +7,7 @@
 #ifndef PMUCAL_APP_SAMPLING_RUN_H
 #define PMUCAL_APP_SAMPLING_RUN_H
 
-#include "sampling.h"
+#include "app/sampling.h"
 
 #define SMP_MECH_IBS_OP    "ibs-op"
 #define SMP_MECH_IBS_FETCH "ibs-fetch"

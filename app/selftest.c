@@ -3,9 +3,9 @@
  * back as errors (a missing MSR reported unsupported, never a reset or a hang). On the host
  * (no exception handlers of ours) these checks SKIP.
  */
-#include "run.h"
+#include "app/run.h"
 
-#include "../pmu/msr.h"
+#include "boot/x86/msr.h"
 
 /* No architectural or model-specific MSR range of Intel or AMD contains this index, so RDMSR
  * of it must raise #GP. [SDM-4] Table 2-1 (architectural MSRs); [APM-2] Appendix A. */

@@ -18,13 +18,13 @@
  * slot p mod 32768); 1 GiB windows alias the 1 GiB frame that holds that buffer and touch
  * only lines inside it, so no 1 GiB of free memory is needed.
  */
-#include "run.h"
-#include "tlb.h"
+#include "app/run.h"
+#include "app/tlb.h"
 
-#include "../bench/kernel_tlb.h"
-#include "../bench/ownpt.h"
-#include "../pmu/msr.h"
-#include "../report/inventory.h"
+#include "bench/kernel_tlb.h"
+#include "bench/ownpt.h"
+#include "boot/x86/msr.h"
+#include "report/inventory.h"
 
 #define BUF_BYTES     (2 * MiB)       /* the 2 MiB / 1 GiB alias buffer, and the control */
 #define SEED          0x5eedull       /* random visiting order: defeats next-page prefetch */

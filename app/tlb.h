@@ -1,6 +1,6 @@
 /** @file
  * The TLB calibration shared by the firmware phase (app/tlb.c, own page tables) and the hosted
- * driver (app/tlb_host.c, mmap + madvise): the sweep sizes per profile and page size, and the
+ * driver (host/tlb_host.c, mmap + madvise): the sweep sizes per profile and page size, and the
  * analysis that turns the measured curves into the Caliper-style dtlb/itlb console report,
  * tlb-table.json (schema pmucal.tlb/1, docs/tlb-table.md) and tlb-curve.csv. Portable.
  */
@@ -11,11 +11,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../bench/tlb.h"
-#include "../boot/status.h"
-#include "../pmu/cpuid.h"
-#include "../report/rep.h"
-#include "../report/tlbdetect.h"
+#include "bench/tlb.h"
+#include "lib/status.h"
+#include "boot/x86/cpuid.h"
+#include "report/rep.h"
+#include "report/tlbdetect.h"
 
 #define TLBCAL_MAX_CURVES 8
 #define TLBCAL_TABLE_FILE "tlb-table.json"
@@ -58,7 +58,7 @@ void tlbcal_free(struct tlbcal *t);
 const char *tlbcal_page_name(uint64_t page_bytes);
 
 /** pmucal-host --tlb: the hosted dTLB calibration (4 KiB and transparent 2 MiB pages);
- *  @p argv[0] is "--tlb". Returns the process exit status. Host only (app/tlb_host.c). */
+ *  @p argv[0] is "--tlb". Returns the process exit status. Host only (host/tlb_host.c). */
 int host_tlb_main(int argc, char **argv);
 
 #endif

@@ -2,10 +2,10 @@
  * The TLB calibration's sweep table and analysis, shared by the firmware phase and the hosted
  * driver (see app/tlb.h).
  */
-#include "tlb.h"
+#include "app/tlb.h"
 
-#include "../boot/plat.h"
-#include "../report/json.h"
+#include "boot/plat.h"
+#include "report/json.h"
 
 /* What each profile sweeps. The quick sweep only has to exercise the machinery (own page
  * tables, CR3 switch, every page size) in a smoke boot; the full sweep goes far past the

@@ -1,9 +1,9 @@
 /** @file Pointer-chase chain builder (see chain.h). */
-#include "chain.h"
+#include "bench/chain.h"
 
 #include <stdbool.h>
 
-#include "../boot/plat.h"
+#include "boot/plat.h"
 
 #define DEFAULT_LINE_BYTES  64u
 #define DEFAULT_PAGE_BYTES  4096u

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../boot/status.h"
+#include "lib/status.h"
 
 enum bench_layout {
         BENCH_LAYOUT_RANDOM = 0, /* random order over every line of the buffer */

@@ -11,8 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../boot/status.h"
-#include "window.h"
+#include "lib/status.h"
+#include "bench/window.h"
 
 /** Dependent loads per loop iteration of bench_chase(). */
 #define BENCH_CHASE_UNROLL 32u

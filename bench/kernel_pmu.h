@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../pmu/pmu.h"
+#include "pmu/pmu.h"
 
 /** Count @p n events (@p ev[i] on @p slots[i], CPL 0 and 3) around @p fn(@p arg); the counts
  *  go to @p counts[i] (caller-owned, @p n entries). All counters start and stop together. */

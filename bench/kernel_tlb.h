@@ -18,10 +18,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../boot/plat.h"
+#include "boot/plat.h"
 
-#include "../boot/status.h"
-#include "tlb.h"
+#include "lib/status.h"
+#include "bench/tlb.h"
 
 #define BENCH_TLB_MIN_WINDOWS 11
 #define BENCH_TLB_MAX_WINDOWS 255

@@ -1,8 +1,8 @@
 /** @file The latency sweep runner (see measure.h). */
-#include "measure.h"
+#include "bench/measure.h"
 
-#include "../report/rep.h"
-#include "kernel_chase.h"
+#include "lib/log.h"
+#include "bench/kernel_chase.h"
 
 #define LINE_BYTES          64u
 #define CLOCK_CALIB_US      5000u  /* five clean 1 ms stalls */
@@ -181,7 +181,7 @@ static status_t add_point(struct sweep *s, struct lat_curve *c, size_t cap, uint
         status_t         st = measure_point(s, ws, &pt);
 
         if (st == ST_TIMEOUT) {
-                rep_warn("latency: %llu bytes: all %zu windows disturbed, point left out",
+                log_warn("latency: %llu bytes: all %zu windows disturbed, point left out",
                          (unsigned long long)ws, s->lat_cap);
                 return ST_OK;
         }
@@ -267,7 +267,7 @@ status_t bench_sweep_run(const struct bench_sweep_cfg *cfg, const struct cpu_inf
                 info->max_bytes /= 2;
         }
         if (st != ST_OK)
-                return rep_err(st, "allocating %llu bytes for the sweep",
+                return log_err(st, "allocating %llu bytes for the sweep",
                                (unsigned long long)buf_bytes);
         /* Asked and obtained differ (the firmware's identity map decides): the caller may map
          * the buffer as asked in tables of its own, switched inside each window. */
@@ -295,7 +295,7 @@ status_t bench_sweep_run(const struct bench_sweep_cfg *cfg, const struct cpu_inf
         if (st == ST_OK && !out->n)
                 st = ST_TIMEOUT; /* every point disturbed throughout */
         if (bench_prefetch_restore(&info->prefetch) != ST_OK)
-                rep_warn("could not restore MSR 0x%x to 0x%llx", (unsigned)info->prefetch.msr,
+                log_warn("could not restore MSR 0x%x to 0x%llx", (unsigned)info->prefetch.msr,
                          (unsigned long long)info->prefetch.saved);
 
         out->clock   = info->clock.kind;
@@ -306,7 +306,7 @@ done:
         plat_free_pages(s.buf, buf_bytes);
         if (st != ST_OK) {
                 bench_sweep_free(out);
-                return rep_err(st, "latency sweep (%s, %s layout)", s.prof->name,
+                return log_err(st, "latency sweep (%s, %s layout)", s.prof->name,
                                bench_layout_name(cfg->layout));
         }
         return ST_OK;

@@ -12,13 +12,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../boot/plat.h"
-#include "../pmu/cpuid.h"
-#include "../report/latency.h"
-#include "chain.h"
-#include "prefetch.h"
-#include "sweep.h"
-#include "window.h"
+#include "boot/plat.h"
+#include "boot/x86/cpuid.h"
+#include "bench/latency.h"
+#include "bench/chain.h"
+#include "boot/x86/prefetch.h"
+#include "bench/sweep.h"
+#include "bench/window.h"
 
 #define BENCH_MIN_REPETITIONS 11u
 #define BENCH_REFILL_LOADS_PER_PAGE 8u

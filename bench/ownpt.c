@@ -1,9 +1,9 @@
 /** @file The harness's own page tables for a measurement (see ownpt.h). Factored out of the
  *  TLB phase (app/tlb.c) so that the PMU suite's dTLB check builds them the same way. */
-#include "ownpt.h"
+#include "bench/ownpt.h"
 
-#include "../pmu/msr.h"
-#include "../report/rep.h"
+#include "boot/x86/msr.h"
+#include "lib/log.h"
 
 #define MAX_RANGES 512u
 #define LOW_4G     (4 * GiB)
@@ -124,7 +124,7 @@ static status_t identity(struct bench_ownpt *o, uint64_t f0, uint64_t f1)
         }
         for (size_t i = 0; i < n && st == ST_OK; i++) {
                 if (m[i].base < at)
-                        return rep_err(ST_BAD_DATA, "memory map: range at %#llx overlaps",
+                        return log_err(ST_BAD_DATA, "memory map: range at %#llx overlaps",
                                        (unsigned long long)m[i].base);
                 if (m[i].base > at && m[i].base <= LOW_4G)
                         st = add_range(ranges, &k, at, m[i].base - at, hole);
@@ -169,23 +169,23 @@ status_t bench_ownpt_build_pages(struct bench_ownpt *o, const struct cpu_info *c
 
         *o = (struct bench_ownpt){ 0 };
         if (page_bytes != PT_4K && page_bytes != PT_2M)
-                return rep_err(ST_BAD_ARG, "own page tables: %llu-byte pages asked (4 KiB or "
+                return log_err(ST_BAD_ARG, "own page tables: %llu-byte pages asked (4 KiB or "
                                "2 MiB)", (unsigned long long)page_bytes);
         if (fine_bytes && (f0 % page_bytes || fine_bytes % page_bytes ||
                            plat_virt_to_phys(fine) != f0))
-                return rep_err(ST_BAD_ARG, "%s mapping of %#llx (%llu bytes): not an "
+                return log_err(ST_BAD_ARG, "%s mapping of %#llx (%llu bytes): not an "
                                "identity-mapped buffer aligned to its pages", page_name(page_bytes),
                                (unsigned long long)f0, (unsigned long long)fine_bytes);
         if ((st = bench_pt_init(&o->pt, &ops, &cfg)) != ST_OK)
-                return rep_err(st, "starting the page tables");
+                return log_err(st, "starting the page tables");
         if ((st = identity(o, f0, f1)) != ST_OK) {
                 if (st != ST_UNSUPPORTED)
-                        rep_err(st, "identity-mapping the firmware's memory map");
+                        log_err(st, "identity-mapping the firmware's memory map");
                 return st;
         }
         if (fine_bytes &&
             (st = bench_pt_map(&o->pt, f0, f0, fine_bytes, page_bytes, BENCH_PT_WRITE)) != ST_OK)
-                return rep_err(st, "mapping %#llx (%llu bytes) with %s pages",
+                return log_err(st, "mapping %#llx (%llu bytes) with %s pages",
                                (unsigned long long)f0, (unsigned long long)fine_bytes,
                                page_name(page_bytes));
         return ST_OK;

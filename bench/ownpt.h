@@ -1,6 +1,6 @@
 /** @file
  * The harness's own page tables for a measurement, built the same way by the TLB phase
- * (app/tlb.c) and the PMU suite's dTLB check (pmu/validate_mem.c): an identity map of
+ * (app/tlb.c) and the PMU suite's dTLB check (app/pmu_validate_mem.c): an identity map of
  * everything the platform's memory map describes, plus the address-space holes below 4 GiB
  * as uncached (MMIO the map leaves out stays reachable), with the largest pages that fit
  * (up to 1 GiB) except over one optional "fine" buffer, which is identity-mapped with 4 KiB
@@ -19,8 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../pmu/cpuid.h"
-#include "pagetable.h"
+#include "boot/x86/cpuid.h"
+#include "bench/pagetable.h"
 
 #define BENCH_OWNPT_CHUNK_PAGES 256u /* page-table pages per allocation (1 MiB) */
 #define BENCH_OWNPT_MAX_CHUNKS  64u
@@ -37,7 +37,7 @@ struct bench_ownpt {
 /** Build @p o for @p cpu (1 GiB pages and MAXPHYADDR from CPUID): the identity map described
  *  above, with [@p fine, @p fine + @p fine_bytes) mapped by 4 KiB pages (NULL / 0: none;
  *  else 4 KiB-aligned, and identity: plat_virt_to_phys(fine) == fine). Logs its own errors
- *  (rep_err); ST_UNSUPPORTED, unlogged, when the platform has no memory map. Call
+ *  (log_err); ST_UNSUPPORTED, unlogged, when the platform has no memory map. Call
  *  bench_ownpt_free afterwards whatever it returned. */
 status_t bench_ownpt_build(struct bench_ownpt *o, const struct cpu_info *cpu, const void *fine,
                            uint64_t fine_bytes);

@@ -20,8 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../boot/plat.h"
-#include "../boot/status.h"
+#include "boot/plat.h"
+#include "lib/status.h"
 
 /* Entry bits shared by PML4E, PDPTE, PDE and PTE. [SDM-3A] Tables 4-14..4-20 (4-level paging). */
 #define PTE_P            BIT_ULL(0)  /* present */

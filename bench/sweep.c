@@ -1,10 +1,10 @@
 /** @file Sweep planning, refinement and per-point statistics (see sweep.h). */
-#include "sweep.h"
-#include "../report/stats.h"
+#include "bench/sweep.h"
+#include "lib/stats.h"
 
 #include <stdbool.h>
 
-#include "../boot/plat.h"
+#include "boot/plat.h"
 
 #define FIX_ONE   65536u /* 1.0 in 16.16 */
 #define FIX_SHIFT 16

@@ -15,9 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../boot/status.h"
-#include "../pmu/cpuid.h"
-#include "../report/latency.h"
+#include "lib/status.h"
+#include "boot/x86/cpuid.h"
+#include "bench/latency.h"
 
 enum bench_profile { BENCH_PROFILE_QUICK = 0, BENCH_PROFILE_FULL, BENCH_PROFILE__COUNT };
 

@@ -1,7 +1,7 @@
 /** @file TLB chase plans, iTLB jump chains and N sweeps (see tlb.h). */
-#include "tlb.h"
+#include "bench/tlb.h"
 
-#include "../boot/plat.h"
+#include "boot/plat.h"
 
 #define SPAN_MAX (1ull << 47)
 

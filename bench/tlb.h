@@ -22,8 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../boot/status.h"
-#include "../report/latency.h"
+#include "lib/status.h"
+#include "bench/latency.h"
 
 #define BENCH_TLB_LINE_BYTES 64u
 /* At most this many line slots per page (bits 20:6 of the offset: L1D, L2 and L3 set bits of

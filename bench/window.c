@@ -1,8 +1,8 @@
 /** @file Clock choice, window guard and per-window arithmetic (see window.h). */
-#include "window.h"
+#include "bench/window.h"
 
-#include "../boot/plat.h"
-#include "../pmu/msr.h"
+#include "boot/plat.h"
+#include "boot/x86/msr.h"
 
 /* Inconsistency bound: the 2N run may differ from twice the N run by t_n / 2^SHIFT. */
 #define CONSISTENCY_SHIFT 3

@@ -14,9 +14,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../boot/status.h"
-#include "../pmu/cpuid.h"
-#include "../report/latency.h"
+#include "lib/status.h"
+#include "boot/x86/cpuid.h"
+#include "bench/latency.h"
 
 /* Numbers from [SDM-4] Table 2-2 (IA32_MPERF/IA32_APERF, architectural, also on AMD per
  * [APM-2] "MPERF and APERF") and Table 2-20ff (MSR_SMI_COUNT, Nehalem and later). */

@@ -1,6 +1,6 @@
 /** @file ACPI header check and MADT / SRAT / SLIT parsers (see acpi.h; HMAT: acpi_hmat.c). */
-#include "acpi.h"
-#include "acpi_priv.h"
+#include "boot/acpi.h"
+#include "boot/acpi_priv.h"
 
 /* Fixed parts of the tables, header included. [ACPI-6.5] */
 #define MADT_FIXED_LEN 44u /* + Local Interrupt Controller Address, Flags; §5.2.12 Table 5.19 */

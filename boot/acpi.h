@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "plat.h"   /* BIT_ULL, status_t */
+#include "boot/plat.h"   /* BIT_ULL, status_t */
 
 /** Pass as @p avail when the table comes from the firmware and its header length is
  *  trusted to describe readable memory (plat_acpi_table()). */

@@ -1,6 +1,6 @@
 /** @file ACPI HMAT parser and lookups (see acpi.h). */
-#include "acpi.h"
-#include "acpi_priv.h"
+#include "boot/acpi.h"
+#include "boot/acpi_priv.h"
 
 #define HMAT_FIXED_LEN 40u /* + Reserved (4); §5.2.28 Table 5.141 */
 

@@ -8,8 +8,8 @@
 
 #include <stdarg.h>
 
-#include "../report/fmt.h"
-#include "acpi.h"
+#include "lib/fmt.h"
+#include "boot/acpi.h"
 
 /* Little-endian fields at @p p (ACPI tables need not be aligned). */
 

@@ -1,7 +1,7 @@
 /** @file
  * The platform interface: everything bench/, pmu/, report/ and app/ need from the machine
- * underneath. Three implementations link against it: boot/uefi_*.c (the firmware application),
- * boot/linux_plat.c (the hosted build, pmucal-host) and tests/fake_plat.c (host unit tests).
+ * underneath. Three implementations link against it: boot/uefi/ (the firmware application),
+ * boot/linux/linux_plat.c (the hosted build, pmucal-host) and tests/fake_plat.c (host unit tests).
  * Portable: only <stdint.h>, <stddef.h>, <stdbool.h>; no UEFI types.
  *
  * Paths use '/' and are relative to the root of the volume the harness booted from
@@ -15,24 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "status.h"
-
-#define KiB (1024ull)
-#define MiB (1024ull * KiB)
-#define GiB (1024ull * MiB)
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define BIT_ULL(n)    (1ull << (n))
-
-/* The C library subset the portable code may use. The firmware build gets these from
- * boot/uefi_libc.c, the host builds from libc; the prototypes are the standard ones. */
-void  *memcpy(void *dst, const void *src, size_t n);
-void  *memmove(void *dst, const void *src, size_t n);
-void  *memset(void *dst, int c, size_t n);
-int    memcmp(const void *a, const void *b, size_t n);
-size_t strlen(const char *s);
-int    strcmp(const char *a, const char *b);
-int    strncmp(const char *a, const char *b, size_t n);
+#include "lib/base.h"
+#include "lib/status.h"
 
 /* ---- console --------------------------------------------------------------------------- */
 
@@ -40,7 +24,7 @@ int    strncmp(const char *a, const char *b, size_t n);
  *  port; stdout on the host). '\n' becomes CR LF where the device needs it. */
 void plat_console_write(const char *s, size_t n);
 
-/** Also write the serial port(s) directly (on by default; see boot/uefi_con.c for why a port
+/** Also write the serial port(s) directly (on by default; see boot/uefi/uefi_con.c for why a port
  *  the firmware console already mirrors to is left alone). No-op where there is no serial. */
 void plat_console_serial(bool on);
 
@@ -178,7 +162,7 @@ typedef void (*plat_pmi_fn)(const struct plat_pmi_frame *frame, void *ctx);
 /** Route the local APIC's performance-counter interrupt (LVT PMC, APIC offset 0x340; xAPIC
  *  or x2APIC, whichever the firmware enabled) to @p fn through a vector of the harness's own
  *  IDT. The UEFI build delivers it as an NMI (IDT vector 2), as Linux does, so that a PMI
- *  arrives inside measurement windows run at TPL_HIGH_LEVEL with IF = 0 (boot/uefi_pmi.c
+ *  arrives inside measurement windows run at TPL_HIGH_LEVEL with IF = 0 (boot/uefi/uefi_pmi.c
  *  says why). When @p ext_lvt_offset >= 0, AMD's extended LVT entry of that offset (APIC
  *  0x500 + 0x10 * offset, used by IBS) is routed too. The previous LVT values and IDT entry
  *  are saved. BSP only; one route at a time (ST_BAD_ARG while one is enabled).
@@ -216,5 +200,29 @@ status_t plat_fault_probe(enum plat_fault_probe kind, unsigned *vector);
 
 /** Human name of the platform ("UEFI 2.70 EDK II rev 0x10000", "Linux hosted"). */
 const char *plat_name(void);
+
+/* ---- the program ------------------------------------------------------------------------ */
+
+/* The platform's own entry (efi_main, a test) calls the program once; the program lives above
+ * the platform (app/pmucal.c) and the platform only needs to know how to leave afterwards. */
+
+/* Exit statuses (run-qemu.sh sees (status << 1) | 1 through isa-debug-exit). */
+#define PMUCAL_EXIT_OK          0 /* every check passed (or was skipped with a reason) */
+#define PMUCAL_EXIT_FAILED      1 /* a check failed */
+#define PMUCAL_EXIT_ALL_SKIPPED 2 /* nothing could be checked */
+#define PMUCAL_EXIT_NOT_SAVED   3 /* report complete on the console, results not saved */
+#define PMUCAL_EXIT_CRASHED     4 /* unexpected exception (boot/uefi/uefi_excl.c) */
+
+enum pmucal_leave { PMUCAL_LEAVE_RETURN = 0, PMUCAL_LEAVE_SHUTDOWN, PMUCAL_LEAVE_REBOOT };
+
+/** What the firmware glue does after the program returns. */
+struct pmucal_outcome {
+        int               exit_code;  /* PMUCAL_EXIT_* */
+        enum pmucal_leave leave;
+        int               debug_exit; /* -1 auto (only under QEMU), 0 never, 1 always */
+};
+
+/** Run the whole program (implemented in app/pmucal.c); returns out->exit_code. */
+int pmucal_main(struct pmucal_outcome *out);
 
 #endif

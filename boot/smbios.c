@@ -1,10 +1,10 @@
 /** @file SMBIOS structure-table walker (see smbios.h). */
-#include "smbios.h"
+#include "boot/smbios.h"
 
 #include <stdarg.h>
 
-#include "../report/fmt.h"
-#include "plat.h"
+#include "lib/fmt.h"
+#include "boot/plat.h"
 
 /* Structure header: Type @0, Length @1, Handle @2. [SMBIOS-3.6] §6.1.2 */
 #define SMB_HDR_LEN   4u

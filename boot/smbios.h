@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "status.h"
+#include "lib/status.h"
 
 #define SMBIOS_STR_LEN  64u  /* bytes per copied string, NUL included */
 #define SMBIOS_MAX_CPUS 16u  /* type 4 structures kept; more are counted in n_cpus_dropped */

@@ -1,11 +1,11 @@
 /** @file
- * Internal: the driver interface behind pmu/pmu.c, implemented by pmu/drv_intel.c and
- * pmu/drv_amd.c. Only pmu.c calls these; everything else uses pmu.h.
+ * Internal: the driver interface behind pmu/pmu.c, implemented by pmu/x86/drv_intel.c and
+ * pmu/x86/drv_amd.c. Only pmu.c calls these; everything else uses pmu.h.
  */
 #ifndef PMUCAL_DRV_H
 #define PMUCAL_DRV_H
 
-#include "pmu.h"
+#include "pmu/pmu.h"
 
 /** Software copies of what the drivers last wrote, so start/stop need no read-back. */
 struct pmu_state {

@@ -1,7 +1,7 @@
 /** @file Lookups over the generated event tables (see events.h). */
-#include "events.h"
+#include "pmu/events.h"
 
-#include "../boot/plat.h"
+#include "boot/plat.h"
 
 const struct pmu_event_table *pmu_events_for(enum cpu_vendor vendor, uint32_t family,
                                              uint32_t model)

@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../boot/status.h"
-#include "cpuid.h"
+#include "lib/status.h"
+#include "boot/x86/cpuid.h"
 
 /** One event, as perf's pmu-events JSON describes it. */
 struct pmu_event_desc {

@@ -1,8 +1,8 @@
 /** @file Core PMU detection and the one interface over the drivers (see pmu.h). */
-#include "pmu.h"
+#include "pmu/pmu.h"
 
-#include "../boot/plat.h"
-#include "drv.h"
+#include "boot/plat.h"
+#include "pmu/drv.h"
 
 /** One CPU erratum or quirk; every row cites where it is written. */
 struct pmu_quirk {

@@ -2,8 +2,8 @@
  * The core PMU, behind one interface: detection into one struct pmu_caps (filled once by
  * pmu_init() from CPUID facts and from probing, through rdmsr_safe, the MSRs no CPUID bit
  * guarantees), accessors that hide the vendor layout, and program / start / stop / read with
- * counter widths and wrap handled. Drivers: pmu/drv_intel.c (architectural perfmon v1-v5)
- * and pmu/drv_amd.c (legacy, extended core counters, PerfMonV2).
+ * counter widths and wrap handled. Drivers: pmu/x86/drv_intel.c (architectural perfmon v1-v5)
+ * and pmu/x86/drv_amd.c (legacy, extended core counters, PerfMonV2).
  *
  * Counters are named by struct pmu_slot; a set of counters is a mask in the layout of
  * IA32_PERF_GLOBAL_CTRL (bit n = general counter n, bit 32 + n = fixed counter n), used for
@@ -16,10 +16,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../boot/status.h"
-#include "cpuid.h"
-#include "encode.h"
-#include "events.h"
+#include "lib/status.h"
+#include "boot/x86/cpuid.h"
+#include "pmu/x86/encode.h"
+#include "pmu/events.h"
 
 #define PMU_MAX_GP    16
 #define PMU_MAX_FIXED 4

@@ -1,8 +1,8 @@
 /** @file Overflow sampling bookkeeping and analysis (see sample.h). */
-#include "sample.h"
+#include "pmu/sample.h"
 
-#include "../boot/plat.h"
-#include "../report/rep.h"
+#include "boot/plat.h"
+#include "lib/log.h"
 
 status_t pmu_sample_arm(struct pmu_sampler *s)
 {
@@ -174,7 +174,7 @@ void pmu_sample_print_top(const struct pmu_func_count *top, size_t n, uint64_t t
 {
         for (size_t i = 0; i < n; i++) {
                 uint64_t pm = total ? top[i].n * 1000 / total : 0; /* per mille */
-                rep_info("%8llu %3llu.%llu%%  %s", (unsigned long long)top[i].n,
+                log_info("%8llu %3llu.%llu%%  %s", (unsigned long long)top[i].n,
                          (unsigned long long)(pm / 10), (unsigned long long)(pm % 10), top[i].name);
         }
 }

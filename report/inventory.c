@@ -1,5 +1,5 @@
 /** @file Inventory report and inventory.json (see inventory.h). */
-#include "inventory.h"
+#include "report/inventory.h"
 
 static const char *yesno(bool b)
 {

@@ -10,11 +10,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../boot/acpi.h"
-#include "../boot/plat.h"
-#include "../boot/smbios.h"
-#include "../pmu/cpuid.h"
-#include "json.h"
+#include "boot/acpi.h"
+#include "boot/plat.h"
+#include "boot/smbios.h"
+#include "boot/x86/cpuid.h"
+#include "report/json.h"
 
 #define INV_SCHEMA   "pmucal.inventory/1"
 #define INV_MAX_MSRS 12

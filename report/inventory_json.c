@@ -1,6 +1,6 @@
 /** @file inventory.json (schema pmucal.inventory/1, docs/inventory.md) and cpuid.txt from a
  * filled struct inventory (see inventory.h). */
-#include "inventory.h"
+#include "report/inventory.h"
 
 /* ---- inventory.json -------------------------------------------------------------------- */
 

@@ -1,7 +1,7 @@
 /** @file Streaming JSON writer (see json.h). */
-#include "json.h"
+#include "report/json.h"
 
-#include "../boot/plat.h"
+#include "boot/plat.h"
 
 static void raw(struct json_w *w, const char *s, size_t n)
 {

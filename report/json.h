@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rep.h"
+#include "report/rep.h"
 
 #define JSON_MAX_DEPTH 32
 

@@ -1,8 +1,8 @@
 /** @file Latency table writers: JSON, CSV, console table, ASCII plot (see lattable.h). */
-#include "lattable.h"
+#include "report/lattable.h"
 
-#include "../boot/plat.h"
-#include "fmt.h"
+#include "boot/plat.h"
+#include "lib/fmt.h"
 
 #define PLOT_MARGIN 9 /* "  405.0 |" */
 

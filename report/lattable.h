@@ -17,12 +17,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../boot/status.h"
-#include "../pmu/cpuid.h"
-#include "json.h"
-#include "latency.h"
-#include "levels.h"
-#include "rep.h"
+#include "lib/status.h"
+#include "boot/x86/cpuid.h"
+#include "report/json.h"
+#include "bench/latency.h"
+#include "report/levels.h"
+#include "report/rep.h"
 
 /** Schema name and major version. Fields are only ever added within a major version;
  *  readers ignore fields they do not know and reject another major version. */

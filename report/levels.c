@@ -1,8 +1,8 @@
 /** @file Level detection on a latency curve (see levels.h; rules in docs/latency-table.md). */
-#include "levels.h"
-#include "stats.h"
+#include "report/levels.h"
+#include "lib/stats.h"
 
-#include "fmt.h"
+#include "lib/fmt.h"
 
 /* All logarithms are base 2 in Q8 (256 = one octave = a factor of two). */
 #define Q8 256

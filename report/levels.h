@@ -14,10 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../boot/plat.h"
-#include "../boot/status.h"
-#include "../pmu/cpuid.h"
-#include "latency.h"
+#include "boot/plat.h"
+#include "lib/status.h"
+#include "boot/x86/cpuid.h"
+#include "bench/latency.h"
 
 /** At most this many levels are reported (caches + DRAM). */
 #define LAT_MAX_LEVELS 8

@@ -1,7 +1,8 @@
 /** @file Console reporting (see rep.h). */
-#include "rep.h"
+#include "report/rep.h"
 
-#include "../boot/plat.h"
+#include "boot/plat.h"
+#include "lib/log.h"
 
 #define MAX_SINKS    4
 #define MAX_PREFIXES 8
@@ -94,11 +95,14 @@ struct rep_sink rep_buf_sink(struct rep_buf *b)
         return (struct rep_sink){ .write = buf_sink_write, .ctx = b };
 }
 
+static void log_writer_to_report(enum log_level level, status_t st, const char *fmt, va_list ap);
+
 status_t rep_add_sink(struct rep_sink sink)
 {
         if (n_sinks == MAX_SINKS || !sink.write)
                 return ST_BAD_ARG;
         sinks[n_sinks++] = sink;
+        log_set_writer(log_writer_to_report);
         return ST_OK;
 }
 
@@ -221,6 +225,16 @@ void rep_skip(const char *fmt, ...)
         verdict("SKIP", NULL, fmt, ap);
         va_end(ap);
         counts.n_skip++;
+}
+
+/* The layers below the report say what happened through lib/log.h; their messages become
+ * INFO/WARN/ERROR lines here, under the current prefix. */
+static void log_writer_to_report(enum log_level level, status_t st, const char *fmt, va_list ap)
+{
+        static const char *const tag[] = { [LOG_INFO] = "INFO", [LOG_WARN] = "WARN",
+                                           [LOG_ERR] = "ERROR" };
+
+        verdict(tag[level], level == LOG_ERR ? status_str(st) : NULL, fmt, ap);
 }
 
 void rep_info(const char *fmt, ...)

@@ -15,8 +15,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../boot/status.h"
-#include "fmt.h"
+#include "lib/status.h"
+#include "lib/fmt.h"
 
 /** Where text goes. @p write returns ST_OK or why it could not take the text. */
 struct rep_sink {

@@ -1,10 +1,10 @@
 /** @file Reports over precise samples: grouping, latency histogram, dcache report (see
  * samples.h; the validation checks are in samples_check.c). */
-#include "samples.h"
-#include "samples_priv.h"
+#include "report/samples.h"
+#include "report/samples_priv.h"
 
-#include "../boot/plat.h"
-#include "fmt.h"
+#include "boot/plat.h"
+#include "lib/fmt.h"
 
 /* ---- constants -------------------------------------------------------------------------- */
 

@@ -14,10 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../boot/status.h"
-#include "../pmu/lbr.h"
-#include "../pmu/psample.h"
-#include "rep.h"
+#include "lib/status.h"
+#include "pmu/x86/lbr.h"
+#include "pmu/psample.h"
+#include "report/rep.h"
 
 /** One bucket of an expected-latency table: samples with latency <= upper_cycles (and above
  *  the previous bucket's bound) fall into it. Bounds ascend strictly. */

@@ -1,10 +1,10 @@
 /** @file Validation checks over precise samples: verdicts with measured and expected values
  * (see samples.h; the reports are in samples.c). */
-#include "samples.h"
-#include "samples_priv.h"
+#include "report/samples.h"
+#include "report/samples_priv.h"
 
-#include "../boot/plat.h"
-#include "fmt.h"
+#include "boot/plat.h"
+#include "lib/fmt.h"
 
 /* ---- private helpers -------------------------------------------------------------------- */
 

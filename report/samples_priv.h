@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "samples.h"
+#include "report/samples.h"
 
 /* True when @p p passes the REP_SF_* @p flags. */
 static inline bool passes(const struct psample *p, unsigned flags)

@@ -1,9 +1,9 @@
 /** @file TLB curve analysis and CPUID cross-check (see tlbdetect.h; the reports are in
  * tlbdetect_out.c). */
-#include "tlbdetect.h"
-#include "stats.h"
+#include "report/tlbdetect.h"
+#include "lib/stats.h"
 
-#include "../boot/plat.h"
+#include "boot/plat.h"
 
 #define Y_MAX (1ull << 24) /* clamp: keeps the least-squares sums inside 64 bits */
 

@@ -21,11 +21,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../bench/tlb.h"
-#include "../boot/status.h"
-#include "../pmu/cpuid.h"
-#include "json.h"
-#include "rep.h"
+#include "bench/tlb.h"
+#include "lib/status.h"
+#include "boot/x86/cpuid.h"
+#include "report/json.h"
+#include "report/rep.h"
 
 #define TLBDET_MAX_POINTS   256
 #define TLBDET_MAX_PLATEAUS 8

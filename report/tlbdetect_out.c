@@ -1,9 +1,9 @@
 /** @file TLB reports: console report, "tlb" JSON section, tlb-curve.csv and the names they
  * print (see tlbdetect.h; the analysis is in tlbdetect.c). */
-#include "tlbdetect.h"
+#include "report/tlbdetect.h"
 
-#include "../boot/plat.h"
-#include "fmt.h"
+#include "boot/plat.h"
+#include "lib/fmt.h"
 
 static const char *const class_names[TLB_CLASS__COUNT] = {
         [TLB_CLASS_L1_HIT] = "l1_hit",

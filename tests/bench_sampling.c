@@ -1,6 +1,6 @@
 /* Host microbenchmark of the precise-sampling decoders (tools/bench-sampling.sh, make bench):
  * how many samples per second the harness can decode for each mechanism, over synthetic raw
- * records built from the vendor layouts (pmu/msr_ibs.h, msr_pebs.h, msr_lbr.h). Taking the
+ * records built from the vendor layouts (pmu/x86/msr_ibs.h, msr_pebs.h, msr_lbr.h). Taking the
  * samples needs the hardware (the PMI); this measures the decode side only. Not a test.
  * Usage: bench_sampling [N]  (N records per mechanism, default 1000000) */
 #include <stdint.h>
@@ -9,9 +9,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "../pmu/ibs.h"
-#include "../pmu/lbr.h"
-#include "../pmu/pebs.h"
+#include "pmu/x86/ibs.h"
+#include "pmu/x86/lbr.h"
+#include "pmu/x86/pebs.h"
 
 static uint64_t now_ns(void)
 {

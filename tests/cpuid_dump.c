@@ -1,5 +1,5 @@
 /** @file Loader for `cpuid -r` text dumps (see cpuid_dump.h). Host tests only. */
-#include "cpuid_dump.h"
+#include "tests/cpuid_dump.h"
 
 #include <ctype.h>
 #include <inttypes.h>

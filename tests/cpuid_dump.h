@@ -7,8 +7,8 @@
 #define PMUCAL_TESTS_CPUID_DUMP_H
 
 /* cpuid.h uses BIT_ULL from plat.h without including it */
-#include "../boot/plat.h"
-#include "../pmu/cpuid.h"
+#include "boot/plat.h"
+#include "boot/x86/cpuid.h"
 
 /** Parse the first CPU block of the `cpuid -r` file at @p path (relative to the repo root,
  *  where tests run) into @p d (caller-owned, overwritten). Lines look like

@@ -1,10 +1,10 @@
 /** @file Register-level PMU model for host tests (see fake_msr.h). */
-#include "fake_msr.h"
+#include "tests/fake_msr.h"
 
 #include <string.h>
 
-#include "../pmu/msr_amd.h"
-#include "../pmu/msr_arch.h"
+#include "pmu/x86/msr_amd.h"
+#include "pmu/x86/msr_arch.h"
 
 #define MAX_MSRS   256
 #define MAX_WRITES 4096

@@ -1,6 +1,6 @@
 /** @file
  * A register-level model of the core PMU for host tests: implements rdmsr_safe, wrmsr_safe,
- * rdpmc_safe and msr_last_fault_vector (pmu/msr.h). A configurable MSR space (absent MSRs
+ * rdpmc_safe and msr_last_fault_vector (boot/x86/msr.h). A configurable MSR space (absent MSRs
  * raise #GP -> ST_FAULT, vector 13), a log of every write in order, and event injection that
  * counts into enabled counters according to their event select and the global enable, wraps
  * at the counter width and sets overflow bits (Intel GLOBAL_STATUS, AMD PerfMonV2).
@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../pmu/msr.h"
+#include "boot/x86/msr.h"
 
 enum fake_pmu_layout { FAKE_NONE = 0, FAKE_INTEL, FAKE_AMD_LEGACY, FAKE_AMD_EXT };
 

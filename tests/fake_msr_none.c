@@ -3,7 +3,7 @@
  * a careful prober. Every rdmsr_safe/wrmsr_safe raises #GP (vector 13) and RDPMC raises #UD
  * (vector 6), each reported as ST_FAULT. Linked by host tests that must not touch a PMU.
  */
-#include "../pmu/msr.h"
+#include "boot/x86/msr.h"
 
 #define VEC_UD 6  /* [SDM-3A] Table 6-1: #UD invalid opcode */
 #define VEC_GP 13 /* [SDM-3A] Table 6-1: #GP general protection */

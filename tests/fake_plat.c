@@ -1,10 +1,10 @@
 /** @file The platform interface on the host, for unit tests (see fake_plat.h). */
-#include "fake_plat.h"
+#include "tests/fake_plat.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "../report/rep.h"
+#include "report/rep.h"
 
 #define MAX_FILES  64
 #define MAX_TABLES 32

@@ -6,7 +6,7 @@
 #ifndef PMUCAL_FAKE_PLAT_H
 #define PMUCAL_FAKE_PLAT_H
 
-#include "../boot/plat.h"
+#include "boot/plat.h"
 
 /** Forget files, tables, CPUs, captured console text and injected failures. */
 void fake_plat_reset(void);

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../boot/acpi.h"
-#include "../boot/smbios.h"
+#include "boot/acpi.h"
+#include "boot/smbios.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -4,9 +4,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../boot/config.h"
-#include "../report/json.h"
-#include "../report/rep.h"
+#include "app/config.h"
+#include "report/json.h"
+#include "report/rep.h"
 
 #define CHECK(c)                                \
         do {                                    \

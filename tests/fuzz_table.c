@@ -1,4 +1,4 @@
-/* libFuzzer target for report/libpmucal.c: the input is a latency-table document, loaded with
+/* libFuzzer target for host/libpmucal.c: the input is a latency-table document, loaded with
  * pmucal_table_load_buf() from an exact-size heap copy (no NUL terminator, so ASan sees any
  * read past the end). A table that loads is then classified at a few latencies and freed.
  * Seeds: tests/corpus/table/ (valid tables and near misses). */
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../report/include/pmucal/table.h"
+#include "host/include/pmucal/table.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

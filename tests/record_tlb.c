@@ -21,11 +21,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../bench/kernel_tlb.h"
-#include "../boot/plat.h"
-#include "../bench/tlb.h"
-#include "../pmu/msr.h"
-#include "../report/tlbdetect.h"
+#include "bench/kernel_tlb.h"
+#include "boot/plat.h"
+#include "bench/tlb.h"
+#include "boot/x86/msr.h"
+#include "report/tlbdetect.h"
 
 static void *map_region(uint64_t bytes, uint64_t align, bool huge)
 {

@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "test_util.h"
-#include "../boot/acpi.h"
+#include "tests/test_util.h"
+#include "boot/acpi.h"
 
 /* ---- fixtures and a table builder -------------------------------------------------------- */
 

@@ -1,4 +1,4 @@
-/** @file Tests for boot/apic.c: access mode from IA32_APIC_BASE, MMIO base, x2APIC MSR
+/** @file Tests for boot/x86/apic.c: access mode from IA32_APIC_BASE, MMIO base, x2APIC MSR
  *  numbers, LVT and self-NMI ICR values ([SDM-3A] local APIC, [APM-2] extended LVT). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "../boot/apic.h"
+#include "boot/x86/apic.h"
 
 static void test_mode_and_base(void **unused)
 {

@@ -12,10 +12,10 @@
 
 #include <cmocka.h>
 
-#include "../app/pmucal.h"
-#include "../boot/acpi.h"
-#include "fake_plat.h"
-#include "test_util.h"
+#include "boot/plat.h"
+#include "boot/acpi.h"
+#include "tests/fake_plat.h"
+#include "tests/test_util.h"
 
 #define RUN1 "pmucal/results/20261123-081500-01"
 #define RUN2 "pmucal/results/20261123-081500-02"

@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "../bench/chain.h"
+#include "bench/chain.h"
 
 #define PAGE 4096u
 

@@ -1,4 +1,4 @@
-/** @file Tests of the pmucal.cfg parser (boot/config.c). */
+/** @file Tests of the pmucal.cfg parser (app/config.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,10 +13,10 @@
 #include <jansson.h>
 #undef json_null
 
-#include "../boot/config.h"
-#include "../report/json.h"
-#include "../report/rep.h"
-#include "fake_plat.h"
+#include "app/config.h"
+#include "report/json.h"
+#include "report/rep.h"
+#include "tests/fake_plat.h"
 
 #define N_KEYS 11
 

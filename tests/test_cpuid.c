@@ -1,4 +1,4 @@
-/** @file Unit tests for pmu/cpuid.c: recorded dumps of real processors (tests/data/cpuid/),
+/** @file Unit tests for boot/x86/cpuid.c: recorded dumps of real processors (tests/data/cpuid/),
  *  whose expected values come from the vendors' published specifications, plus synthetic
  *  dumps for the table decoders and for corrupted input. */
 #include <setjmp.h>
@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../boot/plat.h"
-#include "../pmu/cpuid.h"
-#include "cpuid_dump.h"
+#include "boot/plat.h"
+#include "boot/x86/cpuid.h"
+#include "tests/cpuid_dump.h"
 
 #define ANY       UINT32_MAX /* field not checked */
 #define DATA_DIR  "tests/data/cpuid/"

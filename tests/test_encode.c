@@ -1,4 +1,4 @@
-/** @file Tests for pmu/encode.c: event-select values against hand-assembled layouts. */
+/** @file Tests for pmu/x86/encode.c: event-select values against hand-assembled layouts. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,7 +6,7 @@
 
 #include <cmocka.h>
 
-#include "../pmu/encode.h"
+#include "pmu/x86/encode.h"
 
 #define EV(c, u) { .name = "t", .code = (c), .umask = (u), .fixed = -1, .arch_bit = -1 }
 

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "../pmu/events.h"
+#include "pmu/events.h"
 
 static void test_tables_well_formed(void **unused)
 {
@@ -208,7 +208,7 @@ static void test_load_latency_event(void **unused)
 
 /* A model-specific table exists to make every portable alias countable: only the generic
  * intel-arch table may answer "unsupported". Every Intel table also carries the two fixed
- * events the validation suite compares against a general counter (pmu/validate.c
+ * events the validation suite compares against a general counter (app/pmu_validate.c
  * fixed0-vs-gp and fixed1-vs-gp), with their fixed-counter pseudo-encodings. */
 static void test_model_tables_complete(void **unused)
 {

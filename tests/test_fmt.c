@@ -1,4 +1,4 @@
-/** @file Tests of the freestanding printf (report/fmt.c), with libc's snprintf as the oracle. */
+/** @file Tests of the freestanding printf (lib/fmt.c), with libc's snprintf as the oracle. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "../report/fmt.h"
+#include "lib/fmt.h"
 
 /* How the one argument of a case is passed. */
 enum arg {

@@ -1,4 +1,4 @@
-/** @file Unit tests for pmu/ibs.c: detection, control-register encoding and family-aware
+/** @file Unit tests for pmu/x86/ibs.c: detection, control-register encoding and family-aware
  * decoding of IBS registers built bit by bit from [PPR-19h-01h] (Linux amd-ibs.h) and
  * [BKDG-10h] (the DTrace-provider seed's field list). */
 #include <setjmp.h>
@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "../pmu/ibs.h"
+#include "pmu/x86/ibs.h"
 
 #define B(n) (1ull << (n))
 

@@ -15,10 +15,10 @@
 #undef json_null
 #include <cmocka.h>
 
-#include "../report/inventory.h"
-#include "cpuid_dump.h"
-#include "fake_plat.h"
-#include "test_util.h"
+#include "report/inventory.h"
+#include "tests/cpuid_dump.h"
+#include "tests/fake_plat.h"
+#include "tests/test_util.h"
 
 
 struct fixture {

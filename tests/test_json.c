@@ -14,8 +14,8 @@
 #include <jansson.h>
 #undef json_null
 
-#include "../report/json.h"
-#include "fake_plat.h"
+#include "report/json.h"
+#include "tests/fake_plat.h"
 
 /* Parse @p text with jansson (NUL escapes allowed); fails the test if it is not JSON. */
 static json_t *parse(const char *text)

@@ -10,9 +10,9 @@
 
 #include <cmocka.h>
 
-#include "../app/latency_pages.h"
-#include "../bench/kernel_chase.h"
-#include "../report/rep.h"
+#include "app/latency_pages.h"
+#include "bench/kernel_chase.h"
+#include "report/rep.h"
 
 /* ---- page choice ----------------------------------------------------------------------- */
 

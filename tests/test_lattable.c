@@ -10,8 +10,8 @@
 
 #include <cmocka.h>
 
-#include "../report/include/pmucal/table.h"
-#include "../report/lattable.h"
+#include "host/include/pmucal/table.h"
+#include "report/lattable.h"
 
 static struct lat_point pts[LAT_MAX_POINTS];
 

@@ -1,4 +1,4 @@
-/** @file Unit tests for pmu/lbr.c: formats, FROM/TO/INFO decoding built bit by bit from
+/** @file Unit tests for pmu/x86/lbr.c: formats, FROM/TO/INFO decoding built bit by bit from
  * [SDM-3B] / Linux intel/lbr.c (LBR_FROM_FLAG_*, LBR_INFO_*, format 6 TO[63:48] cycles),
  * stack ordering, filter values and cycles per basic block. */
 #include <setjmp.h>
@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "../pmu/lbr.h"
+#include "pmu/x86/lbr.h"
 
 #define B(n) (1ull << (n))
 #define KADDR 0xffffffff81000000ull

@@ -9,8 +9,8 @@
 
 #include <cmocka.h>
 
-#include "../report/levels.h"
-#include "cpuid_dump.h"
+#include "report/levels.h"
+#include "tests/cpuid_dump.h"
 
 #define MAXP LAT_MAX_POINTS
 

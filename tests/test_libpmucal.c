@@ -1,4 +1,4 @@
-/** @file Unit tests for report/libpmucal.c: the latency-table loader rejects malformed,
+/** @file Unit tests for host/libpmucal.c: the latency-table loader rejects malformed,
  * truncated, wrong-version, wrong-type and incomplete tables with a message naming the file and
  * the position or JSON path, and accepts unknown additions. */
 #include <setjmp.h>
@@ -12,10 +12,10 @@
 
 #include <cmocka.h>
 
-#include "../report/include/pmucal/table.h"
-#include "../report/include/pmucal/tlb.h"
-#include "../report/json.h"
-#include "../report/tlbdetect.h"
+#include "host/include/pmucal/table.h"
+#include "host/include/pmucal/tlb.h"
+#include "report/json.h"
+#include "report/tlbdetect.h"
 
 /* A valid table: three levels, ns present. */
 static const char base[] =

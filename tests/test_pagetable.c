@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "../bench/pagetable.h"
+#include "bench/pagetable.h"
 
 #define FAKE_PHYS_BASE 0x7ff00000000ull /* where the fake table pages "are" */
 #define POOL_MAX       256

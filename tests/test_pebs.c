@@ -1,4 +1,4 @@
-/** @file Unit tests for pmu/pebs.c over PEBS records built byte by byte from the layouts in
+/** @file Unit tests for pmu/x86/pebs.c over PEBS records built byte by byte from the layouts in
  * Linux intel/ds.c (struct pebs_record_nhm/hsw/skl), perf_event.h (struct pebs_basic,
  * pebs_meminfo) and [SDM-3B] (DS save area, load-latency data-source encoding). */
 #include <setjmp.h>
@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "../pmu/pebs.h"
+#include "pmu/x86/pebs.h"
 
 #define B(n) (1ull << (n))
 

@@ -1,4 +1,4 @@
-/** @file Tests for pmu/pmu.c + pmu/drv_amd.c against the register-level model: legacy,
+/** @file Tests for pmu/pmu.c + pmu/x86/drv_amd.c against the register-level model: legacy,
  *  extended core counters and PerfMonV2; exact MSR writes, wrap, overflow, no PMU. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,9 +8,9 @@
 
 #include <cmocka.h>
 
-#include "../pmu/msr_amd.h"
-#include "../pmu/pmu.h"
-#include "fake_msr.h"
+#include "pmu/x86/msr_amd.h"
+#include "pmu/pmu.h"
+#include "tests/fake_msr.h"
 
 #define GP(n) ((struct pmu_slot){ .fixed = false, .idx = (n) })
 

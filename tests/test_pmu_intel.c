@@ -1,4 +1,4 @@
-/** @file Tests for pmu/pmu.c + pmu/drv_intel.c against the register-level model
+/** @file Tests for pmu/pmu.c + pmu/x86/drv_intel.c against the register-level model
  *  (tests/fake_msr.c): exact MSR writes, start/stop/read, wrap and overflow, no PMU. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,9 +8,9 @@
 
 #include <cmocka.h>
 
-#include "../pmu/msr_arch.h"
-#include "../pmu/pmu.h"
-#include "fake_msr.h"
+#include "pmu/x86/msr_arch.h"
+#include "pmu/pmu.h"
+#include "tests/fake_msr.h"
 
 #define GP(n)    ((struct pmu_slot){ .fixed = false, .idx = (n) })
 #define FIXED(n) ((struct pmu_slot){ .fixed = true, .idx = (n) })

@@ -1,4 +1,4 @@
-/** @file Unit tests for bench/prefetch.c on the register model (tests/fake_msr.c), and for
+/** @file Unit tests for boot/x86/prefetch.c on the register model (tests/fake_msr.c), and for
  *  the clock/guard probing of bench/window.c on the same model. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -7,9 +7,9 @@
 
 #include <cmocka.h>
 
-#include "../bench/prefetch.h"
-#include "../bench/window.h"
-#include "fake_msr.h"
+#include "boot/x86/prefetch.h"
+#include "bench/window.h"
+#include "tests/fake_msr.h"
 
 static struct cpu_info cpu_of(enum cpu_vendor v, uint32_t family, uint32_t model)
 {

@@ -10,8 +10,8 @@
 
 #include <cmocka.h>
 
-#include "../report/rep.h"
-#include "fake_plat.h"
+#include "report/rep.h"
+#include "tests/fake_plat.h"
 
 static struct rep_buf out;
 

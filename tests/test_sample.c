@@ -8,10 +8,10 @@
 
 #include <cmocka.h>
 
-#include "../pmu/msr_arch.h"
-#include "../pmu/sample.h"
-#include "../report/rep.h"
-#include "fake_msr.h"
+#include "pmu/x86/msr_arch.h"
+#include "pmu/sample.h"
+#include "report/rep.h"
+#include "tests/fake_msr.h"
 
 static unsigned n_unmask;
 static void unmask(void *ctx)

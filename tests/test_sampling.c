@@ -11,10 +11,10 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "../app/sampling.h"
-#include "../bench/kernel_block.h"
-#include "../pmu/msr_arch.h"
-#include "fake_msr.h"
+#include "app/sampling.h"
+#include "bench/kernel_block.h"
+#include "pmu/x86/msr_arch.h"
+#include "tests/fake_msr.h"
 
 /* ---- helpers ---------------------------------------------------------------------------- */
 
@@ -558,7 +558,7 @@ static void test_ldlat_event_in_claimed_tables(void **unused)
         assert_null(smp_pebs_ldlat_event(NULL));
 }
 
-/* A CPUID signature, decoded by pmu/cpuid.c as on the target, picks the table perf's
+/* A CPUID signature, decoded by boot/x86/cpuid.c as on the target, picks the table perf's
  * mapfile.csv names for that part; where the PEBS data-source table knows the model, the
  * table has the load-latency event. Signatures: CPUID.01H:EAX of real parts ([SDM-2A]
  * CPUID Figure 3-6; [APM-3] E.3.2 for the AMD extended family). */

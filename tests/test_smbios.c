@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "test_util.h"
-#include "../boot/smbios.h"
+#include "tests/test_util.h"
+#include "boot/smbios.h"
 
 static struct smbios_info info;
 

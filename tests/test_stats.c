@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "../report/stats.h"
+#include "lib/stats.h"
 
 static int cmp_u64(const void *a, const void *b)
 {

@@ -9,9 +9,9 @@
 
 #include <cmocka.h>
 
-#include "../boot/plat.h"
-#include "../bench/sweep.h"
-#include "../bench/window.h"
+#include "boot/plat.h"
+#include "bench/sweep.h"
+#include "bench/window.h"
 
 #define CAP 2048
 

@@ -9,8 +9,8 @@
 
 #include <cmocka.h>
 
-#include "../bench/tlb.h"
-#include "../boot/plat.h"
+#include "bench/tlb.h"
+#include "boot/plat.h"
 
 static const struct {
         uint64_t            page;

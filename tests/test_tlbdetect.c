@@ -17,9 +17,9 @@
 #include <jansson.h>
 #undef json_null
 
-#include "../boot/plat.h"
-#include "../report/tlbdetect.h"
-#include "cpuid_dump.h"
+#include "boot/plat.h"
+#include "report/tlbdetect.h"
+#include "tests/cpuid_dump.h"
 
 #define CURVE_4K "tests/data/curves/host-zen4-dtlb-4k.csv"
 #define CURVE_2M "tests/data/curves/host-zen4-dtlb-2m.csv"
@@ -313,7 +313,7 @@ static void test_recorded(void **state)
         static struct cpu_info   cpu;
         struct cpuid_regs        r5;
 
-        /* CPUID of the machine the curves were recorded on, decoded by pmu/cpuid.c. */
+        /* CPUID of the machine the curves were recorded on, decoded by boot/x86/cpuid.c. */
         assert_int_equal(cpuid_dump_load(DUMP, d), ST_OK);
         assert_int_equal(cpu_decode(d, &cpu), ST_OK);
         assert_true(cpuid_dump_get(d, 0x80000005, 0, &r5));

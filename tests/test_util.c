@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "test_util.h"
+#include "tests/test_util.h"
 
 void *test_load(const char *rel, size_t *len)
 {

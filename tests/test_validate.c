@@ -1,4 +1,4 @@
-/** @file Tests for pmu/validate.c: tolerances and verdicts, the report lines, the JSON, and
+/** @file Tests for app/pmu_validate.c: tolerances and verdicts, the report lines, the JSON, and
  *  the run-time driver on a CPU without a PMU (everything SKIPs) and on the register model. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,11 +9,11 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "../bench/ownpt.h"
-#include "../pmu/msr_arch.h"
-#include "../pmu/validate.h"
-#include "fake_msr.h"
-#include "fake_plat.h"
+#include "bench/ownpt.h"
+#include "pmu/x86/msr_arch.h"
+#include "app/pmu_validate.h"
+#include "tests/fake_msr.h"
+#include "tests/fake_plat.h"
 
 static struct rep_buf out;
 

@@ -1,0 +1,498 @@
+/** @file The pmucal.cfg parser (see config.h). */
+#include "app/config.h"
+
+#include <stdarg.h>
+
+#include "lib/fmt.h"
+#include "report/json.h"
+#include "report/rep.h"
+#include "boot/plat.h"
+
+/* ---- constants ------------------------------------------------------------------------- */
+
+#define SHOW_MAX 40 /* bytes of a key or value quoted in a message */
+
+/* ---- types ----------------------------------------------------------------------------- */
+
+enum key_type {
+        KT_ENUM, /* one of names[]; the field holds the index */
+        KT_BOOL, /* on|off (also true|false, yes|no, 1|0) */
+        KT_UINT, /* decimal integer in min..max */
+};
+
+/** One configuration key: its name, where its value lives in struct pmucal_config and what
+ *  it may hold. The row's index is its bit in pmucal_config.from_file. */
+struct key_desc {
+        const char        *name;
+        enum key_type      type;
+        size_t             offset;    /* of the field in struct pmucal_config */
+        size_t             size;      /* of the field: 1, 2, 4 or 8 bytes */
+        uint32_t           def;       /* default (enum index, 0/1 or the integer) */
+        const char *const *names;     /* KT_ENUM: names[v] is value v */
+        size_t             n_names;
+        uint32_t           min, max;  /* KT_UINT */
+        const char        *zero_name; /* KT_UINT: a word that also means 0 ("auto") */
+};
+
+struct parser {
+        struct config_diag *diags;
+        size_t              max;
+        size_t              n;
+};
+
+/* ---- private data ---------------------------------------------------------------------- */
+
+static const char *const profile_names[] = {
+        [CONFIG_PROFILE_QUICK]    = "quick",
+        [CONFIG_PROFILE_FULL]     = "full",
+        [CONFIG_PROFILE_PMU]      = "pmu",
+        [CONFIG_PROFILE_SAMPLING] = "sampling",
+        [CONFIG_PROFILE_TLB]      = "tlb",
+};
+static const char *const on_exit_names[] = {
+        [CONFIG_EXIT_RETURN]   = "return",
+        [CONFIG_EXIT_SHUTDOWN] = "shutdown",
+        [CONFIG_EXIT_REBOOT]   = "reboot",
+};
+static const char *const auto_names[] = {
+        [CONFIG_AUTO] = "auto",
+        [CONFIG_ON]   = "on",
+        [CONFIG_OFF]  = "off",
+};
+static const char *const prefetch_names[] = {
+        [CONFIG_PREFETCH_KEEP] = "keep",
+        [CONFIG_PREFETCH_OFF]  = "off",
+};
+static const char *const cpus_names[] = {
+        [CONFIG_CPUS_ALL] = "all",
+        [CONFIG_CPUS_BSP] = "bsp",
+};
+static const char *const pages_names[] = {
+        [CONFIG_PAGES_AUTO] = "auto",
+        [CONFIG_PAGES_4K]   = "4k",
+        [CONFIG_PAGES_2M]   = "2m",
+};
+
+#define FIELD(f) .offset = offsetof(struct pmucal_config, f), \
+                 .size   = sizeof(((struct pmucal_config *)0)->f)
+#define NAMES(a) .names = (a), .n_names = ARRAY_SIZE(a)
+
+static const struct key_desc keys[] = {
+        { .name = "profile", .type = KT_ENUM, FIELD(profile), NAMES(profile_names),
+          .def = CONFIG_PROFILE_QUICK },
+        { .name = "on_exit", .type = KT_ENUM, FIELD(on_exit), NAMES(on_exit_names),
+          .def = CONFIG_EXIT_RETURN },
+        { .name = "serial", .type = KT_BOOL, FIELD(serial), .def = 1 },
+        { .name = "debug_exit", .type = KT_ENUM, FIELD(debug_exit), NAMES(auto_names),
+          .def = CONFIG_AUTO },
+        { .name = "prefetchers", .type = KT_ENUM, FIELD(prefetchers), NAMES(prefetch_names),
+          .def = CONFIG_PREFETCH_OFF },
+        { .name = "repetitions", .type = KT_UINT, FIELD(repetitions), .min = 11, .max = 1001,
+          .def = 11 },
+        { .name = "sweep_max_mib", .type = KT_UINT, FIELD(sweep_max_mib), .min = 0,
+          .max = 1048576, .zero_name = "auto", .def = 0 },
+        { .name = "cpus", .type = KT_ENUM, FIELD(cpus), NAMES(cpus_names),
+          .def = CONFIG_CPUS_ALL },
+        { .name = "results", .type = KT_BOOL, FIELD(results), .def = 1 },
+        { .name = "crash_test", .type = KT_BOOL, FIELD(crash_test), .def = 0 },
+        { .name = "latency_pages", .type = KT_ENUM, FIELD(latency_pages), NAMES(pages_names),
+          .def = CONFIG_PAGES_AUTO },
+};
+
+_Static_assert(ARRAY_SIZE(keys) <= 32, "pmucal_config.from_file has one bit per key");
+
+static const char *const bool_true[]  = { "on", "true", "yes", "1" };
+static const char *const bool_false[] = { "off", "false", "no", "0" };
+
+static const char *const diag_kind_text[] = {
+        [CONFIG_DIAG_MALFORMED]   = "malformed line",
+        [CONFIG_DIAG_UNKNOWN_KEY] = "unknown key",
+        [CONFIG_DIAG_BAD_VALUE]   = "bad value",
+        [CONFIG_DIAG_DUPLICATE]   = "duplicate key",
+        [CONFIG_DIAG_TOO_LONG]    = "line too long",
+        [CONFIG_DIAG_BINARY]      = "binary byte",
+        [CONFIG_DIAG_TOO_LARGE]   = "file too large",
+};
+
+/* ---- private functions ----------------------------------------------------------------- */
+
+static void store(struct pmucal_config *cfg, const struct key_desc *k, uint32_t v)
+{
+        char    *p  = (char *)cfg + k->offset;
+        uint8_t  u8 = (uint8_t)v;
+        uint16_t u16 = (uint16_t)v;
+        uint64_t u64 = v;
+
+        switch (k->size) {
+        case 1: memcpy(p, &u8, 1); break;
+        case 2: memcpy(p, &u16, 2); break;
+        case 8: memcpy(p, &u64, 8); break;
+        default: memcpy(p, &v, 4); break;
+        }
+}
+
+static uint32_t load(const struct pmucal_config *cfg, const struct key_desc *k)
+{
+        const char *p = (const char *)cfg + k->offset;
+        uint8_t     u8;
+        uint16_t    u16;
+        uint32_t    u32;
+        uint64_t    u64;
+
+        switch (k->size) {
+        case 1: memcpy(&u8, p, 1); return u8;
+        case 2: memcpy(&u16, p, 2); return u16;
+        case 8: memcpy(&u64, p, 8); return (uint32_t)u64;
+        default: memcpy(&u32, p, 4); return u32;
+        }
+}
+
+static bool is_ws(char c)
+{
+        return c == ' ' || c == '\t' || c == '\r';
+}
+
+static char lower(char c)
+{
+        return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+/* s[0..n) equals the NUL-terminated @p word, ignoring ASCII case. */
+static bool word_eq(const char *s, size_t n, const char *word)
+{
+        size_t i;
+
+        for (i = 0; i < n; i++)
+                if (!word[i] || lower(s[i]) != word[i])
+                        return false;
+        return word[i] == '\0';
+}
+
+static int show_len(size_t n)
+{
+        return n < SHOW_MAX ? (int)n : SHOW_MAX;
+}
+
+static void diag(struct parser *p, unsigned line, enum config_diag_kind kind, const char *fmt,
+                 ...) PRINTF_FMT(4, 5);
+static void diag(struct parser *p, unsigned line, enum config_diag_kind kind, const char *fmt, ...)
+{
+        if (p->n < p->max) {
+                struct config_diag *d = &p->diags[p->n];
+                va_list             ap;
+
+                d->line = line;
+                d->kind = kind;
+                va_start(ap, fmt);
+                fmt_vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+                va_end(ap);
+        }
+        p->n++;
+}
+
+static const struct key_desc *find_key(const char *s, size_t n)
+{
+        for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+                if (word_eq(s, n, keys[i].name))
+                        return &keys[i];
+        return NULL;
+}
+
+/* What @p k accepts, for messages ("quick|full|pmu"). */
+static void expected(const struct key_desc *k, char *buf, size_t cap)
+{
+        size_t len = 0;
+
+        buf[0] = '\0';
+        switch (k->type) {
+        case KT_ENUM:
+                for (size_t i = 0; i < k->n_names && len < cap; i++)
+                        if (k->names[i])
+                                len += (size_t)fmt_snprintf(buf + len, cap - len, "%s%s",
+                                                            len ? "|" : "", k->names[i]);
+                break;
+        case KT_BOOL:
+                fmt_snprintf(buf, cap, "on|off");
+                break;
+        case KT_UINT:
+                fmt_snprintf(buf, cap, "an integer %u..%u%s%s", k->min, k->max,
+                             k->zero_name ? " or " : "", k->zero_name ? k->zero_name : "");
+                break;
+        }
+}
+
+/* Parse the value text @p s[0..n) for @p k; false if it is not acceptable. */
+static bool parse_value(const struct key_desc *k, const char *s, size_t n, uint32_t *out)
+{
+        switch (k->type) {
+        case KT_ENUM:
+                for (size_t i = 0; i < k->n_names; i++)
+                        if (k->names[i] && word_eq(s, n, k->names[i])) {
+                                *out = (uint32_t)i;
+                                return true;
+                        }
+                return false;
+        case KT_BOOL:
+                for (size_t i = 0; i < ARRAY_SIZE(bool_true); i++) {
+                        if (word_eq(s, n, bool_true[i])) {
+                                *out = 1;
+                                return true;
+                        }
+                        if (word_eq(s, n, bool_false[i])) {
+                                *out = 0;
+                                return true;
+                        }
+                }
+                return false;
+        case KT_UINT: {
+                uint64_t v = 0;
+
+                if (k->zero_name && word_eq(s, n, k->zero_name)) {
+                        *out = 0;
+                        return true;
+                }
+                if (n == 0)
+                        return false;
+                for (size_t i = 0; i < n; i++) {
+                        if (s[i] < '0' || s[i] > '9')
+                                return false;
+                        v = v * 10 + (uint64_t)(s[i] - '0');
+                        if (v > k->max)
+                                return false;
+                }
+                if (v < k->min)
+                        return false;
+                *out = (uint32_t)v;
+                return true;
+        }
+        }
+        return false;
+}
+
+/* One line without its line end; already checked for length and control bytes. */
+static void parse_line(struct parser *p, struct pmucal_config *cfg, unsigned *first_line,
+                       const char *s, size_t n, unsigned line)
+{
+        size_t i = 0, eq, kend, v, vend;
+
+        while (i < n && is_ws(s[i]))
+                i++;
+        if (i == n || s[i] == '#' || s[i] == ';')
+                return;
+        for (eq = i; eq < n && s[eq] != '='; eq++)
+                ;
+        if (eq == n) {
+                while (n > i && is_ws(s[n - 1]))
+                        n--;
+                diag(p, line, CONFIG_DIAG_MALFORMED, "expected 'key = value', got '%.*s'",
+                     show_len(n - i), s + i);
+                return;
+        }
+        for (kend = eq; kend > i && is_ws(s[kend - 1]); kend--)
+                ;
+        if (kend == i) {
+                while (n > eq + 1 && is_ws(s[n - 1]))
+                        n--;
+                diag(p, line, CONFIG_DIAG_MALFORMED, "no key before '=' (line '%.*s')",
+                     show_len(n - i), s + i);
+                return;
+        }
+        const char *key  = s + i;
+        size_t      klen = kend - i;
+
+        for (v = eq + 1; v < n && is_ws(s[v]); v++)
+                ;
+        if (v < n && s[v] == '"') {
+                size_t close, j;
+
+                for (close = v + 1; close < n && s[close] != '"'; close++)
+                        ;
+                if (close == n) {
+                        diag(p, line, CONFIG_DIAG_MALFORMED, "unterminated quote in the value of '%.*s'",
+                             show_len(klen), key);
+                        return;
+                }
+                for (j = close + 1; j < n && is_ws(s[j]); j++)
+                        ;
+                if (j < n && s[j] != '#' && s[j] != ';') {
+                        diag(p, line, CONFIG_DIAG_MALFORMED,
+                             "text after the closing quote in the value of '%.*s'",
+                             show_len(klen), key);
+                        return;
+                }
+                v++;
+                vend = close;
+        } else {
+                /* A comment starts at '#' or ';' at the start of the value or after blanks. */
+                for (vend = v; vend < n; vend++)
+                        if ((s[vend] == '#' || s[vend] == ';') &&
+                            (vend == v || is_ws(s[vend - 1])))
+                                break;
+                while (vend > v && is_ws(s[vend - 1]))
+                        vend--;
+        }
+        const char *val  = s + v;
+        size_t      vlen = vend - v;
+
+        const struct key_desc *k = find_key(key, klen);
+        if (!k) {
+                diag(p, line, CONFIG_DIAG_UNKNOWN_KEY, "unknown key '%.*s' (value '%.*s')",
+                     show_len(klen), key, show_len(vlen), val);
+                return;
+        }
+        size_t   idx = (size_t)(k - keys);
+        uint32_t x;
+
+        if (cfg->from_file & (1u << idx)) {
+                diag(p, line, CONFIG_DIAG_DUPLICATE,
+                     "duplicate key '%s' (value '%.*s'); line %u already set it", k->name,
+                     show_len(vlen), val, first_line[idx]);
+                return;
+        }
+        if (!parse_value(k, val, vlen, &x)) {
+                char want[80];
+
+                expected(k, want, sizeof(want));
+                diag(p, line, CONFIG_DIAG_BAD_VALUE, "bad value '%.*s' for '%s' (expected %s)",
+                     show_len(vlen), val, k->name, want);
+                return;
+        }
+        store(cfg, k, x);
+        cfg->from_file |= 1u << idx;
+        first_line[idx] = line;
+}
+
+/* The value of @p k in @p cfg as text (points into a table or into @p buf). */
+static const char *value_text(const struct pmucal_config *cfg, const struct key_desc *k,
+                              char *buf, size_t cap)
+{
+        uint32_t v = load(cfg, k);
+
+        switch (k->type) {
+        case KT_ENUM:
+                return v < k->n_names && k->names[v] ? k->names[v] : "?";
+        case KT_BOOL:
+                return v ? "on" : "off";
+        case KT_UINT:
+                if (v == 0 && k->zero_name)
+                        return k->zero_name;
+                fmt_snprintf(buf, cap, "%u", v);
+                return buf;
+        }
+        return "?";
+}
+
+/* ---- public functions ------------------------------------------------------------------ */
+
+void config_defaults(struct pmucal_config *cfg)
+{
+        memset(cfg, 0, sizeof(*cfg));
+        for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+                store(cfg, &keys[i], keys[i].def);
+}
+
+status_t config_parse(const char *text, size_t len, struct pmucal_config *cfg,
+                      struct config_diag *diags, size_t max_diags, size_t *n_diags)
+{
+        struct parser p = { .diags = diags, .max = diags ? max_diags : 0 };
+        unsigned      first_line[ARRAY_SIZE(keys)] = { 0 };
+        size_t        pos = 0;
+        unsigned      line = 0;
+
+        if (n_diags)
+                *n_diags = 0;
+        if (!cfg || (!text && len))
+                return ST_BAD_ARG;
+        config_defaults(cfg);
+
+        size_t lim = len < CONFIG_MAX_BYTES ? len : CONFIG_MAX_BYTES;
+
+        /* A UTF-8 byte order mark, as some Windows editors write. */
+        if (lim >= 3 && (unsigned char)text[0] == 0xef && (unsigned char)text[1] == 0xbb &&
+            (unsigned char)text[2] == 0xbf)
+                pos = 3;
+        while (pos < len) {
+                size_t end = pos, n, j;
+
+                line++;
+                while (end < lim && text[end] != '\n')
+                        end++;
+                if (end == lim && lim < len) {
+                        diag(&p, line, CONFIG_DIAG_TOO_LARGE,
+                             "file is larger than %u bytes; line %u and after ignored",
+                             (unsigned)CONFIG_MAX_BYTES, line);
+                        break;
+                }
+                n = end - pos;
+                if (n && text[end - 1] == '\r')
+                        n--;
+                if (n > CONFIG_MAX_LINE) {
+                        diag(&p, line, CONFIG_DIAG_TOO_LONG,
+                             "line is %zu bytes, longer than %u", n,
+                             (unsigned)CONFIG_MAX_LINE);
+                } else {
+                        for (j = 0; j < n; j++) {
+                                unsigned char c = (unsigned char)text[pos + j];
+                                if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f)
+                                        break;
+                        }
+                        if (j < n)
+                                diag(&p, line, CONFIG_DIAG_BINARY,
+                                     "control byte 0x%02x at column %zu",
+                                     (unsigned char)text[pos + j], j + 1);
+                        else
+                                parse_line(&p, cfg, first_line, text + pos, n, line);
+                }
+                pos = end + 1;
+        }
+        if (n_diags)
+                *n_diags = p.n;
+        return p.n ? ST_BAD_DATA : ST_OK;
+}
+
+bool config_from_file(const struct pmucal_config *cfg, const char *key)
+{
+        const struct key_desc *k = key ? find_key(key, strlen(key)) : NULL;
+
+        return k && (cfg->from_file & (1u << (k - keys)));
+}
+
+const char *config_diag_kind_str(enum config_diag_kind kind)
+{
+        if ((unsigned)kind >= ARRAY_SIZE(diag_kind_text) || !diag_kind_text[kind])
+                return "unknown diagnostic";
+        return diag_kind_text[kind];
+}
+
+void config_print(const struct pmucal_config *cfg)
+{
+        char buf[24];
+
+        for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+                rep_printf("config: %-13s = %-8s (%s)\n", keys[i].name,
+                           value_text(cfg, &keys[i], buf, sizeof(buf)),
+                           cfg->from_file & (1u << i) ? "from " CONFIG_PATH : "default");
+}
+
+void config_to_json(struct json_w *w, const char *key, const struct pmucal_config *cfg)
+{
+        char buf[24];
+
+        json_obj_begin(w, key);
+        for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+                const struct key_desc *k = &keys[i];
+
+                if (k->type == KT_UINT)
+                        json_u64(w, k->name, load(cfg, k));
+                else if (k->type == KT_BOOL)
+                        json_bool(w, k->name, load(cfg, k) != 0);
+                else
+                        json_str(w, k->name, value_text(cfg, k, buf, sizeof(buf)));
+        }
+        json_arr_begin(w, "from_file");
+        for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+                if (cfg->from_file & (1u << i))
+                        json_str(w, NULL, keys[i].name);
+        json_arr_end(w);
+        json_obj_end(w);
+}

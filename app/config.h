@@ -1,0 +1,134 @@
+/** @file
+ * The optional run configuration, pmucal/pmucal.cfg on the boot volume: `key = value` lines,
+ * '#' or ';' comments (a whole line, or trailing after whitespace), blank lines, LF or CR LF,
+ * optional double quotes around a value. Keys and symbolic values are matched without regard
+ * to ASCII case. Every key has a default, so a missing or broken file still gives a complete
+ * configuration: a bad line is reported in a diagnostic and ignored, the rest applies.
+ * Portable (lives in boot/ but uses no UEFI types); the file is read by the caller.
+ *
+ *     struct pmucal_config cfg; struct config_diag d[8]; size_t n;
+ *     st = config_parse(text, len, &cfg, d, 8, &n);   // ST_BAD_DATA: see d[0 .. min(n,8)-1]
+ *
+ * Adding a key is one row in the key table in config.c plus one field here.
+ */
+#ifndef PMUCAL_CONFIG_H
+#define PMUCAL_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/status.h"
+
+struct json_w;
+
+#define CONFIG_PATH      "pmucal/pmucal.cfg"
+#define CONFIG_MAX_LINE  512          /* bytes, without the line end */
+#define CONFIG_MAX_BYTES (64 * 1024)  /* larger files are read up to this many bytes */
+#define CONFIG_MSG_MAX   160          /* bytes in config_diag.msg, NUL included */
+
+/** What is measured (the run plan picks the sweeps from it). */
+enum config_profile {
+        CONFIG_PROFILE_QUICK = 0,
+        CONFIG_PROFILE_FULL,
+        CONFIG_PROFILE_PMU,
+        CONFIG_PROFILE_SAMPLING,
+        CONFIG_PROFILE_TLB,
+};
+
+/** What the application does when it is done. */
+enum config_on_exit {
+        CONFIG_EXIT_RETURN = 0, /* return to the firmware (boot manager / shell) */
+        CONFIG_EXIT_SHUTDOWN,
+        CONFIG_EXIT_REBOOT,
+};
+
+/** A switch whose default is decided at run time. */
+enum config_auto {
+        CONFIG_AUTO = 0,
+        CONFIG_ON,
+        CONFIG_OFF,
+};
+
+/** Hardware prefetchers during calibration. */
+enum config_prefetch {
+        CONFIG_PREFETCH_KEEP = 0, /* leave them as firmware set them */
+        CONFIG_PREFETCH_OFF,      /* turn off where a documented control exists */
+};
+
+/** Which processors take part. */
+enum config_cpus {
+        CONFIG_CPUS_ALL = 0,
+        CONFIG_CPUS_BSP,
+};
+
+/** Page size of the latency calibration's buffer. */
+enum config_pages {
+        CONFIG_PAGES_AUTO = 0, /* the profile's: quick 4 KiB, full and sampling 2 MiB, mapped
+                                * as the firmware's identity map has it */
+        CONFIG_PAGES_4K,       /* 4 KiB, through the harness's own page tables if need be */
+        CONFIG_PAGES_2M,       /* 2 MiB, likewise */
+};
+
+/** The effective settings. Filled by config_defaults or config_parse. */
+struct pmucal_config {
+        enum config_profile  profile;       /* default quick */
+        enum config_on_exit  on_exit;       /* default return */
+        bool                 serial;        /* also write the serial port; default on */
+        enum config_auto     debug_exit;    /* QEMU isa-debug-exit; auto = only under QEMU */
+        enum config_prefetch prefetchers;   /* default off */
+        uint32_t             repetitions;   /* 11..1001, default 11 */
+        uint32_t             sweep_max_mib; /* largest working set; 0 = auto */
+        enum config_cpus     cpus;          /* default all */
+        bool                 results;       /* write result files; default on */
+        bool                 crash_test;    /* end the self-test with an unhandled #UD, to
+                                             * check the crash path; default off */
+        enum config_pages    latency_pages; /* latency buffer page size; default auto */
+        uint32_t             from_file;     /* bit i: key table row i was set by the file */
+};
+
+/** Kinds of problems config_parse reports. */
+enum config_diag_kind {
+        CONFIG_DIAG_MALFORMED = 0, /* not `key = value`, or an unterminated quote */
+        CONFIG_DIAG_UNKNOWN_KEY,
+        CONFIG_DIAG_BAD_VALUE,     /* not one of the allowed values, or out of range */
+        CONFIG_DIAG_DUPLICATE,     /* key already set by an earlier line; the earlier wins */
+        CONFIG_DIAG_TOO_LONG,      /* line longer than CONFIG_MAX_LINE */
+        CONFIG_DIAG_BINARY,        /* NUL or another control byte */
+        CONFIG_DIAG_TOO_LARGE,     /* file larger than CONFIG_MAX_BYTES; the rest is ignored */
+        CONFIG_DIAG__COUNT
+};
+
+/** One problem: where, what kind, and a message naming the key and value. */
+struct config_diag {
+        unsigned              line; /* 1-based */
+        enum config_diag_kind kind;
+        char                  msg[CONFIG_MSG_MAX];
+};
+
+/** Fill @p cfg with the defaults (nothing from the file). */
+void config_defaults(struct pmucal_config *cfg);
+
+/** Parse @p len bytes of @p text (need not be NUL-terminated; NULL when @p len is 0) into
+ *  @p cfg, which is first reset to the defaults. Problems go to @p diags (up to @p max_diags
+ *  written; @p diags may be NULL when @p max_diags is 0); @p *n_diags (if not NULL) receives
+ *  how many there were, also those not written. Returns ST_OK, ST_BAD_DATA when there was any
+ *  diagnostic (@p cfg is still complete and valid), or ST_BAD_ARG for NULL arguments. */
+status_t config_parse(const char *text, size_t len, struct pmucal_config *cfg,
+                      struct config_diag *diags, size_t max_diags, size_t *n_diags);
+
+/** True when @p key was set by the file (false for unknown keys). */
+bool config_from_file(const struct pmucal_config *cfg, const char *key);
+
+/** Short name of a diagnostic kind ("unknown key"); never NULL. */
+const char *config_diag_kind_str(enum config_diag_kind kind);
+
+/** rep_printf the effective settings, one line each, saying whether each came from the file
+ *  or is the default. */
+void config_print(const struct pmucal_config *cfg);
+
+/** Write the settings as a JSON object named @p key (NULL inside an array or at the top),
+ *  with a "from_file" array listing the keys the file set. */
+void config_to_json(struct json_w *w, const char *key, const struct pmucal_config *cfg);
+
+#endif

@@ -1,0 +1,249 @@
+/** @file The memory kernels of the validation suite: how big a chase buffer must be to miss
+ *  a cache level or the dTLB on every load, and setting one up (see validate.h). The page
+ *  chase needs the buffer mapped by 4 KiB pages; where the firmware uses 2 MiB / 1 GiB pages
+ *  (OVMF and most firmware), it runs under the harness's own page tables (bench/ownpt.h, as
+ *  the TLB phase does), with CR3 switched only around the counted region. */
+#include "app/pmu_validate.h"
+
+#include "bench/chain.h"
+#include "bench/kernel_chase.h"
+#include "bench/kernel_pmu.h"
+#include "bench/kernel_tlb.h"
+#include "bench/ownpt.h"
+
+#define LINE_BYTES 64u
+#define PAGE_BYTES 4096u
+
+/* Largest data or unified cache of @p level (0 = the highest level present). */
+static const struct cpu_cache *cache_at(const struct cpu_info *ci, unsigned level)
+{
+        const struct cpu_cache *best = NULL;
+
+        if (level == 0)
+                for (size_t i = 0; i < ci->n_caches; i++)
+                        if (ci->caches[i].type != CACHE_INST && ci->caches[i].level > level)
+                                level = ci->caches[i].level;
+        for (size_t i = 0; i < ci->n_caches; i++) {
+                const struct cpu_cache *k = &ci->caches[i];
+                if (k->level == level && k->type != CACHE_INST && k->size_bytes &&
+                    (!best || k->size_bytes > best->size_bytes))
+                        best = k;
+        }
+        return best;
+}
+
+/* Entries of the largest data/unified TLB for 4 KiB pages; 0 if CPUID names none. */
+static uint32_t dtlb_entries(const struct cpu_info *ci)
+{
+        uint32_t n = 0;
+
+        for (size_t i = 0; i < ci->n_tlbs; i++) {
+                const struct cpu_tlb *t = &ci->tlbs[i];
+                if (t->type != TLB_INST && (t->page_sizes & TLB_PG_4K) && t->entries > n)
+                        n = t->entries;
+        }
+        return n;
+}
+
+status_t pmu_chase_plan(const struct cpu_info *ci, const struct pmu_check *c, uint64_t max_bytes,
+                        uint64_t *bytes, const char **reason)
+{
+        uint64_t want;
+
+        if (!ci || !c || !bytes || !reason)
+                return ST_BAD_ARG;
+        *bytes = 0;
+        if (c->truth == TRUTH_PAGE_CHASE) {
+                uint32_t n = dtlb_entries(ci);
+                want = (uint64_t)(n ? n : PMU_PAGE_TLB_DEFAULT) * PMU_PAGE_OVERSIZE * PAGE_BYTES;
+        } else if (c->truth == TRUTH_CHASE_MISSES) {
+                const struct cpu_cache *k = cache_at(ci, c->level);
+                if (!k) {
+                        *reason = "CPUID reports no size for this cache level";
+                        return ST_UNSUPPORTED;
+                }
+                want = k->size_bytes * PMU_CHASE_OVERSIZE;
+        } else {
+                return ST_BAD_ARG;
+        }
+        want = (want + PAGE_BYTES - 1) / PAGE_BYTES * PAGE_BYTES;
+        if (want > max_bytes) {
+                *reason = "the working set needed (8x the cache, 16x the dTLB reach) exceeds "
+                          "the 512 MiB the suite allocates";
+                return ST_UNSUPPORTED;
+        }
+        *bytes = want;
+        return ST_OK;
+}
+
+/* One pointer per 4 KiB page only misses the dTLB if the pages are 4 KiB; the firmware's
+ * identity map (OVMF and most firmware: 2 MiB and 1 GiB) makes the whole buffer a handful of
+ * TLB entries. So map it again, by 4 KiB pages, in the harness's own tables, check every page
+ * with the software walker and the addresses the counted window touches. */
+static status_t own_tables(struct pmu_chase *ch, const struct cpu_info *ci, const char **reason)
+{
+        int      local = 0;
+        status_t st;
+
+        if (!ci) {
+                *reason = "no CPU description to build 4 KiB page tables for";
+                return ST_UNSUPPORTED;
+        }
+        if (!(ch->own = plat_alloc(sizeof(*ch->own)))) {
+                *reason = "no memory for the page-table bookkeeping";
+                return ST_NO_MEM;
+        }
+        if ((st = bench_ownpt_build(ch->own, ci, ch->buf, ch->bytes)) != ST_OK) {
+                *reason = st == ST_UNSUPPORTED
+                                  ? "the firmware maps this buffer with 2 MiB or 1 GiB pages and "
+                                    "this platform gives no memory map to build 4 KiB page "
+                                    "tables from"
+                                  : "building 4 KiB page tables over the chase buffer failed";
+                return st;
+        }
+        const uintptr_t probes[] = {
+                (uintptr_t)bench_pmu_measure, (uintptr_t)bench_chase,
+                (uintptr_t)pmu_chase_step, (uintptr_t)plat_page_tables_restore,
+                (uintptr_t)bench_tlb_flush_all, (uintptr_t)&local, (uintptr_t)ch,
+                (uintptr_t)ch->own, (uintptr_t)pmu_get_caps(),
+        };
+        if (bench_ownpt_check_4k(ch->own, ch->buf, ch->bytes, &ch->n_walked) != ST_OK ||
+            ch->n_walked != ch->bytes / PAGE_BYTES) {
+                *reason = "a page of the 4 KiB test mapping does not walk to itself";
+                return ST_BAD_DATA;
+        }
+        if (!bench_ownpt_identity_ok(ch->own, probes, ARRAY_SIZE(probes))) {
+                *reason = "the harness's own page tables do not identity-map its code, stack "
+                          "or data";
+                return ST_BAD_DATA;
+        }
+        return ST_OK;
+}
+
+status_t pmu_chase_setup(struct pmu_chase *ch, const struct cpu_info *ci, uint64_t bytes,
+                         bool per_page, const char **reason)
+{
+        enum plat_page_kind got = PLAT_PAGE_4K;
+        status_t            st;
+
+        *ch = (struct pmu_chase){ 0 };
+        if ((st = plat_alloc_pages(bytes, PLAT_PAGE_4K, &ch->buf, &got)) != ST_OK) {
+                *reason = "could not allocate the chase buffer";
+                return st;
+        }
+        ch->bytes = bytes;
+        if (per_page && got != PLAT_PAGE_4K && (st = own_tables(ch, ci, reason)) != ST_OK) {
+                pmu_chase_free(ch);
+                return st;
+        }
+        struct bench_chain_cfg cfg = { .layout = BENCH_LAYOUT_RANDOM,
+                                       .line_bytes = per_page ? PAGE_BYTES : LINE_BYTES,
+                                       .seed = 0x70757063686173ull };
+        if ((st = bench_chain_build(ch->buf, bytes, &cfg, &ch->p)) != ST_OK) {
+                *reason = "building the chase chain failed";
+                pmu_chase_free(ch);
+                return st;
+        }
+        uint64_t n_ptrs = bytes / cfg.line_bytes;
+        uint64_t loads  = n_ptrs < PMU_CHASE_MAX_LOADS ? n_ptrs : PMU_CHASE_MAX_LOADS;
+        ch->iters = loads / BENCH_CHASE_UNROLL ? loads / BENCH_CHASE_UNROLL : 1;
+        /* Warm-up lap: steady state, not the cold first touch. */
+        uint64_t lap = n_ptrs / BENCH_CHASE_UNROLL;
+        ch->p = bench_chase(ch->p, lap ? lap : 1);
+        return ST_OK;
+}
+
+void pmu_chase_free(struct pmu_chase *ch)
+{
+        if (!ch)
+                return;
+        if (ch->own) {
+                bench_ownpt_free(ch->own);
+                plat_free(ch->own);
+        }
+        if (ch->buf)
+                plat_free_pages(ch->buf, ch->bytes);
+        *ch = (struct pmu_chase){ 0 };
+}
+
+status_t pmu_chase_enter(struct pmu_chase *ch)
+{
+        status_t st;
+
+        if (!ch->own)
+                return ST_OK;
+        if ((st = plat_page_tables_load(ch->own->pt.root_pa, &ch->saved_cr3)) != ST_OK)
+                return st;
+        /* A CR3 load keeps global entries and, with PCIDs, other contexts' entries: toggle
+         * CR4.PGE then, as the TLB phase does. CR4 is read here, where CR3 loads proved we
+         * run at CPL 0. [SDM-3A] "Invalidation of TLBs and Paging-Structure Caches" */
+        ch->flush = bench_cr4_read() & (BENCH_CR4_PGE | BENCH_CR4_PCIDE);
+        if (ch->flush)
+                bench_tlb_flush_all();
+        return ST_OK;
+}
+
+void pmu_chase_leave(struct pmu_chase *ch)
+{
+        if (!ch->own)
+                return;
+        plat_page_tables_restore(ch->saved_cr3);
+        if (ch->flush)
+                bench_tlb_flush_all();
+        if (bench_cr3_read() != ch->saved_cr3)
+                ch->n_cr3_bad++;
+}
+
+void pmu_page_chase_selftest(const struct cpu_info *ci)
+{
+        const struct pmu_check *page = NULL;
+        struct pmu_chase        ch;
+        const char             *reason = NULL;
+        uint64_t                bytes, irq;
+        status_t                st;
+
+        for (size_t i = 0; i < pmu_n_checks; i++)
+                if (pmu_checks[i].truth == TRUTH_PAGE_CHASE)
+                        page = &pmu_checks[i];
+        if (!ci || !page || pmu_chase_plan(ci, page, PMU_CHASE_MAX_BYTES, &bytes, &reason) != ST_OK)
+                return;
+        st = pmu_chase_setup(&ch, ci, bytes, true, &reason);
+        if (st == ST_BAD_DATA)
+                rep_check(false, "%s: 4 KiB test mapping: %s", page->name, reason);
+        else if (st != ST_OK)
+                rep_info("%s: no 4 KiB test mapping: %s", page->name, reason);
+        if (st != ST_OK || !ch.own) { /* !own: the firmware's pages are 4 KiB already */
+                pmu_chase_free(&ch);
+                return;
+        }
+        rep_info("%s: 4 KiB test mapping ready, %llu pages walked (%u table pages)", page->name,
+                 (unsigned long long)ch.n_walked, ch.own->pt.n_table_pages);
+        /* One lap under the harness's tables: every pointer is read through a 4 KiB
+         * translation, and a closed cycle comes back to where it started. */
+        uint64_t n_ptrs = ch.bytes / PAGE_BYTES, lap = n_ptrs / BENCH_CHASE_UNROLL;
+        void    *start = ch.p, *end = NULL;
+        if (lap == 0 || n_ptrs % BENCH_CHASE_UNROLL) {
+                pmu_chase_free(&ch);
+                return;
+        }
+        plat_irq_disable(&irq);
+        if ((st = pmu_chase_enter(&ch)) == ST_OK) {
+                end = bench_chase(start, lap);
+                pmu_chase_leave(&ch);
+        }
+        plat_irq_restore(irq);
+        if (st == ST_OK)
+                rep_check(end == start && ch.n_cr3_bad == 0,
+                          "%s: one lap of %llu loads under the harness's page tables %s, "
+                          "firmware CR3 %s", page->name, (unsigned long long)n_ptrs,
+                          end == start ? "closed" : "did not close",
+                          ch.n_cr3_bad ? "NOT restored" : "restored");
+        pmu_chase_free(&ch);
+}
+
+void pmu_chase_step(void *arg)
+{
+        struct pmu_chase_run *r = arg;
+
+        r->ch->p = bench_chase(r->ch->p, r->iters);
+}

@@ -1,0 +1,45 @@
+/** @file Known-count kernels (see kernel_branch.h). */
+#include "bench/kernel_branch.h"
+
+void bench_loop(uint64_t n)
+{
+        if (!n)
+                return;
+        __asm__ volatile("1:\n\t"
+                         "dec %0\n\t"
+                         "jnz 1b"
+                         : "+r"(n)
+                         :
+                         : "cc");
+}
+
+void bench_branch_pattern(const uint8_t *pat, uint64_t n)
+{
+        uint32_t t;
+
+        if (!n)
+                return;
+        __asm__ volatile("1:\n\t"
+                         "movzbl (%[p]), %[t]\n\t"
+                         "inc %[p]\n\t"
+                         "test %[t], %[t]\n\t"
+                         "jz 2f\n\t"
+                         "nop\n"
+                         "2:\n\t"
+                         "dec %[n]\n\t"
+                         "jnz 1b"
+                         : [p] "+r"(pat), [n] "+r"(n), [t] "=&r"(t)
+                         :
+                         : "cc", "memory");
+}
+
+void bench_pattern_fill(uint8_t *pat, size_t n, bool random, uint64_t seed)
+{
+        /* Knuth MMIX LCG constants; the top bit is the best-distributed one. */
+        uint64_t x = seed;
+
+        for (size_t i = 0; i < n; i++) {
+                x      = x * 6364136223846793005ull + 1442695040888963407ull;
+                pat[i] = random ? (uint8_t)(x >> 63) : 0;
+        }
+}

@@ -1,0 +1,76 @@
+/** @file The MSR accessors of boot/x86/msr.h for the hosted build: the msr driver's
+ *  /dev/cpu/N/msr, where the file offset is the MSR number and a register the CPU lacks reads
+ *  as EIO (the kernel caught the #GP). No driver or no permission: ST_UNSUPPORTED. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "boot/x86/msr.h"
+#include "boot/linux/linux_plat.h"
+
+static int msr_cpu = -1; /* -1: the CPU the caller runs on now */
+
+void linux_msr_set_cpu(unsigned cpu)
+{
+        msr_cpu = (int)cpu;
+}
+
+static int open_msr(int flags, status_t *st)
+{
+        char path[48];
+        int  cpu = msr_cpu >= 0 ? msr_cpu : sched_getcpu();
+        int  fd;
+
+        snprintf(path, sizeof(path), "/dev/cpu/%d/msr", cpu < 0 ? 0 : cpu);
+        fd = open(path, flags | O_CLOEXEC);
+        if (fd < 0)
+                *st = ST_UNSUPPORTED; /* ENOENT (no msr module), EACCES, EPERM */
+        return fd;
+}
+
+status_t rdmsr_safe(uint32_t msr, uint64_t *out)
+{
+        status_t st = ST_OK;
+        uint64_t v  = 0;
+        int      fd = open_msr(O_RDONLY, &st);
+
+        if (out)
+                *out = 0;
+        if (fd < 0)
+                return st;
+        if (pread(fd, &v, sizeof(v), msr) != (ssize_t)sizeof(v))
+                st = errno == EIO ? ST_FAULT : ST_UNSUPPORTED;
+        close(fd);
+        if (st == ST_OK && out)
+                *out = v;
+        return st;
+}
+
+status_t wrmsr_safe(uint32_t msr, uint64_t val)
+{
+        status_t st = ST_OK;
+        int      fd = open_msr(O_WRONLY, &st);
+
+        if (fd < 0)
+                return st;
+        if (pwrite(fd, &val, sizeof(val), msr) != (ssize_t)sizeof(val))
+                st = errno == EIO ? ST_FAULT : ST_UNSUPPORTED;
+        close(fd);
+        return st;
+}
+
+status_t rdpmc_safe(uint32_t ecx, uint64_t *out)
+{
+        (void)ecx;
+        if (out)
+                *out = 0;
+        return ST_UNSUPPORTED;
+}
+
+unsigned msr_last_fault_vector(void)
+{
+        return 0;
+}

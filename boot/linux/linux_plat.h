@@ -1,0 +1,32 @@
+/** @file
+ * Host-only controls of the hosted platform (boot/linux/linux_plat.c, boot/linux/linux_msr.c) used by
+ * pmucal-host: the output directory files are written under, CPU pinning, and what the last
+ * measurement buffer really got. Not portable: only host/pmucal_host.c includes this.
+ */
+#ifndef PMUCAL_LINUX_PLAT_H
+#define PMUCAL_LINUX_PLAT_H
+
+#include <stdint.h>
+
+#include "boot/plat.h"
+
+/** Directory plat_write_file/plat_read_file paths are relative to (copied; default "."). */
+void linux_plat_set_out_dir(const char *dir);
+
+/** Pin the calling thread to logical CPU @p cpu (sched_setaffinity); ST_BAD_ARG for a CPU
+ *  this process may not run on. MSR accesses go to that CPU's /dev/cpu/N/msr afterwards. */
+status_t linux_plat_pin_cpu(unsigned cpu);
+
+/** Share of the last plat_alloc_pages buffer backed by 2 MiB pages, per mille
+ *  (AnonHugePages of its mapping in /proc/self/smaps); 0 when unknown. */
+unsigned linux_plat_last_huge_permille(void);
+
+/** Context switches of the calling thread so far (getrusage RUSAGE_THREAD, voluntary +
+ *  involuntary): the hosted build's "the CPU was taken away" counter for the window guard
+ *  (bench_steal_count_fn; @p ctx unused). */
+uint64_t linux_plat_ctx_switches(void *ctx);
+
+/** Select the CPU whose /dev/cpu/N/msr the MSR accessors use (linux_plat_pin_cpu does it). */
+void linux_msr_set_cpu(unsigned cpu);
+
+#endif

@@ -1,0 +1,299 @@
+/** @file
+ * Exclusive control of the machine for the firmware build: measurement windows at
+ * TPL_HIGH_LEVEL with interrupts masked, the harness's own #UD/#GP handlers (boot/x86/trap.h),
+ * deliberate faults for the self-test, timers, and leaving through QEMU's debug-exit port.
+ */
+#include "boot/uefi/uefi_priv.h"
+
+#include "boot/x86/trap.h"
+
+#include "boot/plat.h"
+#include "lib/fmt.h"
+
+struct idt_gate {
+        uint16_t offset_lo;
+        uint16_t selector;
+        uint8_t  ist;
+        uint8_t  type_attr;
+        uint16_t offset_mid;
+        uint32_t offset_hi;
+        uint32_t reserved;
+} __attribute__((packed));
+
+struct idtr {
+        uint16_t limit;
+        uint64_t base;
+} __attribute__((packed));
+
+#define VEC_UD          6
+#define VEC_GP          13
+#define GATE_INTERRUPT  0x8e /* present, DPL 0, 64-bit interrupt gate: IF cleared on entry */
+#define IDT_ENTRIES     256
+
+extern void trap_ud_entry(void) TRAP_HIDDEN;
+extern void trap_gp_entry(void) TRAP_HIDDEN;
+extern uint64_t trap_orig_ud TRAP_HIDDEN;
+extern uint64_t trap_orig_gp TRAP_HIDDEN;
+
+static struct idtr      firmware_idtr;
+static struct idtr      our_idtr;
+static struct idt_gate *our_idt;
+static bool             active;
+
+static uint64_t gate_offset(const struct idt_gate *g)
+{
+        return g->offset_lo | (uint64_t)g->offset_mid << 16 | (uint64_t)g->offset_hi << 32;
+}
+
+/* Written as two 8-byte stores, high half first, so that an NMI arriving meanwhile sees
+ * either the old gate or the new one: under UEFI both handlers sit below 4 GiB, so the
+ * high half does not even change, and the low half is one atomic store. */
+static void store_gate(struct idt_gate *g, const struct idt_gate *n)
+{
+        uint64_t half[2];
+
+        _Static_assert(sizeof(*n) == sizeof(half), "a 64-bit IDT gate is 16 bytes");
+        memcpy(half, n, sizeof(half));
+        ((volatile uint64_t *)g)[1] = half[1];
+        ((volatile uint64_t *)g)[0] = half[0];
+}
+
+static void set_gate(struct idt_gate *g, void (*fn)(void), uint16_t cs)
+{
+        uint64_t        a = (uint64_t)(uintptr_t)fn;
+        struct idt_gate n = {
+                .offset_lo  = (uint16_t)a,
+                .selector   = cs,
+                .ist        = 0,
+                .type_attr  = GATE_INTERRUPT,
+                .offset_mid = (uint16_t)(a >> 16),
+                .offset_hi  = (uint32_t)(a >> 32),
+                .reserved   = 0,
+        };
+        store_gate(g, &n);
+}
+
+bool trap_install(void)
+{
+        uint16_t cs;
+
+        if (active)
+                return true;
+        __asm__ volatile("sidt %0" : "=m"(firmware_idtr));
+        __asm__ volatile("mov %%cs, %0" : "=r"(cs));
+        size_t bytes = IDT_ENTRIES * sizeof(struct idt_gate);
+        if (!our_idt && !(our_idt = plat_alloc(bytes)))
+                return false;
+        size_t have = (size_t)firmware_idtr.limit + 1;
+        memcpy(our_idt, (void *)(uintptr_t)firmware_idtr.base, have < bytes ? have : bytes);
+        trap_orig_ud = gate_offset(&our_idt[VEC_UD]);
+        trap_orig_gp = gate_offset(&our_idt[VEC_GP]);
+        set_gate(&our_idt[VEC_UD], trap_ud_entry, cs);
+        set_gate(&our_idt[VEC_GP], trap_gp_entry, cs);
+        our_idtr = (struct idtr){ .limit = (uint16_t)(bytes - 1), .base = (uintptr_t)our_idt };
+        trap_fixup_rip   = 0;
+        trap_vector      = 0;
+        trap_n_recovered = 0;
+        __asm__ volatile("lidt %0" : : "m"(our_idtr) : "memory");
+        active = true;
+        return true;
+}
+
+bool trap_set_gate(unsigned vector, void (*entry)(void))
+{
+        uint16_t cs;
+
+        if (!active || vector >= IDT_ENTRIES || !entry)
+                return false;
+        __asm__ volatile("mov %%cs, %0" : "=r"(cs));
+        set_gate(&our_idt[vector], entry, cs);
+        return true;
+}
+
+void trap_restore_gate(unsigned vector)
+{
+        const struct idt_gate *fw = (const struct idt_gate *)(uintptr_t)firmware_idtr.base;
+
+        if (!active || vector >= IDT_ENTRIES)
+                return;
+        if ((vector + 1) * sizeof(struct idt_gate) <= (size_t)firmware_idtr.limit + 1)
+                store_gate(&our_idt[vector], &fw[vector]);
+        else
+                memset(&our_idt[vector], 0, sizeof(our_idt[vector]));
+}
+
+void trap_load_on_this_cpu(void)
+{
+        if (active)
+                __asm__ volatile("lidt %0" : : "m"(our_idtr) : "memory");
+}
+
+void trap_restore(void)
+{
+        if (!active)
+                return;
+        __asm__ volatile("lidt %0" : : "m"(firmware_idtr) : "memory");
+        active = false;
+}
+
+bool trap_active(void)
+{
+        return active;
+}
+
+void trap_unexpected(uint64_t vector, const uint64_t *frame)
+{
+        char           line[160];
+        const uint64_t *f = vector == VEC_GP ? frame + 1 : frame; /* skip the error code */
+
+        char err[32] = "";
+        if (vector == VEC_GP)
+                fmt_snprintf(err, sizeof(err), " error 0x%llx", (unsigned long long)frame[0]);
+        fmt_snprintf(line, sizeof(line),
+                     "\nFATAL: unexpected %s at RIP 0x%llx (CS 0x%llx RFLAGS 0x%llx RSP 0x%llx%s)"
+                     " - pmucal crashed\n",
+                     vector == VEC_GP ? "#GP" : "#UD", (unsigned long long)f[0],
+                     (unsigned long long)f[1], (unsigned long long)f[2],
+                     (unsigned long long)f[3], err);
+        uefi_con_emergency(line);
+        if (uefi_under_qemu())
+                uefi_debug_exit(PMUCAL_EXIT_CRASHED);
+        /* On hardware the firmware's handler takes over (it dumps registers and halts). */
+}
+
+status_t plat_fault_probe(enum plat_fault_probe kind, unsigned *vector)
+{
+        uint64_t cr4;
+
+        *vector = 0;
+        if (!active)
+                return ST_UNSUPPORTED;
+        trap_vector = 0;
+        switch (kind) {
+        case PLAT_PROBE_UD2:
+                __asm__ volatile("leaq 1f(%%rip), %%r11\n\t"
+                                 "movq %%r11, %[fix]\n\t"
+                                 "ud2\n"
+                                 "1:\n\t"
+                                 "movq $0, %[fix]"
+                                 : [fix] "=m"(trap_fixup_rip)
+                                 :
+                                 : "r11", "memory");
+                break;
+        case PLAT_PROBE_GP_NONCANONICAL: {
+                uint64_t v = 0x8000000000000000ull;
+                __asm__ volatile("leaq 1f(%%rip), %%r11\n\t"
+                                 "movq %%r11, %[fix]\n\t"
+                                 "movq (%[p]), %[p]\n"
+                                 "1:\n\t"
+                                 "movq $0, %[fix]"
+                                 : [fix] "=m"(trap_fixup_rip), [p] "+r"(v)
+                                 :
+                                 : "r11", "memory");
+                break;
+        }
+        case PLAT_PROBE_GP_CR4_LA57: {
+                /* Only where the CPU has LA57 (CPUID.(EAX=07H,ECX=0):ECX[16]): then the #GP for
+                 * changing it in IA-32e mode is architectural. Without LA57 the bit is merely
+                 * reserved, and QEMU 7.2 TCG accepts the write and hangs. */
+                uint32_t a = 7, b, c = 0, d;
+                __asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+                if (!(c & (1u << 16)))
+                        return ST_UNSUPPORTED;
+                /* Changing CR4.LA57 (bit 12) while in IA-32e mode raises #GP, and so does
+                 * setting it where 5-level paging does not exist (reserved bit), so the
+                 * write never takes effect. [SDM-2B] MOV to/from control registers. (A high
+                 * reserved bit is not used: QEMU 7.2 TCG accepts it without #GP and hangs.) */
+                __asm__ volatile("mov %%cr4, %0" : "=r"(cr4));
+                uint64_t bad = cr4 ^ BIT_ULL(12);
+                __asm__ volatile("leaq 1f(%%rip), %%r11\n\t"
+                                 "movq %%r11, %[fix]\n\t"
+                                 "mov %[v], %%cr4\n"
+                                 "1:\n\t"
+                                 "movq $0, %[fix]"
+                                 : [fix] "=m"(trap_fixup_rip)
+                                 : [v] "r"(bad)
+                                 : "r11", "memory");
+                if (!trap_vector) /* it did not fault: put CR4 back at once */
+                        __asm__ volatile("mov %0, %%cr4" : : "r"(cr4) : "memory");
+                break;
+        }
+        case PLAT_PROBE_UNHANDLED_UD2:
+                __asm__ volatile("ud2" ::: "memory");
+                break;
+        default:
+                return ST_BAD_ARG;
+        }
+        *vector = trap_vector;
+        return trap_vector ? ST_OK : ST_FAULT;
+}
+
+bool plat_irq_disable(uint64_t *saved)
+{
+        *saved = uefi_call_wrapper(BS->RaiseTPL, 1, TPL_HIGH_LEVEL);
+        __asm__ volatile("cli" ::: "memory");
+        return true;
+}
+
+void plat_irq_restore(uint64_t saved)
+{
+        uefi_call_wrapper(BS->RestoreTPL, 1, (EFI_TPL)saved);
+}
+
+void plat_stall_us(uint32_t us)
+{
+        uefi_call_wrapper(BS->Stall, 1, us);
+}
+
+status_t plat_wallclock(struct plat_time *out)
+{
+        EFI_TIME t;
+
+        *out = (struct plat_time){ 0 };
+        EFI_STATUS st = uefi_call_wrapper(RT->GetTime, 2, &t, NULL);
+        if (EFI_ERROR(st))
+                return uefi_status(st);
+        *out = (struct plat_time){ .year = t.Year, .month = t.Month, .day = t.Day,
+                                   .hour = t.Hour, .minute = t.Minute, .second = t.Second,
+                                   .valid = true };
+        return ST_OK;
+}
+
+bool uefi_under_qemu(void)
+{
+        uint32_t a = 1, b, c = 0, d;
+
+        __asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+        if (!(c & (1u << 31))) /* CPUID.01H:ECX[31]: running under a hypervisor */
+                return false;
+        a = 0x40000000;
+        c = 0;
+        __asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+        char v[13];
+        memcpy(v, &b, 4);
+        memcpy(v + 4, &c, 4);
+        memcpy(v + 8, &d, 4);
+        v[12] = 0;
+        return !memcmp(v, "TCGTCGTCGTCG", 12) || !memcmp(v, "KVMKVMKVM", 9);
+}
+
+void uefi_debug_exit(unsigned code)
+{
+        /* QEMU -device isa-debug-exit,iobase=0xf4,iosize=0x04: exits with (code << 1) | 1. */
+        __asm__ volatile("outl %0, %1" : : "a"(code), "Nd"((uint16_t)0xf4));
+}
+
+const char *plat_name(void)
+{
+        static char name[96];
+        char        vendor[48];
+        size_t      i = 0;
+
+        for (const CHAR16 *w = ST->FirmwareVendor; w && *w && i < sizeof(vendor) - 1; w++)
+                vendor[i++] = *w < 0x80 ? (char)*w : '?';
+        vendor[i] = 0;
+        fmt_snprintf(name, sizeof(name), "UEFI %u.%u, %s firmware rev 0x%x",
+                     ST->Hdr.Revision >> 16, (ST->Hdr.Revision & 0xffff) / 10, vendor,
+                     ST->FirmwareRevision);
+        return name;
+}

@@ -1,0 +1,137 @@
+/** @file
+ * Other processors, through the firmware's MP services protocol. GNU-EFI has no header for
+ * it, so it is declared here from [PI-1.8] Vol. 2 §13.4 "EFI_MP_SERVICES_PROTOCOL" (edk2
+ * MdePkg/Include/Protocol/MpService.h has the same layout). Without the protocol (some
+ * firmware, or a single-CPU machine) only the BSP is reported and runs work.
+ */
+#include "boot/uefi/uefi_priv.h"
+
+#define EFI_MP_SERVICES_PROTOCOL_GUID                                                       \
+        { 0x3fdda605, 0xa76e, 0x4f46, { 0xad, 0x29, 0x12, 0xf4, 0x53, 0x1b, 0x3d, 0x08 } }
+
+/* StatusFlag bits. */
+#define PROCESSOR_AS_BSP_BIT        0x00000001
+#define PROCESSOR_ENABLED_BIT       0x00000002
+#define PROCESSOR_HEALTH_STATUS_BIT 0x00000004
+
+typedef struct {
+        UINT32 Package;
+        UINT32 Core;
+        UINT32 Thread;
+} EFI_CPU_PHYSICAL_LOCATION;
+
+/* The PI 1.7 ExtendedInformation member is only filled when CPU_V2_EXTENDED_TOPOLOGY is set
+ * in the processor number; we never set it, but keep room for it. */
+typedef struct {
+        UINT64                    ProcessorId;
+        UINT32                    StatusFlag;
+        EFI_CPU_PHYSICAL_LOCATION Location;
+        UINT32                    ExtendedInformation[6];
+} EFI_PROCESSOR_INFORMATION;
+
+typedef VOID(EFIAPI *EFI_AP_PROCEDURE)(VOID *ProcedureArgument);
+
+struct _EFI_MP_SERVICES_PROTOCOL;
+typedef struct _EFI_MP_SERVICES_PROTOCOL EFI_MP_SERVICES_PROTOCOL;
+
+struct _EFI_MP_SERVICES_PROTOCOL {
+        EFI_STATUS(EFIAPI *GetNumberOfProcessors)(EFI_MP_SERVICES_PROTOCOL *This,
+                                                  UINTN *NumberOfProcessors,
+                                                  UINTN *NumberOfEnabledProcessors);
+        EFI_STATUS(EFIAPI *GetProcessorInfo)(EFI_MP_SERVICES_PROTOCOL *This,
+                                             UINTN ProcessorNumber,
+                                             EFI_PROCESSOR_INFORMATION *ProcessorInfoBuffer);
+        EFI_STATUS(EFIAPI *StartupAllAPs)(EFI_MP_SERVICES_PROTOCOL *This,
+                                          EFI_AP_PROCEDURE Procedure, BOOLEAN SingleThread,
+                                          EFI_EVENT WaitEvent, UINTN TimeoutInMicroSeconds,
+                                          VOID *ProcedureArgument, UINTN **FailedCpuList);
+        EFI_STATUS(EFIAPI *StartupThisAP)(EFI_MP_SERVICES_PROTOCOL *This,
+                                          EFI_AP_PROCEDURE Procedure, UINTN ProcessorNumber,
+                                          EFI_EVENT WaitEvent, UINTN TimeoutInMicroseconds,
+                                          VOID *ProcedureArgument, BOOLEAN *Finished);
+        EFI_STATUS(EFIAPI *SwitchBSP)(EFI_MP_SERVICES_PROTOCOL *This, UINTN ProcessorNumber,
+                                      BOOLEAN EnableOldBSP);
+        EFI_STATUS(EFIAPI *EnableDisableAP)(EFI_MP_SERVICES_PROTOCOL *This,
+                                            UINTN ProcessorNumber, BOOLEAN EnableAP,
+                                            UINT32 *HealthFlag);
+        EFI_STATUS(EFIAPI *WhoAmI)(EFI_MP_SERVICES_PROTOCOL *This, UINTN *ProcessorNumber);
+};
+
+#define AP_TIMEOUT_US (10u * 1000 * 1000)
+
+static EFI_MP_SERVICES_PROTOCOL *mp;
+static UINTN                     n_cpus = 1;
+
+void uefi_mp_init(void)
+{
+        EFI_GUID guid = EFI_MP_SERVICES_PROTOCOL_GUID;
+        UINTN    n, n_enabled;
+
+        mp = NULL;
+        n_cpus = 1;
+        if (EFI_ERROR(uefi_call_wrapper(BS->LocateProtocol, 3, &guid, NULL, (void **)&mp)))
+                mp = NULL;
+        if (mp && !EFI_ERROR(mp->GetNumberOfProcessors(mp, &n, &n_enabled)) && n >= 1)
+                n_cpus = n;
+}
+
+unsigned plat_cpu_count(void)
+{
+        return (unsigned)n_cpus;
+}
+
+status_t plat_cpu_info(unsigned idx, struct plat_cpu *out)
+{
+        EFI_PROCESSOR_INFORMATION info;
+
+        *out = (struct plat_cpu){ 0 };
+        if (idx >= n_cpus)
+                return ST_BAD_ARG;
+        if (!mp) { /* the BSP only; its APIC ID from CPUID.01H:EBX[31:24] */
+                uint32_t a = 1, b, c = 0, d;
+                __asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+                *out = (struct plat_cpu){ .apic_id = b >> 24, .enabled = true, .is_bsp = true };
+                return ST_OK;
+        }
+        EFI_STATUS st = mp->GetProcessorInfo(mp, idx, &info);
+        if (EFI_ERROR(st))
+                return uefi_status(st);
+        out->apic_id = (uint32_t)info.ProcessorId;
+        out->enabled = info.StatusFlag & PROCESSOR_ENABLED_BIT;
+        out->is_bsp  = info.StatusFlag & PROCESSOR_AS_BSP_BIT;
+        out->package = info.Location.Package;
+        out->core    = info.Location.Core;
+        out->thread  = info.Location.Thread;
+        return ST_OK;
+}
+
+struct ap_call {
+        void (*fn)(void *arg);
+        void *arg;
+};
+
+static VOID EFIAPI ap_trampoline(VOID *p)
+{
+        struct ap_call *c = p;
+        c->fn(c->arg);
+}
+
+status_t plat_run_on_cpu(unsigned idx, void (*fn)(void *arg), void *arg)
+{
+        struct plat_cpu cpu;
+        status_t        st;
+
+        if ((st = plat_cpu_info(idx, &cpu)) != ST_OK)
+                return st;
+        if (cpu.is_bsp) {
+                fn(arg);
+                return ST_OK;
+        }
+        if (!mp)
+                return ST_UNSUPPORTED;
+        if (!cpu.enabled)
+                return ST_UNSUPPORTED;
+        struct ap_call call = { .fn = fn, .arg = arg };
+        return uefi_status(mp->StartupThisAP(mp, ap_trampoline, idx, NULL, AP_TIMEOUT_US, &call,
+                                             NULL));
+}

@@ -1,0 +1,153 @@
+/** @file
+ * CPU identification from CPUID: vendor, family/model/stepping, brand, TSC facts, caches,
+ * TLBs and PMU capabilities, decoded into one struct cpu_info.
+ *
+ * Decoding works on a struct cpuid_dump, a table of (leaf, sub-leaf) -> registers, never on
+ * the live CPU, so that recorded dumps of real processors (tests/data/cpuid/) exercise the
+ * same code on the host. cpuid_dump_collect() fills a dump from the processor it runs on.
+ * Portable: no UEFI types.
+ */
+#ifndef PMUCAL_CPUID_H
+#define PMUCAL_CPUID_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "boot/plat.h"
+#include "lib/status.h"
+#include "boot/x86/msr.h"
+
+#define CPUID_DUMP_MAX 512
+
+struct cpuid_leaf {
+        uint32_t          leaf, subleaf;
+        struct cpuid_regs r;
+};
+
+/** Every (leaf, sub-leaf) the decoder may ask for, as recorded from one logical CPU. */
+struct cpuid_dump {
+        struct cpuid_leaf leaves[CPUID_DUMP_MAX];
+        size_t            n;
+};
+
+enum cpu_vendor { VEN_UNKNOWN = 0, VEN_INTEL, VEN_AMD, VEN_HYGON, VEN_OTHER };
+
+enum cpu_cache_type { CACHE_NULL = 0, CACHE_DATA = 1, CACHE_INST = 2, CACHE_UNIFIED = 3 };
+
+struct cpu_cache {
+        uint8_t             level;          /* 1, 2, 3, 4 */
+        enum cpu_cache_type type;
+        uint64_t            size_bytes;
+        uint32_t            ways;           /* 0 = fully associative */
+        uint32_t            line_bytes;
+        uint32_t            sets;
+        uint32_t            n_sharing;      /* logical CPUs sharing it (max addressable IDs) */
+        bool                inclusive;
+};
+
+enum cpu_tlb_type { TLB_DATA = 1, TLB_INST = 2, TLB_UNIFIED = 3, TLB_LOAD = 4, TLB_STORE = 5 };
+
+/* Page-size bit mask for struct cpu_tlb.page_sizes. */
+#define TLB_PG_4K BIT_ULL(0)
+#define TLB_PG_2M BIT_ULL(1)
+#define TLB_PG_4M BIT_ULL(2)
+#define TLB_PG_1G BIT_ULL(3)
+
+struct cpu_tlb {
+        uint8_t           level;      /* 1 = first level, 2 = second level (STLB / L2 TLB) */
+        enum cpu_tlb_type type;
+        uint32_t          page_sizes; /* TLB_PG_* */
+        uint32_t          entries;
+        uint32_t          ways;       /* 0 = fully associative */
+        const char       *source;     /* "leaf 2 descriptor 0x63", "leaf 0x18.1", "0x80000006" */
+};
+
+/** Intel architectural perfmon, CPUID leaf 0xA. [SDM-3B] "Architectural Performance
+ *  Monitoring"; field layout also in Linux perf_event.h union cpuid10_eax/ebx/edx. */
+struct cpu_pmu_intel {
+        uint8_t  version;            /* 0: no architectural perfmon */
+        uint8_t  n_gp;               /* general-purpose counters per logical CPU */
+        uint8_t  gp_width;
+        uint8_t  ebx_len;            /* valid bits in events_unavailable */
+        uint32_t events_unavailable; /* CPUID.0AH:EBX: bit set = arch event NOT available */
+        uint8_t  n_fixed;
+        uint8_t  fixed_width;
+        uint32_t fixed_mask;         /* CPUID.0AH:ECX (v5+): fixed counters present */
+        bool     anythread_deprecated;
+        bool     pdcm;               /* CPUID.01H:ECX[15]: IA32_PERF_CAPABILITIES exists */
+        bool     ds, dtes64;         /* CPUID.01H:EDX[21], ECX[2]: debug store for PEBS */
+        bool     arch_lbr;           /* CPUID.07H.0:EDX[19] */
+        uint8_t  arch_lbr_depth_mask;/* CPUID.1CH:EAX[7:0] */
+        bool     arch_lbr_cycles;    /* CPUID.1CH:ECX[1] timed LBR */
+};
+
+/** AMD core PMU and IBS. [APM-2] "Performance Monitoring Counters", PPR CPUID pages. */
+struct cpu_pmu_amd {
+        bool     perfctr_core;       /* CPUID.80000001H:ECX[23]: six extended core counters */
+        bool     perfctr_nb;         /* ECX[24] */
+        bool     perfctr_llc;        /* ECX[28] */
+        bool     perfmon_v2;         /* CPUID.80000022H:EAX[0] */
+        uint8_t  n_core;             /* from 0x80000022 EBX[3:0] when v2, else 4 or 6 */
+        uint8_t  lbr_v2_depth;       /* 0x80000022 EBX[9:4] */
+        bool     ibs;                /* CPUID.80000001H:ECX[10] */
+        uint32_t ibs_caps;           /* CPUID.8000001BH:EAX (IBS_CAPS_* bits) */
+};
+
+struct cpu_info {
+        enum cpu_vendor vendor;
+        char            vendor_str[13];
+        char            brand[49];
+        uint32_t        family, model, stepping; /* display values (extended fields folded in) */
+        uint32_t        signature;               /* CPUID.01H:EAX */
+        uint32_t        max_leaf, max_ext_leaf;
+        bool            hypervisor;
+        char            hv_vendor[13];           /* "TCGTCGTCGTCG", "KVMKVMKVM" */
+
+        /* TSC */
+        bool     tsc_invariant;    /* CPUID.80000007H:EDX[8] */
+        bool     rdtscp;           /* CPUID.80000001H:EDX[27] */
+        uint64_t tsc_hz_cpuid;     /* from leaf 0x15 (with 0x16 crystal fallback); 0 = not given */
+        const char *tsc_hz_source; /* "CPUID 0x15", "CPUID 0x15 crystal from 0x16", NULL */
+        uint32_t base_mhz, max_mhz, bus_mhz; /* CPUID 0x16, 0 = not given */
+
+        /* features pmucal cares about */
+        bool pdpe1gb;              /* CPUID.80000001H:EDX[26]: 1 GiB pages */
+        bool pse, pae, nx, x2apic, apic;
+        bool aperfmperf;           /* CPUID.06H:ECX[0] */
+
+        /* logical-processor counts from CPUID (per package) */
+        uint32_t n_logical_per_pkg;
+        uint32_t initial_apic_id;  /* of the CPU the dump came from */
+
+        struct cpu_cache caches[16];
+        size_t           n_caches;
+        struct cpu_tlb   tlbs[32];
+        size_t           n_tlbs;
+
+        struct cpu_pmu_intel intel;
+        struct cpu_pmu_amd   amd;
+};
+
+/** Fill @p d from the processor this runs on: basic leaves 0..max, extended 0x80000000..max,
+ *  hypervisor 0x40000000.., and every sub-leaf the decoder needs (4, 7, 0xB, 0x18, 0x1C,
+ *  0x1F, 0x23, 0x8000001D, 0x80000026). */
+void cpuid_dump_collect(struct cpuid_dump *d);
+
+/** Look up (leaf, subleaf) in @p d; zeros and false when the dump does not have it. */
+bool cpuid_dump_get(const struct cpuid_dump *d, uint32_t leaf, uint32_t subleaf,
+                    struct cpuid_regs *out);
+
+/** True when @p bit is set in @p d (false when the leaf is missing). */
+bool cpuid_dump_has(const struct cpuid_dump *d, struct cpuid_bit bit);
+
+/** Decode @p d into @p out. ST_BAD_DATA when leaf 0 is missing; everything else that is
+ *  absent is left zero / false. */
+status_t cpu_decode(const struct cpuid_dump *d, struct cpu_info *out);
+
+/** "Intel", "AMD", ... never NULL. */
+const char *cpu_vendor_name(enum cpu_vendor v);
+const char *cpu_cache_type_name(enum cpu_cache_type t);
+const char *cpu_tlb_type_name(enum cpu_tlb_type t);
+
+#endif

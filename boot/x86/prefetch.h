@@ -1,0 +1,67 @@
+/** @file
+ * Hardware prefetcher control for the calibration: where the CPU has a documented
+ * prefetcher-control MSR (Intel MSR_MISC_FEATURE_CONTROL 0x1A4, AMD Zen PrefetchControl
+ * 0xC0000108) the sweep can run with the prefetchers off and restore them afterwards. Which
+ * models document which bits is a const table in prefetch.c, one source per row; everything
+ * else is "unsupported" and the table says so.
+ */
+#ifndef PMUCAL_BENCH_PREFETCH_H
+#define PMUCAL_BENCH_PREFETCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/status.h"
+#include "boot/x86/cpuid.h"
+
+/* Intel: a set bit disables. [INTEL-HWPF] "Disclosure of H/W prefetcher control on some
+ * Intel processors" (2014); [SDM-4] MSR_MISC_FEATURE_CONTROL in the per-model tables. */
+#define MSR_MISC_FEATURE_CONTROL            0x1a4
+#define MISC_FEATURE_CONTROL_L2_HW_PF_DIS   BIT_ULL(0)
+#define MISC_FEATURE_CONTROL_L2_ADJ_PF_DIS  BIT_ULL(1)
+#define MISC_FEATURE_CONTROL_DCU_HW_PF_DIS  BIT_ULL(2)
+#define MISC_FEATURE_CONTROL_DCU_IP_PF_DIS  BIT_ULL(3)
+
+/* AMD: a set bit disables. [PPR-19h-11h] MSRC000_0108 [Prefetch Control]
+ * (Core::X86::Msr::PrefetchControl); same bits in the family 1Ah PPR (#57238). */
+#define MSR_AMD64_PREFETCH_CONTROL          0xc0000108
+#define PREFETCH_CONTROL_L1_STREAM          BIT_ULL(0)
+#define PREFETCH_CONTROL_L1_STRIDE          BIT_ULL(1)
+#define PREFETCH_CONTROL_L1_REGION          BIT_ULL(2)
+#define PREFETCH_CONTROL_L2_STREAM          BIT_ULL(3)
+#define PREFETCH_CONTROL_UP_DOWN            BIT_ULL(5)
+
+enum bench_pf_state {
+        BENCH_PF_UNSUPPORTED = 0, /* no documented control for this CPU (prefetchers as found) */
+        BENCH_PF_LEFT_ON,         /* documented, but the config asked to leave them on */
+        BENCH_PF_DISABLED,        /* switched off for the sweep (restore pending/done) */
+        BENCH_PF_FAILED,          /* documented, but the MSR faulted or is not reachable */
+};
+
+/** What was done to the prefetchers, for the method section of the table. */
+struct bench_prefetch {
+        enum bench_pf_state state;
+        uint32_t            msr;       /* 0 when unsupported */
+        uint64_t            saved;     /* value before the sweep */
+        uint64_t            disable_mask;
+        const char         *source;    /* citation of the table row used; NULL if none */
+        status_t            why;       /* status of the MSR access when FAILED */
+};
+
+/** The disable mask documented for @p cpu and its source; false when there is none. */
+bool bench_prefetch_lookup(const struct cpu_info *cpu, uint32_t *msr, uint64_t *mask,
+                           const char **source);
+
+/** When @p want_off and the CPU is documented: save the MSR, set the disable bits (only when
+ *  not already set) and record what was done in @p pf. Never fails the sweep: a fault is
+ *  recorded as BENCH_PF_FAILED and ST_OK returned. */
+status_t bench_prefetch_disable(const struct cpu_info *cpu, bool want_off,
+                                struct bench_prefetch *pf);
+
+/** Put the saved value back if bench_prefetch_disable changed it. */
+status_t bench_prefetch_restore(struct bench_prefetch *pf);
+
+/** "unsupported", "on", "off", "failed"; never NULL. */
+const char *bench_prefetch_state_name(enum bench_pf_state s);
+
+#endif

@@ -1,0 +1,321 @@
+/** @file
+ * pmucal-host: the latency calibration under Linux. The same kernels (bench/) and analysis
+ * (report/) as the firmware, on the hosted platform (boot/linux/linux_plat.c): pinned to one CPU,
+ * transparent huge pages when asked, interrupts not maskable (the report says so).
+ *
+ *     pmucal-host --out DIR [--cpu N] [--quick|--full] [--page 4k|2m]
+ *                 [--layout random|groups|stride] [--reps N] [--max-mib N]
+ *                 [--prefetch off|keep] [--seed N]
+ *
+ * Writes DIR/latency-table.json and DIR/latency-curve.csv (report/lattable.h, the same files
+ * the firmware writes) and prints the levels table and the plot. Exit status 0 on success,
+ * 1 on a failure, 2 on a usage error.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench/measure.h"
+#include "boot/linux/linux_plat.h"
+#include "boot/smbios.h"
+#include "boot/x86/cpuid.h"
+#include "report/lattable.h"
+#include "report/levels.h"
+#include "report/rep.h"
+#include "app/tlb.h" /* --tlb (hc) */
+
+#ifndef PMUCAL_VERSION
+#define PMUCAL_VERSION "unknown"
+#endif
+
+#define CURVE_FILE "latency-curve.csv"
+#define TABLE_FILE "latency-table.json"
+
+struct opts {
+        char                   cmdline[512];
+        const char            *out;
+        unsigned               cpu;
+        struct bench_sweep_cfg sweep;
+};
+
+static status_t console_sink(void *ctx, const char *s, size_t n)
+{
+        (void)ctx;
+        plat_console_write(s, n);
+        return ST_OK;
+}
+
+static void usage(FILE *f)
+{
+        fprintf(f, "usage: pmucal-host --out DIR [--cpu N] [--quick|--full] [--page 4k|2m]\n"
+                   "                   [--layout random|groups|stride] [--reps N] [--max-mib N]\n"
+                   "                   [--prefetch off|keep] [--seed N]\n");
+}
+
+static int pick(const char *v, const char *const *names, int n)
+{
+        for (int i = 0; i < n; i++)
+                if (names[i] && !strcmp(v, names[i]))
+                        return i;
+        return -1;
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+        static const char *const pages[]   = { "4k", "2m" };
+        static const char *const layouts[] = { "random", "groups", "stride" };
+        static const char *const pf[]      = { "keep", "off" };
+        static const char *const valued[]  = { "--out", "--cpu", "--page", "--layout",
+                                               "--prefetch", "--reps", "--max-mib", "--seed" };
+
+        *o = (struct opts){ .out = ".", .cpu = 0 };
+        for (int k = 0, len = 0; k < argc && len < (int)sizeof(o->cmdline); k++)
+                len += snprintf(o->cmdline + len, sizeof(o->cmdline) - (size_t)len, "%s%s",
+                                k ? " " : "", argv[k]);
+        o->sweep = (struct bench_sweep_cfg){ .profile = BENCH_PROFILE_FULL,
+                                             .layout = BENCH_LAYOUT_RANDOM,
+                                             .page = PLAT_PAGE_4K,
+                                             .repetitions = BENCH_MIN_REPETITIONS,
+                                             .prefetchers_off = true,
+                                             .steal_count = linux_plat_ctx_switches,
+                                             .seed = 0x706d7563616cull };
+        int i;
+
+        for (i = 1; i < argc; i++) {
+                const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+                int         k;
+
+                if (!strcmp(a, "--quick") || !strcmp(a, "--full")) {
+                        o->sweep.profile = a[2] == 'q' ? BENCH_PROFILE_QUICK : BENCH_PROFILE_FULL;
+                        continue;
+                }
+                if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+                        usage(stdout);
+                        exit(0);
+                }
+                if (pick(a, valued, (int)(sizeof(valued) / sizeof(valued[0]))) < 0) {
+                        fprintf(stderr, "pmucal-host: unknown option '%s'\n", a);
+                        usage(stderr);
+                        return -1;
+                }
+                if (!v) {
+                        i = argc;
+                        goto bad;
+                }
+                i++;
+                if (!strcmp(a, "--out"))
+                        o->out = v;
+                else if (!strcmp(a, "--cpu"))
+                        o->cpu = (unsigned)strtoul(v, NULL, 0);
+                else if (!strcmp(a, "--page") && (k = pick(v, pages, 2)) >= 0)
+                        o->sweep.page = k ? PLAT_PAGE_2M : PLAT_PAGE_4K;
+                else if (!strcmp(a, "--layout") && (k = pick(v, layouts, 3)) >= 0)
+                        o->sweep.layout = (enum bench_layout)k;
+                else if (!strcmp(a, "--prefetch") && (k = pick(v, pf, 2)) >= 0)
+                        o->sweep.prefetchers_off = k == 1;
+                else if (!strcmp(a, "--reps"))
+                        o->sweep.repetitions = (uint32_t)strtoul(v, NULL, 0);
+                else if (!strcmp(a, "--max-mib"))
+                        o->sweep.max_bytes = strtoull(v, NULL, 0) * MiB;
+                else if (!strcmp(a, "--seed"))
+                        o->sweep.seed = strtoull(v, NULL, 0);
+                else
+                        goto bad;
+        }
+        return 0;
+bad:
+        if (i >= argc)
+                fprintf(stderr, "pmucal-host: '%s' needs a value\n", argv[argc - 1]);
+        else
+                fprintf(stderr, "pmucal-host: bad argument '%s %s'\n", argv[i - 1], argv[i]);
+        usage(stderr);
+        return -1;
+}
+
+static void print_curve(const struct lat_curve *c)
+{
+        rep_printf("%12s %8s %10s %10s %10s %6s\n", "ws_bytes", "windows", "p10_cyc", "p50_cyc",
+                   "p90_cyc", "ns");
+        for (size_t i = 0; i < c->n; i++) {
+                const struct lat_point *p = &c->pts[i];
+                char a[24], b[24], d[24], ns[24];
+                uint64_t ps = c->core_hz ? p->p50_mcyc * 1000000000ull / c->core_hz : 0;
+
+                rep_printf("%12llu %5u/%-2u %10s %10s %10s %6s\n", (unsigned long long)p->ws_bytes,
+                           p->n_windows, p->n_disturbed, fmt_fixed(a, sizeof(a), (int64_t)p->p10_mcyc, 3),
+                           fmt_fixed(b, sizeof(b), (int64_t)p->p50_mcyc, 3),
+                           fmt_fixed(d, sizeof(d), (int64_t)p->p90_mcyc, 3),
+                           fmt_fixed(ns, sizeof(ns), (int64_t)ps / 100, 1));
+        }
+}
+
+/* The prefetcher states in the words of the table schema (report/lattable.h). */
+static const char *prefetch_word(enum bench_pf_state s)
+{
+        switch (s) {
+        case BENCH_PF_DISABLED: return "off";
+        case BENCH_PF_LEFT_ON: return "on";
+        case BENCH_PF_FAILED: return "failed";
+        case BENCH_PF_UNSUPPORTED: return "unchanged";
+        }
+        return "unknown";
+}
+
+/* Microcode revision from /proc/cpuinfo ("microcode\t: 0xa101148"); false if absent. */
+static bool read_microcode(uint64_t *rev)
+{
+        FILE *f = fopen("/proc/cpuinfo", "r");
+        char  line[256];
+        bool  ok = false;
+
+        if (!f)
+                return false;
+        while (!ok && fgets(line, sizeof(line), f))
+                ok = sscanf(line, "microcode : %" SCNx64, rev) == 1;
+        fclose(f);
+        return ok;
+}
+
+static status_t save(const char *name, struct rep_buf *b, const struct opts *o)
+{
+        status_t st = b->oom ? ST_NO_MEM : plat_write_file(name, b->p, b->len);
+
+        if (st != ST_OK)
+                return rep_err(st, "writing %s/%s (%zu bytes)", o->out, name, b->len);
+        rep_info("latency: wrote %s/%s", o->out, name);
+        return ST_OK;
+}
+
+/* Detect the levels, write latency-table.json and latency-curve.csv, print table and plot. */
+static status_t report(const struct lat_curve *c, const struct cpu_info *cpu,
+                       const struct opts *o, const struct bench_sweep_info *info)
+{
+        static struct smbios_info sm;
+        struct lat_table_meta     m = { 0 };
+        struct lat_levels         lv;
+        struct rep_buf            b = { 0 };
+        const void               *smt;
+        size_t                    sm_len;
+        unsigned                  major = 0, minor = 0;
+        char                      date[32];
+        time_t                    now = time(NULL);
+        status_t                  st, st_lv;
+
+        strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+        lat_table_meta_from_cpu(&m, cpu);
+        m.microcode_valid = read_microcode(&m.microcode);
+        m.core_hz         = c->core_hz;
+        m.tsc_hz          = c->tsc_hz;
+        if ((smt = plat_smbios_table(&sm_len, &major, &minor)) &&
+            smbios_parse(smt, sm_len, major, minor, &sm, NULL) == ST_OK && sm.has_system) {
+                m.smbios_manufacturer = sm.sys_manufacturer;
+                m.smbios_product      = sm.sys_product;
+        }
+        m.kernel           = "pointer-chase";
+        m.layout           = bench_layout_name(o->sweep.layout);
+        m.page_bytes       = info->page_got == PLAT_PAGE_2M ? 2 * MiB : 4 * KiB;
+        m.n_windows        = info->repetitions;
+        m.loads_per_window = info->loads_per_run;
+        m.clock            = c->clock;
+        m.prefetchers      = prefetch_word(info->prefetch.state);
+        m.pmucal_version   = PMUCAL_VERSION;
+        m.platform         = plat_name();
+        m.date             = date;
+
+        if ((st = rep_lat_csv(&b, c)) == ST_OK)
+                st = save(CURVE_FILE, &b, o);
+        rep_buf_free(&b);
+        if ((st_lv = rep_levels_detect(c, cpu, &lv)) != ST_OK) {
+                print_curve(c);
+                rep_err(st_lv, "latency: level detection on %zu points", c->n);
+                return st_lv;
+        }
+        if ((st_lv = rep_lat_json(&b, &m, c, &lv, NULL, 0)) != ST_OK)
+                st = rep_err(st_lv, "latency: formatting %s", TABLE_FILE);
+        else if (st == ST_OK)
+                st = save(TABLE_FILE, &b, o);
+        rep_buf_free(&b);
+        if (rep_lat_levels_text(&b, c, &lv) == ST_OK && rep_lat_plot(&b, c, &lv) == ST_OK &&
+            !b.oom)
+                rep_printf("%s", b.p);
+        rep_buf_free(&b);
+        return st;
+}
+
+static void print_method(const struct cpu_info *cpu, const struct opts *o,
+                         const struct bench_sweep_info *info)
+{
+        const struct bench_prefetch *pf = &info->prefetch;
+
+        for (size_t i = 0; i < cpu->n_caches; i++)
+                rep_info("cpuid: L%u %s %llu KiB, %u-way, %u B lines", cpu->caches[i].level,
+                         cpu_cache_type_name(cpu->caches[i].type),
+                         (unsigned long long)(cpu->caches[i].size_bytes / KiB),
+                         cpu->caches[i].ways, cpu->caches[i].line_bytes);
+        rep_info("latency: clock %s (tsc %llu Hz, cycles at %llu Hz)%s", lat_clock_name(info->clock.kind),
+                 (unsigned long long)info->clock.tsc_hz, (unsigned long long)info->clock.core_hz,
+                 info->clock.kind == LAT_CLOCK_TSC ? ": figures are TSC cycles, not core cycles"
+                                                   : "");
+        if (!info->guard.irq_maskable)
+                rep_info("latency: interrupts cannot be masked on %s: windows with a context "
+                         "switch or whose N and 2N runs disagree are dropped", plat_name());
+        rep_info("latency: SMI count %s", info->guard.smi_count_ok ? "watched (MSR 0x34)"
+                                                                    : "not available");
+        if (pf->state == BENCH_PF_UNSUPPORTED)
+                rep_info("latency: prefetchers: no documented control for this CPU (left as found)");
+        else
+                rep_info("latency: prefetchers %s (MSR 0x%x, was 0x%llx, %s)%s%s",
+                         bench_prefetch_state_name(pf->state), (unsigned)pf->msr,
+                         (unsigned long long)pf->saved, pf->source,
+                         pf->state == BENCH_PF_FAILED ? ": " : "",
+                         pf->state == BENCH_PF_FAILED ? status_str(pf->why) : "");
+        rep_info("latency: page %s asked, %s obtained (%u permille in 2 MiB pages)",
+                 bench_page_name(o->sweep.page), bench_page_name(info->page_got),
+                 linux_plat_last_huge_permille());
+        rep_info("latency: %zu points planned, %zu added by refinement, %u windows dropped",
+                 info->n_planned, info->n_refined, info->n_disturbed);
+        for (int d = BENCH_WIN_OK + 1; d < BENCH_WIN__COUNT; d++)
+                if (info->n_dropped_by[d])
+                        rep_info("latency:   %u dropped: %s", info->n_dropped_by[d],
+                                 bench_disturb_name((enum bench_disturb)d));
+        rep_info("latency: overhead removed by N/2N: %lld mcyc per run; left: %lld mcyc per load",
+                 (long long)info->overhead_mcyc, (long long)info->residual_mcyc);
+}
+
+int main(int argc, char **argv)
+{
+        static struct cpuid_dump dump;
+        static struct cpu_info   cpu;
+        struct opts              o;
+        struct lat_curve         curve;
+        struct bench_sweep_info  info;
+        status_t                 st;
+
+        if (argc > 1 && !strcmp(argv[1], "--tlb")) /* hc: the dTLB calibration, host/tlb_host.c */
+                return host_tlb_main(argc - 1, argv + 1);
+        if (parse_args(argc, argv, &o))
+                return 2;
+        rep_add_sink((struct rep_sink){ .write = console_sink });
+        linux_plat_set_out_dir(o.out);
+        if ((st = linux_plat_pin_cpu(o.cpu)) != ST_OK) {
+                rep_err(st, "pinning to CPU %u", o.cpu);
+                return 1;
+        }
+        cpuid_dump_collect(&dump);
+        if ((st = cpu_decode(&dump, &cpu)) != ST_OK) {
+                rep_err(st, "decoding CPUID");
+                return 1;
+        }
+        rep_info("pmucal-host %s on %s: %s (family %xh model %xh), CPU %u", PMUCAL_VERSION,
+                 plat_name(), cpu.brand, cpu.family, cpu.model, o.cpu);
+        rep_info("command: %s", o.cmdline);
+
+        if ((st = bench_sweep_run(&o.sweep, &cpu, &curve, &info)) != ST_OK)
+                return 1;
+        print_method(&cpu, &o, &info);
+        st = report(&curve, &cpu, &o, &info);
+        bench_sweep_free(&curve);
+        return st == ST_OK ? 0 : 1;
+}

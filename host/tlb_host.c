@@ -1,0 +1,166 @@
+/** @file
+ * pmucal-host --tlb: the dTLB calibration under Linux, with 4 KiB pages (MADV_NOHUGEPAGE) and
+ * transparent 2 MiB pages (MADV_HUGEPAGE, checked in /proc/self/smaps by the platform), the
+ * same kernels and analysis as the firmware phase (app/tlb.c), so the tests measure this
+ * machine's real TLBs. Interrupts cannot be masked; the window guard of the kernel drops
+ * disturbed windows.
+ *
+ *     pmucal-host --tlb --out DIR [--cpu N] [--quick|--full] [--page 4k|2m|both]
+ *
+ * Writes DIR/tlb-table.json and DIR/tlb-curve.csv and prints the dtlb report. Exit status 0,
+ * 1 on a failure, 2 on a usage error.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/tlb.h"
+
+#include "bench/kernel_tlb.h"
+#include "boot/linux/linux_plat.h"
+
+#define MIN_ACCESSES 20000u
+#define N_WINDOWS    11u
+#define SEED         0x5eedull
+
+/* The hosted sweeps: 4 KiB to 8192 pages (past Zen 4's 3072-entry L2 dTLB), 2 MiB to 4608
+ * (2 MiB x 4608 = 9 GiB of address space, the platform touches every 4 KiB of the window, so
+ * memory = N x 2 MiB: 2 GiB full, 512 MiB quick). */
+static const struct tlbcal_sweep host_sweeps[2][2] = {
+        /* quick */
+        { { TLB_SIDE_DATA, 4 * KiB, TLB_PTE_NEAR, 1024, 4 },
+          { TLB_SIDE_DATA, 2 * MiB, TLB_PTE_NEAR, 256, 4 } },
+        /* full */
+        { { TLB_SIDE_DATA, 4 * KiB, TLB_PTE_NEAR, 8192, 8 },
+          { TLB_SIDE_DATA, 2 * MiB, TLB_PTE_NEAR, 1024, 8 } },
+};
+
+static status_t console_sink(void *ctx, const char *s, size_t n)
+{
+        (void)ctx;
+        fwrite(s, 1, n, stdout);
+        return ST_OK;
+}
+
+static int usage(void)
+{
+        fprintf(stderr, "usage: pmucal-host --tlb --out DIR [--cpu N] [--quick|--full] "
+                        "[--page 4k|2m|both]\n");
+        return 2;
+}
+
+static status_t host_sweep(const struct tlbcal_sweep *s, struct tlb_curve *c)
+{
+        struct bench_tlb_cfg cfg = { .page_bytes = s->page_bytes, .n_pages = s->max_pages,
+                                     .pte = s->pte, .seed = SEED };
+        struct bench_tlb_run run = { .n_windows = N_WINDOWS, .min_accesses = MIN_ACCESSES };
+        enum plat_page_kind  got;
+        uint32_t             ns[TLBDET_MAX_POINTS];
+        size_t               n;
+        uint64_t             span;
+        void                *win = NULL, *ctl = NULL;
+        status_t             st;
+
+        if ((st = tlbcal_ns(s, ns, &n)) != ST_OK || (st = bench_tlb_span(&cfg, &span)) != ST_OK)
+                return st;
+        if ((st = plat_alloc_pages(span, s->page_bytes == 4 * KiB ? PLAT_PAGE_4K : PLAT_PAGE_2M,
+                                   &win, &got)) != ST_OK)
+                return rep_err(st, "allocating %llu MiB for the %s window",
+                               (unsigned long long)(span >> 20), tlbcal_page_name(s->page_bytes));
+        if (s->page_bytes == 2 * MiB && got != PLAT_PAGE_2M) {
+                rep_skip("dtlb 2 MiB: transparent huge pages backed only %u per mille of the "
+                         "window (/sys/kernel/mm/transparent_hugepage/enabled?)",
+                         linux_plat_last_huge_permille());
+                plat_free_pages(win, span);
+                return ST_UNSUPPORTED;
+        }
+        if ((st = plat_alloc_pages(2 * MiB, PLAT_PAGE_2M, &ctl, NULL)) != ST_OK) {
+                plat_free_pages(win, span);
+                return rep_err(st, "allocating the control buffer");
+        }
+        *c = (struct tlb_curve){ .side = s->side, .pte = s->pte, .page_bytes = s->page_bytes,
+                                 .clock = LAT_CLOCK_TSC, .pts = calloc(n, sizeof(*c->pts)) };
+        st = c->pts ? ST_OK : ST_NO_MEM;
+        for (size_t i = 0; i < n && st == ST_OK; i++) {
+                cfg.n_pages = ns[i];
+                st = bench_dtlb_measure(win, span, ctl, 2 * MiB, &cfg, &run, &c->pts[i]);
+                if (st == ST_OK)
+                        c->n++;
+                else
+                        rep_err(st, "dtlb %s N=%u", tlbcal_page_name(s->page_bytes), ns[i]);
+        }
+        rep_check(st == ST_OK, "dtlb %s: %zu points, every chase returned to its start",
+                  tlbcal_page_name(s->page_bytes), c->n);
+        plat_free_pages(win, span);
+        plat_free_pages(ctl, 2 * MiB);
+        return st;
+}
+
+int host_tlb_main(int argc, char **argv)
+{
+        static struct cpuid_dump dump;
+        static struct cpu_info   cpu;
+        static struct tlbcal     t;
+        const char              *out = ".";
+        unsigned                 cpu_no = 0, pages = 3; /* bit 0: 4k, bit 1: 2m */
+        bool                     full = true;
+        struct rep_buf           json = { 0 }, csv = { 0 };
+        status_t                 st;
+
+        for (int i = 1; i < argc; i++) {
+                const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+                if (!strcmp(a, "--quick") || !strcmp(a, "--full"))
+                        full = a[2] == 'f';
+                else if (!strcmp(a, "--out") && v)
+                        out = argv[++i];
+                else if (!strcmp(a, "--cpu") && v)
+                        cpu_no = (unsigned)strtoul(argv[++i], NULL, 0);
+                else if (!strcmp(a, "--page") && v && (!strcmp(v, "4k") || !strcmp(v, "2m") ||
+                                                       !strcmp(v, "both"))) {
+                        pages = !strcmp(v, "4k") ? 1 : !strcmp(v, "2m") ? 2 : 3;
+                        i++;
+                } else
+                        return usage();
+        }
+        rep_add_sink((struct rep_sink){ .write = console_sink });
+        linux_plat_set_out_dir(out);
+        if ((st = linux_plat_pin_cpu(cpu_no)) != ST_OK) {
+                rep_err(st, "pinning to CPU %u", cpu_no);
+                return 1;
+        }
+        cpuid_dump_collect(&dump);
+        if ((st = cpu_decode(&dump, &cpu)) != ST_OK) {
+                rep_err(st, "decoding CPUID");
+                return 1;
+        }
+        rep_info("pmucal-host --tlb on %s: %s, CPU %u, %s sweep", plat_name(), cpu.brand,
+                 cpu_no, full ? "full" : "quick");
+        rep_push("tlb");
+        for (unsigned k = 0; k < 2; k++) {
+                if (!(pages & (1u << k)))
+                        continue;
+                st = host_sweep(&host_sweeps[full][k], &t.c[t.n]);
+                if (st == ST_OK)
+                        t.n++;
+                else if (st != ST_UNSUPPORTED)
+                        break;
+                else
+                        st = ST_OK;
+        }
+        if (t.n && tlbcal_finish(&t, &cpu, false, &json, &csv) == ST_OK) {
+                status_t a = plat_write_file(TLBCAL_TABLE_FILE, json.p, json.len);
+                status_t b = plat_write_file(TLBCAL_CURVE_FILE, csv.p, csv.len);
+                if (a != ST_OK || b != ST_OK)
+                        st = rep_err(a != ST_OK ? a : b, "writing the TLB files under %s", out);
+                else
+                        rep_info("wrote %s/%s and %s/%s", out, TLBCAL_TABLE_FILE, out,
+                                 TLBCAL_CURVE_FILE);
+        }
+        rep_pop();
+        rep_buf_free(&json);
+        rep_buf_free(&csv);
+        for (size_t i = 0; i < t.n; i++)
+                free(t.c[i].pts);
+        int code = rep_summary();
+        return st != ST_OK ? 1 : code == 1 ? 1 : 0;
+}

@@ -1,0 +1,491 @@
+/** @file AMD IBS detection, encoding and family-aware decoding (see ibs.h). */
+#include "pmu/x86/ibs.h"
+
+/* ---- errata and family rules ------------------------------------------------------------ */
+
+struct ibs_quirk {
+        uint32_t    family, model_lo, model_hi;
+        unsigned    flags;
+        const char *ref;
+};
+
+static const struct ibs_quirk ibs_quirks[] = {
+        /* fam   models       flags                                    reference */
+        { 0x10, 0x00, 0xff, PMU_IBS_Q_FAM10H_DISABLE_SEQ | PMU_IBS_Q_NB_LAYOUT,
+          "Fam10h rev guide 41322 erratum 420; [BKDG-10h] NbIbsReqSrc" },
+        { 0x12, 0x00, 0xff, PMU_IBS_Q_NB_LAYOUT, "[BKDG-12h] IbsOpData2/3" },
+        { 0x14, 0x00, 0xff, PMU_IBS_Q_NB_LAYOUT, "[BKDG-14h] IbsOpData2/3" },
+        { 0x15, 0x00, 0xff, PMU_IBS_Q_NB_LAYOUT, "[BKDG-15h] IbsOpData2/3" },
+        { 0x16, 0x00, 0xff, PMU_IBS_Q_NB_LAYOUT | PMU_IBS_Q_FETCH_CNT_RESET,
+          "[BKDG-16h]; Linux ibs.c fetch_count_reset_broken" },
+        { 0x17, 0x00, 0xff, PMU_IBS_Q_FETCH_CNT_RESET, "Linux ibs.c fetch_count_reset_broken" },
+        { 0x18, 0x00, 0xff, PMU_IBS_Q_FETCH_CNT_RESET, "Linux ibs.c fetch_count_reset_broken" },
+        { 0x19, 0x00, 0x0f, PMU_IBS_Q_IGNORE_IC_MISS | PMU_IBS_Q_FETCH_PGSZ_1347 |
+                            PMU_IBS_Q_OPDATA2_1293 | PMU_IBS_Q_CACHE_HIT_ST_BAD |
+                            PMU_IBS_Q_FETCH_ZERO_RIP_1197,
+          "Fam19h rev guide errata 1197, 1238, 1293, 1347; Linux ibs.c" },
+        { 0x19, 0x20, 0x5f, PMU_IBS_Q_CACHE_HIT_ST_BAD, "Linux ibs.c perf_ibs_cache_hit_st_valid" },
+};
+
+/* ---- private helpers -------------------------------------------------------------------- */
+
+static unsigned lookup_quirks(uint32_t family, uint32_t model)
+{
+        unsigned q = 0;
+
+        for (size_t i = 0; i < ARRAY_SIZE(ibs_quirks); i++)
+                if (ibs_quirks[i].family == family && model >= ibs_quirks[i].model_lo &&
+                    model <= ibs_quirks[i].model_hi)
+                        q |= ibs_quirks[i].flags;
+        return q;
+}
+
+static bool has(const struct pmu_ibs_info *ibs, uint64_t cap)
+{
+        return (ibs->caps & cap) != 0;
+}
+
+static bool bit(uint64_t v, uint64_t mask)
+{
+        return (v & mask) != 0;
+}
+
+static uint64_t field(uint64_t v, uint64_t mask, unsigned shift)
+{
+        return (v & mask) >> shift;
+}
+
+static enum psample_pgsz dc_page_size(const struct pmu_ibs_op *op)
+{
+        if (!op->dc_l1tlb_miss)
+                return op->dc_l1tlb_hit_1g ? PS_PG_1G : op->dc_l1tlb_hit_2m ? PS_PG_2M : PS_PG_4K;
+        if (!op->dc_l2tlb_miss)
+                return op->dc_l2tlb_hit_1g ? PS_PG_1G : op->dc_l2tlb_hit_2m ? PS_PG_2M : PS_PG_4K;
+        return PS_PG_UNKNOWN;  /* page walk: the hit bits say nothing */
+}
+
+/* Fam10h-16h: NbIbsReqSrc is only set when the northbridge serviced the miss; source 0 on a
+ * DC miss means the L2 (or, with IbsDcMabHit, an outstanding miss) supplied the line.
+ * [BKDG-10h]; the local/remote split by NbIbsReqDstProc follows HPCToolkit's IBS metrics. */
+static enum psample_level nb_level(const struct pmu_ibs_op *op, bool *remote)
+{
+        switch (op->data_src) {
+        case 0:
+                return op->dc_miss_no_mab_alloc ? PS_LVL_LFB : PS_LVL_L2;
+        case IBS_NB_REQ_SRC_L3:
+                *remote = op->rmt_node;
+                return op->rmt_node ? PS_LVL_REMOTE_CACHE : PS_LVL_L3;
+        case IBS_NB_REQ_SRC_CACHE:
+                *remote = op->rmt_node;
+                return op->rmt_node ? PS_LVL_REMOTE_CACHE : PS_LVL_L3;
+        case IBS_NB_REQ_SRC_DRAM:
+                *remote = op->rmt_node;
+                return op->rmt_node ? PS_LVL_REMOTE_DRAM : PS_LVL_LOCAL_DRAM;
+        case IBS_NB_REQ_SRC_OTHER:
+                return PS_LVL_IO;
+        default:
+                return PS_LVL_UNKNOWN;
+        }
+}
+
+/* Fam17h+ DataSrc, Linux ibs.c g_data_src[] / g_zen4_data_src[]. RmtNode applies to DRAM
+ * (and, with Zen 4, PMEM and CXL memory). */
+static enum psample_level zen_level(bool zen4, const struct pmu_ibs_op *op, bool *remote)
+{
+        if (zen4) {
+                switch (op->data_src) {
+                case IBS_DATA_SRC_EXT_LOC_CACHE:
+                        return PS_LVL_L3;
+                case IBS_DATA_SRC_EXT_NEAR_CCX_CACHE:
+                case IBS_DATA_SRC_EXT_FAR_CCX_CACHE:
+                        *remote = op->data_src == IBS_DATA_SRC_EXT_FAR_CCX_CACHE;
+                        return PS_LVL_REMOTE_CACHE;
+                case IBS_DATA_SRC_EXT_DRAM:
+                        *remote = op->rmt_node;
+                        return op->rmt_node ? PS_LVL_REMOTE_DRAM : PS_LVL_LOCAL_DRAM;
+                case IBS_DATA_SRC_EXT_PMEM:
+                case IBS_DATA_SRC_EXT_EXT_MEM:
+                        *remote = op->rmt_node;
+                        return PS_LVL_OTHER_MEM;
+                case IBS_DATA_SRC_EXT_PEER_AGENT_MEM:
+                        return PS_LVL_OTHER_MEM;
+                case IBS_DATA_SRC_EXT_IO:
+                        return PS_LVL_IO;
+                default:
+                        return PS_LVL_UNKNOWN;
+                }
+        }
+        switch (op->data_src) {
+        case IBS_DATA_SRC_LOC_CACHE:
+                return PS_LVL_L3;   /* L3 or another CCX on this node: not separable */
+        case IBS_DATA_SRC_REM_CACHE:
+                *remote = true;
+                return PS_LVL_REMOTE_CACHE;
+        case IBS_DATA_SRC_DRAM:
+                *remote = op->rmt_node;
+                return op->rmt_node ? PS_LVL_REMOTE_DRAM : PS_LVL_LOCAL_DRAM;
+        case IBS_DATA_SRC_IO:
+                return PS_LVL_IO;
+        default:
+                return PS_LVL_UNKNOWN;
+        }
+}
+
+static bool data_src_is_io(const struct pmu_ibs_info *ibs, uint8_t src)
+{
+        if (ibs->quirks & PMU_IBS_Q_NB_LAYOUT)
+                return src == IBS_NB_REQ_SRC_OTHER;
+        return src == (has(ibs, IBS_CAPS_ZEN4) ? IBS_DATA_SRC_EXT_IO : IBS_DATA_SRC_IO);
+}
+
+/* ---- public functions ------------------------------------------------------------------- */
+
+status_t pmu_ibs_detect(const struct cpu_info *cpu, struct pmu_ibs_info *out)
+{
+        if (!cpu || !out)
+                return ST_BAD_ARG;
+        memset(out, 0, sizeof(*out));
+        if ((cpu->vendor != VEN_AMD && cpu->vendor != VEN_HYGON) || !cpu->amd.ibs)
+                return ST_UNSUPPORTED;
+        out->present = true;
+        out->family = cpu->family;
+        out->model = cpu->model;
+        /* Linux __get_ibs_caps(): leaf absent or IBSFFV clear -> fetch + op sampling only. */
+        if (cpu->max_ext_leaf < CPUID_IBS_FEATURES || !(cpu->amd.ibs_caps & IBS_CAPS_AVAIL))
+                out->caps = (uint32_t)IBS_CAPS_DEFAULT;
+        else
+                out->caps = cpu->amd.ibs_caps;
+        out->quirks = lookup_quirks(cpu->family, cpu->model);
+        return ST_OK;
+}
+
+status_t pmu_ibs_fetch_ctl_encode(const struct pmu_ibs_info *ibs, uint64_t period,
+                                  bool randomize, bool l3_miss_only, uint64_t *out)
+{
+        if (!ibs || !out)
+                return ST_BAD_ARG;
+        *out = 0;
+        if (!ibs->present || !has(ibs, IBS_CAPS_FETCHSAM))
+                return ST_UNSUPPORTED;
+        if (l3_miss_only && !has(ibs, IBS_CAPS_ZEN4))
+                return ST_UNSUPPORTED;
+        if ((period & 0xf) || period < 16 || (period >> 4) > IBSFETCHCTL_MAXCNT)
+                return ST_BAD_ARG;
+        *out = (period >> 4) | IBSFETCHCTL_EN | (randomize ? IBSFETCHCTL_RAND_EN : 0) |
+               (l3_miss_only ? IBSFETCHCTL_L3_MISS_ONLY : 0);
+        return ST_OK;
+}
+
+status_t pmu_ibs_op_ctl_encode(const struct pmu_ibs_info *ibs, uint64_t period,
+                               const struct pmu_ibs_op_opts *opts, uint64_t *out)
+{
+        static const struct pmu_ibs_op_opts defaults = { .count = PMU_IBS_COUNT_CYCLES };
+        uint64_t max_cnt, v;
+
+        if (!ibs || !out)
+                return ST_BAD_ARG;
+        *out = 0;
+        if (!opts)
+                opts = &defaults;
+        if (!ibs->present || !has(ibs, IBS_CAPS_OPSAM))
+                return ST_UNSUPPORTED;
+        if (opts->count == PMU_IBS_COUNT_DISPATCHED_OPS && !has(ibs, IBS_CAPS_OPCNT))
+                return ST_UNSUPPORTED;
+        if (opts->l3_miss_only && !has(ibs, IBS_CAPS_ZEN4))
+                return ST_UNSUPPORTED;
+        if (opts->ldlat_cycles && !has(ibs, IBS_CAPS_OPLDLAT))
+                return ST_UNSUPPORTED;
+        if (opts->ldlat_cycles && (opts->ldlat_cycles < IBS_OP_LDLAT_MIN_CYCLES ||
+                                   opts->ldlat_cycles > IBS_OP_LDLAT_MAX_CYCLES ||
+                                   opts->ldlat_cycles % IBS_OP_LDLAT_MIN_CYCLES))
+                return ST_BAD_ARG;
+        max_cnt = period >> 4;
+        if ((period & 0xf) || max_cnt == 0 ||
+            max_cnt > (has(ibs, IBS_CAPS_OPCNTEXT) ? IBS_OP_MAXCNT_EXT_MAX : IBS_OP_MAXCNT_MAX))
+                return ST_BAD_ARG;
+        v = (max_cnt & IBSOPCTL_MAXCNT) |
+            (((max_cnt >> 16) << IBSOPCTL_MAXCNT_EXT_SHIFT) & IBSOPCTL_MAXCNT_EXT) | IBSOPCTL_OP_EN;
+        if (opts->count == PMU_IBS_COUNT_DISPATCHED_OPS)
+                v |= IBSOPCTL_OP_CNT_CTL;
+        if (opts->l3_miss_only)
+                v |= IBSOPCTL_L3_MISS_ONLY;
+        if (opts->ldlat_cycles)
+                v |= IBSOPCTL_LDLAT_EN | ((uint64_t)(opts->ldlat_cycles / 128 - 1)
+                                          << IBSOPCTL_LDLAT_THRSH_SHIFT);
+        *out = v;
+        return ST_OK;
+}
+
+uint64_t pmu_ibs_op_ctl_period(const struct pmu_ibs_info *ibs, uint64_t op_ctl)
+{
+        uint64_t max_cnt = op_ctl & IBSOPCTL_MAXCNT;
+
+        if (ibs && has(ibs, IBS_CAPS_OPCNTEXT))
+                max_cnt |= field(op_ctl, IBSOPCTL_MAXCNT_EXT, IBSOPCTL_MAXCNT_EXT_SHIFT) << 16;
+        return max_cnt << 4;
+}
+
+uint64_t pmu_ibs_fetch_ctl_period(uint64_t fetch_ctl)
+{
+        return (fetch_ctl & IBSFETCHCTL_MAXCNT) << 4;
+}
+
+uint64_t pmu_ibs_op_ctl_count(const struct pmu_ibs_info *ibs, uint64_t op_ctl)
+{
+        /* Linux get_ibs_op_count(): after a rollover CurCnt's low 7 bits are random. */
+        if (op_ctl & IBSOPCTL_OP_VAL)
+                return pmu_ibs_op_ctl_period(ibs, op_ctl);
+        if (ibs && has(ibs, IBS_CAPS_RDWROPCNT))
+                return field(op_ctl, IBSOPCTL_CURCNT, IBSOPCTL_CURCNT_SHIFT);
+        return 0;
+}
+
+uint64_t pmu_ibs_op_ctl_rearm(const struct pmu_ibs_info *ibs, uint64_t armed, uint64_t read)
+{
+        const uint64_t cur_cnt_rand = 0x7full << IBSOPCTL_CURCNT_SHIFT;
+        uint64_t v = (armed & ~(IBSOPCTL_OP_VAL | IBSOPCTL_CURCNT)) | IBSOPCTL_OP_EN;
+
+        if (ibs && has(ibs, IBS_CAPS_RDWROPCNT) && (read & IBSOPCTL_OP_CNT_CTL))
+                v |= read & cur_cnt_rand;
+        return v;
+}
+
+unsigned pmu_ibs_disable_seq(const struct pmu_ibs_info *ibs, uint64_t ctl, bool is_op,
+                             uint64_t out[2])
+{
+        uint64_t cnt_mask = is_op ? IBSOPCTL_MAXCNT | IBSOPCTL_MAXCNT_EXT | IBSOPCTL_CURCNT
+                                  : IBSFETCHCTL_MAXCNT;
+        uint64_t en = is_op ? IBSOPCTL_OP_EN : IBSFETCHCTL_EN;
+        unsigned n = 0;
+
+        ctl &= ~cnt_mask;
+        if (ibs && (ibs->quirks & PMU_IBS_Q_FAM10H_DISABLE_SEQ))
+                out[n++] = ctl;
+        out[n++] = ctl & ~en;
+        return n;
+}
+
+void pmu_ibs_ctl_decode(uint64_t ibs_ctl, struct pmu_ibs_lvt *out)
+{
+        out->offset = (unsigned)(ibs_ctl & IBSCTL_LVT_OFFSET);
+        out->valid = bit(ibs_ctl, IBSCTL_LVT_OFFSET_VALID);
+}
+
+status_t pmu_ibs_eilvt_encode(uint8_t vector, unsigned msg_type, bool masked, uint32_t *out)
+{
+        if (!out)
+                return ST_BAD_ARG;
+        *out = 0;
+        if (msg_type != APIC_EILVT_MSG_FIX && msg_type != APIC_EILVT_MSG_SMI &&
+            msg_type != APIC_EILVT_MSG_NMI && msg_type != APIC_EILVT_MSG_EXT)
+                return ST_BAD_ARG;
+        *out = (uint32_t)(vector | (msg_type << APIC_EILVT_MSG_SHIFT) |
+                          (masked ? APIC_EILVT_MASKED : 0));
+        return ST_OK;
+}
+
+uint32_t pmu_ibs_eilvt_reg(unsigned offset)
+{
+        return APIC_EILVT0 + APIC_EILVT_STRIDE * offset;
+}
+
+status_t pmu_ibs_op_decode(const struct pmu_ibs_info *ibs, const struct pmu_ibs_op_regs *r,
+                           struct pmu_ibs_op *out)
+{
+        bool nb;
+        uint64_t d1, d2, d3;
+
+        if (!ibs || !r || !out)
+                return ST_BAD_ARG;
+        memset(out, 0, sizeof(*out));
+        nb = (ibs->quirks & PMU_IBS_Q_NB_LAYOUT) != 0;
+        d1 = r->op_data;
+        d2 = r->op_data2;
+        d3 = r->op_data3;
+
+        out->valid = bit(r->op_ctl, IBSOPCTL_OP_VAL);
+        out->rip = r->op_rip;
+        out->rip_valid = !(has(ibs, IBS_CAPS_RIPINVALIDCHK) && bit(d1, IBSOPDATA_OP_RIP_INVALID));
+        out->comp_to_ret_cycles = (uint16_t)(d1 & IBSOPDATA_COMP_TO_RET_CTR);
+        out->tag_to_ret_cycles = (uint16_t)field(d1, IBSOPDATA_TAG_TO_RET_CTR,
+                                                 IBSOPDATA_TAG_TO_RET_CTR_SHIFT);
+        out->op_return = bit(d1, IBSOPDATA_OP_RETURN);
+        out->brn_taken = bit(d1, IBSOPDATA_OP_BRN_TAKEN);
+        out->brn_misp = bit(d1, IBSOPDATA_OP_BRN_MISP);
+        out->brn_ret = bit(d1, IBSOPDATA_OP_BRN_RET);
+        out->brn_fuse = has(ibs, IBS_CAPS_OPBRNFUSE) && bit(d1, IBSOPDATA_OP_BRN_FUSE);
+        out->microcode = !nb && bit(d1, IBSOPDATA_OP_MICROCODE);
+        out->brn_resync = nb && bit(d1, IBSOPDATA_OP_BRN_RESYNC);
+        out->misp_return = nb && bit(d1, IBSOPDATA_OP_MISP_RETURN);
+        out->br_target_valid = has(ibs, IBS_CAPS_BRNTRGT) && out->brn_ret;
+        out->br_target = out->br_target_valid ? r->br_target : 0;
+
+        out->ld_op = bit(d3, IBSOPDATA3_LD_OP);
+        out->st_op = bit(d3, IBSOPDATA3_ST_OP);
+        out->dc_l1tlb_miss = bit(d3, IBSOPDATA3_DC_L1TLB_MISS);
+        out->dc_l2tlb_miss = bit(d3, IBSOPDATA3_DC_L2TLB_MISS);
+        out->dc_l1tlb_hit_2m = bit(d3, IBSOPDATA3_DC_L1TLB_HIT_2M);
+        out->dc_l1tlb_hit_1g = bit(d3, IBSOPDATA3_DC_L1TLB_HIT_1G);
+        out->dc_l2tlb_hit_2m = bit(d3, IBSOPDATA3_DC_L2TLB_HIT_2M);
+        out->dc_l2tlb_hit_1g = bit(d3, IBSOPDATA3_DC_L2TLB_HIT_1G);
+        out->dc_miss = bit(d3, IBSOPDATA3_DC_MISS);
+        out->dc_mis_acc = bit(d3, IBSOPDATA3_DC_MIS_ACC);
+        out->dc_wc_mem_acc = bit(d3, IBSOPDATA3_DC_WC_MEM_ACC);
+        out->dc_uc_mem_acc = bit(d3, IBSOPDATA3_DC_UC_MEM_ACC);
+        out->dc_locked_op = bit(d3, IBSOPDATA3_DC_LOCKED_OP);
+        out->dc_miss_no_mab_alloc = bit(d3, IBSOPDATA3_DC_MISS_NO_MAB_ALLOC);
+        out->dc_lin_addr_valid = bit(d3, IBSOPDATA3_DC_LIN_ADDR_VALID);
+        out->dc_phy_addr_valid = bit(d3, IBSOPDATA3_DC_PHY_ADDR_VALID);
+        out->dc_miss_lat_cycles = (uint16_t)field(d3, IBSOPDATA3_DC_MISS_LAT,
+                                                  IBSOPDATA3_DC_MISS_LAT_SHIFT);
+        out->dc_linad = out->dc_lin_addr_valid ? r->dc_linad : 0;
+        out->dc_physad = out->dc_phy_addr_valid ? r->dc_physad : 0;
+        /* With OpDtlbPgSize the hit bits are re-purposed as a page-size field whose layout
+         * we have not verified (Linux amd-sample-raw.c "DcPageSize"): report unknown. */
+        out->dc_pgsz = out->dc_lin_addr_valid && !has(ibs, IBS_CAPS_OPDTLBPGSIZE) ?
+                       dc_page_size(out) : PS_PG_UNKNOWN;
+        if (nb) {
+                out->dc_ld_bnk_con = bit(d3, IBSOPDATA3_DC_LD_BNK_CON);
+                out->dc_st_bnk_con = bit(d3, IBSOPDATA3_DC_ST_BNK_CON);
+                out->dc_st_to_ld_fwd = bit(d3, IBSOPDATA3_DC_ST_TO_LD_FWD);
+                out->dc_st_to_ld_can = bit(d3, IBSOPDATA3_DC_ST_TO_LD_CAN);
+        } else {
+                unsigned w = (unsigned)field(d3, IBSOPDATA3_OP_MEM_WIDTH,
+                                             IBSOPDATA3_OP_MEM_WIDTH_SHIFT);
+
+                out->l2_miss_known = true;
+                out->l2_miss = bit(d3, IBSOPDATA3_L2_MISS);
+                out->sw_pf = bit(d3, IBSOPDATA3_SW_PF);
+                out->op_mem_width_bytes = w ? (uint8_t)(1u << (w - 1)) : 0;
+                out->dc_miss_open_mem_reqs = (uint8_t)field(d3, IBSOPDATA3_OP_DC_MISS_OPEN_MEM_REQS,
+                                                    IBSOPDATA3_OP_DC_MISS_OPEN_MEM_REQS_SHIFT);
+                /* Zen 4+: TlbRefillLat only means something with a valid physical address
+                 * (Linux amd-sample-raw.c). */
+                out->tlb_refill_lat_known = !has(ibs, IBS_CAPS_ZEN4) || out->dc_phy_addr_valid;
+                out->tlb_refill_lat_cycles = (uint16_t)field(d3, IBSOPDATA3_TLB_REFILL_LAT,
+                                                             IBSOPDATA3_TLB_REFILL_LAT_SHIFT);
+        }
+
+        /* IbsOpData2 describes loads only (ibs.c perf_ibs_parse_ld_st_data). */
+        out->data_src_valid = out->ld_op;
+        if ((ibs->quirks & PMU_IBS_Q_OPDATA2_1293) && (out->sw_pf || out->dc_miss_no_mab_alloc))
+                out->data_src_valid = false;
+        if (out->data_src_valid) {
+                out->data_src = (uint8_t)(d2 & IBSOPDATA2_DATA_SRC_LO);
+                if (has(ibs, IBS_CAPS_ZEN4))
+                        out->data_src |= (uint8_t)(field(d2, IBSOPDATA2_DATA_SRC_HI,
+                                                         IBSOPDATA2_DATA_SRC_HI_SHIFT) << 3);
+                out->rmt_node = bit(d2, IBSOPDATA2_RMT_NODE);
+                out->cache_hit_st_valid = !(ibs->quirks & PMU_IBS_Q_CACHE_HIT_ST_BAD);
+                out->cache_hit_st_o = out->cache_hit_st_valid && bit(d2, IBSOPDATA2_CACHE_HIT_ST);
+        }
+        out->ld_resync = has(ibs, IBS_CAPS_OPDATA4) && bit(r->op_data4, IBSOPDATA4_LD_RESYNC);
+        return ST_OK;
+}
+
+status_t pmu_ibs_fetch_decode(const struct pmu_ibs_info *ibs,
+                              const struct pmu_ibs_fetch_regs *r, struct pmu_ibs_fetch *out)
+{
+        static const uint32_t pgsz_kib[4] = { 4, 2048, 1048576, 0 };
+        static const uint32_t pgsz_kib_1347[4] = { 4, 16, 2048, 1048576 };
+        uint64_t c;
+        unsigned pg;
+
+        if (!ibs || !r || !out)
+                return ST_BAD_ARG;
+        memset(out, 0, sizeof(*out));
+        c = r->fetch_ctl;
+        out->valid = bit(c, IBSFETCHCTL_VAL);
+        out->complete = bit(c, IBSFETCHCTL_COMP);
+        out->max_cnt = (uint16_t)(c & IBSFETCHCTL_MAXCNT);
+        out->cnt = (uint16_t)field(c, IBSFETCHCTL_CNT, IBSFETCHCTL_CNT_SHIFT);
+        out->lat_cycles = (uint16_t)field(c, IBSFETCHCTL_LAT, IBSFETCHCTL_LAT_SHIFT);
+        out->ic_miss_known = !(ibs->quirks & PMU_IBS_Q_IGNORE_IC_MISS);
+        out->ic_miss = out->ic_miss_known && bit(c, IBSFETCHCTL_IC_MISS);
+        out->phy_addr_valid = bit(c, IBSFETCHCTL_PHY_ADDR_VALID);
+        out->linad = r->fetch_linad;
+        out->physad = out->phy_addr_valid ? r->fetch_physad : 0;
+        pg = (unsigned)field(c, IBSFETCHCTL_L1TLB_PGSZ, IBSFETCHCTL_L1TLB_PGSZ_SHIFT);
+        if (out->phy_addr_valid)
+                out->l1tlb_page_kib = (ibs->quirks & PMU_IBS_Q_FETCH_PGSZ_1347) ?
+                                      pgsz_kib_1347[pg] : pgsz_kib[pg];
+        out->l1tlb_miss = bit(c, IBSFETCHCTL_L1TLB_MISS);
+        out->l2tlb_miss = bit(c, IBSFETCHCTL_L2TLB_MISS);
+        out->rand_en = bit(c, IBSFETCHCTL_RAND_EN);
+        out->l2_miss = !(ibs->quirks & PMU_IBS_Q_NB_LAYOUT) && bit(c, IBSFETCHCTL_L2_MISS);
+        if (has(ibs, IBS_CAPS_ZEN4)) {
+                out->l3_miss_only = bit(c, IBSFETCHCTL_L3_MISS_ONLY);
+                out->oc_miss = bit(c, IBSFETCHCTL_OC_MISS);
+                out->l3_miss = bit(c, IBSFETCHCTL_L3_MISS);
+        }
+        out->itlb_refill_lat_known = has(ibs, IBS_CAPS_FETCHCTLEXTD);
+        if (out->itlb_refill_lat_known)
+                out->itlb_refill_lat_cycles = (uint16_t)(r->fetch_ctl_extd &
+                                                         ICIBSEXTDCTL_ITLB_REFILL_LAT);
+        out->drop = (ibs->quirks & PMU_IBS_Q_FETCH_ZERO_RIP_1197) && r->fetch_linad == 0;
+        return ST_OK;
+}
+
+enum psample_level pmu_ibs_op_level(const struct pmu_ibs_info *ibs, const struct pmu_ibs_op *op,
+                                    bool *remote)
+{
+        bool dummy;
+
+        if (!remote)
+                remote = &dummy;
+        *remote = false;
+        if (!ibs || !op || (!op->ld_op && !op->st_op))
+                return PS_LVL_UNKNOWN;
+        /* DcMiss, L2Miss, DataSrc and DcMissLat are all invalid for uncached accesses. */
+        if (op->dc_uc_mem_acc && !(op->data_src_valid && data_src_is_io(ibs, op->data_src)))
+                return PS_LVL_UNCACHED;
+        if (!op->dc_miss)
+                return PS_LVL_L1;
+        if (op->l2_miss_known && !op->l2_miss &&
+            !((ibs->quirks & PMU_IBS_Q_OPDATA2_1293) && (op->sw_pf || op->dc_miss_no_mab_alloc)))
+                return PS_LVL_L2;
+        if (op->data_src_valid) {
+                enum psample_level l = (ibs->quirks & PMU_IBS_Q_NB_LAYOUT) ?
+                                       nb_level(op, remote) :
+                                       zen_level(has(ibs, IBS_CAPS_ZEN4), op, remote);
+                if (l != PS_LVL_UNKNOWN)
+                        return l;
+        }
+        /* MAB hit: the line was already on its way; DataSrc wins when it names a level. */
+        return op->dc_miss_no_mab_alloc ? PS_LVL_LFB : PS_LVL_UNKNOWN;
+}
+
+status_t pmu_ibs_op_to_psample(const struct pmu_ibs_info *ibs, const struct pmu_ibs_op *op,
+                               struct psample *out)
+{
+        if (!ibs || !op || !out)
+                return ST_BAD_ARG;
+        memset(out, 0, sizeof(*out));
+        if (!op->valid)
+                return ST_UNSUPPORTED;
+        out->ip = op->rip;
+        out->ip_valid = op->rip_valid;
+        out->ip_exact = op->rip_valid;     /* IBS tags the op itself: no skid */
+        out->data_la = op->dc_linad;
+        out->data_la_valid = op->dc_lin_addr_valid;
+        out->data_pa = op->dc_physad;
+        out->data_pa_valid = op->dc_phy_addr_valid;
+        out->is_load = op->ld_op;
+        out->is_store = op->st_op;
+        out->retire_lat_cycles = op->tag_to_ret_cycles;
+        /* DcMissLat counts from the miss to data delivery, for loads that missed. */
+        out->lat_valid = op->ld_op && op->dc_miss && !op->dc_uc_mem_acc;
+        out->lat_cycles = out->lat_valid ? op->dc_miss_lat_cycles : 0;
+        out->l1_miss_known = op->ld_op || op->st_op;
+        out->l1_miss = op->dc_miss;
+        out->level = pmu_ibs_op_level(ibs, op, &out->remote);
+        out->src_raw = op->data_src;
+        if (op->dc_lin_addr_valid) {
+                out->tlb_l1_known = out->tlb_l2_known = true;
+                out->tlb_l1_miss = op->dc_l1tlb_miss;
+                out->tlb_l2_miss = op->dc_l1tlb_miss && op->dc_l2tlb_miss;
+                out->pgsz = op->dc_pgsz;
+        }
+        out->locked = op->dc_locked_op;
+        return ST_OK;
+}
