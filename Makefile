@@ -148,6 +148,7 @@ REPORT_SRCS := \
 	report/json.c \
 	report/lattable.c \
 	report/levels.c \
+	report/numa.c \
 	report/rep.c \
 	report/samples.c \
 	report/samples_check.c \

@@ -1,0 +1,241 @@
+/** @file Distance classes, the latency-matrix checks and cache-to-cache pairs (see numa.h). */
+#include "report/numa.h"
+
+#include "lib/stats.h"
+
+#define SLIT_LOCAL        10u
+#define DEFAULT_REMOTE    20u   /* Linux's REMOTE_DISTANCE when there is no SLIT */
+
+static uint8_t distance(const struct acpi_slit *slit, unsigned i, unsigned j)
+{
+        if (!slit)
+                return i == j ? SLIT_LOCAL : DEFAULT_REMOTE;
+        return slit->dist[i][j];
+}
+
+static int class_index(const struct numa_classes *c, uint8_t d)
+{
+        for (unsigned k = 0; k < c->n_classes; k++)
+                if (c->cls[k].distance == d)
+                        return (int)k;
+        return -1;
+}
+
+/* Insert distance @p d keeping cls[1..] ascending; class 0 stays local. */
+static status_t add_class(struct numa_classes *c, uint8_t d)
+{
+        unsigned k;
+
+        if (class_index(c, d) >= 0)
+                return ST_OK;
+        if (c->n_classes == NUMA_MAX_CLASSES)
+                return ST_UNSUPPORTED;
+        for (k = c->n_classes; k > 1 && c->cls[k - 1].distance > d; k--)
+                c->cls[k] = c->cls[k - 1];
+        c->cls[k] = (struct numa_class){ .distance = d };
+        c->n_classes++;
+        return ST_OK;
+}
+
+status_t numa_classes_from_slit(const struct acpi_slit *slit, unsigned n_nodes,
+                                struct numa_classes *out)
+{
+        status_t st;
+
+        if (!out)
+                return ST_BAD_ARG;
+        *out = (struct numa_classes){ 0 };
+        if (slit)
+                n_nodes = slit->n;
+        if (n_nodes == 0 || n_nodes > NUMA_MAX_NODES)
+                return ST_BAD_ARG;
+        out->n_nodes   = n_nodes;
+        out->n_classes = 1;
+        out->cls[0].distance = SLIT_LOCAL;
+        for (unsigned i = 0; i < n_nodes; i++)
+                for (unsigned j = 0; j < n_nodes; j++) {
+                        uint8_t d = distance(slit, i, j);
+
+                        if (distance(slit, j, i) != d)
+                                out->asymmetric = true;
+                        if (i == j)
+                                continue;
+                        if (d == NUMA_UNREACHABLE) {
+                                out->n_unreachable++;
+                                continue;
+                        }
+                        if ((st = add_class(out, d)) != ST_OK)
+                                return st;
+                }
+        for (unsigned i = 0; i < n_nodes; i++)
+                for (unsigned j = 0; j < n_nodes; j++) {
+                        int k = i == j ? 0 : class_index(out, distance(slit, i, j));
+
+                        if (k < 0 || (i != j && distance(slit, i, j) == NUMA_UNREACHABLE))
+                                continue;
+                        struct numa_class *cl = &out->cls[k];
+                        cl->pair_i[cl->n_pairs] = (uint8_t)i;
+                        cl->pair_j[cl->n_pairs] = (uint8_t)j;
+                        cl->n_pairs++;
+                }
+        return ST_OK;
+}
+
+int numa_class_of(const struct numa_classes *c, unsigned i, unsigned j)
+{
+        if (!c || i >= c->n_nodes || j >= c->n_nodes)
+                return -1;
+        for (unsigned k = 0; k < c->n_classes; k++)
+                for (unsigned p = 0; p < c->cls[k].n_pairs; p++)
+                        if (c->cls[k].pair_i[p] == i && c->cls[k].pair_j[p] == j)
+                                return (int)k;
+        return -1;
+}
+
+static bool within(uint64_t measured, uint64_t ref, unsigned pct)
+{
+        uint64_t diff = measured > ref ? measured - ref : ref - measured;
+
+        return diff * 100 <= ref * pct;
+}
+
+static void check_hmat(struct numa_cell *cell, const struct acpi_hmat *hmat, uint32_t ipd,
+                       uint32_t tpd, unsigned pct)
+{
+        static const enum acpi_hmat_data_type order[] = { ACPI_HMAT_ACCESS_LATENCY,
+                                                          ACPI_HMAT_READ_LATENCY };
+        struct acpi_hmat_entry e;
+
+        for (size_t k = 0; k < ARRAY_SIZE(order); k++) {
+                if (acpi_hmat_find(hmat, order[k], ipd, tpd, &e) != ST_OK ||
+                    e.state != ACPI_HMAT_VALUE || !e.value)
+                        continue;
+                cell->hmat_ps = e.value;
+                cell->hmat    = within(cell->p50_ps, e.value, pct) ? NUMA_AGREE : NUMA_DISAGREE;
+                return;
+        }
+}
+
+void numa_matrix_check(struct numa_matrix *m, const struct acpi_slit *slit,
+                       const struct acpi_hmat *hmat, const uint32_t *pd_of_node,
+                       const struct numa_tolerance *tol)
+{
+        for (unsigned i = 0; i < m->n_nodes; i++) {
+                const struct numa_cell *local = &m->cell[i][i];
+
+                for (unsigned j = 0; j < m->n_nodes; j++) {
+                        struct numa_cell *c = &m->cell[i][j];
+
+                        c->slit = c->hmat = NUMA_NOT_CHECKED;
+                        if (!c->measured)
+                                continue;
+                        if (hmat)
+                                check_hmat(c, hmat, pd_of_node ? pd_of_node[i] : i,
+                                           pd_of_node ? pd_of_node[j] : j, tol->hmat_pct);
+                        if (!slit || i >= slit->n || j >= slit->n || !local->measured ||
+                            !local->p50_ps || slit->dist[i][j] == NUMA_UNREACHABLE)
+                                continue;
+                        c->ratio_milli      = (uint32_t)(c->p50_ps * 1000 / local->p50_ps);
+                        c->slit_ratio_milli = slit->dist[i][j] * 1000u / SLIT_LOCAL;
+                        c->slit = within(c->ratio_milli, c->slit_ratio_milli, tol->slit_pct)
+                                          ? NUMA_AGREE
+                                          : NUMA_DISAGREE;
+                }
+        }
+}
+
+void numa_class_latencies(const struct numa_matrix *m, const struct numa_classes *c,
+                          struct numa_class_latency *out)
+{
+        uint64_t v[NUMA_MAX_NODES * NUMA_MAX_NODES];
+
+        for (unsigned k = 0; k < c->n_classes; k++) {
+                const struct numa_class *cl = &c->cls[k];
+                size_t                   n  = 0;
+
+                for (unsigned p = 0; p < cl->n_pairs; p++) {
+                        const struct numa_cell *x = &m->cell[cl->pair_i[p]][cl->pair_j[p]];
+
+                        if (cl->pair_i[p] < m->n_nodes && cl->pair_j[p] < m->n_nodes &&
+                            x->measured)
+                                v[n++] = x->p50_ps;
+                }
+                out[k] = (struct numa_class_latency){ .distance = cl->distance,
+                                                      .n_cells  = (unsigned)n };
+                if (!n)
+                        continue;
+                rep_sort_u64(v, n);
+                out[k].min_ps = v[0];
+                out[k].max_ps = v[n - 1];
+                out[k].p50_ps = rep_pct_nearest_rank(v, n, 50);
+        }
+}
+
+/* ---- cache to cache ------------------------------------------------------------------- */
+
+enum c2c_class c2c_pair_class(const struct c2c_cpu *a, const struct c2c_cpu *b)
+{
+        if (a->package != b->package)
+                return C2C_OTHER_PKG;
+        if (a->core == b->core)
+                return C2C_SMT;
+        return a->l3_domain == b->l3_domain ? C2C_SAME_L3 : C2C_OTHER_L3;
+}
+
+const char *c2c_class_name(enum c2c_class c)
+{
+        static const char *const names[C2C__COUNT] = {
+                [C2C_SMT]       = "smt",
+                [C2C_SAME_L3]   = "same-l3",
+                [C2C_OTHER_L3]  = "other-l3",
+                [C2C_OTHER_PKG] = "other-package",
+        };
+
+        return (unsigned)c < C2C__COUNT ? names[c] : "unknown";
+}
+
+static status_t push_pair(struct c2c_pair *out, size_t max, size_t *n, unsigned a, unsigned b,
+                          enum c2c_class cls)
+{
+        if (*n == max)
+                return ST_NO_MEM;
+        out[(*n)++] = (struct c2c_pair){ .a = (uint16_t)a, .b = (uint16_t)b, .cls = cls };
+        return ST_OK;
+}
+
+status_t c2c_pairs_plan(const struct c2c_cpu *cpu, unsigned n, unsigned all_up_to,
+                        unsigned per_class, struct c2c_pair *out, size_t max, size_t *n_out)
+{
+        unsigned taken[C2C__COUNT] = { 0 };
+        status_t st;
+
+        if (!cpu || !out || !n_out)
+                return ST_BAD_ARG;
+        *n_out = 0;
+        if (n <= all_up_to) {
+                for (unsigned a = 0; a < n; a++)
+                        for (unsigned b = a + 1; b < n; b++)
+                                if ((st = push_pair(out, max, n_out, a, b,
+                                                    c2c_pair_class(&cpu[a], &cpu[b]))) != ST_OK)
+                                        return st;
+                return ST_OK;
+        }
+        /* Sample: walk the first CPU of each pair with a stride co-prime to n so the chosen
+         * pairs spread over the machine instead of all starting at CPU 0. */
+        unsigned stride = n / 2 + 1;
+
+        while (stride > 1 && n % stride == 0)
+                stride--;
+        for (unsigned d = 1; d < n; d++)
+                for (unsigned s = 0, a = 0; s < n; s++, a = (a + stride) % n) {
+                        unsigned       b   = (a + d) % n;
+                        enum c2c_class cls = c2c_pair_class(&cpu[a], &cpu[b]);
+
+                        if (a > b || taken[cls] >= per_class)
+                                continue;
+                        if ((st = push_pair(out, max, n_out, a, b, cls)) != ST_OK)
+                                return st;
+                        taken[cls]++;
+                }
+        return ST_OK;
+}

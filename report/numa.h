@@ -1,0 +1,130 @@
+/** @file
+ * Analysis of the NUMA latency matrix and of cache-to-cache transfers: pure functions over
+ * arrays, no platform calls, no clock.
+ *
+ * Distance classes group the node pairs of a SLIT by their relative distance: class 0 is
+ * local (the diagonal), class k the k-th distinct remote distance in ascending order, which is
+ * what "1 hop", "2 hops" mean on the 2- to 8-socket machines profilers see ([ACPI-6.5] §5.2.17
+ * gives distances, not hops: the class number is the rank of the distance, and the table says
+ * so). Unreachable pairs (255) belong to no class.
+ *
+ * The matrix check holds each measured remote/local ratio against SLIT's dist[i][j] / 10 and,
+ * where the HMAT gives an access latency, the measured figure against it; every pair gets
+ * agree / DISAGREE with both numbers, never a silent pass.
+ */
+#ifndef PMUCAL_NUMA_H
+#define PMUCAL_NUMA_H
+
+#include "boot/acpi.h"
+#include "lib/base.h"
+#include "lib/status.h"
+
+#define NUMA_MAX_NODES   16u   /* the latency matrix measures at most 16 x 16 nodes */
+#define NUMA_MAX_CLASSES 8u    /* local + up to 7 distinct remote distances */
+#define NUMA_UNREACHABLE 255u  /* SLIT's "no path" */
+
+/** One distance class: the pairs (i, j) whose SLIT distance is @p distance. */
+struct numa_class {
+        uint8_t  distance;          /* SLIT value: 10 local, > 10 remote */
+        unsigned n_pairs;
+        uint8_t  pair_i[NUMA_MAX_NODES * NUMA_MAX_NODES];
+        uint8_t  pair_j[NUMA_MAX_NODES * NUMA_MAX_NODES];
+};
+
+struct numa_classes {
+        unsigned          n_nodes;
+        unsigned          n_classes;        /* class 0 is local */
+        struct numa_class cls[NUMA_MAX_CLASSES];
+        unsigned          n_unreachable;    /* off-diagonal pairs at 255 */
+        bool              asymmetric;       /* dist[i][j] != dist[j][i] somewhere */
+};
+
+/** Group the pairs of @p slit (or, when @p slit is NULL, @p n_nodes nodes all at one remote
+ *  distance of 20, the "no SLIT" assumption Linux makes) into distance classes.
+ *  ST_BAD_ARG for more than NUMA_MAX_NODES nodes; ST_UNSUPPORTED for more distinct remote
+ *  distances than NUMA_MAX_CLASSES - 1 (a partial grouping would mislead). */
+status_t numa_classes_from_slit(const struct acpi_slit *slit, unsigned n_nodes,
+                                struct numa_classes *out);
+
+/** Class index of pair (@p i, @p j) in @p c; -1 when unreachable or out of range. */
+int numa_class_of(const struct numa_classes *c, unsigned i, unsigned j);
+
+enum numa_verdict { NUMA_NOT_CHECKED = 0, NUMA_AGREE, NUMA_DISAGREE };
+
+/** One cell of the latency matrix: CPU on node i, buffer on node j. Latencies in ps. */
+struct numa_cell {
+        uint64_t          p10_ps, p50_ps, p90_ps;
+        bool              measured;
+        /* SLIT: measured p50[i][j] / p50[i][i] against dist[i][j] / 10, both in 1/1000. */
+        uint32_t          ratio_milli, slit_ratio_milli;
+        enum numa_verdict slit;
+        /* HMAT: the access (or read) latency it gives for initiator i, target j. */
+        uint64_t          hmat_ps;
+        enum numa_verdict hmat;
+};
+
+struct numa_matrix {
+        unsigned         n_nodes;
+        struct numa_cell cell[NUMA_MAX_NODES][NUMA_MAX_NODES];
+};
+
+/** Tolerances of the checks, in percent of the reference. */
+struct numa_tolerance {
+        unsigned slit_pct;   /* measured ratio vs SLIT ratio */
+        unsigned hmat_pct;   /* measured p50 vs HMAT latency */
+};
+
+/** Fill the SLIT and HMAT verdicts of every measured cell of @p m. The local cell m[i][i]
+ *  must be measured for row i's ratios; @p slit / @p hmat may be NULL (not checked).
+ *  HMAT entries are looked up by proximity domain @p pd_of_node[i] (NULL: node index). */
+void numa_matrix_check(struct numa_matrix *m, const struct acpi_slit *slit,
+                       const struct acpi_hmat *hmat, const uint32_t *pd_of_node,
+                       const struct numa_tolerance *tol);
+
+/** Per distance class: the p50 of the class's cell medians and the range of them. */
+struct numa_class_latency {
+        uint8_t  distance;
+        unsigned n_cells;               /* measured cells of the class */
+        uint64_t p50_ps, min_ps, max_ps;
+};
+
+/** Summarise @p m by the classes of @p c into @p out (c->n_classes entries). */
+void numa_class_latencies(const struct numa_matrix *m, const struct numa_classes *c,
+                          struct numa_class_latency *out);
+
+/* ---- cache to cache ------------------------------------------------------------------- */
+
+/** Where a CPU sits: what the topology leaves (CPUID 0xB/0x1F, 0x8000001E) and the cache
+ *  sharing fields (leaf 4 / 0x8000001D) say. */
+struct c2c_cpu {
+        uint32_t apic_id;
+        uint32_t package, core, thread;
+        uint32_t l3_domain;     /* APIC ID >> (bits of the L3's sharing field) */
+};
+
+enum c2c_class {
+        C2C_SMT = 0,      /* same core, sibling hardware threads */
+        C2C_SAME_L3,      /* same L3 domain (CCX, cluster) */
+        C2C_OTHER_L3,     /* same package, another L3 domain */
+        C2C_OTHER_PKG,    /* another package */
+        C2C__COUNT
+};
+
+/** Topology class of the pair (@p a, @p b) (a != b). */
+enum c2c_class c2c_pair_class(const struct c2c_cpu *a, const struct c2c_cpu *b);
+/** "smt", "same-l3", "other-l3", "other-package"; never NULL. */
+const char *c2c_class_name(enum c2c_class c);
+
+struct c2c_pair {
+        uint16_t       a, b;    /* indices into the CPU array */
+        enum c2c_class cls;
+};
+
+/** Choose the pairs to measure among @p n CPUs: every unordered pair when n <= @p all_up_to,
+ *  otherwise up to @p per_class pairs of each class, spread over the CPUs deterministically
+ *  (the same machine gives the same pairs). Writes at most @p max pairs; *@p n_out gets the
+ *  count. ST_NO_MEM when @p max is too small for every pair asked for. */
+status_t c2c_pairs_plan(const struct c2c_cpu *cpu, unsigned n, unsigned all_up_to,
+                        unsigned per_class, struct c2c_pair *out, size_t max, size_t *n_out);
+
+#endif

@@ -1,0 +1,277 @@
+/* Distance classes from SLIT matrices, the latency-matrix checks against SLIT and HMAT, and
+ * the choice of cache-to-cache pairs. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "report/numa.h"
+
+static void slit_fill(struct acpi_slit *s, unsigned n, const uint8_t *d)
+{
+        memset(s, 0, sizeof(*s));
+        s->n = n;
+        for (unsigned i = 0; i < n; i++)
+                for (unsigned j = 0; j < n; j++)
+                        s->dist[i][j] = d[i * n + j];
+}
+
+/* Two sockets with two nodes each (sub-NUMA clustering): 10 local, 11 the other cluster of
+ * the socket, 21 the other socket. */
+static const uint8_t snc4[] = {
+        10, 11, 21, 21,
+        11, 10, 21, 21,
+        21, 21, 10, 11,
+        21, 21, 11, 10,
+};
+
+static void test_classes_symmetric(void **state)
+{
+        struct acpi_slit    s;
+        struct numa_classes c;
+        (void)state;
+
+        slit_fill(&s, 4, snc4);
+        assert_int_equal(numa_classes_from_slit(&s, 0, &c), ST_OK);
+        assert_int_equal(c.n_nodes, 4);
+        assert_int_equal(c.n_classes, 3);
+        assert_int_equal(c.cls[0].distance, 10);
+        assert_int_equal(c.cls[0].n_pairs, 4);
+        assert_int_equal(c.cls[1].distance, 11);
+        assert_int_equal(c.cls[1].n_pairs, 4);
+        assert_int_equal(c.cls[2].distance, 21);
+        assert_int_equal(c.cls[2].n_pairs, 8);
+        assert_false(c.asymmetric);
+        assert_int_equal(c.n_unreachable, 0);
+        assert_int_equal(numa_class_of(&c, 0, 0), 0);
+        assert_int_equal(numa_class_of(&c, 2, 3), 1);
+        assert_int_equal(numa_class_of(&c, 3, 0), 2);
+        assert_int_equal(numa_class_of(&c, 4, 0), -1);
+}
+
+static void test_classes_asymmetric_unreachable(void **state)
+{
+        static const uint8_t d[] = {
+                10, 20, 255,
+                30, 10, 20,
+                255, 20, 10,
+        };
+        struct acpi_slit     s;
+        struct numa_classes  c;
+        (void)state;
+
+        slit_fill(&s, 3, d);
+        assert_int_equal(numa_classes_from_slit(&s, 0, &c), ST_OK);
+        assert_true(c.asymmetric);
+        assert_int_equal(c.n_unreachable, 2);
+        assert_int_equal(c.n_classes, 3); /* 10, 20, 30 */
+        assert_int_equal(c.cls[1].distance, 20);
+        assert_int_equal(c.cls[1].n_pairs, 3);
+        assert_int_equal(c.cls[2].distance, 30);
+        assert_int_equal(c.cls[2].n_pairs, 1);
+        assert_int_equal(numa_class_of(&c, 0, 2), -1);
+        assert_int_equal(numa_class_of(&c, 1, 0), 2);
+}
+
+static void test_classes_without_slit_and_limits(void **state)
+{
+        struct numa_classes c;
+        struct acpi_slit    s;
+        uint8_t             d[9 * 9];
+        (void)state;
+
+        assert_int_equal(numa_classes_from_slit(NULL, 2, &c), ST_OK);
+        assert_int_equal(c.n_classes, 2);
+        assert_int_equal(c.cls[1].distance, 20);
+        assert_int_equal(c.cls[1].n_pairs, 2);
+        assert_int_equal(numa_classes_from_slit(NULL, 1, &c), ST_OK);
+        assert_int_equal(c.n_classes, 1);
+        assert_int_equal(numa_classes_from_slit(NULL, 0, &c), ST_BAD_ARG);
+        assert_int_equal(numa_classes_from_slit(NULL, NUMA_MAX_NODES + 1, &c), ST_BAD_ARG);
+        /* nine nodes on a line: eight distinct remote distances, one more than fits */
+        for (unsigned i = 0; i < 9; i++)
+                for (unsigned j = 0; j < 9; j++)
+                        d[i * 9 + j] = (uint8_t)(10 + 10 * (i > j ? i - j : j - i));
+        slit_fill(&s, 9, d);
+        assert_int_equal(numa_classes_from_slit(&s, 0, &c), ST_UNSUPPORTED);
+}
+
+static uint64_t noisy(uint64_t v, unsigned seed)
+{
+        /* +-2 % deterministic noise */
+        return v * (1000 + (seed * 37 % 41) - 20) / 1000;
+}
+
+static void fill_matrix(struct numa_matrix *m, const uint8_t *d, unsigned n, uint64_t local_ps)
+{
+        memset(m, 0, sizeof(*m));
+        m->n_nodes = n;
+        for (unsigned i = 0; i < n; i++)
+                for (unsigned j = 0; j < n; j++) {
+                        struct numa_cell *c = &m->cell[i][j];
+                        c->measured = true;
+                        c->p50_ps   = noisy(local_ps * d[i * n + j] / 10, i * n + j);
+                        c->p10_ps   = c->p50_ps * 95 / 100;
+                        c->p90_ps   = c->p50_ps * 110 / 100;
+                }
+}
+
+static void test_matrix_against_slit(void **state)
+{
+        static const struct numa_tolerance tol = { .slit_pct = 15, .hmat_pct = 25 };
+        struct acpi_slit   s;
+        struct numa_matrix m;
+        (void)state;
+
+        slit_fill(&s, 4, snc4);
+        fill_matrix(&m, snc4, 4, 90000);
+        numa_matrix_check(&m, &s, NULL, NULL, &tol);
+        for (unsigned i = 0; i < 4; i++)
+                for (unsigned j = 0; j < 4; j++) {
+                        assert_int_equal(m.cell[i][j].slit, NUMA_AGREE);
+                        assert_int_equal(m.cell[i][j].hmat, NUMA_NOT_CHECKED);
+                }
+        assert_int_equal(m.cell[0][2].slit_ratio_milli, 2100);
+        /* one remote pair as fast as local: flagged, and only that pair */
+        m.cell[1][3].p50_ps = m.cell[1][1].p50_ps;
+        numa_matrix_check(&m, &s, NULL, NULL, &tol);
+        assert_int_equal(m.cell[1][3].slit, NUMA_DISAGREE);
+        assert_int_equal(m.cell[1][2].slit, NUMA_AGREE);
+        /* an unmeasured local cell leaves its row unchecked */
+        m.cell[2][2].measured = false;
+        numa_matrix_check(&m, &s, NULL, NULL, &tol);
+        assert_int_equal(m.cell[2][0].slit, NUMA_NOT_CHECKED);
+        assert_int_equal(m.cell[2][2].slit, NUMA_NOT_CHECKED);
+}
+
+static void test_matrix_against_hmat(void **state)
+{
+        static const struct numa_tolerance tol = { .slit_pct = 15, .hmat_pct = 25 };
+        static const uint8_t d2[] = { 10, 20, 20, 10 };
+        static struct acpi_hmat h;
+        struct numa_matrix      m;
+        (void)state;
+
+        memset(&h, 0, sizeof(h));
+        for (unsigned i = 0; i < 2; i++)
+                for (unsigned j = 0; j < 2; j++)
+                        h.entry[h.n_entries++] = (struct acpi_hmat_entry){
+                                .initiator_pd = 10 + i, .target_pd = 10 + j,
+                                .value = i == j ? 100000 : 200000,
+                                .data_type = ACPI_HMAT_READ_LATENCY, .state = ACPI_HMAT_VALUE };
+        h.entry[h.n_entries++] = (struct acpi_hmat_entry){
+                .initiator_pd = 10, .target_pd = 11, .data_type = ACPI_HMAT_ACCESS_LATENCY,
+                .state = ACPI_HMAT_NOT_PROVIDED };
+        fill_matrix(&m, d2, 2, 100000);
+        m.cell[1][0].p50_ps = 400000; /* twice what the HMAT promises */
+        const uint32_t pd[] = { 10, 11 };
+        numa_matrix_check(&m, NULL, &h, pd, &tol);
+        assert_int_equal(m.cell[0][0].hmat, NUMA_AGREE);
+        assert_int_equal(m.cell[0][1].hmat, NUMA_AGREE); /* not-provided access: read used */
+        assert_int_equal(m.cell[0][1].hmat_ps, 200000);
+        assert_int_equal(m.cell[1][0].hmat, NUMA_DISAGREE);
+        assert_int_equal(m.cell[1][1].slit, NUMA_NOT_CHECKED);
+        /* without the domain map, node indices 0/1 match no entry */
+        numa_matrix_check(&m, NULL, &h, NULL, &tol);
+        assert_int_equal(m.cell[0][0].hmat, NUMA_NOT_CHECKED);
+}
+
+static void test_class_latencies(void **state)
+{
+        struct acpi_slit          s;
+        struct numa_classes       c;
+        struct numa_matrix        m;
+        struct numa_class_latency out[NUMA_MAX_CLASSES];
+        (void)state;
+
+        slit_fill(&s, 4, snc4);
+        numa_classes_from_slit(&s, 0, &c);
+        fill_matrix(&m, snc4, 4, 100000);
+        m.cell[3][3].measured = false;
+        numa_class_latencies(&m, &c, out);
+        assert_int_equal(out[0].n_cells, 3);
+        assert_int_equal(out[2].n_cells, 8);
+        assert_in_range(out[2].p50_ps, 210000 * 98 / 100, 210000 * 102 / 100);
+        assert_true(out[2].min_ps <= out[2].p50_ps && out[2].p50_ps <= out[2].max_ps);
+        assert_in_range(out[1].p50_ps, 110000 * 98 / 100, 110000 * 102 / 100);
+}
+
+/* 2 packages x 2 L3 domains x 4 cores x 2 threads = 32 CPUs. */
+static unsigned make_topology(struct c2c_cpu *cpu)
+{
+        unsigned n = 0;
+        for (unsigned p = 0; p < 2; p++)
+                for (unsigned l3 = 0; l3 < 2; l3++)
+                        for (unsigned core = 0; core < 4; core++)
+                                for (unsigned t = 0; t < 2; t++, n++)
+                                        cpu[n] = (struct c2c_cpu){
+                                                .apic_id = n, .package = p,
+                                                .core = p * 8 + l3 * 4 + core, .thread = t,
+                                                .l3_domain = p * 2 + l3 };
+        return n;
+}
+
+static void test_c2c_classes(void **state)
+{
+        struct c2c_cpu cpu[32];
+        (void)state;
+
+        make_topology(cpu);
+        assert_int_equal(c2c_pair_class(&cpu[0], &cpu[1]), C2C_SMT);
+        assert_int_equal(c2c_pair_class(&cpu[0], &cpu[2]), C2C_SAME_L3);
+        assert_int_equal(c2c_pair_class(&cpu[0], &cpu[8]), C2C_OTHER_L3);
+        assert_int_equal(c2c_pair_class(&cpu[0], &cpu[16]), C2C_OTHER_PKG);
+        assert_string_equal(c2c_class_name(C2C_OTHER_PKG), "other-package");
+        assert_string_equal(c2c_class_name(C2C__COUNT), "unknown");
+}
+
+static void test_c2c_pairs_all_and_sampled(void **state)
+{
+        static struct c2c_pair p[600];
+        struct c2c_cpu         cpu[32];
+        size_t                 n;
+        unsigned               per[C2C__COUNT] = { 0 };
+        (void)state;
+
+        unsigned ncpu = make_topology(cpu);
+        assert_int_equal(c2c_pairs_plan(cpu, 16, 16, 4, p, 600, &n), ST_OK);
+        assert_int_equal(n, 16 * 15 / 2);
+        assert_int_equal(c2c_pairs_plan(cpu, 16, 16, 4, p, 100, &n), ST_NO_MEM);
+
+        assert_int_equal(c2c_pairs_plan(cpu, ncpu, 16, 4, p, 600, &n), ST_OK);
+        assert_int_equal(n, 16);
+        for (size_t i = 0; i < n; i++) {
+                assert_true(p[i].a < p[i].b);
+                assert_int_equal(p[i].cls, c2c_pair_class(&cpu[p[i].a], &cpu[p[i].b]));
+                per[p[i].cls]++;
+                for (size_t k = 0; k < i; k++)
+                        assert_false(p[k].a == p[i].a && p[k].b == p[i].b);
+        }
+        for (unsigned c = 0; c < C2C__COUNT; c++)
+                assert_int_equal(per[c], 4);
+        /* the same machine gives the same pairs */
+        struct c2c_pair q[600];
+        size_t          m;
+        assert_int_equal(c2c_pairs_plan(cpu, ncpu, 16, 4, q, 600, &m), ST_OK);
+        assert_int_equal(m, n);
+        assert_memory_equal(p, q, n * sizeof(*p));
+        assert_int_equal(c2c_pairs_plan(NULL, ncpu, 16, 4, q, 600, &m), ST_BAD_ARG);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_classes_symmetric),
+                cmocka_unit_test(test_classes_asymmetric_unreachable),
+                cmocka_unit_test(test_classes_without_slit_and_limits),
+                cmocka_unit_test(test_matrix_against_slit),
+                cmocka_unit_test(test_matrix_against_hmat),
+                cmocka_unit_test(test_class_latencies),
+                cmocka_unit_test(test_c2c_classes),
+                cmocka_unit_test(test_c2c_pairs_all_and_sampled),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
