@@ -127,6 +127,7 @@ PMU_x86_SRCS := \
 	pmu/x86/pebs.c
 
 BENCH_SRCS := \
+	bench/c2c.c \
 	bench/chain.c \
 	bench/measure.c \
 	bench/ownpt.c \
@@ -135,6 +136,7 @@ BENCH_SRCS := \
 	bench/tlb.c \
 	bench/window.c
 BENCH_x86_SRCS := \
+	bench/x86/c2c_ops.c \
 	bench/x86/kernel_block.c \
 	bench/x86/kernel_branch.c \
 	bench/x86/kernel_chase.c \
@@ -147,6 +149,7 @@ REPORT_SRCS := \
 	report/inventory_json.c \
 	report/json.c \
 	report/lattable.c \
+	report/c2c.c \
 	report/levels.c \
 	report/numa.c \
 	report/rep.c \
@@ -183,6 +186,7 @@ LIBPMUCAL_SRCS := \
 PMUCAL_TABLE_SRCS := \
 	host/pmucal_table.c
 PMUCAL_HOST_SRCS := \
+	host/c2c_host.c \
 	host/pmucal_host.c \
 	host/tlb_host.c \
 	$(BOOT_LINUX_SRCS)
@@ -215,7 +219,7 @@ TEST_SUPPORT_SRCS := \
 	tests/fake_plat.c \
 	tests/test_util.c
 TEST_LAYER_SRCS := $(PORTABLE_SRCS) $(SYMS_NONE_SRC) $(LIBPMUCAL_SRCS)
-TEST_LIBS := -lcmocka -ljansson -lm
+TEST_LIBS := -lcmocka -ljansson -lm -lpthread
 TEST_BINS := $(patsubst %,$(B)/host/tests/test_%,$(TESTS))
 
 # libFuzzer targets (clang): tests/fuzz_<name>.c with a corpus in tests/corpus/<name>/.
@@ -332,7 +336,7 @@ $(B)/host/pmucal-table: $(call host_obj,$(PMUCAL_TABLE_SRCS)) $(B)/host/libpmuca
 
 $(B)/host/pmucal-host: $(call host_obj,$(PMUCAL_HOST_SRCS)) $(B)/host/obj/layers.a
 	$(say) LINK $@
-	$(Q)$(HOST_CC) $^ -o $@
+	$(Q)$(HOST_CC) $^ -o $@ -lpthread
 
 host: $(B)/host/pmucal-host $(B)/host/pmucal-table $(B)/host/libpmucal.a
 
@@ -363,7 +367,7 @@ $(B)/host/record_tlb: $(call test_obj,$(RECORD_TLB_SRCS) tests/fake_msr_none.c) 
 
 $(B)/host/bench_sampling: $(call host_obj,$(BENCH_SAMPLING_SRCS)) $(B)/host/obj/layers.a
 	$(say) LINK $@
-	$(Q)$(HOST_CC) $^ -o $@
+	$(Q)$(HOST_CC) $^ -o $@ -lpthread
 
 unit: $(TEST_BINS)
 fuzz: $(FUZZ_BINS)

@@ -57,8 +57,6 @@ void tlbcal_free(struct tlbcal *t);
 /** "4 KiB", "2 MiB", "1 GiB"; never NULL. */
 const char *tlbcal_page_name(uint64_t page_bytes);
 
-/** pmucal-host --tlb: the hosted dTLB calibration (4 KiB and transparent 2 MiB pages);
- *  @p argv[0] is "--tlb". Returns the process exit status. Host only (host/tlb_host.c). */
-int host_tlb_main(int argc, char **argv);
+
 
 #endif

@@ -24,7 +24,8 @@
 #include "report/lattable.h"
 #include "report/levels.h"
 #include "report/rep.h"
-#include "app/tlb.h" /* --tlb (hc) */
+#include "app/tlb.h"
+#include "host/host.h"
 
 #ifndef PMUCAL_VERSION
 #define PMUCAL_VERSION "unknown"
@@ -293,8 +294,10 @@ int main(int argc, char **argv)
         struct bench_sweep_info  info;
         status_t                 st;
 
-        if (argc > 1 && !strcmp(argv[1], "--tlb")) /* hc: the dTLB calibration, host/tlb_host.c */
+        if (argc > 1 && !strcmp(argv[1], "--tlb"))
                 return host_tlb_main(argc - 1, argv + 1);
+        if (argc > 1 && !strcmp(argv[1], "--c2c"))
+                return host_c2c_main(argc - 1, argv + 1);
         if (parse_args(argc, argv, &o))
                 return 2;
         rep_add_sink((struct rep_sink){ .write = console_sink });

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "app/tlb.h"
+#include "host/host.h"
 
 #include "bench/kernel_tlb.h"
 #include "boot/linux/linux_plat.h"

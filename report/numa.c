@@ -1,4 +1,4 @@
-/** @file Distance classes, the latency-matrix checks and cache-to-cache pairs (see numa.h). */
+/** @file Distance classes and the latency-matrix checks (see numa.h). */
 #include "report/numa.h"
 
 #include "lib/stats.h"
@@ -169,73 +169,4 @@ void numa_class_latencies(const struct numa_matrix *m, const struct numa_classes
                 out[k].max_ps = v[n - 1];
                 out[k].p50_ps = rep_pct_nearest_rank(v, n, 50);
         }
-}
-
-/* ---- cache to cache ------------------------------------------------------------------- */
-
-enum c2c_class c2c_pair_class(const struct c2c_cpu *a, const struct c2c_cpu *b)
-{
-        if (a->package != b->package)
-                return C2C_OTHER_PKG;
-        if (a->core == b->core)
-                return C2C_SMT;
-        return a->l3_domain == b->l3_domain ? C2C_SAME_L3 : C2C_OTHER_L3;
-}
-
-const char *c2c_class_name(enum c2c_class c)
-{
-        static const char *const names[C2C__COUNT] = {
-                [C2C_SMT]       = "smt",
-                [C2C_SAME_L3]   = "same-l3",
-                [C2C_OTHER_L3]  = "other-l3",
-                [C2C_OTHER_PKG] = "other-package",
-        };
-
-        return (unsigned)c < C2C__COUNT ? names[c] : "unknown";
-}
-
-static status_t push_pair(struct c2c_pair *out, size_t max, size_t *n, unsigned a, unsigned b,
-                          enum c2c_class cls)
-{
-        if (*n == max)
-                return ST_NO_MEM;
-        out[(*n)++] = (struct c2c_pair){ .a = (uint16_t)a, .b = (uint16_t)b, .cls = cls };
-        return ST_OK;
-}
-
-status_t c2c_pairs_plan(const struct c2c_cpu *cpu, unsigned n, unsigned all_up_to,
-                        unsigned per_class, struct c2c_pair *out, size_t max, size_t *n_out)
-{
-        unsigned taken[C2C__COUNT] = { 0 };
-        status_t st;
-
-        if (!cpu || !out || !n_out)
-                return ST_BAD_ARG;
-        *n_out = 0;
-        if (n <= all_up_to) {
-                for (unsigned a = 0; a < n; a++)
-                        for (unsigned b = a + 1; b < n; b++)
-                                if ((st = push_pair(out, max, n_out, a, b,
-                                                    c2c_pair_class(&cpu[a], &cpu[b]))) != ST_OK)
-                                        return st;
-                return ST_OK;
-        }
-        /* Sample: walk the first CPU of each pair with a stride co-prime to n so the chosen
-         * pairs spread over the machine instead of all starting at CPU 0. */
-        unsigned stride = n / 2 + 1;
-
-        while (stride > 1 && n % stride == 0)
-                stride--;
-        for (unsigned d = 1; d < n; d++)
-                for (unsigned s = 0, a = 0; s < n; s++, a = (a + stride) % n) {
-                        unsigned       b   = (a + d) % n;
-                        enum c2c_class cls = c2c_pair_class(&cpu[a], &cpu[b]);
-
-                        if (a > b || taken[cls] >= per_class)
-                                continue;
-                        if ((st = push_pair(out, max, n_out, a, b, cls)) != ST_OK)
-                                return st;
-                        taken[cls]++;
-                }
-        return ST_OK;
 }

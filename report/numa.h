@@ -1,6 +1,6 @@
 /** @file
- * Analysis of the NUMA latency matrix and of cache-to-cache transfers: pure functions over
- * arrays, no platform calls, no clock.
+ * Analysis of the NUMA latency matrix: pure functions over arrays, no platform calls, no
+ * clock.
  *
  * Distance classes group the node pairs of a SLIT by their relative distance: class 0 is
  * local (the diagonal), class k the k-th distinct remote distance in ascending order, which is
@@ -91,40 +91,5 @@ struct numa_class_latency {
 /** Summarise @p m by the classes of @p c into @p out (c->n_classes entries). */
 void numa_class_latencies(const struct numa_matrix *m, const struct numa_classes *c,
                           struct numa_class_latency *out);
-
-/* ---- cache to cache ------------------------------------------------------------------- */
-
-/** Where a CPU sits: what the topology leaves (CPUID 0xB/0x1F, 0x8000001E) and the cache
- *  sharing fields (leaf 4 / 0x8000001D) say. */
-struct c2c_cpu {
-        uint32_t apic_id;
-        uint32_t package, core, thread;
-        uint32_t l3_domain;     /* APIC ID >> (bits of the L3's sharing field) */
-};
-
-enum c2c_class {
-        C2C_SMT = 0,      /* same core, sibling hardware threads */
-        C2C_SAME_L3,      /* same L3 domain (CCX, cluster) */
-        C2C_OTHER_L3,     /* same package, another L3 domain */
-        C2C_OTHER_PKG,    /* another package */
-        C2C__COUNT
-};
-
-/** Topology class of the pair (@p a, @p b) (a != b). */
-enum c2c_class c2c_pair_class(const struct c2c_cpu *a, const struct c2c_cpu *b);
-/** "smt", "same-l3", "other-l3", "other-package"; never NULL. */
-const char *c2c_class_name(enum c2c_class c);
-
-struct c2c_pair {
-        uint16_t       a, b;    /* indices into the CPU array */
-        enum c2c_class cls;
-};
-
-/** Choose the pairs to measure among @p n CPUs: every unordered pair when n <= @p all_up_to,
- *  otherwise up to @p per_class pairs of each class, spread over the CPUs deterministically
- *  (the same machine gives the same pairs). Writes at most @p max pairs; *@p n_out gets the
- *  count. ST_NO_MEM when @p max is too small for every pair asked for. */
-status_t c2c_pairs_plan(const struct c2c_cpu *cpu, unsigned n, unsigned all_up_to,
-                        unsigned per_class, struct c2c_pair *out, size_t max, size_t *n_out);
 
 #endif

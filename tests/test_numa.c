@@ -1,5 +1,4 @@
-/* Distance classes from SLIT matrices, the latency-matrix checks against SLIT and HMAT, and
- * the choice of cache-to-cache pairs. */
+/* Distance classes from SLIT matrices and the latency-matrix checks against SLIT and HMAT. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -199,68 +198,6 @@ static void test_class_latencies(void **state)
         assert_in_range(out[1].p50_ps, 110000 * 98 / 100, 110000 * 102 / 100);
 }
 
-/* 2 packages x 2 L3 domains x 4 cores x 2 threads = 32 CPUs. */
-static unsigned make_topology(struct c2c_cpu *cpu)
-{
-        unsigned n = 0;
-        for (unsigned p = 0; p < 2; p++)
-                for (unsigned l3 = 0; l3 < 2; l3++)
-                        for (unsigned core = 0; core < 4; core++)
-                                for (unsigned t = 0; t < 2; t++, n++)
-                                        cpu[n] = (struct c2c_cpu){
-                                                .apic_id = n, .package = p,
-                                                .core = p * 8 + l3 * 4 + core, .thread = t,
-                                                .l3_domain = p * 2 + l3 };
-        return n;
-}
-
-static void test_c2c_classes(void **state)
-{
-        struct c2c_cpu cpu[32];
-        (void)state;
-
-        make_topology(cpu);
-        assert_int_equal(c2c_pair_class(&cpu[0], &cpu[1]), C2C_SMT);
-        assert_int_equal(c2c_pair_class(&cpu[0], &cpu[2]), C2C_SAME_L3);
-        assert_int_equal(c2c_pair_class(&cpu[0], &cpu[8]), C2C_OTHER_L3);
-        assert_int_equal(c2c_pair_class(&cpu[0], &cpu[16]), C2C_OTHER_PKG);
-        assert_string_equal(c2c_class_name(C2C_OTHER_PKG), "other-package");
-        assert_string_equal(c2c_class_name(C2C__COUNT), "unknown");
-}
-
-static void test_c2c_pairs_all_and_sampled(void **state)
-{
-        static struct c2c_pair p[600];
-        struct c2c_cpu         cpu[32];
-        size_t                 n;
-        unsigned               per[C2C__COUNT] = { 0 };
-        (void)state;
-
-        unsigned ncpu = make_topology(cpu);
-        assert_int_equal(c2c_pairs_plan(cpu, 16, 16, 4, p, 600, &n), ST_OK);
-        assert_int_equal(n, 16 * 15 / 2);
-        assert_int_equal(c2c_pairs_plan(cpu, 16, 16, 4, p, 100, &n), ST_NO_MEM);
-
-        assert_int_equal(c2c_pairs_plan(cpu, ncpu, 16, 4, p, 600, &n), ST_OK);
-        assert_int_equal(n, 16);
-        for (size_t i = 0; i < n; i++) {
-                assert_true(p[i].a < p[i].b);
-                assert_int_equal(p[i].cls, c2c_pair_class(&cpu[p[i].a], &cpu[p[i].b]));
-                per[p[i].cls]++;
-                for (size_t k = 0; k < i; k++)
-                        assert_false(p[k].a == p[i].a && p[k].b == p[i].b);
-        }
-        for (unsigned c = 0; c < C2C__COUNT; c++)
-                assert_int_equal(per[c], 4);
-        /* the same machine gives the same pairs */
-        struct c2c_pair q[600];
-        size_t          m;
-        assert_int_equal(c2c_pairs_plan(cpu, ncpu, 16, 4, q, 600, &m), ST_OK);
-        assert_int_equal(m, n);
-        assert_memory_equal(p, q, n * sizeof(*p));
-        assert_int_equal(c2c_pairs_plan(NULL, ncpu, 16, 4, q, 600, &m), ST_BAD_ARG);
-}
-
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -270,8 +207,6 @@ int main(void)
                 cmocka_unit_test(test_matrix_against_slit),
                 cmocka_unit_test(test_matrix_against_hmat),
                 cmocka_unit_test(test_class_latencies),
-                cmocka_unit_test(test_c2c_classes),
-                cmocka_unit_test(test_c2c_pairs_all_and_sampled),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

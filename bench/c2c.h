@@ -1,0 +1,74 @@
+/** @file
+ * Cache-to-cache transfers: the latency of a load (or an atomic write) that finds its line in
+ * another CPU's cache. Two CPUs share a chain of lines (bench/chain.h) and take turns:
+ *
+ *   HIT    the reader flushes every line (CLFLUSH evicts it from every cache of the
+ *          coherence domain), the owner reads them all (Exclusive in the owner's cache), the
+ *          reader chases the chain: every load is served by the owner's cache, clean;
+ *   HITM   the owner writes every line (Modified in the owner's cache, the reader's copies
+ *          invalidated), the reader chases: every load is a transfer of a modified line;
+ *   WRITE  the owner writes every line, the reader does a locked add to each line in chain
+ *          order: every access is a read-for-ownership of a line the owner holds modified.
+ *
+ * The reader times the whole lap with the TSC and divides by the number of lines, so one
+ * round gives one figure per line already averaged over a lap; rounds give the spread.
+ * The two sides run at the same time on two CPUs; starting them is the caller's business
+ * (the MP mailbox in the firmware, pinned threads in pmucal-host). Each side spins on the
+ * other's flag, which lives in a line of its own. No allocation, no plat_* calls.
+ */
+#ifndef PMUCAL_BENCH_C2C_H
+#define PMUCAL_BENCH_C2C_H
+
+#include "lib/base.h"
+#include "lib/status.h"
+
+enum bench_c2c_kind { BENCH_C2C_HIT = 0, BENCH_C2C_HITM, BENCH_C2C_WRITE, BENCH_C2C__COUNT };
+
+#define BENCH_C2C_MAX_ROUNDS 1024u
+
+/** Shared state of one measurement; both sides get a pointer to it. */
+struct bench_c2c {
+        /* set up by the caller before either side starts */
+        enum bench_c2c_kind kind;
+        void               *chain;       /* start of a chain laid by bench_chain_build() */
+        size_t              n_lines;     /* lines in the chain */
+        uint32_t            line_bytes;
+        unsigned            rounds;      /* <= BENCH_C2C_MAX_ROUNDS */
+        uint64_t            spin_limit;  /* spins before a side gives up (other CPU gone) */
+
+        /* the two flags, each alone in its line */
+        _Alignas(128) volatile uint64_t owner_seq;
+        _Alignas(128) volatile uint64_t reader_seq;
+        _Alignas(128) volatile uint32_t aborted;
+
+        /* results, written by the reader */
+        uint64_t ticks_per_line_milli[BENCH_C2C_MAX_ROUNDS]; /* TSC ticks x 1000 per access */
+        unsigned n_done;
+        status_t owner_status, reader_status;
+};
+
+/** Prepare @p c for a run (clears flags and results). ST_BAD_ARG for a missing chain, no
+ *  lines, or rounds outside 1..BENCH_C2C_MAX_ROUNDS. */
+status_t bench_c2c_init(struct bench_c2c *c, enum bench_c2c_kind kind, void *chain,
+                        size_t n_lines, uint32_t line_bytes, unsigned rounds);
+
+/** The owner's side: run on one CPU while bench_c2c_reader() runs on another. */
+void bench_c2c_owner(void *c);
+/** The reader's side (it measures). */
+void bench_c2c_reader(void *c);
+
+/** "hit", "hitm", "write"; never NULL. */
+const char *bench_c2c_kind_name(enum bench_c2c_kind k);
+
+/* The per-architecture operations (bench/<arch>/c2c_ops.c). */
+
+/** Evict the line holding @p p from every cache of the coherence domain. */
+void bench_c2c_flush_line(const void *p);
+/** A spin-wait hint (PAUSE). */
+void bench_c2c_relax(void);
+/** Follow the chain from @p p for @p n loads; returns the TSC ticks it took (ordered). */
+uint64_t bench_c2c_chase_timed(void *p, size_t n);
+/** Locked add to word 1 of each of @p n lines in chain order from @p p; returns TSC ticks. */
+uint64_t bench_c2c_rmw_timed(void *p, size_t n);
+
+#endif

@@ -1,0 +1,14 @@
+/** @file
+ * The modes of pmucal-host besides the latency sweep, each a main of its own that
+ * host/pmucal_host.c hands the remaining arguments to (argv[0] is the mode's flag). Each
+ * returns 0 on success, 1 on a failure, 2 on a usage error.
+ */
+#ifndef PMUCAL_HOST_H
+#define PMUCAL_HOST_H
+
+/** `--tlb`: the dTLB calibration (host/tlb_host.c). */
+int host_tlb_main(int argc, char **argv);
+/** `--c2c`: cache-to-cache latency between every ordered pair of CPUs (host/c2c_host.c). */
+int host_c2c_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,52 @@
+#!/bin/sh
+# Hosted cache-to-cache run on this machine (part of `make test`): pmucal-host --c2c between
+# every ordered pair of the CPUs it may use, then
+#   1. c2c.json is valid JSON of schema pmucal.c2c/1 with n*(n-1) pairs, each with hit,
+#      hitm and write figures, p10 <= p50 <= p90 and every figure a real latency
+#      (0.5 ns .. 10 us: above an L1 hit, below anything that is not a cache transfer);
+#   2. the per-class table covers every pair;
+#   3. usage errors: no --out, --rounds out of range -> exit 2.
+# TAP output; a machine with one CPU gives one "ok # SKIP" line.
+set -u
+bin=${1:-build/host/pmucal-host}
+n=0 fail=0
+skip() { echo "ok 1 - hosted c2c # SKIP $1"; echo "1..1"; exit 0; }
+[ -x "$bin" ] || skip "$bin not built (make host)"
+[ "$(nproc)" -ge 2 ] || skip "one CPU"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+check() {
+        n=$((n + 1))
+        if [ "$1" -eq 0 ]; then echo "ok $n - hosted c2c: $2"; else echo "not ok $n - hosted c2c: $2"; fail=1; fi
+}
+
+"$bin" --c2c --out "$tmp" --rounds 101 >"$tmp/log" 2>&1
+check $? "pmucal-host --c2c exits 0"
+python3 - "$tmp/c2c.json" "$(nproc)" >"$tmp/py" 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = int(sys.argv[2])
+assert d["schema"].startswith("pmucal.c2c/1."), d["schema"]
+pairs = d["c2c"]["pairs"]
+assert len(pairs) == n * (n - 1), (len(pairs), n)
+for p in pairs:
+    assert p["owner_cpu"] != p["reader_cpu"]
+    for k in ("hit", "hitm", "write"):
+        f = p[k]
+        assert f["p10_tsc"] <= f["p50_tsc"] <= f["p90_tsc"], (k, f)
+        assert 0.5 <= f["p50_ns"] <= 10000, (k, f)
+print("pairs ok")
+covered = sum(c["n_pairs"] for c in d["c2c"]["classes"] if c["kind"] == "hitm")
+known = sum(1 for p in pairs if p["topology"] is not None)
+assert covered == known, (covered, known)
+print("classes ok")
+PY
+check $? "c2c.json: every ordered pair, real latencies, ordered percentiles ($(tr '\n' ' ' <"$tmp/py"))"
+grep -q 'owner (rows)' "$tmp/log"
+check $? "console shows the class table and the HITM matrix"
+"$bin" --c2c >/dev/null 2>&1
+[ $? -eq 2 ]; check $? "--c2c without --out is a usage error (exit 2)"
+"$bin" --c2c --out "$tmp" --rounds 5 >/dev/null 2>&1
+[ $? -eq 2 ]; check $? "--rounds 5 is a usage error (exit 2)"
+echo "1..$n"
+exit $fail
