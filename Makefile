@@ -87,12 +87,15 @@ LIB_SRCS := \
 BOOT_SRCS := \
 	boot/acpi.c \
 	boot/acpi_hmat.c \
+	boot/mp.c \
 	boot/smbios.c
 BOOT_x86_SRCS := \
 	boot/x86/apic.c \
 	boot/x86/cpuid.c \
 	boot/x86/cpuid_cache.c \
-	boot/x86/prefetch.c
+	boot/x86/prefetch.c \
+	boot/x86/spin.c \
+	boot/x86/topology.c
 BOOT_x86_CPU_SRCS := \
 	boot/x86/msr_cpu.c \
 	boot/x86/pmi_x86_64.S \

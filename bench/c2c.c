@@ -1,6 +1,8 @@
 /** @file The two sides of a cache-to-cache transfer measurement (see c2c.h). */
 #include "bench/c2c.h"
 
+#include "boot/spin.h"
+
 #define DEFAULT_SPIN_LIMIT (1ull << 32)
 
 static void *next(void *p)
@@ -15,7 +17,7 @@ static bool wait_for(const volatile uint64_t *flag, uint64_t want, struct bench_
                         c->aborted = 1;
                         return false;
                 }
-                bench_c2c_relax();
+                spin_relax();
         }
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
         return true;

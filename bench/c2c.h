@@ -64,8 +64,6 @@ const char *bench_c2c_kind_name(enum bench_c2c_kind k);
 
 /** Evict the line holding @p p from every cache of the coherence domain. */
 void bench_c2c_flush_line(const void *p);
-/** A spin-wait hint (PAUSE). */
-void bench_c2c_relax(void);
 /** Follow the chain from @p p for @p n loads; returns the TSC ticks it took (ordered). */
 uint64_t bench_c2c_chase_timed(void *p, size_t n);
 /** Locked add to word 1 of each of @p n lines in chain order from @p p; returns TSC ticks. */

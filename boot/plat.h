@@ -92,8 +92,13 @@ struct plat_cpu {
 unsigned plat_cpu_count(void);
 /** Description of processor @p idx (0 .. plat_cpu_count()-1; the BSP is the one with is_bsp). */
 status_t plat_cpu_info(unsigned idx, struct plat_cpu *out);
-/** Run @p fn(@p arg) on processor @p idx and wait for it to return. On the BSP it is a call. */
-status_t plat_run_on_cpu(unsigned idx, void (*fn)(void *arg), void *arg);
+/** Start @p fn(@p arg) on application processor @p idx and return at once (boot/mp.h parks
+ *  each AP with it once). ST_BAD_ARG for the BSP or an index out of range; ST_UNSUPPORTED
+ *  where processors cannot run side by side (no MP services) or @p idx is disabled. */
+status_t plat_cpu_start(unsigned idx, void (*fn)(void *arg), void *arg);
+/** Wait up to @p timeout_us for the call plat_cpu_start made on @p idx to return: ST_OK, or
+ *  ST_TIMEOUT (the processor is left to the firmware). ST_OK when nothing was started. */
+status_t plat_cpu_join(unsigned idx, uint32_t timeout_us);
 
 /* ---- time ------------------------------------------------------------------------------ */
 

@@ -1,7 +1,9 @@
 /** @file The platform interface on the host, for unit tests (see fake_plat.h). */
 #include "tests/fake_plat.h"
 
+#include <pthread.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "report/rep.h"
@@ -230,17 +232,88 @@ status_t plat_cpu_info(unsigned idx, struct plat_cpu *out)
         return ST_OK;
 }
 
-status_t plat_run_on_cpu(unsigned idx, void (*fn)(void *arg), void *arg)
+/* Application processors of the test platform: threads, one per started CPU; a CPU marked
+ * dead by fake_plat_cpu_dead() is "started" but never runs anything (it never answers). */
+struct fake_ap {
+        pthread_t thread;
+        bool      started, dead, joinable;
+        void (*fn)(void *arg);
+        void     *arg;
+        volatile int finished;
+};
+
+static struct fake_ap fake_aps[64];
+
+void fake_plat_cpu_dead(unsigned idx, bool dead)
 {
-        if (idx >= plat_cpu_count())
+        if (idx < 64)
+                fake_aps[idx].dead = dead;
+}
+
+static void *fake_ap_main(void *p)
+{
+        struct fake_ap *a = p;
+
+        a->fn(a->arg);
+        __atomic_store_n(&a->finished, 1, __ATOMIC_RELEASE);
+        return NULL;
+}
+
+status_t plat_cpu_start(unsigned idx, void (*fn)(void *arg), void *arg)
+{
+        struct plat_cpu c;
+        struct fake_ap *a;
+
+        if (!fn || idx >= 64 || plat_cpu_info(idx, &c) != ST_OK || c.is_bsp)
                 return ST_BAD_ARG;
-        fn(arg);
+        a = &fake_aps[idx];
+        if (a->started)
+                return ST_BAD_ARG;
+        a->fn = fn, a->arg = arg, a->finished = 0, a->joinable = false;
+        a->started = true;
+        if (a->dead)
+                return ST_OK;
+        if (pthread_create(&a->thread, NULL, fake_ap_main, a))
+                return ST_NO_MEM;
+        a->joinable = true;
         return ST_OK;
+}
+
+status_t plat_cpu_join(unsigned idx, uint32_t timeout_us)
+{
+        struct fake_ap *a = idx < 64 ? &fake_aps[idx] : NULL;
+
+        if (!a || !a->started)
+                return ST_OK;
+        for (uint32_t t = 0; !__atomic_load_n(&a->finished, __ATOMIC_ACQUIRE); t += 100) {
+                if (t >= timeout_us)
+                        return ST_TIMEOUT; /* a dead CPU stays started: the test resets it */
+                usleep(100);
+        }
+        if (a->joinable)
+                pthread_join(a->thread, NULL);
+        a->started = a->joinable = false;
+        return ST_OK;
+}
+
+void fake_plat_cpus_reset(void)
+{
+        for (unsigned i = 0; i < 64; i++)
+                if (!fake_aps[i].joinable)
+                        fake_aps[i] = (struct fake_ap){ 0 };
+}
+
+static bool real_stall;
+
+void fake_plat_real_stall(bool on)
+{
+        real_stall = on;
 }
 
 void plat_stall_us(uint32_t us)
 {
-        (void)us;
+        if (real_stall)
+                usleep(us);
 }
 
 status_t plat_wallclock(struct plat_time *out)

@@ -24,5 +24,12 @@ void fake_plat_add_acpi(const void *table);
 void fake_plat_set_smbios(const void *table, size_t len, unsigned major, unsigned minor);
 /** Describe the processors plat_cpu_info reports (copied, at most 64). */
 void fake_plat_set_cpus(const struct plat_cpu *cpus, unsigned n);
+/** Processor @p idx never runs what plat_cpu_start hands it (a CPU that does not answer). */
+void fake_plat_cpu_dead(unsigned idx, bool dead);
+/** Make plat_stall_us really wait (default: return at once, so calibrations are instant);
+ *  the processor tests need it, since their "APs" are threads that must get a turn. */
+void fake_plat_real_stall(bool on);
+/** Forget started-but-dead processors (after mp_stop gave up on them). */
+void fake_plat_cpus_reset(void);
 
 #endif

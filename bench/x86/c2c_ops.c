@@ -1,4 +1,4 @@
-/** @file The x86 operations of the cache-to-cache kernels (see bench/c2c.h): CLFLUSH, PAUSE,
+/** @file The x86 operations of the cache-to-cache kernels (see bench/c2c.h): CLFLUSH
  *  and the two timed laps, bracketed by LFENCE-ordered RDTSC. [SDM-2A] CLFLUSH, [SDM-2B] RDTSC. */
 #include "bench/c2c.h"
 
@@ -7,11 +7,6 @@
 void bench_c2c_flush_line(const void *p)
 {
         __asm__ volatile("clflush (%0)" : : "r"(p) : "memory");
-}
-
-void bench_c2c_relax(void)
-{
-        __asm__ volatile("pause" ::: "memory");
 }
 
 uint64_t bench_c2c_chase_timed(void *p, size_t n)

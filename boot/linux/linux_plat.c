@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -412,20 +413,60 @@ status_t plat_cpu_info(unsigned idx, struct plat_cpu *out)
         return ST_OK;
 }
 
-status_t plat_run_on_cpu(unsigned idx, void (*fn)(void *arg), void *arg)
-{
-        cpu_set_t old, set;
+/* An "application processor" of the hosted build: a thread pinned to that CPU. */
+struct ap_thread {
+        pthread_t thread;
+        bool      started;
+        unsigned  cpu;
+        void (*fn)(void *arg);
+        void     *arg;
+        volatile int finished;
+};
 
-        if (!fn || idx >= plat_cpu_count() || idx >= CPU_SETSIZE)
-                return ST_BAD_ARG;
-        if (sched_getaffinity(0, sizeof(old), &old))
-                return ST_IO;
+static struct ap_thread ap_threads[CPU_SETSIZE];
+
+static void *ap_main(void *p)
+{
+        struct ap_thread *a = p;
+        cpu_set_t         set;
+
         CPU_ZERO(&set);
-        CPU_SET(idx, &set);
-        if (sched_setaffinity(0, sizeof(set), &set))
+        CPU_SET(a->cpu, &set);
+        sched_setaffinity(0, sizeof(set), &set);
+        a->fn(a->arg);
+        __atomic_store_n(&a->finished, 1, __ATOMIC_RELEASE);
+        return NULL;
+}
+
+status_t plat_cpu_start(unsigned idx, void (*fn)(void *arg), void *arg)
+{
+        struct ap_thread *a;
+
+        if (!fn || idx == 0 || idx >= plat_cpu_count() || idx >= CPU_SETSIZE)
                 return ST_BAD_ARG;
-        fn(arg);
-        sched_setaffinity(0, sizeof(old), &old);
+        a = &ap_threads[idx];
+        if (a->started)
+                return ST_BAD_ARG;
+        *a = (struct ap_thread){ .cpu = idx, .fn = fn, .arg = arg };
+        if (pthread_create(&a->thread, NULL, ap_main, a))
+                return ST_NO_MEM;
+        a->started = true;
+        return ST_OK;
+}
+
+status_t plat_cpu_join(unsigned idx, uint32_t timeout_us)
+{
+        struct ap_thread *a = idx < CPU_SETSIZE ? &ap_threads[idx] : NULL;
+
+        if (!a || !a->started)
+                return ST_OK;
+        for (uint32_t t = 0; !__atomic_load_n(&a->finished, __ATOMIC_ACQUIRE); t += 100) {
+                if (t >= timeout_us)
+                        return ST_TIMEOUT;
+                usleep(100);
+        }
+        pthread_join(a->thread, NULL);
+        a->started = false;
         return ST_OK;
 }
 

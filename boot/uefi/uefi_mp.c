@@ -6,6 +6,8 @@
  */
 #include "boot/uefi/uefi_priv.h"
 
+#include "boot/x86/trap.h"
+
 #define EFI_MP_SERVICES_PROTOCOL_GUID                                                       \
         { 0x3fdda605, 0xa76e, 0x4f46, { 0xad, 0x29, 0x12, 0xf4, 0x53, 0x1b, 0x3d, 0x08 } }
 
@@ -57,7 +59,6 @@ struct _EFI_MP_SERVICES_PROTOCOL {
         EFI_STATUS(EFIAPI *WhoAmI)(EFI_MP_SERVICES_PROTOCOL *This, UINTN *ProcessorNumber);
 };
 
-#define AP_TIMEOUT_US (10u * 1000 * 1000)
 
 static EFI_MP_SERVICES_PROTOCOL *mp;
 static UINTN                     n_cpus = 1;
@@ -105,33 +106,81 @@ status_t plat_cpu_info(unsigned idx, struct plat_cpu *out)
         return ST_OK;
 }
 
+/* One call per AP at a time (boot/mp.c parks each AP once). The wrapper runs the AP with
+ * the harness's IDT, so a fault on it reaches the harness's handler, and puts the AP's own
+ * IDT back before it returns to the firmware. */
 struct ap_call {
         void (*fn)(void *arg);
-        void *arg;
+        void     *arg;
+        EFI_EVENT done;
+        BOOLEAN   busy;
 };
+
+static struct ap_call *calls;
+
+struct idtr {
+        uint16_t limit;
+        uint64_t base;
+} __attribute__((packed));
 
 static VOID EFIAPI ap_trampoline(VOID *p)
 {
         struct ap_call *c = p;
+        struct idtr     saved;
+
+        __asm__ volatile("sidt %0" : "=m"(saved));
+        trap_load_on_this_cpu();
         c->fn(c->arg);
+        __asm__ volatile("lidt %0" : : "m"(saved) : "memory");
 }
 
-status_t plat_run_on_cpu(unsigned idx, void (*fn)(void *arg), void *arg)
+status_t plat_cpu_start(unsigned idx, void (*fn)(void *arg), void *arg)
 {
         struct plat_cpu cpu;
         status_t        st;
+        EFI_STATUS      est;
 
-        if ((st = plat_cpu_info(idx, &cpu)) != ST_OK)
-                return st;
-        if (cpu.is_bsp) {
-                fn(arg);
-                return ST_OK;
+        if (!fn || (st = plat_cpu_info(idx, &cpu)) != ST_OK || cpu.is_bsp)
+                return ST_BAD_ARG;
+        if (!mp || !cpu.enabled)
+                return ST_UNSUPPORTED;
+        if (!calls && !(calls = plat_alloc(n_cpus * sizeof(*calls))))
+                return ST_NO_MEM;
+        struct ap_call *c = &calls[idx];
+        if (c->busy)
+                return ST_BAD_ARG;
+        est = uefi_call_wrapper(BS->CreateEvent, 5, 0, 0, NULL, NULL, &c->done);
+        if (EFI_ERROR(est))
+                return uefi_status(est);
+        c->fn   = fn;
+        c->arg  = arg;
+        /* Non-blocking: with a WaitEvent, StartupThisAP returns at once and the firmware
+         * signals the event when the procedure returns. [PI-1.8] Vol. 2 StartupThisAP() */
+        est = mp->StartupThisAP(mp, ap_trampoline, idx, c->done, 0, c, NULL);
+        if (EFI_ERROR(est)) {
+                uefi_call_wrapper(BS->CloseEvent, 1, c->done);
+                return uefi_status(est);
         }
-        if (!mp)
-                return ST_UNSUPPORTED;
-        if (!cpu.enabled)
-                return ST_UNSUPPORTED;
-        struct ap_call call = { .fn = fn, .arg = arg };
-        return uefi_status(mp->StartupThisAP(mp, ap_trampoline, idx, NULL, AP_TIMEOUT_US, &call,
-                                             NULL));
+        c->busy = TRUE;
+        return ST_OK;
+}
+
+status_t plat_cpu_join(unsigned idx, uint32_t timeout_us)
+{
+        struct ap_call *c = calls && idx < n_cpus ? &calls[idx] : NULL;
+
+        if (!c || !c->busy)
+                return ST_OK;
+        /* The firmware notices a finished AP from a timer callback (edk2 checks every
+         * 100 ms), so poll at normal TPL. */
+        for (uint32_t t = 0;; t += 1000) {
+                if (uefi_call_wrapper(BS->CheckEvent, 1, c->done) == EFI_SUCCESS) {
+                        uefi_call_wrapper(BS->CloseEvent, 1, c->done);
+                        c->busy = FALSE;
+                        return ST_OK;
+                }
+                if (t >= timeout_us)
+                        return ST_TIMEOUT;
+                uefi_call_wrapper(BS->Stall, 1, 1000);
+        }
 }

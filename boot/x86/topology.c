@@ -1,0 +1,118 @@
+/** @file x86 topology from CPUID (see topology.h). */
+#include "boot/x86/topology.h"
+
+#include "boot/x86/cpuid_priv.h"
+
+#define LEVEL_SMT 1u   /* CPUID.0BH/1FH:ECX[15:8] level types [SDM-2A] */
+
+static uint8_t ceil_log2(uint32_t n)
+{
+        uint8_t s = 0;
+
+        while (s < 31 && (1u << s) < n)
+                s++;
+        return s;
+}
+
+/* Leaf 0x1F or 0xB: x2APIC ID, SMT shift (the SMT level's EAX[4:0]) and package shift (the
+ * last valid level's). False when the leaf is missing or says nothing. */
+static bool from_levels(const struct cpuid_dump *d, uint32_t leaf, struct cpu_topology *t)
+{
+        struct cpuid_regs r, r0;
+
+        if (!cpuid_dump_get(d, 0, 0, &r0) || r0.eax < leaf || !cpuid_dump_get(d, leaf, 0, &r) ||
+            !bits(r.ebx, 15, 0))
+                return false;
+        t->apic_id = r.edx;
+        for (uint32_t s = 0; s < SUBLEAF_MAX && cpuid_dump_get(d, leaf, s, &r); s++) {
+                uint32_t type = bits(r.ecx, 15, 8);
+
+                if (!type)
+                        break;
+                if (type == LEVEL_SMT)
+                        t->smt_shift = (uint8_t)bits(r.eax, 4, 0);
+                t->pkg_shift = (uint8_t)bits(r.eax, 4, 0);
+        }
+        t->source = leaf == 0x1f ? "CPUID 0x1F" : "CPUID 0xB";
+        return true;
+}
+
+/* Without leaf 0xB: the initial APIC ID of leaf 1, the package shift from AMD's
+ * ApicIdCoreIdSize (0x80000008 ECX[15:12]) or the logical-processor count of leaf 1. */
+static void from_legacy(const struct cpuid_dump *d, struct cpu_topology *t)
+{
+        struct cpuid_regs r;
+        uint32_t          n = 1;
+
+        if (cpuid_dump_get(d, 1, 0, &r)) {
+                t->apic_id = bits(r.ebx, 31, 24);
+                if (bits(r.edx, 28, 28)) /* HTT: EBX[23:16] is meaningful */
+                        n = bits(r.ebx, 23, 16);
+        }
+        t->pkg_shift = ceil_log2(n);
+        if (cpuid_dump_get(d, 0x80000008, 0, &r) && bits(r.ecx, 15, 12))
+                t->pkg_shift = (uint8_t)bits(r.ecx, 15, 12);
+        if (cpuid_dump_get(d, 0x8000001e, 0, &r) && bits(r.ebx, 15, 8))
+                t->smt_shift = ceil_log2(bits(r.ebx, 15, 8) + 1);
+        t->source = "CPUID 1";
+}
+
+/* The deepest cache level's sharing field: EAX[25:14] + 1 addressable IDs share it. */
+static void last_level_cache(const struct cpuid_dump *d, struct cpu_topology *t)
+{
+        static const uint32_t leaves[] = { 4, 0x8000001d };
+        struct cpuid_regs     r;
+
+        for (size_t i = 0; i < ARRAY_SIZE(leaves); i++)
+                for (uint32_t s = 0; s < SUBLEAF_MAX && cpuid_dump_get(d, leaves[i], s, &r); s++) {
+                        uint8_t level = (uint8_t)bits(r.eax, 7, 5);
+
+                        if (!bits(r.eax, 4, 0)) /* null cache type ends the list */
+                                break;
+                        if (level < t->llc_level)
+                                continue;
+                        t->llc_level = level;
+                        t->llc_shift = ceil_log2(bits(r.eax, 25, 14) + 1);
+                }
+}
+
+void cpu_topology_decode(const struct cpuid_dump *d, struct cpu_topology *out)
+{
+        *out = (struct cpu_topology){ 0 };
+        if (!from_levels(d, 0x1f, out) && !from_levels(d, 0xb, out))
+                from_legacy(d, out);
+        last_level_cache(d, out);
+        if (!out->llc_level)
+                out->llc_shift = out->pkg_shift;
+        out->package    = out->apic_id >> out->pkg_shift;
+        out->core       = out->apic_id >> out->smt_shift;
+        out->thread     = out->apic_id & ((1u << out->smt_shift) - 1);
+        out->llc_domain = out->apic_id >> out->llc_shift;
+}
+
+void cpu_topology_self(struct cpu_topology *out)
+{
+        static const uint32_t plain[]  = { 0, 1, 0x80000000, 0x80000008, 0x8000001e };
+        static const uint32_t walked[] = { 4, 0xb, 0x1f, 0x8000001d };
+        struct cpuid_dump     d; /* 12 KiB of stack; UEFI gives an AP 32 KiB */
+        struct cpuid_regs     r;
+
+        d.n = 0;
+        for (size_t i = 0; i < ARRAY_SIZE(plain); i++) {
+                cpuid_raw(plain[i], 0, &r);
+                d.leaves[d.n++] = (struct cpuid_leaf){ plain[i], 0, r };
+        }
+        for (size_t i = 0; i < ARRAY_SIZE(walked); i++) {
+                uint32_t leaf = walked[i];
+                uint32_t max  = leaf >= 0x80000000 ? d.leaves[2].r.eax : d.leaves[0].r.eax;
+                bool     cache = leaf == 4 || leaf == 0x8000001d;
+
+                for (uint32_t s = 0; leaf <= max && s < 16; s++) {
+                        cpuid_raw(leaf, s, &r);
+                        d.leaves[d.n++] = (struct cpuid_leaf){ leaf, s, r };
+                        if (cache ? !bits(r.eax, 4, 0) : !bits(r.ecx, 15, 8))
+                                break;
+                }
+        }
+        cpu_topology_decode(&d, out);
+}

@@ -1,0 +1,129 @@
+/* Topology decoding from the recorded CPUID of real processors (tests/data/cpuid/) and from
+ * edited dumps: x2APIC ID, SMT and package shifts, the last-level cache's domain, and the
+ * legacy path without leaf 0xB. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "boot/x86/topology.h"
+#include "tests/cpuid_dump.h"
+
+static struct cpuid_dump *load(const char *file)
+{
+        char               path[256];
+        struct cpuid_dump *d = malloc(sizeof(*d));
+
+        assert_non_null(d);
+        snprintf(path, sizeof(path), "%s/cpuid/%s",
+                 getenv("PMUCAL_TESTDATA") ? getenv("PMUCAL_TESTDATA") : "tests/data", file);
+        assert_int_equal(cpuid_dump_load(path, d), ST_OK);
+        return d;
+}
+
+static const struct {
+        const char *file;
+        uint32_t    apic_id;
+        uint8_t     smt_shift, pkg_shift, llc_shift, llc_level;
+        const char *source;
+} recorded[] = {
+        /* 2 vCPUs of a Genoa guest: no SMT, L3 shared by 2 IDs */
+        { "amd-epyc-genoa-kvm.txt",  1, 0, 5, 1, 3, "CPUID 0xB" },
+        /* Zen 4 desktop: SMT, 16 IDs per CCX's L3 */
+        { "amd-ryzen9-7950x.txt",    0, 1, 5, 4, 3, "CPUID 0xB" },
+        /* Raptor Lake: leaf 0x1F, one L3 for the package (128 IDs) */
+        { "intel-i9-13900k.txt",     0, 1, 7, 7, 3, "CPUID 0x1F" },
+        { "intel-xeon-w9-3475x.txt", 0, 1, 7, 7, 3, "CPUID 0x1F" },
+        /* QEMU TCG: leaf 4 empty, so the package is the last-level domain */
+        { "qemu72-tcg-max.txt",      0, 0, 2, 2, 0, "CPUID 0xB" },
+};
+
+static void test_recorded(void **state)
+{
+        (void)state;
+        for (size_t i = 0; i < sizeof(recorded) / sizeof(recorded[0]); i++) {
+                struct cpuid_dump  *d = load(recorded[i].file);
+                struct cpu_topology t;
+
+                cpu_topology_decode(d, &t);
+                printf("# %s: apic %u smt %u pkg %u llc L%u shift %u\n", recorded[i].file,
+                       t.apic_id, t.smt_shift, t.pkg_shift, t.llc_level, t.llc_shift);
+                assert_int_equal(t.apic_id, recorded[i].apic_id);
+                assert_int_equal(t.smt_shift, recorded[i].smt_shift);
+                assert_int_equal(t.pkg_shift, recorded[i].pkg_shift);
+                assert_int_equal(t.llc_shift, recorded[i].llc_shift);
+                assert_int_equal(t.llc_level, recorded[i].llc_level);
+                assert_string_equal(t.source, recorded[i].source);
+                free(d);
+        }
+}
+
+/* The same part, another CPU: x2APIC ID 0x83 on the i9 is package 1, core 0x41, thread 1. */
+static void test_fields_from_id(void **state)
+{
+        struct cpuid_dump  *d = load("intel-i9-13900k.txt");
+        struct cpuid_regs   r;
+        struct cpu_topology t;
+        (void)state;
+
+        for (uint32_t s = 0; s < 3; s++)
+                if (cpuid_dump_get(d, 0x1f, s, &r)) {
+                        r.edx = 0x83;
+                        assert_int_equal(cpuid_dump_put(d, 0x1f, s, r), ST_OK);
+                }
+        cpu_topology_decode(d, &t);
+        assert_int_equal(t.apic_id, 0x83);
+        assert_int_equal(t.package, 1);
+        assert_int_equal(t.core, 0x41);
+        assert_int_equal(t.thread, 1);
+        assert_int_equal(t.llc_domain, 1);
+        free(d);
+}
+
+/* Without leaves 0xB/0x1F: leaf 1's initial APIC ID and logical count, AMD's
+ * ApicIdCoreIdSize and threads per core. */
+static void test_legacy(void **state)
+{
+        struct cpuid_dump  *d = load("amd-epyc-genoa-kvm.txt");
+        struct cpu_topology t;
+        (void)state;
+
+        for (uint32_t s = 0; s < 3; s++)
+                cpuid_dump_remove(d, 0xb, s);
+        /* leaf 1: APIC ID 6, HTT, 8 logical processors */
+        assert_int_equal(cpuid_dump_put(d, 1, 0, (struct cpuid_regs){ .eax = 0x00a10f11,
+                                                  .ebx = 0x06080800, .edx = 1u << 28 }),
+                         ST_OK);
+        assert_int_equal(cpuid_dump_put(d, 0x80000008, 0, (struct cpuid_regs){ .ecx = 0 }),
+                         ST_OK);
+        assert_int_equal(cpuid_dump_put(d, 0x8000001e, 0, (struct cpuid_regs){ .ebx = 0x100 }),
+                         ST_OK);
+        cpu_topology_decode(d, &t);
+        assert_string_equal(t.source, "CPUID 1");
+        assert_int_equal(t.apic_id, 6);
+        assert_int_equal(t.pkg_shift, 3);  /* 8 logical processors */
+        assert_int_equal(t.smt_shift, 1);  /* two threads per core */
+        assert_int_equal(t.core, 3);
+        assert_int_equal(t.thread, 0);
+        /* AMD's ApicIdCoreIdSize wins over the leaf 1 count */
+        assert_int_equal(cpuid_dump_put(d, 0x80000008, 0, (struct cpuid_regs){ .ecx = 4u << 12 }),
+                         ST_OK);
+        cpu_topology_decode(d, &t);
+        assert_int_equal(t.pkg_shift, 4);
+        free(d);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_recorded),
+                cmocka_unit_test(test_fields_from_id),
+                cmocka_unit_test(test_legacy),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
