@@ -163,6 +163,7 @@ REPORT_SRCS := \
 
 APP_SRCS := \
 	app/config.c \
+	app/cpus.c \
 	app/gather.c \
 	app/latency.c \
 	app/latency_pages.c \

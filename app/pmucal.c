@@ -6,6 +6,7 @@
 #include "app/run.h"
 
 #include "app/config.h"
+#include "app/cpus.h"
 #include "report/inventory.h"
 #include "report/json.h"
 
@@ -34,6 +35,7 @@ static const struct phase phases[] = {
         /* name          profiles  function */
         { "selftest",    P_ALL,    phase_selftest },
         { "inventory",   P_ALL,    phase_inventory },
+        { "cpus",        P_ALL,    phase_cpus },
         /* >>> further phases: one row each, in this order: latency, tlb, pmu, sampling */
         { "latency",     P_QUICK | P_FULL | P_SAMPLING, phase_latency },
         { "tlb",         P_QUICK | P_FULL | P_TLB, phase_tlb },
@@ -188,6 +190,7 @@ int pmucal_main(struct pmucal_outcome *out)
                 rep_pop();
         }
 
+        app_cpus_release();
         rep_printf("\n");
         int code = rep_summary();
 

@@ -1,0 +1,197 @@
+/** @file
+ * The processors phase: park the chosen application processors (boot/mp.h), let every
+ * processor describe itself (its own APIC ID, package/core/thread and last-level-cache
+ * domain from CPUID), and hold that against what the firmware claims: MP services' APIC
+ * IDs, the MADT's processor entries and SRAT's processor affinity. Writes processors.json.
+ *
+ * Parked APs spin on their mailboxes, which an emulator pays for with host time (QEMU's
+ * MWAIT does not sleep with several vCPUs), so the APs are parked only for the phases that
+ * use them: app_cpus_park() at a phase's start, app_cpus_release() at its end.
+ */
+#include "app/cpus.h"
+
+#include "boot/mp.h"
+#include "report/inventory.h"
+#include "report/json.h"
+
+#define PARK_TIMEOUT_US  (1000u * 1000)   /* a healthy AP parks in well under a millisecond */
+#define CALL_TIMEOUT_US  (1000u * 1000)
+#define CPUS_FILE        "processors.json"
+
+static struct app_cpus cpus;
+
+const struct app_cpus *app_cpus_get(void)
+{
+        return &cpus;
+}
+
+static void describe_self(void *arg)
+{
+        cpu_topology_self(arg);
+}
+
+static bool madt_has(const struct inventory *inv, uint32_t apic_id)
+{
+        for (uint32_t i = 0; inv->madt && i < inv->madt->n_cpus; i++)
+                if (inv->madt->cpu[i].apic_id == apic_id && inv->madt->cpu[i].enabled)
+                        return true;
+        return false;
+}
+
+static const char *state_name(enum mp_state s)
+{
+        static const char *const names[] = {
+                [MP_ABSENT] = "not used", [MP_BSP] = "bsp", [MP_PARKED] = "parked",
+                [MP_LOST] = "lost",
+        };
+        return names[s];
+}
+
+/* Which processors take part: the config's choice. */
+static void choose(const struct run *r, bool *want, unsigned n)
+{
+        for (unsigned i = 0; i < n; i++) {
+                struct plat_cpu c;
+                want[i] = r->cfg.cpus == CONFIG_CPUS_ALL ||
+                          (plat_cpu_info(i, &c) == ST_OK && c.is_bsp);
+        }
+}
+
+static void describe_all(const struct inventory *inv)
+{
+        for (unsigned i = 0; i < cpus.n; i++) {
+                struct app_cpu *c = &cpus.cpu[i];
+                enum mp_state   s = mp_cpu_state(i);
+
+                c->state   = s;
+                c->fw_apic = mp_cpu_apic_id(i);
+                c->node    = inv ? inventory_node_of_apic(inv, c->fw_apic) : -1;
+                if (s == MP_BSP || s == MP_PARKED)
+                        c->described = mp_run(i, describe_self, &c->topo, CALL_TIMEOUT_US) == ST_OK;
+                c->state = mp_cpu_state(i); /* lost if it did not answer */
+        }
+}
+
+static void print_table(void)
+{
+        rep_printf("  cpu  state      APIC ID (firmware / own)  package  core  thread  LLC domain  node\n");
+        for (unsigned i = 0; i < cpus.n; i++) {
+                const struct app_cpu *c = &cpus.cpu[i];
+
+                if (!c->described) {
+                        rep_printf("  %3u  %-9s  %8u / -\n", i, state_name(c->state), c->fw_apic);
+                        continue;
+                }
+                rep_printf("  %3u  %-9s  %8u / %-13u  %7u  %4u  %6u  %10u  %4d\n", i,
+                           state_name(c->state), c->fw_apic, c->topo.apic_id, c->topo.package,
+                           c->topo.core, c->topo.thread, c->topo.llc_domain, c->node);
+        }
+}
+
+static void check(const struct inventory *inv)
+{
+        unsigned n = 0, id_ok = 0, madt_ok = 0, srat_ok = 0;
+
+        for (unsigned i = 0; i < cpus.n; i++) {
+                const struct app_cpu *c = &cpus.cpu[i];
+                if (!c->described)
+                        continue;
+                n++;
+                id_ok += c->topo.apic_id == c->fw_apic;
+                madt_ok += madt_has(inv, c->topo.apic_id);
+                srat_ok += c->node >= 0;
+        }
+        rep_check(id_ok == n, "%u of %u processors report the APIC ID MP services gives them",
+                  id_ok, n);
+        if (inv && inv->madt)
+                rep_check(madt_ok == n, "%u of %u processors' own APIC IDs are enabled in the MADT",
+                          madt_ok, n);
+        else
+                rep_skip("no MADT to hold the processors against");
+        if (inv && inv->srat)
+                rep_check(srat_ok == n, "%u of %u processors have a node in SRAT", srat_ok, n);
+        else
+                rep_info("no SRAT: one node");
+}
+
+static status_t write_json(struct run *r)
+{
+        struct rep_buf b = { 0 };
+        struct json_w  w;
+        status_t       st;
+
+        json_init(&w, &b);
+        json_obj_begin(&w, NULL);
+        json_str(&w, "schema", "pmucal.processors/1.0");
+        json_str(&w, "chosen", r->cfg.cpus == CONFIG_CPUS_ALL ? "all" : "bsp");
+        json_u64(&w, "n_taking_part", cpus.n_taking_part);
+        json_arr_begin(&w, "processors");
+        for (unsigned i = 0; i < cpus.n; i++) {
+                const struct app_cpu *c = &cpus.cpu[i];
+                json_obj_begin(&w, NULL);
+                json_u64(&w, "index", i);
+                json_str(&w, "state", state_name(c->state));
+                json_u64(&w, "firmware_apic_id", c->fw_apic);
+                if (c->described) {
+                        json_u64(&w, "apic_id", c->topo.apic_id);
+                        json_u64(&w, "package", c->topo.package);
+                        json_u64(&w, "core", c->topo.core);
+                        json_u64(&w, "thread", c->topo.thread);
+                        json_u64(&w, "llc_domain", c->topo.llc_domain);
+                        json_u64(&w, "llc_level", c->topo.llc_level);
+                        json_str(&w, "topology_source", c->topo.source);
+                } else {
+                        json_null(&w, "apic_id");
+                }
+                if (c->node >= 0)
+                        json_u64(&w, "node", (uint64_t)c->node);
+                else
+                        json_null(&w, "node");
+                json_obj_end(&w);
+        }
+        json_arr_end(&w);
+        json_obj_end(&w);
+        if ((st = json_finish(&w)) != ST_OK) {
+                rep_buf_free(&b);
+                return rep_err(st, "formatting %s", CPUS_FILE);
+        }
+        return run_add_file(r, CPUS_FILE, &b);
+}
+
+status_t app_cpus_park(const struct run *r)
+{
+        static bool want[MP_MAX_CPUS];
+        status_t    st;
+
+        cpus.n = plat_cpu_count() < MP_MAX_CPUS ? plat_cpu_count() : MP_MAX_CPUS;
+        choose(r, want, cpus.n);
+        if ((st = mp_start(want, PARK_TIMEOUT_US, NULL)) != ST_OK)
+                return rep_err(st, "starting the application processors");
+        for (unsigned i = 0; i < cpus.n; i++)
+                cpus.cpu[i].state = mp_cpu_state(i);
+        return ST_OK;
+}
+
+status_t phase_cpus(struct run *r)
+{
+        status_t st;
+
+        if ((st = app_cpus_park(r)) != ST_OK)
+                return st;
+        describe_all(r->inv);
+        app_cpus_release();
+        cpus.n_taking_part = 0;
+        for (unsigned i = 0; i < cpus.n; i++)
+                cpus.n_taking_part += cpus.cpu[i].state == MP_BSP || cpus.cpu[i].state == MP_PARKED;
+        rep_info("%u of %u processors take part (cpus = %s)%s", cpus.n_taking_part, cpus.n,
+                 r->cfg.cpus == CONFIG_CPUS_ALL ? "all" : "bsp",
+                 cpus.n_taking_part < 2 ? ": phases that need two CPUs will be skipped" : "");
+        print_table();
+        check(r->inv);
+        return write_json(r);
+}
+
+void app_cpus_release(void)
+{
+        mp_stop(PARK_TIMEOUT_US);
+}

@@ -1,0 +1,37 @@
+/** @file
+ * The processors taking part in the run (app/cpus.c): which ones the config chose, which
+ * parked, and what each says of itself. Phases that use other CPUs read it and drive them
+ * through boot/mp.h.
+ */
+#ifndef PMUCAL_APP_CPUS_H
+#define PMUCAL_APP_CPUS_H
+
+#include "app/run.h"
+#include "boot/mp.h"
+#include "boot/topology.h"
+
+struct app_cpu {
+        enum mp_state       state;
+        uint32_t            fw_apic;    /* what MP services says */
+        bool                described;  /* topo is the CPU's own word */
+        struct cpu_topology topo;
+        int                 node;       /* SRAT proximity domain; -1 unknown */
+};
+
+struct app_cpus {
+        unsigned       n;               /* processors the platform knows (capped) */
+        unsigned       n_taking_part;   /* BSP + parked APs */
+        struct app_cpu cpu[MP_MAX_CPUS];
+};
+
+/** Park the chosen processors, describe them, check them, write processors.json. */
+status_t phase_cpus(struct run *r);
+/** What phase_cpus found (all zero before it ran). */
+const struct app_cpus *app_cpus_get(void);
+/** Park the processors the config chose (the phases that use other CPUs call it first);
+ *  their states in app_cpus_get() are updated. */
+status_t app_cpus_park(const struct run *r);
+/** Return every parked AP to the platform (idempotent). */
+void app_cpus_release(void);
+
+#endif
