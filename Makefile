@@ -95,7 +95,8 @@ BOOT_x86_SRCS := \
 	boot/x86/cpuid_cache.c \
 	boot/x86/prefetch.c \
 	boot/x86/spin.c \
-	boot/x86/topology.c
+	boot/x86/topology.c \
+	boot/x86/topology_self.c
 BOOT_x86_CPU_SRCS := \
 	boot/x86/msr_cpu.c \
 	boot/x86/pmi_x86_64.S \
@@ -211,13 +212,15 @@ EFI_OBJS := $(call efi_obj,$(EFI_SRCS))
 SYMS_NONE_SRC := pmu/syms_none.c
 
 # ---- tests ---------------------------------------------------------------------------------
-# Every tests/test_<name>.c is a cmocka binary. It links its own file, the test platform and
-# one MSR back end (tests/fake_msr.c unless TEST_MSR_<name> names another) against the
-# per-layer archives, so the linker takes only what the test uses.
+# Every tests/test_<name>.c is a cmocka binary. It links its own file, the test platform,
+# one MSR back end (tests/fake_msr.c unless TEST_MSR_<name> names another) and the test
+# doubles TEST_EXTRA_<name> lists, against the per-layer archives, so the linker takes only
+# what the test uses (a double listed here wins over the archive's member).
 TESTS := $(sort $(patsubst tests/test_%.c,%,$(filter-out tests/test_util.c,$(wildcard tests/test_*.c))))
 TEST_MSR_app      := tests/fake_msr_none.c
 TEST_MSR_latpages := tests/fake_msr_none.c
 TEST_MSR_sweep    := tests/fake_msr_none.c
+TEST_EXTRA_app    := tests/fake_topology.c
 TEST_SUPPORT_SRCS := \
 	tests/cpuid_dump.c \
 	tests/fake_plat.c \
@@ -354,7 +357,7 @@ $(B)/test/support.a: $(call test_obj,$(TEST_SUPPORT_SRCS))
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 $(B)/host/tests/test_%: $(B)/test/obj/tests/test_%.o $(B)/test/layers.a $(B)/test/support.a \
-                        $$(call test_obj,$$(or $$(TEST_MSR_$$*),tests/fake_msr.c))
+                        $$(call test_obj,$$(or $$(TEST_MSR_$$*),tests/fake_msr.c) $$(TEST_EXTRA_$$*))
 	@mkdir -p $(@D)
 	$(say) LINK $@
 	$(Q)$(HOST_CC) $(filter %.o,$^) -Wl,--start-group $(filter %.a,$^) -Wl,--end-group \

@@ -43,12 +43,27 @@ static void park(void *arg)
         }
 }
 
-/* Poll @p cond-style: true when *@p p becomes @p want within @p timeout_us. */
+/* True when *@p p becomes @p want within about @p timeout_us: spin a while, then stall
+ * POLL_US, and so on. */
 static bool wait_u64(const volatile uint64_t *p, uint64_t want, uint32_t timeout_us)
 {
         for (uint32_t t = 0;; t += POLL_US) {
                 for (unsigned spin = 0; spin < 1000; spin++) {
                         if (__atomic_load_n(p, __ATOMIC_ACQUIRE) == want)
+                                return true;
+                        spin_relax();
+                }
+                if (t >= timeout_us)
+                        return false;
+                plat_stall_us(POLL_US);
+        }
+}
+
+static bool wait_parked(struct mailbox *m, uint32_t timeout_us)
+{
+        for (uint32_t t = 0;; t += POLL_US) {
+                for (unsigned spin = 0; spin < 1000; spin++) {
+                        if (__atomic_load_n(&m->parked, __ATOMIC_ACQUIRE))
                                 return true;
                         spin_relax();
                 }
@@ -95,12 +110,7 @@ status_t mp_start(const bool *want, uint32_t park_timeout_us, unsigned *n_parked
                         continue;
                 }
                 m->started = true;
-                for (uint32_t t = 0; !__atomic_load_n(&m->parked, __ATOMIC_ACQUIRE); t += POLL_US) {
-                        if (t >= park_timeout_us)
-                                break;
-                        plat_stall_us(POLL_US);
-                }
-                if (!m->parked) {
+                if (!wait_parked(m, park_timeout_us)) {
                         lose(i, "did not park");
                         continue;
                 }

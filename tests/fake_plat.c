@@ -2,6 +2,7 @@
 #include "tests/fake_plat.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <string.h>
@@ -250,10 +251,23 @@ void fake_plat_cpu_dead(unsigned idx, bool dead)
                 fake_aps[idx].dead = dead;
 }
 
+static __thread int this_cpu = -1; /* -1: the BSP */
+
+int fake_plat_this_cpu(void)
+{
+        if (this_cpu >= 0)
+                return this_cpu;
+        for (unsigned i = 0; i < n_cpus; i++)
+                if (cpus[i].is_bsp)
+                        return (int)i;
+        return 0;
+}
+
 static void *fake_ap_main(void *p)
 {
         struct fake_ap *a = p;
 
+        this_cpu = (int)(a - fake_aps);
         a->fn(a->arg);
         __atomic_store_n(&a->finished, 1, __ATOMIC_RELEASE);
         return NULL;
@@ -314,6 +328,8 @@ void plat_stall_us(uint32_t us)
 {
         if (real_stall)
                 usleep(us);
+        else
+                sched_yield(); /* instant, but let the "APs" (threads) have a turn */
 }
 
 status_t plat_wallclock(struct plat_time *out)

@@ -29,6 +29,8 @@ void fake_plat_cpu_dead(unsigned idx, bool dead);
 /** Make plat_stall_us really wait (default: return at once, so calibrations are instant);
  *  the processor tests need it, since their "APs" are threads that must get a turn. */
 void fake_plat_real_stall(bool on);
+/** Index of the processor the caller runs on (the thread a plat_cpu_start made, or the BSP). */
+int fake_plat_this_cpu(void);
 /** Forget started-but-dead processors (after mp_stop gave up on them). */
 void fake_plat_cpus_reset(void);
 

@@ -79,6 +79,10 @@ static void test_saves_results(void **state)
         (void)state;
         assert_int_equal(run(), PMUCAL_EXIT_OK);
         const char *con = fake_plat_console();
+        /* every processor of the fake platform took part and described itself */
+        want(con, "INFO: cpus: 3 of 3 processors take part (cpus = all)");
+        want(con, "PASS: cpus: 3 of 3 processors report the APIC ID MP services gives them");
+        want(con, "PASS: cpus: 3 of 3 processors' own APIC IDs are enabled in the MADT");
         want(con, "PASS: selftest: fault-recovery: rdmsr(0xdeadbeef) nonexistent MSR reported "
                   "unsupported (#GP recovered)");
         want(con, "PASS: inventory: consistency: MADT enabled processors (3) = MP services "
@@ -123,6 +127,24 @@ static void test_unwritable_volume(void **state)
                 assert_non_null(strstr(last_line(con), cases[i].text));
                 assert_null(fake_plat_get_file(RUN1 "/report.txt", NULL));
         }
+}
+
+/* cpus = bsp: the BSP alone takes part, and the report says so. */
+static void test_cpus_bsp(void **state)
+{
+        static const char cfg[] = "cpus = bsp\n";
+        (void)state;
+        fake_plat_put_file("pmucal/pmucal.cfg", cfg, sizeof(cfg) - 1);
+        assert_int_equal(run(), PMUCAL_EXIT_OK);
+        const char *con = fake_plat_console();
+        want(con, "INFO: cpus: 1 of 3 processors take part (cpus = bsp): phases that need two "
+                  "CPUs will be skipped");
+        want(con, "PASS: cpus: 1 of 1 processors report the APIC ID MP services gives them");
+        size_t len;
+        const char *json = fake_plat_get_file(RUN1 "/processors.json", &len);
+        assert_non_null(json);
+        assert_non_null(strstr(json, "\"chosen\": \"bsp\""));
+        assert_non_null(strstr(json, "\"state\": \"not used\""));
 }
 
 static void test_malformed_config(void **state)
@@ -178,6 +200,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup(test_saves_results, setup),
                 cmocka_unit_test_setup(test_unwritable_volume, setup),
+                cmocka_unit_test_setup(test_cpus_bsp, setup),
                 cmocka_unit_test_setup(test_malformed_config, setup),
                 cmocka_unit_test_setup(test_results_off_and_shutdown, setup),
                 cmocka_unit_test_setup(test_malformed_acpi, setup),

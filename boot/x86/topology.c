@@ -89,30 +89,3 @@ void cpu_topology_decode(const struct cpuid_dump *d, struct cpu_topology *out)
         out->thread     = out->apic_id & ((1u << out->smt_shift) - 1);
         out->llc_domain = out->apic_id >> out->llc_shift;
 }
-
-void cpu_topology_self(struct cpu_topology *out)
-{
-        static const uint32_t plain[]  = { 0, 1, 0x80000000, 0x80000008, 0x8000001e };
-        static const uint32_t walked[] = { 4, 0xb, 0x1f, 0x8000001d };
-        struct cpuid_dump     d; /* 12 KiB of stack; UEFI gives an AP 32 KiB */
-        struct cpuid_regs     r;
-
-        d.n = 0;
-        for (size_t i = 0; i < ARRAY_SIZE(plain); i++) {
-                cpuid_raw(plain[i], 0, &r);
-                d.leaves[d.n++] = (struct cpuid_leaf){ plain[i], 0, r };
-        }
-        for (size_t i = 0; i < ARRAY_SIZE(walked); i++) {
-                uint32_t leaf = walked[i];
-                uint32_t max  = leaf >= 0x80000000 ? d.leaves[2].r.eax : d.leaves[0].r.eax;
-                bool     cache = leaf == 4 || leaf == 0x8000001d;
-
-                for (uint32_t s = 0; leaf <= max && s < 16; s++) {
-                        cpuid_raw(leaf, s, &r);
-                        d.leaves[d.n++] = (struct cpuid_leaf){ leaf, s, r };
-                        if (cache ? !bits(r.eax, 4, 0) : !bits(r.ecx, 15, 8))
-                                break;
-                }
-        }
-        cpu_topology_decode(&d, out);
-}
