@@ -63,7 +63,7 @@ static void describe_all(const struct inventory *inv)
                 struct app_cpu *c = &cpus.cpu[i];
                 enum mp_state   s = mp_cpu_state(i);
 
-                c->state   = s;
+                *c         = (struct app_cpu){ .state = s };
                 c->fw_apic = mp_cpu_apic_id(i);
                 c->node    = inv ? inventory_node_of_apic(inv, c->fw_apic) : -1;
                 if (s == MP_BSP || s == MP_PARKED)
