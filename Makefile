@@ -119,12 +119,18 @@ PMU_SRCS := \
 	pmu/sample.c \
 	$(PMU_EVENTS_GEN)
 PMU_x86_SRCS := \
+	pmu/x86/clock.c \
 	pmu/x86/drv_amd.c \
 	pmu/x86/drv_intel.c \
 	pmu/x86/encode.c \
+	pmu/x86/fault_probe.c \
 	pmu/x86/ibs.c \
+	pmu/x86/ibs_session.c \
 	pmu/x86/lbr.c \
-	pmu/x86/pebs.c
+	pmu/x86/lbr_session.c \
+	pmu/x86/pebs.c \
+	pmu/x86/pebs_session.c \
+	pmu/x86/quirks.c
 
 BENCH_SRCS := \
 	bench/c2c.c \

@@ -1,14 +1,15 @@
 /** @file
- * The Intel LBR session of the sampling phase (see app/sampling.h): LBR (legacy or
+ * The Intel LBR session (see pmu/x86/lbr_session.h): LBR (legacy or
  * Architectural) records every branch at CPL 0, a cycles counter on general counter 0 raises
  * the PMI, DEBUGCTL.FREEZE_LBRS_ON_PMI keeps the stack still while the handler reads it, and
  * the handler unfreezes it. [SDM-3B] "Last Branch Recording", "Architectural Last Branch
  * Records", "LBR Freeze on PMI"; Linux arch/x86/events/intel/lbr.c.
  */
-#include "app/sampling.h"
+#include "pmu/x86/lbr_session.h"
 
 #include "boot/x86/msr.h"
 #include "pmu/x86/msr_arch.h"
+#include "lib/base.h"
 #include "lib/fmt.h"
 
 /* ---- constants -------------------------------------------------------------------------- */
@@ -67,7 +68,7 @@ static const struct lbr_model lbr_models[] = {
 
 static const struct pmu_slot ctr0 = { .fixed = false, .idx = 0 };
 
-static void rd(struct smp_lbr *s, uint32_t msr, uint64_t *v)
+static void rd(struct pmu_lbr_session *s, uint32_t msr, uint64_t *v)
 {
         if (rdmsr_safe(msr, v) != ST_OK)
                 s->n_errors++;
@@ -76,7 +77,7 @@ static void rd(struct smp_lbr *s, uint32_t msr, uint64_t *v)
 /* Where entry 0 of each array lives: Arch LBR has its own MSR block; legacy stacks of 32
  * entries (Skylake+ and Goldmont) and of 16 (Nehalem .. Broadwell) start at 0x680 / 0x6c0,
  * Core 2's four at 0x40 / 0x60 (Linux lbr.c). LBR_INFO exists from format 5. */
-static void set_bases(struct smp_lbr *s)
+static void set_bases(struct pmu_lbr_session *s)
 {
         if (s->fmt.arch) {
                 s->from_base = MSR_ARCH_LBR_FROM_0;
@@ -93,7 +94,7 @@ static void set_bases(struct smp_lbr *s)
 /* After a PMI with FREEZE_LBRS_ON_PMI: perfmon v4+ sets GLOBAL_STATUS.LBR_FRZ, cleared through
  * GLOBAL_STATUS_RESET; before v4 the freeze cleared DEBUGCTL.LBR, which is set again.
  * [SDM-3B] "LBR Freeze on PMI" / "Freezing LBR and Performance Counters on PMI". */
-static void unfreeze(struct smp_lbr *s)
+static void unfreeze(struct pmu_lbr_session *s)
 {
         if (s->pmu_version >= 4 || s->fmt.arch) {
                 if (pmu_ovf_clear(GLOBAL_STATUS_LBRS_FROZEN) != ST_OK)
@@ -107,7 +108,7 @@ static void unfreeze(struct smp_lbr *s)
 
 /* ---- public functions ------------------------------------------------------------------- */
 
-unsigned smp_lbr_model_depth(uint32_t model)
+unsigned pmu_lbr_model_depth(uint32_t model)
 {
         for (size_t i = 0; i < ARRAY_SIZE(lbr_models); i++)
                 if (model >= lbr_models[i].model_lo && model <= lbr_models[i].model_hi)
@@ -115,7 +116,7 @@ unsigned smp_lbr_model_depth(uint32_t model)
         return 0;
 }
 
-status_t smp_lbr_probe(const struct cpu_info *cpu, struct smp_lbr *s)
+status_t pmu_lbr_session_probe(const struct cpu_info *cpu, struct pmu_lbr_session *s)
 {
         const struct pmu_caps *caps = pmu_get_caps();
         const char *reason = NULL;
@@ -143,7 +144,7 @@ status_t smp_lbr_probe(const struct cpu_info *cpu, struct smp_lbr *s)
                         return ST_UNSUPPORTED;
                 }
         } else {
-                unsigned depth = smp_lbr_model_depth(cpu->model);
+                unsigned depth = pmu_lbr_model_depth(cpu->model);
 
                 if (!caps->has_perf_caps) {
                         fmt_snprintf(s->why, sizeof(s->why), "no IA32_PERF_CAPABILITIES: LBR "
@@ -164,7 +165,7 @@ status_t smp_lbr_probe(const struct cpu_info *cpu, struct smp_lbr *s)
         if (!s->fmt.has_cycles)
                 reason = s->fmt.arch ? "Architectural LBR without timed LBR (CPUID.1CH:ECX[1])"
                                      : "LBR format has no cycle counts (needs format 5, 6 or 7)";
-        if (!reason && s->fmt.depth > SMP_LBR_MAX_DEPTH)
+        if (!reason && s->fmt.depth > PMU_LBR_MAX_DEPTH)
                 reason = "LBR stack deeper than the harness reads";
         if (reason) {
                 fmt_snprintf(s->why, sizeof(s->why), "%s", reason);
@@ -186,7 +187,7 @@ status_t smp_lbr_probe(const struct cpu_info *cpu, struct smp_lbr *s)
         return ST_OK;
 }
 
-status_t smp_lbr_arm(struct smp_lbr *s, uint64_t period)
+status_t pmu_lbr_session_arm(struct pmu_lbr_session *s, uint64_t period)
 {
         const unsigned flags = PMU_LBR_F_KERNEL | PMU_LBR_F_ALL_BRANCHES;
         status_t st;
@@ -218,14 +219,14 @@ status_t smp_lbr_arm(struct smp_lbr *s, uint64_t period)
                 goto undo;
         return ST_OK;
 undo:
-        smp_lbr_disarm(s);
+        pmu_lbr_session_disarm(s);
         return st;
 }
 
-void smp_lbr_on_pmi(struct smp_lbr *s)
+void pmu_lbr_session_on_pmi(struct pmu_lbr_session *s)
 {
-        uint64_t status = 0, tos = 0, from[SMP_LBR_MAX_DEPTH], to[SMP_LBR_MAX_DEPTH];
-        uint64_t info[SMP_LBR_MAX_DEPTH];
+        uint64_t status = 0, tos = 0, from[PMU_LBR_MAX_DEPTH], to[PMU_LBR_MAX_DEPTH];
+        uint64_t info[PMU_LBR_MAX_DEPTH];
         unsigned d, n = 0;
 
         if (!s || !s->stacks)
@@ -266,7 +267,7 @@ void smp_lbr_on_pmi(struct smp_lbr *s)
         unfreeze(s);
 }
 
-status_t smp_lbr_disarm(struct smp_lbr *s)
+status_t pmu_lbr_session_disarm(struct pmu_lbr_session *s)
 {
         status_t first = ST_OK, st;
 

@@ -1,14 +1,15 @@
 /** @file
- * The Intel PEBS load-latency session of the sampling phase (see app/sampling.h): the DS save
+ * The Intel PEBS load-latency session (see pmu/x86/pebs_session.h): the DS save
  * area and PEBS buffer are the harness's own, the counter is general counter 1 through
  * pmu/pmu.h, records are drained base .. index in the PMI (GLOBAL_STATUS bit 62) and decoded
  * afterwards by pmu/x86/pebs.c. [SDM-3B] "Debug Store (DS) Mechanism", "Load Latency Performance
  * Monitoring Facility"; Linux arch/x86/events/intel/ds.c.
  */
-#include "app/sampling.h"
+#include "pmu/x86/pebs_session.h"
 
 #include "boot/x86/msr.h"
 #include "pmu/x86/msr_arch.h"
+#include "lib/base.h"
 #include "lib/fmt.h"
 
 /* ---- constants -------------------------------------------------------------------------- */
@@ -16,7 +17,7 @@
 /* The load-latency event by perf name; the code comes from the CPU's event table
  * (pmu/events/), never from here. perf lists one event per threshold (GT_4 .. GT_512, same
  * code, MSRValue for MSR_PEBS_LD_LAT_THRESHOLD); any of them is the same counter event, and
- * smp_pebs_arm programs the threshold. Names as in Linux tools/perf/pmu-events/arch/x86. */
+ * pmu_pebs_session_arm programs the threshold. Names as in Linux tools/perf/pmu-events/arch/x86. */
 static const char *const ldlat_events[] = {
         "MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4",          /* Sandy Bridge .. Granite Rapids */
         "MEM_INST_RETIRED.LATENCY_ABOVE_THRESHOLD_0",   /* Nehalem, Westmere */
@@ -81,11 +82,11 @@ static const struct dse_model dse_models[] = {
 /* General counter 1: the load-latency event may use counters 0-3 on Nehalem..Ice Lake but
  * only 1-7 on Sapphire Rapids (Linux perf pmu-events sapphirerapids/memory.json, "Counter"
  * of MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4), so 1 is the one every table allows. The
- * core:TSC ratio counter of the same run uses counter 0 (app/sampling_chase.c). */
+ * core:TSC ratio counter of the same run uses counter 0 (pmu/x86/clock.c). */
 #define PEBS_GP 1u
 static const struct pmu_slot pebs_ctr = { .fixed = false, .idx = PEBS_GP };
 
-static void drain(struct smp_pebs *s)
+static void drain(struct pmu_pebs_session *s)
 {
         struct pmu_ds_area *ds = s->ds;
         uint64_t len;
@@ -109,7 +110,7 @@ static void drain(struct smp_pebs *s)
 
 /* ---- public functions ------------------------------------------------------------------- */
 
-const struct pmu_event_desc *smp_pebs_ldlat_event(const struct pmu_event_table *t)
+const struct pmu_event_desc *pmu_pebs_ldlat_event(const struct pmu_event_table *t)
 {
         const struct pmu_event_desc *ev = NULL;
 
@@ -118,7 +119,7 @@ const struct pmu_event_desc *smp_pebs_ldlat_event(const struct pmu_event_table *
         return ev;
 }
 
-bool smp_pebs_model_dse(uint32_t model, enum pmu_pebs_dse_kind *kind, bool *split_latency)
+bool pmu_pebs_model_dse(uint32_t model, enum pmu_pebs_dse_kind *kind, bool *split_latency)
 {
         for (size_t i = 0; i < ARRAY_SIZE(dse_models); i++) {
                 if (model < dse_models[i].model_lo || model > dse_models[i].model_hi)
@@ -130,7 +131,7 @@ bool smp_pebs_model_dse(uint32_t model, enum pmu_pebs_dse_kind *kind, bool *spli
         return false;
 }
 
-status_t smp_pebs_probe(const struct cpu_info *cpu, struct smp_pebs *s)
+status_t pmu_pebs_session_probe(const struct cpu_info *cpu, struct pmu_pebs_session *s)
 {
         const struct pmu_caps *caps = pmu_get_caps();
         uint64_t misc = 0;
@@ -165,7 +166,7 @@ status_t smp_pebs_probe(const struct cpu_info *cpu, struct smp_pebs *s)
         }
         pmu_pebs_caps_decode(caps->perf_caps, &s->fmt.caps);
         s->pmu_version = caps->version;
-        if (!smp_pebs_model_dse(cpu->model, &s->fmt.dse_kind, &s->fmt.split_latency) ||
+        if (!pmu_pebs_model_dse(cpu->model, &s->fmt.dse_kind, &s->fmt.split_latency) ||
             cpu->family != 6) {
                 fmt_snprintf(s->why, sizeof(s->why), "no PEBS data-source table for family 0x%x "
                              "model 0x%x (hybrid or unknown core)", cpu->family, cpu->model);
@@ -180,7 +181,7 @@ status_t smp_pebs_probe(const struct cpu_info *cpu, struct smp_pebs *s)
                              "decoder", s->fmt.caps.pebs_fmt);
                 return ST_UNSUPPORTED;
         }
-        if (!(s->ev = smp_pebs_ldlat_event(caps->events))) {
+        if (!(s->ev = pmu_pebs_ldlat_event(caps->events))) {
                 fmt_snprintf(s->why, sizeof(s->why), "no load-latency event "
                              "(MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4) in event table %s for model "
                              "0x%x (pmu/events/mapfile.csv has no model table)",
@@ -190,7 +191,7 @@ status_t smp_pebs_probe(const struct cpu_info *cpu, struct smp_pebs *s)
         return ST_OK;
 }
 
-status_t smp_pebs_arm(struct smp_pebs *s, uint64_t period, uint32_t ldlat_cycles)
+status_t pmu_pebs_session_arm(struct pmu_pebs_session *s, uint64_t period, uint32_t ldlat_cycles)
 {
         uint64_t cap_records, thr, v;
         status_t st;
@@ -232,11 +233,11 @@ status_t smp_pebs_arm(struct smp_pebs *s, uint64_t period, uint32_t ldlat_cycles
                 goto undo;
         return ST_OK;
 undo:
-        smp_pebs_disarm(s);
+        pmu_pebs_session_disarm(s);
         return st;
 }
 
-void smp_pebs_on_pmi(struct smp_pebs *s)
+void pmu_pebs_session_on_pmi(struct pmu_pebs_session *s)
 {
         uint64_t status = 0, mine;
 
@@ -259,7 +260,7 @@ void smp_pebs_on_pmi(struct smp_pebs *s)
         pmu_start(pmu_slot_bit(pebs_ctr));
 }
 
-status_t smp_pebs_disarm(struct smp_pebs *s)
+status_t pmu_pebs_session_disarm(struct pmu_pebs_session *s)
 {
         status_t first = ST_OK, st;
 
