@@ -175,12 +175,13 @@ APP_SRCS := \
 	app/pmu_validate_mem.c \
 	app/pmucal.c \
 	app/sampling.c \
-	app/sampling_chase.c \
-	app/sampling_ibs.c \
+	app/sampling_common.c \
+	app/sampling_ibs_fetch.c \
+	app/sampling_ibs_op.c \
 	app/sampling_lbr.c \
 	app/sampling_log.c \
 	app/sampling_pebs.c \
-	app/sampling_run.c \
+	app/sampling_plan.c \
 	app/selftest.c \
 	app/tlb.c \
 	app/tlb_out.c

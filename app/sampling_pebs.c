@@ -1,0 +1,141 @@
+/** @file
+ * The PEBS load-latency pipeline of the sampling phase: probe (pmu/x86/pebs_session.c) ->
+ * plan (DS area, buffers, the period and threshold) -> run (arm, chase each working set with
+ * interrupts enabled, disarm) -> decode (pmu/x86/pebs.c, to portable samples) -> check
+ * (addresses, physical, latency, data source per working set; the sample count; the
+ * page-stride chase's STLB misses) -> report (the data-cache report). A probe that rules
+ * PEBS out SKIPs every check with its reason before anything is allocated.
+ */
+#include "app/sampling.h"
+
+#include "bench/kernel_chase.h"
+#include "lib/fmt.h"
+#include "pmu/x86/clock.h"
+#include "pmu/x86/pebs_session.h"
+
+#define PEBS_PERIOD         2003u    /* loads above the threshold per record (prime) */
+/* MSR_PEBS_LD_LAT_THRESHOLD: loads slower than this count; 3 is the minimum the register
+ * takes, the shortest detectable latency being 4 cycles, so every load is eligible.
+ * [SDM-3B] "Load Latency Performance Monitoring Facility" */
+#define PEBS_LDLAT_CYCLES   3u
+
+static void pebs_pmi(const struct plat_pmi_frame *f, void *ctx)
+{
+        (void)f;
+        pmu_pebs_session_on_pmi(ctx);
+}
+
+static size_t pebs_decode(const struct pmu_pebs_session *s, struct pmu_pebs_record *rec, struct psample *ps)
+{
+        size_t n = 0, k = 0;
+
+        pmu_pebs_decode_buffer(&s->fmt, s->raw, s->raw_len, rec, SMP_SAMPLES_MAX, &n);
+        for (size_t i = 0; i < n; i++)
+                if (pmu_pebs_to_psample(&s->fmt, &rec[i], &ps[k]) == ST_OK)
+                        k++;
+        return k;
+}
+
+static void pebs_runs(struct smp_ctx *c, struct pmu_pebs_session *s, struct pmu_pebs_record *rec,
+                      struct psample *ps)
+{
+        const uint64_t iters = (uint64_t)SMP_SAMPLES_TARGET * PEBS_PERIOD / BENCH_CHASE_UNROLL;
+        struct smp_chase ch;
+        struct pmu_clock_ratio rt;
+        struct smp_plan pc;
+        struct rep_verdict v;
+        uint32_t q16;
+        size_t n;
+        status_t st;
+
+        for (size_t i = 0; i < c->plan.n; i++) {
+                const struct smp_ws *w = &c->plan.ws[i];
+
+                if ((st = smp_chase_setup(&ch, w->bytes, 64)) != ST_OK) {
+                        smp_skip_ws(&c->log, SMP_MECH_PEBS, w, status_str(st));
+                        continue;
+                }
+                bench_chase(ch.start, ch.n_lines / BENCH_CHASE_UNROLL + 1);
+                pmu_clock_ratio_begin(&rt, c->cpu);
+                if ((st = pmu_pebs_session_arm(s, PEBS_PERIOD, PEBS_LDLAT_CYCLES)) == ST_OK) {
+                        bench_chase(ch.start, iters);
+                        pmu_pebs_session_disarm(s);
+                }
+                q16 = pmu_clock_ratio_end(&rt);
+                smp_plan_core_cycles(&c->plan, q16, rt.how, &pc);
+                n = st == ST_OK ? pebs_decode(s, rec, ps) : 0;
+                /* Every chase load takes longer than the threshold: one record per period. */
+                if (i == 0 && rep_check_sample_count(s->n_records, iters * BENCH_CHASE_UNROLL,
+                                                     PEBS_PERIOD, SMP_COUNT_TOL_PERMILLE, &v) == ST_OK)
+                        smp_log_check(&c->log, SMP_MECH_PEBS, "sample-count", &v);
+                n = smp_filter_chase(ps, n);
+                smp_check_ws(c, SMP_MECH_PEBS, &pc.ws[i], &ch, ps, n, pc.lat_note);
+                smp_dcache_report(c, &pc, SMP_MECH_PEBS, &pc.ws[i], ps, n, PEBS_PERIOD);
+                smp_chase_free(&ch);
+        }
+        if ((st = smp_chase_setup(&ch, SMP_TLB_CHASE_BYTES, 4096)) != ST_OK) {
+                smp_log_skip(&c->log, SMP_MECH_PEBS, "tlb page-stride", status_str(st));
+                return;
+        }
+        bool miss;
+        enum psample_pgsz pg;
+        smp_tlb_expect(&ch, &miss, &pg);
+        if (pmu_pebs_session_arm(s, PEBS_PERIOD / 8, PEBS_LDLAT_CYCLES) == ST_OK) {
+                bench_chase(ch.start, 2 * ch.n_lines / BENCH_CHASE_UNROLL);
+                pmu_pebs_session_disarm(s);
+        }
+        n = smp_filter_chase(ps, pebs_decode(s, rec, ps));
+        /* PEBS reports no page size: only the STLB-miss bit is compared. */
+        if (rep_check_tlb(ps, n, miss, PS_PG_UNKNOWN, 700, &v) == ST_OK)
+                smp_log_check(&c->log, SMP_MECH_PEBS, "tlb page-stride", &v);
+        smp_chase_free(&ch);
+}
+
+void smp_pebs_run(struct smp_ctx *c)
+{
+        struct pmu_pebs_session *s = plat_alloc(sizeof(*s));
+        struct pmu_pebs_record *rec = NULL;
+        struct psample *ps = NULL;
+        enum plat_page_kind got;
+        void *ds = NULL, *buf = NULL;
+        const size_t buf_bytes = 64 * KiB;
+        status_t st;
+
+        if (!s || pmu_pebs_session_probe(c->cpu, s) != ST_OK) {
+                smp_skip_mech(&c->log, SMP_MECH_PEBS, &c->plan, s ? s->why : "no memory");
+                plat_free(s);
+                return;
+        }
+        rep_info("pebs: record format %u%s, %u bytes per record, event %s", s->fmt.caps.pebs_fmt,
+                 s->fmt.caps.baseline ? " (adaptive)" : "", s->rec_bytes, s->ev->name);
+        if ((st = plat_pmi_enable(pebs_pmi, s, -1)) != ST_OK) {
+                char why[96];
+                fmt_snprintf(why, sizeof(why), "routing the PMI: %s", status_str(st));
+                smp_skip_mech(&c->log, SMP_MECH_PEBS, &c->plan, why);
+                plat_free(s);
+                return;
+        }
+        s->raw_cap = (size_t)SMP_SAMPLES_MAX * s->rec_bytes;
+        s->raw = plat_alloc(s->raw_cap);
+        rec = plat_alloc(SMP_SAMPLES_MAX * sizeof(*rec));
+        ps = plat_alloc(SMP_SAMPLES_MAX * sizeof(*ps));
+        if (plat_alloc_pages(4 * KiB, PLAT_PAGE_4K, &ds, &got) == ST_OK &&
+            plat_alloc_pages(buf_bytes, PLAT_PAGE_4K, &buf, &got) == ST_OK && s->raw && rec && ps) {
+                s->ds = ds;
+                s->buf = buf;
+                s->buf_bytes = buf_bytes;
+                pebs_runs(c, s, rec, ps);
+        } else {
+                smp_skip_mech(&c->log, SMP_MECH_PEBS, &c->plan, "no memory for the DS area");
+        }
+        plat_pmi_disable();
+        smp_log_figure(&c->log, SMP_MECH_PEBS, "PMIs taken", s->n_pmi, "interrupts");
+        if (ds)
+                plat_free_pages(ds, 4 * KiB);
+        if (buf)
+                plat_free_pages(buf, buf_bytes);
+        plat_free(s->raw);
+        plat_free(rec);
+        plat_free(ps);
+        plat_free(s);
+}
