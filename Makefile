@@ -138,6 +138,7 @@ BENCH_SRCS := \
 	bench/measure.c \
 	bench/ownpt.c \
 	bench/pagetable.c \
+	bench/ptlive.c \
 	bench/sweep.c \
 	bench/tlb.c \
 	bench/window.c

@@ -1,6 +1,7 @@
 /** @file Overflow sampling on the real CPU: PMI route self-test, skid run, report of the
  *  harness's kernels by function (see sample.h). The PMI itself reaches pmu_sample_on_pmi
  *  through plat_pmi_enable (NMI delivery in the firmware build, boot/uefi/uefi_pmi.c). */
+#include "app/pmu_validate.h"
 #include "pmu/sample.h"
 
 #include "bench/kernel_branch.h"

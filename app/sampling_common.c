@@ -9,41 +9,13 @@
 #include "bench/kernel_chase.h"
 #include "bench/kernel_tlb.h"
 #include "bench/pagetable.h"
+#include "bench/ptlive.h"
 #include "lib/fmt.h"
 #include "lib/stats.h"
 
 #define CHASE_SEED 0x5eed5a3d1e5ull
 
-/* CR4.LA57: 5-level paging, which the 4-level walker of bench/pagetable.c cannot follow.
- * [SDM-3A] "Control Registers" */
-#define CR4_LA57 BIT_ULL(12)
-
 /* ---- private helpers -------------------------------------------------------------------- */
-
-/* The firmware's page-table pages are reached through the identity map UEFI keeps on x64
- * ([UEFI-2.10] §2.3.4); the walk never allocates. */
-static void *ident_phys(void *ctx, uint64_t pa)
-{
-        (void)ctx;
-        return (void *)(uintptr_t)pa;
-}
-
-static status_t no_alloc(void *ctx, uint64_t *pa)
-{
-        (void)ctx;
-        *pa = 0;
-        return ST_NO_MEM;
-}
-
-static uint8_t max_phys_bits(const struct cpu_info *cpu)
-{
-        struct cpuid_regs r;
-
-        if (!cpu || cpu->max_ext_leaf < 0x80000008)
-                return 36;
-        cpuid_raw(0x80000008, 0, &r); /* EAX[7:0]: MAXPHYADDR. [SDM-2A] CPUID */
-        return (r.eax & 0xff) ? (uint8_t)(r.eax & 0xff) : 36;
-}
 
 /* Walk the live page tables (CR3, 4-level) for every sample's data linear address into @p w.
  * ST_UNSUPPORTED with @p why when they cannot be walked. Ring 0 only: samples exist only in
@@ -51,20 +23,10 @@ static uint8_t max_phys_bits(const struct cpu_info *cpu)
 static status_t walk_samples(const struct cpu_info *cpu, const struct psample *s, size_t n,
                              struct rep_walk *w, const char **why)
 {
-        const struct bench_pt_ops ops = { .alloc_page = no_alloc, .phys_to_virt = ident_phys };
-        const struct bench_pt_cfg cfg = { .pdpe1gb = cpu && cpu->pdpe1gb, .nx = true,
-                                          .phys_bits = max_phys_bits(cpu) };
-        uint64_t root = bench_cr3_read() & ((1ull << cfg.phys_bits) - 1) & ~(uint64_t)0xfff;
         struct bench_pt pt;
 
-        if (bench_cr4_read() & CR4_LA57) {
-                *why = "5-level paging (CR4.LA57): the software walker is 4-level";
+        if (bench_ptlive_attach(&pt, cpu, why) != ST_OK)
                 return ST_UNSUPPORTED;
-        }
-        if (bench_pt_attach(&pt, &ops, &cfg, root) != ST_OK) {
-                *why = "CR3 does not hold a usable PML4 address";
-                return ST_UNSUPPORTED;
-        }
         for (size_t i = 0; i < n; i++) {
                 w[i] = (struct rep_walk){ .st = ST_NOT_FOUND };
                 if (s[i].data_la_valid && s[i].data_pa_valid)
@@ -74,7 +36,7 @@ static status_t walk_samples(const struct cpu_info *cpu, const struct psample *s
         return ST_OK;
 }
 
-/* ---- the chase and its checks ------------------------------------------------------------------- */
+/* ---- the chase and its checks ----------------------------------------------------------- */
 
 status_t smp_chase_setup(struct smp_chase *c, uint64_t bytes, uint32_t line_bytes)
 {
