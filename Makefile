@@ -123,12 +123,18 @@ PMU_SRCS := \
 	pmu/sample.c \
 	$(PMU_EVENTS_GEN)
 PMU_x86_SRCS := \
+	pmu/x86/clock.c \
 	pmu/x86/drv_amd.c \
 	pmu/x86/drv_intel.c \
 	pmu/x86/encode.c \
+	pmu/x86/fault_probe.c \
 	pmu/x86/ibs.c \
+	pmu/x86/ibs_session.c \
 	pmu/x86/lbr.c \
-	pmu/x86/pebs.c
+	pmu/x86/lbr_session.c \
+	pmu/x86/pebs.c \
+	pmu/x86/pebs_session.c \
+	pmu/x86/quirks.c
 
 BENCH_SRCS := \
 	bench/c2c.c \
@@ -136,6 +142,7 @@ BENCH_SRCS := \
 	bench/measure.c \
 	bench/ownpt.c \
 	bench/pagetable.c \
+	bench/ptlive.c \
 	bench/sweep.c \
 	bench/tlb.c \
 	bench/window.c
@@ -174,12 +181,13 @@ APP_SRCS := \
 	app/pmu_validate_mem.c \
 	app/pmucal.c \
 	app/sampling.c \
-	app/sampling_chase.c \
-	app/sampling_ibs.c \
+	app/sampling_common.c \
+	app/sampling_ibs_fetch.c \
+	app/sampling_ibs_op.c \
 	app/sampling_lbr.c \
 	app/sampling_log.c \
 	app/sampling_pebs.c \
-	app/sampling_run.c \
+	app/sampling_plan.c \
 	app/selftest.c \
 	app/tlb.c \
 	app/tlb_out.c

@@ -8,8 +8,7 @@
  */
 #include "app/run.h"
 
-#include "boot/x86/msr.h"
-#include "pmu/x86/msr_arch.h"
+#include "pmu/x86/clock.h"
 #include "pmu/sample.h"
 #include "app/pmu_validate.h"
 #include "report/inventory.h"
@@ -30,23 +29,23 @@ static const char *kind_name(enum pmu_kind k)
         }
 }
 
-/* [SDM-4] IA32_PERF_CAPABILITIES; field macros in pmu/x86/msr_arch.h. */
+/* IA32_PERF_CAPABILITIES as pmu_init decoded it (struct pmu_perf_caps_fields). */
 static void print_perf_caps(const struct pmu_caps *c)
 {
+        const struct pmu_perf_caps_fields *f = &c->perf_caps_f;
+
         if (!c->has_perf_caps) {
                 rep_info("caps: IA32_PERF_CAPABILITIES: %s",
                          c->vendor == VEN_INTEL ? "absent (CPUID.01H:ECX[15] PDCM clear)"
                                                 : "Intel only");
                 return;
         }
-        uint64_t v = c->perf_caps;
         rep_info("caps: IA32_PERF_CAPABILITIES 0x%llx: LBR format %llu, PEBS format %llu%s%s%s%s",
-                 (unsigned long long)v, (unsigned long long)(v & PERF_CAP_LBR_FMT),
-                 (unsigned long long)((v & PERF_CAP_PEBS_FORMAT) >> 8),
-                 (v & PERF_CAP_FREEZE_IN_SMM) ? ", freeze in SMM" : "",
-                 (v & PERF_CAP_FW_WRITES) ? ", full-width writes" : "",
-                 (v & PERF_CAP_PEBS_BASELINE) ? ", PEBS baseline" : "",
-                 (v & PERF_CAP_PERF_METRICS) ? ", perf metrics" : "");
+                 (unsigned long long)c->perf_caps, (unsigned long long)f->lbr_fmt,
+                 (unsigned long long)f->pebs_fmt, f->freeze_in_smm ? ", freeze in SMM" : "",
+                 f->fw_writes ? ", full-width writes" : "",
+                 f->pebs_baseline ? ", PEBS baseline" : "",
+                 f->perf_metrics ? ", perf metrics" : "");
 }
 
 static void print_caps(const struct cpu_info *ci)
@@ -108,18 +107,18 @@ status_t phase_pmu(struct run *r)
         pmu_init(ci);
         print_caps(ci);
 
-        uint64_t t0 = rdtsc_ordered();
+        uint64_t t0 = pmu_clock_tsc_read();
         st          = pmu_validate_run(ci, rep, &json);
-        uint64_t t1 = rdtsc_ordered();
+        uint64_t t1 = pmu_clock_tsc_read();
         rep_info("suite took %llu ms (%u runs per check)", (unsigned long long)ms(t1 - t0, hz),
                  rep);
         if (st == ST_OK)
                 st = run_add_file(r, "pmu-validation.json", &json);
         rep_buf_free(&json);
 
-        t0 = rdtsc_ordered();
+        t0 = pmu_clock_tsc_read();
         status_t sst = pmu_sample_run(pmu_harness_syms, pmu_harness_n_syms, plat_image_base(), &fig);
-        t1 = rdtsc_ordered();
+        t1 = pmu_clock_tsc_read();
         rep_info("sampling took %llu ms", (unsigned long long)ms(t1 - t0, hz));
         if (fig.selftest_tsc)
                 rep_info("self-NMI round trip %llu TSC ticks%s",

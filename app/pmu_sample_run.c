@@ -1,13 +1,14 @@
 /** @file Overflow sampling on the real CPU: PMI route self-test, skid run, report of the
  *  harness's kernels by function (see sample.h). The PMI itself reaches pmu_sample_on_pmi
  *  through plat_pmi_enable (NMI delivery in the firmware build, boot/uefi/uefi_pmi.c). */
+#include "app/pmu_validate.h"
 #include "pmu/sample.h"
 
 #include "bench/kernel_branch.h"
 #include "bench/kernel_skid.h"
 #include "boot/plat.h"
 #include "report/rep.h"
-#include "boot/x86/msr.h"
+#include "pmu/x86/clock.h"
 
 #define SKID_BUCKET_BYTES 64
 #define TOP_N             10
@@ -81,15 +82,15 @@ static void skid_run(struct pmu_sample *buf, struct pmu_sample_figures *fig)
                 return;
         }
         plat_irq_disable(&saved);
-        uint64_t t0 = rdtsc_ordered();
+        uint64_t t0 = pmu_clock_tsc_read();
         bench_skid_loop(PMU_SKID_ITERS);
-        uint64_t t1 = rdtsc_ordered();
+        uint64_t t1 = pmu_clock_tsc_read();
         pmu_reset();
         st = pmu_sample_arm(&s);
-        uint64_t t2 = rdtsc_ordered();
+        uint64_t t2 = pmu_clock_tsc_read();
         if (st == ST_OK)
                 bench_skid_loop(PMU_SKID_ITERS);
-        uint64_t t3 = rdtsc_ordered();
+        uint64_t t3 = pmu_clock_tsc_read();
         pmu_sample_disarm(&s);
         pmu_reset();
         plat_irq_restore(saved);

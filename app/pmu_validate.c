@@ -5,9 +5,9 @@
 #include "bench/kernel_chase.h"
 #include "bench/kernel_pmu.h"
 #include "boot/plat.h"
+#include "lib/stats.h"
 #include "report/json.h"
-#include "boot/x86/msr.h"
-#include "pmu/x86/msr_misc.h"
+#include "pmu/x86/clock.h"
 
 #define LOOP_SHORT  10000ull  /* iterations; the difference carries the truth */
 #define LOOP_LONG   110000ull
@@ -167,14 +167,11 @@ static void run_pattern(void *p)
         bench_branch_pattern(a->pat, a->n);
 }
 
+/* The upper median (element n / 2 of the sorted runs), as the JSON has always reported it;
+ * sorted by the one sort of lib/stats.h. */
 static uint64_t median(uint64_t *v, unsigned n)
 {
-        for (unsigned i = 1; i < n; i++)
-                for (unsigned j = i; j > 0 && v[j - 1] > v[j]; j--) {
-                        uint64_t t = v[j];
-                        v[j]       = v[j - 1];
-                        v[j - 1]   = t;
-                }
+        rep_sort_u64(v, n);
         return v[n / 2];
 }
 
@@ -240,14 +237,12 @@ static status_t measure_once(const struct pmu_check *c, const struct pmu_event_d
         case TRUTH_CYCLES_TSC: {
                 struct loop_arg l = { LOOP_CYCLES };
                 uint64_t        a0, a1, m0, m1;
-                if ((st = rdmsr_safe(MSR_IA32_APERF, &a0)) != ST_OK ||
-                    (st = rdmsr_safe(MSR_IA32_MPERF, &m0)) != ST_OK)
+                if ((st = pmu_clock_aperf_read(&a0, &m0)) != ST_OK)
                         return st;
-                uint64_t t0 = rdtsc_ordered();
+                uint64_t t0 = pmu_clock_tsc_read();
                 st          = bench_pmu_measure(&ev, &gp0, 1, run_loop, &l, a);
-                uint64_t t1 = rdtsc_ordered();
-                if (st != ST_OK || (st = rdmsr_safe(MSR_IA32_APERF, &a1)) != ST_OK ||
-                    (st = rdmsr_safe(MSR_IA32_MPERF, &m1)) != ST_OK)
+                uint64_t t1 = pmu_clock_tsc_read();
+                if (st != ST_OK || (st = pmu_clock_aperf_read(&a1, &m1)) != ST_OK)
                         return st;
                 if (m1 <= m0)
                         return ST_BAD_DATA;
@@ -263,7 +258,7 @@ static void run_check(const struct pmu_check *c, const struct cpu_info *ci, unsi
                       const uint8_t *rnd, const uint8_t *zero, struct pmu_result *res)
 {
         const struct pmu_event_desc *ev, *fx = NULL;
-        uint64_t                     m[MAX_REPS], e[MAX_REPS], saved, v;
+        uint64_t                     m[MAX_REPS], e[MAX_REPS], saved;
         struct pmu_chase             ch = { 0 };
         status_t                     st;
 
@@ -290,12 +285,8 @@ static void run_check(const struct pmu_check *c, const struct cpu_info *ci, unsi
                 return;
         }
         if (c->truth == TRUTH_CYCLES_TSC &&
-            (!ci->aperfmperf || rdmsr_safe(MSR_IA32_APERF, &v) != ST_OK ||
-             rdmsr_safe(MSR_IA32_MPERF, &v) != ST_OK)) {
-                res->st     = ST_UNSUPPORTED;
-                res->reason = ci->aperfmperf ? "APERF/MPERF do not read back"
-                                             : "CPUID.06H:ECX[0] clear: no APERF/MPERF to scale "
-                                               "the TSC to core cycles";
+            (st = pmu_clock_aperf_probe(ci, &res->reason)) != ST_OK) {
+                res->st = st;
                 return;
         }
         if (c->truth == TRUTH_CHASE_MISSES || c->truth == TRUTH_PAGE_CHASE) {

@@ -14,6 +14,7 @@
 #include "boot/plat.h"
 #include "report/rep.h"
 #include "pmu/pmu.h"
+#include "pmu/sample.h"
 
 /** How a check's expected count is known. */
 enum pmu_truth {
@@ -134,5 +135,23 @@ struct pmu_chase_run {
         uint64_t          iters;
 };
 void pmu_chase_step(void *arg);
+
+/* ---- overflow sampling (app/pmu_sample_run.c) -------------------------------------------- */
+
+/** What one sampling run measured, for the benchmark lines. */
+struct pmu_sample_figures {
+        uint64_t n_pmi;
+        uint64_t pmi_cost_cycles; /* TSC ticks per PMI: (sampled - plain run) / n_pmi; 0 = n/a */
+        uint64_t selftest_tsc;    /* self-NMI round trip through the route, 0 = not run */
+};
+
+/** Overflow sampling on this CPU (pmu_init already called): the PMI route self-test (a
+ *  self-NMI, which works without a PMU), then the skid run (PMI count, skid histogram,
+ *  Caliper estimate) and a report of the harness's kernels by function, named through
+ *  @p syms (RVAs; @p image_base is added). Prints PASS/FAIL/SKIP/INFO lines; without a PMU,
+ *  an overflow status (pmu_sample_supported) or a PMI route the sampling checks SKIP with the
+ *  reason (ST_UNSUPPORTED for the first two). */
+status_t pmu_sample_run(const struct pmu_sym *syms, size_t n_syms, uint64_t image_base,
+                        struct pmu_sample_figures *fig);
 
 #endif

@@ -1,51 +1,68 @@
 /** @file
  * The sampling phase: AMD IBS (op and fetch), Intel PEBS load latency and LBR with cycle
  * counts, each validated against kernels whose addresses, latencies and branch costs the
- * harness knows (app/sampling_run.c). Every mechanism the CPU lacks prints one SKIP line per
- * check with the reason, so the list of checks is the same on every machine; the verdicts
- * go to sampling-validation.json and the DTrace-/Caliper-style reports to
- * sampling-report.txt. Session state machines: app/sampling_{ibs,pebs,lbr}.c.
+ * harness knows. The phase builds the plan from the latency table, then runs one pipeline
+ * per mechanism (app/sampling_{ibs_op,ibs_fetch,pebs,lbr}.c). Every mechanism the CPU lacks
+ * prints one SKIP line per check with the reason, so the list of checks is the same on every
+ * machine; the verdicts go to sampling-validation.json and the DTrace-/Caliper-style reports
+ * to sampling-report.txt.
  */
 #include "app/run.h"
 #include "app/sampling.h"
-#include "app/sampling_run.h"
 
 #include "lib/fmt.h"
+#include "pmu/x86/ibs_session.h"
 #include "report/inventory.h"
 
-/* ---- check lists: the same names whether a mechanism runs or SKIPs ---------------------- */
+/* ---- IBS: the session both IBS pipelines share ------------------------------------------ */
 
-static void skip_per_ws(struct smp_log *lg, const char *mech, const char *check,
-                        const struct smp_plan *p, const char *why)
+static void ibs_pmi(const struct plat_pmi_frame *f, void *ctx)
 {
-        char name[48];
-
-        for (size_t i = 0; i < p->n; i++) {
-                fmt_snprintf(name, sizeof(name), "%s %s", check, p->ws[i].name);
-                smp_log_skip(lg, mech, name, why);
-        }
+        (void)f;
+        pmu_ibs_session_on_pmi(ctx);
 }
 
-void smp_skip_mech(struct smp_log *lg, const char *mech, const struct smp_plan *p,
-                   const char *why)
+/* IBS: one session serves the op and the fetch pipelines (one probe, one interrupt route,
+ * one PMI count), so the phase opens and closes it around both. */
+static void run_ibs(struct smp_ctx *c)
 {
-        if (!strcmp(mech, SMP_MECH_IBS_OP) || !strcmp(mech, SMP_MECH_PEBS)) {
-                skip_per_ws(lg, mech, "addresses", p, why);
-                skip_per_ws(lg, mech, "physical", p, why);
-                skip_per_ws(lg, mech, "latency", p, why);
-                skip_per_ws(lg, mech, "data-source", p, why);
-                smp_log_skip(lg, mech, "tlb page-stride", why);
-                smp_log_skip(lg, mech, "sample-count", why);
-                if (!strcmp(mech, SMP_MECH_IBS_OP))
-                        smp_log_skip(lg, mech, "op-count", why);
-        } else if (!strcmp(mech, SMP_MECH_IBS_FETCH)) {
-                smp_log_skip(lg, mech, "fetch-addresses", why);
-                smp_log_skip(lg, mech, "fetch-count", why);
-        } else if (!strcmp(mech, SMP_MECH_LBR)) {
-                smp_log_skip(lg, mech, "block-cost", why);
-                smp_log_skip(lg, mech, "symbols", why);
-                smp_log_skip(lg, mech, "sample-count", why);
+        struct pmu_ibs_session *s = plat_alloc(sizeof(*s));
+        struct psample *ps = NULL;
+        status_t st;
+
+        if (!s || pmu_ibs_session_probe(c->cpu, s) != ST_OK) {
+                const char *why = s ? s->why : "no memory";
+                smp_skip_mech(&c->log, SMP_MECH_IBS_OP, &c->plan, why);
+                smp_skip_mech(&c->log, SMP_MECH_IBS_FETCH, &c->plan, why);
+                plat_free(s);
+                return;
         }
+        rep_info("ibs: caps 0x%x, interrupt through extended LVT entry %u (IBS_CTL)",
+                 s->info.caps, s->lvt.offset);
+        if ((st = plat_pmi_enable(ibs_pmi, s, (int)s->lvt.offset)) != ST_OK) {
+                char why[96];
+                fmt_snprintf(why, sizeof(why), "routing the IBS interrupt: %s", status_str(st));
+                smp_skip_mech(&c->log, SMP_MECH_IBS_OP, &c->plan, why);
+                smp_skip_mech(&c->log, SMP_MECH_IBS_FETCH, &c->plan, why);
+                plat_free(s);
+                return;
+        }
+        s->ops = plat_alloc(SMP_SAMPLES_MAX * sizeof(*s->ops));
+        ps = plat_alloc(SMP_SAMPLES_MAX * sizeof(*ps));
+        s->op_cap = s->ops ? SMP_SAMPLES_MAX : 0;
+        if (!s->ops || !ps)
+                smp_skip_mech(&c->log, SMP_MECH_IBS_OP, &c->plan, "no memory for samples");
+        else if (!(s->info.caps & IBS_CAPS_OPSAM))
+                smp_skip_mech(&c->log, SMP_MECH_IBS_OP, &c->plan, "op sampling not offered");
+        else
+                smp_ibs_op_run(c, s, ps);
+        smp_ibs_fetch_run(c, s);
+        plat_pmi_disable();
+        smp_log_figure(&c->log, "ibs", "PMIs taken", s->n_pmi, "interrupts");
+        plat_free(s->ops);
+        plat_free(s->fetches);
+        plat_free(ps);
+        plat_free(s);
 }
 
 /* ---- the phase -------------------------------------------------------------------------- */
@@ -91,9 +108,9 @@ status_t phase_sampling(struct run *r)
                 /* Detection of each mechanism is CPUID first, so under QEMU TCG (no IBS, no DS,
                  * no PMU) nothing below allocates, programs or waits. */
                 pmu_init(c->cpu);
-                smp_run_ibs(c);
-                smp_run_pebs(c);
-                smp_run_lbr(c);
+                run_ibs(c);
+                smp_pebs_run(c);
+                smp_lbr_run(c);
         }
 
         if (c->report.len)

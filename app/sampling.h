@@ -1,12 +1,13 @@
 /** @file
- * The sampling phase's internals (app/sampling*.c): one session per mechanism, each a small
- * state machine over MSR snapshots, and the log of validation verdicts that becomes
- * sampling-validation.json. A session's probe decides from CPUID (struct cpu_info) and
- * rdmsr_safe whether the mechanism can run and says why not; arm / on_pmi / disarm program
- * it through wrmsr_safe and take samples in the PMI. The handlers use the *_safe accessors
- * (not plain RDMSR) so that host tests drive them with the register model tests/fake_msr.c;
- * that costs a few cycles per sample, which the benchmark's interrupt cost includes.
- * Handler bodies never print or allocate: buffers are given at arm time. Portable.
+ * The sampling phase (app/sampling*.c): AMD IBS op and fetch sampling, Intel PEBS load
+ * latency and LBR with cycle counts, each validated against kernels whose addresses,
+ * latencies and branch costs the harness knows. One pipeline per mechanism, each readable
+ * top to bottom in its own file: probe -> plan -> run -> decode -> check -> report
+ * (app/sampling_{ibs_op,ibs_fetch,pebs,lbr}.c); the sessions that program the hardware are
+ * pmu/x86/{ibs,pebs,lbr}_session.c, the statistics report/samples*.c. Shared below them: the verdict log
+ * and its JSON (app/sampling_log.c), the plan of working sets (app/sampling_plan.c), and the
+ * chase, the skip lists and the per-working-set checks (app/sampling_common.c). The phase
+ * itself (app/sampling.c) calls the pipelines and nothing calls back up. Portable.
  */
 #ifndef PMUCAL_APP_SAMPLING_H
 #define PMUCAL_APP_SAMPLING_H
@@ -16,18 +17,17 @@
 #include <stdint.h>
 
 #include "lib/status.h"
+#include "boot/plat.h"
 #include "boot/x86/cpuid.h"
-#include "pmu/x86/ibs.h"
-#include "pmu/x86/lbr.h"
-#include "pmu/x86/pebs.h"
 #include "pmu/pmu.h"
+#include "pmu/x86/ibs_session.h"
+#include "pmu/x86/lbr.h"
 #include "report/rep.h"
 #include "report/levels.h"
 #include "report/samples.h"
 
 #define SMP_MAX_CHECKS  96
 #define SMP_MAX_FIGURES 32
-#define SMP_WHY_BYTES   160
 
 /* ---- the verdict log: sampling-validation.json ------------------------------------------ */
 
@@ -109,112 +109,99 @@ void smp_plan_build(const struct lat_levels *l, struct smp_plan *out);
 void smp_plan_core_cycles(const struct smp_plan *in, uint32_t core_per_tsc_q16,
                           const char *ratio_src, struct smp_plan *out);
 
+/* ---- shared by the pipelines (app/sampling_common.c) ------------------------------------ */
+
+#define SMP_MECH_IBS_OP    "ibs-op"
+#define SMP_MECH_IBS_FETCH "ibs-fetch"
+#define SMP_MECH_PEBS      "pebs"
+#define SMP_MECH_LBR       "lbr"
+
+/* Sampled loads of the chase are those whose IP lies in the first bytes of bench_chase():
+ * 32 three-byte loads plus the loop and the prologue fit well inside. */
+#define SMP_CHASE_CODE_BYTES 192u
+/* Samples kept per working set, and the TLB chase's buffer (page stride). */
+#define SMP_SAMPLES_MAX      4096u
+#define SMP_SAMPLES_TARGET   2000u
+#define SMP_TLB_CHASE_BYTES  (64ull * MiB)
+/* Sample counts within 5 % of the expected. */
+#define SMP_COUNT_TOL_PERMILLE 50u
+
+/** The phase's state (plat_alloc'd: too big for the stack). */
+struct smp_ctx {
+        const struct cpu_info *cpu;
+        uint64_t               tsc_hz;   /* 0 = unknown */
+        struct smp_plan        plan;
+        struct smp_log         log;
+        struct rep_buf         report;   /* sampling-report.txt */
+};
+
+/** A chase over a buffer of the harness's own: the chain, the lines it visits (ascending)
+ *  and the page kind the platform backed it with. */
+struct smp_chase {
+        void               *buf;
+        uint64_t            bytes;
+        enum plat_page_kind got;
+        void               *start;
+        uint64_t           *lines;
+        size_t              n_lines;
+        uint32_t            line_bytes;
+};
+
+/** Allocate @p bytes, lay a random chain with one pointer per @p line_bytes, walk one lap to
+ *  list the lines it visits. */
+status_t smp_chase_setup(struct smp_chase *c, uint64_t bytes, uint32_t line_bytes);
+/** Free what smp_chase_setup allocated. */
+void smp_chase_free(struct smp_chase *c);
+
+/** Keep in @p s (compacting, order kept) only the samples whose IP is a chase load;
+ *  returns how many are left. */
+size_t smp_filter_chase(struct psample *s, size_t n);
+
+/** The four per-working-set checks (addresses, physical, latency, data-source) of @p s
+ *  (@p n chase samples) for working set @p w (latencies in core cycles, smp_plan_core_cycles),
+ *  logged in @p x->log under @p mech; @p lat_note (how the range became core cycles) ends the
+ *  latency line. Physical addresses are compared with a software walk of the live CR3 (ring
+ *  0 only: samples exist only in the firmware run). */
+void smp_check_ws(struct smp_ctx *x, const char *mech, const struct smp_ws *w,
+                  const struct smp_chase *c, const struct psample *s, size_t n,
+                  const char *lat_note);
+
+/** Print every check of @p mech as a SKIP with @p why (the same names whether a mechanism
+ *  runs or SKIPs). */
+void smp_skip_mech(struct smp_log *lg, const char *mech, const struct smp_plan *p,
+                   const char *why);
+/** SKIP the four per-working-set checks of @p w. */
+void smp_skip_ws(struct smp_log *lg, const char *mech, const struct smp_ws *w, const char *why);
+
+/** A verdict on @p good of @p all in permille, passing from @p min (SKIP when @p all is 0). */
+void smp_permille_verdict(struct rep_verdict *v, uint64_t good, uint64_t all, uint32_t min);
+
+/** What the page-stride chase over @p ch should see: every load missing the STLB with 4 KiB
+ *  pages, none with 2 MiB pages. */
+void smp_tlb_expect(const struct smp_chase *ch, bool *miss, enum psample_pgsz *pg);
+
+/** Append the data-cache report (DTrace-style) of @p n samples @p s of working set @p w to
+ *  the phase's sampling-report.txt; @p p is the plan in core cycles for this run. */
+void smp_dcache_report(struct smp_ctx *c, const struct smp_plan *p, const char *mech,
+                       const struct smp_ws *w, const struct psample *s, size_t n,
+                       uint64_t period);
+
+/* ---- the pipelines, one file each --------------------------------------------------------- */
+
+/** IBS op sampling over the chase at each working set and a page-stride chase
+ *  (app/sampling_ibs_op.c), on the armed-by-caller session @p s (PMI routed), with @p ps
+ *  room for SMP_SAMPLES_MAX samples. */
+void smp_ibs_op_run(struct smp_ctx *c, struct pmu_ibs_session *s, struct psample *ps);
+/** IBS fetch sampling over the block kernel (app/sampling_ibs_fetch.c) on session @p s. */
+void smp_ibs_fetch_run(struct smp_ctx *c, struct pmu_ibs_session *s);
+/** PEBS load latency over the chase (app/sampling_pebs.c): probe to report. */
+void smp_pebs_run(struct smp_ctx *c);
+/** LBR over the block kernel (app/sampling_lbr.c): probe to report. */
+void smp_lbr_run(struct smp_ctx *c);
+
 /** Append the cycles-per-block report (Caliper "Cycles Per Bundle", from LBR) of @p st to
  *  @p out, naming blocks by @p syms (ascending addr). */
 status_t smp_lbr_block_report(const struct lbr_block_stat *st, size_t n_st,
                               const struct rep_sym *syms, size_t n_syms, struct rep_buf *out);
-
-/* ---- AMD IBS ---------------------------------------------------------------------------- */
-
-/** An IBS session: op and/or fetch sampling through the extended LVT entry IBS_CTL names. */
-struct smp_ibs {
-        struct pmu_ibs_info        info;
-        struct pmu_ibs_lvt         lvt;        /* from IBS_CTL at probe time */
-        uint64_t                   op_ctl, fetch_ctl; /* as armed; 0 = that side is off */
-        struct pmu_ibs_op_regs    *ops;        /* caller's buffers */
-        size_t                     op_cap, n_op;
-        struct pmu_ibs_fetch_regs *fetches;
-        size_t                     fetch_cap, n_fetch;
-        uint64_t                   op_tail;    /* ops/cycles counted after the last sample */
-        uint64_t                   n_pmi, n_spurious, n_dropped, n_errors;
-        char                       why[SMP_WHY_BYTES];
-};
-
-/** Decide whether IBS can run on the CPU @p cpu describes: CPUID, then IBS_CTL. ST_UNSUPPORTED
- *  with @p s->why when it cannot (no IBS; Fam10h needs northbridge PCI config 0x1CC, which the
- *  harness cannot reach; the firmware left LvtOffsetVal clear). */
-status_t smp_ibs_probe(const struct cpu_info *cpu, struct smp_ibs *s);
-/** Start sampling with control values @p op_ctl / @p fetch_ctl (0 = leave that side off). */
-status_t smp_ibs_arm(struct smp_ibs *s, uint64_t op_ctl, uint64_t fetch_ctl);
-/** The PMI body: for each side with its Val bit set, read the sample registers, store them
- *  (counted as dropped when the buffer is full) and re-arm. No Val bit set: spurious. */
-void smp_ibs_on_pmi(struct smp_ibs *s);
-/** Stop both sides (the family's disable sequence) and note the ops counted since the last
- *  sample in @p s->op_tail. */
-status_t smp_ibs_disarm(struct smp_ibs *s);
-
-/* ---- Intel PEBS load latency ------------------------------------------------------------ */
-
-/** A PEBS load-latency session on general counter 0 with the harness's own DS area. */
-struct smp_pebs {
-        struct pmu_pebs_fmt          fmt;
-        unsigned                     pmu_version;
-        const struct pmu_event_desc *ev;          /* MEM_TRANS_RETIRED.LOAD_LATENCY_GT_* */
-        struct pmu_ds_area          *ds;          /* caller-allocated, page aligned */
-        uint8_t                     *buf;         /* PEBS buffer (DS base .. maximum) */
-        size_t                       buf_bytes;
-        uint32_t                     rec_bytes;
-        uint8_t                     *raw;         /* drained records, caller-allocated */
-        size_t                       raw_cap, raw_len;
-        uint64_t                     period;
-        uint32_t                     ldlat_cycles;
-        uint64_t                     saved_ds_area, saved_pebs_enable;
-        uint64_t                     n_pmi, n_spurious, n_dropped, n_errors, n_records;
-        char                         why[SMP_WHY_BYTES];
-};
-
-/** Decide whether PEBS load latency can run: Intel, DS and DTES64 from CPUID, a core PMU
- *  (pmu_init done), PERF_CAPABILITIES' PEBS format, IA32_MISC_ENABLE's PEBS-unavailable bit
- *  clear, a load-latency event in the CPU's event table, a data-source table for the model.
- *  ST_UNSUPPORTED with @p s->why otherwise. */
-status_t smp_pebs_probe(const struct cpu_info *cpu, struct smp_pebs *s);
-/** Point the DS area at @p s->buf, program counter 0 for the load-latency event with
- *  -@p period and threshold @p ldlat_cycles, enable PEBS and start the counter. */
-status_t smp_pebs_arm(struct smp_pebs *s, uint64_t period, uint32_t ldlat_cycles);
-/** The PMI body: on GLOBAL_STATUS bit 62 (DS buffer) or the counter's bit, copy the records
- *  base .. index into @p s->raw, reset the index, clear the status bits. */
-void smp_pebs_on_pmi(struct smp_pebs *s);
-/** Stop the counter, drain what is left, put DS_AREA and PEBS_ENABLE back. */
-status_t smp_pebs_disarm(struct smp_pebs *s);
-/** Which data-source table model @p model (family 6) uses; false when not in the table. */
-bool smp_pebs_model_dse(uint32_t model, enum pmu_pebs_dse_kind *kind, bool *split_latency);
-/** The load-latency event of event table @p t, looked up by perf name
- *  (MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4 and its Nehalem and Atom counterparts); NULL when the
- *  table has none (the generic intel-arch table never has: the event is model-specific). */
-const struct pmu_event_desc *smp_pebs_ldlat_event(const struct pmu_event_table *t);
-
-/* ---- Intel LBR -------------------------------------------------------------------------- */
-
-#define SMP_LBR_MAX_DEPTH 64
-
-/** An LBR session: the stack read in the PMI of a cycles counter, frozen on PMI. */
-struct smp_lbr {
-        struct pmu_lbr_fmt fmt;
-        unsigned           pmu_version;
-        uint32_t           from_base, to_base, info_base; /* MSR numbers of entry 0 */
-        const struct pmu_event_desc *ev;                  /* trigger: "cycles" */
-        uint64_t           period;
-        uint64_t           saved_debugctl, saved_select, saved_ctl;
-        struct lbr_entry  *stacks;      /* caller's: stack_cap stacks of fmt.depth entries */
-        unsigned          *stack_n;     /* entries in each stack */
-        size_t             stack_cap, n_stacks;
-        uint64_t           n_pmi, n_spurious, n_dropped, n_errors;
-        char               why[SMP_WHY_BYTES];
-};
-
-/** Decide whether LBR with cycle counts can run: Architectural LBR from CPUID 0x1C, or legacy
- *  LBR with a format carrying cycles and a stack depth from the model table. ST_UNSUPPORTED
- *  with @p s->why otherwise. Needs pmu_init for the trigger counter. */
-status_t smp_lbr_probe(const struct cpu_info *cpu, struct smp_lbr *s);
-/** Enable LBR for all branches at CPL 0 with freeze-on-PMI and start counter 0 on cycles with
- *  -@p period. */
-status_t smp_lbr_arm(struct smp_lbr *s, uint64_t period);
-/** The PMI body: read TOS and FROM/TO/INFO (frozen), store the decoded stack, re-arm the
- *  counter, clear its status and unfreeze the LBRs. */
-void smp_lbr_on_pmi(struct smp_lbr *s);
-/** Stop the counter and put DEBUGCTL / LBR_SELECT / LBR_CTL back. */
-status_t smp_lbr_disarm(struct smp_lbr *s);
-/** Legacy LBR stack depth of Intel family-6 model @p model; 0 when not in the table. */
-unsigned smp_lbr_model_depth(uint32_t model);
 
 #endif

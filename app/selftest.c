@@ -5,11 +5,7 @@
  */
 #include "app/run.h"
 
-#include "boot/x86/msr.h"
-
-/* No architectural or model-specific MSR range of Intel or AMD contains this index, so RDMSR
- * of it must raise #GP. [SDM-4] Table 2-1 (architectural MSRs); [APM-2] Appendix A. */
-#define MSR_NONEXISTENT 0xdeadbeefu
+#include "pmu/x86/fault_probe.h"
 
 struct probe_case {
         enum plat_fault_probe kind;
@@ -48,28 +44,28 @@ status_t phase_selftest(struct run *r)
                         n_recovered++;
         }
 
-        status_t st = rdmsr_safe(MSR_NONEXISTENT, &val);
+        unsigned fault_vec = 0;
+        status_t st        = pmu_fault_probe_msr(&val, &fault_vec);
         if (st == ST_OK) /* QEMU TCG reads unknown MSRs as 0: why we detect from CPUID */
                 rep_info("rdmsr(0x%x) of a nonexistent MSR returned 0x%llx without #GP: this "
                          "platform does not fault unknown MSRs, so MSR support is taken from "
-                         "CPUID, never from a read", MSR_NONEXISTENT, (unsigned long long)val);
+                         "CPUID, never from a read", PMU_FAULT_PROBE_MSR, (unsigned long long)val);
         else if (st == ST_FAULT)
-                n_recovered += rep_check(msr_last_fault_vector() == 13,
+                n_recovered += rep_check(fault_vec == 13,
                                          "rdmsr(0x%x) nonexistent MSR reported unsupported "
-                                         "(%s recovered)", MSR_NONEXISTENT,
-                                         vector_name(msr_last_fault_vector()));
+                                         "(%s recovered)", PMU_FAULT_PROBE_MSR, vector_name(fault_vec));
         else
-                rep_skip("rdmsr(0x%x): MSRs are not accessible here (%s)", MSR_NONEXISTENT,
+                rep_skip("rdmsr(0x%x): MSRs are not accessible here (%s)", PMU_FAULT_PROBE_MSR,
                          status_str(st));
 
         /* RDPMC with a counter index no CPU has: #GP, or #UD where RDPMC itself is not
          * emulated (QEMU TCG). Either way it must come back. */
-        st = rdpmc_safe(0x3fff, &val);
+        st = pmu_fault_probe_rdpmc(&val, &fault_vec);
         if (st == ST_FAULT)
-                n_recovered += rep_check(true, "rdpmc(0x3fff) reported unsupported (%s recovered)",
-                                         vector_name(msr_last_fault_vector()));
+                n_recovered += rep_check(true, "rdpmc(0x%x) reported unsupported (%s recovered)",
+                                         PMU_FAULT_PROBE_RDPMC, vector_name(fault_vec));
         else if (st == ST_OK)
-                rep_info("rdpmc(0x3fff) returned 0x%llx without faulting",
+                rep_info("rdpmc(0x%x) returned 0x%llx without faulting", PMU_FAULT_PROBE_RDPMC,
                          (unsigned long long)val);
         else
                 rep_skip("rdpmc: not accessible here (%s)", status_str(st));

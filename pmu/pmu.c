@@ -3,24 +3,7 @@
 
 #include "boot/plat.h"
 #include "pmu/drv.h"
-
-/** One CPU erratum or quirk; every row cites where it is written. */
-struct pmu_quirk {
-        enum cpu_vendor vendor;
-        uint32_t        family;
-        uint32_t        model_lo, model_hi;
-        uint32_t        flags;
-        const char     *reference;
-};
-
-static const struct pmu_quirk pmu_quirks[] = {
-        /* vendor    fam  models        flags                           reference */
-        /* Nehalem: the architectural Branch Misses Retired event (CPUID.0AH:EBX[6]) does not
-         * count correctly; Linux intel_nehalem_quirk() substitutes a model event. */
-        { VEN_INTEL, 6,   0x1a, 0x1a,   PMU_Q_BR_MISS_RETIRED_BROKEN,  "Intel erratum AAJ80 (Linux intel_nehalem_quirk)" },
-        { VEN_INTEL, 6,   0x1e, 0x1f,   PMU_Q_BR_MISS_RETIRED_BROKEN,  "Intel erratum AAJ80 (Linux intel_nehalem_quirk)" },
-        { VEN_INTEL, 6,   0x2e, 0x2e,   PMU_Q_BR_MISS_RETIRED_BROKEN,  "Intel erratum AAJ80 (Linux intel_nehalem_quirk)" },
-};
+#include "pmu/x86/quirks.h"
 
 /* Architectural event index of Branch Misses Retired. [SDM-3B]; Linux
  * ARCH_PERFMON_BRANCH_MISSES_RETIRED */
@@ -30,18 +13,11 @@ static struct pmu_state            state;
 static const struct pmu_driver    *drv;
 static const char                  not_init[] = "pmu_init not called";
 
+/* The core-PMU rows of the quirk table (pmu/x86/quirks.c). */
 static void apply_quirks(struct pmu_caps *c)
 {
-        for (size_t i = 0; i < ARRAY_SIZE(pmu_quirks); i++) {
-                const struct pmu_quirk *q = &pmu_quirks[i];
-
-                if (q->vendor != c->vendor || q->family != c->family || c->model < q->model_lo ||
-                    c->model > q->model_hi)
-                        continue;
-                c->quirks |= q->flags;
-                if (!c->quirk_ref)
-                        c->quirk_ref = q->reference;
-        }
+        c->quirks = pmu_quirks_lookup(PMU_QUIRK_CORE, c->vendor, c->family, c->model,
+                                      &c->quirk_ref);
 }
 
 status_t pmu_init(const struct cpu_info *ci)

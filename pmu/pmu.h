@@ -24,6 +24,7 @@
 #define PMU_MAX_GP    16
 #define PMU_MAX_FIXED 4
 #define PMU_FIXED_BIT 32 /* fixed counter n is bit 32 + n of a counter mask */
+#define PMU_WHY_BYTES 160 /* a session probe's reason text, as printed in a SKIP line */
 
 /** One counter: general-purpose counter idx, or fixed counter idx (Intel). */
 struct pmu_slot {
@@ -31,8 +32,19 @@ struct pmu_slot {
         uint8_t idx;
 };
 
-/* Quirk flags (pmu_has_quirk); each is one row of the table in pmu/pmu.c. */
+/* Quirk flags (pmu_has_quirk); rows of the quirk table pmu/x86/quirks.c. */
 #define PMU_Q_BR_MISS_RETIRED_BROKEN (1u << 0) /* architectural Branch Misses Retired unusable */
+
+/** IA32_PERF_CAPABILITIES decoded (Intel, when the register exists). [SDM-4]
+ *  IA32_PERF_CAPABILITIES; the field macros are pmu/x86/msr_arch.h's PERF_CAP_*. */
+struct pmu_perf_caps_fields {
+        uint8_t lbr_fmt;         /* [5:0] */
+        uint8_t pebs_fmt;        /* [11:8] */
+        bool    freeze_in_smm;   /* [12] */
+        bool    fw_writes;       /* [13] full-width counter writes offered */
+        bool    pebs_baseline;   /* [14] adaptive PEBS */
+        bool    perf_metrics;    /* [15] */
+};
 
 enum pmu_kind { PMU_NONE = 0, PMU_INTEL_ARCH, PMU_AMD_LEGACY, PMU_AMD_CORE_EXT };
 
@@ -51,6 +63,7 @@ struct pmu_caps {
         bool            anythread_deprecated;
         bool            has_perf_caps;
         uint64_t        perf_caps;    /* IA32_PERF_CAPABILITIES, when has_perf_caps */
+        struct pmu_perf_caps_fields perf_caps_f; /* perf_caps decoded */
         bool            full_width_writes;
         bool            has_global;   /* Intel GLOBAL_CTRL/STATUS/OVF_CTRL; AMD PerfMonV2 */
         uint32_t        evtsel_base, ctr_base, ctr_write_base;

@@ -109,27 +109,11 @@ extern const size_t         pmu_harness_n_syms;
 #define PMU_TOP_PERIOD       200000  /* core cycles between PMIs in the report run */
 #define PMU_SAMPLE_CAP       4096
 
-/** What one sampling run measured, for the benchmark lines. */
-struct pmu_sample_figures {
-        uint64_t n_pmi;
-        uint64_t pmi_cost_cycles; /* TSC ticks per PMI: (sampled - plain run) / n_pmi; 0 = n/a */
-        uint64_t selftest_tsc;    /* self-NMI round trip through the route, 0 = not run */
-};
-
 /** Pure: can overflow sampling work with the PMU @p c describes? A PMI is recognised (and
  *  acknowledged) through an overflow status: Intel's IA32_PERF_GLOBAL_STATUS exists from
  *  architectural perfmon version 2 ([SDM-3B] "Architectural Performance Monitoring Version
  *  2"); AMD without PerfMonV2 has none either, but the driver reads overflow from the
  *  counter's top bit as Linux amd/core.c does. ST_UNSUPPORTED with a static *@p reason. */
 status_t pmu_sample_supported(const struct pmu_caps *c, const char **reason);
-
-/** Overflow sampling on this CPU (pmu_init already called): the PMI route self-test (a
- *  self-NMI, which works without a PMU), then the skid run (PMI count, skid histogram,
- *  Caliper estimate) and a report of the harness's kernels by function, named through
- *  @p syms (RVAs; @p image_base is added). Prints PASS/FAIL/SKIP/INFO lines; without a PMU,
- *  an overflow status (pmu_sample_supported) or a PMI route the sampling checks SKIP with the
- *  reason (ST_UNSUPPORTED for the first two). */
-status_t pmu_sample_run(const struct pmu_sym *syms, size_t n_syms, uint64_t image_base,
-                        struct pmu_sample_figures *fig);
 
 #endif

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "pmu/x86/msr_arch.h"
+#include "app/pmu_validate.h"
 #include "pmu/sample.h"
 #include "report/rep.h"
 #include "tests/fake_msr.h"

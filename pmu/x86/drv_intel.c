@@ -69,6 +69,14 @@ static status_t probe(struct pmu_caps *c, const struct cpu_info *ci)
         if (in->pdcm && rdmsr_safe(MSR_IA32_PERF_CAPABILITIES, &v) == ST_OK) {
                 c->has_perf_caps = true;
                 c->perf_caps     = v;
+                c->perf_caps_f   = (struct pmu_perf_caps_fields){
+                        .lbr_fmt       = (uint8_t)(v & PERF_CAP_LBR_FMT),
+                        .pebs_fmt      = (uint8_t)((v & PERF_CAP_PEBS_FORMAT) >> 8),
+                        .freeze_in_smm = (v & PERF_CAP_FREEZE_IN_SMM) != 0,
+                        .fw_writes     = (v & PERF_CAP_FW_WRITES) != 0,
+                        .pebs_baseline = (v & PERF_CAP_PEBS_BASELINE) != 0,
+                        .perf_metrics  = (v & PERF_CAP_PERF_METRICS) != 0,
+                };
         }
         if (c->has_perf_caps && (c->perf_caps & PERF_CAP_FW_WRITES) &&
             rdmsr_safe(MSR_IA32_PMC0, &v) == ST_OK) {

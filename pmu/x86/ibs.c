@@ -1,44 +1,9 @@
 /** @file AMD IBS detection, encoding and family-aware decoding (see ibs.h). */
 #include "pmu/x86/ibs.h"
 
-/* ---- errata and family rules ------------------------------------------------------------ */
-
-struct ibs_quirk {
-        uint32_t    family, model_lo, model_hi;
-        unsigned    flags;
-        const char *ref;
-};
-
-static const struct ibs_quirk ibs_quirks[] = {
-        /* fam   models       flags                                    reference */
-        { 0x10, 0x00, 0xff, PMU_IBS_Q_FAM10H_DISABLE_SEQ | PMU_IBS_Q_NB_LAYOUT,
-          "Fam10h rev guide 41322 erratum 420; [BKDG-10h] NbIbsReqSrc" },
-        { 0x12, 0x00, 0xff, PMU_IBS_Q_NB_LAYOUT, "[BKDG-12h] IbsOpData2/3" },
-        { 0x14, 0x00, 0xff, PMU_IBS_Q_NB_LAYOUT, "[BKDG-14h] IbsOpData2/3" },
-        { 0x15, 0x00, 0xff, PMU_IBS_Q_NB_LAYOUT, "[BKDG-15h] IbsOpData2/3" },
-        { 0x16, 0x00, 0xff, PMU_IBS_Q_NB_LAYOUT | PMU_IBS_Q_FETCH_CNT_RESET,
-          "[BKDG-16h]; Linux ibs.c fetch_count_reset_broken" },
-        { 0x17, 0x00, 0xff, PMU_IBS_Q_FETCH_CNT_RESET, "Linux ibs.c fetch_count_reset_broken" },
-        { 0x18, 0x00, 0xff, PMU_IBS_Q_FETCH_CNT_RESET, "Linux ibs.c fetch_count_reset_broken" },
-        { 0x19, 0x00, 0x0f, PMU_IBS_Q_IGNORE_IC_MISS | PMU_IBS_Q_FETCH_PGSZ_1347 |
-                            PMU_IBS_Q_OPDATA2_1293 | PMU_IBS_Q_CACHE_HIT_ST_BAD |
-                            PMU_IBS_Q_FETCH_ZERO_RIP_1197,
-          "Fam19h rev guide errata 1197, 1238, 1293, 1347; Linux ibs.c" },
-        { 0x19, 0x20, 0x5f, PMU_IBS_Q_CACHE_HIT_ST_BAD, "Linux ibs.c perf_ibs_cache_hit_st_valid" },
-};
+#include "pmu/x86/quirks.h"
 
 /* ---- private helpers -------------------------------------------------------------------- */
-
-static unsigned lookup_quirks(uint32_t family, uint32_t model)
-{
-        unsigned q = 0;
-
-        for (size_t i = 0; i < ARRAY_SIZE(ibs_quirks); i++)
-                if (ibs_quirks[i].family == family && model >= ibs_quirks[i].model_lo &&
-                    model <= ibs_quirks[i].model_hi)
-                        q |= ibs_quirks[i].flags;
-        return q;
-}
 
 static bool has(const struct pmu_ibs_info *ibs, uint64_t cap)
 {
@@ -155,7 +120,8 @@ status_t pmu_ibs_detect(const struct cpu_info *cpu, struct pmu_ibs_info *out)
                 out->caps = (uint32_t)IBS_CAPS_DEFAULT;
         else
                 out->caps = cpu->amd.ibs_caps;
-        out->quirks = lookup_quirks(cpu->family, cpu->model);
+        out->quirks = pmu_quirks_lookup(PMU_QUIRK_IBS, cpu->vendor, cpu->family, cpu->model,
+                                        NULL);
         return ST_OK;
 }
 

@@ -22,7 +22,7 @@ struct pmu_ibs_info {
         bool     present;         /* CPUID.80000001H:ECX[10] */
         uint32_t caps;            /* IBS_CAPS_*; IBS_CAPS_DEFAULT when the leaf is absent */
         uint32_t family, model;
-        unsigned quirks;          /* PMU_IBS_Q_* from the errata table in ibs.c */
+        unsigned quirks;          /* PMU_IBS_Q_* from the quirk table pmu/x86/quirks.c */
 };
 
 /* Errata and family rules the decoders apply (one row each in ibs.c's table). */

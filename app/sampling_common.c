@@ -1,56 +1,21 @@
 /** @file
- * The chase over a known buffer that IBS and PEBS samples are validated against, the
- * per-working-set checks and the core:TSC ratio of a sampled run (see app/sampling_run.h).
+ * What the sampling pipelines share (see app/sampling.h): the chase over a known buffer that
+ * IBS and PEBS samples are validated against, the per-working-set checks, the skip lists
+ * (the same check names whether a mechanism runs or SKIPs), and the data-cache report.
  */
-#include "app/sampling_run.h"
+#include "app/sampling.h"
 
 #include "bench/chain.h"
+#include "bench/kernel_chase.h"
 #include "bench/kernel_tlb.h"
 #include "bench/pagetable.h"
-#include "lib/stats.h"
-#include "bench/kernel_chase.h"
-#include "boot/x86/msr.h"
-#include "pmu/x86/msr_misc.h"
+#include "bench/ptlive.h"
 #include "lib/fmt.h"
+#include "lib/stats.h"
 
 #define CHASE_SEED 0x5eed5a3d1e5ull
 
-/* CR4.LA57: 5-level paging, which the 4-level walker of bench/pagetable.c cannot follow.
- * [SDM-3A] "Control Registers" */
-#define CR4_LA57 BIT_ULL(12)
-/* Ratios outside 1/8 .. 8 are taken as a failed measurement. */
-#define RATIO_MIN_Q16 (1u << 13)
-#define RATIO_MAX_Q16 (8u << 16)
-
-static const char ratio_aperf[] = "APERF/MPERF";
-static const char ratio_pmu[]   = "PMU cycles";
-
 /* ---- private helpers -------------------------------------------------------------------- */
-
-/* The firmware's page-table pages are reached through the identity map UEFI keeps on x64
- * ([UEFI-2.10] §2.3.4); the walk never allocates. */
-static void *ident_phys(void *ctx, uint64_t pa)
-{
-        (void)ctx;
-        return (void *)(uintptr_t)pa;
-}
-
-static status_t no_alloc(void *ctx, uint64_t *pa)
-{
-        (void)ctx;
-        *pa = 0;
-        return ST_NO_MEM;
-}
-
-static uint8_t max_phys_bits(const struct cpu_info *cpu)
-{
-        struct cpuid_regs r;
-
-        if (!cpu || cpu->max_ext_leaf < 0x80000008)
-                return 36;
-        cpuid_raw(0x80000008, 0, &r); /* EAX[7:0]: MAXPHYADDR. [SDM-2A] CPUID */
-        return (r.eax & 0xff) ? (uint8_t)(r.eax & 0xff) : 36;
-}
 
 /* Walk the live page tables (CR3, 4-level) for every sample's data linear address into @p w.
  * ST_UNSUPPORTED with @p why when they cannot be walked. Ring 0 only: samples exist only in
@@ -58,20 +23,10 @@ static uint8_t max_phys_bits(const struct cpu_info *cpu)
 static status_t walk_samples(const struct cpu_info *cpu, const struct psample *s, size_t n,
                              struct rep_walk *w, const char **why)
 {
-        const struct bench_pt_ops ops = { .alloc_page = no_alloc, .phys_to_virt = ident_phys };
-        const struct bench_pt_cfg cfg = { .pdpe1gb = cpu && cpu->pdpe1gb, .nx = true,
-                                          .phys_bits = max_phys_bits(cpu) };
-        uint64_t root = bench_cr3_read() & ((1ull << cfg.phys_bits) - 1) & ~(uint64_t)0xfff;
         struct bench_pt pt;
 
-        if (bench_cr4_read() & CR4_LA57) {
-                *why = "5-level paging (CR4.LA57): the software walker is 4-level";
+        if (bench_ptlive_attach(&pt, cpu, why) != ST_OK)
                 return ST_UNSUPPORTED;
-        }
-        if (bench_pt_attach(&pt, &ops, &cfg, root) != ST_OK) {
-                *why = "CR3 does not hold a usable PML4 address";
-                return ST_UNSUPPORTED;
-        }
         for (size_t i = 0; i < n; i++) {
                 w[i] = (struct rep_walk){ .st = ST_NOT_FOUND };
                 if (s[i].data_la_valid && s[i].data_pa_valid)
@@ -81,7 +36,7 @@ static status_t walk_samples(const struct cpu_info *cpu, const struct psample *s
         return ST_OK;
 }
 
-/* ---- public functions ------------------------------------------------------------------- */
+/* ---- the chase and its checks ----------------------------------------------------------- */
 
 status_t smp_chase_setup(struct smp_chase *c, uint64_t bytes, uint32_t line_bytes)
 {
@@ -181,44 +136,89 @@ void smp_check_ws(struct smp_ctx *x, const char *mech, const struct smp_ws *w,
                 smp_log_check(lg, mech, name, &v);
 }
 
-void smp_ratio_begin(struct smp_ratio *r, const struct cpu_info *cpu)
-{
-        const struct pmu_event_desc *ev;
-        const char *why;
+/* ---- skip lists ------------------------------------------------------------------------- */
 
-        memset(r, 0, sizeof(*r));
-        r->slot = (struct pmu_slot){ .fixed = false, .idx = 0 }; /* PEBS has counter 1 */
-        /* MPERF counts at the TSC rate on Intel and at P0 on AMD, which is the TSC rate of
-         * every Zen part; bench_clock_init makes the same assumption. [SDM-3B] "IA32_APERF";
-         * [APM-2] "MPERF" */
-        if (cpu && cpu->aperfmperf && rdmsr_safe(MSR_IA32_APERF, &r->a0) == ST_OK &&
-            rdmsr_safe(MSR_IA32_MPERF, &r->m0) == ST_OK)
-                r->how = ratio_aperf;
-        else if (pmu_available() && pmu_n_gp() >= 2 &&
-                 pmu_alias_event("cycles", &ev, &why) == ST_OK &&
-                 pmu_program(r->slot, ev, PMU_OS, 0) == ST_OK &&
-                 pmu_start(pmu_slot_bit(r->slot)) == ST_OK)
-                r->how = ratio_pmu;
-        r->t0 = rdtsc_ordered();
+static void skip_per_ws(struct smp_log *lg, const char *mech, const char *check,
+                        const struct smp_plan *p, const char *why)
+{
+        char name[48];
+
+        for (size_t i = 0; i < p->n; i++) {
+                fmt_snprintf(name, sizeof(name), "%s %s", check, p->ws[i].name);
+                smp_log_skip(lg, mech, name, why);
+        }
 }
 
-uint32_t smp_ratio_end(struct smp_ratio *r)
+void smp_skip_mech(struct smp_log *lg, const char *mech, const struct smp_plan *p,
+                   const char *why)
 {
-        uint64_t t1 = rdtsc_ordered(), a1 = 0, m1 = 0, num = 0, den = 0, q16;
+        if (!strcmp(mech, SMP_MECH_IBS_OP) || !strcmp(mech, SMP_MECH_PEBS)) {
+                skip_per_ws(lg, mech, "addresses", p, why);
+                skip_per_ws(lg, mech, "physical", p, why);
+                skip_per_ws(lg, mech, "latency", p, why);
+                skip_per_ws(lg, mech, "data-source", p, why);
+                smp_log_skip(lg, mech, "tlb page-stride", why);
+                smp_log_skip(lg, mech, "sample-count", why);
+                if (!strcmp(mech, SMP_MECH_IBS_OP))
+                        smp_log_skip(lg, mech, "op-count", why);
+        } else if (!strcmp(mech, SMP_MECH_IBS_FETCH)) {
+                smp_log_skip(lg, mech, "fetch-addresses", why);
+                smp_log_skip(lg, mech, "fetch-count", why);
+        } else if (!strcmp(mech, SMP_MECH_LBR)) {
+                smp_log_skip(lg, mech, "block-cost", why);
+                smp_log_skip(lg, mech, "symbols", why);
+                smp_log_skip(lg, mech, "sample-count", why);
+        }
+}
 
-        if (r->how == ratio_aperf && rdmsr_safe(MSR_IA32_APERF, &a1) == ST_OK &&
-            rdmsr_safe(MSR_IA32_MPERF, &m1) == ST_OK) {
-                num = a1 - r->a0;
-                den = m1 - r->m0;
-        } else if (r->how == ratio_pmu) {
-                pmu_stop(pmu_slot_bit(r->slot));
-                if (pmu_read(r->slot, &num) == ST_OK)
-                        den = t1 - r->t0;
+void smp_skip_ws(struct smp_log *lg, const char *mech, const struct smp_ws *w, const char *why)
+{
+        static const char *const checks[] = { "addresses", "physical", "latency", "data-source" };
+        char name[48];
+
+        for (size_t i = 0; i < ARRAY_SIZE(checks); i++) {
+                fmt_snprintf(name, sizeof(name), "%s %s", checks[i], w->name);
+                smp_log_skip(lg, mech, name, why);
         }
-        q16 = den ? (uint64_t)(((unsigned __int128)num << 16) / den) : 0;
-        if (q16 < RATIO_MIN_Q16 || q16 > RATIO_MAX_Q16) {
-                r->how = NULL;
-                return 0;
-        }
-        return (uint32_t)q16;
+}
+
+/* ---- verdict and report helpers --------------------------------------------------------- */
+
+void smp_permille_verdict(struct rep_verdict *v, uint64_t good, uint64_t all, uint32_t min)
+{
+        uint32_t pm = all ? (uint32_t)(good * 1000 / all) : 0;
+
+        *v = (struct rep_verdict){ .v = all == 0 ? REP_V_SKIP : pm >= min ? REP_V_PASS : REP_V_FAIL,
+                                   .measured = pm, .expected = 1000, .lo = min, .hi = 1000,
+                                   .unit = "permille" };
+}
+
+/* Page-stride chase: every load on its own 4 KiB page over SMP_TLB_CHASE_BYTES. With 4 KiB
+ * pages that is 16384 pages, more than any second-level DTLB holds (Zen 4: 3072, Golden
+ * Cove: 2048), so every load should miss it; if the platform backed the buffer with 2 MiB
+ * pages, 32 pages fit every STLB and no load should miss. */
+void smp_tlb_expect(const struct smp_chase *ch, bool *miss, enum psample_pgsz *pg)
+{
+        *pg = psample_pgsz_from_plat(ch->got);
+        *miss = ch->got == PLAT_PAGE_4K;
+}
+
+/* @p p: the plan in core cycles for this run (smp_plan_core_cycles). */
+void smp_dcache_report(struct smp_ctx *c, const struct smp_plan *p, const char *mech,
+                       const struct smp_ws *w, const struct psample *s, size_t n,
+                       uint64_t period)
+{
+        char title[160];
+        struct rep_site *work = plat_alloc((n ? n : 1) * sizeof(*work));
+        struct rep_dcache_in in = { .title = title, .s = s, .n = n, .buckets = p->buckets,
+                                    .n_buckets = p->n_buckets, .period = period,
+                                    .top_n = 10, .work = work, .n_work = n };
+
+        if (!work)
+                return;
+        fmt_snprintf(title, sizeof(title), "%s, chase over %llu KiB (%s); buckets: %s", mech,
+                     (unsigned long long)(w->bytes / KiB), w->name, p->lat_note);
+        rep_samples_dcache_report(&in, &c->report);
+        rep_buf_printf(&c->report, "\n");
+        plat_free(work);
 }

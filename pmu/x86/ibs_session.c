@@ -1,35 +1,36 @@
 /** @file
- * The AMD IBS session of the sampling phase (see app/sampling.h): probe, arm, the PMI body,
- * disarm. Register layouts and the pure encoders/decoders are pmu/x86/ibs.c; this file only
- * decides and touches MSRs. [APM-2] "Instruction-Based Sampling"; [PPR-19h-01h] MSRC001_103x;
- * Linux arch/x86/events/amd/ibs.c for the re-arm and disable rules.
+ * The AMD IBS session (see pmu/x86/ibs_session.h): probe, arm, the PMI body, disarm.
+ * [APM-2] "Instruction-Based Sampling"; [PPR-19h-01h] MSRC001_103x; Linux
+ * arch/x86/events/amd/ibs.c for the re-arm and disable rules.
  */
-#include "app/sampling.h"
+#include "pmu/x86/ibs_session.h"
 
+#include "boot/x86/apic.h"
 #include "boot/x86/msr.h"
+#include "lib/base.h"
 #include "lib/fmt.h"
 
 /* ---- private helpers -------------------------------------------------------------------- */
 
-static bool has_cap(const struct smp_ibs *s, uint64_t cap)
+static bool has_cap(const struct pmu_ibs_session *s, uint64_t cap)
 {
         return (s->info.caps & cap) != 0;
 }
 
-static void rd(struct smp_ibs *s, uint32_t msr, uint64_t *v)
+static void rd(struct pmu_ibs_session *s, uint32_t msr, uint64_t *v)
 {
         if (rdmsr_safe(msr, v) != ST_OK)
                 s->n_errors++;
 }
 
-static void wr(struct smp_ibs *s, uint32_t msr, uint64_t v)
+static void wr(struct pmu_ibs_session *s, uint32_t msr, uint64_t v)
 {
         if (wrmsr_safe(msr, v) != ST_OK)
                 s->n_errors++;
 }
 
 /* Op side: IbsOpVal set -> read the sample, then re-arm (Linux perf_ibs_handle_irq). */
-static bool take_op(struct smp_ibs *s)
+static bool take_op(struct pmu_ibs_session *s)
 {
         struct pmu_ibs_op_regs r = { 0 };
 
@@ -56,7 +57,7 @@ static bool take_op(struct smp_ibs *s)
 
 /* Fetch side. Re-arming writes the armed value (Val and Cnt clear); where the fetch counter
  * does not reset on a write, En is toggled first (Linux ibs.c fetch_count_reset_broken). */
-static bool take_fetch(struct smp_ibs *s)
+static bool take_fetch(struct pmu_ibs_session *s)
 {
         struct pmu_ibs_fetch_regs r = { 0 };
 
@@ -79,7 +80,7 @@ static bool take_fetch(struct smp_ibs *s)
 
 /* ---- public functions ------------------------------------------------------------------- */
 
-status_t smp_ibs_probe(const struct cpu_info *cpu, struct smp_ibs *s)
+status_t pmu_ibs_session_probe(const struct cpu_info *cpu, struct pmu_ibs_session *s)
 {
         uint64_t ctl = 0;
         status_t st;
@@ -125,7 +126,7 @@ status_t smp_ibs_probe(const struct cpu_info *cpu, struct smp_ibs *s)
         return ST_OK;
 }
 
-status_t smp_ibs_arm(struct smp_ibs *s, uint64_t op_ctl, uint64_t fetch_ctl)
+status_t pmu_ibs_session_arm(struct pmu_ibs_session *s, uint64_t op_ctl, uint64_t fetch_ctl)
 {
         status_t st;
 
@@ -139,13 +140,13 @@ status_t smp_ibs_arm(struct smp_ibs *s, uint64_t op_ctl, uint64_t fetch_ctl)
         if (s->op_ctl && (st = wrmsr_safe(MSR_AMD64_IBSOPCTL, s->op_ctl)) != ST_OK)
                 return st;
         if (s->fetch_ctl && (st = wrmsr_safe(MSR_AMD64_IBSFETCHCTL, s->fetch_ctl)) != ST_OK) {
-                smp_ibs_disarm(s);
+                pmu_ibs_session_disarm(s);
                 return st;
         }
         return ST_OK;
 }
 
-void smp_ibs_on_pmi(struct smp_ibs *s)
+void pmu_ibs_session_on_pmi(struct pmu_ibs_session *s)
 {
         bool any = false;
 
@@ -160,7 +161,7 @@ void smp_ibs_on_pmi(struct smp_ibs *s)
                 s->n_spurious++;
 }
 
-status_t smp_ibs_disarm(struct smp_ibs *s)
+status_t pmu_ibs_session_disarm(struct pmu_ibs_session *s)
 {
         uint64_t seq[2], cur = 0;
         status_t first = ST_OK, st;

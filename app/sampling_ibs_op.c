@@ -1,0 +1,109 @@
+/** @file
+ * The IBS op pipeline of the sampling phase: plan (the control value for the period and
+ * count mode) -> run (arm the session, chase each working set with interrupts enabled,
+ * disarm) -> decode (pmu/x86/ibs.c, to portable samples) -> check (addresses, physical,
+ * latency, data source per working set; sample and op counts; the page-stride chase's TLB
+ * misses) -> report (the data-cache report). The session is opened by the phase
+ * (app/sampling.c), which shares it with the fetch pipeline.
+ */
+#include "app/sampling.h"
+
+#include "bench/kernel_chase.h"
+#include "lib/fmt.h"
+#include "pmu/x86/clock.h"
+
+#define IBS_OP_PERIOD       4096u    /* dispatched ops (or cycles) per sample */
+/* The chase's loop per iteration: 32 loads, dec, jnz; dec+jnz may fuse into one op. Ops per
+ * iteration are taken as 33.5 (x2 = 67) with a 5 % tolerance, which covers both. */
+#define CHASE_OPS_X2        67u
+
+static size_t ibs_decode(const struct pmu_ibs_session *s, struct psample *ps)
+{
+        struct pmu_ibs_op op;
+        size_t k = 0;
+
+        for (size_t i = 0; i < s->n_op; i++)
+                if (pmu_ibs_op_decode(&s->info, &s->ops[i], &op) == ST_OK &&
+                    pmu_ibs_op_to_psample(&s->info, &op, &ps[k]) == ST_OK)
+                        k++;
+        return k;
+}
+
+static void ibs_counts(struct smp_ctx *c, struct pmu_ibs_session *s, uint64_t iters, bool ops)
+{
+        struct rep_verdict v;
+        uint64_t want = iters * CHASE_OPS_X2 / 2;
+
+        if (!ops) {
+                smp_log_skip(&c->log, SMP_MECH_IBS_OP, "sample-count", "op sampling counts cycles "
+                             "(CPUID 0x8000001B OpCnt clear): no known event total");
+                smp_log_skip(&c->log, SMP_MECH_IBS_OP, "op-count", "no dispatched-op counting");
+                return;
+        }
+        if (rep_check_sample_count(s->n_op + s->n_dropped, want, IBS_OP_PERIOD,
+                                   SMP_COUNT_TOL_PERMILLE, &v) == ST_OK)
+                smp_log_check(&c->log, SMP_MECH_IBS_OP, "sample-count", &v);
+        /* Ops IBS counted: a full period per sample plus what was counted after the last. */
+        if (rep_check_sample_count((s->n_op + s->n_dropped) * IBS_OP_PERIOD + s->op_tail, want, 1,
+                                   SMP_COUNT_TOL_PERMILLE, &v) == ST_OK)
+                smp_log_check(&c->log, SMP_MECH_IBS_OP, "op-count", &v);
+}
+
+void smp_ibs_op_run(struct smp_ctx *c, struct pmu_ibs_session *s, struct psample *ps)
+{
+        struct pmu_ibs_op_opts opts = { .count = (s->info.caps & IBS_CAPS_OPCNT)
+                                                         ? PMU_IBS_COUNT_DISPATCHED_OPS
+                                                         : PMU_IBS_COUNT_CYCLES };
+        /* Loop iterations (32 loads each) for about SMP_SAMPLES_TARGET samples. */
+        uint64_t ctl, iters = (uint64_t)SMP_SAMPLES_TARGET * IBS_OP_PERIOD * 2 / CHASE_OPS_X2;
+        struct smp_chase ch;
+        struct pmu_clock_ratio rt;
+        struct smp_plan pc;
+        struct rep_verdict v;
+        uint32_t q16;
+        size_t n;
+        status_t st;
+
+        if ((st = pmu_ibs_op_ctl_encode(&s->info, IBS_OP_PERIOD, &opts, &ctl)) != ST_OK) {
+                smp_skip_mech(&c->log, SMP_MECH_IBS_OP, &c->plan, "op sampling cannot be encoded");
+                return;
+        }
+        for (size_t i = 0; i < c->plan.n; i++) {
+                const struct smp_ws *w = &c->plan.ws[i];
+
+                if ((st = smp_chase_setup(&ch, w->bytes, 64)) != ST_OK) {
+                        smp_skip_ws(&c->log, SMP_MECH_IBS_OP, w, status_str(st));
+                        continue;
+                }
+                bench_chase(ch.start, ch.n_lines / BENCH_CHASE_UNROLL + 1);
+                pmu_clock_ratio_begin(&rt, c->cpu);
+                if ((st = pmu_ibs_session_arm(s, ctl, 0)) == ST_OK) {
+                        bench_chase(ch.start, iters);
+                        pmu_ibs_session_disarm(s);
+                }
+                q16 = pmu_clock_ratio_end(&rt);
+                smp_plan_core_cycles(&c->plan, q16, rt.how, &pc);
+                n = st == ST_OK ? ibs_decode(s, ps) : 0;
+                if (i == 0)
+                        ibs_counts(c, s, iters, opts.count == PMU_IBS_COUNT_DISPATCHED_OPS);
+                n = smp_filter_chase(ps, n);
+                smp_check_ws(c, SMP_MECH_IBS_OP, &pc.ws[i], &ch, ps, n, pc.lat_note);
+                smp_dcache_report(c, &pc, SMP_MECH_IBS_OP, &pc.ws[i], ps, n, IBS_OP_PERIOD);
+                smp_chase_free(&ch);
+        }
+        if ((st = smp_chase_setup(&ch, SMP_TLB_CHASE_BYTES, 4096)) != ST_OK) {
+                smp_log_skip(&c->log, SMP_MECH_IBS_OP, "tlb page-stride", status_str(st));
+                return;
+        }
+        bool miss;
+        enum psample_pgsz pg;
+        smp_tlb_expect(&ch, &miss, &pg);
+        if (pmu_ibs_session_arm(s, ctl, 0) == ST_OK) {
+                bench_chase(ch.start, 2 * ch.n_lines / BENCH_CHASE_UNROLL);
+                pmu_ibs_session_disarm(s);
+        }
+        n = smp_filter_chase(ps, ibs_decode(s, ps));
+        if (rep_check_tlb(ps, n, miss, pg, 700, &v) == ST_OK)
+                smp_log_check(&c->log, SMP_MECH_IBS_OP, "tlb page-stride", &v);
+        smp_chase_free(&ch);
+}

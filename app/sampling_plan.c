@@ -1,0 +1,161 @@
+/** @file
+ * The sampling phase's plan (see app/sampling.h): a working set and a latency bucket per
+ * level of the latency table (or the fixed fallback), and its conversion to core cycles by
+ * the core:TSC ratio measured over a run.
+ */
+#include "app/sampling.h"
+
+#include "lib/fmt.h"
+
+/* ---- the plan ---------------------------------------------------------------------------- */
+
+struct fallback_level {
+        const char        *name;
+        uint64_t           bytes;
+        uint32_t           p50_cycles;
+        enum psample_level level;
+};
+
+/* Typical of current x86 server cores; used only when the latency phase gave no table. */
+static const struct fallback_level fallback_levels[] = {
+        { "L1",   16 * KiB,   5,   PS_LVL_L1 },
+        { "L2",   256 * KiB,  14,  PS_LVL_L2 },
+        { "L3",   4 * MiB,    45,  PS_LVL_L3 },
+        { "DRAM", 128 * MiB,  250, PS_LVL_LOCAL_DRAM },
+};
+
+static enum psample_level level_of_name(const char *n)
+{
+        if (!strcmp(n, "L1"))
+                return PS_LVL_L1;
+        if (!strcmp(n, "L2"))
+                return PS_LVL_L2;
+        if (!strcmp(n, "L3"))
+                return PS_LVL_L3;
+        if (!strcmp(n, "DRAM"))
+                return PS_LVL_LOCAL_DRAM;
+        if (!strcmp(n, "L4"))
+                return PS_LVL_OTHER_MEM;
+        return PS_LVL_UNKNOWN;
+}
+
+static uint64_t round_ws(uint64_t b)
+{
+        b &= ~(uint64_t)(4 * KiB - 1);
+        if (b < 4 * KiB)
+                b = 4 * KiB;
+        return b > SMP_WS_MAX_BYTES ? SMP_WS_MAX_BYTES : b;
+}
+
+/* Accepted latency of level i: from the bound below (0 for the first) to the bound above
+ * (twice the p50 for the last), each widened by 25 %. */
+static void set_range(struct smp_plan *p, const uint32_t *bound, size_t i)
+{
+        struct smp_ws *w = &p->ws[i];
+        uint32_t lo = i ? bound[i - 1] : 0;
+        uint32_t hi = i + 1 < p->n ? bound[i] : 2 * w->p50_cycles;
+
+        w->lat_lo = lo - lo / 4;
+        w->lat_hi = hi + hi / 4;
+}
+
+void smp_plan_build(const struct lat_levels *l, struct smp_plan *out)
+{
+        uint32_t bound[LAT_MAX_LEVELS] = { 0 };
+
+        memset(out, 0, sizeof(*out));
+        if (!l || l->n < 2 || (l->flags & LAT_F_NO_HIERARCHY)) {
+                out->fallback = true;
+                out->n = ARRAY_SIZE(fallback_levels);
+                for (size_t i = 0; i < out->n; i++) {
+                        const struct fallback_level *f = &fallback_levels[i];
+
+                        fmt_snprintf(out->ws[i].name, sizeof(out->ws[i].name), "%s", f->name);
+                        out->ws[i].bytes = f->bytes;
+                        out->ws[i].level = f->level;
+                        out->ws[i].p50_cycles = f->p50_cycles;
+                        if (i + 1 < out->n)
+                                bound[i] = (f->p50_cycles + fallback_levels[i + 1].p50_cycles) / 2;
+                }
+        } else {
+                out->n = l->n > LAT_MAX_LEVELS ? LAT_MAX_LEVELS : l->n;
+                out->tsc_cycles = l->clock == LAT_CLOCK_TSC;
+                out->clock_hz = l->clock_hz;
+                for (size_t i = 0; i < out->n; i++) {
+                        const struct lat_level *lv = &l->lv[i];
+                        struct smp_ws *w = &out->ws[i];
+
+                        fmt_snprintf(w->name, sizeof(w->name), "%s", lv->name);
+                        w->level = level_of_name(lv->name);
+                        w->p50_cycles = (uint32_t)((lv->lat_mcyc.p50 + 500) / 1000);
+                        /* Middle of the plateau; past the last capacity for the last level. */
+                        w->bytes = i + 1 < out->n ? round_ws((lv->ws_lo_bytes + lv->ws_hi_bytes) / 2)
+                                                  : round_ws(2 * lv->ws_lo_bytes);
+                        if (i + 1 < out->n)
+                                bound[i] = (uint32_t)((l->bound_mcyc[i] + 500) / 1000);
+                }
+        }
+        for (size_t i = 0; i < out->n; i++) {
+                set_range(out, bound, i);
+                out->buckets[i].name = out->ws[i].name;
+                out->buckets[i].upper_cycles = i + 1 < out->n ? bound[i] : UINT32_MAX - 1;
+        }
+        out->n_buckets = out->n;
+        /* Bounds must ascend strictly for the histogram; a degenerate table keeps the levels
+         * but only the first bucket. */
+        for (size_t i = 1; i < out->n_buckets; i++)
+                if (out->buckets[i].upper_cycles <= out->buckets[i - 1].upper_cycles)
+                        out->n_buckets = i;
+}
+
+/* v x ratio (Q16), rounded down or up, saturating below UINT32_MAX - 1 (the open bound). */
+static uint32_t scale_q16(uint32_t v, uint32_t q16, bool up)
+{
+        uint64_t x = ((uint64_t)v * q16 + (up ? 0xffffu : 0)) >> 16;
+
+        return x >= UINT32_MAX - 1 ? UINT32_MAX - 2 : (uint32_t)x;
+}
+
+void smp_plan_core_cycles(const struct smp_plan *in, uint32_t core_per_tsc_q16,
+                          const char *ratio_src, struct smp_plan *out)
+{
+        const uint32_t r = core_per_tsc_q16;
+
+        *out = *in;
+        for (size_t i = 0; i < out->n; i++)
+                out->buckets[i].name = out->ws[i].name;
+        if (!in->tsc_cycles) {
+                fmt_snprintf(out->lat_note, sizeof(out->lat_note), "expected in core cycles%s",
+                             in->fallback ? " (fixed fallback)" : "");
+                return;
+        }
+        if (r == 0) {
+                /* Bucket bounds stay in TSC ticks: the histogram says so through the note. */
+                for (size_t i = 0; i < out->n; i++) {
+                        struct smp_ws *w = &out->ws[i];
+
+                        w->lat_lo /= 2;
+                        w->lat_hi = w->lat_hi > (UINT32_MAX - 2) / 2 ? UINT32_MAX - 2
+                                                                     : 2 * w->lat_hi;
+                }
+                fmt_snprintf(out->lat_note, sizeof(out->lat_note), "table in TSC ticks, core:TSC "
+                             "unknown: range widened to x0.5..x2");
+                return;
+        }
+        for (size_t i = 0; i < out->n; i++) {
+                struct smp_ws *w = &out->ws[i];
+
+                w->p50_cycles = scale_q16(w->p50_cycles, r, false);
+                w->lat_lo = scale_q16(w->lat_lo, r, false);
+                w->lat_hi = scale_q16(w->lat_hi, r, true);
+                if (i + 1 < out->n)
+                        out->buckets[i].upper_cycles = scale_q16(in->buckets[i].upper_cycles, r,
+                                                                 false);
+        }
+        for (size_t i = 1; i < out->n_buckets; i++)
+                if (out->buckets[i].upper_cycles <= out->buckets[i - 1].upper_cycles)
+                        out->n_buckets = i;
+        fmt_snprintf(out->lat_note, sizeof(out->lat_note), "table in TSC ticks, x%u.%03u "
+                     "core:TSC (%s)", r >> 16, (uint32_t)(((uint64_t)(r & 0xffff) * 1000) >> 16),
+                     ratio_src ? ratio_src : "measured");
+}

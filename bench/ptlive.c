@@ -1,0 +1,53 @@
+/** @file The live page tables, attached for walks (see bench/ptlive.h). */
+#include "bench/ptlive.h"
+
+#include "bench/kernel_tlb.h"
+#include "boot/x86/msr.h"
+
+/* CR4.LA57: 5-level paging, which the 4-level walker of bench/pagetable.c cannot follow.
+ * [SDM-3A] "Control Registers" */
+#define CR4_LA57 BIT_ULL(12)
+
+/* The firmware's page-table pages are reached through the identity map UEFI keeps on x64
+ * ([UEFI-2.10] §2.3.4); the walk never allocates. */
+static void *ident_phys(void *ctx, uint64_t pa)
+{
+        (void)ctx;
+        return (void *)(uintptr_t)pa;
+}
+
+static status_t no_alloc(void *ctx, uint64_t *pa)
+{
+        (void)ctx;
+        *pa = 0;
+        return ST_NO_MEM;
+}
+
+static uint8_t max_phys_bits(const struct cpu_info *cpu)
+{
+        struct cpuid_regs r;
+
+        if (!cpu || cpu->max_ext_leaf < 0x80000008)
+                return 36;
+        cpuid_raw(0x80000008, 0, &r); /* EAX[7:0]: MAXPHYADDR. [SDM-2A] CPUID */
+        return (r.eax & 0xff) ? (uint8_t)(r.eax & 0xff) : 36;
+}
+
+status_t bench_ptlive_attach(struct bench_pt *pt, const struct cpu_info *cpu, const char **why)
+{
+        static const struct bench_pt_ops ops = { .alloc_page = no_alloc,
+                                                 .phys_to_virt = ident_phys };
+        const struct bench_pt_cfg cfg = { .pdpe1gb = cpu && cpu->pdpe1gb, .nx = true,
+                                          .phys_bits = max_phys_bits(cpu) };
+        uint64_t root = bench_cr3_read() & ((1ull << cfg.phys_bits) - 1) & ~(uint64_t)0xfff;
+
+        if (bench_cr4_read() & CR4_LA57) {
+                *why = "5-level paging (CR4.LA57): the software walker is 4-level";
+                return ST_UNSUPPORTED;
+        }
+        if (bench_pt_attach(pt, &ops, &cfg, root) != ST_OK) {
+                *why = "CR3 does not hold a usable PML4 address";
+                return ST_UNSUPPORTED;
+        }
+        return ST_OK;
+}
