@@ -3,7 +3,7 @@
 #
 #   make            build/pmucal.efi
 #   make run        install missing Debian packages, build, boot it in QEMU/OVMF
-#   make test       layering check, host unit tests, shell tests, fuzzers, QEMU boots;
+#   make test       host unit tests, shell tests, fuzzers, QEMU boots;
 #                   ends with one line "N passed, N failed"
 #   make usb        build/pmucal.img, a GPT disk with an ESP to dd onto a USB stick
 #   make host       pmucal-host, pmucal-table and libpmucal.a (release flags)
@@ -388,15 +388,11 @@ unit: $(TEST_BINS)
 fuzz: $(FUZZ_BINS)
 
 test: deps
-	@$(MAKE) --no-print-directory check-layering all usb unit fuzz host
+	@$(MAKE) --no-print-directory all usb unit fuzz host
 	@tests/run-tests.sh
 
 check-layering:
-	@bad=$$(grep -rlE '#include *<efi(lib)?\.h>|\bCHAR16\b|\bEFI_STATUS\b|uefi_call_wrapper' \
-		--include='*.[ch]' --include='*.S' lib boot pmu bench report app host tests \
-		| grep -v '^boot/uefi/'); \
-	if [ -n "$$bad" ]; then echo "layering: UEFI types outside boot/uefi/: $$bad"; exit 1; fi; \
-	echo "layering: ok"
+	@$(PYTHON) tools/check_layering.py
 
 # ---- benchmarks and plots ------------------------------------------------------------------
 bench: bench-latency bench-tlb bench-pmu bench-sampling
