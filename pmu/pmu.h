@@ -19,6 +19,7 @@
 #include "lib/status.h"
 #include "boot/x86/cpuid.h"
 #include "pmu/x86/encode.h"
+#include "pmu/x86/quirks.h"
 #include "pmu/events.h"
 
 #define PMU_MAX_GP    16
@@ -33,7 +34,6 @@ struct pmu_slot {
 };
 
 /* Quirk flags (pmu_has_quirk); rows of the quirk table pmu/x86/quirks.c. */
-#define PMU_Q_BR_MISS_RETIRED_BROKEN (1u << 0) /* architectural Branch Misses Retired unusable */
 
 /** IA32_PERF_CAPABILITIES decoded (Intel, when the register exists). [SDM-4]
  *  IA32_PERF_CAPABILITIES; the field macros are pmu/x86/msr_arch.h's PERF_CAP_*. */

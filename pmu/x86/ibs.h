@@ -15,6 +15,7 @@
 #include "lib/status.h"
 #include "boot/x86/cpuid.h"
 #include "pmu/x86/msr_ibs.h"
+#include "pmu/x86/quirks.h"
 #include "pmu/psample.h"
 
 /** What this CPU's IBS can do, and the family/model the decoders key their quirks on. */
@@ -26,14 +27,6 @@ struct pmu_ibs_info {
 };
 
 /* Errata and family rules the decoders apply (one row each in ibs.c's table). */
-#define PMU_IBS_Q_FAM10H_DISABLE_SEQ   BIT_ULL(0) /* erratum 420: clear MaxCnt before En */
-#define PMU_IBS_Q_FETCH_CNT_RESET      BIT_ULL(1) /* F16h-18h: toggle FetchEn to reset Cnt */
-#define PMU_IBS_Q_IGNORE_IC_MISS       BIT_ULL(2) /* erratum 1238 */
-#define PMU_IBS_Q_FETCH_PGSZ_1347      BIT_ULL(3) /* erratum 1347: 4K/16K/2M/1G table */
-#define PMU_IBS_Q_OPDATA2_1293         BIT_ULL(4) /* erratum 1293: OpData2 bad on SwPf/NoMab */
-#define PMU_IBS_Q_CACHE_HIT_ST_BAD     BIT_ULL(5) /* CacheHitSt invalid */
-#define PMU_IBS_Q_FETCH_ZERO_RIP_1197  BIT_ULL(6) /* erratum 1197: drop fetch with RIP 0 */
-#define PMU_IBS_Q_NB_LAYOUT            BIT_ULL(7) /* Fam10h-16h NbIbsReqSrc / MabHit layout */
 
 /** The raw registers of one op sample, read by the handler after IbsOpCtl[IbsOpVal]. */
 struct pmu_ibs_op_regs {

@@ -2,8 +2,6 @@
 #include "pmu/x86/quirks.h"
 
 #include "lib/base.h"
-#include "pmu/pmu.h"
-#include "pmu/x86/ibs.h"
 
 /** One CPU erratum or quirk; every row cites where it is written. */
 struct pmu_quirk {

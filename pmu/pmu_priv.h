@@ -2,8 +2,8 @@
  * Internal: the driver interface behind pmu/pmu.c, implemented by pmu/x86/drv_intel.c and
  * pmu/x86/drv_amd.c. Only pmu.c calls these; everything else uses pmu.h.
  */
-#ifndef PMUCAL_DRV_H
-#define PMUCAL_DRV_H
+#ifndef PMUCAL_PMU_PRIV_H
+#define PMUCAL_PMU_PRIV_H
 
 #include "pmu/pmu.h"
 
