@@ -6,6 +6,7 @@
  * reported with where and why, and skipped; the run goes on.
  */
 #include "app/run.h"
+#include "lib/stats.h"
 
 #include "boot/x86/msr.h"
 #include "pmu/x86/msr_arch.h"
@@ -86,12 +87,7 @@ static void calibrate_tsc(struct inventory *inv)
                 uint64_t t1 = rdtsc_ordered();
                 hz[i] = (t1 - t0) * (1000 / TSC_CAL_MS);
         }
-        for (unsigned i = 1; i < TSC_CAL_RUNS; i++) /* insertion sort: three values */
-                for (unsigned j = i; j > 0 && hz[j - 1] > hz[j]; j--) {
-                        uint64_t t = hz[j];
-                        hz[j]      = hz[j - 1];
-                        hz[j - 1]  = t;
-                }
+        lib_sort_u64(hz, TSC_CAL_RUNS);
         inv->tsc_hz_calibrated  = hz[TSC_CAL_RUNS / 2];
         inv->tsc_cal_ms         = TSC_CAL_MS;
         inv->tsc_cal_spread_ppm = inv->tsc_hz_calibrated

@@ -171,7 +171,7 @@ static void run_pattern(void *p)
  * sorted by the one sort of lib/stats.h. */
 static uint64_t median(uint64_t *v, unsigned n)
 {
-        rep_sort_u64(v, n);
+        lib_sort_u64(v, n);
         return v[n / 2];
 }
 

@@ -65,7 +65,7 @@ status_t smp_chase_setup(struct smp_chase *c, uint64_t bytes, uint32_t line_byte
                 c->lines[i] = (uint64_t)(uintptr_t)p & ~(uint64_t)(line_bytes - 1);
                 p = *(const void *const *)p;
         }
-        rep_sort_u64(c->lines, c->n_lines);
+        lib_sort_u64(c->lines, c->n_lines);
         return ST_OK;
 }
 

@@ -2,6 +2,7 @@
 #include "bench/measure.h"
 
 #include "lib/log.h"
+#include "lib/stats.h"
 #include "bench/kernel_chase.h"
 
 #define LINE_BYTES          64u
@@ -140,6 +141,18 @@ static status_t measure_point(struct sweep *s, uint64_t ws, struct lat_point *pt
         return bench_point_stats(s->lat, n_kept, pt);
 }
 
+/* Median of the signed @p v[0..n), n > 0, sorted in place by the one unsigned sort: flipping
+ * the sign bit maps int64_t onto uint64_t in the same order. */
+static int64_t median_i64(int64_t *v, size_t n)
+{
+        uint64_t *u = (uint64_t *)v;
+
+        for (size_t i = 0; i < n; i++)
+                u[i] ^= 1ull << 63;
+        lib_sort_u64(u, n);
+        return (int64_t)(u[n / 2] ^ (1ull << 63));
+}
+
 /* Overhead figures at the smallest working set: what N/2N removes and what it leaves. */
 static void measure_overhead(struct sweep *s, uint64_t ws, const struct lat_point *base)
 {
@@ -159,13 +172,7 @@ static void measure_overhead(struct sweep *s, uint64_t ws, const struct lat_poin
                 return; /* run_windows keeps at most `repetitions` figures */
         if (run_windows(s, &p, ws, s->prof->iters_per_run, &kept, &dropped, ovh) != ST_OK || !kept)
                 return;
-        for (size_t i = 1; i < kept; i++)
-                for (size_t j = i; j > 0 && ovh[j - 1] > ovh[j]; j--) {
-                        int64_t t  = ovh[j];
-                        ovh[j]     = ovh[j - 1];
-                        ovh[j - 1] = t;
-                }
-        s->info->overhead_mcyc = ovh[kept / 2];
+        s->info->overhead_mcyc = median_i64(ovh, kept);
         if (run_windows(s, &p, ws, 2ull * s->prof->iters_per_run, &kept, &dropped, NULL) != ST_OK ||
             !kept || bench_point_stats(s->lat, kept, &twice) != ST_OK)
                 return;

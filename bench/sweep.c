@@ -209,12 +209,7 @@ size_t bench_plan_refine(const struct lat_point *pts, size_t n, const struct ben
                 out[n_out++] = c[best].mid;
                 c[best]      = c[--n_c];
         }
-        for (size_t i = 1; i < n_out; i++)
-                for (size_t j = i; j > 0 && out[j - 1] > out[j]; j--) {
-                        uint64_t t = out[j];
-                        out[j]     = out[j - 1];
-                        out[j - 1] = t;
-                }
+        lib_sort_u64(out, n_out);
         return n_out;
 }
 
@@ -225,11 +220,11 @@ status_t bench_point_stats(uint64_t *lat, size_t n, struct lat_point *pt)
 
         if (!lat || !pt || !n)
                 return ST_BAD_ARG;
-        rep_sort_u64(lat, n);
+        lib_sort_u64(lat, n);
         pt->min_mcyc  = lat[0];
         pt->n_windows = (uint32_t)n;
         for (size_t k = 0; k < ARRAY_SIZE(pct); k++)
-                *dst[k] = rep_pct_nearest_rank(lat, n, pct[k]);
+                *dst[k] = lib_pct_nearest_rank(lat, n, pct[k]);
         return ST_OK;
 }
 

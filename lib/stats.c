@@ -19,7 +19,7 @@ static void sift_down(uint64_t *v, size_t root, size_t n)
         }
 }
 
-void rep_sort_u64(uint64_t *v, size_t n)
+void lib_sort_u64(uint64_t *v, size_t n)
 {
         for (size_t i = n / 2; i-- > 0;)
                 sift_down(v, i, n);
@@ -31,7 +31,7 @@ void rep_sort_u64(uint64_t *v, size_t n)
         }
 }
 
-uint64_t rep_pct_nearest_rank(const uint64_t *v, size_t n, unsigned pct)
+uint64_t lib_pct_nearest_rank(const uint64_t *v, size_t n, unsigned pct)
 {
         size_t rank = (pct * n + 99) / 100;
 

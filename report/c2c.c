@@ -76,11 +76,11 @@ void c2c_result_set(struct c2c_result *r, enum bench_c2c_kind kind, uint64_t *ro
 {
         if ((unsigned)kind >= BENCH_C2C__COUNT || !n)
                 return;
-        rep_sort_u64(rounds, n);
+        lib_sort_u64(rounds, n);
         r->measured[kind]  = true;
-        r->p10_milli[kind] = rep_pct_nearest_rank(rounds, n, 10);
-        r->p50_milli[kind] = rep_pct_nearest_rank(rounds, n, 50);
-        r->p90_milli[kind] = rep_pct_nearest_rank(rounds, n, 90);
+        r->p10_milli[kind] = lib_pct_nearest_rank(rounds, n, 10);
+        r->p50_milli[kind] = lib_pct_nearest_rank(rounds, n, 50);
+        r->p90_milli[kind] = lib_pct_nearest_rank(rounds, n, 90);
 }
 
 void c2c_summarise(const struct c2c_result *r, size_t n,
@@ -97,9 +97,9 @@ void c2c_summarise(const struct c2c_result *r, size_t n,
                                         v[m++] = r[i].p50_milli[k];
                         if (!m)
                                 continue;
-                        rep_sort_u64(v, m);
+                        lib_sort_u64(v, m);
                         out[c][k] = (struct c2c_class_summary){
-                                .n_pairs = (unsigned)m, .p50_milli = rep_pct_nearest_rank(v, m, 50),
+                                .n_pairs = (unsigned)m, .p50_milli = lib_pct_nearest_rank(v, m, 50),
                                 .min_milli = v[0], .max_milli = v[m - 1] };
                 }
 }

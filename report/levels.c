@@ -91,12 +91,6 @@ static uint64_t isqrt64(uint64_t v)
 }
 
 
-/* Nearest-rank percentile of sorted v[0..n-1], n > 0. */
-static uint64_t pct_sorted(const uint64_t *v, size_t n, unsigned pct)
-{
-        return v[(pct * (n - 1) + 50) / 100];
-}
-
 static uint32_t median3(uint32_t a, uint32_t b, uint32_t c)
 {
         if (a > b) {
@@ -113,8 +107,8 @@ static uint32_t median_range(struct work *w, const uint32_t *v, size_t first, si
         size_t k = 0;
         for (size_t i = first; i <= last; i++)
                 w->tmp[k++] = v[i];
-        rep_sort_u64(w->tmp, k);
-        return (uint32_t)pct_sorted(w->tmp, k, 50);
+        lib_sort_u64(w->tmp, k);
+        return (uint32_t)lib_pct_nearest_rank(w->tmp, k, 50);
 }
 
 static uint32_t upper_edge(struct work *w, const struct plateau *p)
@@ -165,8 +159,8 @@ static void estimate_noise(struct work *w, const struct lat_point *p, size_t n,
                 uint32_t hi = rep_log2_q8(p[i].p90_mcyc), lo = rep_log2_q8(p[i].p10_mcyc);
                 w->tmp[i] = hi > lo ? hi - lo : 0;
         }
-        rep_sort_u64(w->tmp, n);
-        out->spread_q8 = (uint32_t)pct_sorted(w->tmp, n, 50);
+        lib_sort_u64(w->tmp, n);
+        out->spread_q8 = (uint32_t)lib_pct_nearest_rank(w->tmp, n, 50);
 
         size_t k = 0;
         for (size_t i = 1; i + 1 < n; i++) {
@@ -174,9 +168,9 @@ static void estimate_noise(struct work *w, const struct lat_point *p, size_t n,
                 w->tmp[k++] = (uint64_t)(d < 0 ? -d : d);
         }
         if (k) {
-                rep_sort_u64(w->tmp, k);
+                lib_sort_u64(w->tmp, k);
                 /* tmp holds 2|d|: sigma ~ 1.2 * median|d| = 0.6 * median(2|d|). */
-                out->noise_q8 = (uint32_t)(pct_sorted(w->tmp, k, 50) * 3 / 5);
+                out->noise_q8 = (uint32_t)(lib_pct_nearest_rank(w->tmp, k, 50) * 3 / 5);
         }
         if (out->spread_q8 > NOISY_SPREAD_Q8 || out->noise_q8 > NOISY_NOISE_Q8)
                 out->flags |= LAT_F_NOISY;
@@ -302,13 +296,13 @@ static void level_stats(struct work *w, const struct lat_point *p, const struct 
                 k = 0;
                 for (size_t i = pl->first; i <= pl->last; i++)
                         w->tmp[k++] = f == 0 ? p[i].p10_mcyc : f == 1 ? p[i].p50_mcyc : p[i].p90_mcyc;
-                rep_sort_u64(w->tmp, k);
+                lib_sort_u64(w->tmp, k);
                 if (f == 0)
-                        s->p10 = pct_sorted(w->tmp, k, 10);
+                        s->p10 = lib_pct_nearest_rank(w->tmp, k, 10);
                 else if (f == 1)
-                        s->p50 = pct_sorted(w->tmp, k, 50);
+                        s->p50 = lib_pct_nearest_rank(w->tmp, k, 50);
                 else
-                        s->p90 = pct_sorted(w->tmp, k, 90);
+                        s->p90 = lib_pct_nearest_rank(w->tmp, k, 90);
         }
         if (!s->min)
                 s->min = s->p10;

@@ -164,9 +164,9 @@ void numa_class_latencies(const struct numa_matrix *m, const struct numa_classes
                                                       .n_cells  = (unsigned)n };
                 if (!n)
                         continue;
-                rep_sort_u64(v, n);
+                lib_sort_u64(v, n);
                 out[k].min_ps = v[0];
                 out[k].max_ps = v[n - 1];
-                out[k].p50_ps = rep_pct_nearest_rank(v, n, 50);
+                out[k].p50_ps = lib_pct_nearest_rank(v, n, 50);
         }
 }

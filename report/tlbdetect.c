@@ -24,7 +24,7 @@ static uint64_t median(const uint64_t *v, size_t a, size_t b)
         size_t   n = b - a;
 
         memcpy(t, v + a, n * sizeof(*t));
-        rep_sort_u64(t, n);
+        lib_sort_u64(t, n);
         return t[(n - 1) / 2];
 }
 

@@ -27,7 +27,7 @@ static void test_sort_matches_qsort(void **state)
                         v[i] = (n % 3 == 0) ? s % 7 : s; /* many duplicates in some sizes */
                 }
                 memcpy(w, v, n * sizeof(*v));
-                rep_sort_u64(v, n);
+                lib_sort_u64(v, n);
                 qsort(w, n, sizeof(*w), cmp_u64);
                 assert_memory_equal(v, w, n * sizeof(*v));
         }
@@ -47,7 +47,7 @@ static void test_nearest_rank(void **state)
         };
         (void)state;
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-                assert_int_equal(rep_pct_nearest_rank(v, cases[i].n, cases[i].pct), cases[i].want);
+                assert_int_equal(lib_pct_nearest_rank(v, cases[i].n, cases[i].pct), cases[i].want);
 }
 
 int main(void)

@@ -68,13 +68,13 @@ static status_t summarise(uint64_t *v, size_t n, uint32_t n_pages, struct tlb_po
 {
         if (!n)
                 return ST_TIMEOUT;
-        rep_sort_u64(v, n);
+        lib_sort_u64(v, n);
         out->n_pages   = n_pages;
         out->n_windows = (uint32_t)n;
         out->min_mcyc  = v[0];
-        out->p10_mcyc  = rep_pct_nearest_rank(v, n, 10);
-        out->p50_mcyc  = rep_pct_nearest_rank(v, n, 50);
-        out->p90_mcyc  = rep_pct_nearest_rank(v, n, 90);
+        out->p10_mcyc  = lib_pct_nearest_rank(v, n, 10);
+        out->p50_mcyc  = lib_pct_nearest_rank(v, n, 50);
+        out->p90_mcyc  = lib_pct_nearest_rank(v, n, 90);
         return ST_OK;
 }
 
