@@ -91,6 +91,7 @@ BOOT_SRCS := \
 	boot/smbios.c
 BOOT_x86_SRCS := \
 	boot/x86/apic.c \
+	boot/x86/coreclk.c \
 	boot/x86/cpuid.c \
 	boot/x86/cpuid_cache.c \
 	boot/x86/prefetch.c \
@@ -134,6 +135,7 @@ PMU_x86_SRCS := \
 	pmu/x86/lbr_session.c \
 	pmu/x86/pebs.c \
 	pmu/x86/pebs_session.c \
+	pmu/x86/perf_caps.c \
 	pmu/x86/quirks.c
 
 BENCH_SRCS := \

@@ -8,69 +8,58 @@
 #include "app/run.h"
 #include "lib/stats.h"
 
+#include "boot/x86/coreclk.h"
 #include "boot/x86/msr.h"
+#include "boot/x86/msr_misc.h"
 #include "pmu/x86/msr_arch.h"
-#include "pmu/x86/msr_misc.h"
+#include "pmu/x86/perf_caps.h"
 #include "report/inventory.h"
 #include "report/json.h"
 
 #define TSC_CAL_RUNS 3
 #define TSC_CAL_MS   50
 
-static void probe_msr(struct inventory *inv, const char *name, uint32_t msr, bool probe,
-                      const char *why_not)
+/* One row of the inventory's register list: @p read is not called when @p probe is false. */
+static struct inv_msr *probe_msr(struct inventory *inv, const char *name, uint32_t msr,
+                                 bool probe, const char *why_not, status_t (*read)(uint64_t *))
 {
         struct inv_msr *m = &inv->msrs[inv->n_msrs++];
 
         *m = (struct inv_msr){ .name = name, .msr = msr, .st = ST_UNSUPPORTED, .why = why_not };
         if (probe)
-                m->st = rdmsr_safe(msr, &m->value);
+                m->st = read(&m->value);
+        return m;
 }
 
-static const struct inv_msr *find_msr(const struct inventory *inv, uint32_t msr)
-{
-        for (unsigned i = 0; i < inv->n_msrs; i++)
-                if (inv->msrs[i].msr == msr && inv->msrs[i].st == ST_OK)
-                        return &inv->msrs[i];
-        return NULL;
-}
+static const struct cpu_info *probe_cpu; /* the CPU the readers below ask about */
+
+static status_t read_perf_caps(uint64_t *v) { return pmu_perf_caps_read(probe_cpu, v); }
+static status_t read_mperf(uint64_t *v) { uint64_t a; return x86_aperf_mperf_read(&a, v); }
+static status_t read_aperf(uint64_t *v) { uint64_t m; return x86_aperf_mperf_read(v, &m); }
+static status_t read_platform_info(uint64_t *v) { return x86_platform_info_read(probe_cpu, v); }
 
 static void probe_msrs(struct inventory *inv)
 {
         const struct cpu_info *c     = &inv->cpu;
         bool                   intel = c->vendor == VEN_INTEL;
 
+        probe_cpu = c;
         probe_msr(inv, "IA32_PERF_CAPABILITIES", MSR_IA32_PERF_CAPABILITIES, c->intel.pdcm,
-                  "CPUID.01H:ECX[15] PDCM is clear");
+                  "CPUID.01H:ECX[15] PDCM is clear", read_perf_caps);
         probe_msr(inv, "IA32_MPERF", MSR_IA32_MPERF, c->aperfmperf,
-                  "CPUID.06H:ECX[0] is clear");
+                  "CPUID.06H:ECX[0] is clear", read_mperf);
         probe_msr(inv, "IA32_APERF", MSR_IA32_APERF, c->aperfmperf,
-                  "CPUID.06H:ECX[0] is clear");
-        probe_msr(inv, "MSR_SMI_COUNT", MSR_SMI_COUNT, intel, "Intel only");
-        probe_msr(inv, "MSR_PLATFORM_INFO", MSR_PLATFORM_INFO, intel, "Intel only");
+                  "CPUID.06H:ECX[0] is clear", read_aperf);
+        probe_msr(inv, "MSR_SMI_COUNT", MSR_SMI_COUNT, x86_smi_count_exists(c), "Intel only",
+                  x86_smi_count_read);
+        const struct inv_msr *pi = probe_msr(inv, "MSR_PLATFORM_INFO", MSR_PLATFORM_INFO, intel,
+                                             "Intel only", read_platform_info);
 
-        /* Microcode: Intel wants 0 written and CPUID(1) executed before the read. [SDM-3A]
-         * "Microcode Update Facilities". */
-        uint64_t v = 0;
-        if (intel) {
-                struct cpuid_regs r;
-                wrmsr_safe(MSR_IA32_UCODE_REV, 0);
-                cpuid_raw(1, 0, &r);
-                inv->microcode_st = rdmsr_safe(MSR_IA32_UCODE_REV, &v);
-                inv->microcode    = v >> UCODE_REV_INTEL_SHIFT;
-        } else if (c->vendor == VEN_AMD || c->vendor == VEN_HYGON) {
-                inv->microcode_st = rdmsr_safe(MSR_IA32_UCODE_REV, &v);
-                inv->microcode    = v & UCODE_REV_AMD_MASK;
-        } else {
-                inv->microcode_st = ST_UNSUPPORTED;
-        }
+        inv->microcode_st = x86_ucode_rev_read(c, &inv->microcode);
 
-        const struct inv_msr *pi = find_msr(inv, MSR_PLATFORM_INFO);
-        uint64_t ratio = pi ? (pi->value & PLATFORM_INFO_MAX_NONTURBO_MASK) >>
-                                      PLATFORM_INFO_MAX_NONTURBO_SHIFT
-                            : 0;
-        if (ratio)
-                inv->nominal_hz = ratio * 100000000ull;
+        uint64_t nominal = pi->st == ST_OK ? x86_platform_info_nominal_hz(pi->value) : 0;
+        if (nominal)
+                inv->nominal_hz = nominal;
         else if (c->base_mhz)
                 inv->nominal_hz = (uint64_t)c->base_mhz * 1000000ull;
 }

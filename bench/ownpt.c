@@ -2,7 +2,6 @@
  *  TLB phase (app/tlb.c) so that the PMU suite's dTLB check builds them the same way. */
 #include "bench/ownpt.h"
 
-#include "boot/x86/msr.h"
 #include "lib/log.h"
 
 #define MAX_RANGES 512u
@@ -93,12 +92,7 @@ static void carve(struct bench_pt_range *r, size_t *k, uint64_t f0, uint64_t f1)
 
 static uint8_t phys_bits(const struct cpu_info *c)
 {
-        struct cpuid_regs r;
-
-        if (c->max_ext_leaf < 0x80000008)
-                return 36;
-        cpuid_raw(0x80000008, 0, &r); /* EAX[7:0]: MAXPHYADDR. [SDM-2A] CPUID */
-        return (r.eax & 0xff) ? (uint8_t)(r.eax & 0xff) : 36;
+        return c->phys_addr_bits ? c->phys_addr_bits : 36; /* 0: a cpu_info not decoded */
 }
 
 /* Identity-map the memory map, plus the holes below 4 GiB as uncached (local APIC, I/O APIC,

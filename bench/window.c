@@ -2,6 +2,7 @@
 #include "bench/window.h"
 
 #include "boot/plat.h"
+#include "boot/x86/coreclk.h"
 #include "boot/x86/msr.h"
 
 /* Inconsistency bound: the 2N run may differ from twice the N run by t_n / 2^SHIFT. */
@@ -19,12 +20,8 @@ static const char *const disturb_names[] = {
 
 static status_t aperf_mperf(void *ctx, uint64_t *num, uint64_t *den)
 {
-        status_t st;
-
         (void)ctx;
-        if ((st = rdmsr_safe(MSR_IA32_APERF, num)) != ST_OK)
-                return st;
-        return rdmsr_safe(MSR_IA32_MPERF, den);
+        return x86_aperf_mperf_read(num, den);
 }
 
 void bench_clock_init(struct bench_clock *clk, const struct cpu_info *cpu, uint32_t calib_us,
@@ -66,9 +63,7 @@ void bench_guard_init(struct bench_guard *g, const struct cpu_info *cpu)
         uint64_t v, saved;
 
         *g = (struct bench_guard){ 0 };
-        /* MSR_SMI_COUNT is Intel-only ([SDM-4] Nehalem and later tables); AMD has no
-         * counterpart, so it is not even probed there. */
-        if (cpu && cpu->vendor == VEN_INTEL && rdmsr_safe(MSR_SMI_COUNT, &v) == ST_OK)
+        if (x86_smi_count_exists(cpu) && x86_smi_count_read(&v) == ST_OK)
                 g->smi_count_ok = true;
         g->irq_maskable = plat_irq_disable(&saved);
         plat_irq_restore(saved);
@@ -78,7 +73,7 @@ uint64_t bench_guard_smi(const struct bench_guard *g)
 {
         uint64_t v = 0;
 
-        if (g && g->smi_count_ok && rdmsr_safe(MSR_SMI_COUNT, &v) != ST_OK)
+        if (g && g->smi_count_ok && x86_smi_count_read(&v) != ST_OK)
                 v = 0;
         return v;
 }

@@ -5,8 +5,8 @@
  *
  * Clock: TSC by default; TSC scaled by APERF/MPERF where CPUID.06H:ECX[0] says they exist
  * and both MSRs read back; a later PMU core-cycle source plugs in through the @c stamp hook.
- * The guard reads Intel's MSR_SMI_COUNT (0x34) only after it proved readable once, and only
- * outside the timed runs.
+ * The guard reads Intel's SMI count only after it proved readable once, and only outside the
+ * timed runs. Both registers are read through boot/x86/coreclk.h.
  */
 #ifndef PMUCAL_BENCH_WINDOW_H
 #define PMUCAL_BENCH_WINDOW_H
@@ -17,12 +17,6 @@
 #include "lib/status.h"
 #include "boot/x86/cpuid.h"
 #include "bench/latency.h"
-
-/* Numbers from [SDM-4] Table 2-2 (IA32_MPERF/IA32_APERF, architectural, also on AMD per
- * [APM-2] "MPERF and APERF") and Table 2-20ff (MSR_SMI_COUNT, Nehalem and later). */
-#define MSR_SMI_COUNT  0x34
-#define MSR_IA32_MPERF 0xe7
-#define MSR_IA32_APERF 0xe8
 
 /** Where the cycle figures come from. */
 struct bench_clock {
@@ -89,7 +83,7 @@ enum bench_disturb {
 void bench_clock_init(struct bench_clock *clk, const struct cpu_info *cpu, uint32_t calib_us,
                       const struct bench_guard *g);
 
-/** Probe the guard: MSR_SMI_COUNT on Intel, whether interrupts can be masked. */
+/** Probe the guard: the SMI count on Intel, whether interrupts can be masked. */
 void bench_guard_init(struct bench_guard *g, const struct cpu_info *cpu);
 
 /** Read the SMI count (0 when it is not proven); outside timed runs only. */

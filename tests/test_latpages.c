@@ -249,7 +249,8 @@ static void test_own_pages(void **unused)
                 { 512 * MiB, 3 * MiB, 2 * MiB, ST_BAD_ARG, 0 },           /* not whole pages */
                 { 512 * MiB, 1 * GiB, 1 * GiB, ST_BAD_ARG, 0 },           /* 1 GiB: not here */
         };
-        struct cpu_info ci = { .pdpe1gb = true, .max_ext_leaf = 0x80000008 };
+        struct cpu_info ci = { .pdpe1gb = true, .max_ext_leaf = 0x80000008,
+                               .phys_addr_bits = 48 };
 
         for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
                 struct bench_ownpt o;
@@ -290,7 +291,8 @@ static void test_own_pages(void **unused)
  * that names the pages walked, and the method says the firmware's mapping was kept. */
 static void test_remap_host(void **unused)
 {
-        struct cpu_info           ci  = { .pdpe1gb = true, .max_ext_leaf = 0x80000008 };
+        struct cpu_info           ci  = { .pdpe1gb = true, .max_ext_leaf = 0x80000008,
+                                          .phys_addr_bits = 48 };
         struct lat_pages          lp  = { .cpu = &ci };
         struct bench_window_hooks hk  = { 0 };
         struct bench_sweep_cfg    cfg = { .page = PLAT_PAGE_4K };

@@ -9,6 +9,7 @@
 
 #include "boot/x86/prefetch.h"
 #include "bench/window.h"
+#include "boot/x86/msr_misc.h"
 #include "tests/fake_msr.h"
 
 static struct cpu_info cpu_of(enum cpu_vendor v, uint32_t family, uint32_t model)

@@ -248,7 +248,8 @@ static void test_own_tables(void **unused)
                 { 1 * GiB, 64 * KiB + 1, 0, 0, ST_BAD_ARG },
         };
         /* MAXPHYADDR from this host's CPUID: the table pages come from its heap */
-        struct cpu_info ci = { .pdpe1gb = true, .max_ext_leaf = 0x80000008 };
+        struct cpu_info ci = { .pdpe1gb = true, .max_ext_leaf = 0x80000008,
+                               .phys_addr_bits = 48 };
 
         for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
                 struct bench_ownpt o;

@@ -412,6 +412,10 @@ status_t cpu_decode(const struct cpuid_dump *d, struct cpu_info *out)
                 regs_to_str12(out->hv_vendor, r.ebx, r.ecx, r.edx);
         decode_brand(d, out);
         decode_tsc(d, out);
+        out->phys_addr_bits = 36;
+        if (out->max_ext_leaf >= 0x80000008 && cpuid_dump_get(d, 0x80000008, 0, &r) &&
+            (r.eax & 0xff))
+                out->phys_addr_bits = (uint8_t)(r.eax & 0xff);
 
         bool amd_like = out->vendor == VEN_AMD || out->vendor == VEN_HYGON;
 

@@ -115,6 +115,8 @@ struct cpu_info {
         bool pdpe1gb;              /* CPUID.80000001H:EDX[26]: 1 GiB pages */
         bool pse, pae, nx, x2apic, apic;
         bool aperfmperf;           /* CPUID.06H:ECX[0] */
+        uint8_t phys_addr_bits;    /* CPUID.80000008H:EAX[7:0] MAXPHYADDR; 36 when not given
+                                      ([SDM-2A] CPUID: the default without the leaf) */
 
         /* logical-processor counts from CPUID (per package) */
         uint32_t n_logical_per_pkg;

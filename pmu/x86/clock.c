@@ -1,9 +1,9 @@
 /** @file TSC, APERF/MPERF and the core:TSC ratio of a run (see pmu/x86/clock.h). */
 #include "pmu/x86/clock.h"
 
+#include "boot/x86/coreclk.h"
 #include "boot/x86/msr.h"
 #include "lib/base.h"
-#include "pmu/x86/msr_misc.h"
 
 /* Ratios outside 1/8 .. 8 are taken as a failed measurement. */
 #define RATIO_MIN_Q16 (1u << 13)
@@ -19,11 +19,7 @@ uint64_t pmu_clock_tsc_read(void)
 
 status_t pmu_clock_aperf_read(uint64_t *aperf, uint64_t *mperf)
 {
-        status_t st;
-
-        if ((st = rdmsr_safe(MSR_IA32_APERF, aperf)) != ST_OK)
-                return st;
-        return rdmsr_safe(MSR_IA32_MPERF, mperf);
+        return x86_aperf_mperf_read(aperf, mperf);
 }
 
 status_t pmu_clock_aperf_probe(const struct cpu_info *ci, const char **reason)

@@ -4,8 +4,8 @@
  * names follow Linux arch/x86/include/asm/msr-index.h, with the manual's name beside them.
  * None of these is guaranteed by a CPUID bit unless stated: probe with rdmsr_safe().
  */
-#ifndef PMUCAL_MSR_MISC_H
-#define PMUCAL_MSR_MISC_H
+#ifndef PMUCAL_BOOT_X86_MSR_MISC_H
+#define PMUCAL_BOOT_X86_MSR_MISC_H
 
 /* IA32_BIOS_SIGN_ID: write 0, execute CPUID(1), read; revision in bits 63:32. [SDM-3A]
  * "Microcode Update Facilities"; [SDM-4] Table 2-2. On AMD the same index is PATCH_LEVEL,
