@@ -86,16 +86,30 @@
 #define GLOBAL_STATUS_COND_CHG             BIT_ULL(63)
 
 /* ---- capabilities ---- */
+/* IA32_PERF_CAPABILITIES: every field, once; pmu/x86/msr_pebs.h and msr_lbr.h use these.
+ * Spellings as Linux msr-index.h (PERF_CAP_ARCH_REG, PERF_CAP_PEBS_FORMAT, PERF_CAP_FW_WRITES,
+ * PERF_CAP_FREEZE_IN_SMM, PERF_CAP_PEBS_TIMING_INFO); bit 15 is Linux's PERF_CAP_METRICS_IDX,
+ * bit 16 PERF_CAP_PEBS_OUTPUT_PT. Layout [SDM-4] Table 2-2, [SDM-3B] "PEBS" sections. */
 #define MSR_IA32_PERF_CAPABILITIES 0x345 /* exists when CPUID.01H:ECX[15] PDCM [SDM-4] */
-#define PERF_CAP_LBR_FMT           0x3full
-#define PERF_CAP_PEBS_FORMAT       0xf00ull
+#define PERF_CAP_LBR_FMT           0x3full     /* [5:0] legacy LBR format */
+#define PERF_CAP_PEBS_TRAP         BIT_ULL(6)
+#define PERF_CAP_ARCH_REG          BIT_ULL(7)  /* PEBS saves architectural registers */
+#define PERF_CAP_PEBS_FORMAT_SHIFT 8           /* [11:8] */
+#define PERF_CAP_PEBS_FORMAT       (0xfull << PERF_CAP_PEBS_FORMAT_SHIFT)
 #define PERF_CAP_FREEZE_IN_SMM     BIT_ULL(12)
 #define PERF_CAP_FW_WRITES         BIT_ULL(13) /* IA32_A_PMCx exist [SDM-3B] */
-#define PERF_CAP_PEBS_BASELINE     BIT_ULL(14)
+#define PERF_CAP_PEBS_BASELINE     BIT_ULL(14) /* adaptive PEBS */
 #define PERF_CAP_PERF_METRICS      BIT_ULL(15)
+#define PERF_CAP_PEBS_OUTPUT_PT    BIT_ULL(16)
+#define PERF_CAP_PEBS_TIMING_INFO  BIT_ULL(17)
 
-#define MSR_IA32_DEBUGCTLMSR          0x1d9 /* IA32_DEBUGCTL [SDM-4] */
-#define DEBUGCTLMSR_FREEZE_PERFMON_ON_PMI BIT_ULL(12)
+/* IA32_DEBUGCTL [SDM-4] Table 2-2; the LBR bits are used by pmu/x86/lbr.c. */
+#define MSR_IA32_DEBUGCTLMSR               0x1d9
+#define DEBUGCTLMSR_LBR                    BIT_ULL(0) /* legacy LBR only; Arch LBR: LBR_CTL */
+#define DEBUGCTLMSR_BTF                    BIT_ULL(1)
+#define DEBUGCTLMSR_FREEZE_LBRS_ON_PMI     BIT_ULL(11)
+#define DEBUGCTLMSR_FREEZE_PERFMON_ON_PMI  BIT_ULL(12)
+#define DEBUGCTLMSR_FREEZE_IN_SMM          BIT_ULL(14)
 
 /* Architectural events (CPUID.0AH:EBX bit index = event). The codes are data in
  * pmu/events/intel-arch.json; only the bit count lives here. [SDM-3B] Table

@@ -8,16 +8,7 @@
 #define PMUCAL_MSR_LBR_H
 
 #include "lib/base.h"
-
-/* ---- IA32_DEBUGCTL (may also be defined by pmu/x86/msr_arch.h; same values) ------------------ */
-#ifndef MSR_IA32_DEBUGCTLMSR
-#define MSR_IA32_DEBUGCTLMSR        0x1d9
-#endif
-#define DEBUGCTLMSR_LBR             BIT_ULL(0)   /* legacy LBR only; Arch LBR uses LBR_CTL */
-#define DEBUGCTLMSR_BTF             BIT_ULL(1)
-#define DEBUGCTLMSR_FREEZE_LBRS_ON_PMI     BIT_ULL(11)
-#define DEBUGCTLMSR_FREEZE_PERFMON_ON_PMI  BIT_ULL(12)
-#define DEBUGCTLMSR_FREEZE_IN_SMM   BIT_ULL(14)
+#include "pmu/x86/msr_arch.h" /* IA32_DEBUGCTL and IA32_PERF_CAPABILITIES fields */
 
 /* ---- legacy LBR ------------------------------------------------------------------------- */
 /* IA32_PERF_CAPABILITIES[5:0] (Linux LBR_FORMAT_*). */

@@ -1,5 +1,5 @@
 /** @file
- * Intel PEBS and the Debug Store: MSR numbers, IA32_PERF_CAPABILITIES PEBS/LBR fields, the
+ * Intel PEBS and the Debug Store: MSR numbers (IA32_PERF_CAPABILITIES in msr_arch.h), the
  * 64-bit DS save-area layout, PEBS record layouts per format, adaptive-PEBS groups and the
  * load-latency data-source encoding bits. Numbers and bit macros only. Sources: [SDM-3B]
  * "Debug Store (DS) Mechanism" and "PEBS" sections; Linux msr-index.h, perf_event.h
@@ -10,6 +10,7 @@
 #define PMUCAL_MSR_PEBS_H
 
 #include "lib/base.h"
+#include "pmu/x86/msr_arch.h" /* IA32_PERF_CAPABILITIES fields */
 
 /* ---- MSRs ([SDM-4] Table 2-2; Linux msr-index.h) ----------------------------------------- */
 #define MSR_IA32_DS_AREA            0x600
@@ -19,27 +20,10 @@
 #define MSR_PEBS_FRONTEND           0x3f7
 #define PEBS_LD_LAT_THRESHOLD_MASK  0xffffull
 
-/* IA32_PERF_CAPABILITIES (0x345, exists when CPUID.01H:ECX.PDCM). The same number may be
- * defined by pmu/x86/msr_arch.h; the value is identical. */
-#ifndef MSR_IA32_PERF_CAPABILITIES
-#define MSR_IA32_PERF_CAPABILITIES  0x345
-#endif
-#define PERF_CAP_LBR_FMT            0x3full      /* [5:0] */
-#define PERF_CAP_PEBS_TRAP          BIT_ULL(6)
-#define PERF_CAP_PEBS_ARCH_REG      BIT_ULL(7)
-#define PERF_CAP_PEBS_FMT_SHIFT     8            /* [11:8] */
-#define PERF_CAP_PEBS_FMT           (0xfull << PERF_CAP_PEBS_FMT_SHIFT)
-#define PERF_CAP_SMM_FREEZE         BIT_ULL(12)
-#define PERF_CAP_FW_WRITE           BIT_ULL(13)
-#define PERF_CAP_PEBS_BASELINE      BIT_ULL(14)  /* adaptive PEBS */
-#define PERF_CAP_PERF_METRICS       BIT_ULL(15)
-#define PERF_CAP_PEBS_OUTPUT_PT     BIT_ULL(16)
-#define PERF_CAP_PEBS_TIMING_INFO   BIT_ULL(17)
+/* IA32_PERF_CAPABILITIES fields (PEBS format, baseline, ...) are in pmu/x86/msr_arch.h. */
 
 /* IA32_MISC_ENABLE bits saying the DS features are absent ([SDM-4] Table 2-2). */
-#ifndef MSR_IA32_MISC_ENABLE
 #define MSR_IA32_MISC_ENABLE        0x1a0
-#endif
 #define MISC_ENABLE_BTS_UNAVAIL     BIT_ULL(11)
 #define MISC_ENABLE_PEBS_UNAVAIL    BIT_ULL(12)
 

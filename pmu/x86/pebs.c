@@ -191,12 +191,12 @@ static status_t decode_adaptive(const struct pmu_pebs_fmt *fmt, const uint8_t *p
 
 void pmu_pebs_caps_decode(uint64_t v, struct pmu_pebs_caps *out)
 {
-        out->pebs_fmt = (uint8_t)((v & PERF_CAP_PEBS_FMT) >> PERF_CAP_PEBS_FMT_SHIFT);
+        out->pebs_fmt = (uint8_t)((v & PERF_CAP_PEBS_FORMAT) >> PERF_CAP_PEBS_FORMAT_SHIFT);
         out->baseline = (v & PERF_CAP_PEBS_BASELINE) != 0;
         out->trap = (v & PERF_CAP_PEBS_TRAP) != 0;
-        out->arch_reg = (v & PERF_CAP_PEBS_ARCH_REG) != 0;
-        out->smm_freeze = (v & PERF_CAP_SMM_FREEZE) != 0;
-        out->fw_write = (v & PERF_CAP_FW_WRITE) != 0;
+        out->arch_reg = (v & PERF_CAP_ARCH_REG) != 0;
+        out->smm_freeze = (v & PERF_CAP_FREEZE_IN_SMM) != 0;
+        out->fw_write = (v & PERF_CAP_FW_WRITES) != 0;
         out->output_pt = (v & PERF_CAP_PEBS_OUTPUT_PT) != 0;
         out->timing_info = (v & PERF_CAP_PEBS_TIMING_INFO) != 0;
         out->lbr_fmt = (uint8_t)(v & PERF_CAP_LBR_FMT);
