@@ -94,6 +94,7 @@ BOOT_x86_SRCS := \
 	boot/x86/coreclk.c \
 	boot/x86/cpuid.c \
 	boot/x86/cpuid_cache.c \
+	boot/x86/cpuid_dump.c \
 	boot/x86/prefetch.c \
 	boot/x86/spin.c \
 	boot/x86/topology.c \

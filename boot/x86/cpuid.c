@@ -1,5 +1,5 @@
 /** @file
- * CPUID dump collection and decoding (see cpuid.h). Register layouts follow the Intel SDM
+ * CPUID decoding (see cpuid.h; the dump itself is collected by cpuid_dump.c). Register layouts follow the Intel SDM
  * Vol. 2A CPUID reference, Table 3-8 "Information Returned by CPUID Instruction" and Table 3-12
  * "Encoding of CPUID Leaf 2 Descriptors" [SDM-2A], and the AMD APM Vol. 3 Appendix E
  * "Obtaining Processor Information Via the CPUID Instruction" [APM-3].
@@ -12,16 +12,11 @@
 /* ---- constants ---------------------------------------------------------------------- */
 
 
-#define LEAF_HV_BASE 0x40000000u
-#define LEAF_HV_LAST 0x40000010u
-#define LEAF_EXT     0x80000000u
-#define LEAF_EXT_MAX 0x800000ffu
 
 /* Feature bits as data. [SDM-2A] Table 3-8; [APM-3] E.3/E.4. */
 #define CPUID_DTES64       ((struct cpuid_bit){ 0x1, 0, CPUID_ECX, 2 })
 #define CPUID_PDCM         ((struct cpuid_bit){ 0x1, 0, CPUID_ECX, 15 })
 #define CPUID_X2APIC       ((struct cpuid_bit){ 0x1, 0, CPUID_ECX, 21 })
-#define CPUID_HYPERVISOR   ((struct cpuid_bit){ 0x1, 0, CPUID_ECX, 31 })
 #define CPUID_PSE          ((struct cpuid_bit){ 0x1, 0, CPUID_EDX, 3 })
 #define CPUID_PAE          ((struct cpuid_bit){ 0x1, 0, CPUID_EDX, 6 })
 #define CPUID_APIC         ((struct cpuid_bit){ 0x1, 0, CPUID_EDX, 9 })
@@ -98,72 +93,6 @@ static const char *const tlb_type_names[] = {
 };
 
 /* ---- private functions -------------------------------------------------------------- */
-
-/** Append (leaf, subleaf) as the live CPU reports it; the registers go to @p out too. */
-static void collect_one(struct cpuid_dump *d, uint32_t leaf, uint32_t sub, struct cpuid_regs *out)
-{
-        struct cpuid_regs r;
-
-        cpuid_raw(leaf, sub, &r);
-        if (out)
-                *out = r;
-        if (d->n < CPUID_DUMP_MAX)
-                d->leaves[d->n++] = (struct cpuid_leaf){ .leaf = leaf, .subleaf = sub, .r = r };
-}
-
-/** Sub-leaves 1.. of @p leaf, until @p stop says the sub-leaf just read ends the list. */
-static void collect_walk(struct cpuid_dump *d, uint32_t leaf, uint32_t last,
-                         bool (*stop)(const struct cpuid_regs *r))
-{
-        struct cpuid_regs r;
-
-        for (uint32_t s = 1; s <= last && s < SUBLEAF_MAX; s++) {
-                collect_one(d, leaf, s, &r);
-                if (stop && stop(&r))
-                        break;
-        }
-}
-
-static bool cache_type_null(const struct cpuid_regs *r)
-{
-        return bits(r->eax, 4, 0) == 0;
-}
-
-static bool level_type_null(const struct cpuid_regs *r)
-{
-        return bits(r->ecx, 15, 8) == 0;
-}
-
-static void collect_leaf(struct cpuid_dump *d, uint32_t leaf)
-{
-        struct cpuid_regs r0;
-
-        collect_one(d, leaf, 0, &r0);
-        switch (leaf) {
-        case 0x4:
-        case 0x8000001d:
-                if (!cache_type_null(&r0))
-                        collect_walk(d, leaf, SUBLEAF_MAX, cache_type_null);
-                break;
-        case 0xb:
-        case 0x1f:
-        case 0x80000026:
-                if (!level_type_null(&r0))
-                        collect_walk(d, leaf, SUBLEAF_MAX, level_type_null);
-                break;
-        case 0x7:
-        case 0x18:
-                collect_walk(d, leaf, r0.eax, NULL); /* EAX of sub-leaf 0 = last sub-leaf */
-                break;
-        case 0x23: /* EAX of sub-leaf 0: bit n set = sub-leaf n is valid */
-                for (uint32_t s = 1; s < 32; s++)
-                        if (r0.eax & (1u << s))
-                                collect_one(d, leaf, s, NULL);
-                break;
-        default:
-                break;
-        }
-}
 
 static void set_features(const struct cpuid_dump *d, struct cpu_info *out,
                          const struct feature_map *map, size_t n)
@@ -334,60 +263,6 @@ static void decode_topology(const struct cpuid_dump *d, struct cpu_info *out, ui
 }
 
 /* ---- public functions --------------------------------------------------------------- */
-
-bool cpuid_dump_get(const struct cpuid_dump *d, uint32_t leaf, uint32_t subleaf,
-                    struct cpuid_regs *out)
-{
-        if (out)
-                *out = (struct cpuid_regs){ 0 };
-        if (!d)
-                return false;
-        for (size_t i = 0; i < d->n && i < CPUID_DUMP_MAX; i++) {
-                if (d->leaves[i].leaf == leaf && d->leaves[i].subleaf == subleaf) {
-                        if (out)
-                                *out = d->leaves[i].r;
-                        return true;
-                }
-        }
-        return false;
-}
-
-bool cpuid_dump_has(const struct cpuid_dump *d, struct cpuid_bit bit)
-{
-        struct cpuid_regs r;
-
-        if (bit.bit > 31 || !cpuid_dump_get(d, bit.leaf, bit.subleaf, &r))
-                return false;
-        return (reg_of(&r, bit.reg) >> bit.bit) & 1;
-}
-
-void cpuid_dump_collect(struct cpuid_dump *d)
-{
-        struct cpuid_regs r;
-        uint32_t          max;
-
-        d->n = 0;
-        cpuid_raw(0, 0, &r);
-        max = r.eax;
-        for (uint32_t l = 0; l <= max && d->n < CPUID_DUMP_MAX; l++)
-                collect_leaf(d, l);
-
-        cpuid_raw(1, 0, &r);
-        if (max >= 1 && (r.ecx & (1u << CPUID_HYPERVISOR.bit))) {
-                cpuid_raw(LEAF_HV_BASE, 0, &r);
-                uint32_t hv_max = r.eax < LEAF_HV_BASE ? LEAF_HV_BASE : r.eax;
-
-                for (uint32_t l = LEAF_HV_BASE; l <= hv_max && l <= LEAF_HV_LAST; l++)
-                        collect_one(d, l, 0, NULL);
-        }
-
-        cpuid_raw(LEAF_EXT, 0, &r);
-        if ((r.eax & 0xffff0000u) != LEAF_EXT)
-                return;
-        max = r.eax < LEAF_EXT_MAX ? r.eax : LEAF_EXT_MAX;
-        for (uint32_t l = LEAF_EXT; l <= max && d->n < CPUID_DUMP_MAX; l++)
-                collect_leaf(d, l);
-}
 
 status_t cpu_decode(const struct cpuid_dump *d, struct cpu_info *out)
 {
