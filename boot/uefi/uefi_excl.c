@@ -5,6 +5,7 @@
  */
 #include "boot/uefi/uefi_priv.h"
 
+#include "boot/x86/msr.h"
 #include "boot/x86/trap.h"
 
 #include "boot/plat.h"
@@ -196,9 +197,9 @@ status_t plat_fault_probe(enum plat_fault_probe kind, unsigned *vector)
                 /* Only where the CPU has LA57 (CPUID.(EAX=07H,ECX=0):ECX[16]): then the #GP for
                  * changing it in IA-32e mode is architectural. Without LA57 the bit is merely
                  * reserved, and QEMU 7.2 TCG accepts the write and hangs. */
-                uint32_t a = 7, b, c = 0, d;
-                __asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
-                if (!(c & (1u << 16)))
+                struct cpuid_regs r;
+                cpuid_raw(7, 0, &r);
+                if (!(r.ecx & (1u << 16)))
                         return ST_UNSUPPORTED;
                 /* Changing CR4.LA57 (bit 12) while in IA-32e mode raises #GP, and so does
                  * setting it where 5-level paging does not exist (reserved bit), so the
@@ -261,18 +262,16 @@ status_t plat_wallclock(struct plat_time *out)
 
 bool uefi_under_qemu(void)
 {
-        uint32_t a = 1, b, c = 0, d;
+        struct cpuid_regs r;
 
-        __asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
-        if (!(c & (1u << 31))) /* CPUID.01H:ECX[31]: running under a hypervisor */
+        cpuid_raw(1, 0, &r);
+        if (!(r.ecx & (1u << 31))) /* CPUID.01H:ECX[31]: running under a hypervisor */
                 return false;
-        a = 0x40000000;
-        c = 0;
-        __asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+        cpuid_raw(0x40000000, 0, &r);
         char v[13];
-        memcpy(v, &b, 4);
-        memcpy(v + 4, &c, 4);
-        memcpy(v + 8, &d, 4);
+        memcpy(v, &r.ebx, 4);
+        memcpy(v + 4, &r.ecx, 4);
+        memcpy(v + 8, &r.edx, 4);
         v[12] = 0;
         return !memcmp(v, "TCGTCGTCGTCG", 12) || !memcmp(v, "KVMKVMKVM", 9);
 }

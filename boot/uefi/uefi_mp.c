@@ -6,6 +6,7 @@
  */
 #include "boot/uefi/uefi_priv.h"
 
+#include "boot/x86/msr.h"
 #include "boot/x86/trap.h"
 
 #define EFI_MP_SERVICES_PROTOCOL_GUID                                                       \
@@ -89,9 +90,9 @@ status_t plat_cpu_info(unsigned idx, struct plat_cpu *out)
         if (idx >= n_cpus)
                 return ST_BAD_ARG;
         if (!mp) { /* the BSP only; its APIC ID from CPUID.01H:EBX[31:24] */
-                uint32_t a = 1, b, c = 0, d;
-                __asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
-                *out = (struct plat_cpu){ .apic_id = b >> 24, .enabled = true, .is_bsp = true };
+                struct cpuid_regs r;
+                cpuid_raw(1, 0, &r);
+                *out = (struct plat_cpu){ .apic_id = r.ebx >> 24, .enabled = true, .is_bsp = true };
                 return ST_OK;
         }
         EFI_STATUS st = mp->GetProcessorInfo(mp, idx, &info);
