@@ -1,11 +1,14 @@
 /** @file
  * MSRs outside the PMU that the harness reads for its inventory and its measurement windows
- * (microcode revision, SMI count, APERF/MPERF, nominal ratio). Numbers and bit macros only;
+ * (microcode revision, SMI count, APERF/MPERF, nominal ratio) and the prefetcher controls
+ * the latency sweep may switch off (boot/x86/prefetch.c). Numbers and bit macros only;
  * names follow Linux arch/x86/include/asm/msr-index.h, with the manual's name beside them.
  * None of these is guaranteed by a CPUID bit unless stated: probe with rdmsr_safe().
  */
 #ifndef PMUCAL_BOOT_X86_MSR_MISC_H
 #define PMUCAL_BOOT_X86_MSR_MISC_H
+
+#include "lib/base.h"
 
 /* IA32_BIOS_SIGN_ID: write 0, execute CPUID(1), read; revision in bits 63:32. [SDM-3A]
  * "Microcode Update Facilities"; [SDM-4] Table 2-2. On AMD the same index is PATCH_LEVEL,
@@ -29,5 +32,22 @@
 #define MSR_PLATFORM_INFO                   0xce
 #define PLATFORM_INFO_MAX_NONTURBO_SHIFT    8
 #define PLATFORM_INFO_MAX_NONTURBO_MASK     (0xffull << PLATFORM_INFO_MAX_NONTURBO_SHIFT)
+
+/* Intel: a set bit disables. [INTEL-HWPF] "Disclosure of H/W prefetcher control on some
+ * Intel processors" (2014); [SDM-4] MSR_MISC_FEATURE_CONTROL in the per-model tables. */
+#define MSR_MISC_FEATURE_CONTROL            0x1a4
+#define MISC_FEATURE_CONTROL_L2_HW_PF_DIS   BIT_ULL(0)
+#define MISC_FEATURE_CONTROL_L2_ADJ_PF_DIS  BIT_ULL(1)
+#define MISC_FEATURE_CONTROL_DCU_HW_PF_DIS  BIT_ULL(2)
+#define MISC_FEATURE_CONTROL_DCU_IP_PF_DIS  BIT_ULL(3)
+
+/* AMD: a set bit disables. [PPR-19h-11h] MSRC000_0108 [Prefetch Control]
+ * (Core::X86::Msr::PrefetchControl); same bits in the family 1Ah PPR (#57238). */
+#define MSR_AMD64_PREFETCH_CONTROL          0xc0000108
+#define PREFETCH_CONTROL_L1_STREAM          BIT_ULL(0)
+#define PREFETCH_CONTROL_L1_STRIDE          BIT_ULL(1)
+#define PREFETCH_CONTROL_L1_REGION          BIT_ULL(2)
+#define PREFETCH_CONTROL_L2_STREAM          BIT_ULL(3)
+#define PREFETCH_CONTROL_UP_DOWN            BIT_ULL(5)
 
 #endif

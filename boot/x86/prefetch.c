@@ -19,7 +19,13 @@ struct pf_quirk {
         const char     *source;
 };
 
-/* Knights Landing/Mill (6-57h, 6-85h) use other bit meanings and are left out on purpose. */
+/* Sources, by the tag in each row (README "References" maps the [SDM-*] and [PPR-*] tags):
+ *   INTEL-HWPF    Intel, "Disclosure of H/W prefetcher control on some Intel processors"
+ *                 (2014): MSR 0x1A4 bits 0-3 on Nehalem through Broadwell.
+ *   SDM-4 ...     [SDM-4] MSR_MISC_FEATURE_CONTROL in the per-model MSR tables named.
+ *   PPR-19h-11h   AMD PPR for Family 19h Model 11h (pub. 55901), MSRC000_0108.
+ *   PPR-1Ah-00h   AMD PPR for Family 1Ah Model 00h..0Fh (pub. 57238), MSRC000_0108.
+ * Knights Landing/Mill (6-57h, 6-85h) use other bit meanings and are left out on purpose. */
 static const struct pf_quirk pf_quirks[] = {
         /* vendor    fam   models        msr                         mask          source */
         { VEN_INTEL, 6,    0x1a, 0x1a,   MSR_MISC_FEATURE_CONTROL,   INTEL_ALL4,   "INTEL-HWPF Nehalem" },

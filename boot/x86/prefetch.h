@@ -1,7 +1,7 @@
 /** @file
  * Hardware prefetcher control for the calibration: where the CPU has a documented
  * prefetcher-control MSR (Intel MSR_MISC_FEATURE_CONTROL 0x1A4, AMD Zen PrefetchControl
- * 0xC0000108) the sweep can run with the prefetchers off and restore them afterwards. Which
+ * 0xC0000108; numbers and bits in boot/x86/msr_misc.h) the sweep can run with the prefetchers off and restore them afterwards. Which
  * models document which bits is a const table in prefetch.c, one source per row; everything
  * else is "unsupported" and the table says so.
  */
@@ -13,23 +13,7 @@
 
 #include "lib/status.h"
 #include "boot/x86/cpuid.h"
-
-/* Intel: a set bit disables. [INTEL-HWPF] "Disclosure of H/W prefetcher control on some
- * Intel processors" (2014); [SDM-4] MSR_MISC_FEATURE_CONTROL in the per-model tables. */
-#define MSR_MISC_FEATURE_CONTROL            0x1a4
-#define MISC_FEATURE_CONTROL_L2_HW_PF_DIS   BIT_ULL(0)
-#define MISC_FEATURE_CONTROL_L2_ADJ_PF_DIS  BIT_ULL(1)
-#define MISC_FEATURE_CONTROL_DCU_HW_PF_DIS  BIT_ULL(2)
-#define MISC_FEATURE_CONTROL_DCU_IP_PF_DIS  BIT_ULL(3)
-
-/* AMD: a set bit disables. [PPR-19h-11h] MSRC000_0108 [Prefetch Control]
- * (Core::X86::Msr::PrefetchControl); same bits in the family 1Ah PPR (#57238). */
-#define MSR_AMD64_PREFETCH_CONTROL          0xc0000108
-#define PREFETCH_CONTROL_L1_STREAM          BIT_ULL(0)
-#define PREFETCH_CONTROL_L1_STRIDE          BIT_ULL(1)
-#define PREFETCH_CONTROL_L1_REGION          BIT_ULL(2)
-#define PREFETCH_CONTROL_L2_STREAM          BIT_ULL(3)
-#define PREFETCH_CONTROL_UP_DOWN            BIT_ULL(5)
+#include "boot/x86/msr_misc.h" /* the prefetcher-control registers */
 
 enum bench_pf_state {
         BENCH_PF_UNSUPPORTED = 0, /* no documented control for this CPU (prefetchers as found) */
