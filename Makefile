@@ -162,6 +162,7 @@ REPORT_SRCS := \
 	report/inventory.c \
 	report/inventory_json.c \
 	report/json.c \
+	report/json_check.c \
 	report/lattable.c \
 	report/c2c.c \
 	report/levels.c \

@@ -14,6 +14,7 @@
 #include "bench/measure.h"
 #include "report/inventory.h"
 #include "report/json.h"
+#include "report/json_check.h"
 #include "report/lattable.h"
 #include "report/levels.h"
 
@@ -25,7 +26,6 @@
 #define CURVE_FILE     "latency-curve.csv"
 #define CLOCK_CALIB_US 5000u
 #define SEED           0x706d7563616cull /* "pmucal", the same chains as pmucal-host */
-#define SCAN_MAX_DEPTH 16
 
 /* What each profile asks of the sweep (config latency_pages = auto; 4k or 2m override the
  * page). 2 MiB pages for the full plan: its DRAM points lie far beyond the reach of a
@@ -54,138 +54,6 @@ struct lat_run {
         const struct cpu_info  *cpu;
         char                    date[24];
 };
-
-/* ---- reading the table back ------------------------------------------------------------ */
-
-/* A JSON syntax walk over the text the writer produced, no allocation: objects, arrays,
- * strings with escapes, numbers, literals. It also finds the top-level "schema" string and
- * counts the elements of the top-level "levels" array. The firmware has no JSON library; this
- * is enough to catch a writer that emitted something a consumer cannot parse. */
-struct json_scan {
-        const char *p, *end;
-        int         depth;
-        bool        ok;
-        char        schema[40];
-        size_t      n_levels;
-        const char *why;
-};
-
-static void scan_ws(struct json_scan *s)
-{
-        while (s->p < s->end && (*s->p == ' ' || *s->p == '\n' || *s->p == '\r' || *s->p == '\t'))
-                s->p++;
-}
-
-static bool scan_fail(struct json_scan *s, const char *why)
-{
-        if (s->ok)
-                s->why = why;
-        s->ok = false;
-        return false;
-}
-
-/* String at s->p; its contents (without escapes decoded) go to @p out when not NULL. */
-static bool scan_string(struct json_scan *s, char *out, size_t cap)
-{
-        size_t k = 0;
-
-        if (s->p >= s->end || *s->p != '"')
-                return scan_fail(s, "string expected");
-        for (s->p++; s->p < s->end && *s->p != '"'; s->p++) {
-                if ((unsigned char)*s->p < 0x20)
-                        return scan_fail(s, "control character in a string");
-                if (*s->p == '\\' && ++s->p >= s->end)
-                        break;
-                if (out && k + 1 < cap)
-                        out[k++] = *s->p;
-        }
-        if (out)
-                out[k] = '\0';
-        if (s->p >= s->end)
-                return scan_fail(s, "unterminated string");
-        s->p++;
-        return true;
-}
-
-static bool scan_value(struct json_scan *s, const char *key);
-
-static bool scan_number(struct json_scan *s)
-{
-        const char *start = s->p;
-
-        if (s->p < s->end && *s->p == '-')
-                s->p++;
-        while (s->p < s->end && ((*s->p >= '0' && *s->p <= '9') || *s->p == '.' || *s->p == 'e' ||
-                                 *s->p == 'E' || *s->p == '+' || *s->p == '-'))
-                s->p++;
-        return s->p > start && (s->p[-1] >= '0' && s->p[-1] <= '9') ? true
-                                                                    : scan_fail(s, "bad number");
-}
-
-static bool scan_container(struct json_scan *s, bool object, const char *key)
-{
-        char close = object ? '}' : ']', name[24];
-        bool top_levels = !object && s->depth == 1 && key && !strcmp(key, "levels");
-
-        if (++s->depth > SCAN_MAX_DEPTH)
-                return scan_fail(s, "nested too deep");
-        s->p++;
-        scan_ws(s);
-        if (s->p < s->end && *s->p == close) {
-                s->p++;
-                s->depth--;
-                return true;
-        }
-        for (;;) {
-                scan_ws(s);
-                name[0] = '\0';
-                if (object) {
-                        if (!scan_string(s, name, sizeof(name)))
-                                return false;
-                        scan_ws(s);
-                        if (s->p >= s->end || *s->p++ != ':')
-                                return scan_fail(s, "':' expected");
-                        scan_ws(s);
-                }
-                if (!scan_value(s, object ? name : NULL))
-                        return false;
-                if (top_levels)
-                        s->n_levels++;
-                scan_ws(s);
-                if (s->p < s->end && *s->p == ',') {
-                        s->p++;
-                        continue;
-                }
-                if (s->p < s->end && *s->p == close) {
-                        s->p++;
-                        s->depth--;
-                        return true;
-                }
-                return scan_fail(s, object ? "',' or '}' expected" : "',' or ']' expected");
-        }
-}
-
-static bool scan_value(struct json_scan *s, const char *key)
-{
-        static const char *const lits[] = { "true", "false", "null" };
-
-        if (s->p >= s->end)
-                return scan_fail(s, "value expected");
-        if (*s->p == '{' || *s->p == '[')
-                return scan_container(s, *s->p == '{', key);
-        if (*s->p == '"') {
-                bool schema = s->depth == 1 && key && !strcmp(key, "schema");
-                return scan_string(s, schema ? s->schema : NULL, sizeof(s->schema));
-        }
-        for (size_t i = 0; i < ARRAY_SIZE(lits); i++) {
-                size_t n = strlen(lits[i]);
-                if ((size_t)(s->end - s->p) >= n && !strncmp(s->p, lits[i], n)) {
-                        s->p += n;
-                        return true;
-                }
-        }
-        return scan_number(s);
-}
 
 /* ---- the phase ------------------------------------------------------------------------- */
 
@@ -290,7 +158,7 @@ static void check_results(const struct lat_run *lr, const struct rep_buf *json,
         const struct lat_levels *l = &lr->lv;
         size_t                   n_full = 0, n_lines = 0;
         uint32_t                 min_kept = UINT32_MAX;
-        struct json_scan         s = { .p = json->p, .end = json->p + json->len, .ok = true };
+        struct json_check        s = { .str_key = "schema", .arr_key = "levels" };
 
         for (size_t i = 0; i < c->n; i++) {
                 if (c->pts[i].n_windows < min_kept)
@@ -332,17 +200,10 @@ static void check_results(const struct lat_run *lr, const struct rep_buf *json,
                          lr->info.guard.irq_maskable ? "under a hypervisor: not a failure"
                                                      : "interrupts not maskable here");
 
-        scan_ws(&s);
-        if (json->p && scan_value(&s, NULL)) {
-                scan_ws(&s);
-                if (s.p != s.end)
-                        scan_fail(&s, "text after the document");
-        } else if (!json->p) {
-                scan_fail(&s, "empty");
-        }
-        rep_check(s.ok && !strcmp(s.schema, LAT_TABLE_SCHEMA) && s.n_levels == l->n,
+        json_check(json->p, json->len, &s);
+        rep_check(s.ok && !strcmp(s.str, LAT_TABLE_SCHEMA) && s.n_elems == l->n,
                   "%s reads back: %s, schema \"%s\", %zu levels (%zu detected)", TABLE_FILE,
-                  s.ok ? "valid JSON" : s.why, s.schema, s.n_levels, l->n);
+                  s.ok ? "valid JSON" : s.why, s.str, s.n_elems, l->n);
         for (size_t i = 0; csv->p && i < csv->len; i++)
                 n_lines += csv->p[i] == '\n';
         rep_check(csv->len > sizeof(LAT_CSV_HEADER) && !strncmp(csv->p, LAT_CSV_HEADER,
