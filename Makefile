@@ -166,6 +166,7 @@ REPORT_SRCS := \
 	report/lattable.c \
 	report/c2c.c \
 	report/levels.c \
+	report/levels_plateau.c \
 	report/numa.c \
 	report/rep.c \
 	report/samples.c \
