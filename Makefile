@@ -109,11 +109,13 @@ BOOT_UEFI_SRCS := \
 	boot/uefi/uefi_file.c \
 	boot/uefi/uefi_libc.c \
 	boot/uefi/uefi_main.c \
+	boot/uefi/uefi_mem.c \
 	boot/uefi/uefi_mp.c \
 	boot/uefi/uefi_pmi.c \
 	boot/uefi/uefi_status.c \
 	boot/uefi/uefi_tables.c
 BOOT_LINUX_SRCS := \
+	boot/linux/linux_cpu.c \
 	boot/linux/linux_msr.c \
 	boot/linux/linux_plat.c
 

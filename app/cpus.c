@@ -53,7 +53,7 @@ static void choose(const struct run *r, bool *want, unsigned n)
         for (unsigned i = 0; i < n; i++) {
                 struct plat_cpu c;
                 want[i] = r->cfg.cpus == CONFIG_CPUS_ALL ||
-                          (plat_cpu_info(i, &c) == ST_OK && c.is_bsp);
+                          (plat_cpu_info(i, &c, NULL) == ST_OK && c.is_bsp);
         }
 }
 

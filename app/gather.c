@@ -97,7 +97,7 @@ static void gather_cpus(struct inventory *inv)
         inv->n_cpus_total = plat_cpu_count();
         for (unsigned i = 0; i < inv->n_cpus_total; i++) {
                 struct plat_cpu c;
-                if (plat_cpu_info(i, &c) != ST_OK)
+                if (plat_cpu_info(i, &c, NULL) != ST_OK)
                         continue;
                 if (c.enabled)
                         inv->n_cpus_enabled++;
@@ -112,8 +112,10 @@ typedef status_t (*acpi_parser)(const void *t, size_t avail, void *out, struct a
 static void *gather_acpi(const char sig[4], acpi_parser parse, size_t out_bytes,
                          struct inv_table *state)
 {
-        const void     *t = plat_acpi_table(sig, 0);
-        struct acpi_diag diag = { 0 };
+        struct plat_fw_table ft;
+        const void          *t = plat_fw_table(PLAT_FW_ACPI, sig, 0, &ft) == ST_OK ? ft.data
+                                                                                  : NULL;
+        struct acpi_diag     diag = { 0 };
 
         *state = (struct inv_table){ .state = INV_TABLE_ABSENT };
         if (!t)
@@ -140,17 +142,15 @@ static void *gather_acpi(const char sig[4], acpi_parser parse, size_t out_bytes,
 
 static void gather_smbios(struct inventory *inv)
 {
-        size_t             len;
-        unsigned           major = 0, minor = 0;
-        const void        *t = plat_smbios_table(&len, &major, &minor);
-        struct smbios_diag diag = { 0 };
+        struct plat_fw_table t;
+        struct smbios_diag   diag = { 0 };
 
         inv->smbios_t = (struct inv_table){ .state = INV_TABLE_ABSENT };
-        if (!t)
+        if (plat_fw_table(PLAT_FW_SMBIOS, NULL, 0, &t) != ST_OK)
                 return;
         if (!(inv->smbios = plat_alloc(sizeof(*inv->smbios))))
                 return;
-        status_t st = smbios_parse(t, len, major, minor, inv->smbios, &diag);
+        status_t st = smbios_parse(t.data, t.len, t.major, t.minor, inv->smbios, &diag);
         if (st == ST_OK) {
                 inv->smbios_t.state = INV_TABLE_OK;
                 return;
@@ -209,24 +209,20 @@ static const struct {
 static void keep_raw_tables(struct run *r)
 {
         for (size_t i = 0; i < ARRAY_SIZE(raw_tables); i++) {
-                const unsigned char *t = plat_acpi_table(raw_tables[i].sig, 0);
-                uint32_t             len;
+                struct plat_fw_table t;
                 struct rep_buf       b = { 0 };
-                if (!t)
+                if (plat_fw_table(PLAT_FW_ACPI, raw_tables[i].sig, 0, &t) != ST_OK)
                         continue;
-                memcpy(&len, t + 4, sizeof(len));
-                if (len < ACPI_HEADER_LEN || len > RAW_TABLE_MAX)
+                if (t.len < ACPI_HEADER_LEN || t.len > RAW_TABLE_MAX)
                         continue; /* already reported as malformed */
-                if (rep_buf_append(&b, (const char *)t, len) == ST_OK)
+                if (rep_buf_append(&b, t.data, t.len) == ST_OK)
                         run_add_file(r, raw_tables[i].file, &b);
                 rep_buf_free(&b);
         }
-        size_t      len;
-        unsigned    major, minor;
-        const void *t = plat_smbios_table(&len, &major, &minor);
-        if (t && len <= RAW_TABLE_MAX) {
+        struct plat_fw_table sm;
+        if (plat_fw_table(PLAT_FW_SMBIOS, NULL, 0, &sm) == ST_OK && sm.len <= RAW_TABLE_MAX) {
                 struct rep_buf b = { 0 };
-                if (rep_buf_append(&b, t, len) == ST_OK)
+                if (rep_buf_append(&b, sm.data, sm.len) == ST_OK)
                         run_add_file(r, "smbios.dat", &b);
                 rep_buf_free(&b);
         }
@@ -261,7 +257,7 @@ status_t phase_inventory(struct run *r)
                 return rep_err(ST_NO_MEM, "allocating the inventory");
         }
         r->inv        = inv;
-        inv->platform = plat_name();
+        inv->platform = plat_info()->name;
 
         cpuid_dump_collect(dump);
         inv->cpu_st = cpu_decode(dump, &inv->cpu);
@@ -273,7 +269,7 @@ status_t phase_inventory(struct run *r)
         inv->slit = gather_acpi("SLIT", parse_slit, sizeof(struct acpi_slit), &inv->slit_t);
         inv->hmat = gather_acpi("HMAT", parse_hmat, sizeof(struct acpi_hmat), &inv->hmat_t);
         gather_smbios(inv);
-        inv->mem_st = plat_mem_summary(&inv->mem);
+        inv->mem_st = plat_mem_map(&inv->mem, NULL, 0, NULL);
 
         inventory_print(inv);
         rep_printf("\n");

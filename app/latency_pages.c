@@ -3,6 +3,7 @@
  *  load, flush where global pages or PCIDs could keep the firmware's translations, and on the
  *  way out load the firmware's CR3, flush again and read it back. */
 #include "app/latency_pages.h"
+#include "boot/cpu.h"
 
 #include "bench/kernel_chase.h"
 #include "bench/kernel_tlb.h"
@@ -20,7 +21,7 @@ static status_t enter(void *ctx)
         struct lat_pages *lp = ctx;
         status_t          st;
 
-        if ((st = plat_page_tables_load(lp->own.pt.root_pa, &lp->saved_cr3)) != ST_OK)
+        if ((st = cpu_page_tables_load(lp->own.pt.root_pa, &lp->saved_cr3)) != ST_OK)
                 return st;
         /* A CR3 load keeps global entries and, with PCIDs, other contexts' entries.
          * [SDM-3A] "Invalidation of TLBs and Paging-Structure Caches" */
@@ -34,7 +35,7 @@ static void leave(void *ctx)
 {
         struct lat_pages *lp = ctx;
 
-        plat_page_tables_restore(lp->saved_cr3);
+        cpu_page_tables_restore(lp->saved_cr3);
         if (lp->flush)
                 bench_tlb_flush_all();
         if (bench_cr3_read() != lp->saved_cr3)
@@ -50,7 +51,7 @@ static bool self_check(struct lat_pages *lp, void *buf, uint64_t bytes,
         int             local = 0;
         const uintptr_t probes[] = {
                 (uintptr_t)bench_chase, (uintptr_t)bench_chase_window, (uintptr_t)enter,
-                (uintptr_t)leave, (uintptr_t)plat_page_tables_restore,
+                (uintptr_t)leave, (uintptr_t)cpu_page_tables_restore,
                 (uintptr_t)bench_tlb_flush_all, (uintptr_t)bench_cr3_read, (uintptr_t)&local,
                 (uintptr_t)lp, (uintptr_t)hooks,
         };
@@ -108,19 +109,19 @@ status_t lat_pages_remap(void *ctx, void *buf, uint64_t bytes, enum plat_page_ki
                 return ST_BAD_DATA;
         }
         /* Prove a CR3 load once, and read CR4 where that proved we run at CPL 0. */
-        plat_irq_disable(&irq);
-        st = plat_page_tables_load(lp->own.pt.root_pa, &saved);
+        cpu_irq_disable(&irq);
+        st = cpu_page_tables_load(lp->own.pt.root_pa, &saved);
         if (st == ST_OK) {
                 lp->flush = bench_cr4_read() & (BENCH_CR4_PGE | BENCH_CR4_PCIDE);
                 if (lp->flush)
                         bench_tlb_flush_all();
-                plat_page_tables_restore(saved);
+                cpu_page_tables_restore(saved);
                 if (lp->flush)
                         bench_tlb_flush_all();
                 if (bench_cr3_read() != saved)
                         lp->n_cr3_bad++;
         }
-        plat_irq_restore(irq);
+        cpu_irq_restore(irq);
         if (st != ST_OK) {
                 lp->why = "CR3 cannot be loaded on this platform";
                 return st;

@@ -117,7 +117,7 @@ status_t phase_pmu(struct run *r)
         rep_buf_free(&json);
 
         t0 = pmu_clock_tsc_read();
-        status_t sst = pmu_sample_run(pmu_harness_syms, pmu_harness_n_syms, plat_image_base(), &fig);
+        status_t sst = pmu_sample_run(pmu_harness_syms, pmu_harness_n_syms, plat_info()->image_base, &fig);
         t1 = pmu_clock_tsc_read();
         rep_info("sampling took %llu ms", (unsigned long long)ms(t1 - t0, hz));
         if (fig.selftest_tsc)

@@ -1,11 +1,12 @@
 /** @file Overflow sampling on the real CPU: PMI route self-test, skid run, report of the
  *  harness's kernels by function (see sample.h). The PMI itself reaches pmu_sample_on_pmi
- *  through plat_pmi_enable (NMI delivery in the firmware build, boot/uefi/uefi_pmi.c). */
+ *  through cpu_pmi_enable (NMI delivery in the firmware build, boot/uefi/uefi_pmi.c). */
 #include "app/pmu_validate.h"
 #include "pmu/sample.h"
 
 #include "bench/kernel_branch.h"
 #include "bench/kernel_skid.h"
+#include "boot/cpu.h"
 #include "boot/plat.h"
 #include "report/rep.h"
 #include "pmu/x86/clock.h"
@@ -27,14 +28,14 @@ static const char no_status_v2[] =
         "IA32_PERF_GLOBAL_CTRL/STATUS did not probe although CPUID.0AH reports version >= 2: "
         "no overflow status to tell a PMI from another NMI";
 
-static void on_pmi(const struct plat_pmi_frame *frame, void *ctx)
+static void on_pmi(const struct cpu_pmi_frame *frame, void *ctx)
 {
         struct pmu_frame f = { .rip = frame->rip, .rsp = frame->rsp, .rflags = frame->rflags };
 
         pmu_sample_on_pmi(ctx, &f);
 }
 
-static void count_nmi(const struct plat_pmi_frame *frame, void *ctx)
+static void count_nmi(const struct cpu_pmi_frame *frame, void *ctx)
 {
         (void)frame;
         (*(volatile uint64_t *)ctx)++;
@@ -44,14 +45,14 @@ static void route_selftest(struct pmu_sample_figures *fig)
 {
         volatile uint64_t n = 0;
         uint64_t          rt;
-        status_t          st = plat_pmi_enable(count_nmi, (void *)&n, -1);
+        status_t          st = cpu_pmi_enable(count_nmi, (void *)&n, -1);
 
         if (st != ST_OK) {
                 rep_skip("pmi-route: %s", status_str(st));
                 return;
         }
-        st = plat_pmi_selftest(&rt);
-        plat_pmi_disable();
+        st = cpu_pmi_selftest(&rt);
+        cpu_pmi_disable();
         if (st == ST_UNSUPPORTED) {
                 rep_skip("pmi-route: this APIC cannot address its own ID with an NMI");
                 return;
@@ -77,11 +78,11 @@ static void skid_run(struct pmu_sample *buf, struct pmu_sample_figures *fig)
                 return;
         }
         s.ev = ev;
-        if ((st = plat_pmi_enable(on_pmi, &s, -1)) != ST_OK) {
+        if ((st = cpu_pmi_enable(on_pmi, &s, -1)) != ST_OK) {
                 rep_skip("skid: no PMI route: %s", status_str(st));
                 return;
         }
-        plat_irq_disable(&saved);
+        cpu_irq_disable(&saved);
         uint64_t t0 = pmu_clock_tsc_read();
         bench_skid_loop(PMU_SKID_ITERS);
         uint64_t t1 = pmu_clock_tsc_read();
@@ -93,8 +94,8 @@ static void skid_run(struct pmu_sample *buf, struct pmu_sample_figures *fig)
         uint64_t t3 = pmu_clock_tsc_read();
         pmu_sample_disarm(&s);
         pmu_reset();
-        plat_irq_restore(saved);
-        plat_pmi_disable();
+        cpu_irq_restore(saved);
+        cpu_pmi_disable();
         if (st != ST_OK) {
                 rep_skip("skid: arming the counter failed: %s", status_str(st));
                 return;
@@ -176,21 +177,21 @@ static void top_run(const struct pmu_sym *syms, size_t n_syms, uint64_t image_ba
                 return;
         }
         s.ev = ev;
-        if ((st = plat_pmi_enable(on_pmi, &s, -1)) != ST_OK) {
+        if ((st = cpu_pmi_enable(on_pmi, &s, -1)) != ST_OK) {
                 rep_skip("top-functions: no PMI route: %s", status_str(st));
                 return;
         }
         a.pat = plat_alloc(TOP_PATTERN_BYTES);
         if (a.pat)
                 bench_pattern_fill(a.pat, TOP_PATTERN_BYTES, true, 0x5eedull);
-        plat_irq_disable(&saved);
+        cpu_irq_disable(&saved);
         pmu_reset();
         if ((st = pmu_sample_arm(&s)) == ST_OK)
                 top_kernels(&a);
         pmu_sample_disarm(&s);
         pmu_reset();
-        plat_irq_restore(saved);
-        plat_pmi_disable();
+        cpu_irq_restore(saved);
+        cpu_pmi_disable();
         plat_free(a.pat);
         if (st != ST_OK) {
                 rep_skip("top-functions: arming the counter failed: %s", status_str(st));

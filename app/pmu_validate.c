@@ -4,6 +4,7 @@
 #include "bench/kernel_branch.h"
 #include "bench/kernel_chase.h"
 #include "bench/kernel_pmu.h"
+#include "boot/cpu.h"
 #include "boot/plat.h"
 #include "lib/stats.h"
 #include "report/json.h"
@@ -298,14 +299,14 @@ static void run_check(const struct pmu_check *c, const struct cpu_info *ci, unsi
                         return;
                 }
         }
-        bool masked = plat_irq_disable(&saved);
+        bool masked = cpu_irq_disable(&saved);
         for (unsigned i = 0; i < reps; i++) {
                 if ((st = pmu_reset()) != ST_OK ||
                     (st = measure_once(c, ev, fx, rnd, zero, &ch, &m[i], &e[i])) != ST_OK)
                         break;
         }
         pmu_reset();
-        plat_irq_restore(saved);
+        cpu_irq_restore(saved);
         bool     own = ch.own != NULL;
         uint64_t n_walked = ch.n_walked;
         unsigned n_cr3_bad = ch.n_cr3_bad;

@@ -4,6 +4,7 @@
  *  (OVMF and most firmware), it runs under the harness's own page tables (bench/ownpt.h, as
  *  the TLB phase does), with CR3 switched only around the counted region. */
 #include "app/pmu_validate.h"
+#include "boot/cpu.h"
 
 #include "bench/chain.h"
 #include "bench/kernel_chase.h"
@@ -103,7 +104,7 @@ static status_t own_tables(struct pmu_chase *ch, const struct cpu_info *ci, cons
         }
         const uintptr_t probes[] = {
                 (uintptr_t)bench_pmu_measure, (uintptr_t)bench_chase,
-                (uintptr_t)pmu_chase_step, (uintptr_t)plat_page_tables_restore,
+                (uintptr_t)pmu_chase_step, (uintptr_t)cpu_page_tables_restore,
                 (uintptr_t)bench_tlb_flush_all, (uintptr_t)&local, (uintptr_t)ch,
                 (uintptr_t)ch->own, (uintptr_t)pmu_get_caps(),
         };
@@ -172,7 +173,7 @@ status_t pmu_chase_enter(struct pmu_chase *ch)
 
         if (!ch->own)
                 return ST_OK;
-        if ((st = plat_page_tables_load(ch->own->pt.root_pa, &ch->saved_cr3)) != ST_OK)
+        if ((st = cpu_page_tables_load(ch->own->pt.root_pa, &ch->saved_cr3)) != ST_OK)
                 return st;
         /* A CR3 load keeps global entries and, with PCIDs, other contexts' entries: toggle
          * CR4.PGE then, as the TLB phase does. CR4 is read here, where CR3 loads proved we
@@ -187,7 +188,7 @@ void pmu_chase_leave(struct pmu_chase *ch)
 {
         if (!ch->own)
                 return;
-        plat_page_tables_restore(ch->saved_cr3);
+        cpu_page_tables_restore(ch->saved_cr3);
         if (ch->flush)
                 bench_tlb_flush_all();
         if (bench_cr3_read() != ch->saved_cr3)
@@ -226,12 +227,12 @@ void pmu_page_chase_selftest(const struct cpu_info *ci)
                 pmu_chase_free(&ch);
                 return;
         }
-        plat_irq_disable(&irq);
+        cpu_irq_disable(&irq);
         if ((st = pmu_chase_enter(&ch)) == ST_OK) {
                 end = bench_chase(start, lap);
                 pmu_chase_leave(&ch);
         }
-        plat_irq_restore(irq);
+        cpu_irq_restore(irq);
         if (st == ST_OK)
                 rep_check(end == start && ch.n_cr3_bad == 0,
                           "%s: one lap of %llu loads under the harness's page tables %s, "

@@ -67,7 +67,7 @@ static void load_config(struct run *r)
         size_t             len  = 0;
         struct config_diag diags[MAX_DIAGS];
         size_t             n_diags = 0;
-        status_t           st      = plat_read_file(CONFIG_PATH, &text, &len);
+        status_t           st      = plat_file_read(CONFIG_PATH, &text, &len);
 
         if (st == ST_NOT_FOUND) {
                 config_defaults(&r->cfg);
@@ -105,7 +105,8 @@ static void name_run(struct run *r)
         for (unsigned i = 1; i < 100; i++) {
                 fmt_snprintf(r->name, sizeof(r->name), "%s-%02u", base, i);
                 fmt_snprintf(r->dir, sizeof(r->dir), "%s/%s", RESULTS_ROOT, r->name);
-                if (plat_file_exists(r->dir) != ST_OK)
+                struct plat_file_info fi;
+                if (plat_file_stat(r->dir, &fi) != ST_OK)
                         break;
         }
         size_t k = 0;
@@ -134,7 +135,7 @@ static status_t save_results(struct run *r)
                         continue;
                 }
                 fmt_snprintf(path, sizeof(path), "%s/%s", r->dir, f->name);
-                status_t st = plat_write_file(path, f->data.p ? f->data.p : "", f->data.len);
+                status_t st = plat_file_write(path, f->data.p ? f->data.p : "", f->data.len);
                 if (st != ST_OK) {
                         if (first == ST_OK)
                                 first = st;
@@ -155,7 +156,7 @@ static status_t save_results(struct run *r)
         fmt_snprintf(path, sizeof(path), "%s/report.txt", r->dir);
         rep_printf("RESULTS: saved to %s (%u files, %zu bytes, and report.txt)\n", r->dir_shown,
                    n_ok, n_byte);
-        status_t st = plat_write_file(path, r->console.p ? r->console.p : "", r->console.len);
+        status_t st = plat_file_write(path, r->console.p ? r->console.p : "", r->console.len);
         if (st != ST_OK) {
                 rep_err(st, "writing %s", path);
                 rep_printf("RESULTS NOT SAVED completely: report.txt is missing (%s).\n",
@@ -173,7 +174,7 @@ int pmucal_main(struct pmucal_outcome *out)
         rep_add_sink((struct rep_sink){ .write = console_sink });
         rep_add_sink(rep_buf_sink(&r.console));
 
-        rep_printf("pmucal %s on %s\n", PMUCAL_VERSION, plat_name());
+        rep_printf("pmucal %s on %s\n", PMUCAL_VERSION, plat_info()->name);
         load_config(&r);
         plat_console_serial(r.cfg.serial);
         name_run(&r);

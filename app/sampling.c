@@ -8,6 +8,7 @@
  * to sampling-report.txt.
  */
 #include "app/run.h"
+#include "boot/cpu.h"
 #include "app/sampling.h"
 
 #include "lib/fmt.h"
@@ -16,7 +17,7 @@
 
 /* ---- IBS: the session both IBS pipelines share ------------------------------------------ */
 
-static void ibs_pmi(const struct plat_pmi_frame *f, void *ctx)
+static void ibs_pmi(const struct cpu_pmi_frame *f, void *ctx)
 {
         (void)f;
         pmu_ibs_session_on_pmi(ctx);
@@ -39,7 +40,7 @@ static void run_ibs(struct smp_ctx *c)
         }
         rep_info("ibs: caps 0x%x, interrupt through extended LVT entry %u (IBS_CTL)",
                  s->info.caps, s->lvt.offset);
-        if ((st = plat_pmi_enable(ibs_pmi, s, (int)s->lvt.offset)) != ST_OK) {
+        if ((st = cpu_pmi_enable(ibs_pmi, s, (int)s->lvt.offset)) != ST_OK) {
                 char why[96];
                 fmt_snprintf(why, sizeof(why), "routing the IBS interrupt: %s", status_str(st));
                 smp_skip_mech(&c->log, SMP_MECH_IBS_OP, &c->plan, why);
@@ -57,7 +58,7 @@ static void run_ibs(struct smp_ctx *c)
         else
                 smp_ibs_op_run(c, s, ps);
         smp_ibs_fetch_run(c, s);
-        plat_pmi_disable();
+        cpu_pmi_disable();
         smp_log_figure(&c->log, "ibs", "PMIs taken", s->n_pmi, "interrupts");
         plat_free(s->ops);
         plat_free(s->fetches);

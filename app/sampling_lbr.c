@@ -5,6 +5,7 @@
  * symbols, sample count) -> report (Caliper-style cycles per block, interrupt cost).
  */
 #include "app/sampling.h"
+#include "boot/cpu.h"
 
 #include "bench/kernel_block.h"
 #include "lib/fmt.h"
@@ -14,7 +15,7 @@
 #define LBR_PERIOD          100003u  /* cycles per PMI */
 #define BLOCK_ITERS         (1u << 20)
 
-static void lbr_pmi(const struct plat_pmi_frame *f, void *ctx)
+static void lbr_pmi(const struct cpu_pmi_frame *f, void *ctx)
 {
         (void)f;
         pmu_lbr_session_on_pmi(ctx);
@@ -124,7 +125,7 @@ void smp_lbr_run(struct smp_ctx *c)
         }
         rep_info("lbr: %s, depth %u", s->fmt.arch ? "Architectural LBR" : "legacy LBR",
                  s->fmt.depth);
-        if ((st = plat_pmi_enable(lbr_pmi, s, -1)) != ST_OK) {
+        if ((st = cpu_pmi_enable(lbr_pmi, s, -1)) != ST_OK) {
                 char why[96];
                 fmt_snprintf(why, sizeof(why), "routing the PMI: %s", status_str(st));
                 smp_skip_mech(&c->log, SMP_MECH_LBR, &c->plan, why);
@@ -156,7 +157,7 @@ void smp_lbr_run(struct smp_ctx *c)
         } else {
                 smp_skip_mech(&c->log, SMP_MECH_LBR, &c->plan, "arming LBR failed or no memory");
         }
-        plat_pmi_disable();
+        cpu_pmi_disable();
         plat_free(s->stacks);
         plat_free(s->stack_n);
         plat_free(s);

@@ -7,6 +7,7 @@
  * PEBS out SKIPs every check with its reason before anything is allocated.
  */
 #include "app/sampling.h"
+#include "boot/cpu.h"
 
 #include "bench/kernel_chase.h"
 #include "lib/fmt.h"
@@ -19,7 +20,7 @@
  * [SDM-3B] "Load Latency Performance Monitoring Facility" */
 #define PEBS_LDLAT_CYCLES   3u
 
-static void pebs_pmi(const struct plat_pmi_frame *f, void *ctx)
+static void pebs_pmi(const struct cpu_pmi_frame *f, void *ctx)
 {
         (void)f;
         pmu_pebs_session_on_pmi(ctx);
@@ -108,7 +109,7 @@ void smp_pebs_run(struct smp_ctx *c)
         }
         rep_info("pebs: record format %u%s, %u bytes per record, event %s", s->fmt.caps.pebs_fmt,
                  s->fmt.caps.baseline ? " (adaptive)" : "", s->rec_bytes, s->ev->name);
-        if ((st = plat_pmi_enable(pebs_pmi, s, -1)) != ST_OK) {
+        if ((st = cpu_pmi_enable(pebs_pmi, s, -1)) != ST_OK) {
                 char why[96];
                 fmt_snprintf(why, sizeof(why), "routing the PMI: %s", status_str(st));
                 smp_skip_mech(&c->log, SMP_MECH_PEBS, &c->plan, why);
@@ -128,7 +129,7 @@ void smp_pebs_run(struct smp_ctx *c)
         } else {
                 smp_skip_mech(&c->log, SMP_MECH_PEBS, &c->plan, "no memory for the DS area");
         }
-        plat_pmi_disable();
+        cpu_pmi_disable();
         smp_log_figure(&c->log, SMP_MECH_PEBS, "PMIs taken", s->n_pmi, "interrupts");
         if (ds)
                 plat_free_pages(ds, 4 * KiB);

@@ -4,20 +4,21 @@
  * (no exception handlers of ours) these checks SKIP.
  */
 #include "app/run.h"
+#include "boot/cpu.h"
 
 #include "pmu/x86/fault_probe.h"
 
 struct probe_case {
-        enum plat_fault_probe kind;
+        enum cpu_fault_probe kind;
         unsigned              vector;
         const char           *what;
 };
 
 static const struct probe_case probes[] = {
         /* kind                          vector  what */
-        { PLAT_PROBE_UD2,                6,      "ud2 raises #UD" },
-        { PLAT_PROBE_GP_NONCANONICAL,    13,     "load from a non-canonical address raises #GP" },
-        { PLAT_PROBE_GP_CR4_LA57,    13,     "toggling CR4.LA57 in 64-bit mode raises #GP" },
+        { CPU_PROBE_UD2,                6,      "ud2 raises #UD" },
+        { CPU_PROBE_GP_NONCANONICAL,    13,     "load from a non-canonical address raises #GP" },
+        { CPU_PROBE_GP_CR4_LA57,    13,     "toggling CR4.LA57 in 64-bit mode raises #GP" },
 };
 
 static const char *vector_name(unsigned v)
@@ -33,7 +34,7 @@ status_t phase_selftest(struct run *r)
         rep_push("fault-recovery");
         for (size_t i = 0; i < ARRAY_SIZE(probes); i++) {
                 unsigned vec = 0;
-                status_t st  = plat_fault_probe(probes[i].kind, &vec);
+                status_t st  = cpu_fault_probe(probes[i].kind, &vec);
                 if (st == ST_UNSUPPORTED) {
                         rep_skip("%s: not available here (no fault recovery, or the CPU lacks the "
                                  "feature)", probes[i].what);
@@ -78,7 +79,7 @@ status_t phase_selftest(struct run *r)
                 unsigned vec;
                 rep_info("crash_test = on: executing ud2 with no fixup armed; what follows "
                          "must be a FATAL line, not a hang");
-                if (plat_fault_probe(PLAT_PROBE_UNHANDLED_UD2, &vec) == ST_UNSUPPORTED)
+                if (cpu_fault_probe(CPU_PROBE_UNHANDLED_UD2, &vec) == ST_UNSUPPORTED)
                         rep_skip("crash test: no crash path on this platform");
         }
         return ST_OK;

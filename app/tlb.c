@@ -6,8 +6,8 @@
  * walker, then run the dTLB and iTLB sweeps. CR3 holds the harness's tables only inside a
  * measurement window:
  *
- *     plat_irq_disable -> plat_page_tables_load -> flush -> chase -> plat_page_tables_restore
- *     -> flush -> CR3 read back -> plat_irq_restore
+ *     cpu_irq_disable -> cpu_page_tables_load -> flush -> chase -> cpu_page_tables_restore
+ *     -> flush -> CR3 read back -> cpu_irq_restore
  *
  * Nothing is allocated or printed while the harness's tables are loaded (the firmware's pool
  * allocator must not run at TPL_HIGH_LEVEL). Results are handed to the run and written at the
@@ -19,6 +19,7 @@
  * only lines inside it, so no 1 GiB of free memory is needed.
  */
 #include "app/run.h"
+#include "boot/cpu.h"
 #include "app/tlb.h"
 
 #include "bench/kernel_tlb.h"
@@ -103,7 +104,7 @@ static bool identity_ok(struct tlb_ctx *x, unsigned *n_probe)
         int             local = 0;
         const uintptr_t probes[] = {
                 (uintptr_t)bench_ownpt_identity_ok, (uintptr_t)bench_dtlb_measure_off,
-                (uintptr_t)plat_irq_restore, (uintptr_t)&local, (uintptr_t)x,
+                (uintptr_t)cpu_irq_restore, (uintptr_t)&local, (uintptr_t)x,
                 (uintptr_t)x->off, (uintptr_t)x->own.chunk[0], (uintptr_t)x->ctl,
         };
 
@@ -121,9 +122,9 @@ static status_t window(struct tlb_ctx *x, const struct tlbcal_sweep *s, const st
         uint64_t irq, saved, now;
         status_t st;
 
-        plat_irq_disable(&irq);
-        if ((st = plat_page_tables_load(x->own.pt.root_pa, &saved)) != ST_OK) {
-                plat_irq_restore(irq);
+        cpu_irq_disable(&irq);
+        if ((st = cpu_page_tables_load(x->own.pt.root_pa, &saved)) != ST_OK) {
+                cpu_irq_restore(irq);
                 return st;
         }
         if (x->flush)
@@ -140,11 +141,11 @@ static status_t window(struct tlb_ctx *x, const struct tlbcal_sweep *s, const st
                         st = bench_itlb_measure((void (*)(void))(uintptr_t)(w->va + entry),
                                                 cfg->n_pages, run, pt);
         }
-        plat_page_tables_restore(saved);
+        cpu_page_tables_restore(saved);
         if (x->flush)
                 bench_tlb_flush_all();
         now = bench_cr3_read();
-        plat_irq_restore(irq);
+        cpu_irq_restore(irq);
         if (now != saved)
                 x->n_cr3_bad++;
         if (st == ST_BAD_DATA)
@@ -323,20 +324,20 @@ status_t phase_tlb(struct run *r)
         /* CR4 is read inside the first window (privileged); the window reads it again. */
         if (st == ST_OK) {
                 uint64_t irq, saved;
-                plat_irq_disable(&irq);
-                st = plat_page_tables_load(x.own.pt.root_pa, &saved);
+                cpu_irq_disable(&irq);
+                st = cpu_page_tables_load(x.own.pt.root_pa, &saved);
                 if (st == ST_OK) {
                         x.cr4   = bench_cr4_read();
                         x.flush = x.cr4 & (BENCH_CR4_PGE | BENCH_CR4_PCIDE);
                         if (x.flush)
                                 bench_tlb_flush_all();
-                        plat_page_tables_restore(saved);
+                        cpu_page_tables_restore(saved);
                         if (x.flush)
                                 bench_tlb_flush_all();
                         if (bench_cr3_read() != saved)
                                 x.n_cr3_bad++;
                 }
-                plat_irq_restore(irq);
+                cpu_irq_restore(irq);
                 if (st == ST_UNSUPPORTED)
                         rep_skip("own page tables: the platform cannot load CR3");
                 else if (st == ST_OK)

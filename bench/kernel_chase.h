@@ -3,7 +3,7 @@
  * BENCH_CHASE_UNROLL per loop iteration), and one measurement window around it. A window
  * times N loads and then 2N loads with the cycle source of a struct bench_clock; the
  * difference is the cost of N loads with the loop and timer overhead removed. Windows run
- * inside plat_irq_disable()/plat_irq_restore() and are checked by the guard (bench/window.h).
+ * inside cpu_irq_disable()/cpu_irq_restore() and are checked by the guard (bench/window.h).
  */
 #ifndef PMUCAL_BENCH_KERNEL_CHASE_H
 #define PMUCAL_BENCH_KERNEL_CHASE_H

@@ -259,7 +259,7 @@ status_t bench_sweep_run(const struct bench_sweep_cfg *cfg, const struct cpu_inf
         cap_bytes = s.prof->max_bytes_cap;
         if (cfg->max_bytes && (!cap_bytes || cfg->max_bytes < cap_bytes))
                 cap_bytes = cfg->max_bytes;
-        if (plat_mem_summary(&mem) != ST_OK)
+        if (plat_mem_map(&mem, NULL, 0, NULL) != ST_OK)
                 mem.conventional_bytes = 0;
         info->max_bytes = bench_plan_max_bytes(cpu, mem.conventional_bytes / 2, cap_bytes);
         s.no_warm_bytes = bench_plan_max_bytes(cpu, 0, 0) / 2; /* 4x largest / 2 */

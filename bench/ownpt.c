@@ -107,7 +107,7 @@ static status_t identity(struct bench_ownpt *o, uint64_t f0, uint64_t f1)
         status_t                      st;
         const uint64_t                hole = BENCH_PT_WRITE | BENCH_PT_PCD | BENCH_PT_PWT;
 
-        if ((st = plat_mem_ranges(m, MAX_RANGES / 2, &n)) != ST_OK)
+        if ((st = plat_mem_map(NULL, m, MAX_RANGES / 2, &n)) != ST_OK)
                 return st;
         for (size_t i = 1; i < n; i++) { /* UEFI does not promise a sorted map */
                 struct plat_mem_range v = m[i];

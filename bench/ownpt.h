@@ -9,7 +9,7 @@
  *
  * Page-table pages come from plat_alloc_pages in 1 MiB chunks (identity-mapped under UEFI, so
  * pa = va). Nothing here switches CR3: the caller loads o->pt.root_pa with
- * plat_page_tables_load inside a window with interrupts masked and restores it before the
+ * cpu_page_tables_load inside a window with interrupts masked and restores it before the
  * window ends; nothing may allocate or print while the tables are loaded.
  */
 #ifndef PMUCAL_BENCH_OWNPT_H

@@ -1,6 +1,7 @@
 /** @file Clock choice, window guard and per-window arithmetic (see window.h). */
 #include "bench/window.h"
 
+#include "boot/cpu.h"
 #include "boot/plat.h"
 #include "boot/x86/coreclk.h"
 #include "boot/x86/msr.h"
@@ -65,8 +66,8 @@ void bench_guard_init(struct bench_guard *g, const struct cpu_info *cpu)
         *g = (struct bench_guard){ 0 };
         if (x86_smi_count_exists(cpu) && x86_smi_count_read(&v) == ST_OK)
                 g->smi_count_ok = true;
-        g->irq_maskable = plat_irq_disable(&saved);
-        plat_irq_restore(saved);
+        g->irq_maskable = cpu_irq_disable(&saved);
+        cpu_irq_restore(saved);
 }
 
 uint64_t bench_guard_smi(const struct bench_guard *g)

@@ -51,7 +51,7 @@ struct bench_window_hooks {
 /** What the guard knows; filled once by bench_guard_init. */
 struct bench_guard {
         bool                      smi_count_ok; /* MSR_SMI_COUNT proved readable */
-        bool                      irq_maskable; /* plat_irq_disable() really masked interrupts */
+        bool                      irq_maskable; /* cpu_irq_disable() really masked interrupts */
         bench_steal_count_fn      steal_count;  /* set by the caller after bench_guard_init */
         void                     *steal_ctx;
         struct bench_window_hooks hooks;        /* likewise; zeroed: none */

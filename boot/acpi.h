@@ -1,7 +1,7 @@
 /** @file
  * Pure parsers of the ACPI tables that describe processors and memory topology: MADT
  * ("APIC"), SRAT, SLIT and HMAT. Portable (no UEFI types, no plat_* calls): the inventory
- * passes tables from plat_acpi_table(), the unit tests and the fuzzer pass byte buffers.
+ * passes tables from plat_fw_table(PLAT_FW_ACPI), the unit tests and the fuzzer pass byte buffers.
  *
  * Every parser validates the common header first (signature, length >= fixed part,
  * length <= the bytes the caller says are readable, checksum) and checks every length
@@ -30,7 +30,7 @@
 #include "boot/plat.h"   /* BIT_ULL, status_t */
 
 /** Pass as @p avail when the table comes from the firmware and its header length is
- *  trusted to describe readable memory (plat_acpi_table()). */
+ *  trusted to describe readable memory (plat_fw_table(PLAT_FW_ACPI)). */
 #define ACPI_LEN_FROM_HEADER ((size_t)-1)
 
 #define ACPI_HEADER_LEN      36u   /* [ACPI-6.5] §5.2.6 Table 5.4 */

@@ -93,7 +93,7 @@ status_t mp_start(const bool *want, uint32_t park_timeout_us, unsigned *n_parked
                 struct plat_cpu c;
 
                 *m = (struct mailbox){ .state = MP_ABSENT };
-                if (plat_cpu_info(i, &c) != ST_OK)
+                if (plat_cpu_info(i, &c, NULL) != ST_OK)
                         continue;
                 m->apic_id = c.apic_id;
                 if (c.is_bsp) {

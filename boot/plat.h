@@ -6,7 +6,7 @@
  *
  * Paths use '/' and are relative to the root of the volume the harness booted from
  * ("pmucal/results/20261123-0815-01/inventory.json"). Buffers returned by the platform
- * (plat_read_file, plat_alloc) are owned by the caller and freed with plat_free.
+ * (plat_file_read, plat_mem_alloc) are owned by the caller and freed with plat_mem_free.
  */
 #ifndef PMUCAL_PLAT_H
 #define PMUCAL_PLAT_H
@@ -17,6 +17,17 @@
 
 #include "lib/base.h"
 #include "lib/status.h"
+
+/* The interface has seven groups; each function documents what every implementation must do.
+ *   console      plat_console_write, plat_console_serial
+ *   memory       plat_mem_alloc, plat_mem_free, plat_mem_map, plat_virt_to_phys
+ *   files        plat_file_write, plat_file_read, plat_file_stat, plat_volume_info
+ *   firmware     plat_fw_table
+ *   processors   plat_cpu_info, plat_cpu_start, plat_cpu_join
+ *   time         plat_stall_us, plat_wallclock
+ *   platform     plat_info
+ * CPU-level operations that depend on the architecture as well as the environment (interrupt
+ * masking, page-table switch, PMI route, fault probes) are in boot/cpu.h. */
 
 /* ---- console --------------------------------------------------------------------------- */
 
@@ -30,21 +41,48 @@ void plat_console_serial(bool on);
 
 /* ---- memory ---------------------------------------------------------------------------- */
 
-/** Allocate @p bytes of zeroed, 16-byte aligned memory; NULL when out of memory. */
-void *plat_alloc(size_t bytes);
-/** Free what plat_alloc or plat_read_file returned; NULL is ignored. */
-void plat_free(void *p);
+enum plat_page_kind {
+        PLAT_PAGE_4K = 0,
+        PLAT_PAGE_2M,
+        PLAT_PAGE_1G,
+        PLAT_PAGE_HEAP, /* no page alignment: small zeroed heap memory, 16-byte aligned */
+};
 
-enum plat_page_kind { PLAT_PAGE_4K = 0, PLAT_PAGE_2M, PLAT_PAGE_1G };
+/** The one allocator. @p want PLAT_PAGE_HEAP: @p bytes of zeroed, 16-byte aligned memory (any
+ *  size; 0 is taken as 1). Otherwise a measurement buffer: @p bytes (a multiple of 4 KiB) of
+ *  zeroed memory aligned to the page size asked for; the platform says which page size it
+ *  really backed the buffer with in @p *got (may be NULL): the firmware identity map may use
+ *  2 MiB pages anyway, the hosted build gets 2 MiB only where transparent huge pages oblige.
+ *  ST_NO_MEM when out of memory, ST_BAD_ARG for a size that is not a multiple of 4 KiB. */
+status_t plat_mem_alloc(size_t bytes, enum plat_page_kind want, void **out,
+                        enum plat_page_kind *got);
+/** Free what plat_mem_alloc (or plat_file_read) returned: @p bytes 0 for heap memory, the size
+ *  allocated for page memory. NULL is ignored. */
+void plat_mem_free(void *p, size_t bytes);
 
-/** Allocate @p bytes (a multiple of 4 KiB) of page-aligned, zeroed memory for a measurement
- *  buffer, aligned to the page size asked for. The platform says which page size it really
- *  backed the buffer with in @p *got (the firmware identity map may use 2 MiB pages anyway;
- *  the hosted build gets 2 MiB only where transparent huge pages oblige). */
-status_t plat_alloc_pages(size_t bytes, enum plat_page_kind want, void **out,
-                          enum plat_page_kind *got);
+/** Heap memory, the common case: plat_mem_alloc(@p bytes, PLAT_PAGE_HEAP); NULL when out of
+ *  memory. */
+static inline void *plat_alloc(size_t bytes)
+{
+        void *p = NULL;
+        return plat_mem_alloc(bytes, PLAT_PAGE_HEAP, &p, NULL) == ST_OK ? p : NULL;
+}
+/** Free heap memory from plat_alloc or plat_file_read; NULL is ignored. */
+static inline void plat_free(void *p)
+{
+        plat_mem_free(p, 0);
+}
+/** A page-aligned measurement buffer: plat_mem_alloc with a page kind. */
+static inline status_t plat_alloc_pages(size_t bytes, enum plat_page_kind want, void **out,
+                                        enum plat_page_kind *got)
+{
+        return want == PLAT_PAGE_HEAP ? ST_BAD_ARG : plat_mem_alloc(bytes, want, out, got);
+}
 /** Free a buffer from plat_alloc_pages; @p bytes as allocated. */
-void plat_free_pages(void *p, size_t bytes);
+static inline void plat_free_pages(void *p, size_t bytes)
+{
+        plat_mem_free(p, bytes);
+}
 
 struct plat_mem_summary {
         uint64_t total_bytes;        /* all RAM the memory map describes */
@@ -53,31 +91,74 @@ struct plat_mem_summary {
         uint32_t n_descriptors;
 };
 
-/** Summarise the platform memory map. */
-status_t plat_mem_summary(struct plat_mem_summary *out);
+enum plat_mem_kind {
+        PLAT_MEM_RAM = 0,   /* usable or firmware-owned RAM (identity-map it) */
+        PLAT_MEM_RESERVED,  /* reserved, ACPI NVS, unusable: map it, never touch it */
+        PLAT_MEM_MMIO,      /* memory-mapped I/O the firmware described */
+};
+
+struct plat_mem_range {
+        uint64_t           base;   /* physical, 4 KiB aligned */
+        uint64_t           bytes;
+        enum plat_mem_kind kind;
+        bool               uncached; /* firmware says UC only (no WB attribute) */
+        bool               code;     /* firmware or loader code: must stay executable */
+};
+
+/** The platform's memory map. @p sum (may be NULL) receives its summary. With @p out not
+ *  NULL, the map itself (merged adjacent ranges of the same kind) is copied into @p out, at
+ *  most @p max ranges, and @p *n receives how many there are (ST_NO_MEM when > max); the
+ *  identity map of the harness's own page tables is built from it. ST_UNSUPPORTED when the
+ *  ranges were asked for and the platform has none to give (hosted: the summary only). */
+status_t plat_mem_map(struct plat_mem_summary *sum, struct plat_mem_range *out, size_t max,
+                      size_t *n);
+
+/** Physical address of harness memory @p p (identity under UEFI; 0 where unknown). */
+uint64_t plat_virt_to_phys(const void *p);
 
 /* ---- files ----------------------------------------------------------------------------- */
 
 /** Create or replace the file @p path with @p len bytes, creating parent directories.
  *  ST_READ_ONLY / ST_NO_SPACE / ST_IO say why it could not. */
-status_t plat_write_file(const char *path, const void *buf, size_t len);
+status_t plat_file_write(const char *path, const void *buf, size_t len);
 
 /** Read the whole file @p path into a new buffer (NUL-terminated for convenience; the NUL is
  *  not counted in @p *len). ST_NOT_FOUND when it does not exist. Caller frees with plat_free. */
-status_t plat_read_file(const char *path, char **buf, size_t *len);
+status_t plat_file_read(const char *path, char **buf, size_t *len);
 
-/** ST_OK when @p path exists (file or directory), ST_NOT_FOUND when not. */
-status_t plat_file_exists(const char *path);
+enum plat_file_kind { PLAT_FILE_NONE = 0, PLAT_FILE_REGULAR, PLAT_FILE_DIR };
+
+struct plat_file_info {
+        enum plat_file_kind kind;
+        uint64_t            size_bytes; /* of a regular file; 0 otherwise */
+};
+
+/** What @p path is: ST_OK with the kind and size, or ST_NOT_FOUND (kind PLAT_FILE_NONE). */
+status_t plat_file_stat(const char *path, struct plat_file_info *out);
+
+struct plat_volume_info {
+        uint64_t free_bytes; /* UINT64_MAX where the platform cannot tell */
+        bool     read_only;
+};
+
+/** The volume the results go to (the boot volume; the output directory when hosted). */
+status_t plat_volume_info(struct plat_volume_info *out);
 
 /* ---- firmware tables ------------------------------------------------------------------- */
 
-/** The @p n-th (0-based) ACPI table with signature @p sig, or NULL if absent. The pointer is
- *  the raw table, header included; its length is in the header. Not validated. */
-const void *plat_acpi_table(const char sig[4], unsigned n);
+enum plat_fw_kind { PLAT_FW_ACPI = 0, PLAT_FW_SMBIOS };
 
-/** The SMBIOS structure table (not the entry point) and its length; NULL if absent.
- *  @p major / @p minor receive the SMBIOS version. */
-const void *plat_smbios_table(size_t *len, unsigned *major, unsigned *minor);
+struct plat_fw_table {
+        const void *data;         /* the raw table; not validated */
+        size_t      len;          /* ACPI: the header's length field; SMBIOS: the table's */
+        unsigned    major, minor; /* SMBIOS version (entry point); ACPI: revision, 0 */
+};
+
+/** One firmware table. PLAT_FW_ACPI: the @p n-th (0-based) table with signature @p sig,
+ *  header included. PLAT_FW_SMBIOS: the structure table (not the entry point); @p sig and
+ *  @p n are ignored. ST_NOT_FOUND (and a zeroed @p out) when absent. */
+status_t plat_fw_table(enum plat_fw_kind kind, const char sig[4], unsigned n,
+                       struct plat_fw_table *out);
 
 /* ---- processors ------------------------------------------------------------------------ */
 
@@ -88,13 +169,26 @@ struct plat_cpu {
         uint32_t package, core, thread; /* firmware's location, when it reports one */
 };
 
-/** Number of logical processors the firmware knows (enabled or not); at least 1. */
-unsigned plat_cpu_count(void);
-/** Description of processor @p idx (0 .. plat_cpu_count()-1; the BSP is the one with is_bsp). */
-status_t plat_cpu_info(unsigned idx, struct plat_cpu *out);
-/** Start @p fn(@p arg) on application processor @p idx and return at once (boot/mp.h parks
- *  each AP with it once). ST_BAD_ARG for the BSP or an index out of range; ST_UNSUPPORTED
- *  where processors cannot run side by side (no MP services) or @p idx is disabled. */
+/** Processor @p idx and how many there are. @p n_total (may be NULL) receives the number of
+ *  logical processors the firmware knows, enabled or not (at least 1). @p out (may be NULL)
+ *  receives the description of processor @p idx, in the firmware's order (the BSP is the one
+ *  with is_bsp). ST_BAD_ARG when @p idx is out of range; the firmware's status when it cannot
+ *  describe that processor. */
+status_t plat_cpu_info(unsigned idx, struct plat_cpu *out, unsigned *n_total);
+
+/** Number of logical processors: plat_cpu_info's count. */
+static inline unsigned plat_cpu_count(void)
+{
+        unsigned n = 1;
+
+        plat_cpu_info(0, NULL, &n);
+        return n;
+}
+
+/** Start @p fn(@p arg) on application processor @p idx (an index into the firmware's order)
+ *  and return at once (boot/mp.h parks each AP with it once). ST_BAD_ARG for the BSP or an
+ *  index out of range; ST_UNSUPPORTED where processors cannot run side by side (no MP
+ *  services) or @p idx is disabled. */
 status_t plat_cpu_start(unsigned idx, void (*fn)(void *arg), void *arg);
 /** Wait up to @p timeout_us for the call plat_cpu_start made on @p idx to return: ST_OK, or
  *  ST_TIMEOUT (the processor is left to the firmware). ST_OK when nothing was started. */
@@ -113,98 +207,17 @@ struct plat_time {
 /** The real-time clock (UTC or local, as the firmware keeps it). */
 status_t plat_wallclock(struct plat_time *out);
 
-/* ---- exclusive control ----------------------------------------------------------------- */
+/* ---- platform -------------------------------------------------------------------------- */
 
-/** Enter a measurement window: raise to TPL_HIGH_LEVEL and mask interrupts (hosted: nothing
- *  that can be done; returns false). Returns true when interrupts really are masked.
- *  Pair with plat_irq_restore(@p *saved). */
-bool plat_irq_disable(uint64_t *saved);
-void plat_irq_restore(uint64_t saved);
-
-/* ---- memory map, paging ----------------------------------------------------------------- */
-
-enum plat_mem_kind {
-        PLAT_MEM_RAM = 0,   /* usable or firmware-owned RAM (identity-map it) */
-        PLAT_MEM_RESERVED,  /* reserved, ACPI NVS, unusable: map it, never touch it */
-        PLAT_MEM_MMIO,      /* memory-mapped I/O the firmware described */
+struct plat_info {
+        const char *name;       /* "UEFI 2.70 EDK II rev 0x10000", "Linux hosted" */
+        uint64_t    image_base; /* load address of the harness's image (EFI_LOADED_IMAGE
+                                   ImageBase), to turn a sampled RIP into an offset in the
+                                   link-time symbol table; 0 where unknown (hosted, tests) */
 };
 
-struct plat_mem_range {
-        uint64_t           base;   /* physical, 4 KiB aligned */
-        uint64_t           bytes;
-        enum plat_mem_kind kind;
-        bool               uncached; /* firmware says UC only (no WB attribute) */
-        bool               code;     /* firmware or loader code: must stay executable */
-};
-
-/** Copy the firmware's memory map (merged adjacent ranges of the same kind) into @p out,
- *  at most @p max ranges; @p *n receives how many there are (ST_NO_MEM when > max). The
- *  identity map of the harness's own page tables is built from it. */
-status_t plat_mem_ranges(struct plat_mem_range *out, size_t max, size_t *n);
-
-/** Load @p root_pa (a PML4 built by bench/pagetable.c) into CR3, saving the current CR3 in
- *  @p *saved. Only inside a window with interrupts masked (plat_irq_disable), and always
- *  paired with plat_page_tables_restore before the window ends. ST_UNSUPPORTED hosted. */
-status_t plat_page_tables_load(uint64_t root_pa, uint64_t *saved);
-/** Put back the CR3 saved by plat_page_tables_load (flushes non-global TLB entries). */
-void plat_page_tables_restore(uint64_t saved);
-/** Physical address of harness memory @p p (identity under UEFI; 0 where unknown). */
-uint64_t plat_virt_to_phys(const void *p);
-
-/* ---- performance-monitoring interrupt --------------------------------------------------- */
-
-/** What the CPU pushed when the PMI arrived. */
-struct plat_pmi_frame {
-        uint64_t rip, cs, rflags, rsp;
-};
-
-/** Called for each PMI, in interrupt context with interrupts masked, on the CPU that took it.
- *  It must not print or allocate; the platform sends the local APIC EOI (none is due for
- *  NMI delivery) and unmasks the LVT entry after it returns. Every NMI that arrives while
- *  the route is enabled reaches @p fn: tell a PMI by the overflow status. */
-typedef void (*plat_pmi_fn)(const struct plat_pmi_frame *frame, void *ctx);
-
-/** Route the local APIC's performance-counter interrupt (LVT PMC, APIC offset 0x340; xAPIC
- *  or x2APIC, whichever the firmware enabled) to @p fn through a vector of the harness's own
- *  IDT. The UEFI build delivers it as an NMI (IDT vector 2), as Linux does, so that a PMI
- *  arrives inside measurement windows run at TPL_HIGH_LEVEL with IF = 0 (boot/uefi/uefi_pmi.c
- *  says why). When @p ext_lvt_offset >= 0, AMD's extended LVT entry of that offset (APIC
- *  0x500 + 0x10 * offset, used by IBS) is routed too. The previous LVT values and IDT entry
- *  are saved. BSP only; one route at a time (ST_BAD_ARG while one is enabled).
- *  ST_UNSUPPORTED where there is no local APIC or no own IDT (hosted). */
-status_t plat_pmi_enable(plat_pmi_fn fn, void *ctx, int ext_lvt_offset);
-/** Restore the LVT entries and the IDT vector plat_pmi_enable changed. */
-void plat_pmi_disable(void);
-/** With the route enabled, send this CPU an NMI through the local APIC's ICR and wait for the
- *  handler: checks the entry path where no PMU can raise a PMI (QEMU TCG). @p fn is called
- *  once with the frame. *@p tsc_round_trip: TSC ticks from the ICR write to the return from
- *  the handler. ST_TIMEOUT when it never arrived; ST_UNSUPPORTED hosted. */
-status_t plat_pmi_selftest(uint64_t *tsc_round_trip);
-
-/** Load address of the harness's image (EFI_LOADED_IMAGE.ImageBase), to turn a sampled RIP
- *  into an offset in the link-time symbol table; 0 where unknown (hosted, tests). */
-uint64_t plat_image_base(void);
-
-/* ---- fault recovery self-test ---------------------------------------------------------- */
-
-enum plat_fault_probe {
-        PLAT_PROBE_UD2,              /* ud2: #UD */
-        PLAT_PROBE_GP_NONCANONICAL,  /* load from a non-canonical address: #GP */
-        PLAT_PROBE_GP_CR4_LA57,      /* toggle CR4.LA57 in 64-bit mode: #GP */
-        PLAT_PROBE_UNHANDLED_UD2,    /* ud2 with no fixup armed: the crash path; no return
-                                      * under QEMU (exit status 4), the firmware's handler on
-                                      * hardware */
-        PLAT_PROBE__COUNT
-};
-
-/** Deliberately raise the fault @p kind under the harness's fixup and recover. ST_OK with the
- *  vector it caught in @p *vector; ST_FAULT if nothing faulted (the emulator or CPU let it
- *  through); ST_UNSUPPORTED where the platform cannot recover faults (hosted build) or the
- *  probe does not apply to this CPU (CR4.LA57 without 5-level paging support). */
-status_t plat_fault_probe(enum plat_fault_probe kind, unsigned *vector);
-
-/** Human name of the platform ("UEFI 2.70 EDK II rev 0x10000", "Linux hosted"). */
-const char *plat_name(void);
+/** What the platform is; never NULL. */
+const struct plat_info *plat_info(void);
 
 /* ---- the program ------------------------------------------------------------------------ */
 

@@ -2,7 +2,7 @@
  * A bounds-checked walker of the SMBIOS structure table (the table itself, not the entry
  * point), extracting what the inventory reports: BIOS (type 0), system (type 1), baseboard
  * (type 2), processors (type 4) and a summary of memory devices (type 17). Portable (no
- * UEFI types, no plat_* calls): the inventory passes plat_smbios_table(), the tests and
+ * UEFI types, no plat_* calls): the inventory passes plat_fw_table(PLAT_FW_SMBIOS), the tests and
  * the fuzzer pass byte buffers.
  *
  * Each structure is a formatted area (type, length, handle, fields) followed by a string

@@ -184,7 +184,7 @@ static status_t write_json(const struct c2c_result *r, size_t n, uint64_t tsc_hz
         json_obj_begin(&w, NULL);
         json_str(&w, "schema", "pmucal.c2c/1.0");
         json_obj_begin(&w, "method");
-        json_str(&w, "platform", plat_name());
+        json_str(&w, "platform", plat_info()->name);
         json_str(&w, "date", date);
         json_str(&w, "clock", "tsc");
         json_u64(&w, "tsc_hz", tsc_hz);
@@ -196,7 +196,7 @@ static status_t write_json(const struct c2c_result *r, size_t n, uint64_t tsc_hz
         json_obj_end(&w);
         st = json_finish(&w);
         if (st == ST_OK)
-                st = plat_write_file(C2C_FILE, b.p, b.len);
+                st = plat_file_write(C2C_FILE, b.p, b.len);
         rep_buf_free(&b);
         return st;
 }

@@ -181,7 +181,7 @@ static bool read_microcode(uint64_t *rev)
 
 static status_t save(const char *name, struct rep_buf *b, const struct opts *o)
 {
-        status_t st = b->oom ? ST_NO_MEM : plat_write_file(name, b->p, b->len);
+        status_t st = b->oom ? ST_NO_MEM : plat_file_write(name, b->p, b->len);
 
         if (st != ST_OK)
                 return rep_err(st, "writing %s/%s (%zu bytes)", o->out, name, b->len);
@@ -197,9 +197,7 @@ static status_t report(const struct lat_curve *c, const struct cpu_info *cpu,
         struct lat_table_meta     m = { 0 };
         struct lat_levels         lv;
         struct rep_buf            b = { 0 };
-        const void               *smt;
-        size_t                    sm_len;
-        unsigned                  major = 0, minor = 0;
+        struct plat_fw_table      smt;
         char                      date[32];
         time_t                    now = time(NULL);
         status_t                  st, st_lv;
@@ -209,8 +207,9 @@ static status_t report(const struct lat_curve *c, const struct cpu_info *cpu,
         m.microcode_valid = read_microcode(&m.microcode);
         m.core_hz         = c->core_hz;
         m.tsc_hz          = c->tsc_hz;
-        if ((smt = plat_smbios_table(&sm_len, &major, &minor)) &&
-            smbios_parse(smt, sm_len, major, minor, &sm, NULL) == ST_OK && sm.has_system) {
+        if (plat_fw_table(PLAT_FW_SMBIOS, NULL, 0, &smt) == ST_OK &&
+            smbios_parse(smt.data, smt.len, smt.major, smt.minor, &sm, NULL) == ST_OK &&
+            sm.has_system) {
                 m.smbios_manufacturer = sm.sys_manufacturer;
                 m.smbios_product      = sm.sys_product;
         }
@@ -222,7 +221,7 @@ static status_t report(const struct lat_curve *c, const struct cpu_info *cpu,
         m.clock            = c->clock;
         m.prefetchers      = prefetch_word(info->prefetch.state);
         m.pmucal_version   = PMUCAL_VERSION;
-        m.platform         = plat_name();
+        m.platform         = plat_info()->name;
         m.date             = date;
 
         if ((st = rep_lat_csv(&b, c)) == ST_OK)
@@ -261,7 +260,7 @@ static void print_method(const struct cpu_info *cpu, const struct opts *o,
                                                    : "");
         if (!info->guard.irq_maskable)
                 rep_info("latency: interrupts cannot be masked on %s: windows with a context "
-                         "switch or whose N and 2N runs disagree are dropped", plat_name());
+                         "switch or whose N and 2N runs disagree are dropped", plat_info()->name);
         rep_info("latency: SMI count %s", info->guard.smi_count_ok ? "watched (MSR 0x34)"
                                                                     : "not available");
         if (pf->state == BENCH_PF_UNSUPPORTED)
@@ -312,7 +311,7 @@ int main(int argc, char **argv)
                 return 1;
         }
         rep_info("pmucal-host %s on %s: %s (family %xh model %xh), CPU %u", PMUCAL_VERSION,
-                 plat_name(), cpu.brand, cpu.family, cpu.model, o.cpu);
+                 plat_info()->name, cpu.brand, cpu.family, cpu.model, o.cpu);
         rep_info("command: %s", o.cmdline);
 
         if ((st = bench_sweep_run(&o.sweep, &cpu, &curve, &info)) != ST_OK)

@@ -134,7 +134,7 @@ int host_tlb_main(int argc, char **argv)
                 rep_err(st, "decoding CPUID");
                 return 1;
         }
-        rep_info("pmucal-host --tlb on %s: %s, CPU %u, %s sweep", plat_name(), cpu.brand,
+        rep_info("pmucal-host --tlb on %s: %s, CPU %u, %s sweep", plat_info()->name, cpu.brand,
                  cpu_no, full ? "full" : "quick");
         rep_push("tlb");
         for (unsigned k = 0; k < 2; k++) {
@@ -149,8 +149,8 @@ int host_tlb_main(int argc, char **argv)
                         st = ST_OK;
         }
         if (t.n && tlbcal_finish(&t, &cpu, false, &json, &csv) == ST_OK) {
-                status_t a = plat_write_file(TLBCAL_TABLE_FILE, json.p, json.len);
-                status_t b = plat_write_file(TLBCAL_CURVE_FILE, csv.p, csv.len);
+                status_t a = plat_file_write(TLBCAL_TABLE_FILE, json.p, json.len);
+                status_t b = plat_file_write(TLBCAL_CURVE_FILE, csv.p, csv.len);
                 if (a != ST_OK || b != ST_OK)
                         st = rep_err(a != ST_OK ? a : b, "writing the TLB files under %s", out);
                 else

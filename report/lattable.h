@@ -8,7 +8,7 @@
  *     struct lat_table_meta m = { .kernel = "pointer-chase", ... };
  *     lat_table_meta_from_cpu(&m, &cpu);
  *     rep_levels_detect(&curve, &cpu, &lv);
- *     rep_lat_json(&b, &m, &curve, &lv, NULL, 0);   // then plat_write_file("latency-table.json", ...)
+ *     rep_lat_json(&b, &m, &curve, &lv, NULL, 0);   // then plat_file_write("latency-table.json", ...)
  */
 #ifndef PMUCAL_LATTABLE_H
 #define PMUCAL_LATTABLE_H
@@ -59,7 +59,7 @@ struct lat_table_meta {
         enum lat_clock clock;
         const char *prefetchers;     /* "off", "on", "unchanged", "failed", "unknown" */
         const char *pmucal_version;
-        const char *platform;        /* plat_name() */
+        const char *platform;        /* plat_info()->name */
         const char *date;            /* ISO 8601, NULL = unknown */
 };
 

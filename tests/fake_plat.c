@@ -1,5 +1,6 @@
 /** @file The platform interface on the host, for unit tests (see fake_plat.h). */
 #include "tests/fake_plat.h"
+#include "boot/cpu.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -125,20 +126,15 @@ void plat_console_serial(bool on)
         (void)on;
 }
 
-void *plat_alloc(size_t bytes)
+status_t plat_mem_alloc(size_t bytes, enum plat_page_kind want, void **out,
+                        enum plat_page_kind *got)
 {
-        return calloc(1, bytes ? bytes : 1);
-}
-
-void plat_free(void *p)
-{
-        free(p);
-}
-
-status_t plat_alloc_pages(size_t bytes, enum plat_page_kind want, void **out,
-                          enum plat_page_kind *got)
-{
-        (void)want;
+        *out = NULL;
+        if (want == PLAT_PAGE_HEAP) {
+                if (got)
+                        *got = PLAT_PAGE_HEAP;
+                return (*out = calloc(1, bytes ? bytes : 1)) ? ST_OK : ST_NO_MEM;
+        }
         if (!bytes || bytes % 4096)
                 return ST_BAD_ARG;
         void *p = aligned_alloc(4096, bytes);
@@ -151,29 +147,44 @@ status_t plat_alloc_pages(size_t bytes, enum plat_page_kind want, void **out,
         return ST_OK;
 }
 
-void plat_free_pages(void *p, size_t bytes)
+void plat_mem_free(void *p, size_t bytes)
 {
         (void)bytes;
         free(p);
 }
 
-status_t plat_mem_summary(struct plat_mem_summary *out)
+status_t plat_mem_map(struct plat_mem_summary *sum, struct plat_mem_range *out, size_t max,
+                      size_t *n)
 {
-        *out = (struct plat_mem_summary){ .total_bytes        = 2 * GiB,
-                                          .conventional_bytes = 1 * GiB,
-                                          .reserved_bytes     = 64 * MiB,
-                                          .n_descriptors      = 42 };
+        static const struct plat_mem_range map[] = {
+                { .base = 0, .bytes = 640 * KiB, .kind = PLAT_MEM_RAM },
+                { .base = 1 * MiB, .bytes = 2 * GiB - 1 * MiB, .kind = PLAT_MEM_RAM },
+                { .base = 0xfec00000, .bytes = 4 * KiB, .kind = PLAT_MEM_MMIO, .uncached = true },
+        };
+
+        if (sum)
+                *sum = (struct plat_mem_summary){ .total_bytes        = 2 * GiB,
+                                                  .conventional_bytes = 1 * GiB,
+                                                  .reserved_bytes     = 64 * MiB,
+                                                  .n_descriptors      = 42 };
+        if (n)
+                *n = out ? ARRAY_SIZE(map) : 0;
+        if (!out)
+                return ST_OK;
+        if (max < ARRAY_SIZE(map))
+                return ST_NO_MEM;
+        memcpy(out, map, sizeof(map));
         return ST_OK;
 }
 
-status_t plat_write_file(const char *path, const void *buf, size_t len)
+status_t plat_file_write(const char *path, const void *buf, size_t len)
 {
         if (write_failure != ST_OK)
                 return write_failure;
         return fake_plat_put_file(path, buf, len);
 }
 
-status_t plat_read_file(const char *path, char **buf, size_t *len)
+status_t plat_file_read(const char *path, char **buf, size_t *len)
 {
         struct file *f = find(path);
 
@@ -187,41 +198,64 @@ status_t plat_read_file(const char *path, char **buf, size_t *len)
         return ST_OK;
 }
 
-status_t plat_file_exists(const char *path)
+status_t plat_file_stat(const char *path, struct plat_file_info *out)
 {
         size_t plen = strlen(path);
 
-        for (unsigned i = 0; i < n_files; i++)
-                if (!strncmp(files[i].path, path, plen) &&
-                    (files[i].path[plen] == '\0' || files[i].path[plen] == '/'))
+        *out = (struct plat_file_info){ .kind = PLAT_FILE_NONE };
+        for (unsigned i = 0; i < n_files; i++) {
+                if (strncmp(files[i].path, path, plen))
+                        continue;
+                if (files[i].path[plen] == '\0') {
+                        *out = (struct plat_file_info){ .kind       = PLAT_FILE_REGULAR,
+                                                        .size_bytes = files[i].len };
                         return ST_OK;
+                }
+                if (files[i].path[plen] == '/') {
+                        out->kind = PLAT_FILE_DIR; /* a directory: a prefix of a stored file */
+                        return ST_OK;
+                }
+        }
         return ST_NOT_FOUND;
 }
 
-const void *plat_acpi_table(const char sig[4], unsigned n)
+status_t plat_volume_info(struct plat_volume_info *out)
 {
-        for (unsigned i = 0; i < n_acpi; i++)
-                if (!memcmp(acpi[i], sig, 4) && n-- == 0)
-                        return acpi[i];
-        return NULL;
+        *out = (struct plat_volume_info){ .free_bytes = UINT64_MAX,
+                                          .read_only  = write_failure == ST_READ_ONLY };
+        return ST_OK;
 }
 
-const void *plat_smbios_table(size_t *len, unsigned *major, unsigned *minor)
+status_t plat_fw_table(enum plat_fw_kind kind, const char sig[4], unsigned n,
+                       struct plat_fw_table *out)
 {
-        if (!smbios)
-                return NULL;
-        *len   = smbios_len;
-        *major = smbios_major;
-        *minor = smbios_minor;
-        return smbios;
+        *out = (struct plat_fw_table){ 0 };
+        if (kind == PLAT_FW_SMBIOS) {
+                if (!smbios)
+                        return ST_NOT_FOUND;
+                *out = (struct plat_fw_table){ .data = smbios, .len = smbios_len,
+                                               .major = smbios_major, .minor = smbios_minor };
+                return ST_OK;
+        }
+        if (kind != PLAT_FW_ACPI || !sig)
+                return ST_BAD_ARG;
+        for (unsigned i = 0; i < n_acpi; i++) {
+                if (memcmp(acpi[i], sig, 4) || n-- != 0)
+                        continue;
+                uint32_t len;
+                memcpy(&len, (const char *)acpi[i] + 4, sizeof(len));
+                *out = (struct plat_fw_table){ .data = acpi[i], .len = len };
+                return ST_OK;
+        }
+        return ST_NOT_FOUND;
 }
 
-unsigned plat_cpu_count(void)
+static unsigned cpu_count(void)
 {
         return n_cpus ? n_cpus : 1;
 }
 
-status_t plat_cpu_info(unsigned idx, struct plat_cpu *out)
+static status_t cpu_describe(unsigned idx, struct plat_cpu *out)
 {
         if (!n_cpus && idx == 0) {
                 *out = (struct plat_cpu){ .apic_id = 0, .enabled = true, .is_bsp = true };
@@ -231,6 +265,15 @@ status_t plat_cpu_info(unsigned idx, struct plat_cpu *out)
                 return ST_BAD_ARG;
         *out = cpus[idx];
         return ST_OK;
+}
+
+status_t plat_cpu_info(unsigned idx, struct plat_cpu *out, unsigned *n_total)
+{
+        if (n_total)
+                *n_total = cpu_count();
+        if (!out)
+                return idx < cpu_count() ? ST_OK : ST_BAD_ARG;
+        return cpu_describe(idx, out);
 }
 
 /* Application processors of the test platform: threads, one per started CPU; a CPU marked
@@ -278,7 +321,7 @@ status_t plat_cpu_start(unsigned idx, void (*fn)(void *arg), void *arg)
         struct plat_cpu c;
         struct fake_ap *a;
 
-        if (!fn || idx >= 64 || plat_cpu_info(idx, &c) != ST_OK || c.is_bsp)
+        if (!fn || idx >= 64 || cpu_describe(idx, &c) != ST_OK || c.is_bsp)
                 return ST_BAD_ARG;
         a = &fake_aps[idx];
         if (a->started)
@@ -339,54 +382,40 @@ status_t plat_wallclock(struct plat_time *out)
         return ST_OK;
 }
 
-bool plat_irq_disable(uint64_t *saved)
+bool cpu_irq_disable(uint64_t *saved)
 {
         *saved = 0;
         return false;
 }
 
-void plat_irq_restore(uint64_t saved)
+void cpu_irq_restore(uint64_t saved)
 {
         (void)saved;
 }
 
-status_t plat_fault_probe(enum plat_fault_probe kind, unsigned *vector)
+status_t cpu_fault_probe(enum cpu_fault_probe kind, unsigned *vector)
 {
-        static const unsigned vectors[PLAT_PROBE__COUNT] = {
-                [PLAT_PROBE_UD2] = 6, [PLAT_PROBE_GP_NONCANONICAL] = 13,
-                [PLAT_PROBE_GP_CR4_LA57] = 13,
+        static const unsigned vectors[CPU_PROBE__COUNT] = {
+                [CPU_PROBE_UD2] = 6, [CPU_PROBE_GP_NONCANONICAL] = 13,
+                [CPU_PROBE_GP_CR4_LA57] = 13,
         };
 
-        if ((unsigned)kind >= PLAT_PROBE__COUNT)
+        if ((unsigned)kind >= CPU_PROBE__COUNT)
                 return ST_BAD_ARG;
-        if (kind == PLAT_PROBE_UNHANDLED_UD2)
+        if (kind == CPU_PROBE_UNHANDLED_UD2)
                 return ST_UNSUPPORTED;
         *vector = vectors[kind];
         return ST_OK;
 }
 
-status_t plat_mem_ranges(struct plat_mem_range *out, size_t max, size_t *n)
-{
-        static const struct plat_mem_range map[] = {
-                { .base = 0, .bytes = 640 * KiB, .kind = PLAT_MEM_RAM },
-                { .base = 1 * MiB, .bytes = 2 * GiB - 1 * MiB, .kind = PLAT_MEM_RAM },
-                { .base = 0xfec00000, .bytes = 4 * KiB, .kind = PLAT_MEM_MMIO, .uncached = true },
-        };
-        *n = ARRAY_SIZE(map);
-        if (max < ARRAY_SIZE(map))
-                return ST_NO_MEM;
-        memcpy(out, map, sizeof(map));
-        return ST_OK;
-}
-
-status_t plat_page_tables_load(uint64_t root_pa, uint64_t *saved)
+status_t cpu_page_tables_load(uint64_t root_pa, uint64_t *saved)
 {
         (void)root_pa;
         *saved = 0;
         return ST_UNSUPPORTED;
 }
 
-void plat_page_tables_restore(uint64_t saved)
+void cpu_page_tables_restore(uint64_t saved)
 {
         (void)saved;
 }
@@ -396,7 +425,7 @@ uint64_t plat_virt_to_phys(const void *p)
         return (uint64_t)(uintptr_t)p;
 }
 
-status_t plat_pmi_enable(plat_pmi_fn fn, void *ctx, int ext_lvt_offset)
+status_t cpu_pmi_enable(cpu_pmi_fn fn, void *ctx, int ext_lvt_offset)
 {
         (void)fn;
         (void)ctx;
@@ -404,23 +433,20 @@ status_t plat_pmi_enable(plat_pmi_fn fn, void *ctx, int ext_lvt_offset)
         return ST_UNSUPPORTED;
 }
 
-void plat_pmi_disable(void)
+void cpu_pmi_disable(void)
 {
 }
 
-status_t plat_pmi_selftest(uint64_t *tsc_round_trip)
+status_t cpu_pmi_selftest(uint64_t *tsc_round_trip)
 {
         if (tsc_round_trip)
                 *tsc_round_trip = 0;
         return ST_UNSUPPORTED;
 }
 
-uint64_t plat_image_base(void)
+const struct plat_info *plat_info(void)
 {
-        return 0;
-}
+        static const struct plat_info info = { .name = "host unit test (fake platform)" };
 
-const char *plat_name(void)
-{
-        return "host unit test (fake platform)";
+        return &info;
 }

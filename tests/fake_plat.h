@@ -12,7 +12,7 @@
 void fake_plat_reset(void);
 /** Console text written since the last reset (NUL-terminated; never NULL). */
 const char *fake_plat_console(void);
-/** Make every later plat_write_file fail with @p st (ST_OK: succeed again). */
+/** Make every later plat_file_write fail with @p st (ST_OK: succeed again). */
 void fake_plat_fail_writes(status_t st);
 /** Add a file to the in-memory volume (copied). */
 status_t fake_plat_put_file(const char *path, const void *buf, size_t len);

@@ -8,7 +8,7 @@ void cpu_topology_self(struct cpu_topology *out)
 {
         struct plat_cpu c = { 0 };
 
-        plat_cpu_info((unsigned)fake_plat_this_cpu(), &c);
+        plat_cpu_info((unsigned)fake_plat_this_cpu(), &c, NULL);
         *out = (struct cpu_topology){ .apic_id = c.apic_id, .package = c.package,
                                       .core = c.core, .thread = c.thread,
                                       .llc_domain = c.package, .llc_level = 3,

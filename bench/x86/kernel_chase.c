@@ -1,6 +1,7 @@
 /** @file The unrolled pointer-chase kernel and its timed window (see kernel_chase.h). */
 #include "bench/kernel_chase.h"
 
+#include "boot/cpu.h"
 #include "boot/plat.h"
 #include "boot/x86/msr.h"
 
@@ -42,9 +43,9 @@ status_t bench_chase_window(void **p, uint64_t iters, const struct bench_clock *
 
         out->smi_before   = bench_guard_smi(guard);
         out->steal_before = bench_guard_steal(guard);
-        out->irq_masked = plat_irq_disable(&saved);
+        out->irq_masked = cpu_irq_disable(&saved);
         if (clk->scale && clk->scale(clk->ctx, &n0, &d0) != ST_OK) {
-                plat_irq_restore(saved);
+                cpu_irq_restore(saved);
                 return ST_IO;
         }
 
@@ -52,7 +53,7 @@ status_t bench_chase_window(void **p, uint64_t iters, const struct bench_clock *
         if (guard->hooks.enter) {
                 status_t st = guard->hooks.enter(guard->hooks.ctx);
                 if (st != ST_OK) {
-                        plat_irq_restore(saved);
+                        cpu_irq_restore(saved);
                         return st;
                 }
                 /* the translations the switch flushed */
@@ -71,7 +72,7 @@ status_t bench_chase_window(void **p, uint64_t iters, const struct bench_clock *
                 out->scale_num = n1 - n0;
                 out->scale_den = d1 - d0;
         }
-        plat_irq_restore(saved);
+        cpu_irq_restore(saved);
         out->smi_after   = bench_guard_smi(guard);
         out->steal_after = bench_guard_steal(guard);
 

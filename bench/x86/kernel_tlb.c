@@ -2,6 +2,7 @@
 #include "bench/kernel_tlb.h"
 #include "lib/stats.h"
 
+#include "boot/cpu.h"
 #include "boot/plat.h"
 #include "boot/x86/msr.h"
 
@@ -93,7 +94,7 @@ static status_t time_chain(uint8_t *base, const uint64_t *off, uint32_t n,
         for (uint32_t w = 0; w < run->n_windows * ATTEMPTS_PER_WINDOW && k < run->n_windows;
              w++) {
                 uint64_t saved, t0, t1, t2;
-                bool     masked = plat_irq_disable(&saved);
+                bool     masked = cpu_irq_disable(&saved);
 
                 (void)masked;
                 t0 = stamp(run);
@@ -101,7 +102,7 @@ static status_t time_chain(uint8_t *base, const uint64_t *off, uint32_t n,
                 t1 = stamp(run);
                 p  = chase(p, 2 * loads);
                 t2 = stamp(run);
-                plat_irq_restore(saved);
+                cpu_irq_restore(saved);
                 if (consistent(t0, t1, t2))
                         v[k++] = ((t2 - t1) - (t1 - t0)) * 1000 / loads;
         }
@@ -185,7 +186,7 @@ status_t bench_itlb_measure(void (*entry)(void), uint32_t n_pages,
         for (uint32_t w = 0; w < run->n_windows * ATTEMPTS_PER_WINDOW && k < run->n_windows;
              w++) {
                 uint64_t saved, t0, t1, t2;
-                bool     masked = plat_irq_disable(&saved);
+                bool     masked = cpu_irq_disable(&saved);
 
                 (void)masked;
                 t0 = stamp(run);
@@ -193,7 +194,7 @@ status_t bench_itlb_measure(void (*entry)(void), uint32_t n_pages,
                 t1 = stamp(run);
                 call_chain(entry, 2 * laps);
                 t2 = stamp(run);
-                plat_irq_restore(saved);
+                cpu_irq_restore(saved);
                 if (consistent(t0, t1, t2))
                         v[k++] = ((t2 - t1) - (t1 - t0)) * 1000 / jumps;
         }

@@ -1,11 +1,10 @@
-/** @file The platform interface on Linux for pmucal-host (see plat.h, linux_plat.h). May use
- *  libc and POSIX; nothing portable includes it. */
+/** @file The platform interface on Linux for pmucal-host (see plat.h, linux_plat.h; processors
+ *  and boot/cpu.h in linux_cpu.c). May use libc and POSIX; nothing portable includes it. */
 #define _GNU_SOURCE
 #include "boot/linux/linux_plat.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +12,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -180,18 +180,18 @@ void plat_console_serial(bool on)
 
 /* ---- memory ---- */
 
-void *plat_alloc(size_t bytes)
+static void *heap_alloc(size_t bytes)
 {
         return calloc(1, bytes ? bytes : 1); /* glibc: 16-byte aligned on x86-64 */
 }
 
-void plat_free(void *p)
+static void heap_free(void *p)
 {
         free(p);
 }
 
-status_t plat_alloc_pages(size_t bytes, enum plat_page_kind want, void **out,
-                          enum plat_page_kind *got)
+static status_t pages_alloc(size_t bytes, enum plat_page_kind want, void **out,
+                            enum plat_page_kind *got)
 {
         size_t   align = want == PLAT_PAGE_4K ? 4096 : 2u << 20;
         uint8_t *raw, *p;
@@ -203,7 +203,7 @@ status_t plat_alloc_pages(size_t bytes, enum plat_page_kind want, void **out,
                    -1, 0);
         if (raw == MAP_FAILED)
                 return ST_NO_MEM;
-        /* Trim to exactly [p, p + bytes) so that plat_free_pages can munmap it. */
+        /* Trim to exactly [p, p + bytes) so that plat_mem_free can munmap it. */
         p = (uint8_t *)(((uintptr_t)raw + align - 1) & ~(uintptr_t)(align - 1));
         if (p > raw)
                 munmap(raw, (size_t)(p - raw));
@@ -223,13 +223,13 @@ status_t plat_alloc_pages(size_t bytes, enum plat_page_kind want, void **out,
         return ST_OK;
 }
 
-void plat_free_pages(void *p, size_t bytes)
+static void pages_free(void *p, size_t bytes)
 {
         if (p)
                 munmap(p, bytes);
 }
 
-status_t plat_mem_summary(struct plat_mem_summary *out)
+static status_t mem_summary(struct plat_mem_summary *out)
 {
         FILE         *f = fopen("/proc/meminfo", "r");
         char          line[256];
@@ -252,9 +252,51 @@ status_t plat_mem_summary(struct plat_mem_summary *out)
         return out->total_bytes ? ST_OK : ST_IO;
 }
 
+status_t plat_mem_alloc(size_t bytes, enum plat_page_kind want, void **out,
+                        enum plat_page_kind *got)
+{
+        if (!out)
+                return ST_BAD_ARG;
+        *out = NULL;
+        if (want == PLAT_PAGE_HEAP) {
+                if (got)
+                        *got = PLAT_PAGE_HEAP;
+                return (*out = heap_alloc(bytes)) ? ST_OK : ST_NO_MEM;
+        }
+        return pages_alloc(bytes, want, out, got);
+}
+
+void plat_mem_free(void *p, size_t bytes)
+{
+        if (!bytes)
+                heap_free(p);
+        else
+                pages_free(p, bytes);
+}
+
+/* A Linux process has no physical memory map: the summary comes from /proc/meminfo. */
+status_t plat_mem_map(struct plat_mem_summary *sum, struct plat_mem_range *out, size_t max,
+                      size_t *n)
+{
+        status_t st = ST_OK;
+
+        (void)max;
+        if (n)
+                *n = 0;
+        if (sum && (st = mem_summary(sum)) != ST_OK)
+                return st;
+        return out ? ST_UNSUPPORTED : ST_OK;
+}
+
+uint64_t plat_virt_to_phys(const void *p)
+{
+        (void)p;
+        return 0;
+}
+
 /* ---- files ---- */
 
-status_t plat_write_file(const char *path, const void *buf, size_t len)
+status_t plat_file_write(const char *path, const void *buf, size_t len)
 {
         char  full[PATH_BYTES];
         FILE *f;
@@ -273,7 +315,7 @@ status_t plat_write_file(const char *path, const void *buf, size_t len)
         return fclose(f) ? errno_status(errno) : ST_OK;
 }
 
-status_t plat_read_file(const char *path, char **buf, size_t *len)
+status_t plat_file_read(const char *path, char **buf, size_t *len)
 {
         char  full[PATH_BYTES];
         FILE *f;
@@ -303,19 +345,39 @@ status_t plat_read_file(const char *path, char **buf, size_t *len)
         return ST_OK;
 }
 
-status_t plat_file_exists(const char *path)
+status_t plat_file_stat(const char *path, struct plat_file_info *out)
 {
         char        full[PATH_BYTES];
         struct stat st;
 
+        *out = (struct plat_file_info){ .kind = PLAT_FILE_NONE };
         if (!path || full_path(full, sizeof(full), path))
                 return ST_BAD_ARG;
-        return stat(full, &st) ? ST_NOT_FOUND : ST_OK;
+        if (stat(full, &st))
+                return errno_status(errno);
+        if (S_ISDIR(st.st_mode))
+                out->kind = PLAT_FILE_DIR;
+        else
+                *out = (struct plat_file_info){ .kind = PLAT_FILE_REGULAR,
+                                                .size_bytes = (uint64_t)st.st_size };
+        return ST_OK;
+}
+
+status_t plat_volume_info(struct plat_volume_info *out)
+{
+        struct statvfs v;
+
+        *out = (struct plat_volume_info){ .free_bytes = UINT64_MAX };
+        if (statvfs(out_dir, &v))
+                return errno_status(errno);
+        *out = (struct plat_volume_info){ .free_bytes = (uint64_t)v.f_bavail * v.f_frsize,
+                                          .read_only  = (v.f_flag & ST_RDONLY) != 0 };
+        return ST_OK;
 }
 
 /* ---- firmware tables ---- */
 
-const void *plat_acpi_table(const char sig[4], unsigned n)
+static const void *acpi_table(const char sig[4], unsigned n)
 {
         char   path[64], name[5] = { 0 };
         size_t len;
@@ -344,7 +406,7 @@ const void *plat_acpi_table(const char sig[4], unsigned n)
         return p;
 }
 
-const void *plat_smbios_table(size_t *len, unsigned *major, unsigned *minor)
+static const void *smbios_table(size_t *len, unsigned *major, unsigned *minor)
 {
         if (!smbios) {
                 size_t         elen = 0;
@@ -372,102 +434,22 @@ const void *plat_smbios_table(size_t *len, unsigned *major, unsigned *minor)
         return smbios;
 }
 
-/* ---- processors ---- */
-
-unsigned plat_cpu_count(void)
+status_t plat_fw_table(enum plat_fw_kind kind, const char sig[4], unsigned n,
+                       struct plat_fw_table *out)
 {
-        long n = sysconf(_SC_NPROCESSORS_CONF);
-
-        return n > 0 ? (unsigned)n : 1;
-}
-
-static long read_long(const char *fmt, unsigned idx, long dflt)
-{
-        char path[128];
-        long v;
-        FILE *f;
-
-        snprintf(path, sizeof(path), fmt, idx);
-        if (!(f = fopen(path, "r")))
-                return dflt;
-        if (fscanf(f, "%ld", &v) != 1)
-                v = dflt;
-        fclose(f);
-        return v;
-}
-
-status_t plat_cpu_info(unsigned idx, struct plat_cpu *out)
-{
-        if (!out || idx >= plat_cpu_count())
+        *out = (struct plat_fw_table){ 0 };
+        if (kind == PLAT_FW_SMBIOS) {
+                out->data = smbios_table(&out->len, &out->major, &out->minor);
+        } else if (kind == PLAT_FW_ACPI) {
+                uint32_t len;
+                if (sig && (out->data = acpi_table(sig, n)) != NULL) {
+                        memcpy(&len, (const char *)out->data + 4, sizeof(len)); /* Length */
+                        out->len = len;
+                }
+        } else {
                 return ST_BAD_ARG;
-        *out = (struct plat_cpu){
-                .apic_id = (uint32_t)idx, /* Linux does not publish APIC IDs in sysfs */
-                .enabled = read_long("/sys/devices/system/cpu/cpu%u/online", idx, 1) != 0,
-                .is_bsp  = idx == 0,
-                .package = (uint32_t)read_long(
-                        "/sys/devices/system/cpu/cpu%u/topology/physical_package_id", idx, 0),
-                .core   = (uint32_t)read_long("/sys/devices/system/cpu/cpu%u/topology/core_id",
-                                              idx, idx),
-                .thread = 0,
-        };
-        return ST_OK;
-}
-
-/* An "application processor" of the hosted build: a thread pinned to that CPU. */
-struct ap_thread {
-        pthread_t thread;
-        bool      started;
-        unsigned  cpu;
-        void (*fn)(void *arg);
-        void     *arg;
-        volatile int finished;
-};
-
-static struct ap_thread ap_threads[CPU_SETSIZE];
-
-static void *ap_main(void *p)
-{
-        struct ap_thread *a = p;
-        cpu_set_t         set;
-
-        CPU_ZERO(&set);
-        CPU_SET(a->cpu, &set);
-        sched_setaffinity(0, sizeof(set), &set);
-        a->fn(a->arg);
-        __atomic_store_n(&a->finished, 1, __ATOMIC_RELEASE);
-        return NULL;
-}
-
-status_t plat_cpu_start(unsigned idx, void (*fn)(void *arg), void *arg)
-{
-        struct ap_thread *a;
-
-        if (!fn || idx == 0 || idx >= plat_cpu_count() || idx >= CPU_SETSIZE)
-                return ST_BAD_ARG;
-        a = &ap_threads[idx];
-        if (a->started)
-                return ST_BAD_ARG;
-        *a = (struct ap_thread){ .cpu = idx, .fn = fn, .arg = arg };
-        if (pthread_create(&a->thread, NULL, ap_main, a))
-                return ST_NO_MEM;
-        a->started = true;
-        return ST_OK;
-}
-
-status_t plat_cpu_join(unsigned idx, uint32_t timeout_us)
-{
-        struct ap_thread *a = idx < CPU_SETSIZE ? &ap_threads[idx] : NULL;
-
-        if (!a || !a->started)
-                return ST_OK;
-        for (uint32_t t = 0; !__atomic_load_n(&a->finished, __ATOMIC_ACQUIRE); t += 100) {
-                if (t >= timeout_us)
-                        return ST_TIMEOUT;
-                usleep(100);
         }
-        pthread_join(a->thread, NULL);
-        a->started = false;
-        return ST_OK;
+        return out->data ? ST_OK : ST_NOT_FOUND;
 }
 
 /* ---- time ---- */
@@ -501,80 +483,11 @@ status_t plat_wallclock(struct plat_time *out)
         return ST_OK;
 }
 
-/* ---- exclusive control ---- */
+/* ---- platform ---- */
 
-bool plat_irq_disable(uint64_t *saved)
+const struct plat_info *plat_info(void)
 {
-        if (saved)
-                *saved = 0;
-        return false; /* a user process cannot mask interrupts; the report says so */
-}
+        static const struct plat_info info = { .name = "Linux hosted", .image_base = 0 };
 
-void plat_irq_restore(uint64_t saved)
-{
-        (void)saved;
-}
-
-/* A Linux process has no physical memory map, page tables or APIC of its own. */
-status_t plat_mem_ranges(struct plat_mem_range *out, size_t max, size_t *n)
-{
-        (void)out;
-        (void)max;
-        *n = 0;
-        return ST_UNSUPPORTED;
-}
-
-status_t plat_page_tables_load(uint64_t root_pa, uint64_t *saved)
-{
-        (void)root_pa;
-        *saved = 0;
-        return ST_UNSUPPORTED;
-}
-
-void plat_page_tables_restore(uint64_t saved)
-{
-        (void)saved;
-}
-
-uint64_t plat_virt_to_phys(const void *p)
-{
-        (void)p;
-        return 0;
-}
-
-status_t plat_pmi_enable(plat_pmi_fn fn, void *ctx, int ext_lvt_offset)
-{
-        (void)fn;
-        (void)ctx;
-        (void)ext_lvt_offset;
-        return ST_UNSUPPORTED;
-}
-
-void plat_pmi_disable(void)
-{
-}
-
-status_t plat_pmi_selftest(uint64_t *tsc_round_trip)
-{
-        if (tsc_round_trip)
-                *tsc_round_trip = 0;
-        return ST_UNSUPPORTED;
-}
-
-uint64_t plat_image_base(void)
-{
-        return 0;
-}
-
-status_t plat_fault_probe(enum plat_fault_probe kind, unsigned *vector)
-{
-        (void)kind;
-        if (vector)
-                *vector = 0;
-        return ST_UNSUPPORTED;
-}
-
-const char *plat_name(void)
-{
-        return "Linux hosted";
+        return &info;
 }

@@ -10,7 +10,7 @@
 
 #include "boot/plat.h"
 
-/** Directory plat_write_file/plat_read_file paths are relative to (copied; default "."). */
+/** Directory plat_file_write/plat_file_read paths are relative to (copied; default "."). */
 void linux_plat_set_out_dir(const char *dir);
 
 /** Pin the calling thread to logical CPU @p cpu (sched_setaffinity); ST_BAD_ARG for a CPU

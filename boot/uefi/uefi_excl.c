@@ -8,6 +8,7 @@
 #include "boot/x86/msr.h"
 #include "boot/x86/trap.h"
 
+#include "boot/cpu.h"
 #include "boot/plat.h"
 #include "lib/fmt.h"
 
@@ -162,7 +163,7 @@ void trap_unexpected(uint64_t vector, const uint64_t *frame)
         /* On hardware the firmware's handler takes over (it dumps registers and halts). */
 }
 
-status_t plat_fault_probe(enum plat_fault_probe kind, unsigned *vector)
+status_t cpu_fault_probe(enum cpu_fault_probe kind, unsigned *vector)
 {
         uint64_t cr4;
 
@@ -171,7 +172,7 @@ status_t plat_fault_probe(enum plat_fault_probe kind, unsigned *vector)
                 return ST_UNSUPPORTED;
         trap_vector = 0;
         switch (kind) {
-        case PLAT_PROBE_UD2:
+        case CPU_PROBE_UD2:
                 __asm__ volatile("leaq 1f(%%rip), %%r11\n\t"
                                  "movq %%r11, %[fix]\n\t"
                                  "ud2\n"
@@ -181,7 +182,7 @@ status_t plat_fault_probe(enum plat_fault_probe kind, unsigned *vector)
                                  :
                                  : "r11", "memory");
                 break;
-        case PLAT_PROBE_GP_NONCANONICAL: {
+        case CPU_PROBE_GP_NONCANONICAL: {
                 uint64_t v = 0x8000000000000000ull;
                 __asm__ volatile("leaq 1f(%%rip), %%r11\n\t"
                                  "movq %%r11, %[fix]\n\t"
@@ -193,7 +194,7 @@ status_t plat_fault_probe(enum plat_fault_probe kind, unsigned *vector)
                                  : "r11", "memory");
                 break;
         }
-        case PLAT_PROBE_GP_CR4_LA57: {
+        case CPU_PROBE_GP_CR4_LA57: {
                 /* Only where the CPU has LA57 (CPUID.(EAX=07H,ECX=0):ECX[16]): then the #GP for
                  * changing it in IA-32e mode is architectural. Without LA57 the bit is merely
                  * reserved, and QEMU 7.2 TCG accepts the write and hangs. */
@@ -219,7 +220,7 @@ status_t plat_fault_probe(enum plat_fault_probe kind, unsigned *vector)
                         __asm__ volatile("mov %0, %%cr4" : : "r"(cr4) : "memory");
                 break;
         }
-        case PLAT_PROBE_UNHANDLED_UD2:
+        case CPU_PROBE_UNHANDLED_UD2:
                 __asm__ volatile("ud2" ::: "memory");
                 break;
         default:
@@ -229,14 +230,14 @@ status_t plat_fault_probe(enum plat_fault_probe kind, unsigned *vector)
         return trap_vector ? ST_OK : ST_FAULT;
 }
 
-bool plat_irq_disable(uint64_t *saved)
+bool cpu_irq_disable(uint64_t *saved)
 {
         *saved = uefi_call_wrapper(BS->RaiseTPL, 1, TPL_HIGH_LEVEL);
         __asm__ volatile("cli" ::: "memory");
         return true;
 }
 
-void plat_irq_restore(uint64_t saved)
+void cpu_irq_restore(uint64_t saved)
 {
         uefi_call_wrapper(BS->RestoreTPL, 1, (EFI_TPL)saved);
 }
@@ -282,7 +283,7 @@ void uefi_debug_exit(unsigned code)
         __asm__ volatile("outl %0, %1" : : "a"(code), "Nd"((uint16_t)0xf4));
 }
 
-const char *plat_name(void)
+static const char *firmware_name(void)
 {
         static char name[96];
         char        vendor[48];
@@ -295,4 +296,13 @@ const char *plat_name(void)
                      ST->Hdr.Revision >> 16, (ST->Hdr.Revision & 0xffff) / 10, vendor,
                      ST->FirmwareRevision);
         return name;
+}
+
+const struct plat_info *plat_info(void)
+{
+        static struct plat_info info;
+
+        info.name       = firmware_name();
+        info.image_base = uefi_image_base();
+        return &info;
 }

@@ -1,5 +1,5 @@
 /** @file
- * Files on the volume the harness booted from, and pool/page memory, for the firmware build.
+ * Files on the volume the harness booted from, for the firmware build (memory: uefi_mem.c).
  * Paths arrive with '/' separators and are relative to the volume root.
  */
 #include "boot/uefi/uefi_priv.h"
@@ -71,7 +71,7 @@ static status_t open_path(const char *path, UINT64 mode, EFI_FILE_HANDLE *f)
         return uefi_status(uefi_call_wrapper(root->Open, 5, root, f, wpath, mode, 0));
 }
 
-status_t plat_write_file(const char *path, const void *buf, size_t len)
+status_t plat_file_write(const char *path, const void *buf, size_t len)
 {
         EFI_FILE_HANDLE f;
         EFI_STATUS      st;
@@ -104,7 +104,7 @@ status_t plat_write_file(const char *path, const void *buf, size_t len)
         return uefi_status(st);
 }
 
-status_t plat_read_file(const char *path, char **buf, size_t *len)
+status_t plat_file_read(const char *path, char **buf, size_t *len)
 {
         EFI_FILE_HANDLE f;
         EFI_STATUS      st;
@@ -140,220 +140,36 @@ status_t plat_read_file(const char *path, char **buf, size_t *len)
         return ST_OK;
 }
 
-status_t plat_file_exists(const char *path)
+status_t plat_file_stat(const char *path, struct plat_file_info *out)
 {
         EFI_FILE_HANDLE f;
         status_t        rc = open_path(path, EFI_FILE_MODE_READ, &f);
 
-        if (rc == ST_OK)
-                uefi_call_wrapper(f->Close, 1, f);
-        return rc;
-}
-
-/* ---- memory ---- */
-
-/* Pool memory is 8-byte aligned; keep 16 bytes in front for alignment and the original. */
-void *plat_alloc(size_t bytes)
-{
-        void *raw;
-
-        if (EFI_ERROR(uefi_call_wrapper(BS->AllocatePool, 3, EfiLoaderData, bytes + 16, &raw)))
-                return NULL;
-        uintptr_t p = ((uintptr_t)raw + 16) & ~(uintptr_t)15;
-        ((void **)p)[-1] = raw;
-        memset((void *)p, 0, bytes);
-        return (void *)p;
-}
-
-void plat_free(void *p)
-{
-        if (p)
-                uefi_call_wrapper(BS->FreePool, 1, ((void **)p)[-1]);
-}
-
-static const uint64_t page_bytes[] = {
-        [PLAT_PAGE_4K] = 4 * KiB,
-        [PLAT_PAGE_2M] = 2 * MiB,
-        [PLAT_PAGE_1G] = 1 * GiB,
-};
-
-/* The page size the live page tables (identity-mapped under UEFI) use for va. [SDM-3A]
- * "4-Level Paging": PS (bit 7) in a PDPTE maps 1 GiB, in a PDE 2 MiB. */
-static enum plat_page_kind mapped_page_kind(uint64_t va)
-{
-        uint64_t cr3;
-        __asm__ volatile("mov %%cr3, %0" : "=r"(cr3));
-        const uint64_t  addr_mask = 0x000ffffffffff000ull;
-        const uint64_t *pml4      = (const uint64_t *)(cr3 & addr_mask);
-        uint64_t        e         = pml4[(va >> 39) & 511];
-
-        if (!(e & 1))
-                return PLAT_PAGE_4K;
-        e = ((const uint64_t *)(e & addr_mask))[(va >> 30) & 511];
-        if ((e & 1) && (e & BIT_ULL(7)))
-                return PLAT_PAGE_1G;
-        if (!(e & 1))
-                return PLAT_PAGE_4K;
-        e = ((const uint64_t *)(e & addr_mask))[(va >> 21) & 511];
-        if ((e & 1) && (e & BIT_ULL(7)))
-                return PLAT_PAGE_2M;
-        return PLAT_PAGE_4K;
-}
-
-status_t plat_alloc_pages(size_t bytes, enum plat_page_kind want, void **out,
-                          enum plat_page_kind *got)
-{
-        if (!bytes || bytes % (4 * KiB) || (unsigned)want > PLAT_PAGE_1G)
-                return ST_BAD_ARG;
-        uint64_t align = page_bytes[want];
-        UINTN    pages = (bytes + align) / (4 * KiB);
-        EFI_PHYSICAL_ADDRESS base;
-        EFI_STATUS st = uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData,
-                                          pages, &base);
-        if (EFI_ERROR(st))
-                return uefi_status(st);
-
-        /* Give back the slack before and after the aligned block. */
-        uint64_t start = (base + align - 1) & ~(align - 1);
-        uint64_t head  = (start - base) / (4 * KiB);
-        uint64_t tail  = pages - head - bytes / (4 * KiB);
-        if (head)
-                uefi_call_wrapper(BS->FreePages, 2, base, head);
-        if (tail)
-                uefi_call_wrapper(BS->FreePages, 2, start + bytes, tail);
-
-        memset((void *)start, 0, bytes);
-        *out = (void *)start;
-        if (got) {
-                /* The firmware's identity map decides; a smaller page anywhere in the buffer
-                 * decides for the whole buffer. */
-                enum plat_page_kind k = PLAT_PAGE_1G;
-                for (uint64_t off = 0; off < bytes; off += 4 * KiB) {
-                        enum plat_page_kind m = mapped_page_kind(start + off);
-                        if (m < k)
-                                k = m;
-                        if (k == PLAT_PAGE_4K)
-                                break;
-                        off += page_bytes[m] - 4 * KiB;
-                }
-                *got = k;
-        }
+        *out = (struct plat_file_info){ .kind = PLAT_FILE_NONE };
+        if (rc != ST_OK)
+                return rc;
+        EFI_FILE_INFO *info = LibFileInfo(f);
+        uefi_call_wrapper(f->Close, 1, f);
+        if (!info)
+                return ST_IO;
+        bool dir = (info->Attribute & EFI_FILE_DIRECTORY) != 0;
+        *out     = (struct plat_file_info){ .kind       = dir ? PLAT_FILE_DIR : PLAT_FILE_REGULAR,
+                                            .size_bytes = dir ? 0 : info->FileSize };
+        FreePool(info);
         return ST_OK;
 }
 
-void plat_free_pages(void *p, size_t bytes)
+/* [UEFI-2.10] EFI_FILE_PROTOCOL.GetInfo with EFI_FILE_SYSTEM_INFO: ReadOnly, FreeSpace. */
+status_t plat_volume_info(struct plat_volume_info *out)
 {
-        if (p)
-                uefi_call_wrapper(BS->FreePages, 2, (EFI_PHYSICAL_ADDRESS)(uintptr_t)p,
-                                  bytes / (4 * KiB));
-}
-
-status_t plat_mem_summary(struct plat_mem_summary *out)
-{
-        UINTN                  n, key, desc_size;
-        UINT32                 ver;
-        EFI_MEMORY_DESCRIPTOR *map = LibMemoryMap(&n, &key, &desc_size, &ver);
-
-        *out = (struct plat_mem_summary){ 0 };
-        if (!map)
-                return ST_NO_MEM;
-        for (UINTN i = 0; i < n; i++) {
-                EFI_MEMORY_DESCRIPTOR *d     = (void *)((char *)map + i * desc_size);
-                uint64_t               bytes = d->NumberOfPages * 4096;
-                switch (d->Type) {
-                case EfiConventionalMemory:
-                        out->conventional_bytes += bytes;
-                        out->total_bytes += bytes;
-                        break;
-                case EfiLoaderCode:
-                case EfiLoaderData:
-                case EfiBootServicesCode:
-                case EfiBootServicesData:
-                case EfiRuntimeServicesCode:
-                case EfiRuntimeServicesData:
-                case EfiACPIReclaimMemory:
-                case EfiACPIMemoryNVS:
-                        out->total_bytes += bytes;
-                        break;
-                case EfiReservedMemoryType:
-                case EfiUnusableMemory:
-                        out->reserved_bytes += bytes;
-                        break;
-                default: /* MMIO, port space, PAL code: not RAM */
-                        break;
-                }
-        }
-        out->n_descriptors = (uint32_t)n;
-        FreePool(map);
+        *out = (struct plat_volume_info){ .free_bytes = UINT64_MAX };
+        if (!root)
+                return uefi_status(root_status);
+        EFI_FILE_SYSTEM_INFO *fs = LibFileSystemInfo(root);
+        if (!fs)
+                return ST_IO;
+        *out = (struct plat_volume_info){ .free_bytes = fs->FreeSpace,
+                                          .read_only  = fs->ReadOnly != 0 };
+        FreePool(fs);
         return ST_OK;
-}
-
-status_t plat_mem_ranges(struct plat_mem_range *out, size_t max, size_t *n)
-{
-        UINTN                  count, key, desc_size;
-        UINT32                 ver;
-        EFI_MEMORY_DESCRIPTOR *map = LibMemoryMap(&count, &key, &desc_size, &ver);
-        size_t                 k   = 0;
-        status_t               st  = ST_OK;
-
-        *n = 0;
-        if (!map)
-                return ST_NO_MEM;
-        for (UINTN i = 0; i < count; i++) {
-                EFI_MEMORY_DESCRIPTOR *d = (void *)((char *)map + i * desc_size);
-                struct plat_mem_range  r = {
-                         .base     = d->PhysicalStart,
-                         .bytes    = d->NumberOfPages * 4096,
-                         .uncached = !(d->Attribute & EFI_MEMORY_WB),
-                         .code     = d->Type == EfiLoaderCode || d->Type == EfiBootServicesCode ||
-                                 d->Type == EfiRuntimeServicesCode,
-                };
-                switch (d->Type) {
-                case EfiMemoryMappedIO:
-                case EfiMemoryMappedIOPortSpace:
-                        r.kind = PLAT_MEM_MMIO;
-                        break;
-                case EfiReservedMemoryType:
-                case EfiUnusableMemory:
-                case EfiACPIMemoryNVS:
-                case EfiPalCode:
-                        r.kind = PLAT_MEM_RESERVED;
-                        break;
-                default:
-                        r.kind = PLAT_MEM_RAM;
-                        break;
-                }
-                struct plat_mem_range *prev = k ? &out[k - 1] : NULL;
-                if (prev && k <= max && prev->base + prev->bytes == r.base &&
-                    prev->kind == r.kind && prev->uncached == r.uncached &&
-                    prev->code == r.code) {
-                        prev->bytes += r.bytes;
-                        continue;
-                }
-                if (k < max)
-                        out[k] = r;
-                else
-                        st = ST_NO_MEM;
-                k++;
-        }
-        FreePool(map);
-        *n = k;
-        return st;
-}
-
-status_t plat_page_tables_load(uint64_t root_pa, uint64_t *saved)
-{
-        __asm__ volatile("mov %%cr3, %0" : "=r"(*saved));
-        __asm__ volatile("mov %0, %%cr3" : : "r"(root_pa) : "memory");
-        return ST_OK;
-}
-
-void plat_page_tables_restore(uint64_t saved)
-{
-        __asm__ volatile("mov %0, %%cr3" : : "r"(saved) : "memory");
-}
-
-uint64_t plat_virt_to_phys(const void *p)
-{
-        return (uint64_t)(uintptr_t)p; /* UEFI runs identity-mapped */
 }

@@ -77,12 +77,12 @@ void uefi_mp_init(void)
                 n_cpus = n;
 }
 
-unsigned plat_cpu_count(void)
+static unsigned cpu_count(void)
 {
         return (unsigned)n_cpus;
 }
 
-status_t plat_cpu_info(unsigned idx, struct plat_cpu *out)
+static status_t cpu_describe(unsigned idx, struct plat_cpu *out)
 {
         EFI_PROCESSOR_INFORMATION info;
 
@@ -141,7 +141,7 @@ status_t plat_cpu_start(unsigned idx, void (*fn)(void *arg), void *arg)
         status_t        st;
         EFI_STATUS      est;
 
-        if (!fn || (st = plat_cpu_info(idx, &cpu)) != ST_OK || cpu.is_bsp)
+        if (!fn || (st = cpu_describe(idx, &cpu)) != ST_OK || cpu.is_bsp)
                 return ST_BAD_ARG;
         if (!mp || !cpu.enabled)
                 return ST_UNSUPPORTED;
@@ -184,4 +184,13 @@ status_t plat_cpu_join(unsigned idx, uint32_t timeout_us)
                         return ST_TIMEOUT;
                 uefi_call_wrapper(BS->Stall, 1, 1000);
         }
+}
+
+status_t plat_cpu_info(unsigned idx, struct plat_cpu *out, unsigned *n_total)
+{
+        if (n_total)
+                *n_total = cpu_count();
+        if (!out)
+                return idx < cpu_count() ? ST_OK : ST_BAD_ARG;
+        return cpu_describe(idx, out);
 }

@@ -1,9 +1,9 @@
 /** @file
- * The performance-monitoring interrupt route of the firmware build: plat_pmi_enable /
- * plat_pmi_disable / plat_pmi_selftest (boot/plat.h) and plat_image_base.
+ * The performance-monitoring interrupt route of the firmware build: cpu_pmi_enable /
+ * cpu_pmi_disable / cpu_pmi_selftest (boot/cpu.h) and uefi_image_base.
  *
  * Delivery as NMI, not as a fixed interrupt. Measurement windows run at TPL_HIGH_LEVEL with
- * IF = 0 (plat_irq_disable), because the firmware's timer tick (OVMF: the 8254 through the
+ * IF = 0 (cpu_irq_disable), because the firmware's timer tick (OVMF: the 8254 through the
  * 8259 at vectors 0x68..0x77, edk2 OvmfPkg 8259InterruptControllerDxe; on other firmware a
  * local APIC timer vector) must not run inside them. A fixed-delivery PMI would stay pending
  * for the whole window and arrive after it, with a RIP that says nothing. Running sampling
@@ -12,7 +12,7 @@
  * windows keep exactly the same masking as counting windows; Linux routes LVT PMC to NMI for
  * the same reason (arch/x86/events/core.c, APIC_DM_NMI). The vector field is ignored for NMI
  * delivery, so there is no firmware vector to collide with: only IDT vector 2 is taken over,
- * in the harness's own IDT, and put back by plat_pmi_disable. No EOI is sent: the EOI is for
+ * in the harness's own IDT, and put back by cpu_pmi_disable. No EOI is sent: the EOI is for
  * fixed interrupts only ([SDM-3A] "Signaling Interrupt Servicing Completion"). The CPU masks
  * LVT PMC when it delivers a PMI ([SDM-3B] "Generating an Interrupt on Overflow"), so the
  * dispatcher writes the unmasked value back after the handler.
@@ -20,6 +20,7 @@
  * BSP only: the APs keep the firmware's IDT. One route at a time.
  */
 #include "boot/uefi/uefi_priv.h"
+#include "boot/cpu.h"
 
 #include "boot/x86/apic.h"
 #include "boot/x86/trap.h"
@@ -46,12 +47,12 @@ static struct {
         uint32_t           lvt;          /* what LVT PMC (and the extended entry) get */
         uint32_t           saved_lvtpc, saved_eilvt;
         int                ext;          /* extended LVT offset routed, or -1 */
-        plat_pmi_fn        fn;
+        cpu_pmi_fn        fn;
         void              *ctx;
         volatile uint64_t  n_nmi;
 } pmi = { .ext = -1 };
 
-/* Plain accessors: every register used here was proven by plat_pmi_enable. */
+/* Plain accessors: every register used here was proven by cpu_pmi_enable. */
 static uint32_t apic_read(uint32_t off)
 {
         if (pmi.mode == APIC_MODE_X2APIC)
@@ -77,7 +78,7 @@ void pmi_dispatch(const uint64_t *frame)
         trap_fixup_rip = 0;
         pmi.n_nmi++;
         if (pmi.fn) {
-                struct plat_pmi_frame f = { .rip = frame[0], .cs = frame[1], .rflags = frame[2],
+                struct cpu_pmi_frame f = { .rip = frame[0], .cs = frame[1], .rflags = frame[2],
                                             .rsp = frame[3] };
                 pmi.fn(&f, pmi.ctx);
         }
@@ -116,7 +117,7 @@ static status_t ext_lvt_ok(unsigned n)
         return n < APIC_EFEAT_XLC(apic_read(APIC_EFEAT)) ? ST_OK : ST_UNSUPPORTED;
 }
 
-status_t plat_pmi_enable(plat_pmi_fn fn, void *ctx, int ext_lvt_offset)
+status_t cpu_pmi_enable(cpu_pmi_fn fn, void *ctx, int ext_lvt_offset)
 {
         struct cpuid_regs r;
         uint64_t          base, v;
@@ -170,7 +171,7 @@ status_t plat_pmi_enable(plat_pmi_fn fn, void *ctx, int ext_lvt_offset)
         return ST_OK;
 }
 
-void plat_pmi_disable(void)
+void cpu_pmi_disable(void)
 {
         if (!pmi.enabled)
                 return;
@@ -186,7 +187,7 @@ void plat_pmi_disable(void)
         irq_put(flags);
 }
 
-status_t plat_pmi_selftest(uint64_t *tsc_round_trip)
+status_t cpu_pmi_selftest(uint64_t *tsc_round_trip)
 {
         uint32_t id;
         bool     ok;
@@ -216,7 +217,7 @@ status_t plat_pmi_selftest(uint64_t *tsc_round_trip)
         return ST_OK;
 }
 
-uint64_t plat_image_base(void)
+uint64_t uefi_image_base(void)
 {
         EFI_GUID          guid = LOADED_IMAGE_PROTOCOL;
         EFI_LOADED_IMAGE *li   = NULL;

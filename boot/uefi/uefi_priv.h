@@ -30,5 +30,7 @@ void uefi_con_emergency(const char *s);
 bool uefi_under_qemu(void);
 /** Leave through QEMU's isa-debug-exit device (QEMU exits with (code << 1) | 1). */
 void uefi_debug_exit(unsigned code);
+/** Load address of the harness's image (EFI_LOADED_IMAGE.ImageBase); 0 if unknown. */
+uint64_t uefi_image_base(void);
 
 #endif

@@ -29,7 +29,7 @@ static uint64_t rd64(const void *p)
 
 /* [ACPI-6.5] §5.2.5.3 RSDP: signature "RSD PTR ", revision at 15, RsdtAddress at 16,
  * Length at 20, XsdtAddress at 24 (revision >= 2). */
-const void *plat_acpi_table(const char sig[4], unsigned n)
+static const void *acpi_table(const char sig[4], unsigned n)
 {
         EFI_GUID             g20  = ACPI_20_TABLE_GUID;
         EFI_GUID             g10  = ACPI_TABLE_GUID;
@@ -78,7 +78,7 @@ const void *plat_acpi_table(const char sig[4], unsigned n)
 /* [SMBIOS-3.6] §5.2.2 64-bit entry point "_SM3_": version at 7/8, max table size at 12,
  * table address at 16. §5.2.1 32-bit "_SM_": version at 6/7, "_DMI_" at 16, table length
  * at 22, address at 24. */
-const void *plat_smbios_table(size_t *len, unsigned *major, unsigned *minor)
+static const void *smbios_table(size_t *len, unsigned *major, unsigned *minor)
 {
         EFI_GUID             g3 = SMBIOS3_TABLE_GUID;
         EFI_GUID             g2 = SMBIOS_TABLE_GUID;
@@ -98,4 +98,19 @@ const void *plat_smbios_table(size_t *len, unsigned *major, unsigned *minor)
                 return (const void *)(uintptr_t)rd32(ep + 24);
         }
         return NULL;
+}
+
+status_t plat_fw_table(enum plat_fw_kind kind, const char sig[4], unsigned n,
+                       struct plat_fw_table *out)
+{
+        *out = (struct plat_fw_table){ 0 };
+        if (kind == PLAT_FW_SMBIOS)
+                out->data = smbios_table(&out->len, &out->major, &out->minor);
+        else if (kind == PLAT_FW_ACPI && sig && (out->data = acpi_table(sig, n)) != NULL)
+                out->len = rd32(out->data + 4); /* [ACPI-6.5] 5.2.6: Length at offset 4 */
+        else if (kind != PLAT_FW_ACPI)
+                return ST_BAD_ARG;
+        if (!out->data)
+                *out = (struct plat_fw_table){ 0 };
+        return out->data ? ST_OK : ST_NOT_FOUND;
 }

@@ -1,0 +1,175 @@
+/** @file Processors (plat.h) and the CPU-level operations (boot/cpu.h) on Linux for
+ *  pmucal-host: the processors come from sysfs; a user process can neither mask interrupts,
+ *  switch page tables, route the PMI nor recover faults, and every such call says so. */
+#define _GNU_SOURCE
+#include "boot/cpu.h"
+#include "boot/plat.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <unistd.h>
+
+/* ---- processors ---- */
+
+static unsigned cpu_count(void)
+{
+        long n = sysconf(_SC_NPROCESSORS_CONF);
+
+        return n > 0 ? (unsigned)n : 1;
+}
+
+static long read_long(const char *fmt, unsigned idx, long dflt)
+{
+        char path[128];
+        long v;
+        FILE *f;
+
+        snprintf(path, sizeof(path), fmt, idx);
+        if (!(f = fopen(path, "r")))
+                return dflt;
+        if (fscanf(f, "%ld", &v) != 1)
+                v = dflt;
+        fclose(f);
+        return v;
+}
+
+static status_t cpu_describe(unsigned idx, struct plat_cpu *out)
+{
+        if (!out || idx >= cpu_count())
+                return ST_BAD_ARG;
+        *out = (struct plat_cpu){
+                .apic_id = (uint32_t)idx, /* Linux does not publish APIC IDs in sysfs */
+                .enabled = read_long("/sys/devices/system/cpu/cpu%u/online", idx, 1) != 0,
+                .is_bsp  = idx == 0,
+                .package = (uint32_t)read_long(
+                        "/sys/devices/system/cpu/cpu%u/topology/physical_package_id", idx, 0),
+                .core   = (uint32_t)read_long("/sys/devices/system/cpu/cpu%u/topology/core_id",
+                                              idx, idx),
+                .thread = 0,
+        };
+        return ST_OK;
+}
+
+/* An "application processor" of the hosted build: a thread pinned to that CPU. */
+struct ap_thread {
+        pthread_t thread;
+        bool      started;
+        unsigned  cpu;
+        void (*fn)(void *arg);
+        void     *arg;
+        volatile int finished;
+};
+
+static struct ap_thread ap_threads[CPU_SETSIZE];
+
+static void *ap_main(void *p)
+{
+        struct ap_thread *a = p;
+        cpu_set_t         set;
+
+        CPU_ZERO(&set);
+        CPU_SET(a->cpu, &set);
+        sched_setaffinity(0, sizeof(set), &set);
+        a->fn(a->arg);
+        __atomic_store_n(&a->finished, 1, __ATOMIC_RELEASE);
+        return NULL;
+}
+
+status_t plat_cpu_start(unsigned idx, void (*fn)(void *arg), void *arg)
+{
+        struct ap_thread *a;
+
+        if (!fn || idx == 0 || idx >= cpu_count() || idx >= CPU_SETSIZE)
+                return ST_BAD_ARG;
+        a = &ap_threads[idx];
+        if (a->started)
+                return ST_BAD_ARG;
+        *a = (struct ap_thread){ .cpu = idx, .fn = fn, .arg = arg };
+        if (pthread_create(&a->thread, NULL, ap_main, a))
+                return ST_NO_MEM;
+        a->started = true;
+        return ST_OK;
+}
+
+status_t plat_cpu_join(unsigned idx, uint32_t timeout_us)
+{
+        struct ap_thread *a = idx < CPU_SETSIZE ? &ap_threads[idx] : NULL;
+
+        if (!a || !a->started)
+                return ST_OK;
+        for (uint32_t t = 0; !__atomic_load_n(&a->finished, __ATOMIC_ACQUIRE); t += 100) {
+                if (t >= timeout_us)
+                        return ST_TIMEOUT;
+                usleep(100);
+        }
+        pthread_join(a->thread, NULL);
+        a->started = false;
+        return ST_OK;
+}
+
+status_t plat_cpu_info(unsigned idx, struct plat_cpu *out, unsigned *n_total)
+{
+        if (n_total)
+                *n_total = cpu_count();
+        if (!out)
+                return idx < cpu_count() ? ST_OK : ST_BAD_ARG;
+        return cpu_describe(idx, out);
+}
+
+/* ---- boot/cpu.h: a user process can do none of it ---- */
+
+bool cpu_irq_disable(uint64_t *saved)
+{
+        if (saved)
+                *saved = 0;
+        return false; /* a user process cannot mask interrupts; the report says so */
+}
+
+void cpu_irq_restore(uint64_t saved)
+{
+        (void)saved;
+}
+
+
+status_t cpu_page_tables_load(uint64_t root_pa, uint64_t *saved)
+{
+        (void)root_pa;
+        *saved = 0;
+        return ST_UNSUPPORTED;
+}
+
+void cpu_page_tables_restore(uint64_t saved)
+{
+        (void)saved;
+}
+
+
+status_t cpu_pmi_enable(cpu_pmi_fn fn, void *ctx, int ext_lvt_offset)
+{
+        (void)fn;
+        (void)ctx;
+        (void)ext_lvt_offset;
+        return ST_UNSUPPORTED;
+}
+
+void cpu_pmi_disable(void)
+{
+}
+
+status_t cpu_pmi_selftest(uint64_t *tsc_round_trip)
+{
+        if (tsc_round_trip)
+                *tsc_round_trip = 0;
+        return ST_UNSUPPORTED;
+}
+
+
+status_t cpu_fault_probe(enum cpu_fault_probe kind, unsigned *vector)
+{
+        (void)kind;
+        if (vector)
+                *vector = 0;
+        return ST_UNSUPPORTED;
+}

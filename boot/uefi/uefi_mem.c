@@ -1,0 +1,250 @@
+/** @file
+ * Memory for the firmware build: pool memory for the heap, whole pages for measurement
+ * buffers (plat_mem_alloc), the firmware memory map (plat_mem_map), and the CR3 switch to
+ * the harness's own page tables (boot/cpu.h), which needs the same identity-map knowledge.
+ */
+#include "boot/uefi/uefi_priv.h"
+
+#include "boot/cpu.h"
+
+/* Pool memory is 8-byte aligned; keep 16 bytes in front for alignment and the original. */
+static void *heap_alloc(size_t bytes)
+{
+        void *raw;
+
+        if (EFI_ERROR(uefi_call_wrapper(BS->AllocatePool, 3, EfiLoaderData, bytes + 16, &raw)))
+                return NULL;
+        uintptr_t p = ((uintptr_t)raw + 16) & ~(uintptr_t)15;
+        ((void **)p)[-1] = raw;
+        memset((void *)p, 0, bytes);
+        return (void *)p;
+}
+
+static void heap_free(void *p)
+{
+        if (p)
+                uefi_call_wrapper(BS->FreePool, 1, ((void **)p)[-1]);
+}
+
+static const uint64_t page_bytes[] = {
+        [PLAT_PAGE_4K] = 4 * KiB,
+        [PLAT_PAGE_2M] = 2 * MiB,
+        [PLAT_PAGE_1G] = 1 * GiB,
+};
+
+/* The page size the live page tables (identity-mapped under UEFI) use for va. [SDM-3A]
+ * "4-Level Paging": PS (bit 7) in a PDPTE maps 1 GiB, in a PDE 2 MiB. */
+static enum plat_page_kind mapped_page_kind(uint64_t va)
+{
+        uint64_t cr3;
+        __asm__ volatile("mov %%cr3, %0" : "=r"(cr3));
+        const uint64_t  addr_mask = 0x000ffffffffff000ull;
+        const uint64_t *pml4      = (const uint64_t *)(cr3 & addr_mask);
+        uint64_t        e         = pml4[(va >> 39) & 511];
+
+        if (!(e & 1))
+                return PLAT_PAGE_4K;
+        e = ((const uint64_t *)(e & addr_mask))[(va >> 30) & 511];
+        if ((e & 1) && (e & BIT_ULL(7)))
+                return PLAT_PAGE_1G;
+        if (!(e & 1))
+                return PLAT_PAGE_4K;
+        e = ((const uint64_t *)(e & addr_mask))[(va >> 21) & 511];
+        if ((e & 1) && (e & BIT_ULL(7)))
+                return PLAT_PAGE_2M;
+        return PLAT_PAGE_4K;
+}
+
+static status_t pages_alloc(size_t bytes, enum plat_page_kind want, void **out,
+                            enum plat_page_kind *got)
+{
+        if (!bytes || bytes % (4 * KiB) || (unsigned)want > PLAT_PAGE_1G)
+                return ST_BAD_ARG;
+        uint64_t align = page_bytes[want];
+        UINTN    pages = (bytes + align) / (4 * KiB);
+        EFI_PHYSICAL_ADDRESS base;
+        EFI_STATUS st = uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData,
+                                          pages, &base);
+        if (EFI_ERROR(st))
+                return uefi_status(st);
+
+        /* Give back the slack before and after the aligned block. */
+        uint64_t start = (base + align - 1) & ~(align - 1);
+        uint64_t head  = (start - base) / (4 * KiB);
+        uint64_t tail  = pages - head - bytes / (4 * KiB);
+        if (head)
+                uefi_call_wrapper(BS->FreePages, 2, base, head);
+        if (tail)
+                uefi_call_wrapper(BS->FreePages, 2, start + bytes, tail);
+
+        memset((void *)start, 0, bytes);
+        *out = (void *)start;
+        if (got) {
+                /* The firmware's identity map decides; a smaller page anywhere in the buffer
+                 * decides for the whole buffer. */
+                enum plat_page_kind k = PLAT_PAGE_1G;
+                for (uint64_t off = 0; off < bytes; off += 4 * KiB) {
+                        enum plat_page_kind m = mapped_page_kind(start + off);
+                        if (m < k)
+                                k = m;
+                        if (k == PLAT_PAGE_4K)
+                                break;
+                        off += page_bytes[m] - 4 * KiB;
+                }
+                *got = k;
+        }
+        return ST_OK;
+}
+
+static void pages_free(void *p, size_t bytes)
+{
+        if (p)
+                uefi_call_wrapper(BS->FreePages, 2, (EFI_PHYSICAL_ADDRESS)(uintptr_t)p,
+                                  bytes / (4 * KiB));
+}
+
+static status_t mem_summary(struct plat_mem_summary *out)
+{
+        UINTN                  n, key, desc_size;
+        UINT32                 ver;
+        EFI_MEMORY_DESCRIPTOR *map = LibMemoryMap(&n, &key, &desc_size, &ver);
+
+        *out = (struct plat_mem_summary){ 0 };
+        if (!map)
+                return ST_NO_MEM;
+        for (UINTN i = 0; i < n; i++) {
+                EFI_MEMORY_DESCRIPTOR *d     = (void *)((char *)map + i * desc_size);
+                uint64_t               bytes = d->NumberOfPages * 4096;
+                switch (d->Type) {
+                case EfiConventionalMemory:
+                        out->conventional_bytes += bytes;
+                        out->total_bytes += bytes;
+                        break;
+                case EfiLoaderCode:
+                case EfiLoaderData:
+                case EfiBootServicesCode:
+                case EfiBootServicesData:
+                case EfiRuntimeServicesCode:
+                case EfiRuntimeServicesData:
+                case EfiACPIReclaimMemory:
+                case EfiACPIMemoryNVS:
+                        out->total_bytes += bytes;
+                        break;
+                case EfiReservedMemoryType:
+                case EfiUnusableMemory:
+                        out->reserved_bytes += bytes;
+                        break;
+                default: /* MMIO, port space, PAL code: not RAM */
+                        break;
+                }
+        }
+        out->n_descriptors = (uint32_t)n;
+        FreePool(map);
+        return ST_OK;
+}
+
+static status_t mem_ranges(struct plat_mem_range *out, size_t max, size_t *n)
+{
+        UINTN                  count, key, desc_size;
+        UINT32                 ver;
+        EFI_MEMORY_DESCRIPTOR *map = LibMemoryMap(&count, &key, &desc_size, &ver);
+        size_t                 k   = 0;
+        status_t               st  = ST_OK;
+
+        *n = 0;
+        if (!map)
+                return ST_NO_MEM;
+        for (UINTN i = 0; i < count; i++) {
+                EFI_MEMORY_DESCRIPTOR *d = (void *)((char *)map + i * desc_size);
+                struct plat_mem_range  r = {
+                         .base     = d->PhysicalStart,
+                         .bytes    = d->NumberOfPages * 4096,
+                         .uncached = !(d->Attribute & EFI_MEMORY_WB),
+                         .code     = d->Type == EfiLoaderCode || d->Type == EfiBootServicesCode ||
+                                 d->Type == EfiRuntimeServicesCode,
+                };
+                switch (d->Type) {
+                case EfiMemoryMappedIO:
+                case EfiMemoryMappedIOPortSpace:
+                        r.kind = PLAT_MEM_MMIO;
+                        break;
+                case EfiReservedMemoryType:
+                case EfiUnusableMemory:
+                case EfiACPIMemoryNVS:
+                case EfiPalCode:
+                        r.kind = PLAT_MEM_RESERVED;
+                        break;
+                default:
+                        r.kind = PLAT_MEM_RAM;
+                        break;
+                }
+                struct plat_mem_range *prev = k ? &out[k - 1] : NULL;
+                if (prev && k <= max && prev->base + prev->bytes == r.base &&
+                    prev->kind == r.kind && prev->uncached == r.uncached &&
+                    prev->code == r.code) {
+                        prev->bytes += r.bytes;
+                        continue;
+                }
+                if (k < max)
+                        out[k] = r;
+                else
+                        st = ST_NO_MEM;
+                k++;
+        }
+        FreePool(map);
+        *n = k;
+        return st;
+}
+
+status_t plat_mem_alloc(size_t bytes, enum plat_page_kind want, void **out,
+                        enum plat_page_kind *got)
+{
+        if (!out)
+                return ST_BAD_ARG;
+        *out = NULL;
+        if (want == PLAT_PAGE_HEAP) {
+                if (got)
+                        *got = PLAT_PAGE_HEAP;
+                return (*out = heap_alloc(bytes ? bytes : 1)) ? ST_OK : ST_NO_MEM;
+        }
+        return pages_alloc(bytes, want, out, got);
+}
+
+void plat_mem_free(void *p, size_t bytes)
+{
+        if (!bytes)
+                heap_free(p);
+        else
+                pages_free(p, bytes);
+}
+
+status_t plat_mem_map(struct plat_mem_summary *sum, struct plat_mem_range *out, size_t max,
+                      size_t *n)
+{
+        status_t st = ST_OK;
+
+        if (sum && (st = mem_summary(sum)) != ST_OK)
+                return st;
+        if (out)
+                st = mem_ranges(out, max, n);
+        else if (n)
+                *n = 0;
+        return st;
+}
+
+status_t cpu_page_tables_load(uint64_t root_pa, uint64_t *saved)
+{
+        __asm__ volatile("mov %%cr3, %0" : "=r"(*saved));
+        __asm__ volatile("mov %0, %%cr3" : : "r"(root_pa) : "memory");
+        return ST_OK;
+}
+
+void cpu_page_tables_restore(uint64_t saved)
+{
+        __asm__ volatile("mov %0, %%cr3" : : "r"(saved) : "memory");
+}
+
+uint64_t plat_virt_to_phys(const void *p)
+{
+        return (uint64_t)(uintptr_t)p; /* UEFI runs identity-mapped */
+}
