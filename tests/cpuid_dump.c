@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static bool blank_or_comment(const char *s)
@@ -94,4 +95,40 @@ status_t cpuid_dump_put(struct cpuid_dump *d, uint32_t leaf, uint32_t subleaf,
         }
         *e = (struct cpuid_leaf){ .leaf = leaf, .subleaf = subleaf, .r = r };
         return ST_OK;
+}
+
+struct cpuid_dump *cpuid_dump_new(const char *vendor, uint32_t max_leaf, uint32_t max_ext)
+{
+        struct cpuid_dump *d = calloc(1, sizeof(*d));
+        uint32_t           w[3];
+
+        if (!d)
+                return NULL;
+        memcpy(w, vendor, 12);
+        cpuid_dump_put(d, 0, 0, (struct cpuid_regs){ max_leaf, w[0], w[2], w[1] });
+        if (max_ext)
+                cpuid_dump_put(d, 0x80000000, 0, (struct cpuid_regs){ max_ext, 0, 0, 0 });
+        return d;
+}
+
+struct cpuid_dump *cpuid_dump_load_recorded(const char *file)
+{
+        char               path[256];
+        struct cpuid_dump *d = malloc(sizeof(*d));
+
+        snprintf(path, sizeof(path), "tests/data/cpuid/%s", file);
+        if (d && cpuid_dump_load(path, d) != ST_OK) {
+                free(d);
+                d = NULL;
+        }
+        return d;
+}
+
+const struct cpu_cache *cpu_info_cache(const struct cpu_info *ci, uint8_t level,
+                                       enum cpu_cache_type type)
+{
+        for (size_t i = 0; i < ci->n_caches; i++)
+                if (ci->caches[i].level == level && ci->caches[i].type == type)
+                        return &ci->caches[i];
+        return NULL;
 }

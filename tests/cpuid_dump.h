@@ -25,4 +25,17 @@ bool cpuid_dump_remove(struct cpuid_dump *d, uint32_t leaf, uint32_t subleaf);
 status_t cpuid_dump_put(struct cpuid_dump *d, uint32_t leaf, uint32_t subleaf,
                         struct cpuid_regs r);
 
+/** A new dump (calloc'd; the caller frees it) holding only leaf 0 with @p vendor (12
+ *  characters) and @p max_leaf, and leaf 0x80000000 with @p max_ext when not 0. NULL when
+ *  out of memory. For synthetic dumps. */
+struct cpuid_dump *cpuid_dump_new(const char *vendor, uint32_t max_leaf, uint32_t max_ext);
+
+/** A recorded dump, tests/data/cpuid/@p file, in a new (malloc'd) dump; NULL when it cannot
+ *  be read or parsed. */
+struct cpuid_dump *cpuid_dump_load_recorded(const char *file);
+
+/** The first cache of @p ci at @p level of @p type; NULL when there is none. */
+const struct cpu_cache *cpu_info_cache(const struct cpu_info *ci, uint8_t level,
+                                       enum cpu_cache_type type);
+
 #endif
