@@ -237,6 +237,7 @@ TEST_MSR_latpages := tests/fake_msr_none.c
 TEST_MSR_sweep    := tests/fake_msr_none.c
 TEST_EXTRA_app    := tests/fake_topology.c
 TEST_SUPPORT_SRCS := \
+	tests/acpi_fixture.c \
 	tests/cpuid_dump.c \
 	tests/fake_plat.c \
 	tests/test_util.c
