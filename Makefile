@@ -3,7 +3,7 @@
 #
 #   make            build/pmucal.efi
 #   make run        install missing Debian packages, build, boot it in QEMU/OVMF
-#   make test       host unit tests, shell tests, fuzzers, QEMU boots;
+#   make test       layering check, host unit tests, shell tests, fuzzers, QEMU boots;
 #                   ends with one line "N passed, N failed"
 #   make usb        build/pmucal.img, a GPT disk with an ESP to dd onto a USB stick
 #   make host       pmucal-host, pmucal-table and libpmucal.a (release flags)
@@ -396,7 +396,7 @@ unit: $(TEST_BINS)
 fuzz: $(FUZZ_BINS)
 
 test: deps
-	@$(MAKE) --no-print-directory all usb unit fuzz host
+	@$(MAKE) --no-print-directory check-layering all usb unit fuzz host
 	@tests/run-tests.sh
 
 check-layering:

@@ -2,7 +2,6 @@
 #include "bench/ptlive.h"
 
 #include "bench/kernel_tlb.h"
-#include "boot/x86/msr.h"
 
 /* CR4.LA57: 5-level paging, which the 4-level walker of bench/pagetable.c cannot follow.
  * [SDM-3A] "Control Registers" */
@@ -23,14 +22,11 @@ static status_t no_alloc(void *ctx, uint64_t *pa)
         return ST_NO_MEM;
 }
 
+/* MAXPHYADDR as CPUID decoded it; 36 where the CPU does not say ([SDM-3A] "4-Level
+ * Paging": the width is at least 36 where CPUID.80000008H is missing). */
 static uint8_t max_phys_bits(const struct cpu_info *cpu)
 {
-        struct cpuid_regs r;
-
-        if (!cpu || cpu->max_ext_leaf < 0x80000008)
-                return 36;
-        cpuid_raw(0x80000008, 0, &r); /* EAX[7:0]: MAXPHYADDR. [SDM-2A] CPUID */
-        return (r.eax & 0xff) ? (uint8_t)(r.eax & 0xff) : 36;
+        return cpu && cpu->phys_addr_bits ? (uint8_t)cpu->phys_addr_bits : 36;
 }
 
 status_t bench_ptlive_attach(struct bench_pt *pt, const struct cpu_info *cpu, const char **why)

@@ -222,6 +222,17 @@ rm -f "$clean"/app/c[abc].[ch]
 run "$clean" --quiet
 [ "$rc" -eq 0 ] || not_ok "the synthetic tree is clean again after the circle cases" "$out"
 
+# One module split along its seams: mo.c and mo_part.c share mo_priv.h, which includes mo.h.
+# mo.c calls into mo_part.c and mo_part.c uses mo.h's types: one module, not a circle.
+split=$tmp/split; cp -r "$clean" "$split"
+printf 'struct mo { int x; };\nvoid mo(void);\n' >"$split/app/mo.h"
+printf '#include "app/mo.h"\nvoid mo_part(struct mo *m);\n' >"$split/app/mo_priv.h"
+printf '#include "app/mo.h"\n#include "app/mo_priv.h"\nvoid mo(void) { struct mo m; mo_part(&m); }\n' >"$split/app/mo.c"
+printf '#include "app/mo_priv.h"\nvoid mo_part(struct mo *m) { m->x = 0; }\n' >"$split/app/mo_part.c"
+run "$split" --quiet
+if [ "$rc" -eq 0 ] && [ -z "$out" ]; then ok "a module split into mo.c and mo_part.c around mo_priv.h is one module, no circle"
+else not_ok "a module split into mo.c and mo_part.c around mo_priv.h is one module (exit $rc)" "$out"; fi
+
 plant "'# include <efi.h>' outside boot/uefi" pmu/pmu.c "uefi" \
         '^layering: uefi: pmu/pmu.c:5: includes <efi.h> \(UEFI headers only in boot/uefi/\)$' <<'EOF'
   # include <efi.h>

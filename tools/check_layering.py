@@ -41,7 +41,8 @@ ASM_EXTS = (".S", ".inc")
 # Where quoted includes are looked for after the including file's own folder (-I order);
 # "" is the repository root. Angle includes are looked for here too.
 INCLUDE_DIRS = ("", "host/include", "report/include")
-# A header x_priv.h belongs to module x (x.c + x.h) when that module exists.
+# A header x_priv.h belongs to module x (x.c + x.h) when that module exists, and so does
+# every x_<part>.c that includes it: one module split into files along its seams.
 PRIVATE_SUFFIXES = ("_priv",)
 
 # UEFI: only these folders may include UEFI headers, use UEFI names or be included.
@@ -262,16 +263,30 @@ EXTERN_RE = re.compile(r"^extern\b[^;(]*?\b(\w+)\s*(?:\[[^\]]*\])?\s*;", re.MULT
 
 
 def header_owners(sources):
-    """Module of each header that has no x.c beside it: the one .c file of its folder that
-    defines what it declares (cpuid_priv.h -> cpuid_cache), else x for x_priv.h when x.c or
-    x.h exists, else the header itself."""
+    """Module of each file that is not its own: x_priv.h, and every x_<part>.c that includes
+    it, belong to module x when x.c or x.h exists (one module split along its seams, sharing
+    a private header: cpuid.c, cpuid_cache.c, cpuid_dump.c); any other header with no x.c
+    beside it belongs to the one .c file of its folder that defines what it declares, else
+    to itself."""
     owners, by_dir = {}, collections.defaultdict(list)
     for rel, s in sources.items():
         if rel.endswith(".c"):
             by_dir[os.path.dirname(rel)].append(s)
     for rel, s in sources.items():
         stem, ext = os.path.splitext(rel)
-        if ext != ".h" or stem + ".c" in sources:
+        for suf in PRIVATE_SUFFIXES:
+            base = stem[:-len(suf)]
+            if ext == ".h" and stem.endswith(suf) and (base + ".c" in sources or
+                                                       base + ".h" in sources):
+                owners[rel] = base
+                for c, cs in sources.items():
+                    if (c.startswith(base + "_") and c.endswith(".c") and
+                            re.search(r'#\s*include\s*"([^"]*/)?%s"' % re.escape(os.path.basename(rel)),
+                                      cs.nocomm)):
+                        owners[c] = base
+    for rel, s in sources.items():
+        stem, ext = os.path.splitext(rel)
+        if ext != ".h" or stem + ".c" in sources or rel in owners:
             continue
         names = set(PROTO_RE.findall(s.code)) | set(EXTERN_RE.findall(s.code))
         found = set()
@@ -283,11 +298,6 @@ def header_owners(sources):
                     break
         if len(found) == 1:
             owners[rel] = found.pop()
-            continue
-        for suf in PRIVATE_SUFFIXES:
-            base = stem[:-len(suf)]
-            if stem.endswith(suf) and (base + ".c" in sources or base + ".h" in sources):
-                owners[rel] = base
     return owners
 
 
