@@ -40,7 +40,7 @@ def load_schemas():
     for path in sorted(glob.glob(os.path.join(SCHEMA_DIR, "*.schema.json"))):
         with open(path) as f:
             s = json.load(f)
-        m = re.match(re.escape(ID_BASE) + r"([a-z-]+)/([0-9]+)$", s.get("$id", ""))
+        m = re.match(re.escape(ID_BASE) + r"([a-z0-9-]+)/([0-9]+)$", s.get("$id", ""))
         if not m:
             raise SystemExit("%s: $id %r does not name the schema and its major version"
                              % (path, s.get("$id")))
@@ -105,7 +105,7 @@ def validate_doc(doc, validators):
     if not isinstance(doc, dict):
         return [("$", "top level is not an object")]
     name = doc.get("schema")
-    m = re.match(r"pmucal\.([a-z-]+)/", name) if isinstance(name, str) else None
+    m = re.match(r"pmucal\.([a-z0-9-]+)/", name) if isinstance(name, str) else None
     if not m or m.group(1) not in validators:
         return [("$.schema", "%r names no schema in docs/schemas/" % (name,))]
     leaves = []
