@@ -111,10 +111,9 @@ static void fill_meta(struct lat_run *lr, const struct inventory *inv)
         m->prefetchers      = prefetch_word(lr->info.prefetch.state);
         m->pmucal_version   = PMUCAL_VERSION;
         m->platform         = plat_info()->name;
-        if (plat_wallclock(&t) == ST_OK && t.valid) {
-                fmt_snprintf(lr->date, sizeof(lr->date), "%04u-%02u-%02uT%02u:%02u:%02u", t.year,
-                             t.month, t.day, t.hour, t.minute, t.second);
-                m->date = lr->date;
+        if (plat_wallclock(&t) == ST_OK) {
+                m->date_zone = lat_date_utc(&t, lr->date, sizeof(lr->date));
+                m->date      = m->date_zone ? lr->date : NULL;
         }
 }
 

@@ -199,12 +199,21 @@ status_t plat_cpu_join(unsigned idx, uint32_t timeout_us);
 /** Busy-wait @p us microseconds on a firmware timer independent of the TSC (gBS->Stall). */
 void plat_stall_us(uint32_t us);
 
-struct plat_time {
-        uint16_t year;
-        uint8_t  month, day, hour, minute, second;
-        bool     valid;
+/** What the clock says about its time zone. */
+enum plat_zone {
+        PLAT_ZONE_UNKNOWN = 0, /* the firmware names no zone (UEFI EFI_UNSPECIFIED_TIMEZONE) */
+        PLAT_ZONE_UTC,         /* the time is UTC (the hosted build's system clock) */
+        PLAT_ZONE_OFFSET,      /* local time, utc_offset_min from UTC (local = UTC + offset) */
 };
-/** The real-time clock (UTC or local, as the firmware keeps it). */
+
+struct plat_time {
+        uint16_t       year;
+        uint8_t        month, day, hour, minute, second;
+        bool           valid;
+        enum plat_zone zone;
+        int16_t        utc_offset_min; /* PLAT_ZONE_OFFSET only */
+};
+/** The real-time clock (UTC or local, as the firmware keeps it; @p out->zone says which). */
 status_t plat_wallclock(struct plat_time *out);
 
 /* ---- platform -------------------------------------------------------------------------- */

@@ -187,7 +187,7 @@ static status_t write_json(const struct c2c_result *r, size_t n, uint64_t tsc_hz
         json_str(&w, "platform", plat_info()->name);
         json_str(&w, "date", date);
         json_str(&w, "clock", "tsc");
-        json_u64(&w, "tsc_hz", tsc_hz);
+        json_u64_or_null(&w, "tsc_hz", tsc_hz);
         json_u64(&w, "lines", C2C_LINES);
         json_u64(&w, "rounds", rounds);
         json_str(&w, "topology_source", "linux sysfs");

@@ -209,9 +209,41 @@ static bool get_stat(struct ctx *c, json_t *obj, const char *key, struct pmucal_
         return true;
 }
 
+/* One decimal number of a version: "0" or no leading zero, at most 9 digits. */
+static const char *version_number(const char *p, long *out)
+{
+        const char *q = p;
+
+        *out = 0;
+        while (*q >= '0' && *q <= '9' && q - p < 10)
+                *out = *out * 10 + (*q++ - '0');
+        if (q == p || q - p > 9 || (*p == '0' && q - p > 1))
+                return NULL;
+        return q;
+}
+
+int pmucal_schema_version(const char *s, const char *prefix, long *major, long *minor)
+{
+        long        mj = 0, mn = 0;
+        const char *p;
+
+        if (!s || !prefix || strncmp(s, prefix, strlen(prefix)))
+                return -1;
+        p = version_number(s + strlen(prefix), &mj);
+        if (p && *p == '.')
+                p = version_number(p + 1, &mn);
+        if (!p || *p)
+                return -1;
+        if (major)
+                *major = mj;
+        if (minor)
+                *minor = mn;
+        return 0;
+}
+
 static bool check_schema(struct ctx *c, json_t *root, struct pmucal_table *t)
 {
-        const char *s, *p;
+        const char *s;
         json_t     *v = json_object_get(root, "schema");
         long        major = 0;
 
@@ -221,12 +253,13 @@ static bool check_schema(struct ctx *c, json_t *root, struct pmucal_table *t)
         snprintf(t->schema, sizeof(t->schema), "%s", s);
         if (strncmp(s, PMUCAL_TABLE_SCHEMA_PREFIX, strlen(PMUCAL_TABLE_SCHEMA_PREFIX)))
                 return fail(c, PMUCAL_E_VERSION, "not a pmucal latency table (schema \"%.64s\")", s);
-        p = s + strlen(PMUCAL_TABLE_SCHEMA_PREFIX);
-        if (*p < '0' || *p > '9')
+        if (!s[strlen(PMUCAL_TABLE_SCHEMA_PREFIX)])
                 return fail(c, PMUCAL_E_VERSION, "schema \"%.64s\" has no version number", s);
-        for (; *p >= '0' && *p <= '9' && major < 100000; p++)
-                major = major * 10 + (*p - '0');
-        if ((*p && *p != '.') || major != PMUCAL_TABLE_MAJOR)
+        if (pmucal_schema_version(s, PMUCAL_TABLE_SCHEMA_PREFIX, &major, NULL))
+                return fail(c, PMUCAL_E_VERSION,
+                            "schema \"%.64s\": the version is not MAJOR or MAJOR.MINOR (decimal, "
+                            "no leading zeros)", s);
+        if (major != PMUCAL_TABLE_MAJOR)
                 return fail(c, PMUCAL_E_VERSION,
                             "schema \"%.64s\": major version %ld is not supported (this library reads %d)",
                             s, major, PMUCAL_TABLE_MAJOR);

@@ -1,4 +1,4 @@
-/** @file libpmucal, TLB part: the pmucal.tlb/1 loader and the TLB-miss classifier (see
+/** @file libpmucal, TLB part: the pmucal.tlb/1.x loader and the TLB-miss classifier (see
  * include/pmucal/tlb.h). Host only: libc and jansson. Every field is checked for presence,
  * type and range; a bad one is reported with its JSON path. */
 #include "host/include/pmucal/tlb.h"
@@ -176,7 +176,6 @@ static int load_root(struct tctx *c, json_t *root, struct pmucal_tlb *t)
 {
         json_t     *tlb = root, *cv;
         const char *s;
-        char       *end;
         long        major;
 
         if (!json_object_get(root, "curves") && json_object_get(root, "tlb")) {
@@ -189,9 +188,8 @@ static int load_root(struct tctx *c, json_t *root, struct pmucal_tlb *t)
         if (!s || strncmp(s, PMUCAL_TLB_SCHEMA_PREFIX, strlen(PMUCAL_TLB_SCHEMA_PREFIX)))
                 return fail(c, PMUCAL_E_VERSION, "not a pmucal TLB table (schema %s%s%s)",
                             s ? "\"" : "", s ? s : "missing", s ? "\"" : "");
-        errno = 0;
-        major = strtol(s + strlen(PMUCAL_TLB_SCHEMA_PREFIX), &end, 10);
-        if (errno || end == s + strlen(PMUCAL_TLB_SCHEMA_PREFIX) || *end || major != PMUCAL_TLB_MAJOR)
+        if (pmucal_schema_version(s, PMUCAL_TLB_SCHEMA_PREFIX, &major, NULL) ||
+            major != PMUCAL_TLB_MAJOR)
                 return fail(c, PMUCAL_E_VERSION, "schema \"%s\": this library reads %s%d", s,
                             PMUCAL_TLB_SCHEMA_PREFIX, PMUCAL_TLB_MAJOR);
         snprintf(t->schema, sizeof(t->schema), "%s", s);

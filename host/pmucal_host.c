@@ -199,10 +199,9 @@ static status_t report(const struct lat_curve *c, const struct cpu_info *cpu,
         struct rep_buf            b = { 0 };
         struct plat_fw_table      smt;
         char                      date[32];
-        time_t                    now = time(NULL);
+        struct plat_time          now;
         status_t                  st, st_lv;
 
-        strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
         lat_table_meta_from_cpu(&m, cpu);
         m.microcode_valid = read_microcode(&m.microcode);
         m.core_hz         = c->core_hz;
@@ -222,7 +221,10 @@ static status_t report(const struct lat_curve *c, const struct cpu_info *cpu,
         m.prefetchers      = prefetch_word(info->prefetch.state);
         m.pmucal_version   = PMUCAL_VERSION;
         m.platform         = plat_info()->name;
-        m.date             = date;
+        if (plat_wallclock(&now) == ST_OK) {
+                m.date_zone = lat_date_utc(&now, date, sizeof(date));
+                m.date      = m.date_zone ? date : NULL;
+        }
 
         if ((st = rep_lat_csv(&b, c)) == ST_OK)
                 st = save(CURVE_FILE, &b, o);

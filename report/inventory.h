@@ -2,7 +2,7 @@
  * The machine inventory: what the harness found out about the CPU, its caches, TLBs and PMU,
  * the processors and NUMA topology the firmware describes, SMBIOS identity and memory. The
  * gathering is in app/gather.c; this module only prints it (console text) and writes it as
- * inventory.json (schema "pmucal.inventory/1"), from a filled struct: pure, host-tested.
+ * inventory.json (schema "pmucal.inventory/1.1"), from a filled struct: pure, host-tested.
  */
 #ifndef PMUCAL_INVENTORY_H
 #define PMUCAL_INVENTORY_H
@@ -16,7 +16,7 @@
 #include "boot/x86/cpuid.h"
 #include "report/json.h"
 
-#define INV_SCHEMA   "pmucal.inventory/1"
+#define INV_SCHEMA   "pmucal.inventory/1.1"
 #define INV_MAX_MSRS 12
 #define INV_MAX_CPUS 256
 

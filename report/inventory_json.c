@@ -1,4 +1,4 @@
-/** @file inventory.json (schema pmucal.inventory/1, docs/inventory.md) and cpuid.txt from a
+/** @file inventory.json (schema pmucal.inventory/1.1, docs/inventory.md) and cpuid.txt from a
  * filled struct inventory (see inventory.h). */
 #include "report/inventory.h"
 
@@ -20,8 +20,8 @@ static void json_cpu(struct json_w *w, const struct inventory *inv)
         json_obj_begin(w, "cpu");
         json_str(w, "decode", status_str(inv->cpu_st));
         json_str(w, "vendor", cpu_vendor_name(c->vendor));
-        json_str(w, "vendor_string", c->vendor_str);
-        json_str(w, "brand", c->brand);
+        json_str_or_null(w, "vendor_string", c->vendor_str);
+        json_str_or_null(w, "brand", c->brand);
         json_u64(w, "family", c->family);
         json_u64(w, "model", c->model);
         json_u64(w, "stepping", c->stepping);
@@ -31,7 +31,7 @@ static void json_cpu(struct json_w *w, const struct inventory *inv)
         else
                 json_null(w, "microcode");
         json_bool(w, "hypervisor", c->hypervisor);
-        json_str(w, "hypervisor_vendor", c->hypervisor ? c->hv_vendor : NULL);
+        json_str_or_null(w, "hypervisor_vendor", c->hypervisor ? c->hv_vendor : NULL);
         json_hex(w, "max_leaf", c->max_leaf);
         json_hex(w, "max_ext_leaf", c->max_ext_leaf);
         json_obj_begin(w, "features");
@@ -45,24 +45,24 @@ static void json_cpu(struct json_w *w, const struct inventory *inv)
         json_obj_end(w);
 
         json_obj_begin(w, "tsc");
-        json_u64(w, "hz", inv->tsc_hz);
-        json_str(w, "source", inventory_tsc_source_name(inv->tsc_source));
-        if (c->tsc_hz_cpuid)
-                json_u64(w, "cpuid_hz", c->tsc_hz_cpuid);
-        else
-                json_null(w, "cpuid_hz");
-        json_str(w, "cpuid_source", c->tsc_hz_source);
+        json_u64_or_null(w, "hz", inv->tsc_hz);
+        json_str_or_null(w, "source", inv->tsc_source == INV_TSC_UNKNOWN
+                                              ? NULL : inventory_tsc_source_name(inv->tsc_source));
+        json_u64_or_null(w, "cpuid_hz", c->tsc_hz_cpuid);
+        json_str_or_null(w, "cpuid_source", c->tsc_hz_source);
         if (inv->tsc_hz_calibrated) {
                 json_u64(w, "calibrated_hz", inv->tsc_hz_calibrated);
                 json_u64(w, "calibration_spread_ppm", inv->tsc_cal_spread_ppm);
                 json_u64(w, "calibration_run_ms", inv->tsc_cal_ms);
         } else {
                 json_null(w, "calibrated_hz");
+                json_null(w, "calibration_spread_ppm");
+                json_null(w, "calibration_run_ms");
         }
         json_bool(w, "invariant", c->tsc_invariant);
-        json_u64(w, "nominal_core_hz", inv->nominal_hz);
-        json_u64(w, "cpuid_base_mhz", c->base_mhz);
-        json_u64(w, "cpuid_max_mhz", c->max_mhz);
+        json_u64_or_null(w, "nominal_core_hz", inv->nominal_hz);
+        json_u64_or_null(w, "cpuid_base_mhz", c->base_mhz);
+        json_u64_or_null(w, "cpuid_max_mhz", c->max_mhz);
         json_obj_end(w);
 }
 
@@ -74,11 +74,11 @@ static void json_caches_tlbs(struct json_w *w, const struct cpu_info *c)
                 json_obj_begin(w, NULL);
                 json_u64(w, "level", k->level);
                 json_str(w, "type", cpu_cache_type_name(k->type));
-                json_u64(w, "size_bytes", k->size_bytes);
+                json_u64_or_null(w, "size_bytes", k->size_bytes);
                 json_u64(w, "ways", k->ways);
-                json_u64(w, "line_bytes", k->line_bytes);
-                json_u64(w, "sets", k->sets);
-                json_u64(w, "sharing_cpus", k->n_sharing);
+                json_u64_or_null(w, "line_bytes", k->line_bytes);
+                json_u64_or_null(w, "sets", k->sets);
+                json_u64_or_null(w, "sharing_cpus", k->n_sharing);
                 json_bool(w, "inclusive", k->inclusive);
                 json_obj_end(w);
         }
@@ -99,9 +99,9 @@ static void json_caches_tlbs(struct json_w *w, const struct cpu_info *c)
                 if (t->page_sizes & TLB_PG_1G)
                         json_str(w, NULL, "1G");
                 json_arr_end(w);
-                json_u64(w, "entries", t->entries);
+                json_u64_or_null(w, "entries", t->entries);
                 json_u64(w, "ways", t->ways);
-                json_str(w, "source", t->source);
+                json_str_or_null(w, "source", t->source);
                 json_obj_end(w);
         }
         json_arr_end(w);
@@ -185,6 +185,9 @@ static void json_topology(struct json_w *w, const struct inventory *inv)
         if (inv->madt) {
                 json_u64(w, "madt_processors", inv->madt->n_cpus);
                 json_u64(w, "madt_enabled", inv->madt->n_enabled);
+        } else {
+                json_null(w, "madt_processors");
+                json_null(w, "madt_enabled");
         }
         json_obj_end(w);
 
@@ -252,27 +255,28 @@ static void json_smbios(struct json_w *w, const struct inventory *inv)
         json_obj_begin(w, "smbios");
         json_u64(w, "major", s->major);
         json_u64(w, "minor", s->minor);
-        json_str(w, "manufacturer", s->sys_manufacturer);
-        json_str(w, "product", s->sys_product);
-        json_str(w, "system_version", s->sys_version);
-        json_str(w, "uuid", s->has_uuid ? s->sys_uuid_str : NULL);
-        json_str(w, "board_manufacturer", s->board_manufacturer);
-        json_str(w, "board_product", s->board_product);
-        json_str(w, "bios_vendor", s->bios_vendor);
-        json_str(w, "bios_version", s->bios_version);
-        json_str(w, "bios_date", s->bios_date);
+        json_str_or_null(w, "manufacturer", s->sys_manufacturer);
+        json_str_or_null(w, "product", s->sys_product);
+        json_str_or_null(w, "system_version", s->sys_version);
+        json_str_or_null(w, "uuid", s->has_uuid ? s->sys_uuid_str : NULL);
+        json_str_or_null(w, "board_manufacturer", s->board_manufacturer);
+        json_str_or_null(w, "board_product", s->board_product);
+        json_str_or_null(w, "bios_vendor", s->bios_vendor);
+        json_str_or_null(w, "bios_version", s->bios_version);
+        json_str_or_null(w, "bios_date", s->bios_date);
         json_arr_begin(w, "sockets");
         for (uint32_t i = 0; i < s->n_cpus; i++) {
                 json_obj_begin(w, NULL);
-                json_str(w, "socket", s->cpu[i].socket);
-                json_str(w, "manufacturer", s->cpu[i].manufacturer);
-                json_str(w, "version", s->cpu[i].version);
+                json_str_or_null(w, "socket", s->cpu[i].socket);
+                json_str_or_null(w, "manufacturer", s->cpu[i].manufacturer);
+                json_str_or_null(w, "version", s->cpu[i].version);
                 json_bool(w, "populated", s->cpu[i].populated);
-                json_u64(w, "cores", s->cpu[i].n_cores);
-                json_u64(w, "cores_enabled", s->cpu[i].n_cores_enabled);
-                json_u64(w, "threads", s->cpu[i].n_threads);
-                json_u64(w, "max_speed_mhz", s->cpu[i].max_speed_mhz);
-                json_u64(w, "current_speed_mhz", s->cpu[i].cur_speed_mhz);
+                /* SMBIOS type 4: 0 is "unknown" for the counts and speeds */
+                json_u64_or_null(w, "cores", s->cpu[i].n_cores);
+                json_u64_or_null(w, "cores_enabled", s->cpu[i].n_cores_enabled);
+                json_u64_or_null(w, "threads", s->cpu[i].n_threads);
+                json_u64_or_null(w, "max_speed_mhz", s->cpu[i].max_speed_mhz);
+                json_u64_or_null(w, "current_speed_mhz", s->cpu[i].cur_speed_mhz);
                 json_obj_end(w);
         }
         json_arr_end(w);
@@ -286,7 +290,7 @@ void inventory_json(struct json_w *w, const struct inventory *inv)
 {
         json_obj_begin(w, NULL);
         json_str(w, "schema", INV_SCHEMA);
-        json_str(w, "platform", inv->platform);
+        json_str_or_null(w, "platform", inv->platform);
         json_cpu(w, inv);
         json_caches_tlbs(w, &inv->cpu);
         json_pmu(w, inv);
@@ -299,6 +303,10 @@ void inventory_json(struct json_w *w, const struct inventory *inv)
                 json_u64(w, "reserved_bytes", inv->mem.reserved_bytes);
                 json_u64(w, "descriptors", inv->mem.n_descriptors);
         } else {
+                json_null(w, "ram_bytes");
+                json_null(w, "free_bytes");
+                json_null(w, "reserved_bytes");
+                json_null(w, "descriptors");
                 json_str(w, "problem", status_str(inv->mem_st));
         }
         json_obj_end(w);

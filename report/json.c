@@ -225,6 +225,22 @@ void json_null(struct json_w *w, const char *key)
         raws(w, "null");
 }
 
+void json_str_or_null(struct json_w *w, const char *key, const char *val)
+{
+        if (val && val[0])
+                json_str(w, key, val);
+        else
+                json_null(w, key);
+}
+
+void json_u64_or_null(struct json_w *w, const char *key, uint64_t val)
+{
+        if (val)
+                json_u64(w, key, val);
+        else
+                json_null(w, key);
+}
+
 status_t json_finish(struct json_w *w)
 {
         if (w->st == ST_OK && (w->depth != 0 || !w->has_items[0]))

@@ -50,6 +50,10 @@ void json_hex(struct json_w *w, const char *key, uint64_t val);
 void json_fixed(struct json_w *w, const char *key, int64_t val, unsigned decimals);
 void json_bool(struct json_w *w, const char *key, bool val);
 void json_null(struct json_w *w, const char *key);
+/** A string that may be unknown: NULL or "" writes null (null means unknown in every schema). */
+void json_str_or_null(struct json_w *w, const char *key, const char *val);
+/** A count or size whose 0 means unknown: 0 writes null. */
+void json_u64_or_null(struct json_w *w, const char *key, uint64_t val);
 /** Finish: ST_OK if the document is complete and every write succeeded, else the first error
  *  (ST_BAD_ARG for unbalanced nesting, ST_NO_MEM). Appends a final newline. */
 status_t json_finish(struct json_w *w);

@@ -53,22 +53,6 @@ static char *fmt_bytes(char *buf, size_t n, uint64_t v)
         return buf;
 }
 
-static void json_str_or_null(struct json_w *w, const char *key, const char *s)
-{
-        if (s)
-                json_str(w, key, s);
-        else
-                json_null(w, key);
-}
-
-static void json_u64_or_null(struct json_w *w, const char *key, uint64_t v)
-{
-        if (v)
-                json_u64(w, key, v);
-        else
-                json_null(w, key);
-}
-
 static void json_stat(struct json_w *w, const char *key, const struct lat_stat *s)
 {
         json_obj_begin(w, key);
@@ -79,7 +63,67 @@ static void json_stat(struct json_w *w, const char *key, const struct lat_stat *
         json_obj_end(w);
 }
 
+/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil). */
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+        y -= m <= 2;
+        int64_t  era = (y >= 0 ? y : y - 399) / 400;
+        unsigned yoe = (unsigned)(y - era * 400);
+        unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+        unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+        return era * 146097 + (int64_t)doe - 719468;
+}
+
+static void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
+{
+        z += 719468;
+        int64_t  era = (z >= 0 ? z : z - 146096) / 146097;
+        unsigned doe = (unsigned)(z - era * 146097);
+        unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+        unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        unsigned mp  = (5 * doy + 2) / 153;
+        *d = doy - (153 * mp + 2) / 5 + 1;
+        *m = mp < 10 ? mp + 3 : mp - 9;
+        *y = (int64_t)yoe + era * 400 + (*m <= 2);
+}
+
 /* ---- public ------------------------------------------------------------------------------ */
+
+const char *lat_date_utc(const struct plat_time *t, char *buf, size_t n)
+{
+        const char *zone;
+        int64_t     min, y;
+        unsigned    mo, d;
+
+        if (buf && n)
+                buf[0] = '\0';
+        if (!t || !buf || n < 21 || !t->valid || t->month < 1 || t->month > 12 || t->day < 1 ||
+            t->day > 31 || t->hour > 23 || t->minute > 59 || t->second > 60 || t->year < 1900 ||
+            t->year > 9999)
+                return NULL;
+        min = (days_from_civil(t->year, t->month, t->day) * 24 + t->hour) * 60 + t->minute;
+        switch (t->zone) {
+        case PLAT_ZONE_UTC:
+                zone = "utc";
+                break;
+        case PLAT_ZONE_OFFSET:
+                if (t->utc_offset_min < -1440 || t->utc_offset_min > 1440)
+                        return NULL;
+                min -= t->utc_offset_min;
+                zone = "firmware-offset";
+                break;
+        default:
+                zone = "assumed-utc";
+                break;
+        }
+        civil_from_days(min / 1440 - (min % 1440 < 0), &y, &mo, &d);
+        min = ((min % 1440) + 1440) % 1440;
+        if (y < 1 || y > 9999)
+                return NULL;
+        fmt_snprintf(buf, n, "%04u-%02u-%02uT%02u:%02u:%02uZ", (unsigned)y, mo, d,
+                     (unsigned)(min / 60), (unsigned)(min % 60), t->second);
+        return zone;
+}
 
 const char *lat_clock_name(enum lat_clock c)
 {
@@ -143,6 +187,7 @@ status_t rep_lat_json(struct rep_buf *out, const struct lat_table_meta *m,
         json_str_or_null(&w, "pmucal_version", m->pmucal_version);
         json_str_or_null(&w, "platform", m->platform);
         json_str_or_null(&w, "date", m->date);
+        json_str_or_null(&w, "date_zone", m->date ? m->date_zone : NULL);
         json_u64(&w, "points", c->n);
         json_u64(&w, "min_ws_bytes", c->n ? c->pts[0].ws_bytes : 0);
         json_u64(&w, "max_ws_bytes", c->n ? c->pts[c->n - 1].ws_bytes : 0);

@@ -1,5 +1,5 @@
 /** @file
- * Outputs of the latency calibration: latency-table.json (schema "pmucal.latency-table/1",
+ * Outputs of the latency calibration: latency-table.json (schema "pmucal.latency-table/1.1",
  * documented field by field in docs/latency-table.md), latency-curve.csv (every sweep point),
  * the console levels table and an ASCII plot of the curve readable on a serial console. All
  * writers append text to a caller's struct rep_buf (the caller writes it to a file or prints
@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "boot/plat.h"
 #include "lib/status.h"
 #include "boot/x86/cpuid.h"
 #include "report/json.h"
@@ -24,9 +25,11 @@
 #include "report/levels.h"
 #include "report/rep.h"
 
-/** Schema name and major version. Fields are only ever added within a major version;
- *  readers ignore fields they do not know and reject another major version. */
-#define LAT_TABLE_SCHEMA       "pmucal.latency-table/1"
+/** Schema name and version (docs/schemas/latency-table.schema.json). Fields are only ever
+ *  added within a major version (the minor counts the additions: 1.1 added method.date_zone
+ *  and null for every unknown string); readers ignore fields they do not know and reject
+ *  another major version. */
+#define LAT_TABLE_SCHEMA       "pmucal.latency-table/1.1"
 #define LAT_TABLE_SCHEMA_MAJOR 1
 
 /** Header line of latency-curve.csv. */
@@ -60,8 +63,17 @@ struct lat_table_meta {
         const char *prefetchers;     /* "off", "on", "unchanged", "failed", "unknown" */
         const char *pmucal_version;
         const char *platform;        /* plat_info()->name */
-        const char *date;            /* ISO 8601, NULL = unknown */
+        const char *date;            /* UTC, "2024-05-01T12:00:00Z" (lat_date_utc); NULL = unknown */
+        const char *date_zone;       /* how date relates to UTC (lat_date_utc); NULL = unknown */
 };
+
+/** Format wall-clock time @p t as UTC, "YYYY-MM-DDTHH:MM:SSZ", into @p buf (>= 21 bytes).
+ *  Returns the words for method.date_zone: "utc" (the clock keeps UTC), "firmware-offset"
+ *  (the firmware named its offset from UTC; converted with local = UTC + offset),
+ *  "assumed-utc" (the firmware names no zone: its clock is taken as UTC, as QEMU's and a
+ *  Linux-managed RTC keep it; a machine whose RTC keeps local time is off by its offset).
+ *  NULL, and @p buf empty, when @p t is NULL, not valid or out of range. */
+const char *lat_date_utc(const struct plat_time *t, char *buf, size_t n);
 
 /** An extra top-level section ("tlb", later "remote", "c2c") written by another module into
  *  the same document: @p write emits members of the top-level object through @p w. */

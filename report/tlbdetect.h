@@ -124,7 +124,11 @@ status_t tlb_class_cost(const struct tlb_result *r, enum tlb_class cls, uint64_t
  *  spread-PTE curve of the same side and page size are both given, the walk's memory cost. */
 status_t tlb_report_console(const struct tlb_result *r, size_t n, struct rep_buf *out);
 
-/** Write the "tlb" object (schema pmucal.tlb/1, docs/tlb-table.md) under @p key (NULL in an
+/** Schema name and version of the TLB table (docs/schemas/tlb-table.schema.json); 1.1: null
+ *  for a level's unknown CPUID figures. */
+#define TLB_TABLE_SCHEMA "pmucal.tlb/1.1"
+
+/** Write the "tlb" object (schema TLB_TABLE_SCHEMA, docs/tlb-table.md) under @p key (NULL in an
  *  array or at top level) into @p w. Errors are sticky in @p w. */
 void tlb_json_write(struct json_w *w, const char *key, const struct tlb_result *r, size_t n);
 

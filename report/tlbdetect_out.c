@@ -112,7 +112,7 @@ void tlb_json_write(struct json_w *w, const char *key, const struct tlb_result *
                 return;
         }
         json_obj_begin(w, key);
-        json_str(w, "schema", "pmucal.tlb/1");
+        json_str(w, "schema", TLB_TABLE_SCHEMA);
         json_str(w, "units", "mcyc");
         json_arr_begin(w, "curves");
         for (size_t i = 0; i < n; i++) {
@@ -138,8 +138,8 @@ void tlb_json_write(struct json_w *w, const char *key, const struct tlb_result *
                         json_u64(w, "level", j + 1);
                         json_u64(w, "entries", x->lvl[j].entries);
                         json_u64(w, "next_pages", x->lvl[j].next_n);
-                        json_u64(w, "cpuid_entries", x->lvl[j].cpuid_entries);
-                        json_str(w, "cpuid_source", x->lvl[j].cpuid_source);
+                        json_u64_or_null(w, "cpuid_entries", x->lvl[j].cpuid_entries);
+                        json_str_or_null(w, "cpuid_source", x->lvl[j].cpuid_source);
                         json_str(w, "verdict", tlb_verdict_name(x->lvl[j].verdict));
                         json_obj_end(w);
                 }

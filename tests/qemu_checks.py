@@ -11,6 +11,8 @@ import subprocess
 import sys
 import tempfile
 
+import check_schemas
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 n = 0
 failed = 0
@@ -23,6 +25,12 @@ def tap(ok, what):
         failed += 1
     print(("ok" if ok else "not ok") + " %d - %s" % (n, what), flush=True)
     return ok
+
+
+def schema_is(doc, name):
+    """True when @doc's "schema" is pmucal.NAME/1 or /1.MINOR (the one version rule)."""
+    return isinstance(doc, dict) and re.match(r"^pmucal\.%s/1(\.(0|[1-9][0-9]{0,8}))?$" % re.escape(name),
+                                              str(doc.get("schema"))) is not None
 
 
 def opt(args, name, default):
@@ -124,8 +132,8 @@ def check_saved(c):
 
 def check_inventory(c):
     inv = c.result_json("inventory.json")
-    if not tap(inv is not None and inv.get("schema") == "pmucal.inventory/1",
-               "%s: inventory.json parses, schema pmucal.inventory/1" % c.name):
+    if not tap(schema_is(inv, "inventory"),
+               "%s: inventory.json parses, schema pmucal.inventory/1.x" % c.name):
         return
     tap(inv["cpu"]["decode"] == "ok" and inv["cpu"]["vendor"] in ("AMD", "Intel"),
         "%s: CPU decoded (%s)" % (c.name, inv["cpu"].get("brand")))
@@ -232,8 +240,8 @@ def _tlb_common(c):
     tap({"tlb-table.json", "tlb-curve.csv", "report.txt"} <= files,
         "%s: tlb-table.json, tlb-curve.csv and report.txt saved after the CR3 restore" % c.name)
     t = c.result_json("tlb-table.json")
-    tap(t is not None and t.get("schema") == "pmucal.tlb/1" and len(t.get("curves", [])) > 0,
-        "%s: tlb-table.json parses, schema pmucal.tlb/1, %d curves"
+    tap(schema_is(t, "tlb") and len(t.get("curves", [])) > 0,
+        "%s: tlb-table.json parses, schema pmucal.tlb/1.x, %d curves"
         % (c.name, len(t.get("curves", [])) if t else 0))
     return t
 
@@ -262,7 +270,7 @@ def check_pmu(c):
     """The pmu phase under TCG: pmu-validation.json saved and parses, every check SKIPs with a
     reason (no PMU), no FAIL line in the pmu phase, the NMI route self-test passes."""
     doc = c.result_json("pmu-validation.json")
-    if not tap(doc is not None and doc.get("schema") == "pmucal.pmu-validation/1",
+    if not tap(schema_is(doc, "pmu-validation"),
                "%s: pmu-validation.json parses, schema pmucal.pmu-validation/1" % c.name):
         return
     checks = doc.get("checks", [])
@@ -294,8 +302,8 @@ def check_latency(c):
     on the console. TCG emulates no caches, but its loads reach the host's caches through the
     software TLB, so the curve need not be flat: either way the table must say what it saw."""
     t = c.result_json("latency-table.json")
-    if not tap(t is not None and t.get("schema") == "pmucal.latency-table/1",
-               "%s: latency-table.json parses, schema pmucal.latency-table/1" % c.name):
+    if not tap(schema_is(t, "latency-table"),
+               "%s: latency-table.json parses, schema pmucal.latency-table/1.x" % c.name):
         return
     path = os.path.join(c.results, "latency-table.json")
     tool = os.path.join(ROOT, "build", "host", "pmucal-table")
@@ -354,7 +362,7 @@ def check_latency_4k(c):
     tap(re.search(r"^FAIL: latency:", c.serial, re.M) is None, "%s: no latency check failed"
         % c.name)
     pts = m.get("points", 0)
-    tap(t is not None and t.get("schema") == "pmucal.latency-table/1" and pts >= 20,
+    tap(schema_is(t, "latency-table") and pts >= 20,
         "%s: table valid with %d points" % (c.name, pts))
 
 
@@ -373,7 +381,7 @@ def check_sampling(c):
     tap(re.search(r"^PASS: sampling: (ibs|pebs|lbr)", c.serial, re.M) is None,
         "%s: nothing claims to have sampled under TCG" % c.name)
     v = c.result_json("sampling-validation.json")
-    if not tap(v is not None and v.get("schema") == "pmucal.sampling-validation/1",
+    if not tap(schema_is(v, "sampling-validation"),
                "%s: sampling-validation.json parses, schema pmucal.sampling-validation/1" % c.name):
         return
     checks = v.get("checks", [])
@@ -382,6 +390,19 @@ def check_sampling(c):
         {k["mechanism"] for k in checks} == set(mechs),
         "%s: sampling-validation.json: %d checks, all SKIP with a reason, every mechanism"
         % (c.name, len(checks)))
+
+
+def check_files_match_schemas(c, validators):
+    """Every JSON file of the results folder validates against its schema in docs/schemas/
+    (strictly: nothing the schema does not define); a mismatch names the file and JSON path."""
+    if not c.results:
+        return
+    for f in sorted(x for x in os.listdir(c.results) if x.endswith(".json")):
+        errs = check_schemas.validate_file(os.path.join(c.results, f), validators)
+        tap(not errs, "%s: %s validates against its schema in docs/schemas/%s"
+            % (c.name, f, "" if not errs else " (%s)" % errs[0]))
+        for e in errs:
+            print("# " + e)
 
 
 CHECKS = {name[6:]: fn for name, fn in globals().items() if name.startswith("check_")}
@@ -396,6 +417,7 @@ def main():
     os.makedirs(a.logs, exist_ok=True)
     cfg = configparser.ConfigParser()
     cfg.read(a.cfg)
+    validators = check_schemas.make_validators(check_schemas.load_schemas(), strict=True)
     for name in cfg.sections():
         if a.only and name != a.only:
             continue
@@ -406,6 +428,7 @@ def main():
         c.run()
         for k in c.checks:
             CHECKS[k](c)
+        check_files_match_schemas(c, validators)
     print("1..%d" % n)
     return 1 if failed else 0
 

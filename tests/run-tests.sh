@@ -3,7 +3,8 @@
 #   1. host unit tests (cmocka, TAP output), one binary per module;
 #   2. shell tests tests/test_*.sh (TAP output);
 #   3. each fuzzer for a bounded time over a copy of its corpus;
-#   4. the QEMU smoke boots in tests/qemu.cfg, checked by tests/qemu_checks.py.
+#   4. the QEMU smoke boots in tests/qemu.cfg, checked by tests/qemu_checks.py (every JSON file
+#      each boot saves is validated against docs/schemas/ by tests/check_schemas.py).
 # A crashed or hung binary counts as a failure. Details go to build/test-logs/.
 set -u
 cd "$(dirname "$0")/.."
@@ -13,6 +14,10 @@ rm -rf "$logs"; mkdir -p "$logs"
 pass=0 fail=0
 FUZZ_SECONDS=${FUZZ_SECONDS:-20}
 ONLY=${ONLY:-}          # e.g. ONLY=unit or ONLY=qemu to run one stage
+# Debian's python3 (python3-jsonschema, python3-pytest come from `make deps`), not whichever
+# python3 comes first in PATH; the shell tests get it as PMUCAL_PYTHON.
+PMUCAL_PYTHON=${PMUCAL_PYTHON:-$([ -x /usr/bin/python3 ] && echo /usr/bin/python3 || echo python3)}
+export PMUCAL_PYTHON
 
 count_tap() { # file -> adds to pass/fail; returns number of test lines
         local f=$1 p q
@@ -78,7 +83,7 @@ fi
 
 if stage qemu; then
         echo "== QEMU smoke boots (tests/qemu.cfg)"
-        run_tap qemu "$logs/qemu.log" python3 tests/qemu_checks.py --cfg tests/qemu.cfg --logs "$logs"
+        run_tap qemu "$logs/qemu.log" "$PMUCAL_PYTHON" tests/qemu_checks.py --cfg tests/qemu.cfg --logs "$logs"
 fi
 
 echo "$pass passed, $fail failed"

@@ -4,7 +4,7 @@
 #   1. c2c.json is valid JSON of schema pmucal.c2c/1 with n*(n-1) pairs, each with hit,
 #      hitm and write figures, p10 <= p50 <= p90 and every figure a real latency
 #      (0.5 ns .. 10 us: above an L1 hit, below anything that is not a cache transfer);
-#   2. the per-class table covers every pair;
+#   2. the per-class table covers every pair, and c2c.json validates against docs/schemas/;
 #   3. usage errors: no --out, --rounds out of range -> exit 2.
 # TAP output; a machine with one CPU gives one "ok # SKIP" line.
 set -u
@@ -42,6 +42,8 @@ assert covered == known, (covered, known)
 print("classes ok")
 PY
 check $? "c2c.json: every ordered pair, real latencies, ordered percentiles ($(tr '\n' ' ' <"$tmp/py"))"
+errs=$("${PMUCAL_PYTHON:-python3}" tests/check_schemas.py "$tmp/c2c.json" 2>&1)
+check $? "c2c.json validates against docs/schemas/c2c.schema.json${errs:+ ($errs)}"
 grep -q 'owner (rows)' "$tmp/log"
 check $? "console shows the class table and the HITM matrix"
 "$bin" --c2c >/dev/null 2>&1

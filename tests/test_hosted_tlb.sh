@@ -36,8 +36,8 @@ done
 t $rc "pmucal-host --tlb --quick --page 4k exits 0"
 t "$([ -s "$out/tlb-curve.csv" ] && head -1 "$out/tlb-curve.csv" | grep -q '^side,page_bytes,pte,n_pages' && echo 0 || echo 1)" \
   "tlb-curve.csv written with its header"
-t "$(python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); sys.exit(t["schema"]!="pmucal.tlb/1")' "$out/tlb-table.json" 2>/dev/null && echo 0 || echo 1)" \
-  "tlb-table.json parses, schema pmucal.tlb/1"
+errs=$("${PMUCAL_PYTHON:-python3}" tests/check_schemas.py "$out/tlb-table.json" 2>&1)
+t $? "tlb-table.json validates against docs/schemas/tlb-table.schema.json${errs:+ ($errs)}"
 t "$(grep -q '^PASS: tlb: dtlb 4 KiB: .*every chase returned to its start' "$out/console.txt" && echo 0 || echo 1)" \
   "every chase returned to its start"
 t "$([ "$verdict" = agree ] && echo 0 || echo 1)" \

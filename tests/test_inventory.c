@@ -168,6 +168,38 @@ static void test_json_malformed_table(void **state)
         assert_int_equal(inventory_node_of_apic(&f->inv, 0), -1);
 }
 
+/* Null means unknown: figures CPUID or SMBIOS leave at 0 or "" are written as null, never as
+ * a number or an empty string. */
+static void test_json_unknown_is_null(void **state)
+{
+        struct fixture *f = *state;
+
+        f->inv.nominal_hz     = 0;
+        f->inv.cpu.base_mhz   = 0;
+        f->inv.cpu.max_mhz    = 0;
+        f->inv.cpu.n_caches   = 1;
+        f->inv.cpu.caches[0]  = (struct cpu_cache){ .level = 1, .type = CACHE_DATA,
+                                                    .size_bytes = 32768, .ways = 8,
+                                                    .line_bytes = 64, .sets = 64 };
+        f->inv.cpu.brand[0]   = '\0';
+        if (f->inv.smbios)
+                f->inv.smbios->board_manufacturer[0] = '\0';
+        json_t *root = to_json(&f->inv);
+        json_t *tsc  = json_object_get(root, "tsc");
+        assert_string_equal(json_string_value(json_object_get(root, "schema")), "pmucal.inventory/1.1");
+        assert_true(json_is_null(json_object_get(tsc, "nominal_core_hz")));
+        assert_true(json_is_null(json_object_get(tsc, "cpuid_base_mhz")));
+        assert_true(json_is_null(json_object_get(tsc, "cpuid_max_mhz")));
+        json_t *c0 = json_array_get(json_object_get(root, "caches"), 0);
+        assert_true(json_is_null(json_object_get(c0, "sharing_cpus")));
+        assert_int_equal(json_integer_value(json_object_get(c0, "ways")), 8);
+        assert_true(json_is_null(json_object_get(json_object_get(root, "cpu"), "brand")));
+        if (f->inv.smbios)
+                assert_true(json_is_null(json_object_get(json_object_get(root, "smbios"),
+                                                         "board_manufacturer")));
+        json_decref(root);
+}
+
 static void test_console(void **state)
 {
         struct fixture *f   = *state;
@@ -235,6 +267,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_json_topology, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_json_malformed_table, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_json_unknown_is_null, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_console, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_cpuid_text_round_trip, setup, teardown),
                 cmocka_unit_test(test_size_str),

@@ -234,6 +234,39 @@ static void test_text_and_plot(void **state)
         }
 }
 
+/* method.date is UTC with "Z"; date_zone says how that was known. */
+static void test_date_utc(void **state)
+{
+        static const struct {
+                struct plat_time t;
+                const char      *want, *zone;
+        } cases[] = {
+                { { 2026, 11, 23, 8, 15, 0, true, PLAT_ZONE_UTC, 0 }, "2026-11-23T08:15:00Z", "utc" },
+                { { 2026, 11, 23, 8, 15, 7, true, PLAT_ZONE_UNKNOWN, 0 }, "2026-11-23T08:15:07Z",
+                  "assumed-utc" },
+                /* local = UTC + offset: 00:30 at UTC+1 is 23:30 UTC the day (and year) before */
+                { { 2027, 1, 1, 0, 30, 0, true, PLAT_ZONE_OFFSET, 60 }, "2026-12-31T23:30:00Z",
+                  "firmware-offset" },
+                { { 2024, 2, 28, 22, 0, 0, true, PLAT_ZONE_OFFSET, -480 }, "2024-02-29T06:00:00Z",
+                  "firmware-offset" },
+                { { 2026, 11, 23, 8, 15, 0, false, PLAT_ZONE_UTC, 0 }, "", NULL },
+                { { 2026, 13, 23, 8, 15, 0, true, PLAT_ZONE_UTC, 0 }, "", NULL },
+                { { 2026, 11, 23, 8, 15, 0, true, PLAT_ZONE_OFFSET, 2047 }, "", NULL },
+        };
+        char buf[32];
+        (void)state;
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                const char *zone = lat_date_utc(&cases[i].t, buf, sizeof(buf));
+                assert_string_equal(buf, cases[i].want);
+                if (cases[i].zone)
+                        assert_string_equal(zone, cases[i].zone);
+                else
+                        assert_null(zone);
+        }
+        assert_null(lat_date_utc(&cases[0].t, buf, 20)); /* too small for the 21 bytes */
+        assert_null(lat_date_utc(NULL, buf, sizeof(buf)));
+}
+
 static void test_bad_args(void **state)
 {
         (void)state;
@@ -263,6 +296,7 @@ int main(void)
                 cmocka_unit_test(test_round_trip),
                 cmocka_unit_test(test_csv),
                 cmocka_unit_test(test_text_and_plot),
+                cmocka_unit_test(test_date_utc),
                 cmocka_unit_test(test_bad_args),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

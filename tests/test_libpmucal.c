@@ -75,6 +75,16 @@ static const struct {
           "major version 2 is not supported (this library reads 1)" },
         { "major version 10", "table/1\"", "table/10\"", 0, PMUCAL_E_VERSION, "major version 10" },
         { "no version", "table/1\"", "table/\"", 0, PMUCAL_E_VERSION, "no version number" },
+        /* the one version rule: MAJOR or MAJOR.MINOR, decimal without leading zeros */
+        { "minor 0", "table/1\"", "table/1.0\"", 0, PMUCAL_OK, NULL },
+        { "minor 12", "table/1\"", "table/1.12\"", 0, PMUCAL_OK, NULL },
+        { "version 1.", "table/1\"", "table/1.\"", 0, PMUCAL_E_VERSION, "not MAJOR or MAJOR.MINOR" },
+        { "version 01", "table/1\"", "table/01\"", 0, PMUCAL_E_VERSION, "not MAJOR or MAJOR.MINOR" },
+        { "version 1.-1", "table/1\"", "table/1.-1\"", 0, PMUCAL_E_VERSION, "not MAJOR or MAJOR.MINOR" },
+        { "version 1x", "table/1\"", "table/1x\"", 0, PMUCAL_E_VERSION, "not MAJOR or MAJOR.MINOR" },
+        { "version 1.01", "table/1\"", "table/1.01\"", 0, PMUCAL_E_VERSION, "not MAJOR or MAJOR.MINOR" },
+        { "version 1.1.1", "table/1\"", "table/1.1.1\"", 0, PMUCAL_E_VERSION, "not MAJOR or MAJOR.MINOR" },
+        { "version +1", "table/1\"", "table/+1\"", 0, PMUCAL_E_VERSION, "not MAJOR or MAJOR.MINOR" },
         { "schema not string", "\"pmucal.latency-table/1\"", "1", 0, PMUCAL_E_VERSION, "schema" },
         { "family string", "\"family\": 6", "\"family\": \"6\"", 0, PMUCAL_E_SCHEMA,
           "t.json: machine.family: expected an integer, got a string" },
@@ -250,77 +260,85 @@ static void test_args(void **state)
         "[{\"level\":1,\"entries\":64}],\"classes\":" classes "}"
 #define TLB_DOC(schema, curves) "{\"schema\":\"" schema "\",\"units\":\"mcyc\",\"curves\":[" curves "]}"
 
+static const struct tlb_case {
+        const char     *name, *json;
+        enum pmucal_err want;
+        const char     *err; /* substring of the message */
+} tlb_cases[] = {
+        { "good", TLB_DOC("pmucal.tlb/1", TLB_CURVE("dtlb", "4096", "near", TLB_CLASSES)),
+          PMUCAL_OK, "" },
+        { "latency table with a tlb section",
+          "{\"schema\":\"pmucal.latency-table/1\",\"tlb\":"
+          TLB_DOC("pmucal.tlb/1", TLB_CURVE("dtlb", "4096", "near", TLB_CLASSES)) "}",
+          PMUCAL_OK, "" },
+        { "major 2", TLB_DOC("pmucal.tlb/2", ""), PMUCAL_E_VERSION, "reads pmucal.tlb/1" },
+        { "minor 1", TLB_DOC("pmucal.tlb/1.1", TLB_CURVE("dtlb", "4096", "near", TLB_CLASSES)),
+          PMUCAL_OK, "" },
+        { "version 01", TLB_DOC("pmucal.tlb/01", ""), PMUCAL_E_VERSION, "reads pmucal.tlb/1" },
+        { "version 1.", TLB_DOC("pmucal.tlb/1.", ""), PMUCAL_E_VERSION, "reads pmucal.tlb/1" },
+        { "version 1.-1", TLB_DOC("pmucal.tlb/1.-1", ""), PMUCAL_E_VERSION, "reads pmucal.tlb/1" },
+        { "version 1x", TLB_DOC("pmucal.tlb/1x", ""), PMUCAL_E_VERSION, "reads pmucal.tlb/1" },
+        { "version  1", TLB_DOC("pmucal.tlb/ 1", ""), PMUCAL_E_VERSION, "reads pmucal.tlb/1" },
+        { "other schema", TLB_DOC("pmucal.latency-table/1", ""), PMUCAL_E_VERSION,
+          "not a pmucal TLB table" },
+        { "no schema", "{\"curves\":[]}", PMUCAL_E_VERSION, "schema missing" },
+        { "tlb not an object", "{\"schema\":\"pmucal.latency-table/1\",\"tlb\":3}",
+          PMUCAL_E_SCHEMA, "tlb: expected an object" },
+        { "syntax", "{\"schema\":", PMUCAL_E_SYNTAX, "x:1:" },
+        { "top level array", "[]", PMUCAL_E_VERSION, "top level" },
+        { "curves not array", "{\"schema\":\"pmucal.tlb/1\",\"curves\":{}}", PMUCAL_E_SCHEMA,
+          "curves: missing or not an array" },
+        { "bad side", TLB_DOC("pmucal.tlb/1", TLB_CURVE("ptlb", "4096", "near", "[]")),
+          PMUCAL_E_SCHEMA, "curves[0]: side: \"ptlb\"" },
+        { "bad page size", TLB_DOC("pmucal.tlb/1", TLB_CURVE("dtlb", "8192", "near", "[]")),
+          PMUCAL_E_SCHEMA, "page_bytes: 8192" },
+        { "page size a string",
+          TLB_DOC("pmucal.tlb/1", TLB_CURVE("dtlb", "\"4k\"", "near", "[]")),
+          PMUCAL_E_SCHEMA, "page_bytes: expected a non-negative integer" },
+        { "bad pte", TLB_DOC("pmucal.tlb/1", TLB_CURVE("dtlb", "4096", "far", "[]")),
+          PMUCAL_E_SCHEMA, "pte: \"far\"" },
+        { "unknown class",
+          TLB_DOC("pmucal.tlb/1", TLB_CURVE("dtlb", "4096", "near",
+                  "[{\"class\":\"l3_hit\",\"lat_mcyc\":1,\"added_mcyc\":0,"
+                  "\"upper_added_mcyc\":null,\"first_pages\":1,\"last_pages\":2}]")),
+          PMUCAL_E_SCHEMA, "curves[0].classes[0]: class: unknown class \"l3_hit\"" },
+        { "negative latency",
+          TLB_DOC("pmucal.tlb/1", TLB_CURVE("dtlb", "4096", "near",
+                  "[{\"class\":\"walk\",\"lat_mcyc\":-1,\"added_mcyc\":0,"
+                  "\"upper_added_mcyc\":null,\"first_pages\":1,\"last_pages\":2}]")),
+          PMUCAL_E_SCHEMA, "classes[0]: lat_mcyc: expected a non-negative integer" },
+        { "missing field",
+          TLB_DOC("pmucal.tlb/1", TLB_CURVE("dtlb", "4096", "near",
+                  "[{\"class\":\"walk\",\"lat_mcyc\":1,\"added_mcyc\":0,"
+                  "\"upper_added_mcyc\":null,\"first_pages\":1}]")),
+          PMUCAL_E_SCHEMA, "last_pages: missing" },
+        { "null upper not last",
+          TLB_DOC("pmucal.tlb/1", TLB_CURVE("dtlb", "4096", "near",
+                  "[{\"class\":\"l1_hit\",\"lat_mcyc\":1,\"added_mcyc\":0,"
+                  "\"upper_added_mcyc\":null,\"first_pages\":1,\"last_pages\":2},"
+                  "{\"class\":\"walk\",\"lat_mcyc\":9,\"added_mcyc\":8,"
+                  "\"upper_added_mcyc\":null,\"first_pages\":3,\"last_pages\":4}]")),
+          PMUCAL_E_SCHEMA, "null exactly for the last class" },
+        { "classes not ascending",
+          TLB_DOC("pmucal.tlb/1", TLB_CURVE("dtlb", "4096", "near",
+                  "[{\"class\":\"l1_hit\",\"lat_mcyc\":1,\"added_mcyc\":5,"
+                  "\"upper_added_mcyc\":6,\"first_pages\":1,\"last_pages\":2},"
+                  "{\"class\":\"walk\",\"lat_mcyc\":9,\"added_mcyc\":4,"
+                  "\"upper_added_mcyc\":null,\"first_pages\":3,\"last_pages\":4}]")),
+          PMUCAL_E_SCHEMA, "below the class before it" },
+};
+
 static void test_tlb_cases(void **state)
 {
-        static const struct {
-                const char     *name, *json;
-                enum pmucal_err want;
-                const char     *err; /* substring of the message */
-        } tcases[] = {
-                { "good", TLB_DOC("pmucal.tlb/1", TLB_CURVE("dtlb", "4096", "near", TLB_CLASSES)),
-                  PMUCAL_OK, "" },
-                { "latency table with a tlb section",
-                  "{\"schema\":\"pmucal.latency-table/1\",\"tlb\":"
-                  TLB_DOC("pmucal.tlb/1", TLB_CURVE("dtlb", "4096", "near", TLB_CLASSES)) "}",
-                  PMUCAL_OK, "" },
-                { "major 2", TLB_DOC("pmucal.tlb/2", ""), PMUCAL_E_VERSION, "reads pmucal.tlb/1" },
-                { "other schema", TLB_DOC("pmucal.latency-table/1", ""), PMUCAL_E_VERSION,
-                  "not a pmucal TLB table" },
-                { "no schema", "{\"curves\":[]}", PMUCAL_E_VERSION, "schema missing" },
-                { "tlb not an object", "{\"schema\":\"pmucal.latency-table/1\",\"tlb\":3}",
-                  PMUCAL_E_SCHEMA, "tlb: expected an object" },
-                { "syntax", "{\"schema\":", PMUCAL_E_SYNTAX, "x:1:" },
-                { "top level array", "[]", PMUCAL_E_VERSION, "top level" },
-                { "curves not array", "{\"schema\":\"pmucal.tlb/1\",\"curves\":{}}", PMUCAL_E_SCHEMA,
-                  "curves: missing or not an array" },
-                { "bad side", TLB_DOC("pmucal.tlb/1", TLB_CURVE("ptlb", "4096", "near", "[]")),
-                  PMUCAL_E_SCHEMA, "curves[0]: side: \"ptlb\"" },
-                { "bad page size", TLB_DOC("pmucal.tlb/1", TLB_CURVE("dtlb", "8192", "near", "[]")),
-                  PMUCAL_E_SCHEMA, "page_bytes: 8192" },
-                { "page size a string",
-                  TLB_DOC("pmucal.tlb/1", TLB_CURVE("dtlb", "\"4k\"", "near", "[]")),
-                  PMUCAL_E_SCHEMA, "page_bytes: expected a non-negative integer" },
-                { "bad pte", TLB_DOC("pmucal.tlb/1", TLB_CURVE("dtlb", "4096", "far", "[]")),
-                  PMUCAL_E_SCHEMA, "pte: \"far\"" },
-                { "unknown class",
-                  TLB_DOC("pmucal.tlb/1", TLB_CURVE("dtlb", "4096", "near",
-                          "[{\"class\":\"l3_hit\",\"lat_mcyc\":1,\"added_mcyc\":0,"
-                          "\"upper_added_mcyc\":null,\"first_pages\":1,\"last_pages\":2}]")),
-                  PMUCAL_E_SCHEMA, "curves[0].classes[0]: class: unknown class \"l3_hit\"" },
-                { "negative latency",
-                  TLB_DOC("pmucal.tlb/1", TLB_CURVE("dtlb", "4096", "near",
-                          "[{\"class\":\"walk\",\"lat_mcyc\":-1,\"added_mcyc\":0,"
-                          "\"upper_added_mcyc\":null,\"first_pages\":1,\"last_pages\":2}]")),
-                  PMUCAL_E_SCHEMA, "classes[0]: lat_mcyc: expected a non-negative integer" },
-                { "missing field",
-                  TLB_DOC("pmucal.tlb/1", TLB_CURVE("dtlb", "4096", "near",
-                          "[{\"class\":\"walk\",\"lat_mcyc\":1,\"added_mcyc\":0,"
-                          "\"upper_added_mcyc\":null,\"first_pages\":1}]")),
-                  PMUCAL_E_SCHEMA, "last_pages: missing" },
-                { "null upper not last",
-                  TLB_DOC("pmucal.tlb/1", TLB_CURVE("dtlb", "4096", "near",
-                          "[{\"class\":\"l1_hit\",\"lat_mcyc\":1,\"added_mcyc\":0,"
-                          "\"upper_added_mcyc\":null,\"first_pages\":1,\"last_pages\":2},"
-                          "{\"class\":\"walk\",\"lat_mcyc\":9,\"added_mcyc\":8,"
-                          "\"upper_added_mcyc\":null,\"first_pages\":3,\"last_pages\":4}]")),
-                  PMUCAL_E_SCHEMA, "null exactly for the last class" },
-                { "classes not ascending",
-                  TLB_DOC("pmucal.tlb/1", TLB_CURVE("dtlb", "4096", "near",
-                          "[{\"class\":\"l1_hit\",\"lat_mcyc\":1,\"added_mcyc\":5,"
-                          "\"upper_added_mcyc\":6,\"first_pages\":1,\"last_pages\":2},"
-                          "{\"class\":\"walk\",\"lat_mcyc\":9,\"added_mcyc\":4,"
-                          "\"upper_added_mcyc\":null,\"first_pages\":3,\"last_pages\":4}]")),
-                  PMUCAL_E_SCHEMA, "below the class before it" },
-        };
         (void)state;
-        for (size_t i = 0; i < sizeof(tcases) / sizeof(tcases[0]); i++) {
+        for (size_t i = 0; i < sizeof(tlb_cases) / sizeof(tlb_cases[0]); i++) {
                 struct pmucal_tlb *t = NULL;
                 char               err[512];
-                enum pmucal_err    e = pmucal_tlb_load_buf(tcases[i].json, strlen(tcases[i].json),
+                enum pmucal_err    e = pmucal_tlb_load_buf(tlb_cases[i].json, strlen(tlb_cases[i].json),
                                                            "x", &t, err, sizeof(err));
-                if (e != tcases[i].want || !strstr(err, tcases[i].err))
-                        fail_msg("%s: got %d \"%s\", want %d with \"%s\"", tcases[i].name, e, err,
-                                 tcases[i].want, tcases[i].err);
+                if (e != tlb_cases[i].want || !strstr(err, tlb_cases[i].err))
+                        fail_msg("%s: got %d \"%s\", want %d with \"%s\"", tlb_cases[i].name, e, err,
+                                 tlb_cases[i].want, tlb_cases[i].err);
                 assert_true((t != NULL) == (e == PMUCAL_OK));
                 pmucal_tlb_free(t);
         }
@@ -400,8 +418,42 @@ static void test_tlb_roundtrip(void **state)
         rep_buf_free(&b);
 }
 
-int main(void)
+/* --dump-cases DIR: write every document above to DIR (lat-NN.json, tlb-NN.json) and an index
+ * DIR/cases.tsv (file, loader, 1 if it must load else 0, case name), so that other readers
+ * (python/tests) are checked against the very same documents. */
+static int dump_cases(const char *dir)
 {
+        char  path[512];
+        FILE *idx, *f;
+
+        snprintf(path, sizeof(path), "%s/cases.tsv", dir);
+        if (!(idx = fopen(path, "w")))
+                return perror(path), 1;
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                size_t len;
+                char  *doc = make_doc(i, &len);
+                snprintf(path, sizeof(path), "%s/lat-%02zu.json", dir, i);
+                if (!(f = fopen(path, "wb")) || fwrite(doc, 1, len, f) != len || fclose(f))
+                        return perror(path), 1;
+                fprintf(idx, "lat-%02zu.json\tlatency\t%d\t%s\n", i, cases[i].want == PMUCAL_OK,
+                        cases[i].name);
+                free(doc);
+        }
+        for (size_t i = 0; i < sizeof(tlb_cases) / sizeof(tlb_cases[0]); i++) {
+                size_t len = strlen(tlb_cases[i].json);
+                snprintf(path, sizeof(path), "%s/tlb-%02zu.json", dir, i);
+                if (!(f = fopen(path, "wb")) || fwrite(tlb_cases[i].json, 1, len, f) != len || fclose(f))
+                        return perror(path), 1;
+                fprintf(idx, "tlb-%02zu.json\ttlb\t%d\t%s\n", i, tlb_cases[i].want == PMUCAL_OK,
+                        tlb_cases[i].name);
+        }
+        return fclose(idx) ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+        if (argc == 3 && !strcmp(argv[1], "--dump-cases"))
+                return dump_cases(argv[2]);
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_cases),
                 cmocka_unit_test(test_file),

@@ -381,7 +381,7 @@ static void test_outputs(void **state)
         json_error_t err;
         json_t      *root = json_loads(b.p, 0, &err);
         assert_non_null(root);
-        assert_string_equal(json_string_value(json_object_get(root, "schema")), "pmucal.tlb/1");
+        assert_string_equal(json_string_value(json_object_get(root, "schema")), TLB_TABLE_SCHEMA);
         json_t *curves = json_object_get(root, "curves");
         assert_int_equal(json_array_size(curves), 2);
         json_t *c0 = json_array_get(curves, 0), *lv = json_object_get(c0, "levels");

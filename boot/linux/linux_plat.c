@@ -479,7 +479,8 @@ status_t plat_wallclock(struct plat_time *out)
         *out = (struct plat_time){ .year = (uint16_t)(tm.tm_year + 1900),
                                    .month = (uint8_t)(tm.tm_mon + 1), .day = (uint8_t)tm.tm_mday,
                                    .hour = (uint8_t)tm.tm_hour, .minute = (uint8_t)tm.tm_min,
-                                   .second = (uint8_t)tm.tm_sec, .valid = true };
+                                   .second = (uint8_t)tm.tm_sec, .valid = true,
+                                   .zone = PLAT_ZONE_UTC };
         return ST_OK;
 }
 

@@ -258,6 +258,15 @@ status_t plat_wallclock(struct plat_time *out)
         *out = (struct plat_time){ .year = t.Year, .month = t.Month, .day = t.Day,
                                    .hour = t.Hour, .minute = t.Minute, .second = t.Second,
                                    .valid = true };
+        /* UEFI GetTime() (spec section "Time Services"): TimeZone is the time's offset from
+         * UTC in minutes, -1440..1440, or EFI_UNSPECIFIED_TIMEZONE (0x07FF): local time, zone
+         * unknown (what OVMF returns unless an OS set one). The sign is read as
+         * local = UTC + TimeZone; spec revisions have disagreed on it, which is why the
+         * table names this case ("firmware-offset") apart from the others. */
+        if (t.TimeZone != EFI_UNSPECIFIED_TIMEZONE && t.TimeZone >= -1440 && t.TimeZone <= 1440) {
+                out->zone           = PLAT_ZONE_OFFSET;
+                out->utc_offset_min = t.TimeZone;
+        }
         return ST_OK;
 }
 

@@ -107,6 +107,13 @@ int pmucal_table_classify_ns(const struct pmucal_table *t, double ns);
 /** True when the table carries flag @p name ("no_hierarchy", "noisy", ...). */
 bool pmucal_table_has_flag(const struct pmucal_table *t, const char *name);
 
+/** Parse schema string @p s of the form @p prefix + "MAJOR" or "MAJOR.MINOR" (decimal, "0" or
+ *  no leading zero, at most 9 digits each), the one version rule of every pmucal schema:
+ *  "pmucal.tlb/1.2" gives 1 and 2, "pmucal.tlb/1" 1 and 0. Returns 0, or -1 when @p s does
+ *  not start with @p prefix or the version is malformed ("1.", "01", "1.-1", "1x", "").
+ *  A reader accepts any minor of the major it knows and ignores members it does not know. */
+int pmucal_schema_version(const char *s, const char *prefix, long *major, long *minor);
+
 /** Short text for @p e ("syntax error"); never NULL. */
 const char *pmucal_strerror(enum pmucal_err e);
 

@@ -1,0 +1,30 @@
+"""Errors of the pmucal reader, and the one version rule of every pmucal schema."""
+import re
+
+
+class TableError(Exception):
+    """A table that cannot be used. kind is what libpmucal's enum pmucal_err says:
+    "io" (cannot read), "syntax" (not JSON; the message has line:column), "version" (not this
+    kind of table, or another major version), "schema" (a field is missing, of the wrong type or
+    out of range; the message has its JSON path)."""
+
+    def __init__(self, kind, message):
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+_VERSION = re.compile(r"(0|[1-9][0-9]{0,8})(?:\.(0|[1-9][0-9]{0,8}))?")
+
+
+def schema_version(s, prefix):
+    """(major, minor) of schema string @s = @prefix + "MAJOR" or "MAJOR.MINOR" (decimal, "0" or
+    no leading zero, at most 9 digits each); None when @s does not start with @prefix or the
+    version is malformed ("1.", "01", "1.-1", "1x"). A reader accepts every minor of the major
+    it knows and ignores members it does not know."""
+    if not isinstance(s, str) or not s.startswith(prefix):
+        return None
+    m = _VERSION.fullmatch(s[len(prefix):])
+    if not m:
+        return None
+    return int(m.group(1)), int(m.group(2) or 0)

@@ -1,0 +1,322 @@
+"""The latency table (latency-table.json, schema pmucal.latency-table/1.x): loaded and validated
+with the rules of libpmucal's pmucal_table_load() (host/libpmucal.c), so that the same files are
+accepted and rejected, and classified the same way as pmucal_table_classify_cycles()."""
+import math
+from dataclasses import asdict, dataclass, field
+from typing import List, Optional
+
+from . import _json
+from .errors import TableError, schema_version
+
+SCHEMA_PREFIX = "pmucal.latency-table/"
+MAJOR = 1
+MAX_LEVELS = 64
+MAX_FILE = 16 << 20
+STAT_KEYS = ("min", "p10", "p50", "p90")
+
+
+@dataclass
+class Stat:
+    min: float
+    p10: float
+    p50: float
+    p90: float
+
+
+@dataclass
+class Level:
+    name: str
+    capacity_bytes: Optional[int]        # None: the last level, or unknown
+    cpuid_capacity_bytes: Optional[int]  # None: no corresponding CPUID cache
+    cpuid_level: Optional[int]
+    agreement: str                       # "agrees", "smaller", "larger", "no-cpuid"
+    cycles: Stat
+    ns: Optional[Stat] = None            # None when the table has no ns figures
+    upper_cycles: Optional[float] = None  # bucket bound (inclusive); None for the last level
+    upper_ns: Optional[float] = None
+
+
+@dataclass
+class LatencyTable:
+    schema: str
+    major: int
+    minor: int
+    machine: dict
+    method: dict
+    levels: List[Level]
+    flags: List[str] = field(default_factory=list)
+
+    @property
+    def has_ns(self):
+        return bool(self.levels) and self.levels[0].ns is not None
+
+    def has_flag(self, name):
+        return name in self.flags
+
+    def _classify(self, v, ns):
+        if v is None or isinstance(v, bool) or math.isnan(v):
+            return None
+        for lv in self.levels[:-1]:
+            if v <= (lv.upper_ns if ns else lv.upper_cycles):
+                return lv
+        return self.levels[-1]
+
+    def classify_cycles(self, cycles):
+        """The level a load latency of @cycles belongs to: the first whose upper bound is >= it,
+        else the last; None for NaN (as pmucal_table_classify_cycles)."""
+        return self._classify(cycles, False)
+
+    def classify_ns(self, ns):
+        """As classify_cycles for nanoseconds; None when the table has no ns figures."""
+        return self._classify(ns, True) if self.has_ns else None
+
+    def to_dicts(self):
+        """One plain dict per level, fastest first (cycles and ns flattened: cycles_p50, ...)."""
+        out = []
+        for lv in self.levels:
+            d = asdict(lv)
+            for unit in ("cycles", "ns"):
+                st = d.pop(unit)
+                for k in STAT_KEYS:
+                    d["%s_%s" % (unit, k)] = st[k] if st else None
+            out.append(d)
+        return out
+
+
+class _Ctx:
+    def __init__(self, name):
+        self.name = name
+
+    def fail(self, kind, path, msg):
+        raise TableError(kind, "%s: %s: %s" % (self.name, path, msg) if path else "%s: %s" % (self.name, msg))
+
+
+def _join(path, key):
+    return "%s.%s" % (path, key) if path else key
+
+
+def _member(c, obj, key, path, optional):
+    if key not in obj:
+        if not optional:
+            c.fail("schema", _join(path, key), "missing")
+        return None, False
+    return obj[key], True
+
+
+def _get_obj(c, obj, key, path):
+    v, _ = _member(c, obj, key, path, False)
+    if not isinstance(v, dict):
+        c.fail("schema", _join(path, key), "expected an object, got %s" % _json.type_name(v))
+    return v
+
+
+def _get_str(c, obj, key, path, nullable, cap):
+    v, present = _member(c, obj, key, path, nullable)
+    if not present or (nullable and v is None):
+        return None
+    if not isinstance(v, str):
+        c.fail("schema", _join(path, key), "expected a string%s, got %s"
+               % (" or null" if nullable else "", _json.type_name(v)))
+    if len(v.encode("utf-8")) >= cap or "\0" in v:
+        c.fail("schema", _join(path, key), "string too long or contains NUL (max %d bytes)" % (cap - 1))
+    return v
+
+
+def _get_u64(c, obj, key, path, nullable, maximum):
+    v, present = _member(c, obj, key, path, nullable)
+    if not present or (nullable and v is None):
+        return None
+    if not _json.is_int(v):
+        c.fail("schema", _join(path, key), "expected an integer%s, got %s"
+               % (" or null" if nullable else "", _json.type_name(v)))
+    if v < 0 or v > maximum:
+        c.fail("schema", _join(path, key), "%d out of range 0..%d" % (v, maximum))
+    return v
+
+
+def _check_num(c, v, path):
+    if not _json.is_num(v):
+        c.fail("schema", path, "expected a number, got %s" % _json.type_name(v))
+    d = float(v)
+    if not math.isfinite(d) or d < 0 or d > 1e12:
+        c.fail("schema", path, "%g out of range 0..1e12" % d)
+    return d
+
+
+def _get_stat(c, obj, key, path):
+    o = _get_obj(c, obj, key, path)
+    p = _join(path, key)
+    vals = []
+    for i, k in enumerate(STAT_KEYS):
+        m, _ = _member(c, o, k, p, False)
+        vals.append(_check_num(c, m, _join(p, k)))
+        if i and vals[i] < vals[i - 1]:
+            c.fail("schema", _join(p, k), "%g is below %s (%g)" % (vals[i], STAT_KEYS[i - 1], vals[i - 1]))
+    return Stat(*vals)
+
+
+def _check_schema(c, root):
+    s = root.get("schema")
+    if not isinstance(s, str):
+        c.fail("version", None, 'not a pmucal latency table (no "schema" string)')
+    if not s.startswith(SCHEMA_PREFIX):
+        c.fail("version", None, 'not a pmucal latency table (schema "%.64s")' % s)
+    if s == SCHEMA_PREFIX:
+        c.fail("version", None, 'schema "%.64s" has no version number' % s)
+    v = schema_version(s, SCHEMA_PREFIX)
+    if v is None:
+        c.fail("version", None, 'schema "%.64s": the version is not MAJOR or MAJOR.MINOR '
+               '(decimal, no leading zeros)' % s)
+    if v[0] != MAJOR:
+        c.fail("version", None, 'schema "%.64s": major version %d is not supported (this library '
+               'reads %d)' % (s, v[0], MAJOR))
+    return s, v
+
+
+def _load_machine(c, root):
+    m = _get_obj(c, root, "machine", "")
+    p = "machine"
+    out = {
+        "vendor": _get_str(c, m, "vendor", p, True, 16),
+        "family": _get_u64(c, m, "family", p, False, 0xffff),
+        "model": _get_u64(c, m, "model", p, False, 0xffff),
+        "stepping": _get_u64(c, m, "stepping", p, False, 0xff),
+        "brand": _get_str(c, m, "brand", p, True, 64),
+        "microcode": _get_str(c, m, "microcode", p, True, 24),
+        "core_hz": _get_u64(c, m, "core_hz", p, True, (1 << 64) - 1),
+        "tsc_hz": _get_u64(c, m, "tsc_hz", p, True, (1 << 64) - 1),
+        "smbios_manufacturer": _get_str(c, m, "smbios_manufacturer", p, True, 64),
+        "smbios_product": _get_str(c, m, "smbios_product", p, True, 64),
+        "nodes": _get_u64(c, m, "nodes", p, True, 65536),
+    }
+    mc = out["microcode"]
+    if mc:
+        hexpart = mc[2:]
+        if (not mc.startswith("0x") or not hexpart or
+                any(ch not in "0123456789abcdefABCDEF" for ch in hexpart) or int(hexpart, 16) >= 1 << 64):
+            c.fail("schema", "machine.microcode", '"%s" is not a hex number "0x..."' % mc)
+        out["microcode"] = int(hexpart, 16)
+    else:
+        out["microcode"] = None
+    out["hypervisor"] = m.get("hypervisor") if isinstance(m.get("hypervisor"), bool) else None
+    return out
+
+
+def _load_method(c, root):
+    m = _get_obj(c, root, "method", "")
+    p = "method"
+    out = {
+        "kernel": _get_str(c, m, "kernel", p, True, 32),
+        "layout": _get_str(c, m, "layout", p, True, 32),
+        "page_bytes": _get_u64(c, m, "page_bytes", p, True, 1 << 40),
+        "windows": _get_u64(c, m, "windows", p, False, 1 << 20),
+        "clock": _get_str(c, m, "clock", p, False, 32),
+        "prefetchers": _get_str(c, m, "prefetchers", p, True, 32),
+        "pmucal_version": _get_str(c, m, "pmucal_version", p, True, 64),
+    }
+    for k in ("platform", "date", "date_zone", "page_tables"):  # informative, not checked
+        v = m.get(k)
+        out[k] = v if isinstance(v, str) else None
+    return out
+
+
+def _load_level(c, o, path):
+    if not isinstance(o, dict):
+        c.fail("schema", path, "expected an object, got %s" % _json.type_name(o))
+    name = _get_str(c, o, "name", path, False, 16)
+    cap = _get_u64(c, o, "capacity_bytes", path, True, (1 << 64) - 1)
+    ccap = _get_u64(c, o, "cpuid_capacity_bytes", path, True, (1 << 64) - 1)
+    clvl = _get_u64(c, o, "cpuid_level", path, True, 15)
+    agree = _get_str(c, o, "agreement", path, False, 16)
+    cycles = _get_stat(c, o, "cycles", path)
+    if not name:
+        c.fail("schema", _join(path, "name"), "empty")
+    ns = None
+    if o.get("ns") is not None:
+        ns = _get_stat(c, o, "ns", path)
+    return Level(name, cap, ccap, clvl, agree, cycles, ns)
+
+
+def _load_bounds(c, arr, levels, ns, path):
+    want = len(levels) - 1
+    if not isinstance(arr, list):
+        c.fail("schema", path, "expected an array, got %s" % _json.type_name(arr))
+    if len(arr) != want:
+        c.fail("schema", path, "%d bounds for %d levels (want %d)" % (len(arr), len(levels), want))
+    for i in range(want):
+        a, b = levels[i], levels[i + 1]
+        lo = a.ns.p50 if ns else a.cycles.p50
+        hi = b.ns.p50 if ns else b.cycles.p50
+        v = _check_num(c, arr[i], "%s[%d]" % (path, i))
+        if v < lo or v >= hi:
+            c.fail("schema", "%s[%d]" % (path, i), "%g is not between the medians of %s (%g) and %s (%g)"
+                   % (v, a.name, lo, b.name, hi))
+        if ns:
+            a.upper_ns = v
+        else:
+            a.upper_cycles = v
+
+
+def _load_levels(c, root):
+    arr, _ = _member(c, root, "levels", "", False)
+    if not isinstance(arr, list):
+        c.fail("schema", "levels", "expected an array, got %s" % _json.type_name(arr))
+    if not 1 <= len(arr) <= MAX_LEVELS:
+        c.fail("schema", "levels", "%d levels (want 1..%d)" % (len(arr), MAX_LEVELS))
+    levels = []
+    for i, o in enumerate(arr):
+        lv = _load_level(c, o, "levels[%d]" % i)
+        if i and lv.cycles.p50 <= levels[-1].cycles.p50:
+            c.fail("schema", "levels[%d].cycles.p50" % i, "%g is not above the previous level's %g"
+                   % (lv.cycles.p50, levels[-1].cycles.p50))
+        levels.append(lv)
+    all_ns = all(lv.ns is not None for lv in levels)
+    bo = _get_obj(c, root, "bucket_upper_bounds", "")
+    b, _ = _member(c, bo, "cycles", "bucket_upper_bounds", False)
+    _load_bounds(c, b, levels, False, "bucket_upper_bounds.cycles")
+    b = bo.get("ns")
+    if b is not None:
+        if not all_ns:
+            c.fail("schema", "bucket_upper_bounds.ns", "ns bounds but not every level has ns")
+        _load_bounds(c, b, levels, True, "bucket_upper_bounds.ns")
+    else:
+        for lv in levels:
+            lv.ns = None
+    return levels
+
+
+def _load_flags(c, root):
+    arr, _ = _member(c, root, "flags", "", False)
+    if not isinstance(arr, list):
+        c.fail("schema", "flags", "expected an array, got %s" % _json.type_name(arr))
+    for i, v in enumerate(arr):
+        if not isinstance(v, str):
+            c.fail("schema", "flags[%d]" % i, "expected a string, got %s" % _json.type_name(v))
+    return list(arr)
+
+
+def loads_latency_table(data, name="<buffer>"):
+    """Load and validate a latency table from @data (bytes or str); @name names it in messages.
+    Raises TableError."""
+    c = _Ctx(name)
+    root = _json.parse(data, name)
+    if not isinstance(root, dict):
+        c.fail("version", None, "not a pmucal latency table (top level is %s)" % _json.type_name(root))
+    schema, (major, minor) = _check_schema(c, root)
+    machine = _load_machine(c, root)
+    method = _load_method(c, root)
+    levels = _load_levels(c, root)
+    flags = _load_flags(c, root)
+    return LatencyTable(schema, major, minor, machine, method, levels, flags)
+
+
+def load_latency_table(path):
+    """Load and validate the latency table in file @path. Raises TableError."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_FILE + 1)
+    except OSError as e:
+        raise TableError("io", "%s: cannot open: %s" % (path, e.strerror or e)) from None
+    if len(data) > MAX_FILE:
+        raise TableError("io", "%s: larger than %d bytes" % (path, MAX_FILE))
+    return loads_latency_table(data, path)

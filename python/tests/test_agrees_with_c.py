@@ -1,0 +1,170 @@
+"""The Python reader against libpmucal, through build/host/pmucal-table, on the fixtures the C
+tests use: tests/corpus/table/*.json, every document of tests/test_libpmucal.c (written out by
+`test_libpmucal --dump-cases`) and the tables tests/test_cli.sh derives from the corpus. Each
+file must be accepted by both or rejected by both, by the latency and by the TLB loader, and
+every accepted table must classify a set of latencies identically. Needs `make host unit`."""
+import glob
+import math
+import os
+import shutil
+import subprocess
+import tempfile
+
+import pytest
+
+import pmucal
+
+ROOT = os.environ.get("PMUCAL_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.path.join(ROOT, "build", "host")
+CLI = os.environ.get("PMUCAL_TABLE", os.path.join(BUILD, "pmucal-table"))
+CTEST = os.path.join(BUILD, "tests", "test_libpmucal")
+CORPUS = os.path.join(ROOT, "tests", "corpus", "table")
+WORK = tempfile.mkdtemp(prefix="pmucal-pytest-")
+
+CLS = ('[{"class":"l1_hit","lat_mcyc":3000,"added_mcyc":0,"upper_added_mcyc":3000,"first_pages":4,"last_pages":64},'
+       '{"class":"l2_hit","lat_mcyc":9000,"added_mcyc":6000,"upper_added_mcyc":16000,"first_pages":76,"last_pages":2048},'
+       '{"class":"walk","lat_mcyc":29000,"added_mcyc":26000,"upper_added_mcyc":null,"first_pages":3444,"last_pages":8192}]')
+TLBDOC = ('{"schema":"pmucal.tlb/1","units":"mcyc","curves":[{"side":"dtlb","page_bytes":4096,"pte":"near",'
+          '"levels":[{"level":1,"entries":64}],"classes":' + CLS + '}]}')
+
+
+def _write(name, data):
+    path = os.path.join(WORK, name)
+    with open(path, "wb") as f:
+        f.write(data if isinstance(data, bytes) else data.encode())
+    return path
+
+
+def _cli_fixtures():
+    """The documents tests/test_cli.sh makes from the corpus (same source, same edits)."""
+    good = open(os.path.join(CORPUS, "zen4-kvm.json"), "rb").read()
+    return [
+        _write("cli-trunc.json", good[:700]),
+        _write("cli-wrongtype.json", good.replace(b'"family": 25', b'"family": "25"', 1)),
+        _write("cli-missing.json", good.replace(b'"p50": 9.869,', b"", 1)),
+        _write("cli-binary.json", b"\x00\x01garbage"),
+        _write("cli-tlb-table.json", TLBDOC),
+        _write("cli-lat-with-tlb.json", '{"schema":"pmucal.latency-table/1","tlb":' + TLBDOC + "}"),
+        _write("cli-tlb-v2.json", TLBDOC.replace("pmucal.tlb/1", "pmucal.tlb/2")),
+        _write("cli-tlb-bad.json", TLBDOC.replace('"page_bytes":4096', '"page_bytes":"4k"')),
+    ]
+
+
+def _c_cases():
+    """{file: (loader, must load)} of the documents in tests/test_libpmucal.c."""
+    out = os.path.join(WORK, "c-cases")
+    os.makedirs(out)
+    subprocess.run([CTEST, "--dump-cases", out], check=True)
+    cases = {}
+    for line in open(os.path.join(out, "cases.tsv")):
+        f, loader, ok, _name = line.rstrip("\n").split("\t", 3)
+        cases[os.path.join(out, f)] = (loader, ok == "1")
+    return cases
+
+
+C_CASES = _c_cases()
+FIXTURES = sorted(glob.glob(os.path.join(CORPUS, "*.json"))) + _cli_fixtures() + sorted(C_CASES)
+
+
+def teardown_module(_):
+    shutil.rmtree(WORK, ignore_errors=True)
+
+
+def _ids(paths):
+    return [os.path.relpath(p, WORK) if p.startswith(WORK) else os.path.relpath(p, ROOT) for p in paths]
+
+
+def run_cli(*args):
+    return subprocess.run([CLI] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def c_loads_latency(path):
+    return run_cli("check", path).returncode == 0
+
+
+def c_loads_tlb(path):
+    """classify-tlb exits 1 for a table it rejected and for a table without a 4 KiB dTLB curve;
+    only the second says "no dtlb curve"."""
+    p = run_cli("classify-tlb", path, "dtlb:4k", "0")
+    return p.returncode == 0 or ": no dtlb curve for" in p.stderr
+
+
+def py_loads(fn, path):
+    try:
+        fn(path)
+        return True
+    except pmucal.TableError:
+        return False
+
+
+def test_c_cases_were_written():
+    assert len([f for f, (k, _) in C_CASES.items() if k == "latency"]) >= 40
+    assert len([f for f, (k, _) in C_CASES.items() if k == "tlb"]) >= 20
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=_ids(FIXTURES))
+def test_latency_loader_agrees(path):
+    c, py = c_loads_latency(path), py_loads(pmucal.load_latency_table, path)
+    assert py == c, "pmucal-table check %s, the Python reader %s" % (
+        "accepts" if c else "rejects", "accepts" if py else "rejects")
+    if C_CASES.get(path, ("", None))[0] == "latency":
+        assert py == C_CASES[path][1], "tests/test_libpmucal.c expects %s" % C_CASES[path][1]
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=_ids(FIXTURES))
+def test_tlb_loader_agrees(path):
+    c, py = c_loads_tlb(path), py_loads(pmucal.load_tlb_table, path)
+    assert py == c, "pmucal-table classify-tlb %s, the Python reader %s" % (
+        "accepts" if c else "rejects", "accepts" if py else "rejects")
+    if C_CASES.get(path, ("", None))[0] == "tlb":
+        assert py == C_CASES[path][1], "tests/test_libpmucal.c expects %s" % C_CASES[path][1]
+
+
+def _samples(values):
+    """Latencies around every figure of a table: the figure, the doubles either side of it."""
+    out = {0.0, 0.5, 1e6}
+    for v in values:
+        if v is not None and v >= 0:
+            out |= {v, math.nextafter(v, math.inf), math.nextafter(v, 0.0), v * 1.5}
+    return sorted(out)
+
+
+def _accepted(fn):
+    return [p for p in FIXTURES if py_loads(fn, p)]
+
+
+LAT_OK = _accepted(pmucal.load_latency_table)
+TLB_OK = _accepted(pmucal.load_tlb_table)
+
+
+def test_enough_tables_to_classify():
+    assert len(LAT_OK) >= 8 and len(TLB_OK) >= 5
+
+
+@pytest.mark.parametrize("path", LAT_OK, ids=_ids(LAT_OK))
+def test_latency_classification_agrees(path):
+    t = pmucal.load_latency_table(path)
+    figs = [x for lv in t.levels for x in (lv.cycles.p10, lv.cycles.p50, lv.cycles.p90, lv.upper_cycles)]
+    args = [repr(v) for v in _samples(figs)]
+    want = ["%s %s" % (a, t.classify_cycles(float(a)).name) for a in args]
+    if t.has_ns:
+        nsf = [x for lv in t.levels for x in (lv.ns.p50, lv.upper_ns)]
+        ns = [repr(v) + "ns" for v in _samples(nsf)]
+        args += ns
+        want += ["%s %s" % (a, t.classify_ns(float(a[:-2])).name) for a in ns]
+    p = run_cli("classify", path, *args)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines() == want
+
+
+@pytest.mark.parametrize("path", TLB_OK, ids=_ids(TLB_OK))
+def test_tlb_classification_agrees(path):
+    t = pmucal.load_tlb_table(path)
+    near = [cv for cv in t.curves if cv.pte == "near"]
+    for cv in near:
+        figs = [x for k in cv.classes for x in (k.added_cycles, k.upper_added_cycles, k.lat_cycles)]
+        args = [repr(v) for v in _samples(figs)]
+        p = run_cli("classify-tlb", path, "%s:%d" % (cv.side, cv.page_bytes), *args)
+        assert p.returncode == 0, p.stderr
+        assert p.stdout.splitlines() == ["%s %s" % (a, t.classify(cv.side, cv.page_bytes, float(a)) or "?")
+                                         for a in args]

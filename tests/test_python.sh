@@ -1,0 +1,51 @@
+#!/bin/sh
+# The Python reader (python/, package pmucal), as a user gets it: `pip install ./python` into a
+# fresh venv (Debian's python3-venv; pytest from the system), then its pytest suite
+# (python/tests: the reader alone, and against libpmucal through build/host/pmucal-table on the
+# C tests' fixtures), each pytest case turned into one TAP line for tests/run-tests.sh.
+# Needs `make host unit` (pmucal-table, test_libpmucal). Usage: tests/test_python.sh
+cd "$(dirname "$0")/.." || exit 1
+root=$(pwd)
+py=${PMUCAL_PYTHON:-python3}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/pmucal-py.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+n=0
+say() { n=$((n + 1)); echo "$1 $n - $2"; }
+
+# A copy of python/ is built, so that the build leaves nothing in the source tree.
+cp -r python "$tmp/src"
+if "$py" -m venv --system-site-packages "$tmp/venv" >"$tmp/venv.log" 2>&1 &&
+   "$tmp/venv/bin/python" -m pip install --no-index --no-build-isolation --quiet "$tmp/src" \
+        >"$tmp/pip.log" 2>&1; then
+        say ok "pip install ./python into a venv"
+else
+        say "not ok" "pip install ./python into a venv"
+        sed 's/^/# /' "$tmp/venv.log" "$tmp/pip.log"
+        echo "1..$n"; exit 1
+fi
+
+cd "$tmp" || exit 1
+PMUCAL_ROOT=$root PMUCAL_EXPECT_INSTALLED_UNDER=$tmp/venv \
+        "$tmp/venv/bin/python" -m pytest -q -p no:cacheprovider --junitxml="$tmp/junit.xml" \
+        "$root/python/tests" >"$tmp/pytest.log" 2>&1
+rc=$?
+"$py" - "$tmp/junit.xml" "$n" <<'PY'
+import sys
+import xml.etree.ElementTree as ET
+n = int(sys.argv[2])
+for case in ET.parse(sys.argv[1]).getroot().iter("testcase"):
+    n += 1
+    name = "pytest: %s::%s" % (case.get("classname", "").rsplit(".", 1)[-1], case.get("name"))
+    bad = case.find("failure") if case.find("failure") is not None else case.find("error")
+    if bad is not None:
+        print("not ok %d - %s" % (n, name))
+        for line in (bad.get("message") or "").splitlines()[:5]:
+            print("# " + line)
+    elif case.find("skipped") is not None:
+        print("ok %d - %s # SKIP %s" % (n, name, case.find("skipped").get("message", "")))
+    else:
+        print("ok %d - %s" % (n, name))
+print("1..%d" % n)
+PY
+[ $rc -eq 0 ] || { echo "# pytest exited $rc:"; tail -20 "$tmp/pytest.log" | sed 's/^/# /'; }
+exit $rc
