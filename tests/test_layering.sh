@@ -1,8 +1,9 @@
 #!/bin/bash
 # Tests for tools/check_layering.py: builds a small synthetic tree that obeys every rule, checks
 # that it passes, then plants one violation of each kind in a fresh copy and checks that the
-# tool names it (kind and file:line) and nothing else. Finally runs the tool on a copy of the
-# real tree (tracked and untracked, not ignored files) and reports its count as a comment.
+# tool names it (kind and file:line) and nothing else. Finally checks that a copy of the real
+# tree (tracked and untracked, not ignored files) passes, and that one planted verdict is caught.
+
 # Prints one TAP line per case. Run from the repository root.
 set -u
 TOOL=$PWD/tools/check_layering.py
@@ -295,28 +296,25 @@ run "$d" --graph
 if grep -qE '^  pmu +-> report +1  UPWARD$' <<<"$out"; then ok "--graph marks an upward edge"
 else not_ok "--graph marks an upward edge" "$out"; fi
 
-# The real tree, copied (tracked and untracked files, not ignored ones): every line must be in
-# the tool's format; the count is information, not a verdict.
+# The real tree, copied (tracked and untracked files, not ignored ones): it must pass, and a
+# verdict call planted in it must be the one line reported.
 real=$tmp/real
 mkdir -p "$real"
 git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -t "$real" 2>/dev/null
-python3 "$TOOL" --root "$real" >"$tmp/real.out" 2>"$tmp/real.err"; rc=$?
-bad=$(grep -vE '^layering: (upward|arch|circle|uefi|hosted|hardware|verdict): [^ :]+:[0-9]+: .+ \(.+\)$' "$tmp/real.out")
-if { [ "$rc" -eq 0 ] || [ "$rc" -eq 1 ]; } && [ -z "$bad" ]; then
-        ok "runs on the real tree; every line is 'layering: <kind>: <file>:<line>: <what> (<rule>)'"
-        echo "# real tree today: $(cat "$tmp/real.out" "$tmp/real.err" | tail -n 1)"
+python3 "$TOOL" --root "$real" --quiet >"$tmp/real.out" 2>"$tmp/real.err"; rc=$?
+if [ "$rc" -eq 0 ] && [ ! -s "$tmp/real.out" ]; then
+        ok "the real tree passes: no upward include, circle, UEFI name, hosted header, hardware access or verdict out of place"
 else
-        not_ok "runs on the real tree (exit $rc)" "$bad$(cat "$tmp/real.err")"
+        not_ok "the real tree passes (exit $rc)" "$(cat "$tmp/real.out" "$tmp/real.err")"
 fi
-before=$(wc -l <"$tmp/real.out")
 echo 'void pmu_planted(void) { rep_fail("planted"); }' >>"$real/pmu/pmu.c"
 want="^layering: verdict: pmu/pmu.c:$(wc -l <"$real/pmu/pmu.c"): calls rep_fail\(\) "
 python3 "$TOOL" --root "$real" --quiet >"$tmp/real2.out"; rc=$?
-if [ "$rc" -eq 1 ] && [ "$(wc -l <"$tmp/real2.out")" -eq $((before + 1)) ] && grep -qE "$want" "$tmp/real2.out"; then
-        ok "a verdict call planted in the real tree's pmu/pmu.c adds exactly its line"
+if [ "$rc" -eq 1 ] && [ "$(wc -l <"$tmp/real2.out")" -eq 1 ] && grep -qE "$want" "$tmp/real2.out"; then
+        ok "a verdict call planted in the real tree's pmu/pmu.c is the one line reported"
 else
-        not_ok "a verdict call planted in the real tree's pmu/pmu.c adds exactly its line (exit $rc)" \
-                "$(diff "$tmp/real.out" "$tmp/real2.out")"
+        not_ok "a verdict call planted in the real tree's pmu/pmu.c is the one line reported (exit $rc)" \
+                "$(cat "$tmp/real2.out")"
 fi
 
 echo "1..$n"
