@@ -3,7 +3,6 @@
 # that it passes, then plants one violation of each kind in a fresh copy and checks that the
 # tool names it (kind and file:line) and nothing else. Finally checks that a copy of the real
 # tree (tracked and untracked, not ignored files) passes, and that one planted verdict is caught.
-
 # Prints one TAP line per case. Run from the repository root.
 set -u
 TOOL=$PWD/tools/check_layering.py
