@@ -96,149 +96,188 @@ static void emit_num(struct out *o, const struct spec *sp, uint64_t v, bool neg,
                 pad(o, ' ', fill);
 }
 
+/* The flags, width and precision of one conversion; returns the first character after them.
+ * Arguments come through a pointer so that the caller's va_list advances with ours. */
+static const char *parse_spec(const char *p, va_list *ap, struct spec *sp)
+{
+        for (;; p++) {
+                if (*p == '-')
+                        sp->left = true;
+                else if (*p == '0')
+                        sp->zero = true;
+                else if (*p == '+')
+                        sp->plus = true;
+                else if (*p == ' ')
+                        sp->space = true;
+                else if (*p == '#')
+                        sp->alt = true;
+                else
+                        break;
+        }
+        if (*p == '*') {
+                sp->width = va_arg(*ap, int);
+                if (sp->width < 0) {
+                        sp->left  = true;
+                        sp->width = -sp->width;
+                }
+                p++;
+        } else {
+                while (*p >= '0' && *p <= '9') {
+                        sp->width = (sp->width < 0 ? 0 : sp->width) * 10 + (*p - '0');
+                        p++;
+                }
+        }
+        if (*p == '.') {
+                p++;
+                sp->precision = 0;
+                if (*p == '*') {
+                        sp->precision = va_arg(*ap, int);
+                        p++;
+                } else {
+                        while (*p >= '0' && *p <= '9')
+                                sp->precision = sp->precision * 10 + (*p++ - '0');
+                }
+        }
+        return p;
+}
+
+/* Length modifiers, as parse_length() reads them. */
+enum lmod { LMOD_CHAR = -2, LMOD_SHORT = -1, LMOD_INT = 0, LMOD_LONG, LMOD_LLONG, LMOD_SIZE };
+
+/* The length modifier at @p p into @p lmod; returns the conversion character after it. */
+static const char *parse_length(const char *p, enum lmod *lmod)
+{
+        *lmod = LMOD_INT;
+        for (;; p++) {
+                if (*p == 'l')
+                        *lmod = *lmod == LMOD_LONG ? LMOD_LLONG : LMOD_LONG;
+                else if (*p == 'h')
+                        *lmod = *lmod == LMOD_SHORT ? LMOD_CHAR : LMOD_SHORT;
+                else if (*p == 'z' || *p == 'j' || *p == 't')
+                        *lmod = LMOD_SIZE;
+                else
+                        break;
+        }
+        return p;
+}
+
+static int64_t arg_signed(va_list *ap, enum lmod lmod)
+{
+        switch (lmod) {
+        case LMOD_LONG:  return va_arg(*ap, long);
+        case LMOD_LLONG: return va_arg(*ap, long long);
+        case LMOD_SIZE:  return va_arg(*ap, int64_t);
+        case LMOD_SHORT: return (short)va_arg(*ap, int);
+        case LMOD_CHAR:  return (signed char)va_arg(*ap, int);
+        default:         return va_arg(*ap, int);
+        }
+}
+
+static uint64_t arg_unsigned(va_list *ap, enum lmod lmod)
+{
+        switch (lmod) {
+        case LMOD_LONG:  return va_arg(*ap, unsigned long);
+        case LMOD_LLONG: return va_arg(*ap, unsigned long long);
+        case LMOD_SIZE:  return va_arg(*ap, uint64_t);
+        case LMOD_SHORT: return (unsigned short)va_arg(*ap, unsigned);
+        case LMOD_CHAR:  return (unsigned char)va_arg(*ap, unsigned);
+        default:         return va_arg(*ap, unsigned);
+        }
+}
+
+/* %u %x %X %o: conv is the conversion character. */
+static void emit_unsigned(struct out *o, struct spec *sp, char conv, uint64_t v)
+{
+        unsigned    base = conv == 'u' ? 10 : conv == 'o' ? 8 : 16;
+        const char *pre  = NULL;
+
+        if (sp->alt && v && base == 16)
+                pre = conv == 'X' ? "0X" : "0x";
+        sp->plus = sp->space = false; /* signs are for signed conversions */
+        emit_num(o, sp, v, false, base, conv == 'X', pre, sp->alt && base == 8);
+}
+
+static void emit_char(struct out *o, const struct spec *sp, char c)
+{
+        char        s[2] = { c, 0 };
+        struct spec cs   = *sp;
+
+        cs.precision = 1;
+        if (!s[0]) { /* %c of NUL still emits one byte */
+                if (!cs.left)
+                        pad(o, ' ', cs.width - 1);
+                put(o, 0);
+                if (cs.left)
+                        pad(o, ' ', cs.width - 1);
+        } else {
+                emit_str(o, &cs, s);
+        }
+}
+
+/* One conversion at @p p; returns the position of its last character. */
+static const char *convert(struct out *o, struct spec *sp, enum lmod lmod, const char *p,
+                           va_list *ap)
+{
+        switch (*p) {
+        case 'd':
+        case 'i': {
+                int64_t  v   = arg_signed(ap, lmod);
+                uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+                emit_num(o, sp, mag, v < 0, 10, false, NULL, false);
+                break;
+        }
+        case 'u':
+        case 'x':
+        case 'X':
+        case 'o':
+                emit_unsigned(o, sp, *p, arg_unsigned(ap, lmod));
+                break;
+        case 'p': {
+                uintptr_t v = (uintptr_t)va_arg(*ap, void *);
+                sp->plus = sp->space = false;
+                emit_num(o, sp, v, false, 16, false, "0x", false);
+                break;
+        }
+        case 'c':
+                emit_char(o, sp, (char)va_arg(*ap, int));
+                break;
+        case 's':
+                emit_str(o, sp, va_arg(*ap, const char *));
+                break;
+        case '%':
+                put(o, '%');
+                break;
+        case '\0':
+                p--; /* lone '%' at the end: print nothing more */
+                break;
+        default: /* unknown conversion: print it as is, so the mistake shows */
+                put(o, '%');
+                put(o, *p);
+                break;
+        }
+        return p;
+}
+
 int fmt_vsnprintf(char *buf, size_t cap, const char *fmt, va_list ap)
 {
         struct out o = { .buf = buf, .cap = cap, .len = 0 };
+        va_list    args;
 
+        /* A copy we can pass by address: a va_list parameter may be an array that decayed. */
+        va_copy(args, ap);
         for (const char *p = fmt; *p; p++) {
                 if (*p != '%') {
                         put(&o, *p);
                         continue;
                 }
                 struct spec sp = { .width = -1, .precision = -1 };
+                enum lmod   lmod;
 
-                for (p++;; p++) {
-                        if (*p == '-')
-                                sp.left = true;
-                        else if (*p == '0')
-                                sp.zero = true;
-                        else if (*p == '+')
-                                sp.plus = true;
-                        else if (*p == ' ')
-                                sp.space = true;
-                        else if (*p == '#')
-                                sp.alt = true;
-                        else
-                                break;
-                }
-                if (*p == '*') {
-                        sp.width = va_arg(ap, int);
-                        if (sp.width < 0) {
-                                sp.left  = true;
-                                sp.width = -sp.width;
-                        }
-                        p++;
-                } else {
-                        while (*p >= '0' && *p <= '9') {
-                                sp.width = (sp.width < 0 ? 0 : sp.width) * 10 + (*p - '0');
-                                p++;
-                        }
-                }
-                if (*p == '.') {
-                        p++;
-                        sp.precision = 0;
-                        if (*p == '*') {
-                                sp.precision = va_arg(ap, int);
-                                p++;
-                        } else {
-                                while (*p >= '0' && *p <= '9')
-                                        sp.precision = sp.precision * 10 + (*p++ - '0');
-                        }
-                }
-
-                int lmod = 0; /* 0 int, 1 long, 2 long long, -1 short, -2 char, 3 size_t */
-                for (;; p++) {
-                        if (*p == 'l')
-                                lmod = lmod == 1 ? 2 : 1;
-                        else if (*p == 'h')
-                                lmod = lmod == -1 ? -2 : -1;
-                        else if (*p == 'z' || *p == 'j' || *p == 't')
-                                lmod = 3;
-                        else
-                                break;
-                }
-
-                switch (*p) {
-                case 'd':
-                case 'i': {
-                        int64_t v;
-                        if (lmod == 1)
-                                v = va_arg(ap, long);
-                        else if (lmod == 2)
-                                v = va_arg(ap, long long);
-                        else if (lmod == 3)
-                                v = va_arg(ap, int64_t);
-                        else if (lmod == -1)
-                                v = (short)va_arg(ap, int);
-                        else if (lmod == -2)
-                                v = (signed char)va_arg(ap, int);
-                        else
-                                v = va_arg(ap, int);
-                        uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-                        emit_num(&o, &sp, mag, v < 0, 10, false, NULL, false);
-                        break;
-                }
-                case 'u':
-                case 'x':
-                case 'X':
-                case 'o': {
-                        uint64_t v;
-                        if (lmod == 1)
-                                v = va_arg(ap, unsigned long);
-                        else if (lmod == 2)
-                                v = va_arg(ap, unsigned long long);
-                        else if (lmod == 3)
-                                v = va_arg(ap, uint64_t);
-                        else if (lmod == -1)
-                                v = (unsigned short)va_arg(ap, unsigned);
-                        else if (lmod == -2)
-                                v = (unsigned char)va_arg(ap, unsigned);
-                        else
-                                v = va_arg(ap, unsigned);
-                        unsigned    base = *p == 'u' ? 10 : *p == 'o' ? 8 : 16;
-                        const char *pre  = NULL;
-                        if (sp.alt && v && base == 16)
-                                pre = *p == 'X' ? "0X" : "0x";
-                        sp.plus = sp.space = false; /* signs are for signed conversions */
-                        emit_num(&o, &sp, v, false, base, *p == 'X', pre, sp.alt && base == 8);
-                        break;
-                }
-                case 'p': {
-                        uintptr_t v = (uintptr_t)va_arg(ap, void *);
-                        sp.plus = sp.space = false;
-                        emit_num(&o, &sp, v, false, 16, false, "0x", false);
-                        break;
-                }
-                case 'c': {
-                        char s[2] = { (char)va_arg(ap, int), 0 };
-                        struct spec cs = sp;
-                        cs.precision = 1;
-                        if (!s[0]) { /* %c of NUL still emits one byte */
-                                if (!cs.left)
-                                        pad(&o, ' ', cs.width - 1);
-                                put(&o, 0);
-                                if (cs.left)
-                                        pad(&o, ' ', cs.width - 1);
-                        } else {
-                                emit_str(&o, &cs, s);
-                        }
-                        break;
-                }
-                case 's':
-                        emit_str(&o, &sp, va_arg(ap, const char *));
-                        break;
-                case '%':
-                        put(&o, '%');
-                        break;
-                case '\0':
-                        p--; /* lone '%' at the end: print nothing more */
-                        break;
-                default: /* unknown conversion: print it as is, so the mistake shows */
-                        put(&o, '%');
-                        put(&o, *p);
-                        break;
-                }
+                p = parse_spec(p + 1, &args, &sp);
+                p = parse_length(p, &lmod);
+                p = convert(&o, &sp, lmod, p, &args);
         }
+        va_end(args);
         if (cap)
                 buf[o.len < cap ? o.len : cap - 1] = '\0';
         return (int)o.len;
