@@ -87,6 +87,62 @@ static void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
         *y = (int64_t)yoe + era * 400 + (*m <= 2);
 }
 
+static void json_levels(struct json_w *w, const struct lat_levels *l, bool has_ns)
+{
+        json_arr_begin(w, "levels");
+        for (size_t k = 0; k < l->n; k++) {
+                const struct lat_level *v = &l->lv[k];
+                json_obj_begin(w, NULL);
+                json_str(w, "name", v->name);
+                json_u64_or_null(w, "capacity_bytes", v->capacity_bytes);
+                json_u64_or_null(w, "cpuid_capacity_bytes", v->cpuid_capacity_bytes);
+                json_u64_or_null(w, "cpuid_level", v->cpuid_level);
+                json_str(w, "agreement", lat_agree_name(v->agreement));
+                json_u64(w, "first_ws_bytes", v->ws_lo_bytes);
+                json_u64(w, "last_ws_bytes", v->ws_hi_bytes);
+                json_stat(w, "cycles", &v->lat_mcyc);
+                if (has_ns)
+                        json_stat(w, "ns", &v->lat_ps);
+                else
+                        json_null(w, "ns");
+                json_obj_end(w);
+        }
+        json_arr_end(w);
+}
+
+/* The bounds between adjacent levels; in ns too when the core clock is known (core_hz != 0). */
+static void json_bounds(struct json_w *w, const struct lat_levels *l, uint64_t core_hz)
+{
+        json_obj_begin(w, "bucket_upper_bounds");
+        json_arr_begin(w, "cycles");
+        for (size_t k = 0; k + 1 < l->n; k++)
+                json_fixed(w, NULL, (int64_t)l->bound_mcyc[k], 3);
+        json_arr_end(w);
+        if (core_hz) {
+                json_arr_begin(w, "ns");
+                for (size_t k = 0; k + 1 < l->n; k++)
+                        json_fixed(w, NULL, (int64_t)ps_of(l->bound_mcyc[k], core_hz), 3);
+                json_arr_end(w);
+        } else {
+                json_null(w, "ns");
+        }
+        json_obj_end(w);
+}
+
+static void json_flags_noise(struct json_w *w, const struct lat_levels *l)
+{
+        json_arr_begin(w, "flags");
+        for (unsigned b = 0; b < 64; b++)
+                if ((l->flags & BIT_ULL(b)) && lat_flag_name(BIT_ULL(b)))
+                        json_str(w, NULL, lat_flag_name(BIT_ULL(b)));
+        json_arr_end(w);
+
+        json_obj_begin(w, "noise");
+        json_fixed(w, "point_octaves", (int64_t)l->noise_q8 * 1000 / 256, 3);
+        json_fixed(w, "window_spread_octaves", (int64_t)l->spread_q8 * 1000 / 256, 3);
+        json_obj_end(w);
+}
+
 /* ---- public ------------------------------------------------------------------------------ */
 
 const char *lat_date_utc(const struct plat_time *t, char *buf, size_t n)
@@ -193,51 +249,9 @@ status_t rep_lat_json(struct rep_buf *out, const struct lat_table_meta *m,
         json_u64(&w, "max_ws_bytes", c->n ? c->pts[c->n - 1].ws_bytes : 0);
         json_obj_end(&w);
 
-        json_arr_begin(&w, "levels");
-        for (size_t k = 0; k < l->n; k++) {
-                const struct lat_level *v = &l->lv[k];
-                json_obj_begin(&w, NULL);
-                json_str(&w, "name", v->name);
-                json_u64_or_null(&w, "capacity_bytes", v->capacity_bytes);
-                json_u64_or_null(&w, "cpuid_capacity_bytes", v->cpuid_capacity_bytes);
-                json_u64_or_null(&w, "cpuid_level", v->cpuid_level);
-                json_str(&w, "agreement", lat_agree_name(v->agreement));
-                json_u64(&w, "first_ws_bytes", v->ws_lo_bytes);
-                json_u64(&w, "last_ws_bytes", v->ws_hi_bytes);
-                json_stat(&w, "cycles", &v->lat_mcyc);
-                if (has_ns)
-                        json_stat(&w, "ns", &v->lat_ps);
-                else
-                        json_null(&w, "ns");
-                json_obj_end(&w);
-        }
-        json_arr_end(&w);
-
-        json_obj_begin(&w, "bucket_upper_bounds");
-        json_arr_begin(&w, "cycles");
-        for (size_t k = 0; k + 1 < l->n; k++)
-                json_fixed(&w, NULL, (int64_t)l->bound_mcyc[k], 3);
-        json_arr_end(&w);
-        if (has_ns) {
-                json_arr_begin(&w, "ns");
-                for (size_t k = 0; k + 1 < l->n; k++)
-                        json_fixed(&w, NULL, (int64_t)ps_of(l->bound_mcyc[k], c->core_hz), 3);
-                json_arr_end(&w);
-        } else {
-                json_null(&w, "ns");
-        }
-        json_obj_end(&w);
-
-        json_arr_begin(&w, "flags");
-        for (unsigned b = 0; b < 64; b++)
-                if ((l->flags & BIT_ULL(b)) && lat_flag_name(BIT_ULL(b)))
-                        json_str(&w, NULL, lat_flag_name(BIT_ULL(b)));
-        json_arr_end(&w);
-
-        json_obj_begin(&w, "noise");
-        json_fixed(&w, "point_octaves", (int64_t)l->noise_q8 * 1000 / 256, 3);
-        json_fixed(&w, "window_spread_octaves", (int64_t)l->spread_q8 * 1000 / 256, 3);
-        json_obj_end(&w);
+        json_levels(&w, l, has_ns);
+        json_bounds(&w, l, c->core_hz);
+        json_flags_noise(&w, l);
 
         for (size_t i = 0; i < n_extra; i++)
                 if (extra[i].write)
