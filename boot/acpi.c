@@ -215,6 +215,79 @@ static void srat_add_cpu(struct acpi_srat *s, uint32_t apic_id, uint32_t node, u
         c->x2apic  = x2apic;
 }
 
+/* Count @p node among the proximity domains when its entry (at @p off) is enabled. */
+static status_t srat_node(struct acpi_srat *s, uint32_t node, bool enabled, size_t off,
+                          struct acpi_diag *d)
+{
+        if (enabled && !add_node(s->node, &s->n_nodes, node))
+                return fail(d, ST_UNSUPPORTED, off, "SRAT: more than %u proximity domains",
+                            ACPI_MAX_NODES);
+        return ST_OK;
+}
+
+/* Processor Local APIC/SAPIC Affinity @p e (@p len bytes at @p off); table @p revision. */
+static status_t srat_cpu_affinity(struct acpi_srat *s, uint8_t revision, const uint8_t *e,
+                                  size_t off, size_t len, struct acpi_diag *d)
+{
+        uint32_t node, flags;
+
+        if (len < SRAT_CPU_LEN)
+                return too_short(d, "SRAT", "processor affinity", off, len, SRAT_CPU_LEN);
+        /* Proximity Domain [7:0] @2 and [31:8] @9..11. Revision 1 tables
+         * (ACPI 2.0) had 8-bit domains and reserved the high bytes;
+         * Linux srat.c also assembles them only from revision 2 on. */
+        node = e[2];
+        if (revision >= 2)
+                node |= ((uint32_t)e[9] << 8) | ((uint32_t)e[10] << 16) | ((uint32_t)e[11] << 24);
+        flags = rd32(e + 4);
+        srat_add_cpu(s, e[3], node, flags, false);
+        return srat_node(s, node, flags & SRAT_CPU_ENABLED, off, d);
+}
+
+/* Processor Local x2APIC Affinity @p e (@p len bytes at @p off). */
+static status_t srat_x2apic_affinity(struct acpi_srat *s, const uint8_t *e, size_t off,
+                                     size_t len, struct acpi_diag *d)
+{
+        uint32_t node, flags;
+
+        if (len < SRAT_X2APIC_LEN)
+                return too_short(d, "SRAT", "x2APIC affinity", off, len, SRAT_X2APIC_LEN);
+        node  = rd32(e + 4);
+        flags = rd32(e + 12);
+        srat_add_cpu(s, rd32(e + 8), node, flags, true);
+        return srat_node(s, node, flags & SRAT_CPU_ENABLED, off, d);
+}
+
+/* Memory Affinity @p e (@p len bytes at @p off). */
+static status_t srat_mem_affinity(struct acpi_srat *s, const uint8_t *e, size_t off, size_t len,
+                                  struct acpi_diag *d)
+{
+        uint64_t base, bytes;
+        uint32_t node, flags;
+
+        if (len < SRAT_MEM_LEN)
+                return too_short(d, "SRAT", "memory affinity", off, len, SRAT_MEM_LEN);
+        node  = rd32(e + 2);
+        base  = rd64(e + 8);
+        bytes = rd64(e + 16);
+        flags = rd32(e + 28);
+        if (bytes > UINT64_MAX - base)
+                return fail(d, ST_BAD_DATA, off + 16,
+                            "SRAT: memory range 0x%llx + 0x%llx wraps around",
+                            (unsigned long long)base, (unsigned long long)bytes);
+        if (s->n_mem < ACPI_MAX_MEM_RANGES) {
+                struct acpi_srat_mem *m = &s->mem[s->n_mem++];
+
+                m->base  = base;
+                m->len   = bytes;
+                m->node  = node;
+                m->flags = flags;
+        } else {
+                s->n_dropped++;
+        }
+        return srat_node(s, node, flags & ACPI_SRAT_MEM_ENABLED, off, d);
+}
+
 status_t acpi_parse_srat(const void *table, size_t avail, struct acpi_srat *out,
                          struct acpi_diag *diag)
 {
@@ -230,81 +303,26 @@ status_t acpi_parse_srat(const void *table, size_t avail, struct acpi_srat *out,
 
         for (size_t off = SRAT_FIXED_LEN, len; off < h.length; off += len) {
                 const uint8_t *e = t + off;
-                uint32_t node, flags;
                 unsigned type;
-                bool     enabled;
 
                 if ((st = sub8(t, off, h.length, "SRAT", &type, &len, diag)) != ST_OK)
                         goto bad;
                 switch (type) {
                 case SRAT_TYPE_CPU:
-                        if (len < SRAT_CPU_LEN) {
-                                st = too_short(diag, "SRAT", "processor affinity", off, len,
-                                               SRAT_CPU_LEN);
-                                goto bad;
-                        }
-                        /* Proximity Domain [7:0] @2 and [31:8] @9..11. Revision 1 tables
-                         * (ACPI 2.0) had 8-bit domains and reserved the high bytes;
-                         * Linux srat.c also assembles them only from revision 2 on. */
-                        node = e[2];
-                        if (h.revision >= 2)
-                                node |= ((uint32_t)e[9] << 8) | ((uint32_t)e[10] << 16) |
-                                        ((uint32_t)e[11] << 24);
-                        flags = rd32(e + 4);
-                        srat_add_cpu(out, e[3], node, flags, false);
-                        enabled = flags & SRAT_CPU_ENABLED;
+                        st = srat_cpu_affinity(out, h.revision, e, off, len, diag);
                         break;
                 case SRAT_TYPE_X2APIC:
-                        if (len < SRAT_X2APIC_LEN) {
-                                st = too_short(diag, "SRAT", "x2APIC affinity", off, len,
-                                               SRAT_X2APIC_LEN);
-                                goto bad;
-                        }
-                        node  = rd32(e + 4);
-                        flags = rd32(e + 12);
-                        srat_add_cpu(out, rd32(e + 8), node, flags, true);
-                        enabled = flags & SRAT_CPU_ENABLED;
+                        st = srat_x2apic_affinity(out, e, off, len, diag);
                         break;
-                case SRAT_TYPE_MEM: {
-                        uint64_t base, bytes;
-
-                        if (len < SRAT_MEM_LEN) {
-                                st = too_short(diag, "SRAT", "memory affinity", off, len,
-                                               SRAT_MEM_LEN);
-                                goto bad;
-                        }
-                        node  = rd32(e + 2);
-                        base  = rd64(e + 8);
-                        bytes = rd64(e + 16);
-                        flags = rd32(e + 28);
-                        if (bytes > UINT64_MAX - base) {
-                                st = fail(diag, ST_BAD_DATA, off + 16,
-                                          "SRAT: memory range 0x%llx + 0x%llx wraps around",
-                                          (unsigned long long)base, (unsigned long long)bytes);
-                                goto bad;
-                        }
-                        if (out->n_mem < ACPI_MAX_MEM_RANGES) {
-                                struct acpi_srat_mem *m = &out->mem[out->n_mem++];
-
-                                m->base  = base;
-                                m->len   = bytes;
-                                m->node  = node;
-                                m->flags = flags;
-                        } else {
-                                out->n_dropped++;
-                        }
-                        enabled = flags & ACPI_SRAT_MEM_ENABLED;
+                case SRAT_TYPE_MEM:
+                        st = srat_mem_affinity(out, e, off, len, diag);
                         break;
-                }
                 default:
                         out->n_other++;
-                        continue;
+                        break;
                 }
-                if (enabled && !add_node(out->node, &out->n_nodes, node)) {
-                        st = fail(diag, ST_UNSUPPORTED, off,
-                                  "SRAT: more than %u proximity domains", ACPI_MAX_NODES);
+                if (st != ST_OK)
                         goto bad;
-                }
         }
         return ST_OK;
 bad:
