@@ -17,15 +17,55 @@
 #define HMAT_ENTRY_NONE        0x0000u /* "not provided" */
 #define HMAT_ENTRY_UNREACHABLE 0xffffu
 
+/* Check the 8-byte header of the structure at @p off of a table of @p end bytes. */
+static status_t hmat_sub(const uint8_t *t, size_t off, size_t end, unsigned *type, size_t *len,
+                         struct acpi_diag *d)
+{
+        if (end - off < HMAT_SUB_HDR_LEN)
+                return fail(d, ST_BAD_DATA, off, "HMAT: %zu stray byte(s) at the end", end - off);
+        *type = rd16(t + off);
+        *len  = rd32(t + off + 4);
+        if (*len < HMAT_SUB_HDR_LEN || *len > end - off)
+                return fail(d, ST_BAD_DATA, off + 4,
+                            "HMAT: structure type %u has length %zu (%zu left)", *type, *len,
+                            end - off);
+        return ST_OK;
+}
+
+/* Decode one type 0 structure (Memory Proximity Domain Attributes). */
+static status_t hmat_domain(struct acpi_hmat *h, const uint8_t *e, size_t off, size_t len,
+                            struct acpi_diag *d)
+{
+        if (len < HMAT_DOMAIN_LEN)
+                return too_short(d, "HMAT", "proximity domain", off, len, HMAT_DOMAIN_LEN);
+        if (h->n_domains < ACPI_HMAT_MAX_DOMAINS) {
+                struct acpi_hmat_domain *m = &h->domain[h->n_domains++];
+
+                m->initiator_valid = rd16(e + 8) & HMAT_DOMAIN_INITIATOR_VALID;
+                m->initiator_pd    = rd32(e + 12);
+                m->memory_pd       = rd32(e + 16);
+        } else {
+                h->n_dropped++;
+        }
+        return ST_OK;
+}
+
 /* Decode one type 1 structure @p e of @p len bytes at @p off. */
 static status_t hmat_locality(struct acpi_hmat *h, const uint8_t *e, size_t off, size_t len,
                               struct acpi_diag *d)
 {
-        uint8_t  hierarchy = e[8] & HMAT_HIERARCHY_MASK;
-        uint8_t  type      = e[9];
-        uint64_t ni = rd32(e + 12), nt = rd32(e + 16), base = rd64(e + 24);
-        uint64_t room = len - HMAT_LOCALITY_LEN;
+        uint8_t  hierarchy, type;
+        uint64_t ni, nt, base, room;
         const uint8_t *inits, *targs, *vals;
+
+        if (len < HMAT_LOCALITY_LEN)
+                return too_short(d, "HMAT", "locality", off, len, HMAT_LOCALITY_LEN);
+        hierarchy = e[8] & HMAT_HIERARCHY_MASK;
+        type      = e[9];
+        ni        = rd32(e + 12);
+        nt        = rd32(e + 16);
+        base      = rd64(e + 24);
+        room      = len - HMAT_LOCALITY_LEN;
 
         /* Lists first: then ni, nt < 2^30 and 2 * ni * nt cannot overflow. */
         if (4 * ni + 4 * nt > room || 2 * ni * nt > room - 4 * ni - 4 * nt)
@@ -72,6 +112,34 @@ static status_t hmat_locality(struct acpi_hmat *h, const uint8_t *e, size_t off,
         return ST_OK;
 }
 
+/* Decode one type 2 structure (Memory Side Cache Information). */
+static status_t hmat_cache(struct acpi_hmat *h, const uint8_t *e, size_t off, size_t len,
+                           struct acpi_diag *d)
+{
+        uint32_t attr;
+
+        if (len < HMAT_CACHE_LEN || len - HMAT_CACHE_LEN < 2u * rd16(e + 30))
+                return fail(d, ST_BAD_DATA, off + 30,
+                            "HMAT: cache structure of %zu bytes lists %u handles", len,
+                            len < HMAT_CACHE_LEN ? 0u : rd16(e + 30));
+        if (h->n_caches == ACPI_HMAT_MAX_CACHES) {
+                h->n_dropped++;
+                return ST_OK;
+        }
+        attr = rd32(e + 24);    /* §5.2.28.5 Table 5.148 */
+        h->cache[h->n_caches++] = (struct acpi_hmat_cache){
+                .memory_pd        = rd32(e + 8),
+                .size_bytes       = rd64(e + 16),
+                .total_levels     = attr & 0xf,
+                .level            = (attr >> 4) & 0xf,
+                .associativity    = (attr >> 8) & 0xf,
+                .write_policy     = (attr >> 12) & 0xf,
+                .line_bytes       = (uint16_t)(attr >> 16),
+                .n_smbios_handles = rd16(e + 30),
+        };
+        return ST_OK;
+}
+
 status_t acpi_parse_hmat(const void *table, size_t avail, struct acpi_hmat *out,
                          struct acpi_diag *diag)
 {
@@ -89,79 +157,28 @@ status_t acpi_parse_hmat(const void *table, size_t avail, struct acpi_hmat *out,
                             h.revision);
         out->revision = h.revision;
 
-        for (size_t off = HMAT_FIXED_LEN, len; off < h.length; off += len) {
+        for (size_t off = HMAT_FIXED_LEN, len = 0; off < h.length; off += len) {
                 const uint8_t *e = t + off;
-                unsigned type;
+                unsigned type = 0; /* set by hmat_sub(); GCC cannot see through fail() */
 
-                if (h.length - off < HMAT_SUB_HDR_LEN) {
-                        st = fail(diag, ST_BAD_DATA, off, "HMAT: %zu stray byte(s) at the end",
-                                  h.length - off);
+                if ((st = hmat_sub(t, off, h.length, &type, &len, diag)) != ST_OK)
                         goto bad;
-                }
-                type = rd16(e);
-                len  = rd32(e + 4);
-                if (len < HMAT_SUB_HDR_LEN || len > h.length - off) {
-                        st = fail(diag, ST_BAD_DATA, off + 4,
-                                  "HMAT: structure type %u has length %zu (%zu left)", type, len,
-                                  h.length - off);
-                        goto bad;
-                }
                 switch (type) {
                 case HMAT_TYPE_DOMAIN:
-                        if (len < HMAT_DOMAIN_LEN) {
-                                st = too_short(diag, "HMAT", "proximity domain", off, len,
-                                               HMAT_DOMAIN_LEN);
-                                goto bad;
-                        }
-                        if (out->n_domains < ACPI_HMAT_MAX_DOMAINS) {
-                                struct acpi_hmat_domain *m = &out->domain[out->n_domains++];
-
-                                m->initiator_valid = rd16(e + 8) & HMAT_DOMAIN_INITIATOR_VALID;
-                                m->initiator_pd    = rd32(e + 12);
-                                m->memory_pd       = rd32(e + 16);
-                        } else {
-                                out->n_dropped++;
-                        }
+                        st = hmat_domain(out, e, off, len, diag);
                         break;
                 case HMAT_TYPE_LOCALITY:
-                        if (len < HMAT_LOCALITY_LEN) {
-                                st = too_short(diag, "HMAT", "locality", off, len,
-                                               HMAT_LOCALITY_LEN);
-                                goto bad;
-                        }
-                        if ((st = hmat_locality(out, e, off, len, diag)) != ST_OK)
-                                goto bad;
+                        st = hmat_locality(out, e, off, len, diag);
                         break;
-                case HMAT_TYPE_CACHE: {
-                        uint32_t attr;
-
-                        if (len < HMAT_CACHE_LEN || len - HMAT_CACHE_LEN < 2u * rd16(e + 30)) {
-                                st = fail(diag, ST_BAD_DATA, off + 30,
-                                          "HMAT: cache structure of %zu bytes lists %u handles",
-                                          len, len < HMAT_CACHE_LEN ? 0u : rd16(e + 30));
-                                goto bad;
-                        }
-                        if (out->n_caches == ACPI_HMAT_MAX_CACHES) {
-                                out->n_dropped++;
-                                break;
-                        }
-                        attr = rd32(e + 24);    /* §5.2.28.5 Table 5.148 */
-                        out->cache[out->n_caches++] = (struct acpi_hmat_cache){
-                                .memory_pd        = rd32(e + 8),
-                                .size_bytes       = rd64(e + 16),
-                                .total_levels     = attr & 0xf,
-                                .level            = (attr >> 4) & 0xf,
-                                .associativity    = (attr >> 8) & 0xf,
-                                .write_policy     = (attr >> 12) & 0xf,
-                                .line_bytes       = (uint16_t)(attr >> 16),
-                                .n_smbios_handles = rd16(e + 30),
-                        };
+                case HMAT_TYPE_CACHE:
+                        st = hmat_cache(out, e, off, len, diag);
                         break;
-                }
                 default:
                         out->n_other++;
                         break;
                 }
+                if (st != ST_OK)
+                        goto bad;
         }
         return ST_OK;
 bad:
