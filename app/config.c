@@ -269,16 +269,19 @@ static bool parse_value(const struct key_desc *k, const char *s, size_t n, uint3
         return false;
 }
 
-/* One line without its line end; already checked for length and control bytes. */
-static void parse_line(struct parser *p, struct pmucal_config *cfg, unsigned *first_line,
-                       const char *s, size_t n, unsigned line)
-{
-        size_t i = 0, eq, kend, v, vend;
+/* A piece of a line: @p n bytes at @p s, not NUL-terminated. */
+struct span {
+        const char *s;
+        size_t      n;
+};
 
-        while (i < n && is_ws(s[i]))
-                i++;
-        if (i == n || s[i] == '#' || s[i] == ';')
-                return;
+/* The key of line @p s[0..n), whose first non-blank is at @p i, and the position of its '=';
+ * false, after a diagnostic, when there is no '=' or no key before it. */
+static bool split_key(struct parser *p, const char *s, size_t n, size_t i, unsigned line,
+                      struct span *key, size_t *eq_at)
+{
+        size_t eq, kend;
+
         for (eq = i; eq < n && s[eq] != '='; eq++)
                 ;
         if (eq == n) {
@@ -286,7 +289,7 @@ static void parse_line(struct parser *p, struct pmucal_config *cfg, unsigned *fi
                         n--;
                 diag(p, line, CONFIG_DIAG_MALFORMED, "expected 'key = value', got '%.*s'",
                      show_len(n - i), s + i);
-                return;
+                return false;
         }
         for (kend = eq; kend > i && is_ws(s[kend - 1]); kend--)
                 ;
@@ -295,10 +298,19 @@ static void parse_line(struct parser *p, struct pmucal_config *cfg, unsigned *fi
                         n--;
                 diag(p, line, CONFIG_DIAG_MALFORMED, "no key before '=' (line '%.*s')",
                      show_len(n - i), s + i);
-                return;
+                return false;
         }
-        const char *key  = s + i;
-        size_t      klen = kend - i;
+        *key   = (struct span){ s + i, kend - i };
+        *eq_at = eq;
+        return true;
+}
+
+/* The value after the '=' at @p eq of line @p s[0..n): quoted, or up to a comment, blanks
+ * trimmed; false, after a diagnostic naming @p key, when a quote is not closed properly. */
+static bool split_value(struct parser *p, const char *s, size_t n, size_t eq, unsigned line,
+                        struct span key, struct span *val)
+{
+        size_t v, vend;
 
         for (v = eq + 1; v < n && is_ws(s[v]); v++)
                 ;
@@ -309,16 +321,16 @@ static void parse_line(struct parser *p, struct pmucal_config *cfg, unsigned *fi
                         ;
                 if (close == n) {
                         diag(p, line, CONFIG_DIAG_MALFORMED, "unterminated quote in the value of '%.*s'",
-                             show_len(klen), key);
-                        return;
+                             show_len(key.n), key.s);
+                        return false;
                 }
                 for (j = close + 1; j < n && is_ws(s[j]); j++)
                         ;
                 if (j < n && s[j] != '#' && s[j] != ';') {
                         diag(p, line, CONFIG_DIAG_MALFORMED,
                              "text after the closing quote in the value of '%.*s'",
-                             show_len(klen), key);
-                        return;
+                             show_len(key.n), key.s);
+                        return false;
                 }
                 v++;
                 vend = close;
@@ -331,13 +343,19 @@ static void parse_line(struct parser *p, struct pmucal_config *cfg, unsigned *fi
                 while (vend > v && is_ws(s[vend - 1]))
                         vend--;
         }
-        const char *val  = s + v;
-        size_t      vlen = vend - v;
+        *val = (struct span){ s + v, vend - v };
+        return true;
+}
 
-        const struct key_desc *k = find_key(key, klen);
+/* Set @p key to @p val in @p cfg, unless the key is unknown, already set by the file (on the
+ * line @p first_line records) or the value is not acceptable: then a diagnostic. */
+static void apply_setting(struct parser *p, struct pmucal_config *cfg, unsigned *first_line,
+                          struct span key, struct span val, unsigned line)
+{
+        const struct key_desc *k = find_key(key.s, key.n);
         if (!k) {
                 diag(p, line, CONFIG_DIAG_UNKNOWN_KEY, "unknown key '%.*s' (value '%.*s')",
-                     show_len(klen), key, show_len(vlen), val);
+                     show_len(key.n), key.s, show_len(val.n), val.s);
                 return;
         }
         size_t   idx = (size_t)(k - keys);
@@ -346,20 +364,35 @@ static void parse_line(struct parser *p, struct pmucal_config *cfg, unsigned *fi
         if (cfg->from_file & (1u << idx)) {
                 diag(p, line, CONFIG_DIAG_DUPLICATE,
                      "duplicate key '%s' (value '%.*s'); line %u already set it", k->name,
-                     show_len(vlen), val, first_line[idx]);
+                     show_len(val.n), val.s, first_line[idx]);
                 return;
         }
-        if (!parse_value(k, val, vlen, &x)) {
+        if (!parse_value(k, val.s, val.n, &x)) {
                 char want[80];
 
                 expected(k, want, sizeof(want));
                 diag(p, line, CONFIG_DIAG_BAD_VALUE, "bad value '%.*s' for '%s' (expected %s)",
-                     show_len(vlen), val, k->name, want);
+                     show_len(val.n), val.s, k->name, want);
                 return;
         }
         store(cfg, k, x);
         cfg->from_file |= 1u << idx;
         first_line[idx] = line;
+}
+
+/* One line without its line end; already checked for length and control bytes. */
+static void parse_line(struct parser *p, struct pmucal_config *cfg, unsigned *first_line,
+                       const char *s, size_t n, unsigned line)
+{
+        struct span key, val;
+        size_t      i = 0, eq;
+
+        while (i < n && is_ws(s[i]))
+                i++;
+        if (i == n || s[i] == '#' || s[i] == ';')
+                return;
+        if (split_key(p, s, n, i, line, &key, &eq) && split_value(p, s, n, eq, line, key, &val))
+                apply_setting(p, cfg, first_line, key, val, line);
 }
 
 /* The value of @p k in @p cfg as text (points into a table or into @p buf). */
