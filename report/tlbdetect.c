@@ -196,36 +196,26 @@ struct tlbdet_params tlbdet_default_params(void)
         };
 }
 
-status_t tlb_detect(const struct tlb_curve *c, const struct tlbdet_params *p,
-                    struct tlb_result *out)
+/* Points must ascend in n_pages and each have windows; *ctl: every point has a control. */
+static status_t check_points(const struct tlb_curve *c, bool *ctl)
 {
-        struct tlbdet_params par = p ? *p : tlbdet_default_params();
-        uint64_t             y[TLBDET_MAX_POINTS], abs_y[TLBDET_MAX_POINTS], d[TLBDET_MAX_POINTS];
-        struct seg           s[TLBDET_MAX_POINTS];
-        size_t               n, ns;
-        bool                 ctl = true;
-        uint64_t             step;
-
-        if (!c || !out || !c->pts || c->n < 2 || c->n > TLBDET_MAX_POINTS || !par.min_points ||
-            !par.max_levels)
-                return ST_BAD_ARG;
-        n = c->n;
-        for (size_t i = 0; i < n; i++) {
+        *ctl = true;
+        for (size_t i = 0; i < c->n; i++) {
                 if (i && c->pts[i].n_pages <= c->pts[i - 1].n_pages)
                         return ST_BAD_ARG;
                 if (!c->pts[i].n_windows)
                         return ST_BAD_DATA;
                 if (!c->pts[i].ctl_p50_mcyc)
-                        ctl = false;
+                        *ctl = false;
         }
-        memset(out, 0, sizeof(*out));
-        out->side         = c->side;
-        out->pte          = c->pte;
-        out->page_bytes   = c->page_bytes;
-        out->n_points     = (uint32_t)n;
-        out->max_n        = c->pts[n - 1].n_pages;
-        out->uses_control = ctl;
-        for (size_t i = 0; i < n; i++) {
+        return ST_OK;
+}
+
+/* Per point, the latency the partition works on (@p y: less the control's when @p ctl, at
+ * most Y_MAX) and the plain median (@p abs_y). */
+static void point_lat(const struct tlb_curve *c, bool ctl, uint64_t *y, uint64_t *abs_y)
+{
+        for (size_t i = 0; i < c->n; i++) {
                 const struct tlb_point *pt = &c->pts[i];
                 uint64_t v = ctl ? (pt->p50_mcyc > pt->ctl_p50_mcyc ? pt->p50_mcyc - pt->ctl_p50_mcyc
                                                                     : 0)
@@ -233,24 +223,33 @@ status_t tlb_detect(const struct tlb_curve *c, const struct tlbdet_params *p,
                 y[i]     = v < Y_MAX ? v : Y_MAX;
                 abs_y[i] = pt->p50_mcyc;
         }
+}
+
+/* The noise of @p y[0..n) and the smallest step that counts, into out->noise_mcyc and
+ * out->step_mcyc; returns the step. */
+static uint64_t set_step(struct tlb_result *out, const uint64_t *y, size_t n,
+                         const struct tlbdet_params *par)
+{
+        uint64_t d[TLBDET_MAX_POINTS], step;
+
         /* Noise: median point-to-point change; steps are few, so the median ignores them.
          * For Gaussian noise it is 0.954 sigma, hence the 21/20. */
         for (size_t i = 0; i + 1 < n; i++)
                 d[i] = absdiff(y[i + 1], y[i]);
         out->noise_mcyc = median(d, 0, n - 1) * 21 / 20;
-        step            = par.min_step_mcyc;
-        if (out->noise_mcyc * par.noise_mult > step)
-                step = out->noise_mcyc * par.noise_mult;
+        step            = par->min_step_mcyc;
+        if (out->noise_mcyc * par->noise_mult > step)
+                step = out->noise_mcyc * par->noise_mult;
         if (step > Y_MAX)
                 step = Y_MAX;
         out->step_mcyc = step;
+        return step;
+}
 
-        struct judge jd = { y, abs_y, step, par.min_step_pct, par.min_points };
-        ns = partition(&jd, n, step * step, s);
-        out->flags |= tidy(&jd, s, &ns);
-        if (ns > TLBDET_MAX_PLATEAUS)
-                ns = TLBDET_MAX_PLATEAUS; /* more is not a TLB hierarchy; keep the first */
-
+/* The @p ns pieces @p s as plateaus of @p out, classified by their rank. */
+static void set_plateaus(struct tlb_result *out, const struct tlb_curve *c, const struct seg *s,
+                         size_t ns)
+{
         for (size_t k = 0; k < ns; k++) {
                 struct tlb_plateau *pl = &out->plat[k];
 
@@ -266,9 +265,18 @@ status_t tlb_detect(const struct tlb_curve *c, const struct tlbdet_params *p,
                         out->flags |= TLBDET_F_NON_MONOTONIC;
         }
         out->n_plat = ns;
-        out->n_lvl  = ns ? ns - 1 : 0;
-        if (out->n_lvl > par.max_levels)
-                out->n_lvl = par.max_levels; /* the plateaus above are the walk growing */
+}
+
+/* Up to @p max_levels levels, each sized where @p y first crosses the middle of the step up
+ * to the next plateau. */
+static void set_levels(struct tlb_result *out, const struct tlb_curve *c, const struct seg *s,
+                       const uint64_t *y, uint32_t max_levels)
+{
+        size_t ns = out->n_plat;
+
+        out->n_lvl = ns ? ns - 1 : 0;
+        if (out->n_lvl > max_levels)
+                out->n_lvl = max_levels; /* the plateaus above are the walk growing */
         for (size_t k = 0; k < out->n_lvl; k++) {
                 uint64_t mid = (s[k].y + s[k + 1].y) / 2;
                 size_t   i   = s[k + 1].a;
@@ -278,6 +286,42 @@ status_t tlb_detect(const struct tlb_curve *c, const struct tlbdet_params *p,
                 out->lvl[k].entries = c->pts[i - 1].n_pages;
                 out->lvl[k].next_n  = c->pts[i].n_pages;
         }
+}
+
+status_t tlb_detect(const struct tlb_curve *c, const struct tlbdet_params *p,
+                    struct tlb_result *out)
+{
+        struct tlbdet_params par = p ? *p : tlbdet_default_params();
+        uint64_t             y[TLBDET_MAX_POINTS], abs_y[TLBDET_MAX_POINTS];
+        struct seg           s[TLBDET_MAX_POINTS];
+        size_t               n, ns;
+        bool                 ctl;
+        uint64_t             step;
+        status_t             st;
+
+        if (!c || !out || !c->pts || c->n < 2 || c->n > TLBDET_MAX_POINTS || !par.min_points ||
+            !par.max_levels)
+                return ST_BAD_ARG;
+        if ((st = check_points(c, &ctl)) != ST_OK)
+                return st;
+        n = c->n;
+        memset(out, 0, sizeof(*out));
+        out->side         = c->side;
+        out->pte          = c->pte;
+        out->page_bytes   = c->page_bytes;
+        out->n_points     = (uint32_t)n;
+        out->max_n        = c->pts[n - 1].n_pages;
+        out->uses_control = ctl;
+        point_lat(c, ctl, y, abs_y);
+        step = set_step(out, y, n, &par);
+
+        struct judge jd = { y, abs_y, step, par.min_step_pct, par.min_points };
+        ns = partition(&jd, n, step * step, s);
+        out->flags |= tidy(&jd, s, &ns);
+        if (ns > TLBDET_MAX_PLATEAUS)
+                ns = TLBDET_MAX_PLATEAUS; /* more is not a TLB hierarchy; keep the first */
+        set_plateaus(out, c, s, ns);
+        set_levels(out, c, s, y, par.max_levels);
         return ST_OK;
 }
 
