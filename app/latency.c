@@ -149,15 +149,12 @@ static void print_method(const struct lat_run *lr)
                                  bench_disturb_name((enum bench_disturb)d));
 }
 
-/* Verdicts on what the phase produced; each can fail. */
-static void check_results(const struct lat_run *lr, const struct rep_buf *json,
-                          const struct rep_buf *csv)
+/* Verdicts on how many points and windows the sweep kept. */
+static void check_sweep(const struct lat_run *lr)
 {
-        const struct lat_curve  *c = &lr->curve;
-        const struct lat_levels *l = &lr->lv;
-        size_t                   n_full = 0, n_lines = 0;
-        uint32_t                 min_kept = UINT32_MAX;
-        struct json_check        s = { .str_key = "schema", .arr_key = "levels" };
+        const struct lat_curve *c = &lr->curve;
+        size_t                  n_full = 0;
+        uint32_t                min_kept = UINT32_MAX;
 
         for (size_t i = 0; i < c->n; i++) {
                 if (c->pts[i].n_windows < min_kept)
@@ -198,6 +195,16 @@ static void check_results(const struct lat_run *lr, const struct rep_buf *json,
                          lr->info.repetitions,
                          lr->info.guard.irq_maskable ? "under a hypervisor: not a failure"
                                                      : "interrupts not maskable here");
+}
+
+/* Verdicts on the table and curve files as written. */
+static void check_files(const struct lat_run *lr, const struct rep_buf *json,
+                        const struct rep_buf *csv)
+{
+        const struct lat_curve  *c = &lr->curve;
+        const struct lat_levels *l = &lr->lv;
+        size_t                   n_lines = 0;
+        struct json_check        s = { .str_key = "schema", .arr_key = "levels" };
 
         json_check(json->p, json->len, &s);
         rep_check(s.ok && !strcmp(s.str, LAT_TABLE_SCHEMA) && s.n_elems == l->n,
@@ -209,7 +216,11 @@ static void check_results(const struct lat_run *lr, const struct rep_buf *json,
                   sizeof(LAT_CSV_HEADER) - 1) && n_lines == c->n + 1,
                   "%s: header and %zu point lines (%zu points)", CURVE_FILE,
                   n_lines ? n_lines - 1 : 0, c->n);
+}
 
+/* Verdict on the levels: ordered by latency and capacity, bounds between them. */
+static void check_levels(const struct lat_levels *l)
+{
         bool ordered = l->n >= 1;
         for (size_t k = 0; k < l->n; k++) {
                 const struct lat_level *v = &l->lv[k];
@@ -225,6 +236,15 @@ static void check_results(const struct lat_run *lr, const struct rep_buf *json,
         }
         rep_check(ordered, "levels: %zu, latency and capacity increase level by level, each bound "
                   "between its neighbours' medians", l->n);
+}
+
+/* Verdicts on what the phase produced; each can fail. */
+static void check_results(const struct lat_run *lr, const struct rep_buf *json,
+                          const struct rep_buf *csv)
+{
+        check_sweep(lr);
+        check_files(lr, json, csv);
+        check_levels(&lr->lv);
 }
 
 static void report_levels(const struct lat_run *lr)
