@@ -76,65 +76,57 @@ uint64_t bench_rng_below(struct bench_rng *r, uint64_t n)
         return (uint64_t)(((unsigned __int128)bench_rng_next(r) * n) >> 64);
 }
 
-status_t bench_chain_build(void *buf, size_t bytes, const struct bench_chain_cfg *cfg,
-                           void **start)
+/* A chain being built: @p n_grps groups of @p per_grp lines (the last may be shorter) over
+ * the @p n_lines lines of @p b. */
+struct chain_geom {
+        uint8_t *b;
+        uint32_t line_bytes;
+        uint64_t n_lines, per_grp, n_grps;
+};
+
+/* Lines in the group starting at line @p first. */
+static uint64_t group_lines(const struct chain_geom *cg, uint64_t first)
 {
-        if (!buf || !cfg || !start || (unsigned)cfg->layout >= BENCH_LAYOUT__COUNT)
-                return ST_BAD_ARG;
+        return cg->n_lines - first < cg->per_grp ? cg->n_lines - first : cg->per_grp;
+}
 
-        uint32_t line_bytes = cfg->line_bytes ? cfg->line_bytes : DEFAULT_LINE_BYTES;
-        uint32_t page_bytes = cfg->page_bytes ? cfg->page_bytes : DEFAULT_PAGE_BYTES;
-        uint32_t grp_pages  = cfg->group_pages ? cfg->group_pages : DEFAULT_GROUP_PAGES;
-        uint32_t stride     = cfg->stride_bytes ? cfg->stride_bytes : line_bytes;
-        uint8_t *b          = buf;
+/* Position -> line, kept in word 1; group order in word 2 of the first n_grps lines. */
+static void order_lines(const struct chain_geom *cg, enum bench_layout layout, uint64_t s_lines,
+                        struct bench_rng *r)
+{
+        uint8_t *b = cg->b;
 
-        if (!is_pow2(line_bytes) || line_bytes < MIN_LINE_BYTES || page_bytes < line_bytes ||
-            page_bytes % line_bytes || stride % line_bytes)
-                return ST_BAD_ARG;
-        if (!bytes || bytes % line_bytes || (uintptr_t)buf % line_bytes)
-                return ST_BAD_ARG;
-
-        uint64_t n_lines = bytes / line_bytes;
-        uint64_t per_grp = n_lines;       /* lines per group */
-        uint64_t n_grps  = 1;
-        uint64_t s_lines = stride / line_bytes;
-        struct bench_rng r;
-
-        if (cfg->layout == BENCH_LAYOUT_GROUPS) {
-                per_grp = (uint64_t)grp_pages * (page_bytes / line_bytes);
-                if (per_grp > n_lines)
-                        per_grp = n_lines;
-                n_grps = (n_lines + per_grp - 1) / per_grp;
-        }
-        bench_rng_seed(&r, cfg->seed);
-
-        /* Position -> line, kept in word 1; group order in word 2 of the first n_grps lines. */
-        if (cfg->layout == BENCH_LAYOUT_STRIDE) {
+        if (layout == BENCH_LAYOUT_STRIDE) {
                 uint64_t k = 0;
-                if (!s_lines || s_lines > n_lines)
-                        s_lines = s_lines ? n_lines : 1;
+                if (!s_lines || s_lines > cg->n_lines)
+                        s_lines = s_lines ? cg->n_lines : 1;
                 for (uint64_t off = 0; off < s_lines; off++)
-                        for (uint64_t i = off; i < n_lines; i += s_lines)
-                                *word(b, line_bytes, k++, 1) = i;
+                        for (uint64_t i = off; i < cg->n_lines; i += s_lines)
+                                *word(b, cg->line_bytes, k++, 1) = i;
         } else {
-                for (uint64_t i = 0; i < n_lines; i++)
-                        *word(b, line_bytes, i, 1) = i;
-                for (uint64_t g = 0; g < n_grps; g++) {
-                        uint64_t first = g * per_grp;
-                        uint64_t n     = n_lines - first < per_grp ? n_lines - first : per_grp;
-                        shuffle(b, line_bytes, first, n, 1, &r);
+                for (uint64_t i = 0; i < cg->n_lines; i++)
+                        *word(b, cg->line_bytes, i, 1) = i;
+                for (uint64_t g = 0; g < cg->n_grps; g++) {
+                        uint64_t first = g * cg->per_grp;
+                        shuffle(b, cg->line_bytes, first, group_lines(cg, first), 1, r);
                 }
         }
-        for (uint64_t g = 0; g < n_grps; g++)
-                *word(b, line_bytes, g, 2) = g;
-        shuffle(b, line_bytes, 0, n_grps, 2, &r);
+        for (uint64_t g = 0; g < cg->n_grps; g++)
+                *word(b, cg->line_bytes, g, 2) = g;
+        shuffle(b, cg->line_bytes, 0, cg->n_grps, 2, r);
+}
 
-        /* Link the lines in visiting order; the last one closes the cycle. */
+/* Link the lines in visiting order; the last one closes the cycle. Returns the first line. */
+static uint64_t link_lines(const struct chain_geom *cg)
+{
+        uint8_t *b          = cg->b;
+        uint32_t line_bytes = cg->line_bytes;
         uint64_t first_line = UINT64_MAX, prev = 0;
-        for (uint64_t j = 0; j < n_grps; j++) {
+
+        for (uint64_t j = 0; j < cg->n_grps; j++) {
                 uint64_t g     = *word(b, line_bytes, j, 2);
-                uint64_t first = g * per_grp;
-                uint64_t n     = n_lines - first < per_grp ? n_lines - first : per_grp;
+                uint64_t first = g * cg->per_grp;
+                uint64_t n     = group_lines(cg, first);
 
                 for (uint64_t i = 0; i < n; i++) {
                         uint64_t cur = *word(b, line_bytes, first + i, 1);
@@ -148,13 +140,57 @@ status_t bench_chain_build(void *buf, size_t bytes, const struct bench_chain_cfg
                 }
         }
         *word(b, line_bytes, prev, 0) = (uint64_t)(uintptr_t)(b + first_line * line_bytes);
+        return first_line;
+}
 
-        for (uint64_t i = 0; i < n_lines; i++) {
-                *word(b, line_bytes, i, 1) = 0;
-                if (i < n_grps)
-                        *word(b, line_bytes, i, 2) = 0;
+/* Zero words 1 and 2, the builder's scratch, so that only the pointers remain. */
+static void clear_scratch(const struct chain_geom *cg)
+{
+        for (uint64_t i = 0; i < cg->n_lines; i++) {
+                *word(cg->b, cg->line_bytes, i, 1) = 0;
+                if (i < cg->n_grps)
+                        *word(cg->b, cg->line_bytes, i, 2) = 0;
         }
-        *start = b + first_line * line_bytes;
+}
+
+status_t bench_chain_build(void *buf, size_t bytes, const struct bench_chain_cfg *cfg,
+                           void **start)
+{
+        if (!buf || !cfg || !start || (unsigned)cfg->layout >= BENCH_LAYOUT__COUNT)
+                return ST_BAD_ARG;
+
+        uint32_t line_bytes = cfg->line_bytes ? cfg->line_bytes : DEFAULT_LINE_BYTES;
+        uint32_t page_bytes = cfg->page_bytes ? cfg->page_bytes : DEFAULT_PAGE_BYTES;
+        uint32_t grp_pages  = cfg->group_pages ? cfg->group_pages : DEFAULT_GROUP_PAGES;
+        uint32_t stride     = cfg->stride_bytes ? cfg->stride_bytes : line_bytes;
+
+        if (!is_pow2(line_bytes) || line_bytes < MIN_LINE_BYTES || page_bytes < line_bytes ||
+            page_bytes % line_bytes || stride % line_bytes)
+                return ST_BAD_ARG;
+        if (!bytes || bytes % line_bytes || (uintptr_t)buf % line_bytes)
+                return ST_BAD_ARG;
+
+        struct chain_geom cg = {
+                .b          = buf,
+                .line_bytes = line_bytes,
+                .n_lines    = bytes / line_bytes,
+                .per_grp    = bytes / line_bytes,
+                .n_grps     = 1,
+        };
+        struct bench_rng r;
+        uint64_t         first_line;
+
+        if (cfg->layout == BENCH_LAYOUT_GROUPS) {
+                cg.per_grp = (uint64_t)grp_pages * (page_bytes / line_bytes);
+                if (cg.per_grp > cg.n_lines)
+                        cg.per_grp = cg.n_lines;
+                cg.n_grps = (cg.n_lines + cg.per_grp - 1) / cg.per_grp;
+        }
+        bench_rng_seed(&r, cfg->seed);
+        order_lines(&cg, cfg->layout, stride / line_bytes, &r);
+        first_line = link_lines(&cg);
+        clear_scratch(&cg);
+        *start = cg.b + first_line * line_bytes;
         return ST_OK;
 }
 
