@@ -215,6 +215,14 @@ static void test_chase_setup(void **unused)
         pmu_chase_free(&ch);
 }
 
+/* The CPU the own-tables tests build for; MAXPHYADDR from this host's CPUID: the table pages
+ * come from its heap. */
+static struct cpu_info own_tables_cpu(void)
+{
+        return (struct cpu_info){ .pdpe1gb = true, .max_ext_leaf = 0x80000008,
+                                  .phys_addr_bits = 48 };
+}
+
 /* The own page tables of the dTLB check (bench/ownpt.c) over the fake memory map
  * ([0, 640 KiB) and [1 MiB, 2 GiB) RAM, a 4 KiB MMIO page at 0xfec00000, holes below 4 GiB
  * uncached): the "fine" buffer is carved out of whatever range holds it and mapped by 4 KiB
@@ -247,9 +255,7 @@ static void test_own_tables(void **unused)
                 { 1 * GiB + 100, 64 * KiB, 0, 0, ST_BAD_ARG },
                 { 1 * GiB, 64 * KiB + 1, 0, 0, ST_BAD_ARG },
         };
-        /* MAXPHYADDR from this host's CPUID: the table pages come from its heap */
-        struct cpu_info ci = { .pdpe1gb = true, .max_ext_leaf = 0x80000008,
-                               .phys_addr_bits = 48 };
+        struct cpu_info ci = own_tables_cpu();
 
         for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
                 struct bench_ownpt o;
@@ -280,8 +286,12 @@ static void test_own_tables(void **unused)
                 bench_ownpt_free(&o);
                 assert_int_equal(o.n_chunks, 0);
         }
+}
 
-        /* The walker check refuses a page that is not 4 KiB: one past a 2 MiB-aligned buffer. */
+/* The walker check refuses a page that is not 4 KiB: one past a 2 MiB-aligned buffer. */
+static void test_own_tables_refuse_large_page(void **unused)
+{
+        struct cpu_info    ci = own_tables_cpu();
         struct bench_ownpt big;
         uint64_t           n_big = 0;
         assert_int_equal(bench_ownpt_build(&big, &ci, (void *)(uintptr_t)(512 * MiB), 2 * MiB), ST_OK);
@@ -289,9 +299,13 @@ static void test_own_tables(void **unused)
                                               &n_big), ST_BAD_DATA);
         assert_int_equal(n_big, 512);
         bench_ownpt_free(&big);
+}
 
-        /* A buffer outside every range (the host heap) is mapped too; harness addresses the
-         * window would touch translate to themselves only where the map has them. */
+/* A buffer outside every range (the host heap) is mapped too; harness addresses the window
+ * would touch translate to themselves only where the map has them. */
+static void test_own_tables_heap_buffer(void **unused)
+{
+        struct cpu_info    ci = own_tables_cpu();
         struct bench_ownpt o;
         void              *buf = NULL;
         uint64_t           n = 0;
@@ -310,9 +324,14 @@ static void test_own_tables(void **unused)
         assert_int_equal(pmu_chase_enter(&ch), ST_UNSUPPORTED);
         bench_ownpt_free(&o);
         plat_free_pages(buf, 32 * KiB);
+}
 
-        /* Where the firmware's pages are 4 KiB already (fake_plat), the QEMU self-test of the
-         * own tables has nothing to build and prints nothing. */
+/* Where the firmware's pages are 4 KiB already (fake_plat), the QEMU self-test of the own
+ * tables has nothing to build and prints nothing. */
+static void test_own_tables_selftest_silent(void **unused)
+{
+        struct cpu_info ci = own_tables_cpu();
+
         ci.n_tlbs  = 1; /* 64 entries: a 4 MiB chase buffer */
         ci.tlbs[0] = (struct cpu_tlb){ .level = 2, .type = TLB_UNIFIED, .page_sizes = TLB_PG_4K,
                                        .entries = 64 };
@@ -333,6 +352,9 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_chase_plan, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_chase_setup, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_own_tables, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_own_tables_refuse_large_page, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_own_tables_heap_buffer, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_own_tables_selftest_silent, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
