@@ -106,83 +106,142 @@ static void header(int argc, char **argv, const char *what)
                "ctl_p50 = same lines without TLB misses\n");
 }
 
-int main(int argc, char **argv)
-{
-        enum tlb_side        side = TLB_SIDE_DATA;
-        struct bench_tlb_cfg cfg  = { .page_bytes = 4 * KiB, .pte = TLB_PTE_NEAR,
-                                      .seed = 0x5eed };
-        struct bench_tlb_run run  = { .n_windows = 11, .min_accesses = 20000 };
-        uint32_t max_n = 0, ns[TLBDET_MAX_POINTS];
-        unsigned steps = 16;
-        int      cpu = 0, opt;
-        bool     control = true;
-        size_t   n_ns;
-        uint64_t span;
+/* What the command line asks for. */
+struct opts {
+        enum tlb_side        side;
+        struct bench_tlb_cfg cfg;
+        struct bench_tlb_run run;
+        uint32_t             max_n;
+        unsigned             steps;
+        int                  cpu;
+        bool                 control;
+};
 
+/* Fill @p o from the command line (see the file comment); false on an unknown option. */
+static bool parse_opts(int argc, char **argv, struct opts *o)
+{
+        int opt;
+
+        *o = (struct opts){
+                .side    = TLB_SIDE_DATA,
+                .cfg     = { .page_bytes = 4 * KiB, .pte = TLB_PTE_NEAR, .seed = 0x5eed },
+                .run     = { .n_windows = 11, .min_accesses = 20000 },
+                .steps   = 16,
+                .control = true,
+        };
         while ((opt = getopt(argc, argv, "s:p:l:n:k:w:m:c:C")) != -1) {
                 switch (opt) {
-                case 's': side = optarg[0] == 'i' ? TLB_SIDE_INST : TLB_SIDE_DATA; break;
-                case 'p': cfg.page_bytes = !strcmp(optarg, "2m") ? 2 * MiB : 4 * KiB; break;
+                case 's': o->side = optarg[0] == 'i' ? TLB_SIDE_INST : TLB_SIDE_DATA; break;
+                case 'p': o->cfg.page_bytes = !strcmp(optarg, "2m") ? 2 * MiB : 4 * KiB; break;
                 case 'l':
-                        cfg.pte = !strcmp(optarg, "line") ? TLB_PTE_LINE
-                                  : !strcmp(optarg, "page") ? TLB_PTE_PAGE : TLB_PTE_NEAR;
+                        o->cfg.pte = !strcmp(optarg, "line") ? TLB_PTE_LINE
+                                     : !strcmp(optarg, "page") ? TLB_PTE_PAGE : TLB_PTE_NEAR;
                         break;
-                case 'n': max_n = (uint32_t)strtoul(optarg, NULL, 0); break;
-                case 'k': steps = (unsigned)strtoul(optarg, NULL, 0); break;
-                case 'w': run.n_windows = (uint32_t)strtoul(optarg, NULL, 0); break;
-                case 'm': run.min_accesses = strtoull(optarg, NULL, 0); break;
-                case 'c': cpu = atoi(optarg); break;
-                case 'C': control = false; break;
-                default: fprintf(stderr, "usage: see tests/record_tlb.c\n"); return 2;
+                case 'n': o->max_n = (uint32_t)strtoul(optarg, NULL, 0); break;
+                case 'k': o->steps = (unsigned)strtoul(optarg, NULL, 0); break;
+                case 'w': o->run.n_windows = (uint32_t)strtoul(optarg, NULL, 0); break;
+                case 'm': o->run.min_accesses = strtoull(optarg, NULL, 0); break;
+                case 'c': o->cpu = atoi(optarg); break;
+                case 'C': o->control = false; break;
+                default: return false;
                 }
         }
-        if (!max_n)
-                max_n = side == TLB_SIDE_INST ? 2048 : cfg.page_bytes == 4 * KiB ? 8192 : 4608;
+        if (!o->max_n)
+                o->max_n = o->side == TLB_SIDE_INST ? 2048
+                           : o->cfg.page_bytes == 4 * KiB ? 8192 : 4608;
+        return true;
+}
+
+/* One N (already in o->cfg.n_pages) into @p pt: the dTLB kernel over @p win, or an iTLB chain
+ * written into @p win and then made executable. */
+static status_t measure_point(struct opts *o, uint8_t *win, uint64_t span, uint8_t *ctl,
+                              uint64_t ctl_bytes, struct tlb_point *pt)
+{
+        uint64_t entry;
+        status_t st;
+
+        if (o->side == TLB_SIDE_DATA)
+                return bench_dtlb_measure(win, span, ctl, ctl_bytes, &o->cfg, &o->run, pt);
+        mprotect(win, span, PROT_READ | PROT_WRITE);
+        st = bench_itlb_gen(&o->cfg, win, span, &entry);
+        if (st == ST_OK && mprotect(win, span, PROT_READ | PROT_EXEC) != 0)
+                st = ST_FAULT;
+        if (st == ST_OK)
+                st = bench_itlb_measure((void (*)(void))(win + entry), o->cfg.n_pages, &o->run, pt);
+        return st;
+}
+
+/* The comment header and the CSV on stdout; the detected levels on stderr. */
+static int print_curve(int argc, char **argv, const char *what, const struct tlb_curve *c,
+                       bool huge, const void *win, uint64_t span)
+{
+        struct rep_buf    b = { 0 };
+        struct tlb_result r;
+
+        header(argc, argv, what);
+        if (huge)
+                printf("# THP: AnonHugePages %llu MiB of the %llu MiB window\n",
+                       (unsigned long long)(thp_bytes(win) >> 20), (unsigned long long)(span >> 20));
+        if (tlb_curve_csv(c, 1, &b) != ST_OK)
+                return 1;
+        fwrite(b.p, 1, b.len, stdout);
+
+        if (tlb_detect(c, NULL, &r) == ST_OK) {
+                struct rep_buf t = { 0 };
+                tlb_crosscheck(&r, c, NULL);
+                tlb_report_console(&r, 1, &t);
+                fwrite(t.p, 1, t.len, stderr);
+                rep_buf_free(&t);
+        }
+        rep_buf_free(&b);
+        return 0;
+}
+
+int main(int argc, char **argv)
+{
+        struct opts o;
+        uint32_t    ns[TLBDET_MAX_POINTS];
+        size_t      n_ns;
+        uint64_t    span;
+        int         rc;
+
+        if (!parse_opts(argc, argv, &o)) {
+                fprintf(stderr, "usage: see tests/record_tlb.c\n");
+                return 2;
+        }
 
         cpu_set_t set;
         CPU_ZERO(&set);
-        CPU_SET(cpu, &set);
+        CPU_SET(o.cpu, &set);
         if (sched_setaffinity(0, sizeof(set), &set) != 0)
-                fprintf(stderr, "record_tlb: cannot pin to CPU %d\n", cpu);
+                fprintf(stderr, "record_tlb: cannot pin to CPU %d\n", o.cpu);
 
-        if (bench_tlb_sweep(4, max_n, steps, ns, ARRAY_SIZE(ns), &n_ns) != ST_OK) {
+        if (bench_tlb_sweep(4, o.max_n, o.steps, ns, ARRAY_SIZE(ns), &n_ns) != ST_OK) {
                 fprintf(stderr, "record_tlb: bad sweep\n");
                 return 2;
         }
-        cfg.n_pages = max_n;
-        if (bench_tlb_span(&cfg, &span) != ST_OK)
+        o.cfg.n_pages = o.max_n;
+        if (bench_tlb_span(&o.cfg, &span) != ST_OK)
                 return 2;
-        bool     huge = cfg.page_bytes == 2 * MiB;
-        uint8_t *win  = map_region(span, cfg.page_bytes, huge);
-        uint64_t ctl_bytes = ((uint64_t)max_n * BENCH_TLB_LINE_BYTES + 2 * MiB - 1) & ~(2 * MiB - 1);
-        uint8_t *ctl  = control && side == TLB_SIDE_DATA ? map_region(ctl_bytes, 2 * MiB, true)
-                                                         : NULL;
+        bool     huge = o.cfg.page_bytes == 2 * MiB;
+        uint8_t *win  = map_region(span, o.cfg.page_bytes, huge);
+        uint64_t ctl_bytes = ((uint64_t)o.max_n * BENCH_TLB_LINE_BYTES + 2 * MiB - 1) & ~(2 * MiB - 1);
+        uint8_t *ctl  = o.control && o.side == TLB_SIDE_DATA ? map_region(ctl_bytes, 2 * MiB, true)
+                                                             : NULL;
         if (!win) {
                 fprintf(stderr, "record_tlb: mmap of %llu bytes failed\n", (unsigned long long)span);
                 return 1;
         }
         struct tlb_point *pts = calloc(n_ns, sizeof(*pts));
         char what[128];
-        snprintf(what, sizeof(what), "%s, %s pages, PTE %s", tlb_side_name(side),
-                 huge ? "2 MiB" : "4 KiB", tlb_pte_layout_name(cfg.pte));
+        snprintf(what, sizeof(what), "%s, %s pages, PTE %s", tlb_side_name(o.side),
+                 huge ? "2 MiB" : "4 KiB", tlb_pte_layout_name(o.cfg.pte));
 
         for (size_t i = 0; i < n_ns; i++) {
                 status_t st;
 
-                cfg.n_pages = ns[i];
-                if (side == TLB_SIDE_DATA) {
-                        st = bench_dtlb_measure(win, span, ctl, ctl_bytes, &cfg, &run, &pts[i]);
-                } else {
-                        uint64_t entry;
-                        mprotect(win, span, PROT_READ | PROT_WRITE);
-                        st = bench_itlb_gen(&cfg, win, span, &entry);
-                        if (st == ST_OK && mprotect(win, span, PROT_READ | PROT_EXEC) != 0)
-                                st = ST_FAULT;
-                        if (st == ST_OK)
-                                st = bench_itlb_measure((void (*)(void))(win + entry), ns[i], &run,
-                                                        &pts[i]);
-                }
-                if (st != ST_OK) {
+                o.cfg.n_pages = ns[i];
+                if ((st = measure_point(&o, win, span, ctl, ctl_bytes, &pts[i])) != ST_OK) {
                         fprintf(stderr, "record_tlb: N=%u: %s\n", ns[i], status_str(st));
                         return 1;
                 }
@@ -198,26 +257,9 @@ int main(int argc, char **argv)
                         (unsigned long long)(thp_bytes(win) >> 20),
                         (unsigned long long)(span >> 20));
 
-        struct tlb_curve c = { .pts = pts, .n = n_ns, .side = side, .pte = cfg.pte,
-                               .page_bytes = cfg.page_bytes, .clock = LAT_CLOCK_TSC };
-        struct rep_buf   b = { 0 };
-        header(argc, argv, what);
-        if (huge)
-                printf("# THP: AnonHugePages %llu MiB of the %llu MiB window\n",
-                       (unsigned long long)(thp_bytes(win) >> 20), (unsigned long long)(span >> 20));
-        if (tlb_curve_csv(&c, 1, &b) != ST_OK)
-                return 1;
-        fwrite(b.p, 1, b.len, stdout);
-
-        struct tlb_result r;
-        if (tlb_detect(&c, NULL, &r) == ST_OK) {
-                struct rep_buf t = { 0 };
-                tlb_crosscheck(&r, &c, NULL);
-                tlb_report_console(&r, 1, &t);
-                fwrite(t.p, 1, t.len, stderr);
-                rep_buf_free(&t);
-        }
-        rep_buf_free(&b);
+        struct tlb_curve c = { .pts = pts, .n = n_ns, .side = o.side, .pte = o.cfg.pte,
+                               .page_bytes = o.cfg.page_bytes, .clock = LAT_CLOCK_TSC };
+        rc = print_curve(argc, argv, what, &c, huge, win, span);
         free(pts);
-        return 0;
+        return rc;
 }
