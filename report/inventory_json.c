@@ -160,7 +160,7 @@ static void json_pmu(struct json_w *w, const struct inventory *inv)
         json_obj_end(w);
 }
 
-static void json_topology(struct json_w *w, const struct inventory *inv)
+static void json_cpus(struct json_w *w, const struct inventory *inv)
 {
         json_obj_begin(w, "cpus");
         json_u64(w, "logical", inv->n_cpus_total);
@@ -190,26 +190,11 @@ static void json_topology(struct json_w *w, const struct inventory *inv)
                 json_null(w, "madt_enabled");
         }
         json_obj_end(w);
+}
 
-        json_obj_begin(w, "numa");
-        json_u64(w, "nodes", inventory_n_nodes(inv));
-        json_str(w, "source", inv->srat ? "SRAT" : "none (single node assumed)");
-        json_arr_begin(w, "node_list");
-        if (inv->srat) {
-                for (uint32_t n = 0; n < inv->srat->n_nodes; n++) {
-                        uint32_t node = inv->srat->node[n];
-                        json_obj_begin(w, NULL);
-                        json_u64(w, "node", node);
-                        json_u64(w, "memory_bytes", inventory_node_mem(inv, node));
-                        json_arr_begin(w, "apic_ids");
-                        for (uint32_t i = 0; i < inv->srat->n_cpus; i++)
-                                if (inv->srat->cpu[i].node == node && inv->srat->cpu[i].enabled)
-                                        json_u64(w, NULL, inv->srat->cpu[i].apic_id);
-                        json_arr_end(w);
-                        json_obj_end(w);
-                }
-        }
-        json_arr_end(w);
+/* The SLIT distance matrix, or null without a SLIT. */
+static void json_slit(struct json_w *w, const struct inventory *inv)
+{
         if (inv->slit) {
                 json_arr_begin(w, "slit");
                 for (uint32_t i = 0; i < inv->slit->n; i++) {
@@ -222,6 +207,11 @@ static void json_topology(struct json_w *w, const struct inventory *inv)
         } else {
                 json_null(w, "slit");
         }
+}
+
+/* The HMAT entries that carry a value, or null without an HMAT. */
+static void json_hmat(struct json_w *w, const struct inventory *inv)
+{
         if (inv->hmat) {
                 json_arr_begin(w, "hmat");
                 for (uint32_t i = 0; i < inv->hmat->n_entries; i++) {
@@ -241,7 +231,38 @@ static void json_topology(struct json_w *w, const struct inventory *inv)
         } else {
                 json_null(w, "hmat");
         }
+}
+
+static void json_numa(struct json_w *w, const struct inventory *inv)
+{
+        json_obj_begin(w, "numa");
+        json_u64(w, "nodes", inventory_n_nodes(inv));
+        json_str(w, "source", inv->srat ? "SRAT" : "none (single node assumed)");
+        json_arr_begin(w, "node_list");
+        if (inv->srat) {
+                for (uint32_t n = 0; n < inv->srat->n_nodes; n++) {
+                        uint32_t node = inv->srat->node[n];
+                        json_obj_begin(w, NULL);
+                        json_u64(w, "node", node);
+                        json_u64(w, "memory_bytes", inventory_node_mem(inv, node));
+                        json_arr_begin(w, "apic_ids");
+                        for (uint32_t i = 0; i < inv->srat->n_cpus; i++)
+                                if (inv->srat->cpu[i].node == node && inv->srat->cpu[i].enabled)
+                                        json_u64(w, NULL, inv->srat->cpu[i].apic_id);
+                        json_arr_end(w);
+                        json_obj_end(w);
+                }
+        }
+        json_arr_end(w);
+        json_slit(w, inv);
+        json_hmat(w, inv);
         json_obj_end(w);
+}
+
+static void json_topology(struct json_w *w, const struct inventory *inv)
+{
+        json_cpus(w, inv);
+        json_numa(w, inv);
 }
 
 static void json_smbios(struct json_w *w, const struct inventory *inv)
