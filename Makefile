@@ -178,6 +178,7 @@ REPORT_SRCS := \
 	report/tlbdetect_out.c
 
 APP_SRCS := \
+	app/c2c.c \
 	app/config.c \
 	app/cpus.c \
 	app/gather.c \
@@ -236,7 +237,7 @@ TESTS := $(sort $(patsubst tests/test_%.c,%,$(filter-out tests/test_util.c,$(wil
 TEST_MSR_app      := tests/fake_msr_none.c
 TEST_MSR_latpages := tests/fake_msr_none.c
 TEST_MSR_sweep    := tests/fake_msr_none.c
-TEST_EXTRA_app    := tests/fake_topology.c
+TEST_EXTRA_app    := tests/fake_topology.c tests/fake_spin.c
 TEST_SUPPORT_SRCS := \
 	tests/acpi_fixture.c \
 	tests/cpuid_dump.c \

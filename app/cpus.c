@@ -191,6 +191,13 @@ status_t phase_cpus(struct run *r)
         return write_json(r);
 }
 
+bool app_cpus_emulated(const struct run *r)
+{
+        const struct cpu_info *c = r->inv ? &r->inv->cpu : NULL;
+
+        return c && c->hypervisor && !strcmp(c->hv_vendor, "TCGTCGTCGTCG");
+}
+
 void app_cpus_release(void)
 {
         mp_stop(PARK_TIMEOUT_US);

@@ -31,6 +31,9 @@ const struct app_cpus *app_cpus_get(void);
 /** Park the processors the config chose (the phases that use other CPUs call it first);
  *  their states in app_cpus_get() are updated. */
 status_t app_cpus_park(const struct run *r);
+/** True when the CPU is emulated (QEMU TCG): every memory access costs what the emulator
+ *  makes it cost, so figures are reported as the emulator's and no check fails for them. */
+bool app_cpus_emulated(const struct run *r);
 /** Return every parked AP to the platform (idempotent). */
 void app_cpus_release(void);
 

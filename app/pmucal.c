@@ -37,6 +37,7 @@ static const struct phase phases[] = {
         { "inventory",   P_ALL,    phase_inventory },
         { "cpus",        P_ALL,    phase_cpus },
         /* >>> further phases: one row each, in this order: latency, tlb, pmu, sampling */
+        { "c2c",         P_QUICK | P_FULL, phase_c2c },
         { "latency",     P_QUICK | P_FULL | P_SAMPLING, phase_latency },
         { "tlb",         P_QUICK | P_FULL | P_TLB, phase_tlb },
         { "pmu",         P_QUICK | P_FULL | P_PMU, phase_pmu },

@@ -42,6 +42,8 @@ status_t run_add_file(struct run *r, const char *name, struct rep_buf *data);
 status_t phase_selftest(struct run *r);
 status_t phase_inventory(struct run *r);
 /* >>> further phases: one declaration each, added by the phase's owner */
+/** Cache-to-cache transfers between pairs of processors; c2c.json (app/c2c.c). */
+status_t phase_c2c(struct run *r);
 /** Latency calibration: sweep, levels, latency-table.json and latency-curve.csv (app/latency.c);
  *  sets r->levels. */
 status_t phase_latency(struct run *r);

@@ -83,6 +83,14 @@ static void test_saves_results(void **state)
         want(con, "INFO: cpus: 3 of 3 processors take part (cpus = all)");
         want(con, "PASS: cpus: 3 of 3 processors report the APIC ID MP services gives them");
         want(con, "PASS: cpus: 3 of 3 processors' own APIC IDs are enabled in the MADT");
+        /* every pair of the three bounced a line both ways through the mailboxes */
+        want(con, "PASS: c2c: 6 of 6 ordered pairs measured (hit, hitm, write; 11 rounds each), "
+                  "1 topology class");
+        want(con, "c2c: HITM ");
+        const char *c2c = fake_plat_get_file(RUN1 "/c2c.json", &len);
+        assert_non_null(c2c);
+        want(c2c, "\"schema\": \"pmucal.c2c/1.0\"");
+        want(c2c, "\"owner_apic_id\": 2");
         want(con, "PASS: selftest: fault-recovery: rdmsr(0xdeadbeef) nonexistent MSR reported "
                   "unsupported (#GP recovered)");
         want(con, "PASS: inventory: consistency: MADT enabled processors (3) = MP services "
@@ -140,6 +148,8 @@ static void test_cpus_bsp(void **state)
         want(con, "INFO: cpus: 1 of 3 processors take part (cpus = bsp): phases that need two "
                   "CPUs will be skipped");
         want(con, "PASS: cpus: 1 of 1 processors report the APIC ID MP services gives them");
+        want(con, "SKIP: c2c: cpus = bsp: a transfer needs two processors");
+        assert_null(fake_plat_get_file(RUN1 "/c2c.json", NULL));
         size_t len;
         const char *json = fake_plat_get_file(RUN1 "/processors.json", &len);
         assert_non_null(json);

@@ -230,8 +230,20 @@ status_t cpu_fault_probe(enum cpu_fault_probe kind, unsigned *vector)
         return trap_vector ? ST_OK : ST_FAULT;
 }
 
+/* On an application processor boot services are out of bounds ([PI-1.8] Vol. 2 §13.4: an AP
+ * procedure may not call them), so a window there only clears IF; the saved value carries
+ * AP_SAVED and the old IF instead of a TPL. */
+#define AP_SAVED  BIT_ULL(63)
+#define RFLAGS_IF BIT_ULL(9)
+
 bool cpu_irq_disable(uint64_t *saved)
 {
+        if (uefi_on_ap()) {
+                uint64_t rflags;
+                __asm__ volatile("pushfq\n\tpopq %0\n\tcli" : "=r"(rflags) : : "memory");
+                *saved = AP_SAVED | (rflags & RFLAGS_IF);
+                return true;
+        }
         *saved = uefi_call_wrapper(BS->RaiseTPL, 1, TPL_HIGH_LEVEL);
         __asm__ volatile("cli" ::: "memory");
         return true;
@@ -239,6 +251,11 @@ bool cpu_irq_disable(uint64_t *saved)
 
 void cpu_irq_restore(uint64_t saved)
 {
+        if (saved & AP_SAVED) {
+                if (saved & RFLAGS_IF)
+                        __asm__ volatile("sti" ::: "memory");
+                return;
+        }
         uefi_call_wrapper(BS->RestoreTPL, 1, (EFI_TPL)saved);
 }
 

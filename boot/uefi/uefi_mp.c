@@ -63,6 +63,29 @@ struct _EFI_MP_SERVICES_PROTOCOL {
 
 static EFI_MP_SERVICES_PROTOCOL *mp;
 static UINTN                     n_cpus = 1;
+static uint32_t                  bsp_apic_id;
+
+/* This CPU's APIC ID as MP services gives it: the x2APIC ID of CPUID 0xB where that leaf
+ * exists (EBX != 0 on sub-leaf 0), else the initial APIC ID of CPUID 1. [SDM-2A] CPUID. */
+static uint32_t own_apic_id(void)
+{
+        struct cpuid_regs r;
+
+        cpuid_raw(0, 0, &r);
+        if (r.eax >= 0xb) {
+                struct cpuid_regs x;
+                cpuid_raw(0xb, 0, &x);
+                if (x.ebx)
+                        return x.edx;
+        }
+        cpuid_raw(1, 0, &r);
+        return r.ebx >> 24;
+}
+
+bool uefi_on_ap(void)
+{
+        return own_apic_id() != bsp_apic_id;
+}
 
 void uefi_mp_init(void)
 {
@@ -71,6 +94,7 @@ void uefi_mp_init(void)
 
         mp = NULL;
         n_cpus = 1;
+        bsp_apic_id = own_apic_id();
         if (EFI_ERROR(uefi_call_wrapper(BS->LocateProtocol, 3, &guid, NULL, (void **)&mp)))
                 mp = NULL;
         if (mp && !EFI_ERROR(mp->GetNumberOfProcessors(mp, &n, &n_enabled)) && n >= 1)

@@ -22,6 +22,9 @@ void uefi_con_init(bool serial);
 void uefi_file_init(void);
 /** Locate MP services (absent: single-CPU operation). */
 void uefi_mp_init(void);
+/** True when the caller runs on an application processor (its APIC ID is not the BSP's):
+ *  such code must not call boot services. */
+bool uefi_on_ap(void);
 /** Write one line straight to the console devices (used by the crash path). */
 void uefi_con_emergency(const char *s);
 
