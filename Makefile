@@ -88,6 +88,7 @@ LIB_SRCS := \
 BOOT_SRCS := \
 	boot/acpi.c \
 	boot/acpi_hmat.c \
+	boot/memrange.c \
 	boot/mp.c \
 	boot/smbios.c
 BOOT_x86_SRCS := \
@@ -111,6 +112,7 @@ BOOT_UEFI_SRCS := \
 	boot/uefi/uefi_libc.c \
 	boot/uefi/uefi_main.c \
 	boot/uefi/uefi_mem.c \
+	boot/uefi/uefi_mem_node.c \
 	boot/uefi/uefi_mp.c \
 	boot/uefi/uefi_pmi.c \
 	boot/uefi/uefi_status.c \
@@ -184,6 +186,7 @@ APP_SRCS := \
 	app/gather.c \
 	app/latency.c \
 	app/latency_pages.c \
+	app/numa_mem.c \
 	app/pmu.c \
 	app/pmu_sample_run.c \
 	app/pmu_validate.c \
@@ -241,6 +244,7 @@ TEST_EXTRA_app    := tests/fake_topology.c tests/fake_spin.c
 TEST_SUPPORT_SRCS := \
 	tests/acpi_fixture.c \
 	tests/cpuid_dump.c \
+	tests/fake_mem_node.c \
 	tests/fake_plat.c \
 	tests/test_util.c
 TEST_LAYER_SRCS := $(PORTABLE_SRCS) $(SYMS_NONE_SRC) $(LIBPMUCAL_SRCS)
@@ -251,7 +255,7 @@ TEST_BINS := $(patsubst %,$(B)/host/tests/test_%,$(TESTS))
 FUZZERS := acpi config table
 FUZZ_SRCS_acpi   := boot/acpi.c boot/acpi_hmat.c boot/smbios.c lib/status.c lib/fmt.c lib/log.c
 FUZZ_SRCS_config := app/config.c lib/status.c lib/fmt.c lib/log.c report/rep.c report/json.c \
-                    tests/fake_plat.c
+                    tests/fake_plat.c tests/fake_mem_node.c boot/memrange.c
 FUZZ_SRCS_table  := host/libpmucal.c
 FUZZ_LIBS := -ljansson -lm
 FUZZ_BINS := $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZERS))

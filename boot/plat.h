@@ -20,7 +20,8 @@
 
 /* The interface has seven groups; each function documents what every implementation must do.
  *   console      plat_console_write, plat_console_serial
- *   memory       plat_mem_alloc, plat_mem_free, plat_mem_map, plat_virt_to_phys
+ *   memory       plat_mem_alloc, plat_mem_free, plat_mem_map, plat_virt_to_phys,
+ *                plat_alloc_pages_in
  *   files        plat_file_write, plat_file_read, plat_file_stat, plat_volume_info
  *   firmware     plat_fw_table
  *   processors   plat_cpu_info, plat_cpu_start, plat_cpu_join
@@ -83,6 +84,16 @@ static inline void plat_free_pages(void *p, size_t bytes)
 {
         plat_mem_free(p, bytes);
 }
+
+/** Allocate @p bytes (a multiple of 4 KiB) of zeroed pages at physical addresses inside
+ *  [@p base, @p limit) that the platform's memory map says are free (the UEFI build tries
+ *  AllocatePages(AllocateAddress) at the candidates boot/memrange.h finds, 2 MiB aligned
+ *  first); to place a buffer on one NUMA node, pass that node's SRAT ranges one at a time.
+ *  ST_NOT_FOUND when no free block of that size lies in the window, *@p largest (optional)
+ *  then holds the largest free block there; ST_UNSUPPORTED where the platform cannot choose
+ *  physical addresses (hosted: the kernel places pages). Free with plat_free_pages. */
+status_t plat_alloc_pages_in(uint64_t base, uint64_t limit, size_t bytes, void **out,
+                             uint64_t *largest);
 
 struct plat_mem_summary {
         uint64_t total_bytes;        /* all RAM the memory map describes */

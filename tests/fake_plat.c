@@ -45,6 +45,7 @@ void fake_plat_reset(void)
         smbios        = NULL;
         n_cpus        = 0;
         rep_buf_free(&console);
+        fake_mem_node_reset();
 }
 
 const char *fake_plat_console(void)
@@ -150,7 +151,8 @@ status_t plat_mem_alloc(size_t bytes, enum plat_page_kind want, void **out,
 void plat_mem_free(void *p, size_t bytes)
 {
         (void)bytes;
-        free(p);
+        if (!fake_mem_node_forget(p))
+                free(p);
 }
 
 status_t plat_mem_map(struct plat_mem_summary *sum, struct plat_mem_range *out, size_t max,
@@ -420,10 +422,6 @@ void cpu_page_tables_restore(uint64_t saved)
         (void)saved;
 }
 
-uint64_t plat_virt_to_phys(const void *p)
-{
-        return (uint64_t)(uintptr_t)p;
-}
 
 status_t cpu_pmi_enable(cpu_pmi_fn fn, void *ctx, int ext_lvt_offset)
 {

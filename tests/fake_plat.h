@@ -6,6 +6,7 @@
 #ifndef PMUCAL_FAKE_PLAT_H
 #define PMUCAL_FAKE_PLAT_H
 
+#include "boot/memrange.h"
 #include "boot/plat.h"
 
 /** Forget files, tables, CPUs, captured console text and injected failures. */
@@ -33,5 +34,18 @@ void fake_plat_real_stall(bool on);
 int fake_plat_this_cpu(void);
 /** Forget started-but-dead processors (after mp_stop gave up on them). */
 void fake_plat_cpus_reset(void);
+
+/* Physical placement (tests/fake_mem_node.c). */
+
+/** The free physical memory plat_alloc_pages_in() places blocks in (copied, at most 64
+ *  spans; default: everything from 1 MiB to 16 TiB). Allocations take their blocks out. */
+void fake_plat_set_free_mem(const struct mem_span *free, size_t n);
+/** The next plat_alloc_pages_in() block reports a wrong physical address for the page at
+ *  byte @p offset (-1: none). */
+void fake_plat_misplace_page(int64_t offset);
+/** Free every placed block and forget the free map (fake_plat_reset calls it). */
+void fake_mem_node_reset(void);
+/** Free @p p if it is a placed block; false if it is not one. */
+bool fake_mem_node_forget(void *p);
 
 #endif

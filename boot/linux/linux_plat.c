@@ -294,6 +294,17 @@ uint64_t plat_virt_to_phys(const void *p)
         return 0;
 }
 
+status_t plat_alloc_pages_in(uint64_t base, uint64_t limit, size_t bytes, void **out,
+                             uint64_t *largest)
+{
+        /* Physical placement is the kernel's: pmucal-host binds buffers to nodes by policy
+         * (mbind) instead, and says so. */
+        (void)base, (void)limit, (void)bytes, (void)out;
+        if (largest)
+                *largest = 0;
+        return ST_UNSUPPORTED;
+}
+
 /* ---- files ---- */
 
 status_t plat_file_write(const char *path, const void *buf, size_t len)

@@ -1,0 +1,112 @@
+/** @file Buffers on a chosen NUMA node (see numa_mem.h). */
+#include "app/numa_mem.h"
+
+#include "boot/memrange.h"
+#include "lib/fmt.h"
+
+#define PAGE 4096u
+
+/* The enabled SRAT memory ranges of @p pd. */
+static size_t node_spans(const struct acpi_srat *srat, uint32_t pd, struct mem_span *out,
+                         size_t max)
+{
+        size_t n = 0;
+
+        for (uint32_t i = 0; i < srat->n_mem && n < max; i++) {
+                const struct acpi_srat_mem *m = &srat->mem[i];
+                if (m->node == pd && (m->flags & ACPI_SRAT_MEM_ENABLED) && m->len)
+                        out[n++] = (struct mem_span){ m->base, m->len };
+        }
+        return n;
+}
+
+static status_t fail(struct numa_place *pl, status_t st, const char *fmt, ...)
+{
+        va_list ap;
+
+        va_start(ap, fmt);
+        fmt_vsnprintf(pl->why, sizeof(pl->why), fmt, ap);
+        va_end(ap);
+        if (pl->p)
+                plat_free_pages(pl->p, pl->bytes);
+        pl->p  = NULL;
+        pl->st = st;
+        return st;
+}
+
+/* Every page's physical address inside the node's ranges. */
+static status_t check_pages(struct numa_place *pl, const struct mem_span *spans, size_t n)
+{
+        uint64_t first_bad = 0, bad_phys = 0;
+        unsigned n_bad = 0, n_pages = (unsigned)(pl->bytes / PAGE);
+
+        for (unsigned k = 0; k < n_pages; k++) {
+                uint64_t phys = plat_virt_to_phys((const uint8_t *)pl->p + (size_t)k * PAGE);
+                if (!phys)
+                        return fail(pl, ST_UNSUPPORTED, "the platform cannot tell the physical "
+                                    "address of the buffer's pages");
+                if (memrange_inside(spans, n, phys, PAGE))
+                        continue;
+                if (!n_bad++) {
+                        first_bad = (uint64_t)k * PAGE;
+                        bad_phys  = phys;
+                }
+        }
+        pl->n_pages_checked = n_pages;
+        if (n_bad)
+                return fail(pl, ST_BAD_DATA, "%u of %u pages outside proximity domain %u's "
+                            "ranges, the first at offset 0x%llx (physical 0x%llx)", n_bad,
+                            n_pages, pl->pd, (unsigned long long)first_bad,
+                            (unsigned long long)bad_phys);
+        return ST_OK;
+}
+
+status_t app_numa_place(const struct acpi_srat *srat, uint32_t pd, size_t bytes,
+                        struct numa_place *out)
+{
+        static struct mem_span spans[ACPI_MAX_MEM_RANGES];
+        uint64_t               largest = 0, have = 0;
+        size_t                 n;
+        status_t               st = ST_NOT_FOUND;
+
+        *out = (struct numa_place){ .pd = pd, .bytes = bytes };
+        if (!bytes || bytes % PAGE)
+                return fail(out, ST_BAD_ARG, "%zu bytes is not a whole number of pages", bytes);
+        if (!srat) {
+                st = plat_alloc_pages(bytes, PLAT_PAGE_2M, &out->p, NULL);
+                if (st != ST_OK)
+                        return fail(out, st, "no SRAT (one node): %zu bytes not available", bytes);
+                out->phys = plat_virt_to_phys(out->p);
+                return out->st = ST_OK;
+        }
+        if (!(n = node_spans(srat, pd, spans, ARRAY_SIZE(spans))))
+                return fail(out, ST_NOT_FOUND, "SRAT gives proximity domain %u no enabled memory",
+                            pd);
+        for (size_t i = 0; i < n && st != ST_OK; i++) {
+                uint64_t l = 0;
+                st = plat_alloc_pages_in(spans[i].base, spans[i].base + spans[i].bytes, bytes,
+                                         &out->p, &l);
+                if (l > largest)
+                        largest = l;
+                have += spans[i].bytes;
+                if (st == ST_UNSUPPORTED)
+                        return fail(out, st, "the platform cannot place pages at physical "
+                                    "addresses");
+        }
+        if (st != ST_OK)
+                return fail(out, st, "no free block of %llu KiB in proximity domain %u's %zu "
+                            "range%s (%llu MiB; largest free block %llu KiB)",
+                            (unsigned long long)(bytes / KiB), pd, n, n == 1 ? "" : "s",
+                            (unsigned long long)(have / MiB), (unsigned long long)(largest / KiB));
+        out->phys = plat_virt_to_phys(out->p);
+        if ((st = check_pages(out, spans, n)) != ST_OK)
+                return st;
+        return out->st = ST_OK;
+}
+
+void app_numa_unplace(struct numa_place *pl)
+{
+        if (pl->p)
+                plat_free_pages(pl->p, pl->bytes);
+        pl->p = NULL;
+}

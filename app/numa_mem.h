@@ -1,0 +1,33 @@
+/** @file
+ * Buffers placed on one NUMA node (app/numa_mem.c): pages inside that proximity domain's
+ * SRAT memory ranges, at addresses the platform's memory map says are free
+ * (plat_alloc_pages_in), with the physical address of every page checked afterwards. When a
+ * placement fails the result says where and why: no memory in SRAT for the domain, no free
+ * block of that size in its ranges (with the largest there was), a page outside the ranges,
+ * or a platform that cannot choose physical addresses. Without SRAT there is one node and the
+ * buffer goes wherever the platform gives pages.
+ */
+#ifndef PMUCAL_APP_NUMA_MEM_H
+#define PMUCAL_APP_NUMA_MEM_H
+
+#include "boot/acpi.h"
+#include "boot/plat.h"
+
+struct numa_place {
+        uint32_t pd;            /* proximity domain asked for */
+        void    *p;             /* NULL unless st == ST_OK */
+        size_t   bytes;
+        uint64_t phys;          /* physical address of the first page (0: unknown) */
+        unsigned n_pages_checked;
+        status_t st;
+        char     why[160];      /* st != ST_OK: where and why placement failed */
+};
+
+/** Place @p bytes (a multiple of 4 KiB) on proximity domain @p pd of @p srat (NULL: no SRAT,
+ *  one node: any pages). @p out says what happened; returns out->st. */
+status_t app_numa_place(const struct acpi_srat *srat, uint32_t pd, size_t bytes,
+                        struct numa_place *out);
+/** Free a placed buffer (nothing when placement failed). */
+void app_numa_unplace(struct numa_place *pl);
+
+#endif
