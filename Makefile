@@ -147,6 +147,7 @@ PMU_x86_SRCS := \
 BENCH_SRCS := \
 	bench/c2c.c \
 	bench/chain.c \
+	bench/chase_job.c \
 	bench/measure.c \
 	bench/ownpt.c \
 	bench/pagetable.c \
@@ -173,6 +174,7 @@ REPORT_SRCS := \
 	report/levels.c \
 	report/levels_plateau.c \
 	report/numa.c \
+	report/numa_out.c \
 	report/rep.c \
 	report/samples.c \
 	report/samples_check.c \
@@ -186,6 +188,7 @@ APP_SRCS := \
 	app/gather.c \
 	app/latency.c \
 	app/latency_pages.c \
+	app/numa.c \
 	app/numa_mem.c \
 	app/pmu.c \
 	app/pmu_sample_run.c \

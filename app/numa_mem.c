@@ -79,9 +79,11 @@ status_t app_numa_place(const struct acpi_srat *srat, uint32_t pd, size_t bytes,
                 out->phys = plat_virt_to_phys(out->p);
                 return out->st = ST_OK;
         }
-        if (!(n = node_spans(srat, pd, spans, ARRAY_SIZE(spans))))
+        if (!(n = node_spans(srat, pd, spans, ARRAY_SIZE(spans)))) {
+                out->memoryless = true;
                 return fail(out, ST_NOT_FOUND, "SRAT gives proximity domain %u no enabled memory",
                             pd);
+        }
         for (size_t i = 0; i < n && st != ST_OK; i++) {
                 uint64_t l = 0;
                 st = plat_alloc_pages_in(spans[i].base, spans[i].base + spans[i].bytes, bytes,

@@ -20,6 +20,7 @@ struct numa_place {
         uint64_t phys;          /* physical address of the first page (0: unknown) */
         unsigned n_pages_checked;
         status_t st;
+        bool     memoryless;    /* SRAT gives the domain no enabled memory */
         char     why[160];      /* st != ST_OK: where and why placement failed */
 };
 

@@ -38,6 +38,7 @@ static const struct phase phases[] = {
         { "cpus",        P_ALL,    phase_cpus },
         /* >>> further phases: one row each, in this order: latency, tlb, pmu, sampling */
         { "c2c",         P_QUICK | P_FULL, phase_c2c },
+        { "numa",        P_QUICK | P_FULL, phase_numa },
         { "latency",     P_QUICK | P_FULL | P_SAMPLING, phase_latency },
         { "tlb",         P_QUICK | P_FULL | P_TLB, phase_tlb },
         { "pmu",         P_QUICK | P_FULL | P_PMU, phase_pmu },

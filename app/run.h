@@ -44,6 +44,9 @@ status_t phase_inventory(struct run *r);
 /* >>> further phases: one declaration each, added by the phase's owner */
 /** Cache-to-cache transfers between pairs of processors; c2c.json (app/c2c.c). */
 status_t phase_c2c(struct run *r);
+/** NUMA latency matrix: every CPU node against every memory node, distance classes, SLIT
+ *  and HMAT checks; numa-matrix.json (app/numa.c). */
+status_t phase_numa(struct run *r);
 /** Latency calibration: sweep, levels, latency-table.json and latency-curve.csv (app/latency.c);
  *  sets r->levels. */
 status_t phase_latency(struct run *r);

@@ -87,6 +87,13 @@ static void test_saves_results(void **state)
         want(con, "PASS: c2c: 6 of 6 ordered pairs measured (hit, hitm, write; 11 rounds each), "
                   "1 topology class");
         want(con, "c2c: HITM ");
+        /* three nodes in the SRAT: a buffer on each, every cell measured from each node */
+        want(con, "PASS: numa: 9 of 9 cells measured (3 nodes, p10/p50/p90 each)");
+        want(con, "numa: DRAM-remote-1hop ");
+        const char *nm = fake_plat_get_file(RUN1 "/numa-matrix.json", &len);
+        assert_non_null(nm);
+        want(nm, "\"schema\": \"pmucal.numa/1.0\"");
+        want(nm, "\"level\": \"DRAM-remote-1hop\"");
         const char *c2c = fake_plat_get_file(RUN1 "/c2c.json", &len);
         assert_non_null(c2c);
         want(c2c, "\"schema\": \"pmucal.c2c/1.0\"");
@@ -149,6 +156,9 @@ static void test_cpus_bsp(void **state)
                   "CPUs will be skipped");
         want(con, "PASS: cpus: 1 of 1 processors report the APIC ID MP services gives them");
         want(con, "SKIP: c2c: cpus = bsp: a transfer needs two processors");
+        /* the BSP's node only has a row: a column per node, 3 cells */
+        want(con, "PASS: numa: 3 of 3 cells measured (3 nodes, p10/p50/p90 each)");
+        want(con, "no processor taking part; buffer at");
         assert_null(fake_plat_get_file(RUN1 "/c2c.json", NULL));
         size_t len;
         const char *json = fake_plat_get_file(RUN1 "/processors.json", &len);

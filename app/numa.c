@@ -1,0 +1,341 @@
+/** @file
+ * The NUMA latency-matrix phase: for every node i that has a processor taking part and every
+ * node j whose memory could hold a buffer, a processor of node i chases a random chain laid
+ * through a DRAM-sized buffer placed on node j (app/numa_mem.h), through the MP mailbox
+ * (bench/chase_job.h: the same kernel and windows as the latency sweep). Every cell gets
+ * p10/p50/p90; the node pairs are grouped into distance classes from SLIT with a level name
+ * each ("DRAM-remote-1hop", ...); measured ratios are held against SLIT and absolute figures
+ * against HMAT (report/numa.h), every DISAGREE flagged. Prints an MLC-style grid and writes
+ * numa-matrix.json.
+ *
+ * Under an emulator (QEMU TCG) every memory access costs the same wherever it goes, so the
+ * SLIT and HMAT comparisons are reported as INFO and nothing fails for them.
+ */
+#include "app/run.h"
+
+#include "app/cpus.h"
+#include "app/numa_mem.h"
+#include "bench/chain.h"
+#include "bench/chase_job.h"
+#include "lib/stats.h"
+#include "report/inventory.h"
+#include "report/json.h"
+#include "report/numa_out.h"
+
+#define NUMA_FILE        "numa-matrix.json"
+#define WS_MIN           (64 * MiB)
+#define WS_MAX           (1 * GiB)
+#define WS_CACHE_FACTOR  4u               /* working set = 4 x the largest cache */
+#define WINDOW_US        400u
+#define JOB_TIMEOUT_US   (120u * 1000 * 1000)
+#define CHAIN_SEED       0x6e756d61
+#define TOL_SLIT_PCT     25u
+#define TOL_HMAT_PCT     25u
+
+struct numa_run {
+        unsigned           n_nodes;
+        uint32_t           pd[NUMA_MAX_NODES];
+        int                cpu[NUMA_MAX_NODES];     /* processor index measuring from node i */
+        struct numa_place  place[NUMA_MAX_NODES];
+        void              *chain[NUMA_MAX_NODES];
+        uint64_t           ws;
+        uint32_t           windows;
+        struct numa_matrix m;
+        struct numa_classes cls;
+        struct bench_clock clock;
+        struct bench_guard guard;
+};
+
+static struct numa_run        state;
+static struct bench_chase_job job;
+
+static uint64_t working_set(const struct inventory *inv)
+{
+        uint64_t big = 0, ws;
+
+        for (size_t i = 0; inv && i < inv->cpu.n_caches; i++)
+                if (inv->cpu.caches[i].size_bytes > big)
+                        big = inv->cpu.caches[i].size_bytes;
+        ws = big * WS_CACHE_FACTOR;
+        ws = ws < WS_MIN ? WS_MIN : ws > WS_MAX ? WS_MAX : ws;
+        return (ws + 2 * MiB - 1) & ~(uint64_t)(2 * MiB - 1);
+}
+
+/* Nodes: SRAT's proximity domains in ascending order (one node without SRAT); the first
+ * processor taking part in each measures from it. */
+static void choose_nodes(struct numa_run *s, const struct inventory *inv)
+{
+        const struct app_cpus *cs = app_cpus_get();
+
+        s->n_nodes = 1;
+        s->pd[0]   = 0;
+        if (inv && inv->srat && inv->srat->n_nodes) {
+                s->n_nodes = inv->srat->n_nodes < NUMA_MAX_NODES ? inv->srat->n_nodes
+                                                                 : NUMA_MAX_NODES;
+                for (unsigned k = 0; k < s->n_nodes; k++)
+                        s->pd[k] = inv->srat->node[k];
+        }
+        for (unsigned k = 0; k < s->n_nodes; k++) {
+                s->cpu[k] = -1;
+                for (unsigned i = 0; i < cs->n && s->cpu[k] < 0; i++) {
+                        const struct app_cpu *c = &cs->cpu[i];
+                        bool here = s->n_nodes == 1 || (c->node >= 0 && (uint32_t)c->node == s->pd[k]);
+                        if (here && (c->state == MP_BSP || c->state == MP_PARKED))
+                                s->cpu[k] = (int)i;
+                }
+        }
+}
+
+/* A buffer on every node, each with its own chain. Returns how many were placed. */
+static unsigned place_buffers(struct numa_run *s, const struct inventory *inv)
+{
+        unsigned n = 0;
+
+        for (unsigned k = 0; k < s->n_nodes; k++) {
+                struct numa_place     *pl = &s->place[k];
+                struct bench_chain_cfg cc = { .layout = BENCH_LAYOUT_RANDOM, .seed = CHAIN_SEED ^ k };
+
+                s->chain[k] = NULL;
+                if (app_numa_place(inv ? inv->srat : NULL, s->pd[k], s->ws, pl) != ST_OK)
+                        continue;
+                if (bench_chain_build(pl->p, s->ws, &cc, &s->chain[k]) != ST_OK) {
+                        app_numa_unplace(pl);
+                        pl->st = ST_BAD_ARG;
+                        continue;
+                }
+                n++;
+        }
+        return n;
+}
+
+static status_t measure_cell(struct numa_run *s, unsigned i, unsigned j)
+{
+        struct numa_cell *c = &s->m.cell[i][j];
+        status_t          st;
+
+        job = (struct bench_chase_job){ .start = s->chain[j], .clock = &s->clock,
+                                        .guard = &s->guard, .want = s->windows,
+                                        .target_us = WINDOW_US };
+        if ((st = mp_run((unsigned)s->cpu[i], bench_chase_job_run, &job, JOB_TIMEOUT_US)) != ST_OK)
+                return st;
+        if (job.st != ST_OK)
+                return job.st;
+        lib_sort_u64(job.lat_mcyc, job.n_kept);
+        /* clock x 1000 per load -> ps: x 10^9 / tsc_hz */
+        uint64_t q[3] = { lib_pct_nearest_rank(job.lat_mcyc, job.n_kept, 10),
+                          lib_pct_nearest_rank(job.lat_mcyc, job.n_kept, 50),
+                          lib_pct_nearest_rank(job.lat_mcyc, job.n_kept, 90) };
+        for (unsigned k = 0; k < 3; k++)
+                q[k] = (uint64_t)((unsigned __int128)q[k] * 1000000000ull / s->clock.tsc_hz);
+        *c = (struct numa_cell){ .p10_ps = q[0], .p50_ps = q[1], .p90_ps = q[2],
+                                 .measured = true };
+        return ST_OK;
+}
+
+static unsigned measure_matrix(struct numa_run *s, unsigned *n_tried)
+{
+        unsigned failed = 0;
+
+        memset(&s->m, 0, sizeof(s->m));
+        s->m.n_nodes = s->n_nodes;
+        *n_tried     = 0;
+        for (unsigned i = 0; i < s->n_nodes; i++)
+                for (unsigned j = 0; j < s->n_nodes; j++) {
+                        if (s->cpu[i] < 0 || !s->chain[j])
+                                continue;
+                        (*n_tried)++;
+                        status_t st = measure_cell(s, i, j);
+                        if (st != ST_OK) {
+                                failed++;
+                                rep_err(st, "CPU %d on node %u, memory on node %u", s->cpu[i],
+                                        s->pd[i], s->pd[j]);
+                        }
+                }
+        return failed;
+}
+
+static void report_placement(const struct numa_run *s)
+{
+        const struct app_cpus *cs = app_cpus_get();
+
+        for (unsigned k = 0; k < s->n_nodes; k++) {
+                const struct numa_place *pl = &s->place[k];
+                if (s->cpu[k] >= 0)
+                        rep_printf("numa: node %u (proximity domain %u): CPU %d (APIC ID %u); ", k,
+                                   s->pd[k], s->cpu[k], cs->cpu[s->cpu[k]].fw_apic);
+                else
+                        rep_printf("numa: node %u (proximity domain %u): no processor taking "
+                                   "part; ", k, s->pd[k]);
+                if (pl->st == ST_OK)
+                        rep_printf("buffer at 0x%llx (%llu MiB, %u pages checked)\n",
+                                   (unsigned long long)pl->phys,
+                                   (unsigned long long)(s->ws / MiB), pl->n_pages_checked);
+                else
+                        rep_printf("no buffer: %s\n", pl->why);
+        }
+}
+
+/* A placement that failed for a node that has memory is a FAIL; a node without memory in
+ * SRAT (processors only) is not. */
+static void check_placement(const struct numa_run *s)
+{
+        for (unsigned k = 0; k < s->n_nodes; k++) {
+                const struct numa_place *pl = &s->place[k];
+                if (pl->st == ST_OK)
+                        continue;
+                if (pl->memoryless)
+                        rep_info("node %u: %s", k, pl->why);
+                else
+                        rep_check(false, "node %u: buffer of %llu MiB placed on the node: %s", k,
+                                  (unsigned long long)(s->ws / MiB), pl->why);
+        }
+}
+
+static void check_verdicts(const struct numa_run *s, const struct inventory *inv, bool emulated)
+{
+        struct numa_class_latency lat[NUMA_MAX_CLASSES];
+        unsigned sa, sd, ha, hd;
+
+        numa_verdict_counts(&s->m, &sa, &sd, &ha, &hd);
+        if (!inv->slit)
+                rep_info("no SLIT: distance classes assume one remote distance (20)");
+        if (!inv->hmat)
+                rep_info("no HMAT: absolute latencies not compared");
+        if (emulated) {
+                rep_info("the CPU is emulated (QEMU TCG): all memory costs the same wherever it "
+                         "is, so the matrix is flat; SLIT ratios %u agree / %u DISAGREE, HMAT "
+                         "latencies %u agree / %u DISAGREE (the emulator's figures)", sa, sd, ha,
+                         hd);
+                return;
+        }
+        for (unsigned i = 0; i < s->m.n_nodes; i++)
+                for (unsigned j = 0; j < s->m.n_nodes; j++) {
+                        const struct numa_cell *c = &s->m.cell[i][j];
+                        if (c->slit == NUMA_DISAGREE)
+                                rep_warn("node %u -> %u: DISAGREE with SLIT: ratio %u.%03u "
+                                         "measured, %u.%03u in SLIT", i, j,
+                                         c->ratio_milli / 1000, c->ratio_milli % 1000,
+                                         c->slit_ratio_milli / 1000, c->slit_ratio_milli % 1000);
+                        if (c->hmat == NUMA_DISAGREE)
+                                rep_warn("node %u -> %u: DISAGREE with HMAT: %llu ns measured, "
+                                         "%llu ns in HMAT", i, j,
+                                         (unsigned long long)(c->p50_ps / 1000),
+                                         (unsigned long long)(c->hmat_ps / 1000));
+                }
+        rep_info("SLIT ratios: %u agree, %u DISAGREE; HMAT latencies: %u agree, %u DISAGREE "
+                 "(tolerance %u%% / %u%%)", sa, sd, ha, hd, TOL_SLIT_PCT, TOL_HMAT_PCT);
+        numa_class_latencies(&s->m, &s->cls, lat);
+        /* Flagged, not failed: the firmware's node description may be fiction (a single
+         * memory controller split into nodes), which is what the flag is for. */
+        for (unsigned k = 1; k < s->cls.n_classes; k++)
+                if (lat[k].n_cells && lat[0].n_cells && lat[k].p50_ps * 100 < lat[0].p50_ps * 95)
+                        rep_warn("remote class %u (SLIT %u) is faster than local memory: %llu ns "
+                                 "against %llu ns", k, s->cls.cls[k].distance,
+                                 (unsigned long long)(lat[k].p50_ps / 1000),
+                                 (unsigned long long)(lat[0].p50_ps / 1000));
+}
+
+static status_t write_json(struct run *r, const struct numa_run *s, bool emulated)
+{
+        const struct app_cpus *cs = app_cpus_get();
+        struct rep_buf         b  = { 0 };
+        struct json_w          w;
+        status_t               st;
+
+        json_init(&w, &b);
+        json_obj_begin(&w, NULL);
+        json_str(&w, "schema", "pmucal.numa/1.0");
+        json_obj_begin(&w, "method");
+        json_str(&w, "clock", "tsc");
+        json_u64(&w, "tsc_hz", s->clock.tsc_hz);
+        json_u64(&w, "working_set_bytes", s->ws);
+        json_str(&w, "layout", "random");
+        json_u64(&w, "windows", s->windows);
+        json_u64(&w, "slit_tolerance_pct", TOL_SLIT_PCT);
+        json_u64(&w, "hmat_tolerance_pct", TOL_HMAT_PCT);
+        json_bool(&w, "emulated", emulated);
+        json_obj_end(&w);
+        json_arr_begin(&w, "nodes");
+        for (unsigned k = 0; k < s->n_nodes; k++) {
+                json_obj_begin(&w, NULL);
+                json_u64(&w, "node", k);
+                json_u64(&w, "proximity_domain", s->pd[k]);
+                if (s->cpu[k] >= 0)
+                        json_u64(&w, "cpu_apic_id", cs->cpu[s->cpu[k]].fw_apic);
+                else
+                        json_null(&w, "cpu_apic_id");
+                if (s->place[k].st == ST_OK) {
+                        json_hex(&w, "buffer_phys", s->place[k].phys);
+                        json_null(&w, "placement_error");
+                } else {
+                        json_null(&w, "buffer_phys");
+                        json_str(&w, "placement_error", s->place[k].why);
+                }
+                json_obj_end(&w);
+        }
+        json_arr_end(&w);
+        numa_json(&w, &s->m, &s->cls, s->pd, s->clock.tsc_hz);
+        json_obj_end(&w);
+        if ((st = json_finish(&w)) != ST_OK) {
+                rep_buf_free(&b);
+                return rep_err(st, "formatting %s", NUMA_FILE);
+        }
+        return run_add_file(r, NUMA_FILE, &b);
+}
+
+static void print_matrix(const struct numa_run *s)
+{
+        struct rep_buf b = { 0 };
+
+        if (numa_text(&b, &s->m, &s->cls, s->clock.tsc_hz) == ST_OK && b.p)
+                rep_printf("%s", b.p);
+        rep_buf_free(&b);
+}
+
+status_t phase_numa(struct run *r)
+{
+        struct numa_run *s        = &state;
+        bool             emulated = app_cpus_emulated(r);
+        unsigned         n_tried, failed;
+        status_t         st;
+
+        if (!r->inv || !r->inv->tsc_hz) {
+                rep_skip("no TSC frequency from the inventory: latencies cannot be given in ns");
+                return ST_OK;
+        }
+        memset(s, 0, sizeof(*s));
+        s->ws      = working_set(r->inv);
+        s->windows = r->cfg.repetitions < BENCH_JOB_MAX_WINDOWS ? r->cfg.repetitions
+                                                                : BENCH_JOB_MAX_WINDOWS;
+        s->clock   = (struct bench_clock){ .kind = LAT_CLOCK_TSC, .tsc_hz = r->inv->tsc_hz,
+                                           .core_hz = r->inv->tsc_hz };
+        bench_guard_init(&s->guard, &r->inv->cpu);
+        if ((st = app_cpus_park(r)) != ST_OK)
+                return st;
+        choose_nodes(s, r->inv);
+        if ((st = numa_classes_from_slit(r->inv->slit, s->n_nodes, &s->cls)) != ST_OK) {
+                rep_warn("SLIT: %s: distance classes assume one remote distance",
+                         status_str(st));
+                numa_classes_from_slit(NULL, s->n_nodes, &s->cls);
+        }
+        rep_info("%u node%s%s, %llu MiB random chase per cell, %u windows per cell", s->n_nodes,
+                 s->n_nodes == 1 ? "" : "s", r->inv->srat ? "" : " (no SRAT: one node)",
+                 (unsigned long long)(s->ws / MiB), s->windows);
+        place_buffers(s, r->inv);
+        failed = measure_matrix(s, &n_tried);
+        app_cpus_release();
+        for (unsigned k = 0; k < s->n_nodes; k++)
+                app_numa_unplace(&s->place[k]);
+
+        report_placement(s);
+        numa_matrix_check(&s->m, r->inv->slit, r->inv->hmat, s->pd,
+                          &(struct numa_tolerance){ TOL_SLIT_PCT, TOL_HMAT_PCT });
+        print_matrix(s);
+        check_placement(s);
+        rep_check(n_tried > 0 && failed == 0, "%u of %u cells measured (%u node%s, p10/p50/p90 "
+                  "each)", n_tried - failed, n_tried, s->n_nodes, s->n_nodes == 1 ? "" : "s");
+        if (s->n_nodes == 1)
+                rep_info("one node: the matrix is 1 x 1 (local DRAM only)");
+        check_verdicts(s, r->inv, emulated);
+        return write_json(r, s, emulated);
+}
