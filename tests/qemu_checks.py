@@ -405,6 +405,109 @@ def check_files_match_schemas(c, validators):
             print("# " + e)
 
 
+def qemu_slit(nodes):
+    """The SLIT run-qemu.sh publishes: 10 local, 20 + 10 per further hop, +1 beyond one."""
+    return [[10 if a == b else 10 + 10 * abs(a - b) + (1 if abs(a - b) > 1 else 0)
+             for b in range(nodes)] for a in range(nodes)]
+
+
+def node_of_cpu(c, apic):
+    """run-qemu.sh puts CPUs lo..hi on node n with lo = n*cpus/nodes."""
+    if c.nodes == 0:
+        return None
+    return [n for n in range(c.nodes)
+            if n * c.cpus // c.nodes <= apic < (n + 1) * c.cpus // c.nodes][0]
+
+
+def check_processors(c):
+    p = c.result_json("processors.json")
+    if not tap(p is not None and p.get("schema") == "pmucal.processors/1.0",
+               "%s: processors.json parses" % c.name):
+        return
+    inv = c.result_json("inventory.json") or {}
+    madt = sorted(x["apic_id"] for x in inv.get("cpus", {}).get("list", []))
+    taking = [x for x in p["processors"] if x["state"] in ("bsp", "parked")]
+    tap(p["n_taking_part"] == c.cpus and len(taking) == c.cpus,
+        "%s: every CPU takes part (%d of %d)" % (c.name, p["n_taking_part"], c.cpus))
+    own = sorted(x["apic_id"] for x in taking)
+    tap(all(x["apic_id"] == x["firmware_apic_id"] for x in taking) and own == madt
+        and own == list(range(c.cpus)),
+        "%s: the APIC IDs each CPU reports %s match MP services and the MADT %s"
+        % (c.name, own, madt))
+    bad = [(x["apic_id"], x["node"]) for x in taking if x["node"] != node_of_cpu(c, x["apic_id"])]
+    tap(not bad, "%s: each CPU's node follows run-qemu.sh's split%s"
+        % (c.name, "" if not bad else ": %s" % bad))
+
+
+def check_c2c(c):
+    j = c.result_json("c2c.json")
+    if not tap(j is not None and j.get("schema") == "pmucal.c2c/1.0",
+               "%s: c2c.json parses" % c.name):
+        return
+    pairs = j["c2c"]["pairs"]
+    ordered = {(x["owner_apic_id"], x["reader_apic_id"]) for x in pairs}
+    want = {(a, b) for a in range(c.cpus) for b in range(c.cpus) if a != b}
+    tap(ordered == want, "%s: c2c measured every ordered pair (%d of %d)"
+        % (c.name, len(ordered & want), len(want)))
+    tap(all(x[k] and x[k]["p50_tsc"] > 0 for x in pairs for k in ("hit", "hitm", "write")),
+        "%s: c2c has hit, hitm and write figures for every pair" % c.name)
+    tap(j["method"]["emulated"] and re.search(r"^INFO: c2c: the CPU is emulated \(QEMU TCG\)",
+                                              c.serial, re.M) is not None,
+        "%s: c2c says the figures are the emulator's" % c.name)
+    tap(re.search(r"^c2c: HITM ns, owner \(rows\)", c.serial, re.M) is not None and
+        "FAIL: c2c" not in c.serial, "%s: c2c matrix on the console, no FAIL" % c.name)
+
+
+def check_c2c_skipped(c):
+    tap(re.search(r"^SKIP: c2c: (cpus = bsp: a transfer needs two processors|"
+                  r"1 processor takes part: a transfer needs two)", c.serial, re.M) is not None,
+        "%s: c2c skipped with its reason" % c.name)
+    tap(c.results is None or not os.path.exists(os.path.join(c.results, "c2c.json")),
+        "%s: no c2c.json" % c.name)
+
+
+def check_numa(c):
+    j = c.result_json("numa-matrix.json")
+    if not tap(j is not None and j.get("schema") == "pmucal.numa/1.0",
+               "%s: numa-matrix.json parses" % c.name):
+        return
+    nodes = max(c.nodes, 1)
+    m = j["matrix"]
+    cpu_nodes = {node_of_cpu(c, a) for a in range(c.cpus)} if c.nodes else {0}
+    if "cpus = bsp" in c.serial:
+        cpu_nodes = {0}
+    want = [[i in cpu_nodes for _ in range(nodes)] for i in range(nodes)]
+    got = [[x["measured"] for x in row] for row in m]
+    tap(len(m) == nodes and got == want, "%s: numa matrix %dx%d, rows measured for CPU nodes %s"
+        % (c.name, len(m), len(m[0]) if m else 0, sorted(cpu_nodes)))
+    ok = all(x["p10_ns"] <= x["p50_ns"] <= x["p90_ns"] and x["p50_tsc"] > 0
+             for row in m for x in row if x["measured"])
+    tap(ok, "%s: every measured cell has p10 <= p50 <= p90 in ns and TSC ticks" % c.name)
+    if c.nodes > 1:
+        slit = qemu_slit(c.nodes)
+        dists = sorted({slit[a][b] for a in range(nodes) for b in range(nodes)})
+        cls = j["classes"]
+        tap([k["slit_distance"] for k in cls] == dists and
+            all(slit[a][b] == k["slit_distance"] for k in cls for a, b in k["pairs"]) and
+            [k["level"] for k in cls] == ["DRAM-local"] + ["DRAM-remote-%dhop" % i
+                                                             for i in range(1, len(dists))],
+            "%s: distance classes %s follow run-qemu.sh's SLIT" % (c.name, dists))
+        checked = [x for row in m for x in row if x["measured"]]
+        tap(all(x["slit"] in ("agree", "DISAGREE") for x in checked),
+            "%s: every measured cell compared with SLIT" % c.name)
+    if "--hmat" in c.args:
+        bad = [(x["cpu_node"], x["memory_node"], x["hmat_ns"]) for row in m for x in row
+               if x["measured"] and (x["hmat_ns"] != 80 + 40 * abs(x["cpu_node"] - x["memory_node"])
+                                     or x["hmat"] not in ("agree", "DISAGREE"))]
+        tap(not bad, "%s: HMAT latencies echoed per cell (80+40/hop ns) and compared%s"
+            % (c.name, "" if not bad else ": %s" % bad[:3]))
+    tap(j["method"]["emulated"] and re.search(r"^INFO: numa: the CPU is emulated \(QEMU TCG\)",
+                                              c.serial, re.M) is not None and
+        "FAIL: numa" not in c.serial, "%s: numa says TCG memory is flat, no FAIL for it" % c.name)
+    tap(re.search(r"^numa: idle latency p50 \(ns\)", c.serial, re.M) is not None,
+        "%s: numa grid on the console" % c.name)
+
+
 CHECKS = {name[6:]: fn for name, fn in globals().items() if name.startswith("check_")}
 
 
