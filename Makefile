@@ -160,6 +160,7 @@ BENCH_x86_SRCS := \
 	bench/x86/kernel_block.c \
 	bench/x86/kernel_branch.c \
 	bench/x86/kernel_chase.c \
+	bench/x86/kernel_load.c \
 	bench/x86/kernel_pmu.c \
 	bench/x86/kernel_skid.c \
 	bench/x86/kernel_tlb.c
@@ -172,6 +173,7 @@ REPORT_SRCS := \
 	report/lattable.c \
 	report/c2c.c \
 	report/levels.c \
+	report/loaded.c \
 	report/levels_plateau.c \
 	report/numa.c \
 	report/numa_out.c \
@@ -189,6 +191,7 @@ APP_SRCS := \
 	app/latency.c \
 	app/latency_pages.c \
 	app/numa.c \
+	app/numa_loaded.c \
 	app/numa_mem.c \
 	app/pmu.c \
 	app/pmu_sample_run.c \

@@ -14,9 +14,8 @@
 #include "app/run.h"
 
 #include "app/cpus.h"
-#include "app/numa_mem.h"
+#include "app/numa_priv.h"
 #include "bench/chain.h"
-#include "bench/chase_job.h"
 #include "lib/stats.h"
 #include "report/inventory.h"
 #include "report/json.h"
@@ -27,24 +26,10 @@
 #define WS_MAX           (1 * GiB)
 #define WS_CACHE_FACTOR  4u               /* working set = 4 x the largest cache */
 #define WINDOW_US        400u
-#define JOB_TIMEOUT_US   (120u * 1000 * 1000)
 #define CHAIN_SEED       0x6e756d61
 #define TOL_SLIT_PCT     25u
 #define TOL_HMAT_PCT     25u
 
-struct numa_run {
-        unsigned           n_nodes;
-        uint32_t           pd[NUMA_MAX_NODES];
-        int                cpu[NUMA_MAX_NODES];     /* processor index measuring from node i */
-        struct numa_place  place[NUMA_MAX_NODES];
-        void              *chain[NUMA_MAX_NODES];
-        uint64_t           ws;
-        uint32_t           windows;
-        struct numa_matrix m;
-        struct numa_classes cls;
-        struct bench_clock clock;
-        struct bench_guard guard;
-};
 
 static struct numa_run        state;
 static struct bench_chase_job job;
@@ -108,28 +93,38 @@ static unsigned place_buffers(struct numa_run *s, const struct inventory *inv)
         return n;
 }
 
+status_t numa_chase(struct numa_run *s, unsigned cpu, void *chain, struct bench_chase_job *j,
+                    uint64_t *p10_ps, uint64_t *p50_ps, uint64_t *p90_ps)
+{
+        status_t st;
+
+        *j = (struct bench_chase_job){ .start = chain, .clock = &s->clock, .guard = &s->guard,
+                                       .want = s->windows, .target_us = WINDOW_US };
+        if ((st = mp_run(cpu, bench_chase_job_run, j, JOB_TIMEOUT_US)) != ST_OK)
+                return st;
+        if (j->st != ST_OK)
+                return j->st;
+        lib_sort_u64(j->lat_mcyc, j->n_kept);
+        /* clock x 1000 per load -> ps: x 10^9 / tsc_hz */
+        uint64_t *out[3] = { p10_ps, p50_ps, p90_ps };
+        unsigned  pct[3] = { 10, 50, 90 };
+        for (unsigned k = 0; k < 3; k++)
+                *out[k] = (uint64_t)((unsigned __int128)lib_pct_nearest_rank(j->lat_mcyc,
+                                                                             j->n_kept, pct[k]) *
+                                     1000000000ull / s->clock.tsc_hz);
+        return ST_OK;
+}
+
 static status_t measure_cell(struct numa_run *s, unsigned i, unsigned j)
 {
         struct numa_cell *c = &s->m.cell[i][j];
         status_t          st;
 
-        job = (struct bench_chase_job){ .start = s->chain[j], .clock = &s->clock,
-                                        .guard = &s->guard, .want = s->windows,
-                                        .target_us = WINDOW_US };
-        if ((st = mp_run((unsigned)s->cpu[i], bench_chase_job_run, &job, JOB_TIMEOUT_US)) != ST_OK)
-                return st;
-        if (job.st != ST_OK)
-                return job.st;
-        lib_sort_u64(job.lat_mcyc, job.n_kept);
-        /* clock x 1000 per load -> ps: x 10^9 / tsc_hz */
-        uint64_t q[3] = { lib_pct_nearest_rank(job.lat_mcyc, job.n_kept, 10),
-                          lib_pct_nearest_rank(job.lat_mcyc, job.n_kept, 50),
-                          lib_pct_nearest_rank(job.lat_mcyc, job.n_kept, 90) };
-        for (unsigned k = 0; k < 3; k++)
-                q[k] = (uint64_t)((unsigned __int128)q[k] * 1000000000ull / s->clock.tsc_hz);
-        *c = (struct numa_cell){ .p10_ps = q[0], .p50_ps = q[1], .p90_ps = q[2],
-                                 .measured = true };
-        return ST_OK;
+        *c = (struct numa_cell){ 0 };
+        st = numa_chase(s, (unsigned)s->cpu[i], s->chain[j], &job, &c->p10_ps, &c->p50_ps,
+                        &c->p90_ps);
+        c->measured = st == ST_OK;
+        return st;
 }
 
 static unsigned measure_matrix(struct numa_run *s, unsigned *n_tried)
@@ -275,6 +270,7 @@ static status_t write_json(struct run *r, const struct numa_run *s, bool emulate
         }
         json_arr_end(&w);
         numa_json(&w, &s->m, &s->cls, s->pd, s->clock.tsc_hz);
+        loaded_json(&w, s->curve, s->n_curves, &s->bw, s->pd);
         json_obj_end(&w);
         if ((st = json_finish(&w)) != ST_OK) {
                 rep_buf_free(&b);
@@ -323,10 +319,6 @@ status_t phase_numa(struct run *r)
                  (unsigned long long)(s->ws / MiB), s->windows);
         place_buffers(s, r->inv);
         failed = measure_matrix(s, &n_tried);
-        app_cpus_release();
-        for (unsigned k = 0; k < s->n_nodes; k++)
-                app_numa_unplace(&s->place[k]);
-
         report_placement(s);
         numa_matrix_check(&s->m, r->inv->slit, r->inv->hmat, s->pd,
                           &(struct numa_tolerance){ TOL_SLIT_PCT, TOL_HMAT_PCT });
@@ -337,5 +329,11 @@ status_t phase_numa(struct run *r)
         if (s->n_nodes == 1)
                 rep_info("one node: the matrix is 1 x 1 (local DRAM only)");
         check_verdicts(s, r->inv, emulated);
+
+        numa_loaded(s, r, emulated);
+        app_cpus_release();
+        for (unsigned k = 0; k < s->n_nodes; k++)
+                app_numa_unplace(&s->place[k]);
+        numa_loaded_free(s);
         return write_json(r, s, emulated);
 }

@@ -506,6 +506,26 @@ def check_numa(c):
         "FAIL: numa" not in c.serial, "%s: numa says TCG memory is flat, no FAIL for it" % c.name)
     tap(re.search(r"^numa: idle latency p50 \(ns\)", c.serial, re.M) is not None,
         "%s: numa grid on the console" % c.name)
+    curves = j.get("loaded_latency", [])
+    if c.cpus < 2 or "cpus = bsp" in c.serial:
+        tap(not curves and re.search(r"^SKIP: numa: loaded latency: ", c.serial, re.M)
+            is not None, "%s: loaded latency skipped with its reason" % c.name)
+        return
+    per_node = [n for n in range(nodes) if sum(node_of_cpu(c, a) == n for a in range(c.cpus)) > 1] \
+        if c.nodes else [0]
+    want_curves = len(per_node) + (1 if nodes > 1 else 0)
+    tap(len(curves) == want_curves and
+        all(len(k["points"]) == 7 and all(p["measured"] for p in k["points"]) and
+            k["points"][0]["delay"] is None and k["points"][-1]["delay"] == 0 and
+            k["points"][-1]["bandwidth_gb_s"] > 0 for k in curves),
+        "%s: %d loaded-latency curves (nodes with two CPUs %s, and every node), idle to full"
+        % (c.name, len(curves), per_node))
+    bw = j.get("bandwidth_matrix", [])
+    tap(len(bw) == nodes and all(x["gb_s"] and x["gb_s"] > 0 for row in bw for x in row
+                                 if x["cpu_node"] in cpu_nodes),
+        "%s: bandwidth matrix %dx%d measured from every CPU node" % (c.name, len(bw), nodes))
+    tap(re.search(r"^INFO: numa: loaded latency: the CPU is emulated", c.serial, re.M)
+        is not None, "%s: loaded latency says the figures are the emulator's" % c.name)
 
 
 CHECKS = {name[6:]: fn for name, fn in globals().items() if name.startswith("check_")}

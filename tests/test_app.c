@@ -90,6 +90,10 @@ static void test_saves_results(void **state)
         /* three nodes in the SRAT: a buffer on each, every cell measured from each node */
         want(con, "PASS: numa: 9 of 9 cells measured (3 nodes, p10/p50/p90 each)");
         want(con, "numa: DRAM-remote-1hop ");
+        /* one CPU per node: only the every-node curve, and the bandwidth matrix */
+        want(con, "PASS: numa: loaded latency: 1 curve, 7 of 7 points measured");
+        want(con, "loaded: every node loaded, chase on APIC ID 0");
+        want(con, "bandwidth: read GB/s");
         const char *nm = fake_plat_get_file(RUN1 "/numa-matrix.json", &len);
         assert_non_null(nm);
         want(nm, "\"schema\": \"pmucal.numa/1.0\"");
@@ -159,6 +163,7 @@ static void test_cpus_bsp(void **state)
         /* the BSP's node only has a row: a column per node, 3 cells */
         want(con, "PASS: numa: 3 of 3 cells measured (3 nodes, p10/p50/p90 each)");
         want(con, "no processor taking part; buffer at");
+        want(con, "SKIP: numa: loaded latency: cpus = bsp: the load needs other processors");
         assert_null(fake_plat_get_file(RUN1 "/c2c.json", NULL));
         size_t len;
         const char *json = fake_plat_get_file(RUN1 "/processors.json", &len);
