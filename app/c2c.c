@@ -18,6 +18,7 @@
 #include "report/c2c.h"
 #include "report/inventory.h"
 #include "report/json.h"
+#include "report/lattable.h"
 
 #define C2C_LINES        256u             /* 16 KiB: fits the owner's L1/L2 */
 #define C2C_SEED         0xc2c
@@ -156,18 +157,28 @@ static unsigned measure_pairs(struct c2c_run *s)
         return failed;
 }
 
+/* The time of the run in UTC for method.date; NULL without a clock. */
+static const char *run_date(char *buf, size_t n)
+{
+        struct plat_time t;
+
+        return plat_wallclock(&t) == ST_OK && lat_date_utc(&t, buf, n) ? buf : NULL;
+}
+
 static status_t write_json(struct run *r, const struct c2c_run *s, uint64_t tsc_hz,
                            bool emulated)
 {
         struct rep_buf b = { 0 };
         struct json_w  w;
+        char           date[24];
         status_t       st;
 
         json_init(&w, &b);
         json_obj_begin(&w, NULL);
-        json_str(&w, "schema", "pmucal.c2c/1.0");
+        json_str(&w, "schema", "pmucal.c2c/1.1");
         json_obj_begin(&w, "method");
         json_str(&w, "platform", plat_info()->name);
+        json_str(&w, "date", run_date(date, sizeof(date)));
         json_str(&w, "clock", "tsc");
         json_u64(&w, "tsc_hz", tsc_hz);
         json_u64(&w, "lines", C2C_LINES);

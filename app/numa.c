@@ -19,6 +19,7 @@
 #include "lib/stats.h"
 #include "report/inventory.h"
 #include "report/json.h"
+#include "report/lattable.h"
 #include "report/numa_out.h"
 
 #define NUMA_FILE        "numa-matrix.json"
@@ -230,11 +231,20 @@ static void check_verdicts(const struct numa_run *s, const struct inventory *inv
                                  (unsigned long long)(lat[0].p50_ps / 1000));
 }
 
+/* The time of the run in UTC for method.date; NULL without a clock. */
+static const char *run_date(char *buf, size_t n)
+{
+        struct plat_time t;
+
+        return plat_wallclock(&t) == ST_OK && lat_date_utc(&t, buf, n) ? buf : NULL;
+}
+
 static status_t write_json(struct run *r, const struct numa_run *s, bool emulated)
 {
         const struct app_cpus *cs = app_cpus_get();
         struct rep_buf         b  = { 0 };
         struct json_w          w;
+        char                   date[24];
         status_t               st;
 
         json_init(&w, &b);
@@ -243,6 +253,7 @@ static status_t write_json(struct run *r, const struct numa_run *s, bool emulate
         json_obj_begin(&w, "method");
         json_str(&w, "clock", "tsc");
         json_u64(&w, "tsc_hz", s->clock.tsc_hz);
+        json_str(&w, "date", run_date(date, sizeof(date)));
         json_u64(&w, "working_set_bytes", s->ws);
         json_str(&w, "layout", "random");
         json_u64(&w, "windows", s->windows);

@@ -441,7 +441,7 @@ def check_processors(c):
 
 def check_c2c(c):
     j = c.result_json("c2c.json")
-    if not tap(j is not None and j.get("schema") == "pmucal.c2c/1.0",
+    if not tap(j is not None and j.get("schema") == "pmucal.c2c/1.1",
                "%s: c2c.json parses" % c.name):
         return
     pairs = j["c2c"]["pairs"]

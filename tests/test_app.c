@@ -100,7 +100,7 @@ static void test_saves_results(void **state)
         want(nm, "\"level\": \"DRAM-remote-1hop\"");
         const char *c2c = fake_plat_get_file(RUN1 "/c2c.json", &len);
         assert_non_null(c2c);
-        want(c2c, "\"schema\": \"pmucal.c2c/1.0\"");
+        want(c2c, "\"schema\": \"pmucal.c2c/1.1\"");
         want(c2c, "\"owner_apic_id\": 2");
         want(con, "PASS: selftest: fault-recovery: rdmsr(0xdeadbeef) nonexistent MSR reported "
                   "unsupported (#GP recovered)");
