@@ -198,6 +198,7 @@ APP_SRCS := \
 	app/pmu_validate.c \
 	app/pmu_validate_mem.c \
 	app/pmucal.c \
+	app/results.c \
 	app/sampling.c \
 	app/sampling_common.c \
 	app/sampling_ibs_fetch.c \
@@ -244,14 +245,17 @@ SYMS_NONE_SRC := pmu/syms_none.c
 # what the test uses (a double listed here wins over the archive's member).
 TESTS := $(sort $(patsubst tests/test_%.c,%,$(filter-out tests/test_util.c,$(wildcard tests/test_*.c))))
 TEST_MSR_app      := tests/fake_msr_none.c
+TEST_MSR_results  := tests/fake_msr_none.c
 TEST_MSR_latpages := tests/fake_msr_none.c
 TEST_MSR_sweep    := tests/fake_msr_none.c
 TEST_EXTRA_app    := tests/fake_topology.c tests/fake_spin.c
+TEST_EXTRA_results := $(TEST_EXTRA_app)
 TEST_SUPPORT_SRCS := \
 	tests/acpi_fixture.c \
 	tests/cpuid_dump.c \
 	tests/fake_mem_node.c \
 	tests/fake_plat.c \
+	tests/fake_volume.c \
 	tests/test_util.c
 TEST_LAYER_SRCS := $(PORTABLE_SRCS) $(SYMS_NONE_SRC) $(LIBPMUCAL_SRCS)
 TEST_LIBS := -lcmocka -ljansson -lm -lpthread
@@ -261,7 +265,7 @@ TEST_BINS := $(patsubst %,$(B)/host/tests/test_%,$(TESTS))
 FUZZERS := acpi config table
 FUZZ_SRCS_acpi   := boot/acpi.c boot/acpi_hmat.c boot/smbios.c lib/status.c lib/fmt.c lib/log.c
 FUZZ_SRCS_config := app/config.c lib/status.c lib/fmt.c lib/log.c report/rep.c report/json.c \
-                    tests/fake_plat.c tests/fake_mem_node.c boot/memrange.c
+                    tests/fake_plat.c tests/fake_volume.c tests/fake_mem_node.c boot/memrange.c
 FUZZ_SRCS_table  := host/libpmucal.c
 FUZZ_LIBS := -ljansson -lm
 FUZZ_BINS := $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZERS))

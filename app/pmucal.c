@@ -14,7 +14,6 @@
 #define PMUCAL_VERSION "unknown"
 #endif
 
-#define RESULTS_ROOT "pmucal/results"
 #define MAX_DIAGS    16
 
 /* Which profiles run a phase. */
@@ -92,82 +91,6 @@ static void load_config(struct run *r)
         config_print(&r->cfg);
 }
 
-/* Run names sort by time and never collide: <date>-<time>-NN, NN counting up from 01 until
- * the folder does not exist yet. Without a clock the name is "noclock-NN". */
-static void name_run(struct run *r)
-{
-        struct plat_time t;
-        char             base[24];
-
-        if (plat_wallclock(&t) == ST_OK && t.valid)
-                fmt_snprintf(base, sizeof(base), "%04u%02u%02u-%02u%02u%02u", t.year, t.month,
-                             t.day, t.hour, t.minute, t.second);
-        else
-                fmt_snprintf(base, sizeof(base), "noclock");
-        for (unsigned i = 1; i < 100; i++) {
-                fmt_snprintf(r->name, sizeof(r->name), "%s-%02u", base, i);
-                fmt_snprintf(r->dir, sizeof(r->dir), "%s/%s", RESULTS_ROOT, r->name);
-                struct plat_file_info fi;
-                if (plat_file_stat(r->dir, &fi) != ST_OK)
-                        break;
-        }
-        size_t k = 0;
-        r->dir_shown[k++] = '\\';
-        for (size_t i = 0; r->dir[i] && k + 2 < sizeof(r->dir_shown); i++)
-                r->dir_shown[k++] = r->dir[i] == '/' ? '\\' : r->dir[i];
-        r->dir_shown[k++] = '\\';
-        r->dir_shown[k]   = 0;
-}
-
-/* Save every result file, then report.txt (the console text, this line included). Returns
- * ST_OK or the first failure. */
-static status_t save_results(struct run *r)
-{
-        char     path[160];
-        status_t first  = ST_OK;
-        unsigned n_ok   = 0;
-        size_t   n_byte = 0;
-
-        for (unsigned i = 0; i < r->n_files; i++) {
-                struct run_file *f = &r->files[i];
-                if (f->data.oom) {
-                        if (first == ST_OK)
-                                first = ST_NO_MEM;
-                        rep_err(ST_NO_MEM, "building %s", f->name);
-                        continue;
-                }
-                fmt_snprintf(path, sizeof(path), "%s/%s", r->dir, f->name);
-                status_t st = plat_file_write(path, f->data.p ? f->data.p : "", f->data.len);
-                if (st != ST_OK) {
-                        if (first == ST_OK)
-                                first = st;
-                        rep_err(st, "writing %s (%zu bytes)", path, f->data.len);
-                        if (st == ST_READ_ONLY || st == ST_NOT_FOUND)
-                                break; /* every other file would fail the same way */
-                        continue;
-                }
-                n_ok++;
-                n_byte += f->data.len;
-        }
-        if (first != ST_OK) {
-                rep_printf("RESULTS NOT SAVED: %s. The console report above is complete; "
-                           "copy it from the console or serial log.\n",
-                           status_str(first));
-                return first;
-        }
-        fmt_snprintf(path, sizeof(path), "%s/report.txt", r->dir);
-        rep_printf("RESULTS: saved to %s (%u files, %zu bytes, and report.txt)\n", r->dir_shown,
-                   n_ok, n_byte);
-        status_t st = plat_file_write(path, r->console.p ? r->console.p : "", r->console.len);
-        if (st != ST_OK) {
-                rep_err(st, "writing %s", path);
-                rep_printf("RESULTS NOT SAVED completely: report.txt is missing (%s).\n",
-                           status_str(st));
-                return st;
-        }
-        return ST_OK;
-}
-
 int pmucal_main(struct pmucal_outcome *out)
 {
         struct run r = { 0 };
@@ -179,7 +102,7 @@ int pmucal_main(struct pmucal_outcome *out)
         rep_printf("pmucal %s on %s\n", PMUCAL_VERSION, plat_info()->name);
         load_config(&r);
         plat_console_serial(r.cfg.serial);
-        name_run(&r);
+        run_name(&r);
         rep_info("run: %s (results go to %s)", r.name, r.dir_shown);
 
         for (size_t i = 0; i < ARRAY_SIZE(phases); i++) {
@@ -199,7 +122,7 @@ int pmucal_main(struct pmucal_outcome *out)
 
         if (!r.cfg.results) {
                 rep_printf("RESULTS: not saved (results = off in the config)\n");
-        } else if (save_results(&r) != ST_OK && code != PMUCAL_EXIT_FAILED) {
+        } else if (run_save(&r) != ST_OK && code != PMUCAL_EXIT_FAILED) {
                 code = PMUCAL_EXIT_NOT_SAVED;
         }
 

@@ -12,6 +12,7 @@
 #include "report/rep.h"
 
 #define RUN_MAX_FILES 16
+#define RUN_NAME_MAX  9999 /* <time>-01 .. <time>-9999; past that no name is free */
 
 struct run_file {
         const char    *name; /* "inventory.json" (static string) */
@@ -26,6 +27,7 @@ struct run {
         char                 name[40];     /* 20261123-081500-01 */
         char                 dir[80];      /* pmucal/results/<name> */
         char                 dir_shown[84];/* \pmucal\results\<name>\ as the firmware shell shows it */
+        bool                 no_name;      /* every name for this second was taken: not saved */
         struct rep_buf       console;      /* everything printed: report.txt */
         struct run_file      files[RUN_MAX_FILES];
         unsigned             n_files;
@@ -36,6 +38,14 @@ struct run {
 
 /** Hand a finished result file to the run (takes ownership of @p data's memory). */
 status_t run_add_file(struct run *r, const char *name, struct rep_buf *data);
+
+/** Name the run "<YYYYMMDD-HHMMSS>-NN" (or "noclock-NN") with the first counter whose folder
+ *  does not exist; sets r->no_name when all RUN_NAME_MAX are taken (app/results.c). */
+void run_name(struct run *r);
+/** Save every result file and report.txt into the run's folder, all or nothing: checked for
+ *  room first, read back after, removed again on any failure. Prints the one closing line
+ *  ("RESULTS: saved to ..." or "RESULTS NOT SAVED: why"). ST_OK when saved. */
+status_t run_save(struct run *r);
 
 /* Phases (each prints its own report and adds its files); the table in app/pmucal.c says
  * which profiles run which phase, in this order. */

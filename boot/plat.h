@@ -130,11 +130,13 @@ uint64_t plat_virt_to_phys(const void *p);
 /* ---- files ----------------------------------------------------------------------------- */
 
 /** Create or replace the file @p path with @p len bytes, creating parent directories.
- *  ST_READ_ONLY / ST_NO_SPACE / ST_IO say why it could not. */
+ *  ST_READ_ONLY / ST_NO_SPACE / ST_IO say why it could not. With @p buf NULL (and @p len 0)
+ *  remove @p path instead, a file or an empty directory (a partly written results folder). */
 status_t plat_file_write(const char *path, const void *buf, size_t len);
 
 /** Read the whole file @p path into a new buffer (NUL-terminated for convenience; the NUL is
- *  not counted in @p *len). ST_NOT_FOUND when it does not exist. Caller frees with plat_free. */
+ *  not counted in @p *len). ST_NOT_FOUND when it does not exist, ST_BAD_ARG when it is a
+ *  directory. Caller frees with plat_free. */
 status_t plat_file_read(const char *path, char **buf, size_t *len);
 
 enum plat_file_kind { PLAT_FILE_NONE = 0, PLAT_FILE_REGULAR, PLAT_FILE_DIR };
@@ -148,7 +150,9 @@ struct plat_file_info {
 status_t plat_file_stat(const char *path, struct plat_file_info *out);
 
 struct plat_volume_info {
-        uint64_t free_bytes; /* UINT64_MAX where the platform cannot tell */
+        uint64_t free_bytes;    /* UINT64_MAX where the platform cannot tell */
+        uint32_t cluster_bytes; /* allocation unit: each file and directory takes whole ones
+                                 * (0 where the platform cannot tell) */
         bool     read_only;
 };
 

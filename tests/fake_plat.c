@@ -10,19 +10,9 @@
 
 #include "report/rep.h"
 
-#define MAX_FILES  64
 #define MAX_TABLES 32
 #define MAX_CPUS   64
 
-struct file {
-        char  *path;
-        char  *data;
-        size_t len;
-};
-
-static struct file     files[MAX_FILES];
-static unsigned        n_files;
-static status_t        write_failure;
 static const void     *acpi[MAX_TABLES];
 static unsigned        n_acpi;
 static const void     *smbios;
@@ -34,16 +24,10 @@ static struct rep_buf  console;
 
 void fake_plat_reset(void)
 {
-        for (unsigned i = 0; i < n_files; i++) {
-                free(files[i].path);
-                free(files[i].data);
-                files[i] = (struct file){ 0 };
-        }
-        n_files       = 0;
-        write_failure = ST_OK;
-        n_acpi        = 0;
-        smbios        = NULL;
-        n_cpus        = 0;
+        fake_volume_reset();
+        n_acpi = 0;
+        smbios = NULL;
+        n_cpus = 0;
         rep_buf_free(&console);
         fake_mem_node_reset();
 }
@@ -51,48 +35,6 @@ void fake_plat_reset(void)
 const char *fake_plat_console(void)
 {
         return console.p ? console.p : "";
-}
-
-void fake_plat_fail_writes(status_t st)
-{
-        write_failure = st;
-}
-
-static struct file *find(const char *path)
-{
-        for (unsigned i = 0; i < n_files; i++)
-                if (!strcmp(files[i].path, path))
-                        return &files[i];
-        return NULL;
-}
-
-status_t fake_plat_put_file(const char *path, const void *buf, size_t len)
-{
-        struct file *f = find(path);
-
-        if (!f) {
-                if (n_files == MAX_FILES)
-                        return ST_NO_SPACE;
-                f       = &files[n_files++];
-                f->path = strdup(path);
-        }
-        free(f->data);
-        f->data = malloc(len + 1);
-        memcpy(f->data, buf, len);
-        f->data[len] = 0;
-        f->len       = len;
-        return ST_OK;
-}
-
-const char *fake_plat_get_file(const char *path, size_t *len)
-{
-        struct file *f = find(path);
-
-        if (!f)
-                return NULL;
-        if (len)
-                *len = f->len;
-        return f->data;
 }
 
 void fake_plat_add_acpi(const void *table)
@@ -176,55 +118,6 @@ status_t plat_mem_map(struct plat_mem_summary *sum, struct plat_mem_range *out, 
         if (max < ARRAY_SIZE(map))
                 return ST_NO_MEM;
         memcpy(out, map, sizeof(map));
-        return ST_OK;
-}
-
-status_t plat_file_write(const char *path, const void *buf, size_t len)
-{
-        if (write_failure != ST_OK)
-                return write_failure;
-        return fake_plat_put_file(path, buf, len);
-}
-
-status_t plat_file_read(const char *path, char **buf, size_t *len)
-{
-        struct file *f = find(path);
-
-        if (!f)
-                return ST_NOT_FOUND;
-        *buf = malloc(f->len + 1);
-        if (!*buf)
-                return ST_NO_MEM;
-        memcpy(*buf, f->data, f->len + 1);
-        *len = f->len;
-        return ST_OK;
-}
-
-status_t plat_file_stat(const char *path, struct plat_file_info *out)
-{
-        size_t plen = strlen(path);
-
-        *out = (struct plat_file_info){ .kind = PLAT_FILE_NONE };
-        for (unsigned i = 0; i < n_files; i++) {
-                if (strncmp(files[i].path, path, plen))
-                        continue;
-                if (files[i].path[plen] == '\0') {
-                        *out = (struct plat_file_info){ .kind       = PLAT_FILE_REGULAR,
-                                                        .size_bytes = files[i].len };
-                        return ST_OK;
-                }
-                if (files[i].path[plen] == '/') {
-                        out->kind = PLAT_FILE_DIR; /* a directory: a prefix of a stored file */
-                        return ST_OK;
-                }
-        }
-        return ST_NOT_FOUND;
-}
-
-status_t plat_volume_info(struct plat_volume_info *out)
-{
-        *out = (struct plat_volume_info){ .free_bytes = UINT64_MAX,
-                                          .read_only  = write_failure == ST_READ_ONLY };
         return ST_OK;
 }
 

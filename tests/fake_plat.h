@@ -1,7 +1,7 @@
 /** @file
- * Test-side controls of the fake platform (tests/fake_plat.c): an in-memory volume whose
- * writes can be made to fail, injectable ACPI/SMBIOS tables and CPUs, and captured console
- * output. Host unit tests only.
+ * Test-side controls of the fake platform (tests/fake_plat.c): an in-memory volume with
+ * directories and cluster-counted free space whose writes can be made to fail, injectable
+ * ACPI/SMBIOS tables and CPUs, and captured console output. Host unit tests only.
  */
 #ifndef PMUCAL_FAKE_PLAT_H
 #define PMUCAL_FAKE_PLAT_H
@@ -11,14 +11,29 @@
 
 /** Forget files, tables, CPUs, captured console text and injected failures. */
 void fake_plat_reset(void);
+/** The volume's part of fake_plat_reset (tests/fake_volume.c). */
+void fake_volume_reset(void);
 /** Console text written since the last reset (NUL-terminated; never NULL). */
 const char *fake_plat_console(void);
 /** Make every later plat_file_write fail with @p st (ST_OK: succeed again). */
 void fake_plat_fail_writes(status_t st);
-/** Add a file to the in-memory volume (copied). */
+/** Let @p n more plat_file_write calls succeed, then fail every later one with @p st. */
+void fake_plat_fail_writes_after(unsigned n, status_t st);
+/** The volume's free space and cluster size (writes use it up) and write protection. The
+ *  default after a reset: 1 GiB free, 4 KiB clusters, writable. */
+void fake_plat_set_volume(uint64_t free_bytes, uint32_t cluster_bytes, bool read_only);
+/** Make plat_file_read of every path ending in @p suffix return one byte short, as a volume
+ *  that lost data would (NULL or "": read back what was written again). */
+void fake_plat_short_reads(const char *suffix);
+/** Add a file to the in-memory volume (copied), making its parent directories. */
 status_t fake_plat_put_file(const char *path, const void *buf, size_t len);
-/** The content of a file on the in-memory volume; NULL if absent. */
+/** Add a directory (and its parents) to the in-memory volume. */
+status_t fake_plat_put_dir(const char *path);
+/** The content of a file on the in-memory volume; NULL if absent or a directory. */
 const char *fake_plat_get_file(const char *path, size_t *len);
+/** How many entries (files and directories) @p path and everything under it make; 0 when
+ *  it does not exist. */
+unsigned fake_plat_count_under(const char *path);
 /** Publish @p table (not copied; header says its signature) as an ACPI table. */
 void fake_plat_add_acpi(const void *table);
 /** Publish an SMBIOS structure table (not copied). */

@@ -314,6 +314,8 @@ status_t plat_file_write(const char *path, const void *buf, size_t len)
 
         if (!path || (!buf && len) || full_path(full, sizeof(full), path))
                 return ST_BAD_ARG;
+        if (!buf)
+                return remove(full) ? errno_status(errno) : ST_OK;
         if (mkdir_parents(full))
                 return errno_status(errno);
         if (!(f = fopen(full, "wb")))
@@ -332,7 +334,11 @@ status_t plat_file_read(const char *path, char **buf, size_t *len)
         FILE *f;
         long  n;
 
+        struct stat sb;
+
         if (!path || !buf || !len || full_path(full, sizeof(full), path))
+                return ST_BAD_ARG;
+        if (!stat(full, &sb) && S_ISDIR(sb.st_mode))
                 return ST_BAD_ARG;
         if (!(f = fopen(full, "rb")))
                 return errno_status(errno);
@@ -381,8 +387,9 @@ status_t plat_volume_info(struct plat_volume_info *out)
         *out = (struct plat_volume_info){ .free_bytes = UINT64_MAX };
         if (statvfs(out_dir, &v))
                 return errno_status(errno);
-        *out = (struct plat_volume_info){ .free_bytes = (uint64_t)v.f_bavail * v.f_frsize,
-                                          .read_only  = (v.f_flag & ST_RDONLY) != 0 };
+        *out = (struct plat_volume_info){ .free_bytes    = (uint64_t)v.f_bavail * v.f_frsize,
+                                          .cluster_bytes = (uint32_t)v.f_frsize,
+                                          .read_only     = (v.f_flag & ST_RDONLY) != 0 };
         return ST_OK;
 }
 

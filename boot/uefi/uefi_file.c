@@ -32,7 +32,11 @@ static status_t to_char16(const char *path, CHAR16 *out, size_t cap)
         return ST_OK;
 }
 
-/* Create every directory on the way to the file named by path (not the last component). */
+/* Create every directory on the way to the file named by path (not the last component).
+ * A directory is created only where the volume has a free cluster for it: on a full volume
+ * EnhancedFatDxe (FatPkg, FatCreateDirEnt then the cluster for "." and "..") has been seen to
+ * leave the new entry with start cluster 0, a directory that fsck deletes as pointing at the
+ * root. */
 static EFI_STATUS make_parents(const char *path)
 {
         char   part[MAX_PATH];
@@ -48,9 +52,16 @@ static EFI_STATUS make_parents(const char *path)
                 to_char16(part, wpart, MAX_PATH);
                 EFI_FILE_HANDLE dir;
                 EFI_STATUS      st = uefi_call_wrapper(root->Open, 5, root, &dir, wpart,
-                                                       EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE |
-                                                               EFI_FILE_MODE_CREATE,
-                                                       EFI_FILE_DIRECTORY);
+                                                       EFI_FILE_MODE_READ, 0);
+                if (st == EFI_NOT_FOUND) {
+                        struct plat_volume_info v;
+                        if (plat_volume_info(&v) == ST_OK && v.free_bytes < v.cluster_bytes)
+                                return EFI_VOLUME_FULL;
+                        st = uefi_call_wrapper(root->Open, 5, root, &dir, wpart,
+                                               EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE |
+                                                       EFI_FILE_MODE_CREATE,
+                                               EFI_FILE_DIRECTORY);
+                }
                 if (EFI_ERROR(st))
                         return st;
                 uefi_call_wrapper(dir->Close, 1, dir);
@@ -71,6 +82,20 @@ static status_t open_path(const char *path, UINT64 mode, EFI_FILE_HANDLE *f)
         return uefi_status(uefi_call_wrapper(root->Open, 5, root, f, wpath, mode, 0));
 }
 
+/* Delete the file or empty directory @p path. Delete closes the handle either way;
+ * EFI_WARN_DELETE_FAILURE is a warning, not an error, but the file is still there.
+ * [UEFI-2.10] EFI_FILE_PROTOCOL.Delete() */
+static status_t remove_path(const char *path)
+{
+        EFI_FILE_HANDLE f;
+        status_t        rc = open_path(path, EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE, &f);
+
+        if (rc != ST_OK)
+                return rc;
+        EFI_STATUS st = uefi_call_wrapper(f->Delete, 1, f);
+        return st == EFI_WARN_DELETE_FAILURE ? ST_IO : uefi_status(st);
+}
+
 status_t plat_file_write(const char *path, const void *buf, size_t len)
 {
         EFI_FILE_HANDLE f;
@@ -79,6 +104,8 @@ status_t plat_file_write(const char *path, const void *buf, size_t len)
 
         if (!root)
                 return uefi_status(root_status);
+        if (!buf)
+                return len ? ST_BAD_ARG : remove_path(path);
         st = make_parents(path);
         if (EFI_ERROR(st))
                 return uefi_status(st);
@@ -120,8 +147,13 @@ status_t plat_file_read(const char *path, char **buf, size_t *len)
                 uefi_call_wrapper(f->Close, 1, f);
                 return ST_IO;
         }
-        UINTN size = info->FileSize;
+        UINTN size   = info->FileSize;
+        bool  is_dir = info->Attribute & EFI_FILE_DIRECTORY;
         FreePool(info);
+        if (is_dir) { /* Read would return its directory entries */
+                uefi_call_wrapper(f->Close, 1, f);
+                return ST_BAD_ARG;
+        }
         char *p = plat_alloc(size + 1);
         if (!p) {
                 uefi_call_wrapper(f->Close, 1, f);
@@ -159,7 +191,8 @@ status_t plat_file_stat(const char *path, struct plat_file_info *out)
         return ST_OK;
 }
 
-/* [UEFI-2.10] EFI_FILE_PROTOCOL.GetInfo with EFI_FILE_SYSTEM_INFO: ReadOnly, FreeSpace. */
+/* [UEFI-2.10] EFI_FILE_PROTOCOL.GetInfo with EFI_FILE_SYSTEM_INFO: ReadOnly, FreeSpace,
+ * BlockSize (EnhancedFatDxe gives the cluster size there). */
 status_t plat_volume_info(struct plat_volume_info *out)
 {
         *out = (struct plat_volume_info){ .free_bytes = UINT64_MAX };
@@ -168,8 +201,9 @@ status_t plat_volume_info(struct plat_volume_info *out)
         EFI_FILE_SYSTEM_INFO *fs = LibFileSystemInfo(root);
         if (!fs)
                 return ST_IO;
-        *out = (struct plat_volume_info){ .free_bytes = fs->FreeSpace,
-                                          .read_only  = fs->ReadOnly != 0 };
+        *out = (struct plat_volume_info){ .free_bytes    = fs->FreeSpace,
+                                          .cluster_bytes = fs->BlockSize,
+                                          .read_only     = fs->ReadOnly != 0 };
         FreePool(fs);
         return ST_OK;
 }
