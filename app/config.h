@@ -24,7 +24,8 @@ struct json_w;
 
 #define CONFIG_PATH      "pmucal/pmucal.cfg"
 #define CONFIG_MAX_LINE  512          /* bytes, without the line end */
-#define CONFIG_MAX_BYTES (64 * 1024)  /* larger files are read up to this many bytes */
+#define CONFIG_MAX_BYTES (64 * 1024)  /* config_parse reads up to this many bytes; the
+                                       * harness does not read a larger file at all */
 #define CONFIG_MSG_MAX   160          /* bytes in config_diag.msg, NUL included */
 
 /** What is measured (the run plan picks the sweeps from it). */

@@ -62,20 +62,42 @@ status_t run_add_file(struct run *r, const char *name, struct rep_buf *data)
         return ST_OK;
 }
 
+/* Read the config file; NULL text (and a line saying why) when there is none to parse. */
+static status_t read_config(char **text, size_t *len)
+{
+        struct plat_file_info fi;
+        status_t              st = plat_file_stat(CONFIG_PATH, &fi);
+
+        if (st == ST_NOT_FOUND) {
+                rep_info("config: no %s on the boot volume: defaults", CONFIG_PATH);
+                return st;
+        }
+        if (st == ST_OK && fi.kind == PLAT_FILE_DIR) {
+                rep_warn("config: %s is a folder, not a file: using the defaults", CONFIG_PATH);
+                return ST_BAD_DATA;
+        }
+        if (st == ST_OK && fi.size_bytes > CONFIG_MAX_BYTES) {
+                rep_warn("config: %s: file too large (%llu bytes, limit %u): not read, using "
+                         "the defaults", CONFIG_PATH, (unsigned long long)fi.size_bytes,
+                         (unsigned)CONFIG_MAX_BYTES);
+                return ST_BAD_DATA;
+        }
+        if (st == ST_OK)
+                st = plat_file_read(CONFIG_PATH, text, len);
+        if (st != ST_OK)
+                rep_err(st, "reading %s (using the defaults)", CONFIG_PATH);
+        return st;
+}
+
 static void load_config(struct run *r)
 {
         char              *text = NULL;
         size_t             len  = 0;
         struct config_diag diags[MAX_DIAGS];
         size_t             n_diags = 0;
-        status_t           st      = plat_file_read(CONFIG_PATH, &text, &len);
 
-        if (st == ST_NOT_FOUND) {
+        if (read_config(&text, &len) != ST_OK) {
                 config_defaults(&r->cfg);
-                rep_info("config: no %s on the boot volume: defaults", CONFIG_PATH);
-        } else if (st != ST_OK) {
-                config_defaults(&r->cfg);
-                rep_err(st, "reading %s (using the defaults)", CONFIG_PATH);
         } else {
                 config_parse(text, len, &r->cfg, diags, MAX_DIAGS, &n_diags);
                 for (size_t i = 0; i < n_diags && i < MAX_DIAGS; i++)

@@ -1,8 +1,9 @@
 /* The results folder (app/results.c) on the fake platform's volume: a full or write-protected
  * volume, a write or read-back that fails half-way, run names that are all taken,
- * \pmucal\results that is a file. In every case the console report comes first and in full,
- * one line says what happened to the results, and nothing half-written stays on the volume.
- * Runs use profile = pmu (no MSRs here, so it ends quickly). */
+ * \pmucal\results that is a file; and pmucal.cfg that is a folder or too large. In every
+ * case the console report comes first and in full, one line says what happened to the
+ * results, and nothing half-written stays on the volume. Runs use profile = pmu (no MSRs
+ * here, so it ends quickly). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -255,6 +256,42 @@ static void test_results_is_a_file(void **state)
         (void)state;
 }
 
+static void test_config_is_a_folder(void **state)
+{
+        reset_plat();
+        assert_int_equal(fake_plat_put_file(CONFIG_PATH "/colour = blue", "x", 1), ST_OK);
+        assert_int_equal(run(), PMUCAL_EXIT_OK);
+        const char *con = fake_plat_console();
+        want(con, "WARN: config: pmucal/pmucal.cfg is a folder, not a file: using the defaults");
+        want_not(con, "WARN: config: pmucal/pmucal.cfg:");
+        want(con, "profile       = quick");
+        (void)state;
+}
+
+/* Over the limit: said first, with both sizes, and nothing of the file applies. */
+static void test_config_too_large(void **state)
+{
+        size_t n    = CONFIG_MAX_BYTES + 100;
+        char  *text = malloc(n);
+
+        memset(text, '#', n);
+        memcpy(text, "colour = blue\nprofile = pmu\n", 28);
+        reset_plat();
+        assert_int_equal(fake_plat_put_file(CONFIG_PATH, text, n), ST_OK);
+        free(text);
+        assert_int_equal(run(), PMUCAL_EXIT_OK);
+        const char *con  = fake_plat_console();
+        const char *cfg1 = strstr(con, "config: ");
+        char        line[160];
+        snprintf(line, sizeof(line), "WARN: config: pmucal/pmucal.cfg: file too large (%zu bytes, "
+                 "limit %u)", n, (unsigned)CONFIG_MAX_BYTES);
+        want(con, line);
+        assert_ptr_equal(cfg1, strstr(con, line) + strlen("WARN: "));
+        want_not(con, "unknown key");
+        want(con, "profile       = quick");
+        (void)state;
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -265,6 +302,8 @@ int main(void)
                 cmocka_unit_test_setup(test_name_past_99, setup),
                 cmocka_unit_test_setup(test_every_name_taken, setup),
                 cmocka_unit_test_setup(test_results_is_a_file, setup),
+                cmocka_unit_test_setup(test_config_is_a_folder, setup),
+                cmocka_unit_test_setup(test_config_too_large, setup),
         };
         int rc = cmocka_run_group_tests(tests, NULL, NULL);
 
