@@ -5,61 +5,81 @@
 #
 #   --cpus N        vCPUs (default 4)
 #   --nodes N       NUMA nodes, CPUs and memory split evenly; published as SRAT + SLIT
-#                   (default 2; 0 = no -numa at all)
-#   --hmat          also publish HMAT latencies and bandwidths (-machine hmat=on)
-#   --mem MiB       memory (default 2048)
+#                   (default 2; 0 = no -numa at all). More nodes than CPUs leaves some
+#                   nodes with memory only.
+#   --hmat          also publish HMAT latencies and bandwidths (-machine hmat=on); a node
+#                   without CPUs takes the nearest node with CPUs as its initiator
+#   --mem MiB       memory (default 2048; at least 1)
 #   --cpu MODEL     QEMU -cpu model (default max)
 #   --config FILE   copied to the boot volume as \pmucal\pmucal.cfg
-#   --image IMG     boot (a copy of) this disk image instead, e.g. build/pmucal.img
+#   --image IMG     boot (a copy of) this disk image instead, e.g. build/pmucal.img: a GPT or
+#                   MBR disk whose first partition is the FAT volume, or a bare FAT volume
 #   --readonly      boot volume read-only (USB stick with the write-protect switch on)
 #   --usb           attach the boot volume as a USB stick (usb-storage) instead of virtio-blk
-#   --out DIR       copy the results folders, serial log and this script's log here
-#   --timeout S     kill QEMU after S seconds and exit 124 (default 600)
+#   --out DIR       copy this run's results folder, the serial log and this script's log
+#                   here; the work folder under build/run/ is removed after a good copy
+#   --keep-disk     with --out: move the disk image QEMU used there too (disk.img)
+#   --timeout S     stop QEMU after S seconds (default 600; at least 1: a run that never
+#                   ends is not an option, since a crashed firmware spins forever)
 #   --efi FILE      the application (default build/pmucal.efi)
 #   --quiet         do not echo the console; it is still in the serial log
 #   --              the rest goes to QEMU unchanged
 #
 # Exit status: the harness's status (0 ok, 1 a check failed, 2 all skipped, 3 results not
-# saved, 4 crashed) from QEMU's isa-debug-exit ((status << 1) | 1); 124 timeout; 125 QEMU or
-# this script failed; 126 the app returned to the firmware without a status.
+# saved, 4 crashed) from QEMU's isa-debug-exit ((status << 1) | 1); 124 timeout; 125 QEMU,
+# the firmware or this script failed (the app never ran); 126 the app ran but gave no status
+# (it finished without exiting QEMU, which is then stopped, or it stopped mid-run).
+# The closing line says which: the firmware never started, the app never started, the app
+# finished but did not exit QEMU, the app hung mid-run (with the last line it printed), or
+# the harness's own status.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
+given=$(printf ' %q' "$@")
 cpus=4 nodes=2 hmat=0 mem=2048 cpu=max config="" image="" readonly=0 usb=0 out="" timeout_s=600
-efi="$here/build/pmucal.efi" quiet=0
+efi="$here/build/pmucal.efi" quiet=0 keep_disk=0
 OVMF=${OVMF:-/usr/share/OVMF/OVMF_CODE_4M.fd}
 OVMF_VARS=${OVMF_VARS:-/usr/share/OVMF/OVMF_VARS_4M.fd}
 QEMU=${QEMU:-qemu-system-x86_64}
+GRACE_S=3 # how long a finished app may take to exit QEMU before it is stopped
 extra=()
 
 die() { echo "run-qemu: $*" >&2; exit 125; }
 need_arg() { [ $# -ge 2 ] || die "$1 needs a value"; }
 while [ $# -gt 0 ]; do
         case "$1" in
-        --cpus)     need_arg "$@"; cpus=$2; shift 2 ;;
-        --nodes)    need_arg "$@"; nodes=$2; shift 2 ;;
-        --hmat)     hmat=1; shift ;;
-        --mem)      need_arg "$@"; mem=$2; shift 2 ;;
-        --cpu)      need_arg "$@"; cpu=$2; shift 2 ;;
-        --config)   need_arg "$@"; config=$2; shift 2 ;;
-        --image)    need_arg "$@"; image=$2; shift 2 ;;
-        --readonly) readonly=1; shift ;;
-        --usb)      usb=1; shift ;;
-        --out)      need_arg "$@"; out=$2; shift 2 ;;
-        --timeout)  need_arg "$@"; timeout_s=$2; shift 2 ;;
-        --efi)      need_arg "$@"; efi=$2; shift 2 ;;
-        --quiet)    quiet=1; shift ;;
-        --)         shift; extra=("$@"); break ;;
-        -h|--help)  sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-        *)          die "unknown option $1 (see --help)" ;;
+        --cpus)      need_arg "$@"; cpus=$2; shift 2 ;;
+        --nodes)     need_arg "$@"; nodes=$2; shift 2 ;;
+        --hmat)      hmat=1; shift ;;
+        --mem)       need_arg "$@"; mem=$2; shift 2 ;;
+        --cpu)       need_arg "$@"; cpu=$2; shift 2 ;;
+        --config)    need_arg "$@"; config=$2; shift 2 ;;
+        --image)     need_arg "$@"; image=$2; shift 2 ;;
+        --readonly)  readonly=1; shift ;;
+        --usb)       usb=1; shift ;;
+        --out)       need_arg "$@"; out=$2; shift 2 ;;
+        --keep-disk) keep_disk=1; shift ;;
+        --timeout)   need_arg "$@"; timeout_s=$2; shift 2 ;;
+        --efi)       need_arg "$@"; efi=$2; shift 2 ;;
+        --quiet)     quiet=1; shift ;;
+        --)          shift; extra=("$@"); break ;;
+        -h|--help)   sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+        *)           die "unknown option $1 (see --help)" ;;
         esac
 done
 for v in cpus nodes mem timeout_s; do
         [[ ${!v} =~ ^[0-9]+$ ]] || die "--${v%_s} wants a number, got '${!v}'"
 done
 [ "$cpus" -ge 1 ] || die "--cpus must be at least 1"
+[ "$mem" -ge 1 ] || die "--mem must be at least 1 (MiB)"
+[ "$timeout_s" -ge 1 ] || die "--timeout must be at least 1 (seconds; there is no 'no limit')"
 [ "$nodes" -le "$mem" ] || die "--mem too small for $nodes nodes"
 [ -n "$config" ] && { [ -f "$config" ] || die "config $config not found"; }
+if [ -n "$image" ]; then
+        [ -d "$image" ] && die "--image $image is a directory, not a disk image"
+        [ -f "$image" ] || die "image $image not found"
+fi
+[ "$keep_disk" -eq 0 ] || [ -n "$out" ] || die "--keep-disk needs --out DIR"
 for f in "$OVMF" "$OVMF_VARS"; do [ -f "$f" ] || die "$f missing (make deps installs ovmf)"; done
 command -v "$QEMU" >/dev/null || die "$QEMU missing (make deps installs qemu-system-x86)"
 
@@ -67,24 +87,49 @@ mkdir -p "$here/build/run"
 work=$(mktemp -d "$here/build/run/qemu.XXXXXX")
 log="$work/run-qemu.log"
 serial="$work/serial.log"
+resets="$work/qemu-resets.log"
 note() { echo "$*" >>"$log"; }
-note "run-qemu $(date -u +%FT%TZ): $0 $*"
+note "run-qemu $(date -u +%FT%TZ): $0$given"
+
+# The FAT volume of a disk image as mtools names it: the image itself when it starts with a
+# FAT boot sector, else its first partition (GPT or MBR).
+fat_of() {
+        local start
+        if mdir -i "$1" ::/ >/dev/null 2>&1; then echo "$1"; return; fi
+        start=$(partx -g -o START -n 1 "$1" 2>/dev/null | tr -d ' ') || true
+        [ -n "$start" ] || return 1
+        echo "$1@@$(( start * 512 ))"
+}
 
 # ---- the boot disk ----
 img="$work/disk.img"
 if [ -n "$image" ]; then
-        [ -f "$image" ] || die "image $image not found"
         cp --sparse=always "$image" "$img"
+        vol=$(fat_of "$img") || die "$image has no FAT volume (bare, or as its first partition)"
         if [ -n "$config" ]; then
-                mcopy -o -i "$img@@1M" "$config" ::/pmucal/pmucal.cfg || die "cannot put config into $image"
+                mmd -i "$vol" ::/pmucal 2>/dev/null || true
+                mcopy -o -i "$vol" "$config" ::/pmucal/pmucal.cfg || die "cannot put config into $image"
         fi
 else
         [ -f "$efi" ] || die "$efi not found: run make first"
         "$here/tools/mkimage.sh" "$img" "$efi" "$config" >>"$log"
+        vol="$img@@1M"
 fi
 cp "$OVMF_VARS" "$work/vars.fd"
 
 # ---- NUMA topology: CPUs and memory split evenly, distance 10 local / 20 + 10 per hop ----
+node_lo() { echo $(( $1 * cpus / nodes )); }
+node_hi() { echo $(( ($1 + 1) * cpus / nodes - 1 )); }
+has_cpus() { [ "$(node_hi "$1")" -ge "$(node_lo "$1")" ]; }
+# QEMU wants every node's HMAT initiator to be a node with CPUs: the node itself, else the
+# nearest one that has some (the lower on a tie).
+initiator_of() {
+        local n=$1 d
+        for ((d = 0; d < nodes; d++)); do
+                if [ $(( n - d )) -ge 0 ] && has_cpus $(( n - d )); then echo $(( n - d )); return; fi
+                if [ $(( n + d )) -lt "$nodes" ] && has_cpus $(( n + d )); then echo $(( n + d )); return; fi
+        done
+}
 numa=()
 machine="q35"
 if [ "$nodes" -gt 0 ]; then
@@ -92,14 +137,10 @@ if [ "$nodes" -gt 0 ]; then
         per_mem=$(( mem / nodes ))
         mem=$(( per_mem * nodes ))
         for ((n = 0; n < nodes; n++)); do
-                lo=$(( n * cpus / nodes )); hi=$(( (n + 1) * cpus / nodes - 1 ))
                 numa+=(-object "memory-backend-ram,id=m$n,size=${per_mem}M")
                 spec="node,nodeid=$n,memdev=m$n"
-                [ "$hi" -ge "$lo" ] && spec="$spec,cpus=$lo-$hi"
-                if [ "$hmat" -eq 1 ]; then
-                        # A node without CPUs takes node 0 as its initiator.
-                        if [ "$hi" -ge "$lo" ]; then spec="$spec,initiator=$n"; else spec="$spec,initiator=0"; fi
-                fi
+                has_cpus "$n" && spec="$spec,cpus=$(node_lo "$n")-$(node_hi "$n")"
+                [ "$hmat" -eq 1 ] && spec="$spec,initiator=$(initiator_of "$n")"
                 numa+=(-numa "$spec")
         done
         for ((a = 0; a < nodes; a++)); do
@@ -111,9 +152,9 @@ if [ "$nodes" -gt 0 ]; then
         done
         if [ "$hmat" -eq 1 ]; then
                 # Latency ns: 80 local + 40 per hop; bandwidth: 20 GB/s local, halved per hop.
+                # Only nodes with CPUs are initiators.
                 for ((a = 0; a < nodes; a++)); do
-                        lo=$(( a * cpus / nodes )); hi=$(( (a + 1) * cpus / nodes - 1 ))
-                        [ "$hi" -ge "$lo" ] || continue
+                        has_cpus "$a" || continue
                         for ((b = 0; b < nodes; b++)); do
                                 d=$(( a > b ? a - b : b - a ))
                                 numa+=(-numa "hmat-lb,initiator=$a,target=$b,hierarchy=memory,data-type=access-latency,latency=$(( 80 + 40 * d ))")
@@ -132,6 +173,7 @@ else
 fi
 
 # Several vCPUs spinning on 2 host cores crawl under multi-threaded TCG; one thread is faster.
+# -d cpu_reset logs a triple fault (a firmware that cannot start on this CPU model).
 accel=(-accel tcg,thread=single)
 cmd=("$QEMU" -machine "$machine" "${accel[@]}" -cpu "$cpu" -smp "$cpus" -m "${mem}M"
      -drive "if=pflash,format=raw,unit=0,file=$OVMF,readonly=on"
@@ -140,40 +182,115 @@ cmd=("$QEMU" -machine "$machine" "${accel[@]}" -cpu "$cpu" -smp "$cpus" -m "${me
      -nic none -display none -vga none -no-reboot
      -chardev "file,id=ser0,path=$serial" -serial chardev:ser0
      -device isa-debug-exit,iobase=0xf4,iosize=0x04
+     -d cpu_reset -D "$resets"
      "${extra[@]}")
 note "command: ${cmd[*]}"
 
+# ---- run, and stop QEMU once the app has finished but not left ----
+# The serial log without the firmware's escape sequences and CRs.
+text() { sed 's/\x1b\[[0-9;=]*[A-Za-z]//g; s/\r//g' "$serial" 2>/dev/null; }
+finished() { grep -q '^FATAL:' "$serial" 2>/dev/null ||
+             { grep -q '^SUMMARY:' "$serial" 2>/dev/null && grep -q '^RESULTS' "$serial"; }; }
+
 start=$(date +%s.%N)
-[ "$quiet" -eq 1 ] || { touch "$serial"; tail -n +1 -F "$serial" 2>/dev/null & tailer=$!; }
+touch "$serial"
+[ "$quiet" -eq 1 ] || { tail -n +1 -F "$serial" 2>/dev/null & tailer=$!; }
 set +e
-timeout --foreground -k 5 "$timeout_s" "${cmd[@]}" </dev/null >>"$log" 2>&1
+timeout --foreground -k 5 "$timeout_s" "${cmd[@]}" </dev/null >>"$log" 2>&1 &
+qpid=$!
+done_at="" stopped=0
+while kill -0 "$qpid" 2>/dev/null; do
+        if [ -z "$done_at" ] && finished; then done_at=$SECONDS; fi
+        if [ -n "$done_at" ] && [ $(( SECONDS - done_at )) -ge "$GRACE_S" ]; then
+                stopped=1
+                kill -TERM "$qpid" 2>/dev/null
+                break
+        fi
+        sleep 0.5
+done
+wait "$qpid"
 qrc=$?
 set -e
 end=$(date +%s.%N)
 [ "$quiet" -eq 1 ] || { sleep 0.3; kill "$tailer" 2>/dev/null; wait "$tailer" 2>/dev/null || true; }
 secs=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
 
-if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
-        status=124
-        msg="timed out after ${timeout_s}s (a crashed UEFI app leaves OVMF spinning)"
-elif [ $(( qrc & 1 )) -eq 1 ] && grep -q '^SUMMARY:\|^FATAL:' "$serial" 2>/dev/null; then
+# ---- what happened ----
+last=$(text | grep -v '^[[:space:]]*$' | tail -n 1 | cut -c1-120 || true)
+app_started=0
+text | grep -q '^pmucal ' && app_started=1
+if [ "$stopped" -eq 1 ] && grep -q '^FATAL:' "$serial"; then
+        status=4
+        msg="the app crashed ('$(grep -m1 '^FATAL:' "$serial" | tr -d '\r' | cut -c1-100)') and did not exit QEMU: stopped it"
+elif [ "$stopped" -eq 1 ]; then
+        status=126
+        msg="the app finished ('$(grep '^SUMMARY:' "$serial" | tail -n 1 | tr -d '\r')', RESULTS line printed) but did not exit QEMU (debug_exit = off?): stopped it ${GRACE_S}s later"
+elif [ $(( qrc & 1 )) -eq 1 ] && grep -q '^SUMMARY:\|^FATAL:' "$serial"; then
         status=$(( qrc >> 1 ))
         msg="harness exited with status $status"
-elif [ "$qrc" -eq 0 ]; then
+elif [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
+        status=124
+        if [ "$app_started" -eq 1 ]; then
+                msg="timed out after ${timeout_s}s: the app hung mid-run (or needs a longer --timeout); the last line it printed: '$last'"
+        elif [ -s "$serial" ]; then
+                msg="timed out after ${timeout_s}s: the app never started (only firmware output on the serial port, the last: '$last')"
+        else
+                hint="too short a --timeout?"
+                [ "$mem" -lt 256 ] && hint="--mem $mem MiB may be too little for the firmware"
+                msg="timed out after ${timeout_s}s: the app never started (empty serial log: the firmware printed nothing; $hint)"
+        fi
+elif [ "$qrc" -eq 0 ] && [ "$app_started" -eq 1 ]; then
         status=126
-        msg="QEMU exited without a status from the harness (returned to firmware or shut down)"
+        if grep -q '^SUMMARY:' "$serial"; then
+                msg="the app finished but QEMU shut down or reset without its status (debug_exit = off?)"
+        else
+                msg="the app stopped mid-run without a status (QEMU shut down or reset); the last line it printed: '$last'"
+        fi
+elif [ "$qrc" -eq 0 ] && [ ! -s "$serial" ]; then
+        status=125
+        if grep -q 'Triple fault' "$resets" 2>/dev/null; then
+                msg="the firmware never started: the CPU triple-faulted before any output (can -cpu $cpu run the 64-bit firmware? it needs long mode)"
+        else
+                msg="the firmware never started: QEMU ended before any serial output"
+        fi
+elif [ "$qrc" -eq 0 ]; then
+        status=125
+        msg="the app never started: QEMU ended after firmware output only (the last: '$last')"
 else
         status=125
-        msg="QEMU failed (exit $qrc): $(tail -n 3 "$log" | tr '\n' ' ')"
+        msg="QEMU failed (exit $qrc): $(grep -v '^command: \|^run-qemu \|^mkimage: ' "$log" | tail -n 3 | tr '\n' ' ')"
 fi
 note "result: qemu exit $qrc -> status $status after ${secs}s: $msg"
 
+# ---- results out of the image: only the folder this run says it saved ----
+where="log $log"
 if [ -n "$out" ]; then
         mkdir -p "$out"
-        cp "$serial" "$log" "$out/"
-        if mdir -i "$img@@1M" ::/pmucal/results >/dev/null 2>&1; then
-                mcopy -s -n -i "$img@@1M" "::/pmucal/results/*" "$out/" 2>>"$log" || true
+        copy_ok=1
+        run=$(text | sed -n 's/^RESULTS: saved to \\pmucal\\results\\\([^\\]*\)\\.*/\1/p' | tail -n 1)
+        if [ -n "$run" ]; then
+                if mcopy -s -n -i "$vol" "::/pmucal/results/$run" "$out/" 2>>"$log" &&
+                   [ -f "$out/$run/report.txt" ]; then
+                        note "copied \\pmucal\\results\\$run\\ to $out/$run"
+                        where="results in $out/$run"
+                else
+                        copy_ok=0
+                        note "could not copy \\pmucal\\results\\$run\\ out of the image"
+                        where="results NOT copied (see $out/run-qemu.log)"
+                fi
+        fi
+        if [ "$keep_disk" -eq 1 ]; then
+                mv "$img" "$out/disk.img"
+                note "disk image kept as $out/disk.img"
+        fi
+        cp "$serial" "$out/"
+        cp "$log" "$out/"
+        if [ "$copy_ok" -eq 1 ]; then
+                rm -rf "$work"
+                where="log $out/run-qemu.log${run:+, results in $out/$run}"
+        else
+                where="$where; work folder kept: $work"
         fi
 fi
-echo "run-qemu: $msg (${secs}s; log $log${out:+, results in $out})" >&2
+echo "run-qemu: $msg (${secs}s; $where)" >&2
 exit "$status"
