@@ -14,6 +14,7 @@ rm -rf "$logs"; mkdir -p "$logs"
 pass=0 fail=0
 FUZZ_SECONDS=${FUZZ_SECONDS:-20}
 ONLY=${ONLY:-}          # e.g. ONLY=unit or ONLY=qemu to run one stage
+QEMU_ONLY=${QEMU_ONLY:-} # e.g. QEMU_ONLY="smoke volume-full-0": only these tests/qemu.cfg cases
 # Debian's python3 (python3-jsonschema, python3-pytest come from `make deps`), not whichever
 # python3 comes first in PATH; the shell tests get it as PMUCAL_PYTHON.
 PMUCAL_PYTHON=${PMUCAL_PYTHON:-$([ -x /usr/bin/python3 ] && echo /usr/bin/python3 || echo python3)}
@@ -83,7 +84,8 @@ fi
 
 if stage qemu; then
         echo "== QEMU smoke boots (tests/qemu.cfg)"
-        run_tap qemu "$logs/qemu.log" "$PMUCAL_PYTHON" tests/qemu_checks.py --cfg tests/qemu.cfg --logs "$logs"
+        run_tap qemu "$logs/qemu.log" "$PMUCAL_PYTHON" tests/qemu_checks.py --cfg tests/qemu.cfg --logs "$logs" \
+                ${QEMU_ONLY:+--only "$QEMU_ONLY"}
 fi
 
 echo "$pass passed, $fail failed"
