@@ -125,7 +125,11 @@ int pmucal_main(struct pmucal_outcome *out)
         load_config(&r);
         plat_console_serial(r.cfg.serial);
         run_name(&r);
-        rep_info("run: %s (results go to %s)", r.name, r.dir_shown);
+        if (r.no_name)
+                rep_warn("run: every name from %s-01 to -%u is taken in %s: the results will not "
+                         "be saved", r.name, RUN_NAME_MAX, r.dir_shown);
+        else
+                rep_info("run: %s (results go to %s)", r.name, r.dir_shown);
 
         for (size_t i = 0; i < ARRAY_SIZE(phases); i++) {
                 if (!(phases[i].profiles & BIT_ULL(r.cfg.profile)))

@@ -35,8 +35,9 @@ static uint64_t dirent_bytes(const char *name)
 }
 
 /* Bytes the run takes on a volume with @p cl-byte clusters: every file rounded up to whole
- * clusters, the run folder (its "." and ".." and one long-name entry per file), a cluster
- * for each parent folder still to be made, and one for \pmucal\results growing by an entry. */
+ * clusters, the run folder (its "." and ".." and one long-name entry per file), and for each
+ * folder made (the run's, and \pmucal or \pmucal\results if missing) a cluster more for its
+ * parent growing by an entry; each missing parent takes a cluster of its own too. */
 static uint64_t bytes_needed(const struct run *r, uint64_t cl, const struct saved *s)
 {
         uint64_t dir   = 2 * DIRENT_BYTES + dirent_bytes(REPORT_NAME);
@@ -46,7 +47,7 @@ static uint64_t bytes_needed(const struct run *r, uint64_t cl, const struct save
                 files += round_up(r->files[i].data.len, cl);
                 dir += dirent_bytes(r->files[i].name);
         }
-        return files + round_up(dir, cl) + cl * (1u + s->made_parent + s->made_root);
+        return files + round_up(dir, cl) + cl * (1u + 2u * s->made_parent + 2u * s->made_root);
 }
 
 static void shown_path(char *out, size_t n, const char *path, bool folder)

@@ -234,6 +234,8 @@ static void test_every_name_taken(void **state)
         want_not_saved("RESULTS NOT SAVED: every run name from \\pmucal\\results\\20261123-081500-01 "
                        "to -9999 is taken");
         assert_int_equal(fake_plat_count_under(RESULTS), before);
+        want(fake_plat_console(), "WARN: run: every name from 20261123-081500-01 to -9999 is "
+                                  "taken in \\pmucal\\results\\: the results will not be saved");
         (void)state;
 }
 
