@@ -217,8 +217,8 @@ secs=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
 
 # ---- what happened ----
 last=$(text | grep -v '^[[:space:]]*$' | tail -n 1 | cut -c1-120 || true)
-app_started=0
-text | grep -q '^pmucal ' && app_started=1
+app_started=0 # (grep -q on a pipe would end it early: a SIGPIPE that pipefail counts)
+grep -q '^pmucal ' < <(text) && app_started=1
 if [ "$stopped" -eq 1 ] && grep -q '^FATAL:' "$serial"; then
         status=4
         msg="the app crashed ('$(grep -m1 '^FATAL:' "$serial" | tr -d '\r' | cut -c1-100)') and did not exit QEMU: stopped it"
