@@ -56,6 +56,15 @@ struct lat_curve {
 
 const char *lat_clock_name(enum lat_clock c);
 
+/** The clocks of a table whose figures are TSC milli-ticks (the TLB table): the TSC rate and
+ *  the core:TSC ratio measured over the calibration, or why there is none. */
+struct lat_clock_desc {
+        uint64_t    tsc_hz;      /* 0 = unknown */
+        uint32_t    core_ppm;    /* core cycles per 10^6 TSC ticks; 0 = unknown */
+        const char *core_source; /* "APERF/MPERF", ...; NULL = none */
+        const char *core_why;    /* core_ppm 0: why (static text) */
+};
+
 /** Core milli-cycles of @p mticks TSC milli-ticks at @p ppm core cycles per 10^6 ticks. */
 static inline uint64_t lat_ticks_to_core(uint64_t mticks, uint32_t ppm)
 {

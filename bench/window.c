@@ -113,6 +113,24 @@ status_t bench_window_latency(const struct bench_window *w, uint64_t n_loads,
         return ST_OK;
 }
 
+void bench_core_span_begin(const struct bench_core_src *src, struct bench_core_span *sp)
+{
+        *sp    = (struct bench_core_span){ 0 };
+        sp->ok = src && src->read && src->read(src->ctx, &sp->core0, &sp->ref0) == ST_OK;
+}
+
+uint32_t bench_core_span_end(const struct bench_core_src *src, struct bench_core_span *sp)
+{
+        struct bench_window w = { 0 };
+        uint64_t            c, r;
+
+        if (!sp->ok || src->read(src->ctx, &c, &r) != ST_OK || c < sp->core0 || r < sp->ref0)
+                return 0;
+        w.core_d = c - sp->core0;
+        w.ref_d  = r - sp->ref0;
+        return bench_window_core_ppm(&w);
+}
+
 uint32_t bench_window_core_ppm(const struct bench_window *w)
 {
         unsigned __int128 v;

@@ -101,6 +101,18 @@ enum bench_disturb {
 void bench_clock_init(struct bench_clock *clk, const struct cpu_info *cpu, uint32_t calib_us,
                       const struct bench_guard *g);
 
+/** The core source over a span longer than a window (a whole calibration). */
+struct bench_core_span {
+        uint64_t core0, ref0;
+        bool     ok;
+};
+
+/** Read @p src at the start of a span (nothing when it has no reader). */
+void bench_core_span_begin(const struct bench_core_src *src, struct bench_core_span *sp);
+/** Read it again: core cycles per 10^6 reference ticks over the span, 0 when unknown or
+ *  outside BENCH_CORE_PPM_MIN .. _MAX. */
+uint32_t bench_core_span_end(const struct bench_core_src *src, struct bench_core_span *sp);
+
 /** Probe the guard: the SMI count on Intel, whether interrupts can be masked. */
 void bench_guard_init(struct bench_guard *g, const struct cpu_info *cpu);
 

@@ -243,6 +243,19 @@ def _tlb_common(c):
     tap(schema_is(t, "tlb") and len(t.get("curves", [])) > 0,
         "%s: tlb-table.json parses, schema pmucal.tlb/1.x, %d curves"
         % (c.name, len(t.get("curves", [])) if t else 0))
+    # TCG has no PMU and no APERF/MPERF: no core clock, said why, no core figure at all
+    ck = (t or {}).get("clock", {})
+    tap(ck.get("figures") == "tsc_ticks" and ck.get("core_hz") is None and
+        ck.get("core_per_tsc") is None and bool(ck.get("reason")) and
+        all(k.get("lat_core_cycles") is None and k.get("lat_ns") is not None
+            for x in (t or {}).get("curves", []) for k in x["classes"]),
+        "%s: tlb-table.json clock: TSC ticks, ns, no core clock (%s)"
+        % (c.name, ck.get("reason")))
+    lat = c.result_json("latency-table.json")
+    if lat is not None:
+        tap(lat.get("tlb", {}).get("schema", "").startswith("pmucal.tlb/1.") and
+            len(lat["tlb"].get("curves", [])) == len((t or {}).get("curves", [])),
+            "%s: latency-table.json carries the TLB table as its tlb member" % c.name)
     return t
 
 
@@ -305,6 +318,19 @@ def check_latency(c):
     if not tap(schema_is(t, "latency-table"),
                "%s: latency-table.json parses, schema pmucal.latency-table/1.x" % c.name):
         return
+    # Clock truth: TCG has no PMU and no APERF/MPERF, so no core clock: core_hz and every
+    # core-cycle figure null and the reason given, not the TSC figure under another name.
+    cc = t["method"].get("core_clock", {})
+    tap(t["machine"].get("core_hz") is None and cc.get("source") is None and
+        bool(cc.get("reason")) and t["method"].get("clock") == "tsc" and
+        all(l.get("core_cycles") is None and l.get("tsc_ticks") and l.get("ns")
+            for l in t["levels"]) and t["bucket_upper_bounds"].get("core_cycles") is None,
+        "%s: no core clock under TCG: core figures null, reason %r" % (c.name, cc.get("reason")))
+    tap(all(l["tsc_ticks"]["p50_lo"] <= l["tsc_ticks"]["p50"] <= l["tsc_ticks"]["p50_hi"]
+            for l in t["levels"]) and
+        all(l["capacity_interval_bytes"][0] <= l["capacity_bytes"] <= l["capacity_interval_bytes"][1]
+            for l in t["levels"] if l.get("capacity_bytes")),
+        "%s: every p50 and capacity lies in its interval" % c.name)
     path = os.path.join(c.results, "latency-table.json")
     tool = os.path.join(ROOT, "build", "host", "pmucal-table")
     if os.access(tool, os.X_OK):
@@ -334,7 +360,8 @@ def check_latency(c):
         len(pts) == t["method"]["points"],
         "%s: latency-curve.csv has %d points (>= 20, as many as the table says)" % (c.name, len(pts)))
     tap(re.search(r"^latency levels: \d+ ", c.serial, re.M) is not None and
-        "latency per load, cycles (log) against working set (log)" in c.serial and
+        "latency per load in TSC ticks (log) by working set (log)" in c.serial and
+        re.search(r"core clock unknown \(.+\): core cycles not given", c.serial) is not None and
         "(working set)" in c.serial, "%s: console has the levels table and the plot" % c.name)
 
 
