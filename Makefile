@@ -433,7 +433,7 @@ bench-sampling: $(B)/host/bench_sampling
 	@tools/bench-sampling.sh $(B)/host/bench_sampling
 
 plot:
-	tools/plot.sh $(RESULTS)
+	@tools/plot.sh $(RESULTS)
 
 clean:
 	rm -rf $(B)

@@ -224,7 +224,7 @@ static status_t add_point(struct sweep *s, struct lat_curve *c, size_t cap, uint
         status_t         st = measure_point(s, ws, &pt);
 
         if (st == ST_TIMEOUT) {
-                log_warn("latency: %llu bytes: all %zu windows disturbed, point left out",
+                log_warn("working set %llu bytes: all %zu windows disturbed, point left out",
                          (unsigned long long)ws, s->lat_cap);
                 return ST_OK;
         }
@@ -421,7 +421,7 @@ done:
         plat_free_pages(s.buf, buf_bytes);
         if (st != ST_OK) {
                 bench_sweep_free(out);
-                return log_err(st, "latency sweep (%s, %s layout)", s.prof->name,
+                return log_err(st, "sweep (%s, %s layout)", s.prof->name,
                                bench_layout_name(cfg->layout));
         }
         return ST_OK;

@@ -339,7 +339,10 @@ int main(int argc, char **argv)
                                                                   linux_plat_ctx_switches });
         host_perf_core_src(&clk.core);
         o.sweep.clock = &clk;
-        if ((st = bench_sweep_run(&o.sweep, &cpu, &curve, &info)) != ST_OK)
+        rep_push("latency"); /* what the sweep says, it says under this prefix */
+        st = bench_sweep_run(&o.sweep, &cpu, &curve, &info);
+        rep_pop();
+        if (st != ST_OK)
                 return 1;
         print_method(&cpu, &o, &info, &curve);
         st = report(&curve, &cpu, &o, &info);
