@@ -82,6 +82,7 @@ with open(sys.argv[2], "w") as f:
         f.write('set label "flags: %s" at graph 0.01, graph 0.03 tc rgb "#aa5500" noenhanced\n' % " ".join(t["flags"]))
 PY
         t=$(title "$dir/latency-table.json" latency)
+        [ -z "${PLOT_TITLE_ONLY:-}" ] || echo "title: $t"
         gnuplot -e "csv='$dir/latency-curve.csv'; out='$dir/latency-curve.png'; marks='$marks'; title_text='$t'" \
                 "$here/latency-curve.gp"
         echo "plot: wrote $dir/latency-curve.png"
@@ -109,6 +110,7 @@ PY
         json=$dir/tlb-table.json
         [ -r "$json" ] || json=$dir/latency-table.json
         t=$( [ -r "$json" ] && title "$json" tlb "$dir/latency-table.json" || echo "TLB curves")
+        [ -z "${PLOT_TITLE_ONLY:-}" ] || echo "title: $t"
         plot=""
         while IFS="$(printf '\t')" read -r f name; do
                 plot="$plot${plot:+, }'$f' using 1:2:3:4 with yerrorlines pt 7 ps 0.4 title '$name'"
