@@ -171,6 +171,7 @@ REPORT_SRCS := \
 	report/json.c \
 	report/json_check.c \
 	report/lattable.c \
+	report/lattable_json.c \
 	report/c2c.c \
 	report/levels.c \
 	report/loaded.c \
@@ -189,6 +190,7 @@ APP_SRCS := \
 	app/cpus.c \
 	app/gather.c \
 	app/latency.c \
+	app/latency_clock.c \
 	app/latency_pages.c \
 	app/numa.c \
 	app/numa_loaded.c \
@@ -219,6 +221,7 @@ PMUCAL_TABLE_SRCS := \
 	host/pmucal_table.c
 PMUCAL_HOST_SRCS := \
 	host/c2c_host.c \
+	host/perf_clock.c \
 	host/pmucal_host.c \
 	host/tlb_host.c \
 	$(BOOT_LINUX_SRCS)
@@ -434,7 +437,7 @@ bench-sampling: $(B)/host/bench_sampling
 	@tools/bench-sampling.sh $(B)/host/bench_sampling
 
 plot:
-	tools/plot.sh $(RESULTS)
+	@tools/plot.sh $(RESULTS)
 
 clean:
 	rm -rf $(B)

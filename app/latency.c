@@ -10,6 +10,7 @@
  */
 #include "app/run.h"
 
+#include "app/latency_clock.h"
 #include "app/latency_pages.h"
 #include "bench/measure.h"
 #include "report/inventory.h"
@@ -51,6 +52,7 @@ struct lat_run {
         struct lat_levels       lv;
         struct lat_table_meta   meta;
         struct lat_pages        pages;  /* own mapping of the buffer (latency_pages) */
+        struct lat_clock_pmu    pmu_clock; /* the PMU core-cycle source, where it serves */
         const struct cpu_info  *cpu;
         char                    date[24];
 };
@@ -69,14 +71,16 @@ static const char *prefetch_word(enum bench_pf_state st)
         return "unknown";
 }
 
-/* The sweep's clock: bench_clock_init picks TSC or TSC scaled by APERF/MPERF; the TSC rate is
- * the inventory's (CPUID 15H, or three 50 ms runs against the firmware timer), which is
- * better than the sweep's own five 1 ms stalls. The core rate is rescaled with it. */
+/* The sweep's clock: TSC stamps, with APERF/MPERF (bench_clock_init) or the PMU's core cycles
+ * (lat_clock_pmu_begin) as the core source read around every window; the TSC rate is the
+ * inventory's (CPUID 15H, or three 50 ms runs against the firmware timer), which is better
+ * than the sweep's own five 1 ms stalls. The core rate is rescaled with it. */
 static void choose_clock(struct lat_run *lr, const struct inventory *inv)
 {
         struct bench_clock *clk = &lr->clock;
 
         bench_clock_init(clk, &inv->cpu, CLOCK_CALIB_US, NULL);
+        lat_clock_pmu_begin(&lr->pmu_clock, clk, &inv->cpu);
         if (inv->tsc_hz && clk->tsc_hz) {
                 clk->core_hz = (uint64_t)((unsigned __int128)clk->core_hz * inv->tsc_hz / clk->tsc_hz);
                 clk->tsc_hz  = inv->tsc_hz;
@@ -92,7 +96,6 @@ static void fill_meta(struct lat_run *lr, const struct inventory *inv)
         lat_table_meta_from_cpu(m, &inv->cpu);
         m->microcode_valid = inv->microcode_st == ST_OK;
         m->microcode       = inv->microcode;
-        m->core_hz         = lr->curve.core_hz;
         m->tsc_hz          = inv->tsc_hz;
         if (inv->smbios && inv->smbios->has_system) {
                 m->smbios_manufacturer = inv->smbios->sys_manufacturer;
@@ -106,6 +109,10 @@ static void fill_meta(struct lat_run *lr, const struct inventory *inv)
                                                                    : 4 * KiB;
         m->page_tables      = lat_pages_tables_name(&lr->info);
         m->n_windows        = lr->info.repetitions;
+        m->max_windows      = lr->info.max_windows;
+        m->ci_permille      = lr->info.ci_permille;
+        m->n_settled        = lr->info.n_settled;
+        m->n_remeasured     = lr->info.n_remeasured;
         m->loads_per_window = lr->info.loads_per_run;
         m->clock            = lr->curve.clock;
         m->prefetchers      = prefetch_word(lr->info.prefetch.state);
@@ -121,16 +128,30 @@ static void print_method(const struct lat_run *lr)
 {
         const struct bench_sweep_info *in = &lr->info;
         const struct bench_prefetch   *pf = &in->prefetch;
-        char                           a[24], b[24];
+        char                           a[24], b[24], c[24];
 
-        rep_info("plan: %s, %s layout, %u windows per point, up to %llu KiB, %zu points planned, "
+        rep_info("plan: %s, %s layout, %u windows per point, up to %s, %zu points planned, "
                  "%zu added where the latency jumps",
                  bench_profile_name(lr->cfg.profile), bench_layout_name(lr->cfg.layout),
-                 in->repetitions, (unsigned long long)(in->max_bytes / KiB), in->n_planned,
+                 in->repetitions, fmt_size(a, sizeof(a), in->max_bytes), in->n_planned,
                  in->n_refined);
-        rep_info("clock: %s, TSC %llu Hz, cycles at %llu Hz%s", lat_clock_name(in->clock.kind),
-                 (unsigned long long)in->clock.tsc_hz, (unsigned long long)in->clock.core_hz,
-                 in->clock.kind == LAT_CLOCK_TSC ? " (figures are TSC cycles)" : "");
+        if (lr->curve.core_ppm)
+                rep_info("clock: windows timed in TSC ticks (%llu Hz); core clock from %s: %s "
+                         "core cycles per TSC tick (%s..%s over the points)",
+                         (unsigned long long)in->clock.tsc_hz, lr->curve.core_source,
+                         fmt_fixed(a, sizeof(a), lr->curve.core_ppm / 1000, 3),
+                         fmt_fixed(b, sizeof(b), lr->curve.core_ppm_lo / 1000, 3),
+                         fmt_fixed(c, sizeof(c), lr->curve.core_ppm_hi / 1000, 3));
+        else
+                rep_info("clock: windows timed in TSC ticks (%llu Hz); core clock unknown (%s): "
+                         "the table's core-cycle figures are null",
+                         (unsigned long long)in->clock.tsc_hz,
+                         lr->curve.core_why ? lr->curve.core_why : "no source");
+        rep_info("windows: at least %u per point, more until the median is known within "
+                 "+/- %s %% (95 %% confidence), at most %u: %zu of %zu points settled; %zu outlier "
+                 "points measured again", in->repetitions,
+                 fmt_fixed(a, sizeof(a), in->ci_permille, 1), in->max_windows, in->n_settled,
+                 lr->curve.n, in->n_remeasured);
         lat_pages_method(&lr->pages, &lr->cfg, in);
         if (pf->state == BENCH_PF_UNSUPPORTED)
                 rep_info("prefetchers: no documented control for this CPU (left as found)");
@@ -138,8 +159,8 @@ static void print_method(const struct lat_run *lr)
                 rep_info("prefetchers: %s (MSR 0x%x was 0x%llx, %s)",
                          bench_prefetch_state_name(pf->state), (unsigned)pf->msr,
                          (unsigned long long)pf->saved, pf->source ? pf->source : "?");
-        rep_info("windows: interrupts %s, %u dropped as disturbed; N/2N removed %s cycles per "
-                 "run, left %s cycles per load",
+        rep_info("windows: interrupts %s, %u dropped as disturbed; N/2N removed %s TSC ticks "
+                 "per run, left %s TSC ticks per load",
                  in->guard.irq_maskable ? "masked" : "NOT maskable", in->n_disturbed,
                  fmt_fixed(a, sizeof(a), in->overhead_mcyc, 3),
                  fmt_fixed(b, sizeof(b), in->residual_mcyc, 3));
@@ -251,17 +272,17 @@ static void report_levels(const struct lat_run *lr)
 {
         const struct lat_levels *l = &lr->lv;
         struct rep_buf           b = { 0 };
-        char                     lo[24], hi[24];
+        char                     lo[24], hi[24], a[24], bb[24];
 
         for (size_t k = 0; k < l->n; k++) {
                 const struct lat_level *v = &l->lv[k];
                 if (v->agreement == LAT_AGREE_SMALLER || v->agreement == LAT_AGREE_LARGER)
-                        rep_warn("%s capacity %llu KiB is %s than CPUID L%u (%llu KiB): flagged "
+                        rep_warn("%s capacity %s is %s than CPUID L%u (%s): flagged "
                                  "cpuid_differs in the table", v->name,
-                                 (unsigned long long)(v->capacity_bytes / KiB),
+                                 fmt_size(lo, sizeof(lo), v->capacity_bytes),
                                  v->agreement == LAT_AGREE_SMALLER ? "smaller" : "larger",
                                  v->cpuid_level,
-                                 (unsigned long long)(v->cpuid_capacity_bytes / KiB));
+                                 fmt_size(hi, sizeof(hi), v->cpuid_capacity_bytes));
         }
         if (lr->cpu->hypervisor && !(l->flags & LAT_F_NO_HIERARCHY))
                 rep_info("measured under a hypervisor (%s): these levels are what the guest sees "
@@ -269,14 +290,14 @@ static void report_levels(const struct lat_run *lr)
                          "TLB), not necessarily the hardware's", lr->cpu->hv_vendor[0] ?
                          lr->cpu->hv_vendor : "unnamed");
         if (l->flags & LAT_F_NO_HIERARCHY)
-                rep_warn("NO CACHE HIERARCHY VISIBLE: latency is flat (p50 %s..%s cycles) from "
-                         "%llu KiB to %llu KiB, as under QEMU TCG, which models no caches. "
+                rep_warn("NO CACHE HIERARCHY VISIBLE: latency is flat (p10..p90 %s..%s TSC ticks) from "
+                         "%s to %s, as under QEMU TCG, which models no caches. "
                          "The table holds this one level, flagged no_hierarchy; a flat curve "
                          "is a result, not a failure.",
                          fmt_fixed(lo, sizeof(lo), (int64_t)l->lv[0].lat_mcyc.p10, 3),
                          fmt_fixed(hi, sizeof(hi), (int64_t)l->lv[0].lat_mcyc.p90, 3),
-                         (unsigned long long)(lr->curve.pts[0].ws_bytes / KiB),
-                         (unsigned long long)(lr->curve.pts[lr->curve.n - 1].ws_bytes / KiB));
+                         fmt_size(a, sizeof(a), lr->curve.pts[0].ws_bytes),
+                         fmt_size(bb, sizeof(bb), lr->curve.pts[lr->curve.n - 1].ws_bytes));
         if (rep_lat_levels_text(&b, &lr->curve, l) == ST_OK && rep_lat_plot(&b, &lr->curve, l) ==
             ST_OK && !b.oom)
                 rep_printf("\n%s\n", b.p);
@@ -318,7 +339,9 @@ status_t phase_latency(struct run *r)
         lr->cpu       = &inv->cpu;
         lr->pages.cpu = &inv->cpu;
         choose_clock(lr, inv);
-        if ((st = bench_sweep_run(&lr->cfg, &inv->cpu, &lr->curve, &lr->info)) != ST_OK) {
+        st = bench_sweep_run(&lr->cfg, &inv->cpu, &lr->curve, &lr->info);
+        lat_clock_pmu_end(&lr->pmu_clock);
+        if (st != ST_OK) {
                 lat_pages_checks(&lr->pages); /* windows may have run under the own tables */
                 goto out;                     /* reported by the runner */
         }

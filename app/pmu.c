@@ -7,6 +7,7 @@
  * with the reason, quickly. Timings go out as INFO lines for tools/bench-pmu.sh.
  */
 #include "app/run.h"
+#include "lib/fmt.h"
 
 #include "pmu/x86/clock.h"
 #include "pmu/sample.h"
@@ -51,14 +52,17 @@ static void print_perf_caps(const struct pmu_caps *c)
 static void print_caps(const struct cpu_info *ci)
 {
         const struct pmu_caps *c = pmu_get_caps();
+        char                   fm[32];
 
         if (!c->available) {
-                rep_info("caps: %s family 0x%x model 0x%x: no usable core PMU: %s",
-                         cpu_vendor_name(ci->vendor), ci->family, ci->model, c->reason);
+                rep_info("caps: %s family/model %s: no usable core PMU: %s",
+                         cpu_vendor_name(ci->vendor),
+                         fmt_family_model(fm, sizeof(fm), ci->family, ci->model), c->reason);
                 return;
         }
-        rep_info("caps: %s family 0x%x model 0x%x: %s, version %u", cpu_vendor_name(c->vendor),
-                 c->family, c->model, kind_name(c->kind), c->version);
+        rep_info("caps: %s family/model %s: %s, version %u", cpu_vendor_name(c->vendor),
+                 fmt_family_model(fm, sizeof(fm), c->family, c->model), kind_name(c->kind),
+                 c->version);
         rep_info("caps: %u general counters x %u bits; %u fixed counters x %u bits (mask 0x%x)",
                  c->n_gp, c->gp_width, c->n_fixed, c->fixed_width, c->fixed_mask);
         rep_info("caps: global control/status: %s; full-width writes: %s; AnyThread: %s",

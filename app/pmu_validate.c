@@ -94,7 +94,7 @@ unsigned pmu_validate_report(const struct pmu_result *r, size_t n)
                 const struct pmu_check *c = r[i].check;
 
                 if (r[i].st != ST_OK) {
-                        rep_skip("%s %s", c->name, r[i].reason ? r[i].reason : status_str(r[i].st));
+                        rep_skip("%s: %s", c->name, r[i].reason ? r[i].reason : status_str(r[i].st));
                         continue;
                 }
                 if (!rep_check(pmu_check_pass(c, r[i].measured, r[i].expected),

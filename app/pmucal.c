@@ -100,10 +100,14 @@ static void load_config(struct run *r)
                 config_defaults(&r->cfg);
         } else {
                 config_parse(text, len, &r->cfg, diags, MAX_DIAGS, &n_diags);
-                for (size_t i = 0; i < n_diags && i < MAX_DIAGS; i++)
-                        rep_warn("config: %s:%u: %s: %s (line ignored)", CONFIG_PATH,
-                                 diags[i].line, config_diag_kind_str(diags[i].kind),
+                for (size_t i = 0; i < n_diags && i < MAX_DIAGS; i++) {
+                        /* "unknown key 'x'" already says its kind: not "unknown key: unknown key" */
+                        const char *kind = config_diag_kind_str(diags[i].kind);
+                        bool        said = !strncmp(diags[i].msg, kind, strlen(kind));
+                        rep_warn("config: %s:%u: %s%s%s (line ignored)", CONFIG_PATH,
+                                 diags[i].line, said ? "" : kind, said ? "" : ": ",
                                  diags[i].msg);
+                }
                 if (n_diags > MAX_DIAGS)
                         rep_warn("config: %zu more problems not shown", n_diags - MAX_DIAGS);
                 rep_info("config: read %s (%zu bytes, %zu problem%s)", CONFIG_PATH, len,

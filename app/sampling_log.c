@@ -19,7 +19,9 @@ void smp_log_check(struct smp_log *lg, const char *mech, const char *name,
                 return;
         switch (v->v) {
         case REP_V_SKIP:
-                rep_skip("%s: %s: %s", mech, name, v->why[0] ? v->why : "no reason given");
+                rep_push(mech); /* a run of one reason collapses per mechanism */
+                rep_skip("%s: %s", name, v->why[0] ? v->why : "no reason given");
+                rep_pop();
                 break;
         default:
                 rep_check(v->v == REP_V_PASS, "%s: %s: measured %lld %s, expected %lld "

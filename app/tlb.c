@@ -21,6 +21,8 @@
 #include "app/run.h"
 #include "boot/cpu.h"
 #include "app/tlb.h"
+#include "app/latency_clock.h"
+#include "report/json.h"
 
 #include "bench/kernel_tlb.h"
 #include "bench/ownpt.h"
@@ -32,6 +34,7 @@
 #define MIN_ACC_HW    20000u          /* accesses per L-lap run on hardware */
 #define MIN_ACC_EMU   2000u           /* under emulation (no TLB costs to see, only time) */
 #define N_WINDOWS     11u
+#define CLOCK_CALIB_US 1000u          /* the core clock's probe: the TSC rate is the inventory's */
 
 /* One test window per sweep. */
 struct twin {
@@ -299,10 +302,29 @@ static status_t run_sweeps(struct tlb_ctx *x, const struct cpu_info *cpu,
         return st;
 }
 
+/* The latency table of this run gets the TLB table as its `tlb` member (docs/tlb-table.md),
+ * so that one file carries both; tlb-table.json stays the document of its own. */
+static void add_to_latency_table(struct run *r, const struct rep_buf *tlb)
+{
+        for (unsigned i = 0; i < r->n_files; i++)
+                if (!strcmp(r->files[i].name, "latency-table.json")) {
+                        status_t st = json_doc_set_member(&r->files[i].data, "tlb", tlb->p,
+                                                          tlb->len);
+                        if (st != ST_OK)
+                                rep_err(st, "adding the tlb member to latency-table.json");
+                        else
+                                rep_info("latency-table.json: the TLB table added as its tlb "
+                                         "member");
+                        return;
+                }
+}
+
 status_t phase_tlb(struct run *r)
 {
         static struct tlb_ctx     x;
         static struct tlbcal      t;
+        static struct lat_clock_pmu pc;
+        struct bench_clock        clk;
         struct tlbcal_sweep       sw[TLBCAL_MAX_CURVES];
         size_t                    n_sw;
         struct rep_buf            json = { 0 }, csv = { 0 };
@@ -348,9 +370,22 @@ status_t phase_tlb(struct run *r)
                                            "each CR3 switch"
                                          : "each CR3 load flushes every entry");
         }
-        if (st == ST_OK)
+        if (st == ST_OK) {
+                struct bench_core_span sp;
+                bench_clock_init(&clk, cpu, CLOCK_CALIB_US, NULL);
+                lat_clock_pmu_begin(&pc, &clk, cpu);
+                bench_core_span_begin(&clk.core, &sp);
                 st = run_sweeps(&x, cpu, sw, n_sw, &t);
+                t.clock = (struct lat_clock_desc){ .tsc_hz = r->inv->tsc_hz,
+                                                   .core_ppm = bench_core_span_end(&clk.core, &sp),
+                                                   .core_source = clk.core.name,
+                                                   .core_why = clk.core.why_none };
+                if (!t.clock.core_ppm && clk.core.name)
+                        t.clock.core_why = "the core clock source gave no usable ratio";
+                lat_clock_pmu_end(&pc);
+        }
         if (t.n && tlbcal_finish(&t, cpu, is_emulated(cpu), &json, &csv) == ST_OK) {
+                add_to_latency_table(r, &json);
                 run_add_file(r, TLBCAL_TABLE_FILE, &json);
                 run_add_file(r, TLBCAL_CURVE_FILE, &csv);
         }

@@ -32,8 +32,9 @@ struct tlbcal_sweep {
 
 /** The curves measured so far (points owned here; tlbcal_free releases them). */
 struct tlbcal {
-        struct tlb_curve c[TLBCAL_MAX_CURVES];
-        size_t           n;
+        struct tlb_curve      c[TLBCAL_MAX_CURVES];
+        size_t                n;
+        struct lat_clock_desc clock; /* the TSC rate and core:TSC ratio of the calibration */
 };
 
 /** The sweeps of a profile (@p full false: the short quick sweep) into @p out (room for

@@ -116,7 +116,7 @@ status_t tlbcal_finish(const struct tlbcal *t, const struct cpu_info *cpu, bool 
                          emulated ? " (emulated CPU: expected)" : "");
 
         json_init(&w, json);
-        tlb_json_write(&w, NULL, res, n);
+        tlb_json_write(&w, NULL, res, n, &t->clock);
         if ((st = json_finish(&w)) != ST_OK)
                 return rep_err(st, "building %s", TLBCAL_TABLE_FILE);
         if ((st = tlb_curve_csv(t->c, t->n, csv)) != ST_OK)

@@ -13,6 +13,10 @@
 #define MIN_FALLBACK_BYTES  (4 * MiB)
 #define WINDOW_TARGET_US    400u   /* a window's N + 2N runs, at most about this long */
 #define MIN_ITERS           16u    /* 512 loads per N run at least */
+#define CI_PERMILLE         10u    /* a point's median known within +/- 1 % (95 % confidence) */
+#define MAX_WINDOWS_FACTOR  4u     /* ... or at most 4 x repetitions windows kept */
+#define OUTLIER_PERMILLE    50u    /* a point 5 % off both neighbours is measured again */
+#define OUTLIER_TRIES       2u     /* at most twice more; the median of the tries is kept */
 
 /* A jump worth refining: 8% and a quarter cycle. */
 static const struct bench_refine_cfg refine_rule = {
@@ -33,9 +37,12 @@ struct sweep {
         struct bench_sweep_info         *info;
         uint8_t                         *buf;
         uint64_t                        *lat;     /* window latencies of one point */
+        uint64_t                        *scratch; /* a sorted copy of them */
         uint64_t                         no_warm_bytes; /* 2 x largest cache; 0 = unknown */
+        uint64_t                         core_sum, ref_sum; /* core source over the kept
+                                                               windows of one point */
         bool                             overhead_done;
-        size_t                           lat_cap;
+        size_t                           lat_cap;  /* windows kept at most (the cap) */
 };
 
 static uint64_t page_bytes(enum plat_page_kind k)
@@ -64,19 +71,35 @@ static void set_refill(struct sweep *s, uint64_t ws)
                         bench_refill_iters(ws, page_bytes(s->info->page_used));
 }
 
-/* Windows on the chain at *p until `repetitions` are kept; latencies into s->lat. Whatever
- * disturbed a dropped window (an interrupt, another task's time slice) may have evicted the
- * working set, so the next window starts after a fresh warm-up lap. */
-static status_t run_windows(struct sweep *s, void **p, uint64_t ws, uint64_t iters,
+/* Whether the windows kept so far settle the point's median (the adaptive stop). */
+static bool settled(struct sweep *s, size_t kept)
+{
+        struct lat_point pt;
+
+        memcpy(s->scratch, s->lat, kept * sizeof(*s->lat));
+        return bench_point_stats(s->scratch, kept, &pt) == ST_OK &&
+               bench_point_settled(&pt, s->info->ci_permille);
+}
+
+/* Windows on the chain at *p: `repetitions` kept ones, then (@p adaptive) more until the
+ * median is known within ci_permille or max_windows are kept; latencies into s->lat, the core
+ * source's deltas of the kept windows into s->core_sum / ref_sum. Whatever disturbed a dropped
+ * window (an interrupt, another task's time slice) may have evicted the working set, so the
+ * next window starts after a fresh warm-up lap. */
+static status_t run_windows(struct sweep *s, void **p, uint64_t ws, uint64_t iters, bool adaptive,
                             size_t *n_kept, uint32_t *n_dropped, int64_t *ovh)
 {
         struct bench_window w;
         uint64_t            n_loads = iters * BENCH_CHASE_UNROLL;
-        size_t              kept = 0;
+        size_t              kept = 0, want = s->info->repetitions;
+        size_t              attempts = (size_t)want * ATTEMPTS_PER_KEPT + s->lat_cap;
         uint32_t            dropped = 0;
         status_t            st;
 
-        for (size_t a = 0; a < s->lat_cap && kept < s->info->repetitions; a++) {
+        s->core_sum = s->ref_sum = 0;
+        for (size_t a = 0; a < attempts && kept < s->lat_cap; a++) {
+                if (kept >= want && (!adaptive || settled(s, kept)))
+                        break;
                 if ((st = bench_chase_window(p, iters, &s->info->clock, &s->info->guard, &w)) !=
                     ST_OK)
                         return st;
@@ -90,6 +113,10 @@ static status_t run_windows(struct sweep *s, void **p, uint64_t ws, uint64_t ite
                 }
                 if ((st = bench_window_latency(&w, n_loads, &s->lat[kept])) != ST_OK)
                         return st;
+                if (bench_window_core_ppm(&w)) {
+                        s->core_sum += w.core_d;
+                        s->ref_sum += w.ref_d;
+                }
                 if (ovh)
                         ovh[kept] = bench_window_overhead_mcyc(&w);
                 kept++;
@@ -132,12 +159,19 @@ static status_t measure_point(struct sweep *s, uint64_t ws, struct lat_point *pt
         warm(s, &p, ws);
         set_refill(s, ws);
 
-        *pt = (struct lat_point){ .ws_bytes = ws };
-        if ((st = run_windows(s, &p, ws, window_iters(s, &p), &n_kept, &n_dropped, NULL)) != ST_OK)
+        *pt = (struct lat_point){ .ws_bytes = ws, .n_measured = 1 };
+        if ((st = run_windows(s, &p, ws, window_iters(s, &p), true, &n_kept, &n_dropped, NULL)) !=
+            ST_OK)
                 return st;
         pt->n_disturbed = n_dropped;
         if (!n_kept)
                 return ST_TIMEOUT; /* every window disturbed */
+        if (s->ref_sum) {
+                uint64_t ppm = (uint64_t)(((unsigned __int128)s->core_sum * 1000000u +
+                                           s->ref_sum / 2) / s->ref_sum);
+                pt->core_ppm = ppm >= BENCH_CORE_PPM_MIN && ppm <= BENCH_CORE_PPM_MAX
+                               ? (uint32_t)ppm : 0;
+        }
         return bench_point_stats(s->lat, n_kept, pt);
 }
 
@@ -169,11 +203,13 @@ static void measure_overhead(struct sweep *s, uint64_t ws, const struct lat_poin
         warm(s, &p, ws);
         set_refill(s, ws);
         if (s->info->repetitions > ARRAY_SIZE(ovh))
-                return; /* run_windows keeps at most `repetitions` figures */
-        if (run_windows(s, &p, ws, s->prof->iters_per_run, &kept, &dropped, ovh) != ST_OK || !kept)
+                return; /* run_windows keeps `repetitions` figures when not adaptive */
+        if (run_windows(s, &p, ws, s->prof->iters_per_run, false, &kept, &dropped, ovh) != ST_OK ||
+            !kept)
                 return;
         s->info->overhead_mcyc = median_i64(ovh, kept);
-        if (run_windows(s, &p, ws, 2ull * s->prof->iters_per_run, &kept, &dropped, NULL) != ST_OK ||
+        if (run_windows(s, &p, ws, 2ull * s->prof->iters_per_run, false, &kept, &dropped, NULL) !=
+            ST_OK ||
             !kept || bench_point_stats(s->lat, kept, &twice) != ST_OK)
                 return;
         /* min, not p50: the least disturbed window of each, so noise does not pass for it */
@@ -188,7 +224,7 @@ static status_t add_point(struct sweep *s, struct lat_curve *c, size_t cap, uint
         status_t         st = measure_point(s, ws, &pt);
 
         if (st == ST_TIMEOUT) {
-                log_warn("latency: %llu bytes: all %zu windows disturbed, point left out",
+                log_warn("working set %llu bytes: all %zu windows disturbed, point left out",
                          (unsigned long long)ws, s->lat_cap);
                 return ST_OK;
         }
@@ -199,6 +235,67 @@ static status_t add_point(struct sweep *s, struct lat_curve *c, size_t cap, uint
                 measure_overhead(s, ws, &pt);
         }
         return st;
+}
+
+/* Measure each outlier point again (bench_point_outlier) up to OUTLIER_TRIES times and keep
+ * the try whose p50 is the median of the tries: a window series a neighbour's time slice
+ * shifted is not kept for being first, nor replaced for disagreeing with its neighbours. */
+static status_t remeasure_outliers(struct sweep *s, struct lat_curve *c)
+{
+        for (size_t i = 1; i + 1 < c->n; i++) {
+                struct lat_point tries[1 + OUTLIER_TRIES];
+                size_t           n = 1;
+                status_t         st;
+
+                if (!bench_point_outlier(c->pts, c->n, i, OUTLIER_PERMILLE))
+                        continue;
+                tries[0] = c->pts[i];
+                for (unsigned t = 0; t < OUTLIER_TRIES; t++) {
+                        st = measure_point(s, c->pts[i].ws_bytes, &tries[n]);
+                        if (st == ST_TIMEOUT)
+                                continue;
+                        if (st != ST_OK)
+                                return st;
+                        n++;
+                }
+                s->info->n_remeasured++;
+                /* the median of n <= 3 tries by p50 */
+                size_t k = 0;
+                if (n == 3) {
+                        uint64_t a = tries[0].p50_mcyc, b = tries[1].p50_mcyc,
+                                 d = tries[2].p50_mcyc;
+                        k = (a <= b) == (b <= d) ? 1 : (b <= a) == (a <= d) ? 0 : 2;
+                } else if (n == 2) {
+                        k = 1; /* the fresh one: the first was flagged */
+                }
+                c->pts[i]            = tries[k];
+                c->pts[i].n_measured = (uint32_t)n;
+        }
+        return ST_OK;
+}
+
+/* The curve's core clock: the median and range of the points' ratios. */
+static void curve_clock(const struct bench_clock *clk, struct lat_curve *c)
+{
+        uint64_t *r = plat_alloc((c->n ? c->n : 1) * sizeof(*r));
+        size_t    n = 0;
+
+        c->core_source = clk->core.name;
+        c->core_why    = clk->core.name ? NULL : clk->core.why_none;
+        for (size_t i = 0; r && i < c->n; i++)
+                if (c->pts[i].core_ppm)
+                        r[n++] = c->pts[i].core_ppm;
+        if (n) {
+                lib_sort_u64(r, n);
+                c->core_ppm    = (uint32_t)r[(n - 1) / 2];
+                c->core_ppm_lo = (uint32_t)r[0];
+                c->core_ppm_hi = (uint32_t)r[n - 1];
+                c->core_hz = (uint64_t)(((unsigned __int128)c->tsc_hz * c->core_ppm + 500000u) /
+                                        1000000u);
+        } else if (clk->core.name) {
+                c->core_why = "the core clock source gave no usable ratio in any window";
+        }
+        plat_free(r);
 }
 
 static status_t sweep_points(struct sweep *s, struct lat_curve *c, size_t cap)
@@ -226,6 +323,8 @@ static status_t sweep_points(struct sweep *s, struct lat_curve *c, size_t cap)
                 budget -= n_new;
                 s->info->n_refined += n_new;
         }
+        if (st == ST_OK)
+                st = remeasure_outliers(s, c);
         plat_free(ws);
         return st;
 }
@@ -247,6 +346,11 @@ status_t bench_sweep_run(const struct bench_sweep_cfg *cfg, const struct cpu_inf
         info->repetitions   = cfg->repetitions < BENCH_MIN_REPETITIONS ? BENCH_MIN_REPETITIONS
                                                                        : cfg->repetitions;
         info->loads_per_run = s.prof->iters_per_run * BENCH_CHASE_UNROLL;
+        info->ci_permille   = cfg->ci_permille ? cfg->ci_permille : CI_PERMILLE;
+        info->max_windows   = cfg->max_windows ? cfg->max_windows
+                                               : info->repetitions * MAX_WINDOWS_FACTOR;
+        if (info->max_windows < info->repetitions)
+                info->max_windows = info->repetitions;
 
         bench_guard_init(&info->guard, cpu);
         info->guard.steal_count = cfg->steal_count;
@@ -290,10 +394,11 @@ status_t bench_sweep_run(const struct bench_sweep_cfg *cfg, const struct cpu_inf
         }
 
         cap       = 64u * 16u + s.prof->max_refine_points; /* 16 octaves of up to 64 steps */
-        s.lat_cap = (size_t)info->repetitions * ATTEMPTS_PER_KEPT;
+        s.lat_cap = info->max_windows;
         out->pts  = plat_alloc(cap * sizeof(*out->pts));
         s.lat     = plat_alloc(s.lat_cap * sizeof(*s.lat));
-        if (!out->pts || !s.lat) {
+        s.scratch = plat_alloc(s.lat_cap * sizeof(*s.scratch));
+        if (!out->pts || !s.lat || !s.scratch) {
                 st = ST_NO_MEM;
                 goto done;
         }
@@ -305,15 +410,18 @@ status_t bench_sweep_run(const struct bench_sweep_cfg *cfg, const struct cpu_inf
                 log_warn("could not restore MSR 0x%x to 0x%llx", (unsigned)info->prefetch.msr,
                          (unsigned long long)info->prefetch.saved);
 
-        out->clock   = info->clock.kind;
-        out->core_hz = info->clock.core_hz;
-        out->tsc_hz  = info->clock.tsc_hz;
+        for (size_t i = 0; i < out->n; i++)
+                info->n_settled += bench_point_settled(&out->pts[i], info->ci_permille);
+        out->clock  = LAT_CLOCK_TSC; /* windows are timed in TSC ticks */
+        out->tsc_hz = info->clock.tsc_hz;
+        curve_clock(&info->clock, out);
 done:
         plat_free(s.lat);
+        plat_free(s.scratch);
         plat_free_pages(s.buf, buf_bytes);
         if (st != ST_OK) {
                 bench_sweep_free(out);
-                return log_err(st, "latency sweep (%s, %s layout)", s.prof->name,
+                return log_err(st, "sweep (%s, %s layout)", s.prof->name,
                                bench_layout_name(cfg->layout));
         }
         return ST_OK;

@@ -37,13 +37,17 @@ struct bench_sweep_cfg {
         enum bench_profile  profile;
         enum bench_layout   layout;
         enum plat_page_kind page;
-        uint32_t            repetitions;     /* windows kept per point; raised to >= 11 */
+        uint32_t            repetitions;     /* windows kept per point at least; raised to >= 11 */
+        uint32_t            ci_permille;     /* more windows until the p50's 95 % interval is
+                                                within +/- this (per mille); 0 = 10 (1 %) */
+        uint32_t            max_windows;     /* ... but at most this many kept; 0 = 4 x
+                                                repetitions */
         uint64_t            max_bytes;       /* config sweep_max_mib in bytes; 0 = auto */
         bool                prefetchers_off; /* config prefetchers = off */
         uint64_t            seed;
-        const struct bench_clock *clock;     /* NULL: bench_clock_init (TSC or TSC+APERF);
-                                                else complete (kind, stamp, tsc_hz, core_hz),
-                                                e.g. the PMU module's core-cycle reader */
+        const struct bench_clock *clock;     /* NULL: bench_clock_init (TSC, APERF/MPERF as
+                                                the core source where readable); else
+                                                complete, e.g. with a PMU core-cycle source */
         bench_steal_count_fn steal_count;    /* platform's count of CPU steals; NULL = none */
         void                *steal_ctx;
         bench_remap_fn       remap;          /* called once after allocation when the page
@@ -62,7 +66,11 @@ struct bench_sweep_info {
         bool                  remapped;       /* cfg->remap succeeded: its hooks ran in every
                                                  window */
         uint64_t              max_bytes;      /* largest working set measured */
-        uint32_t              repetitions;
+        uint32_t              repetitions;    /* windows kept per point at least */
+        uint32_t              ci_permille;    /* adaptive target: p50 within +/- this */
+        uint32_t              max_windows;    /* ... windows kept per point at most */
+        size_t                n_settled;      /* points whose p50 met the target */
+        size_t                n_remeasured;   /* outlier points measured again */
         uint32_t              loads_per_run;  /* N at most; shortened per point so that a
                                                  window stays under ~0.4 ms (DRAM points) */
         size_t                n_planned, n_refined;

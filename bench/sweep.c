@@ -213,6 +213,32 @@ size_t bench_plan_refine(const struct lat_point *pts, size_t n, const struct ben
         return n_out;
 }
 
+bool bench_point_settled(const struct lat_point *pt, uint32_t permille)
+{
+        return pt && pt->p50_mcyc && pt->p50_hi_mcyc >= pt->p50_lo_mcyc &&
+               (pt->p50_hi_mcyc - pt->p50_lo_mcyc) * 1000 <= 2ull * permille * pt->p50_mcyc;
+}
+
+bool bench_point_outlier(const struct lat_point *pts, size_t n, size_t i, uint32_t permille)
+{
+        uint64_t b, lo, hi, near, d;
+
+        if (!pts || i == 0 || i + 1 >= n)
+                return false;
+        lo = pts[i - 1].p50_mcyc, hi = pts[i + 1].p50_mcyc, b = pts[i].p50_mcyc;
+        if (lo > hi) {
+                uint64_t t = lo;
+                lo = hi, hi = t;
+        }
+        if (b >= lo && b <= hi)
+                return false; /* between its neighbours: a rise or a plateau */
+        near = b > hi ? hi : lo;
+        d    = b > near ? b - near : near - b;
+        /* beyond the margin, and beyond the point's own confidence interval */
+        return d * 1000 > (uint64_t)permille * near &&
+               (near < pts[i].p50_lo_mcyc || near > pts[i].p50_hi_mcyc);
+}
+
 status_t bench_point_stats(uint64_t *lat, size_t n, struct lat_point *pt)
 {
         static const unsigned pct[] = { 10, 50, 90 };
@@ -225,6 +251,10 @@ status_t bench_point_stats(uint64_t *lat, size_t n, struct lat_point *pt)
         pt->n_windows = (uint32_t)n;
         for (size_t k = 0; k < ARRAY_SIZE(pct); k++)
                 *dst[k] = lib_pct_nearest_rank(lat, n, pct[k]);
+        size_t lo, hi;
+        lib_median_ci_ranks(n, &lo, &hi);
+        pt->p50_lo_mcyc = lat[lo];
+        pt->p50_hi_mcyc = lat[hi];
         return ST_OK;
 }
 

@@ -12,6 +12,7 @@
 #ifndef PMUCAL_BENCH_SWEEP_H
 #define PMUCAL_BENCH_SWEEP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -69,9 +70,20 @@ struct bench_refine_cfg {
 size_t bench_plan_refine(const struct lat_point *pts, size_t n, const struct bench_refine_cfg *cfg,
                          uint64_t *out, size_t cap);
 
-/** Pure: sort @p lat[0..n) in place and fill min/p10/p50/p90 (nearest rank) and n_windows
- *  of @p pt. ST_BAD_ARG when @p n is 0. */
+/** Pure: sort @p lat[0..n) in place and fill min/p10/p50/p90 (nearest rank), the 95 %
+ *  confidence interval of p50 (p50_lo/p50_hi, lib_median_ci_ranks) and n_windows of @p pt.
+ *  ST_BAD_ARG when @p n is 0. */
 status_t bench_point_stats(uint64_t *lat, size_t n, struct lat_point *pt);
+
+/** Pure: whether the median of @p pt is known within +/- @p permille (its 95 % confidence
+ *  interval is at most 2 * permille / 1000 of p50 wide). */
+bool bench_point_settled(const struct lat_point *pt, uint32_t permille);
+
+/** Pure: whether point @p i of the sorted curve @p pts[0..n) is an outlier worth measuring
+ *  again: its p50 is not between its neighbours' (a step is: a rise is monotone) and lies more
+ *  than @p permille from the nearer of them and outside its own confidence interval. The
+ *  first and last points are never outliers. */
+bool bench_point_outlier(const struct lat_point *pts, size_t n, size_t i, uint32_t permille);
 
 /** Pure: insert @p pt into the sorted array @p pts (length *@p n, capacity @p cap) keeping
  *  ws_bytes ascending; a point with an existing ws_bytes replaces it. ST_NO_SPACE if full. */

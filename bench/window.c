@@ -19,10 +19,10 @@ static const char *const disturb_names[] = {
         [BENCH_WIN_STOLEN]        = "CPU taken away (context switch)",
 };
 
-static status_t aperf_mperf(void *ctx, uint64_t *num, uint64_t *den)
+static status_t aperf_mperf(void *ctx, uint64_t *core, uint64_t *ref)
 {
         (void)ctx;
-        return x86_aperf_mperf_read(num, den);
+        return x86_aperf_mperf_read(core, ref);
 }
 
 void bench_clock_init(struct bench_clock *clk, const struct cpu_info *cpu, uint32_t calib_us,
@@ -31,11 +31,14 @@ void bench_clock_init(struct bench_clock *clk, const struct cpu_info *cpu, uint3
         uint64_t a0 = 0, m0 = 0, a1 = 0, m1 = 0, best = UINT64_MAX;
         uint32_t us = calib_us / CALIB_ROUNDS ? calib_us / CALIB_ROUNDS : 1;
         unsigned clean = 0;
-        bool     scaled = false;
 
         *clk = (struct bench_clock){ .kind = LAT_CLOCK_TSC };
-        if (cpu && cpu->aperfmperf && aperf_mperf(NULL, &a0, &m0) == ST_OK)
-                scaled = true;
+        if (!cpu || !cpu->aperfmperf)
+                clk->core.why_none = "CPUID.06H:ECX[0] clear: no APERF/MPERF";
+        else if (aperf_mperf(NULL, &a0, &m0) != ST_OK)
+                clk->core.why_none = "APERF/MPERF do not read back";
+        else
+                clk->core = (struct bench_core_src){ .name = "APERF/MPERF", .read = aperf_mperf };
 
         /* Shortest clean stall: being descheduled (hosted) only ever lengthens one, since the
          * stall runs on its own timer from the moment it starts. */
@@ -50,13 +53,9 @@ void bench_clock_init(struct bench_clock *clk, const struct cpu_info *cpu, uint3
                 if (t1 - t0 < best)
                         best = t1 - t0;
         }
-        clk->tsc_hz  = best * 1000000ull / us;
-        clk->core_hz = clk->tsc_hz;
-        if (scaled && aperf_mperf(NULL, &a1, &m1) == ST_OK && m1 > m0 && a1 > a0) {
-                clk->kind    = LAT_CLOCK_TSC_APERF;
-                clk->scale   = aperf_mperf;
+        clk->tsc_hz = best * 1000000ull / us;
+        if (clk->core.name && aperf_mperf(NULL, &a1, &m1) == ST_OK && m1 > m0 && a1 > a0)
                 clk->core_hz = (uint64_t)((unsigned __int128)clk->tsc_hz * (a1 - a0) / (m1 - m0));
-        }
 }
 
 void bench_guard_init(struct bench_guard *g, const struct cpu_info *cpu)
@@ -104,14 +103,42 @@ enum bench_disturb bench_window_check(const struct bench_window *w, uint64_t sla
 status_t bench_window_latency(const struct bench_window *w, uint64_t n_loads,
                               uint64_t *lat_mcyc)
 {
-        if (!w || !lat_mcyc || !n_loads || !w->scale_den || w->t_2n < w->t_n)
+        if (!w || !lat_mcyc || !n_loads || w->t_2n < w->t_n)
                 return ST_BAD_ARG;
 
-        unsigned __int128 v = (unsigned __int128)(w->t_2n - w->t_n) * 1000u * w->scale_num;
+        unsigned __int128 v = (unsigned __int128)(w->t_2n - w->t_n) * 1000u;
 
-        v /= (unsigned __int128)w->scale_den * n_loads;
+        v /= n_loads;
         *lat_mcyc = v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
         return ST_OK;
+}
+
+void bench_core_span_begin(const struct bench_core_src *src, struct bench_core_span *sp)
+{
+        *sp    = (struct bench_core_span){ 0 };
+        sp->ok = src && src->read && src->read(src->ctx, &sp->core0, &sp->ref0) == ST_OK;
+}
+
+uint32_t bench_core_span_end(const struct bench_core_src *src, struct bench_core_span *sp)
+{
+        struct bench_window w = { 0 };
+        uint64_t            c, r;
+
+        if (!sp->ok || src->read(src->ctx, &c, &r) != ST_OK || c < sp->core0 || r < sp->ref0)
+                return 0;
+        w.core_d = c - sp->core0;
+        w.ref_d  = r - sp->ref0;
+        return bench_window_core_ppm(&w);
+}
+
+uint32_t bench_window_core_ppm(const struct bench_window *w)
+{
+        unsigned __int128 v;
+
+        if (!w || !w->ref_d || !w->core_d)
+                return 0;
+        v = ((unsigned __int128)w->core_d * 1000000u + w->ref_d / 2) / w->ref_d;
+        return v < BENCH_CORE_PPM_MIN || v > BENCH_CORE_PPM_MAX ? 0 : (uint32_t)v;
 }
 
 int64_t bench_window_overhead_mcyc(const struct bench_window *w)

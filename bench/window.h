@@ -3,10 +3,13 @@
  * a window was disturbed (SMI count, interrupt masking, N/2N consistency), and the reduction
  * of one window's raw counts to a per-load latency in milli-cycles.
  *
- * Clock: TSC by default; TSC scaled by APERF/MPERF where CPUID.06H:ECX[0] says they exist
- * and both MSRs read back; a later PMU core-cycle source plugs in through the @c stamp hook.
- * The guard reads Intel's SMI count only after it proved readable once, and only outside the
- * timed runs. Both registers are read through boot/x86/coreclk.h.
+ * Clock: the windows are timed in TSC ticks. Around every window a core-clock source, where
+ * one is readable (APERF/MPERF; a PMU core-cycle counter or the hosted build's perf_event
+ * cycles, installed by the caller), gives the core:TSC ratio of that window, so that each
+ * figure can be written in TSC ticks, core cycles and ns; where none is readable the clock
+ * says why and the core figures stay unknown. The guard reads Intel's SMI count only after it
+ * proved readable once, and only outside the timed runs. Both registers are read through
+ * boot/x86/coreclk.h.
  */
 #ifndef PMUCAL_BENCH_WINDOW_H
 #define PMUCAL_BENCH_WINDOW_H
@@ -18,19 +21,33 @@
 #include "boot/x86/cpuid.h"
 #include "bench/latency.h"
 
-/** Where the cycle figures come from. */
+/** A core-clock source: a cumulative count of core cycles and one of a reference that runs at
+ *  the TSC rate, read together outside the timed runs (APERF and MPERF; a PMU cycles counter
+ *  and the TSC; perf_event cycles and the TSC). Their deltas over a window are its core:TSC
+ *  ratio. MPERF counts at the TSC rate on Intel and at P0 on AMD, the TSC rate of every Zen. */
+struct bench_core_src {
+        const char *name;  /* "APERF/MPERF", "PMU fixed counter 1", "perf_event cycles";
+                              NULL: no core clock readable */
+        status_t (*read)(void *ctx, uint64_t *core, uint64_t *ref);
+        void       *ctx;
+        const char *why_none; /* name NULL: why not (static text, for the table and console) */
+};
+
+/** Where the figures come from. */
 struct bench_clock {
         enum lat_clock kind;
         /** Timestamp taken at both ends of a timed run, ordered against the loads.
-         *  NULL = rdtsc_ordered(). The PMU module installs a core-cycle reader here. */
+         *  NULL = rdtsc_ordered(). */
         uint64_t (*stamp)(void *ctx);
-        /** Cumulative ratio counters (APERF, MPERF) read outside the timed runs; the stamp
-         *  difference is multiplied by d(num)/d(den). NULL = no scaling. */
-        status_t (*scale)(void *ctx, uint64_t *num, uint64_t *den);
         void    *ctx;
+        struct bench_core_src core; /* read around every window; name NULL = none */
         uint64_t tsc_hz;  /* TSC frequency measured against plat_stall_us */
-        uint64_t core_hz; /* frequency of the cycles reported (= tsc_hz for LAT_CLOCK_TSC) */
+        uint64_t core_hz; /* core clock over the calibration stalls; 0 = unknown */
 };
+
+/** Core:TSC ratios outside 1/8 .. 8 are taken as a failed reading. */
+#define BENCH_CORE_PPM_MIN 125000u
+#define BENCH_CORE_PPM_MAX 8000000u
 
 /** A count the platform keeps of events that steal the CPU from a window (the hosted build:
  *  context switches of this thread), read outside the timed runs; NULL = none. */
@@ -60,7 +77,7 @@ struct bench_guard {
 /** Raw counts of one window. */
 struct bench_window {
         uint64_t t_n, t_2n;        /* stamp differences of the N and the 2N run */
-        uint64_t scale_num, scale_den; /* counter deltas over the window (1, 1 if none) */
+        uint64_t core_d, ref_d;    /* core-clock source deltas over the window (0, 0: none) */
         uint64_t smi_before, smi_after;
         uint64_t steal_before, steal_after; /* guard's steal_count, 0 when it has none */
         bool     irq_masked;
@@ -76,12 +93,25 @@ enum bench_disturb {
         BENCH_WIN__COUNT
 };
 
-/** Choose the clock for @p cpu: TSC_APERF where CPUID says APERF/MPERF exist and both read
- *  through rdmsr_safe, else TSC. Measures tsc_hz (and core_hz) against plat_stall_us: the
- *  shortest of up to twenty stalls of @p calib_us / 5, leaving out those during which @p g's
- *  steal count moved (@p g may be NULL). Never fails: the fallback is plain TSC. */
+/** Set up the clock for @p cpu: TSC stamps; APERF/MPERF as the core source where CPUID says
+ *  they exist and both read through rdmsr_safe, else none (why_none says why; a caller with
+ *  another source installs it in clk->core afterwards). Measures tsc_hz (and core_hz where a
+ *  source reads) against plat_stall_us: the shortest of up to twenty stalls of @p calib_us /
+ *  5, leaving out those during which @p g's steal count moved (@p g may be NULL). */
 void bench_clock_init(struct bench_clock *clk, const struct cpu_info *cpu, uint32_t calib_us,
                       const struct bench_guard *g);
+
+/** The core source over a span longer than a window (a whole calibration). */
+struct bench_core_span {
+        uint64_t core0, ref0;
+        bool     ok;
+};
+
+/** Read @p src at the start of a span (nothing when it has no reader). */
+void bench_core_span_begin(const struct bench_core_src *src, struct bench_core_span *sp);
+/** Read it again: core cycles per 10^6 reference ticks over the span, 0 when unknown or
+ *  outside BENCH_CORE_PPM_MIN .. _MAX. */
+uint32_t bench_core_span_end(const struct bench_core_src *src, struct bench_core_span *sp);
 
 /** Probe the guard: the SMI count on Intel, whether interrupts can be masked. */
 void bench_guard_init(struct bench_guard *g, const struct cpu_info *cpu);
@@ -95,10 +125,14 @@ uint64_t bench_guard_steal(const struct bench_guard *g);
  *  @p slack_ticks (the timer overhead), which catches an interrupt in either run. */
 enum bench_disturb bench_window_check(const struct bench_window *w, uint64_t slack_ticks);
 
-/** Pure: latency per load in milli-cycles, ((t_2n - t_n) * num / den) * 1000 / @p n_loads.
- *  ST_BAD_ARG when @p n_loads is 0, den is 0 or t_2n < t_n. */
+/** Pure: latency per load in milli-units of the stamp (TSC milli-ticks),
+ *  (t_2n - t_n) * 1000 / @p n_loads. ST_BAD_ARG when @p n_loads is 0 or t_2n < t_n. */
 status_t bench_window_latency(const struct bench_window *w, uint64_t n_loads,
                               uint64_t *lat_mcyc);
+
+/** Pure: core cycles per 10^6 reference ticks over @p w (core_d * 10^6 / ref_d); 0 when the
+ *  window has no core reading or the ratio lies outside BENCH_CORE_PPM_MIN .. _MAX. */
+uint32_t bench_window_core_ppm(const struct bench_window *w);
 
 /** Pure: the overhead N/2N removes, 2 t_n - t_2n in milli-cycles of the clock (signed). */
 int64_t bench_window_overhead_mcyc(const struct bench_window *w);

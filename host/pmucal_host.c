@@ -137,14 +137,14 @@ bad:
 
 static void print_curve(const struct lat_curve *c)
 {
-        rep_printf("%12s %8s %10s %10s %10s %6s\n", "ws_bytes", "windows", "p10_cyc", "p50_cyc",
-                   "p90_cyc", "ns");
+        rep_printf("%12s %8s %14s %14s %14s %6s\n", "ws_bytes", "windows", "p10 TSC ticks",
+                   "p50 TSC ticks", "p90 TSC ticks", "ns");
         for (size_t i = 0; i < c->n; i++) {
                 const struct lat_point *p = &c->pts[i];
                 char a[24], b[24], d[24], ns[24];
-                uint64_t ps = c->core_hz ? p->p50_mcyc * 1000000000ull / c->core_hz : 0;
+                uint64_t ps = lat_milli_to_ps(p->p50_mcyc, c->tsc_hz);
 
-                rep_printf("%12llu %5u/%-2u %10s %10s %10s %6s\n", (unsigned long long)p->ws_bytes,
+                rep_printf("%12llu %5u/%-2u %14s %14s %14s %6s\n", (unsigned long long)p->ws_bytes,
                            p->n_windows, p->n_disturbed, fmt_fixed(a, sizeof(a), (int64_t)p->p10_mcyc, 3),
                            fmt_fixed(b, sizeof(b), (int64_t)p->p50_mcyc, 3),
                            fmt_fixed(d, sizeof(d), (int64_t)p->p90_mcyc, 3),
@@ -204,7 +204,6 @@ static status_t report(const struct lat_curve *c, const struct cpu_info *cpu,
 
         lat_table_meta_from_cpu(&m, cpu);
         m.microcode_valid = read_microcode(&m.microcode);
-        m.core_hz         = c->core_hz;
         m.tsc_hz          = c->tsc_hz;
         if (plat_fw_table(PLAT_FW_SMBIOS, NULL, 0, &smt) == ST_OK &&
             smbios_parse(smt.data, smt.len, smt.major, smt.minor, &sm, NULL) == ST_OK &&
@@ -216,6 +215,10 @@ static status_t report(const struct lat_curve *c, const struct cpu_info *cpu,
         m.layout           = bench_layout_name(o->sweep.layout);
         m.page_bytes       = info->page_got == PLAT_PAGE_2M ? 2 * MiB : 4 * KiB;
         m.n_windows        = info->repetitions;
+        m.max_windows      = info->max_windows;
+        m.ci_permille      = info->ci_permille;
+        m.n_settled        = info->n_settled;
+        m.n_remeasured     = info->n_remeasured;
         m.loads_per_window = info->loads_per_run;
         m.clock            = c->clock;
         m.prefetchers      = prefetch_word(info->prefetch.state);
@@ -247,19 +250,32 @@ static status_t report(const struct lat_curve *c, const struct cpu_info *cpu,
 }
 
 static void print_method(const struct cpu_info *cpu, const struct opts *o,
-                         const struct bench_sweep_info *info)
+                         const struct bench_sweep_info *info, const struct lat_curve *c)
 {
         const struct bench_prefetch *pf = &info->prefetch;
+        char                         r[3][24];
 
         for (size_t i = 0; i < cpu->n_caches; i++)
                 rep_info("cpuid: L%u %s %llu KiB, %u-way, %u B lines", cpu->caches[i].level,
                          cpu_cache_type_name(cpu->caches[i].type),
                          (unsigned long long)(cpu->caches[i].size_bytes / KiB),
                          cpu->caches[i].ways, cpu->caches[i].line_bytes);
-        rep_info("latency: clock %s (tsc %llu Hz, cycles at %llu Hz)%s", lat_clock_name(info->clock.kind),
-                 (unsigned long long)info->clock.tsc_hz, (unsigned long long)info->clock.core_hz,
-                 info->clock.kind == LAT_CLOCK_TSC ? ": figures are TSC cycles, not core cycles"
-                                                   : "");
+        if (c->core_ppm)
+                rep_info("latency: windows timed in TSC ticks (%llu Hz); core clock from %s: %s "
+                         "core cycles per TSC tick (%s..%s over the points)",
+                         (unsigned long long)c->tsc_hz, c->core_source,
+                         fmt_fixed(r[0], sizeof(r[0]), c->core_ppm / 1000, 3),
+                         fmt_fixed(r[1], sizeof(r[1]), c->core_ppm_lo / 1000, 3),
+                         fmt_fixed(r[2], sizeof(r[2]), c->core_ppm_hi / 1000, 3));
+        else
+                rep_info("latency: windows timed in TSC ticks (%llu Hz); core clock unknown (%s): "
+                         "the table's core-cycle figures are null", (unsigned long long)c->tsc_hz,
+                         c->core_why ? c->core_why : "no source");
+        rep_info("latency: at least %u windows per point, more until the median is known within "
+                 "+/- %s %% (95 %% confidence), at most %u: %zu of %zu points settled; %zu outlier "
+                 "points measured again", info->repetitions,
+                 fmt_fixed(r[0], sizeof(r[0]), info->ci_permille, 1), info->max_windows,
+                 info->n_settled, c->n, info->n_remeasured);
         if (!info->guard.irq_maskable)
                 rep_info("latency: interrupts cannot be masked on %s: windows with a context "
                          "switch or whose N and 2N runs disagree are dropped", plat_info()->name);
@@ -282,8 +298,9 @@ static void print_method(const struct cpu_info *cpu, const struct opts *o,
                 if (info->n_dropped_by[d])
                         rep_info("latency:   %u dropped: %s", info->n_dropped_by[d],
                                  bench_disturb_name((enum bench_disturb)d));
-        rep_info("latency: overhead removed by N/2N: %lld mcyc per run; left: %lld mcyc per load",
-                 (long long)info->overhead_mcyc, (long long)info->residual_mcyc);
+        rep_info("latency: overhead removed by N/2N: %s TSC ticks per run; left: %s TSC ticks "
+                 "per load", fmt_fixed(r[0], sizeof(r[0]), info->overhead_mcyc, 3),
+                 fmt_fixed(r[1], sizeof(r[1]), info->residual_mcyc, 3));
 }
 
 int main(int argc, char **argv)
@@ -293,6 +310,8 @@ int main(int argc, char **argv)
         struct opts              o;
         struct lat_curve         curve;
         struct bench_sweep_info  info;
+        struct bench_clock       clk;
+        char                     fm[32];
         status_t                 st;
 
         if (argc > 1 && !strcmp(argv[1], "--tlb"))
@@ -312,13 +331,20 @@ int main(int argc, char **argv)
                 rep_err(st, "decoding CPUID");
                 return 1;
         }
-        rep_info("pmucal-host %s on %s: %s (family %xh model %xh), CPU %u", PMUCAL_VERSION,
-                 plat_info()->name, cpu.brand, cpu.family, cpu.model, o.cpu);
+        rep_info("pmucal-host %s on %s: %s (family/model %s), CPU %u", PMUCAL_VERSION,
+                 plat_info()->name, cpu.brand, fmt_family_model(fm, sizeof(fm), cpu.family, cpu.model), o.cpu);
         rep_info("command: %s", o.cmdline);
 
-        if ((st = bench_sweep_run(&o.sweep, &cpu, &curve, &info)) != ST_OK)
+        bench_clock_init(&clk, &cpu, 5000, &(struct bench_guard){ .steal_count =
+                                                                  linux_plat_ctx_switches });
+        host_perf_core_src(&clk.core);
+        o.sweep.clock = &clk;
+        rep_push("latency"); /* what the sweep says, it says under this prefix */
+        st = bench_sweep_run(&o.sweep, &cpu, &curve, &info);
+        rep_pop();
+        if (st != ST_OK)
                 return 1;
-        print_method(&cpu, &o, &info);
+        print_method(&cpu, &o, &info, &curve);
         st = report(&curve, &cpu, &o, &info);
         bench_sweep_free(&curve);
         return st == ST_OK ? 0 : 1;

@@ -74,8 +74,8 @@ static int cmd_show(const char *path)
         if (!t)
                 return EXIT_BAD;
         printf("table:    %s (%s)\n", path, t->schema);
-        printf("machine:  %s family %u (0x%x) model %u (0x%x) stepping %u, \"%s\"\n",
-               t->vendor[0] ? t->vendor : "?", t->family, t->family, t->model, t->model,
+        printf("machine:  %s family/model %xh/%xh (%u/%u) stepping %u, \"%s\"\n",
+               t->vendor[0] ? t->vendor : "?", t->family, t->model, t->family, t->model,
                t->stepping, t->brand);
         if (t->has_microcode)
                 printf("          microcode 0x%llx\n", (unsigned long long)t->microcode);
@@ -190,8 +190,8 @@ static int score(const struct pmucal_table *t, const struct host_id *h, char *wh
 
         if (strcmp(t->vendor, h->cpu.vendor_str) || t->family != h->cpu.family ||
             t->model != h->cpu.model) {
-                snprintf(why, n, "different CPU: %s family 0x%x model 0x%x", t->vendor, t->family,
-                         t->model);
+                snprintf(why, n, "different CPU: %s family/model %xh/%xh (%u/%u)", t->vendor,
+                         t->family, t->model, t->family, t->model);
                 return -1;
         }
         snprintf(why, n, "vendor/family/model match");
@@ -259,8 +259,9 @@ static int cmd_match(const char *dir)
         }
         qsort(paths, (size_t)n, sizeof(paths[0]), cmp_str);
         host_identify(&h);
-        printf("this machine: %s family 0x%x model 0x%x stepping %u, \"%s\", SMBIOS \"%s\", %.0f MHz\n",
-               h.cpu.vendor_str, h.cpu.family, h.cpu.model, h.cpu.stepping, h.cpu.brand, h.product, h.mhz);
+        printf("this machine: %s family/model %xh/%xh (%u/%u) stepping %u, \"%s\", SMBIOS \"%s\", "
+               "%.0f MHz\n", h.cpu.vendor_str, h.cpu.family, h.cpu.model, h.cpu.family,
+               h.cpu.model, h.cpu.stepping, h.cpu.brand, h.product, h.mhz);
         for (int i = 0; i < n; i++) {
                 struct pmucal_table *t;
                 char                 err[512], why[256];

@@ -16,6 +16,7 @@
 
 #include "app/tlb.h"
 #include "host/host.h"
+#include "report/json.h"
 
 #include "bench/kernel_tlb.h"
 #include "boot/linux/linux_plat.h"
@@ -97,6 +98,29 @@ static status_t host_sweep(const struct tlbcal_sweep *s, struct tlb_curve *c)
         return st;
 }
 
+/* A latency table in the same folder (pmucal-host --out DIR, then --tlb --out DIR) gets this
+ * TLB table as its `tlb` member, as the firmware's does. */
+static void add_to_latency_table(const char *out, const struct rep_buf *tlb)
+{
+        char          *text = NULL;
+        size_t         len  = 0;
+        struct rep_buf doc  = { 0 };
+        status_t       st;
+
+        if (plat_file_read("latency-table.json", &text, &len) != ST_OK)
+                return;
+        rep_buf_append(&doc, text, len);
+        plat_free(text);
+        st = json_doc_set_member(&doc, "tlb", tlb->p, tlb->len);
+        if (st == ST_OK && !doc.oom)
+                st = plat_file_write("latency-table.json", doc.p, doc.len);
+        if (st != ST_OK)
+                rep_err(st, "adding the tlb member to %s/latency-table.json", out);
+        else
+                rep_info("added the TLB table to %s/latency-table.json as its tlb member", out);
+        rep_buf_free(&doc);
+}
+
 int host_tlb_main(int argc, char **argv)
 {
         static struct cpuid_dump dump;
@@ -136,6 +160,12 @@ int host_tlb_main(int argc, char **argv)
         }
         rep_info("pmucal-host --tlb on %s: %s, CPU %u, %s sweep", plat_info()->name, cpu.brand,
                  cpu_no, full ? "full" : "quick");
+        struct bench_clock     clk;
+        struct bench_core_span sp;
+        bench_clock_init(&clk, &cpu, 5000, &(struct bench_guard){ .steal_count =
+                                                                  linux_plat_ctx_switches });
+        host_perf_core_src(&clk.core);
+        bench_core_span_begin(&clk.core, &sp);
         rep_push("tlb");
         for (unsigned k = 0; k < 2; k++) {
                 if (!(pages & (1u << k)))
@@ -148,7 +178,14 @@ int host_tlb_main(int argc, char **argv)
                 else
                         st = ST_OK;
         }
+        t.clock = (struct lat_clock_desc){ .tsc_hz = clk.tsc_hz,
+                                           .core_ppm = bench_core_span_end(&clk.core, &sp),
+                                           .core_source = clk.core.name,
+                                           .core_why = clk.core.why_none };
+        if (!t.clock.core_ppm && clk.core.name)
+                t.clock.core_why = "the core clock source gave no usable ratio";
         if (t.n && tlbcal_finish(&t, &cpu, false, &json, &csv) == ST_OK) {
+                add_to_latency_table(out, &json);
                 status_t a = plat_file_write(TLBCAL_TABLE_FILE, json.p, json.len);
                 status_t b = plat_file_write(TLBCAL_CURVE_FILE, csv.p, csv.len);
                 if (a != ST_OK || b != ST_OK)

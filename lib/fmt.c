@@ -315,3 +315,35 @@ char *fmt_fixed(char *buf, size_t n, int64_t v, unsigned decimals)
                              (unsigned long long)(mag % scale));
         return buf;
 }
+
+char *fmt_size(char *buf, size_t n, uint64_t v)
+{
+        static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB" };
+        uint64_t                 div    = 1024;
+        unsigned                 u      = 0;
+        char                     num[32];
+
+        if (v < 1024) {
+                fmt_snprintf(buf, n, "%llu B", (unsigned long long)v);
+                return buf;
+        }
+        while (u + 1 < sizeof(unit) / sizeof(unit[0]) && v / 1024 >= div) {
+                div *= 1024;
+                u++;
+        }
+        if (v % div == 0)
+                fmt_snprintf(buf, n, "%llu %s", (unsigned long long)(v / div), unit[u]);
+        else
+                fmt_snprintf(buf, n, "%s %s",
+                             fmt_fixed(num, sizeof(num),
+                                       (int64_t)((unsigned __int128)v * 10 / div +
+                                                 ((unsigned __int128)v * 10 % div >= div / 2)), 1),
+                             unit[u]);
+        return buf;
+}
+
+char *fmt_family_model(char *buf, size_t n, uint32_t family, uint32_t model)
+{
+        fmt_snprintf(buf, n, "%xh/%xh (%u/%u)", family, model, family, model);
+        return buf;
+}

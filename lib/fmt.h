@@ -23,4 +23,14 @@ int fmt_snprintf(char *buf, size_t n, const char *fmt, ...) PRINTF_FMT(3, 4);
  *  "1.234") into @p buf; returns @p buf. For ns and GHz figures kept as integers. */
 char *fmt_fixed(char *buf, size_t n, int64_t v, unsigned decimals);
 
+/** Write a CPU's display family and model by pmucal's one rule: hexadecimal with an h, then
+ *  decimal in parentheses, "19h/11h (25/17)"; returns @p buf. */
+char *fmt_family_model(char *buf, size_t n, uint32_t family, uint32_t model);
+
+/** Write the size @p bytes by pmucal's one rule for sizes into @p buf; returns @p buf. Below
+ *  1 KiB in bytes ("512 B"); else in the largest binary unit it reaches (KiB, MiB, GiB, TiB),
+ *  whole when it is a whole number of that unit ("32 KiB", "2 MiB") and with one decimal,
+ *  rounded, when not ("30.8 KiB"). */
+char *fmt_size(char *buf, size_t n, uint64_t bytes);
+
 #endif

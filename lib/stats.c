@@ -37,3 +37,32 @@ uint64_t lib_pct_nearest_rank(const uint64_t *v, size_t n, unsigned pct)
 
         return v[rank ? rank - 1 : 0];
 }
+
+uint64_t lib_isqrt_u64(uint64_t v)
+{
+        uint64_t r = 0, bit = 1ull << 62;
+
+        while (bit > v)
+                bit >>= 2;
+        while (bit) {
+                if (v >= r + bit) {
+                        v -= r + bit;
+                        r = (r >> 1) + bit;
+                } else {
+                        r >>= 1;
+                }
+                bit >>= 2;
+        }
+        return r;
+}
+
+void lib_median_ci_ranks(size_t n, size_t *lo, size_t *hi)
+{
+        /* 1-based: floor(n/2 - 0.98 sqrt n) and ceil(n/2 + 1 + 0.98 sqrt n), in hundredths */
+        uint64_t r   = lib_isqrt_u64(9604ull * n);
+        uint64_t a   = 50ull * n > r ? (50ull * n - r) / 100 : 0;
+        uint64_t b   = (50ull * n + 100 + r + 99) / 100;
+
+        *lo = a ? (size_t)a - 1 : 0;
+        *hi = b > n ? n - 1 : (size_t)b - 1;
+}

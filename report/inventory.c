@@ -106,9 +106,10 @@ static void print_cpu(const struct inventory *inv)
                 return;
         }
         rep_printf("CPU         : %s\n", c->brand[0] ? c->brand : "(no brand string)");
-        rep_printf("              %s (%s) family 0x%x model 0x%x stepping %u, signature "
-                   "0x%08x\n", cpu_vendor_name(c->vendor), c->vendor_str, c->family, c->model,
-                   c->stepping, c->signature);
+        rep_printf("              %s (%s) family/model %s stepping %u, signature 0x%08x\n",
+                   cpu_vendor_name(c->vendor), c->vendor_str,
+                   fmt_family_model(a, sizeof(a), c->family, c->model), c->stepping,
+                   c->signature);
         if (inv->microcode_st == ST_OK)
                 rep_printf("Microcode   : 0x%llx\n", (unsigned long long)inv->microcode);
         else

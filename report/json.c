@@ -248,3 +248,44 @@ status_t json_finish(struct json_w *w)
         raw(w, "\n", 1);
         return w->st;
 }
+
+status_t json_doc_set_member(struct rep_buf *doc, const char *key, const char *val, size_t len)
+{
+        char   head[96];
+        size_t end, at;
+
+        if (!doc || !doc->p || !key || !val)
+                return ST_BAD_ARG;
+        end = doc->len;
+        while (end && (doc->p[end - 1] == '\n' || doc->p[end - 1] == ' '))
+                end--;
+        if (end < 2 || doc->p[end - 1] != '}' || doc->p[end - 2] != '\n')
+                return ST_BAD_ARG;
+        end -= 2; /* before "\n}" */
+        /* a member of that name added last: its line starts with two spaces at depth 1 */
+        fmt_snprintf(head, sizeof(head), ",\n  \"%s\": ", key);
+        bool last = true;
+        for (at = end; at-- > 1;)
+                if (doc->p[at] == '\n' && at + 3 < doc->len && doc->p[at + 1] == ' ' &&
+                    doc->p[at + 2] == ' ' && doc->p[at + 3] == '"') {
+                        /* a top-level member: the last one is replaced when it is @p key;
+                         * an earlier one of that name cannot be, so nothing is added */
+                        if (!strncmp(doc->p + at - 1, head, strlen(head))) {
+                                if (!last)
+                                        return ST_BAD_ARG;
+                                end = at - 1;
+                        }
+                        last = false;
+                }
+        doc->len = end;
+        rep_buf_printf(doc, ",\n  \"%s\": ", key);
+        for (size_t i = 0; i < len; i++) {
+                if (val[i] == '\n' && i + 1 == len)
+                        break;
+                rep_buf_append(doc, &val[i], 1);
+                if (val[i] == '\n')
+                        rep_buf_append(doc, "  ", 2);
+        }
+        rep_buf_printf(doc, "\n}\n");
+        return doc->oom ? ST_NO_MEM : ST_OK;
+}

@@ -58,4 +58,10 @@ void json_u64_or_null(struct json_w *w, const char *key, uint64_t val);
  *  (ST_BAD_ARG for unbalanced nesting, ST_NO_MEM). Appends a final newline. */
 status_t json_finish(struct json_w *w);
 
+/** Set member @p key of the top-level object in @p doc (a document this writer produced) to
+ *  the JSON value @p val (also this writer's output, @p len bytes), as the last member: a
+ *  member @p key a previous call added last is replaced. ST_BAD_ARG when @p doc does not end
+ *  in the top-level object's closing brace or has @p key elsewhere; ST_NO_MEM. */
+status_t json_doc_set_member(struct rep_buf *doc, const char *key, const char *val, size_t len);
+
 #endif

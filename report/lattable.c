@@ -21,46 +21,29 @@ static const char *const flag_text[] = {
         "the sweep ended inside the largest CPUID cache: no DRAM level",
         "latency still rising at the largest working set: the last level may not be settled",
         "adjacent levels' p10..p90 spreads overlap: their bound is the geometric mean of the medians",
-        "core clock unknown: no nanosecond figures",
+        "no core clock readable: core-cycle figures are null (ns come from the TSC)",
         "too few points to detect more than one level",
 };
 
 /* ---- helpers ----------------------------------------------------------------------------- */
 
-static uint64_t ps_of(uint64_t mcyc, uint64_t core_hz)
+/* A point's p50 as text in TSC ticks, core cycles and ns ("" where unknown). */
+static void point_units(const struct lat_curve *c, const struct lat_point *p, char *tick,
+                        char *core, char *ns, size_t n)
 {
-        return core_hz ? (mcyc * 1000000000ull + core_hz / 2) / core_hz : 0;
-}
+        bool     tsc   = c->clock == LAT_CLOCK_TSC;
+        uint32_t ppm   = p->core_ppm ? p->core_ppm : c->core_ppm;
+        uint64_t t     = tsc ? p->p50_mcyc : lat_core_to_ticks(p->p50_mcyc, ppm);
+        uint64_t k     = tsc ? (ppm ? lat_ticks_to_core(p->p50_mcyc, ppm) : 0) : p->p50_mcyc;
+        uint64_t ps    = tsc ? lat_milli_to_ps(t, c->tsc_hz) : lat_milli_to_ps(k, c->core_hz);
 
-/* "1.5 MiB", "32.0 KiB", "512 B" */
-static char *fmt_bytes(char *buf, size_t n, uint64_t v)
-{
-        static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB" };
-        uint64_t                 div    = KiB;
-        unsigned                 u      = 0;
-        char                     num[32];
-
-        if (v < KiB) {
-                fmt_snprintf(buf, n, "%llu B", (unsigned long long)v);
-                return buf;
-        }
-        while (u + 1 < ARRAY_SIZE(unit) && v >= div * 1024) {
-                div *= 1024;
-                u++;
-        }
-        fmt_snprintf(buf, n, "%s %s", fmt_fixed(num, sizeof(num), (int64_t)((v * 10 + div / 2) / div), 1),
-                     unit[u]);
-        return buf;
-}
-
-static void json_stat(struct json_w *w, const char *key, const struct lat_stat *s)
-{
-        json_obj_begin(w, key);
-        json_fixed(w, "min", (int64_t)s->min, 3);
-        json_fixed(w, "p10", (int64_t)s->p10, 3);
-        json_fixed(w, "p50", (int64_t)s->p50, 3);
-        json_fixed(w, "p90", (int64_t)s->p90, 3);
-        json_obj_end(w);
+        tick[0] = core[0] = ns[0] = '\0';
+        if (t)
+                fmt_fixed(tick, n, (int64_t)t, 3);
+        if (k)
+                fmt_fixed(core, n, (int64_t)k, 3);
+        if (ps)
+                fmt_fixed(ns, n, (int64_t)ps, 3);
 }
 
 /* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil). */
@@ -85,62 +68,6 @@ static void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
         *d = doy - (153 * mp + 2) / 5 + 1;
         *m = mp < 10 ? mp + 3 : mp - 9;
         *y = (int64_t)yoe + era * 400 + (*m <= 2);
-}
-
-static void json_levels(struct json_w *w, const struct lat_levels *l, bool has_ns)
-{
-        json_arr_begin(w, "levels");
-        for (size_t k = 0; k < l->n; k++) {
-                const struct lat_level *v = &l->lv[k];
-                json_obj_begin(w, NULL);
-                json_str(w, "name", v->name);
-                json_u64_or_null(w, "capacity_bytes", v->capacity_bytes);
-                json_u64_or_null(w, "cpuid_capacity_bytes", v->cpuid_capacity_bytes);
-                json_u64_or_null(w, "cpuid_level", v->cpuid_level);
-                json_str(w, "agreement", lat_agree_name(v->agreement));
-                json_u64(w, "first_ws_bytes", v->ws_lo_bytes);
-                json_u64(w, "last_ws_bytes", v->ws_hi_bytes);
-                json_stat(w, "cycles", &v->lat_mcyc);
-                if (has_ns)
-                        json_stat(w, "ns", &v->lat_ps);
-                else
-                        json_null(w, "ns");
-                json_obj_end(w);
-        }
-        json_arr_end(w);
-}
-
-/* The bounds between adjacent levels; in ns too when the core clock is known (core_hz != 0). */
-static void json_bounds(struct json_w *w, const struct lat_levels *l, uint64_t core_hz)
-{
-        json_obj_begin(w, "bucket_upper_bounds");
-        json_arr_begin(w, "cycles");
-        for (size_t k = 0; k + 1 < l->n; k++)
-                json_fixed(w, NULL, (int64_t)l->bound_mcyc[k], 3);
-        json_arr_end(w);
-        if (core_hz) {
-                json_arr_begin(w, "ns");
-                for (size_t k = 0; k + 1 < l->n; k++)
-                        json_fixed(w, NULL, (int64_t)ps_of(l->bound_mcyc[k], core_hz), 3);
-                json_arr_end(w);
-        } else {
-                json_null(w, "ns");
-        }
-        json_obj_end(w);
-}
-
-static void json_flags_noise(struct json_w *w, const struct lat_levels *l)
-{
-        json_arr_begin(w, "flags");
-        for (unsigned b = 0; b < 64; b++)
-                if ((l->flags & BIT_ULL(b)) && lat_flag_name(BIT_ULL(b)))
-                        json_str(w, NULL, lat_flag_name(BIT_ULL(b)));
-        json_arr_end(w);
-
-        json_obj_begin(w, "noise");
-        json_fixed(w, "point_octaves", (int64_t)l->noise_q8 * 1000 / 256, 3);
-        json_fixed(w, "window_spread_octaves", (int64_t)l->spread_q8 * 1000 / 256, 3);
-        json_obj_end(w);
 }
 
 /* ---- public ------------------------------------------------------------------------------ */
@@ -181,6 +108,7 @@ const char *lat_date_utc(const struct plat_time *t, char *buf, size_t n)
         return zone;
 }
 
+
 const char *lat_clock_name(enum lat_clock c)
 {
         return (unsigned)c < ARRAY_SIZE(clock_names) && clock_names[c] ? clock_names[c] : "unknown";
@@ -198,125 +126,99 @@ void lat_table_meta_from_cpu(struct lat_table_meta *m, const struct cpu_info *cp
         m->hypervisor = cpu->hypervisor;
 }
 
-status_t rep_lat_json(struct rep_buf *out, const struct lat_table_meta *m,
-                      const struct lat_curve *c, const struct lat_levels *l,
-                      const struct lat_json_section *extra, size_t n_extra)
-{
-        struct json_w w;
-        bool          has_ns;
-
-        if (!out || !m || !c || !l || l->n == 0 || l->n > LAT_MAX_LEVELS || (n_extra && !extra))
-                return ST_BAD_ARG;
-        has_ns = c->core_hz != 0;
-        json_init(&w, out);
-        json_obj_begin(&w, NULL);
-        json_str(&w, "schema", LAT_TABLE_SCHEMA);
-
-        json_obj_begin(&w, "machine");
-        json_str_or_null(&w, "vendor", m->vendor);
-        json_u64(&w, "family", m->family);
-        json_u64(&w, "model", m->model);
-        json_u64(&w, "stepping", m->stepping);
-        json_str_or_null(&w, "brand", m->brand);
-        if (m->microcode_valid)
-                json_hex(&w, "microcode", m->microcode);
-        else
-                json_null(&w, "microcode");
-        json_u64_or_null(&w, "core_hz", m->core_hz);
-        json_u64_or_null(&w, "tsc_hz", m->tsc_hz);
-        json_str_or_null(&w, "smbios_manufacturer", m->smbios_manufacturer);
-        json_str_or_null(&w, "smbios_product", m->smbios_product);
-        json_u64_or_null(&w, "nodes", m->n_nodes);
-        json_bool(&w, "hypervisor", m->hypervisor);
-        json_obj_end(&w);
-
-        json_obj_begin(&w, "method");
-        json_str_or_null(&w, "kernel", m->kernel);
-        json_str_or_null(&w, "layout", m->layout);
-        json_u64_or_null(&w, "page_bytes", m->page_bytes);
-        if (m->page_tables)
-                json_str(&w, "page_tables", m->page_tables);
-        json_u64(&w, "windows", m->n_windows);
-        json_u64_or_null(&w, "loads_per_window", m->loads_per_window);
-        json_str(&w, "clock", lat_clock_name(m->clock));
-        json_str_or_null(&w, "prefetchers", m->prefetchers);
-        json_str_or_null(&w, "pmucal_version", m->pmucal_version);
-        json_str_or_null(&w, "platform", m->platform);
-        json_str_or_null(&w, "date", m->date);
-        json_str_or_null(&w, "date_zone", m->date ? m->date_zone : NULL);
-        json_u64(&w, "points", c->n);
-        json_u64(&w, "min_ws_bytes", c->n ? c->pts[0].ws_bytes : 0);
-        json_u64(&w, "max_ws_bytes", c->n ? c->pts[c->n - 1].ws_bytes : 0);
-        json_obj_end(&w);
-
-        json_levels(&w, l, has_ns);
-        json_bounds(&w, l, c->core_hz);
-        json_flags_noise(&w, l);
-
-        for (size_t i = 0; i < n_extra; i++)
-                if (extra[i].write)
-                        extra[i].write(&w, extra[i].ctx);
-        json_obj_end(&w);
-        return json_finish(&w);
-}
-
 status_t rep_lat_csv(struct rep_buf *out, const struct lat_curve *c)
 {
         status_t st;
 
         if (!out || !c || (c->n && !c->pts))
                 return ST_BAD_ARG;
-        if ((st = rep_buf_printf(out, "%s\n", LAT_CSV_HEADER)) != ST_OK)
-                return st;
-        for (size_t i = 0; i < c->n; i++) {
+        st = rep_buf_printf(out, "%s\n",
+                            c->clock == LAT_CLOCK_TSC ? LAT_CSV_HEADER : LAT_CSV_HEADER_CORE);
+        for (size_t i = 0; st == ST_OK && i < c->n; i++) {
                 const struct lat_point *p = &c->pts[i];
-                char                    cyc[32], ns[32] = "";
+                char                    tick[32], core[32], ns[32], ratio[32] = "", lo[24] = "",
+                                        hi[24] = "";
 
-                fmt_fixed(cyc, sizeof(cyc), (int64_t)p->p50_mcyc, 3);
-                if (c->core_hz)
-                        fmt_fixed(ns, sizeof(ns), (int64_t)ps_of(p->p50_mcyc, c->core_hz), 3);
-                st = rep_buf_printf(out, "%llu,%u,%u,%llu,%llu,%llu,%llu,%s,%s\n",
+                point_units(c, p, tick, core, ns, sizeof(tick));
+                if (p->core_ppm)
+                        fmt_fixed(ratio, sizeof(ratio), (int64_t)p->core_ppm, 6);
+                if (p->p50_hi_mcyc) {
+                        fmt_snprintf(lo, sizeof(lo), "%llu", (unsigned long long)p->p50_lo_mcyc);
+                        fmt_snprintf(hi, sizeof(hi), "%llu", (unsigned long long)p->p50_hi_mcyc);
+                }
+                st = rep_buf_printf(out, "%llu,%u,%u,%llu,%llu,%llu,%llu,%s,%s,%s,%s,%s,%s,%u\n",
                                     (unsigned long long)p->ws_bytes, p->n_windows, p->n_disturbed,
                                     (unsigned long long)p->min_mcyc, (unsigned long long)p->p10_mcyc,
                                     (unsigned long long)p->p50_mcyc, (unsigned long long)p->p90_mcyc,
-                                    cyc, ns);
-                if (st != ST_OK)
-                        return st;
+                                    tick, ns, core, ratio, lo, hi,
+                                    p->n_measured ? p->n_measured : 1);
         }
-        return ST_OK;
+        return st;
+}
+
+/* The console's heading: the clocks, by their names. */
+static void levels_heading(struct rep_buf *out, const struct lat_curve *c,
+                           const struct lat_levels *l)
+{
+        char hz[32], r[32];
+
+        rep_buf_printf(out, "latency levels: %zu; TSC %s GHz; ", l->n,
+                       c->tsc_hz ? fmt_fixed(hz, sizeof(hz), (int64_t)(c->tsc_hz / 1000000), 3)
+                                 : "?");
+        if (l->has_core && c->core_ppm)
+                rep_buf_printf(out, "core clock from %s: %s core cycles per TSC tick (%s GHz)\n",
+                               c->core_source ? c->core_source : lat_clock_name(c->clock),
+                               fmt_fixed(r, sizeof(r), (int64_t)c->core_ppm / 1000, 3),
+                               fmt_fixed(hz, sizeof(hz), (int64_t)(c->core_hz / 1000000), 3));
+        else if (l->has_core)
+                rep_buf_printf(out, "figures measured in core cycles (%s)\n",
+                               lat_clock_name(c->clock));
+        else
+                rep_buf_printf(out, "core clock unknown (%s): core cycles not given\n",
+                               c->core_why ? c->core_why : "no core clock source");
 }
 
 status_t rep_lat_levels_text(struct rep_buf *out, const struct lat_curve *c,
                              const struct lat_levels *l)
 {
-        char hz[32];
-
         if (!out || !c || !l)
                 return ST_BAD_ARG;
-        rep_buf_printf(out, "latency levels: %zu (clock %s, core %s GHz)\n", l->n,
-                       lat_clock_name(c->clock),
-                       c->core_hz ? fmt_fixed(hz, sizeof(hz), (int64_t)(c->core_hz / 1000000), 3) : "?");
-        rep_buf_printf(out, "  %-5s %-10s %-10s %-9s %10s %-21s %9s %s\n", "level", "capacity",
-                       "CPUID", "vs CPUID", "p50 cyc", "  p10..p90 cyc", "p50 ns", "upper bound cyc");
+        levels_heading(out, c, l);
+        rep_buf_printf(out, "  %-5s %-28s %-8s %-8s %-26s %-21s %11s %9s %s\n", "level",
+                       "capacity (range)", "CPUID", "vs CPUID", "p50 TSC ticks (95% CI)",
+                       "p10..p90 TSC ticks", "core cycles", "p50 ns", "upper bound TSC ticks");
         for (size_t k = 0; k < l->n; k++) {
                 const struct lat_level *v = &l->lv[k];
-                char cap[24] = "-", cp[24] = "-", p50[24], p10[24], p90[24], ns[24] = "-",
-                     rng[48], bd[24] = "(last)";
+                char cap[48] = "-", a[16], b[16], cp[16] = "-", p50[48], x[16], y[16], z[16],
+                     core[16] = "-", ns[16] = "-", rng[40], bd[16] = "(last)";
+                const struct lat_stat *t = l->has_ticks ? &v->lat_tick : &v->lat_mcyc;
 
-                if (v->capacity_bytes)
-                        fmt_bytes(cap, sizeof(cap), v->capacity_bytes);
+                if (v->capacity_bytes) {
+                        fmt_size(cap, sizeof(cap), v->capacity_bytes);
+                        if (v->capacity_hi_bytes)
+                                fmt_snprintf(cap + strlen(cap), sizeof(cap) - strlen(cap),
+                                             " (%s..%s)",
+                                             fmt_size(a, sizeof(a), v->capacity_lo_bytes),
+                                             fmt_size(b, sizeof(b), v->capacity_hi_bytes));
+                }
                 if (v->cpuid_capacity_bytes)
-                        fmt_bytes(cp, sizeof(cp), v->cpuid_capacity_bytes);
-                if (c->core_hz)
+                        fmt_size(cp, sizeof(cp), v->cpuid_capacity_bytes);
+                if (l->has_core)
+                        fmt_fixed(core, sizeof(core), (int64_t)v->lat_core.p50, 3);
+                if (l->has_ps)
                         fmt_fixed(ns, sizeof(ns), (int64_t)v->lat_ps.p50, 3);
                 if (k + 1 < l->n)
-                        fmt_fixed(bd, sizeof(bd), (int64_t)l->bound_mcyc[k], 3);
-                fmt_snprintf(rng, sizeof(rng), "  %s..%s",
-                             fmt_fixed(p10, sizeof(p10), (int64_t)v->lat_mcyc.p10, 3),
-                             fmt_fixed(p90, sizeof(p90), (int64_t)v->lat_mcyc.p90, 3));
-                rep_buf_printf(out, "  %-5s %-10s %-10s %-9s %10s %-21s %9s %s\n", v->name, cap, cp,
-                               lat_agree_name(v->agreement),
-                               fmt_fixed(p50, sizeof(p50), (int64_t)v->lat_mcyc.p50, 3), rng, ns, bd);
+                        fmt_fixed(bd, sizeof(bd), (int64_t)(l->has_ticks ? l->bound_tick[k]
+                                                                          : l->bound_mcyc[k]), 3);
+                fmt_snprintf(p50, sizeof(p50), "%s (%s..%s)",
+                             fmt_fixed(x, sizeof(x), (int64_t)t->p50, 3),
+                             fmt_fixed(y, sizeof(y), (int64_t)t->p50_lo, 3),
+                             fmt_fixed(z, sizeof(z), (int64_t)t->p50_hi, 3));
+                fmt_snprintf(rng, sizeof(rng), "%s..%s",
+                             fmt_fixed(x, sizeof(x), (int64_t)t->p10, 3),
+                             fmt_fixed(y, sizeof(y), (int64_t)t->p90, 3));
+                rep_buf_printf(out, "  %-5s %-28s %-8s %-8s %-26s %-21s %11s %9s %s\n", v->name,
+                               cap, cp, lat_agree_name(v->agreement), p50, rng, core, ns, bd);
         }
         for (unsigned b = 0; b < ARRAY_SIZE(flag_text); b++)
                 if (l->flags & BIT_ULL(b))
@@ -459,8 +361,9 @@ status_t rep_lat_plot(struct rep_buf *out, const struct lat_curve *c, const stru
         for (size_t i = 0; i < c->n; i++)
                 p.g[row_of(&p, c->pts[i].p50_mcyc)][col_of(&p, c->pts[i].ws_bytes)] = '*';
 
-        rep_buf_printf(out, "latency per load, cycles (log) against working set (log); * p50, : p10..p90,"
-                            " - - bucket bounds\n");
+        rep_buf_printf(out, "latency per load in %s (log) by working set (log): * p50, : p10..p90,"
+                            " - - bounds\n",
+                       c->clock == LAT_CLOCK_TSC ? "TSC ticks" : "core cycles");
         for (unsigned r = 0; r < LAT_PLOT_H; r++) {
                 char     lab[16] = "", right[32] = "";
                 /* the latency at the middle of the row */

@@ -1,5 +1,5 @@
 /** @file
- * Outputs of the latency calibration: latency-table.json (schema "pmucal.latency-table/1.1",
+ * Outputs of the latency calibration: latency-table.json (schema "pmucal.latency-table/1.2",
  * documented field by field in docs/latency-table.md), latency-curve.csv (every sweep point),
  * the console levels table and an ASCII plot of the curve readable on a serial console. All
  * writers append text to a caller's struct rep_buf (the caller writes it to a file or prints
@@ -27,14 +27,21 @@
 
 /** Schema name and version (docs/schemas/latency-table.schema.json). Fields are only ever
  *  added within a major version (the minor counts the additions: 1.1 added method.date_zone
- *  and null for every unknown string); readers ignore fields they do not know and reject
- *  another major version. */
-#define LAT_TABLE_SCHEMA       "pmucal.latency-table/1.1"
+ *  and null for every unknown string; 1.2 the clock: every figure in TSC ticks, core cycles
+ *  and ns, method.core_clock, the intervals and the adaptive-window figures); readers ignore
+ *  fields they do not know and reject another major version. */
+#define LAT_TABLE_SCHEMA       "pmucal.latency-table/1.2"
 #define LAT_TABLE_SCHEMA_MAJOR 1
 
-/** Header line of latency-curve.csv. */
+/** Header line of latency-curve.csv for a curve in TSC ticks (every sweep pmucal runs): the
+ *  first seven columns are those of schema 1.0's file, in TSC milli-ticks. */
 #define LAT_CSV_HEADER \
-        "ws_bytes,n_windows,n_disturbed,min_mcyc,p10_mcyc,p50_mcyc,p90_mcyc,p50_cycles,p50_ns"
+        "ws_bytes,n_windows,n_disturbed,min_mtick,p10_mtick,p50_mtick,p90_mtick,p50_tsc_ticks," \
+        "p50_ns,p50_core_cycles,core_per_tsc,p50_lo_mtick,p50_hi_mtick,n_measured"
+/** The same for a curve in core cycles (a core-cycle stamp). */
+#define LAT_CSV_HEADER_CORE \
+        "ws_bytes,n_windows,n_disturbed,min_mcyc,p10_mcyc,p50_mcyc,p90_mcyc,p50_tsc_ticks," \
+        "p50_ns,p50_core_cycles,core_per_tsc,p50_lo_mcyc,p50_hi_mcyc,n_measured"
 
 /** Machine key and method of a table, filled by the caller. Strings may be NULL (written as
  *  null); they are not copied and must outlive the writer call. */
@@ -45,7 +52,6 @@ struct lat_table_meta {
         const char *brand;
         bool        microcode_valid; /* false: microcode not readable, written as null */
         uint64_t    microcode;
-        uint64_t    core_hz;         /* 0 = unknown (null) */
         uint64_t    tsc_hz;          /* 0 = unknown (null) */
         const char *smbios_manufacturer;
         const char *smbios_product;
@@ -57,7 +63,11 @@ struct lat_table_meta {
         uint64_t    page_bytes;      /* page size the buffer was backed with */
         const char *page_tables;     /* whose page tables mapped it ("firmware identity map");
                                         NULL: member left out */
-        uint32_t    n_windows;       /* repetitions per point */
+        uint32_t    n_windows;       /* repetitions per point (at least) */
+        uint32_t    max_windows;     /* adaptive cap; 0 = not recorded (null) */
+        uint32_t    ci_permille;     /* adaptive target, +/- per mille of p50; 0 = none */
+        size_t      n_settled;       /* points whose p50 met it */
+        size_t      n_remeasured;    /* outlier points measured again */
         uint32_t    loads_per_window;/* N of the N/2N difference; 0 = not recorded */
         enum lat_clock clock;
         const char *prefetchers;     /* "off", "on", "unchanged", "failed", "unknown" */
@@ -92,11 +102,13 @@ status_t rep_lat_json(struct rep_buf *out, const struct lat_table_meta *m,
                       const struct lat_curve *c, const struct lat_levels *l,
                       const struct lat_json_section *extra, size_t n_extra);
 
-/** Append latency-curve.csv (LAT_CSV_HEADER, then one line per point; p50_cycles with 3
- *  decimals, p50_ns empty when core_hz is unknown) to @p out. */
+/** Append latency-curve.csv (LAT_CSV_HEADER or, for a core-cycle curve, LAT_CSV_HEADER_CORE,
+ *  then one line per point; p50 in TSC ticks, ns and core cycles with 3 decimals, each empty
+ *  when it cannot be known; core_per_tsc with 6) to @p out. */
 status_t rep_lat_csv(struct rep_buf *out, const struct lat_curve *c);
 
-/** Append the console levels table (one line per level, bounds, flags explained). */
+/** Append the console levels table (one line per level with capacity and its interval,
+ *  p50 in TSC ticks, core cycles and ns with the confidence interval, bounds, flags). */
 status_t rep_lat_levels_text(struct rep_buf *out, const struct lat_curve *c,
                              const struct lat_levels *l);
 

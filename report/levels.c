@@ -98,16 +98,55 @@ static void level_stats(struct lv_work *w, const struct lat_point *p,
         }
         if (!s->min)
                 s->min = s->p10;
+        /* the median of the points' medians, known within the order statistics of their
+         * confidence intervals (a point without one counts as its p50) */
+        size_t lo, hi;
+        lib_median_ci_ranks(k, &lo, &hi);
+        for (unsigned f = 0; f < 2; f++) {
+                size_t m = 0;
+                for (size_t i = pl->first; i <= pl->last; i++)
+                        w->tmp[m++] = !p[i].p50_hi_mcyc ? p[i].p50_mcyc
+                                      : f == 0       ? p[i].p50_lo_mcyc
+                                                     : p[i].p50_hi_mcyc;
+                lib_sort_u64(w->tmp, m);
+                if (f == 0)
+                        s->p50_lo = w->tmp[lo] < s->p50 ? w->tmp[lo] : s->p50;
+                else
+                        s->p50_hi = w->tmp[hi] > s->p50 ? w->tmp[hi] : s->p50;
+        }
 }
 
-static uint64_t mcyc_to_ps(uint64_t mcyc, uint64_t core_hz)
+/* The interval of working sets the half-way crossing between plateaus a and a+1 (at @p half
+ * milli-units) may lie in, given each point's confidence interval: from the point before the
+ * first one that could be at or above half, to the point after the last one that could be
+ * below it; at least the two points bracketing @p cap. */
+static void capacity_interval(const struct lat_point *p, size_t first, size_t last,
+                              uint64_t half, uint64_t cap, uint64_t *lo, uint64_t *hi)
 {
-        /* ps = mcyc / 1000 / hz * 1e12 = mcyc * 1e9 / hz; mcyc < 1.8e10 keeps it in range. */
-        if (!core_hz)
-                return 0;
-        if (mcyc > UINT64_MAX / 1000000000ull)
-                return UINT64_MAX;
-        return (mcyc * 1000000000ull + core_hz / 2) / core_hz;
+        size_t i_lo = last, i_hi = first;
+
+        for (size_t i = first; i <= last; i++) {
+                uint64_t l = p[i].p50_hi_mcyc ? p[i].p50_lo_mcyc : p[i].p50_mcyc;
+                uint64_t h = p[i].p50_hi_mcyc ? p[i].p50_hi_mcyc : p[i].p50_mcyc;
+                if (h >= half && i < i_lo)
+                        i_lo = i;
+                if (l <= half)
+                        i_hi = i;
+        }
+        *lo = p[i_lo > first ? i_lo - 1 : first].ws_bytes;
+        *hi = p[i_hi < last ? i_hi + 1 : last].ws_bytes;
+        for (size_t i = first; i < last; i++)
+                if (p[i].ws_bytes <= cap && p[i + 1].ws_bytes >= cap) {
+                        if (p[i].ws_bytes < *lo)
+                                *lo = p[i].ws_bytes;
+                        if (p[i + 1].ws_bytes > *hi)
+                                *hi = p[i + 1].ws_bytes;
+                        break;
+                }
+        if (*lo > cap)
+                *lo = cap;
+        if (*hi < cap)
+                *hi = cap;
 }
 
 /* Non-decreasing least-squares fit of ly[first..last] into fit[] (pool adjacent violators):
@@ -140,7 +179,7 @@ static void monotone_fit(struct lv_work *w, size_t first, size_t last)
  * its capacity. The half-way point in log (the geometric mean) lies at a third of the misses
  * and came out 10-30 % low on this machine's L2. Found on the monotone fit of log latency over
  * both plateaus, interpolated in log-log between the two points bracketing it. */
-static uint64_t half_rise_bytes(struct lv_work *w, size_t a)
+static uint64_t half_rise_bytes(struct lv_work *w, size_t a, uint64_t *half)
 {
         const struct lv_plateau *A = &w->pl[a], *B = &w->pl[a + 1];
         uint64_t lo = rep_exp2_q8(lv_median_range(w, w->ly, A->first, A->last));
@@ -148,6 +187,7 @@ static uint64_t half_rise_bytes(struct lv_work *w, size_t a)
         uint32_t t  = rep_log2_q8(lo / 2 + hi / 2);
         size_t   i  = A->first;
 
+        *half = lo / 2 + hi / 2;
         monotone_fit(w, A->first, B->last);
         while (i < B->last && w->fit[i] < t)
                 i++;
@@ -238,10 +278,6 @@ static void build_levels(struct lv_work *w, const struct lat_curve *c,
                 lv->ws_lo_bytes = c->pts[lv->first].ws_bytes;
                 lv->ws_hi_bytes = c->pts[lv->last].ws_bytes;
                 level_stats(w, c->pts, &w->pl[k], &lv->lat_mcyc);
-                lv->lat_ps = (struct lat_stat){
-                        mcyc_to_ps(lv->lat_mcyc.min, c->core_hz), mcyc_to_ps(lv->lat_mcyc.p10, c->core_hz),
-                        mcyc_to_ps(lv->lat_mcyc.p50, c->core_hz), mcyc_to_ps(lv->lat_mcyc.p90, c->core_hz),
-                };
                 if (w->n_pl == 1) {
                         set_name(lv, "flat");
                         continue;
@@ -253,7 +289,11 @@ static void build_levels(struct lv_work *w, const struct lat_curve *c,
                 fmt_snprintf(nm, sizeof(nm), "L%zu", k + 1);
                 set_name(lv, nm);
                 if (k + 1 < w->n_pl) {
-                        lv->capacity_bytes = (half_rise_bytes(w, k) + 32) & ~63ull;
+                        uint64_t half;
+                        lv->capacity_bytes = (half_rise_bytes(w, k, &half) + 32) & ~63ull;
+                        capacity_interval(c->pts, w->pl[k].first, w->pl[k + 1].last, half,
+                                          lv->capacity_bytes, &lv->capacity_lo_bytes,
+                                          &lv->capacity_hi_bytes);
                         cross_check(lv, cc, n_cc, &next_cc, step);
                         if (lv->agreement == LAT_AGREE_SMALLER || lv->agreement == LAT_AGREE_LARGER)
                                 out->flags |= LAT_F_CPUID_DIFFERS;
@@ -266,7 +306,7 @@ static void build_levels(struct lv_work *w, const struct lat_curve *c,
 /* Upper bound of level k: geometric mean of its p90 and the next level's p10 (the middle of
  * the gap between the two spreads on a log scale); when the spreads overlap, the geometric
  * mean of the two medians. */
-static void set_bounds(struct lat_levels *out, uint64_t core_hz)
+static void set_bounds(struct lat_levels *out)
 {
         for (size_t k = 0; k + 1 < out->n; k++) {
                 const struct lat_stat *a = &out->lv[k].lat_mcyc, *b = &out->lv[k + 1].lat_mcyc;
@@ -281,7 +321,60 @@ static void set_bounds(struct lat_levels *out, uint64_t core_hz)
                 if (bound < a->p50)
                         bound = a->p50;
                 out->bound_mcyc[k] = bound;
-                out->bound_ps[k]   = mcyc_to_ps(bound, core_hz);
+        }
+}
+
+/* One figure of the curve's clock in TSC milli-ticks, core milli-cycles and ps. */
+static void convert(const struct lat_curve *c, uint32_t ppm, uint64_t v, uint64_t *tick,
+                    uint64_t *core, uint64_t *ps)
+{
+        if (c->clock == LAT_CLOCK_TSC) {
+                *tick = v;
+                *core = ppm ? lat_ticks_to_core(v, ppm) : 0;
+                *ps   = lat_milli_to_ps(v, c->tsc_hz);
+        } else {
+                *core = v;
+                *tick = lat_core_to_ticks(v, ppm);
+                *ps   = lat_milli_to_ps(v, c->core_hz);
+        }
+}
+
+static void convert_stat(const struct lat_curve *c, uint32_t ppm, const struct lat_stat *v,
+                         struct lat_stat *tick, struct lat_stat *core, struct lat_stat *ps)
+{
+        convert(c, ppm, v->min, &tick->min, &core->min, &ps->min);
+        convert(c, ppm, v->p10, &tick->p10, &core->p10, &ps->p10);
+        convert(c, ppm, v->p50, &tick->p50, &core->p50, &ps->p50);
+        convert(c, ppm, v->p90, &tick->p90, &core->p90, &ps->p90);
+        convert(c, ppm, v->p50_lo, &tick->p50_lo, &core->p50_lo, &ps->p50_lo);
+        convert(c, ppm, v->p50_hi, &tick->p50_hi, &core->p50_hi, &ps->p50_hi);
+}
+
+/* Every level and bound in TSC ticks, core cycles and ns: each level with the median core:TSC
+ * ratio of its own points (the clock may differ between a cache-bound and a DRAM-bound
+ * plateau), a bound with the ratio of the level below it; the curve's ratio where a level's
+ * points have none. */
+static void set_units(struct lv_work *w, const struct lat_curve *c, struct lat_levels *out)
+{
+        bool core_clock = c->clock != LAT_CLOCK_TSC;
+
+        out->has_core  = core_clock || c->core_ppm;
+        out->has_ticks = !core_clock || c->core_ppm;
+        out->has_ps    = core_clock ? c->core_hz != 0 : c->tsc_hz != 0;
+        for (size_t k = 0; k < out->n; k++) {
+                struct lat_level *lv = &out->lv[k];
+                size_t            m  = 0;
+
+                for (size_t i = lv->first; i <= lv->last; i++)
+                        if (c->pts[i].core_ppm)
+                                w->tmp[m++] = c->pts[i].core_ppm;
+                lib_sort_u64(w->tmp, m);
+                lv->core_ppm = m ? (uint32_t)w->tmp[(m - 1) / 2] : c->core_ppm;
+                convert_stat(c, lv->core_ppm, &lv->lat_mcyc, &lv->lat_tick, &lv->lat_core,
+                             &lv->lat_ps);
+                if (k + 1 < out->n)
+                        convert(c, lv->core_ppm, out->bound_mcyc[k], &out->bound_tick[k],
+                                &out->bound_core[k], &out->bound_ps[k]);
         }
 }
 
@@ -315,10 +408,8 @@ status_t rep_levels_detect(const struct lat_curve *c, const struct cpu_info *cpu
         memset(out, 0, sizeof(*out));
         if (!curve_ok(c))
                 return ST_BAD_ARG;
-        if (!c->core_hz)
-                out->flags |= LAT_F_NO_CORE_HZ;
         out->clock    = c->clock;
-        out->clock_hz = c->core_hz;
+        out->clock_hz = c->clock == LAT_CLOCK_TSC ? c->tsc_hz : c->core_hz;
 
         lv_logs_fill(&w, c->pts, c->n);
         lv_noise_estimate(&w, c->pts, c->n, out);
@@ -343,7 +434,10 @@ status_t rep_levels_detect(const struct lat_curve *c, const struct cpu_info *cpu
         if (w.n_pl == 1)
                 out->flags |= LAT_F_NO_HIERARCHY;
         build_levels(&w, c, cpu, out);
-        set_bounds(out, c->core_hz);
+        set_bounds(out);
+        set_units(&w, c, out);
+        if (!out->has_core)
+                out->flags |= LAT_F_NO_CORE_HZ;
         return ST_OK;
 }
 

@@ -32,21 +32,30 @@ enum lat_agree {
         LAT_AGREE_LARGER,       /* detected capacity larger than CPUID says */
 };
 
-/** A latency distribution, in milli-cycles or picoseconds as the member name says. */
+/** A latency distribution, in the milli-units or picoseconds the member name says, with the
+ *  95 % confidence interval of p50 (p50_lo..p50_hi; both 0 when not known). */
 struct lat_stat {
         uint64_t min, p10, p50, p90;
+        uint64_t p50_lo, p50_hi;
 };
 
 /** One detected level. */
 struct lat_level {
         char            name[8];              /* "L1", "L2", "L3", "L4", "DRAM"; "flat" alone */
-        uint64_t        capacity_bytes;       /* last working set before the next rise starts;
+        uint64_t        capacity_bytes;       /* where half the loads miss (see Detection);
                                                  0 for the last level (no upper end measured) */
+        uint64_t        capacity_lo_bytes;    /* the interval the half-way crossing may lie in */
+        uint64_t        capacity_hi_bytes;    /* given the points' confidence intervals */
         uint64_t        cpuid_capacity_bytes; /* 0 = no corresponding CPUID cache */
         uint8_t         cpuid_level;          /* level of that CPUID cache, 0 = none */
         enum lat_agree  agreement;
-        struct lat_stat lat_mcyc;             /* over the plateau's points, milli-cycles */
-        struct lat_stat lat_ps;               /* the same in picoseconds (0 when core_hz = 0) */
+        struct lat_stat lat_mcyc;             /* over the plateau's points, milli-units of the
+                                                 curve's clock */
+        struct lat_stat lat_tick;             /* the same in TSC milli-ticks (levels.has_ticks) */
+        struct lat_stat lat_core;             /* ... in core milli-cycles (levels.has_core) */
+        struct lat_stat lat_ps;               /* ... in picoseconds (levels.has_ps) */
+        uint32_t        core_ppm;             /* core:TSC ratio of the plateau, per 10^6; 0 =
+                                                 unknown */
         size_t          first, last;          /* plateau point index range in the curve, inclusive */
         uint64_t        ws_lo_bytes, ws_hi_bytes; /* working sets of points first and last */
 };
@@ -58,7 +67,7 @@ struct lat_level {
 #define LAT_F_NO_DRAM       BIT_ULL(3) /* sweep ended inside the largest CPUID cache */
 #define LAT_F_TAIL_RISING   BIT_ULL(4) /* latency still rising at the largest working set */
 #define LAT_F_OVERLAP       BIT_ULL(5) /* two adjacent levels' p10..p90 spreads overlap */
-#define LAT_F_NO_CORE_HZ    BIT_ULL(6) /* core_hz unknown: no picosecond figures */
+#define LAT_F_NO_CORE_HZ    BIT_ULL(6) /* no core clock readable: no core-cycle figures */
 #define LAT_F_FEW_POINTS    BIT_ULL(7) /* too few points to detect anything but one level */
 
 /** The detected hierarchy. bound_mcyc[i] is the upper bound of level i (a latency
@@ -67,13 +76,16 @@ struct lat_levels {
         struct lat_level lv[LAT_MAX_LEVELS];
         size_t           n;
         uint64_t         bound_mcyc[LAT_MAX_LEVELS - 1]; /* n - 1 valid entries */
-        uint64_t         bound_ps[LAT_MAX_LEVELS - 1];
+        uint64_t         bound_tick[LAT_MAX_LEVELS - 1]; /* the same in TSC milli-ticks, */
+        uint64_t         bound_core[LAT_MAX_LEVELS - 1]; /* core milli-cycles */
+        uint64_t         bound_ps[LAT_MAX_LEVELS - 1];   /* and picoseconds */
+        bool             has_ticks, has_core, has_ps;    /* which of those are known */
         uint64_t         flags;                          /* LAT_F_* */
         uint32_t         noise_q8;   /* point-to-point noise of log2(p50), Q8 (256 = 1 octave) */
         uint32_t         spread_q8;  /* median log2(p90 / p10) of the points, Q8 */
         enum lat_clock   clock;      /* the curve's clock: LAT_CLOCK_TSC means the *_mcyc
                                         figures are TSC ticks, not core cycles */
-        uint64_t         clock_hz;   /* rate of those cycles (lat_curve.core_hz; 0 = unknown) */
+        uint64_t         clock_hz;   /* rate of that clock (tsc_hz or core_hz; 0 = unknown) */
 };
 
 /** Detect the levels of @p c (points in ascending ws_bytes, p50 > 0). @p cpu may be NULL (no

@@ -14,10 +14,43 @@ static const char       *prefixes[MAX_PREFIXES];
 static unsigned          n_prefixes;
 static struct rep_counts counts;
 
-static void emit(const char *s, size_t n)
+/* SKIP lines waiting to be printed: consecutive ones under one prefix path with one reason
+ * become one line with their count (each still counted in the summary). */
+static struct {
+        char     line[LINE_MAX]; /* the first one, as it would print */
+        size_t   len;
+        size_t   head;           /* "SKIP: prefix: prefix: " */
+        size_t   reason;         /* where its reason starts */
+        unsigned n;              /* 0: none waiting */
+} pend;
+
+static void emit_raw(const char *s, size_t n)
 {
         for (unsigned i = 0; i < n_sinks; i++)
                 sinks[i].write(sinks[i].ctx, s, n);
+}
+
+void rep_flush(void)
+{
+        char     cnt[24];
+        unsigned n = pend.n;
+
+        if (!n)
+                return;
+        pend.n = 0;
+        if (n == 1) {
+                emit_raw(pend.line, pend.len);
+                return;
+        }
+        emit_raw(pend.line, pend.head);
+        emit_raw(cnt, (size_t)fmt_snprintf(cnt, sizeof(cnt), "%u checks: ", n));
+        emit_raw(pend.line + pend.reason, pend.len - pend.reason);
+}
+
+static void emit(const char *s, size_t n)
+{
+        rep_flush();
+        emit_raw(s, n);
 }
 
 status_t rep_buf_append(struct rep_buf *b, const char *s, size_t n)
@@ -108,6 +141,7 @@ status_t rep_add_sink(struct rep_sink sink)
 
 void rep_reset(void)
 {
+        pend.n     = 0;
         n_sinks    = 0;
         n_prefixes = 0;
         counts     = (struct rep_counts){ 0 };
@@ -217,14 +251,52 @@ bool rep_check(bool pass, const char *fmt, ...)
         return pass;
 }
 
+/* Length of "SKIP: prefix: prefix: " as compose() writes it. */
+static size_t head_len(const char *tag)
+{
+        unsigned depth = n_prefixes < MAX_PREFIXES ? n_prefixes : MAX_PREFIXES;
+        size_t   len   = strlen(tag) + 2;
+
+        for (unsigned i = 0; i < depth; i++)
+                len += strlen(prefixes[i]) + 2;
+        return len;
+}
+
 void rep_skip(const char *fmt, ...)
 {
+        char    line[LINE_MAX];
         va_list ap;
+        size_t  len, head = head_len("SKIP"), reason;
 
-        va_start(ap, fmt);
-        verdict("SKIP", NULL, fmt, ap);
-        va_end(ap);
         counts.n_skip++;
+        va_start(ap, fmt);
+        len = compose(line, sizeof(line), "SKIP", NULL, fmt, ap);
+        va_end(ap);
+        if (len >= sizeof(line) || head >= len) {
+                va_start(ap, fmt);
+                verdict("SKIP", NULL, fmt, ap); /* too long to hold: printed as it is */
+                va_end(ap);
+                return;
+        }
+        /* the reason: what follows the check's name ("name: reason"), else the message */
+        reason = head;
+        for (size_t i = head; i + 1 < len; i++)
+                if (line[i] == ':' && line[i + 1] == ' ') {
+                        reason = i + 2;
+                        break;
+                }
+        if (pend.n && pend.head == head && !memcmp(pend.line, line, head) &&
+            pend.len - pend.reason == len - reason &&
+            !memcmp(pend.line + pend.reason, line + reason, len - reason)) {
+                pend.n++;
+                return;
+        }
+        rep_flush();
+        memcpy(pend.line, line, len);
+        pend.len    = len;
+        pend.head   = head;
+        pend.reason = reason;
+        pend.n      = 1;
 }
 
 /* The layers below the report say what happened through lib/log.h; their messages become
@@ -272,6 +344,7 @@ struct rep_counts rep_get_counts(void)
 
 int rep_summary(void)
 {
+        rep_flush();
         rep_printf("SUMMARY: %u passed, %u failed, %u skipped\n", counts.n_pass, counts.n_fail,
                    counts.n_skip);
         if (counts.n_fail)

@@ -57,8 +57,14 @@ void rep_pop(void);
 
 /** Print PASS or FAIL with the prefix path and message; returns @p pass. */
 bool rep_check(bool pass, const char *fmt, ...) PRINTF_FMT(2, 3);
-/** Print SKIP with the reason; counted as skipped. */
+/** Print SKIP with the reason; counted as skipped. Written "check: reason", consecutive SKIPs
+ *  under one prefix path with one reason print as one line, "SKIP: prefix: N checks: reason"
+ *  (the details stay in the phase's JSON; the summary counts each). The line is held until
+ *  the next line of any kind, rep_flush() or rep_summary(). */
 void rep_skip(const char *fmt, ...) PRINTF_FMT(1, 2);
+
+/** Print the SKIP line rep_skip may be holding. */
+void rep_flush(void);
 /** Print INFO (not counted). */
 void rep_info(const char *fmt, ...) PRINTF_FMT(1, 2);
 /** Print WARN (not counted). */

@@ -125,12 +125,15 @@ status_t tlb_class_cost(const struct tlb_result *r, enum tlb_class cls, uint64_t
 status_t tlb_report_console(const struct tlb_result *r, size_t n, struct rep_buf *out);
 
 /** Schema name and version of the TLB table (docs/schemas/tlb-table.schema.json); 1.1: null
- *  for a level's unknown CPUID figures. */
-#define TLB_TABLE_SCHEMA "pmucal.tlb/1.1"
+ *  for a level's unknown CPUID figures; 1.2: the clock, and every figure in TSC ticks, core
+ *  cycles and ns. */
+#define TLB_TABLE_SCHEMA "pmucal.tlb/1.2"
 
-/** Write the "tlb" object (schema TLB_TABLE_SCHEMA, docs/tlb-table.md) under @p key (NULL in an
- *  array or at top level) into @p w. Errors are sticky in @p w. */
-void tlb_json_write(struct json_w *w, const char *key, const struct tlb_result *r, size_t n);
+/** Write the "tlb" object (schema TLB_TABLE_SCHEMA, docs/tlb-table.md) under @p key (NULL in
+ *  an array or at top level) into @p w, its figures described by @p clk (NULL: no clock
+ *  known: the core and ns figures are null). Errors are sticky in @p w. */
+void tlb_json_write(struct json_w *w, const char *key, const struct tlb_result *r, size_t n,
+                    const struct lat_clock_desc *clk);
 
 /** Append every point of the @p n curves to @p out as tlb-curve.csv: a header line, then
  *  side,page_bytes,pte,n_pages,n_windows,min_mcyc,p10_mcyc,p50_mcyc,p90_mcyc,ctl_p50_mcyc. */

@@ -102,7 +102,57 @@ status_t tlb_report_console(const struct tlb_result *r, size_t n, struct rep_buf
         return st;
 }
 
-void tlb_json_write(struct json_w *w, const char *key, const struct tlb_result *r, size_t n)
+/* One figure of the table (TSC milli-ticks) in the three named units; null where unknown. */
+static void json_units(struct json_w *w, const char *stem, bool has, uint64_t mtick,
+                       const struct lat_clock_desc *clk)
+{
+        char key[48];
+
+        fmt_snprintf(key, sizeof(key), "%s_tsc_ticks", stem);
+        if (has)
+                json_fixed(w, key, (int64_t)mtick, 3);
+        else
+                json_null(w, key);
+        fmt_snprintf(key, sizeof(key), "%s_core_cycles", stem);
+        if (has && clk && clk->core_ppm)
+                json_fixed(w, key, (int64_t)lat_ticks_to_core(mtick, clk->core_ppm), 3);
+        else
+                json_null(w, key);
+        fmt_snprintf(key, sizeof(key), "%s_ns", stem);
+        if (has && clk && clk->tsc_hz)
+                json_fixed(w, key, (int64_t)lat_milli_to_ps(mtick, clk->tsc_hz), 3);
+        else
+                json_null(w, key);
+}
+
+/* "clock": what the figures are in and how to turn them into core cycles and ns. */
+static void json_clock(struct json_w *w, const struct lat_clock_desc *clk)
+{
+        json_obj_begin(w, "clock");
+        json_str(w, "figures", "tsc_ticks");
+        if (clk && clk->tsc_hz)
+                json_u64(w, "tsc_hz", clk->tsc_hz);
+        else
+                json_null(w, "tsc_hz");
+        if (clk && clk->core_ppm && clk->tsc_hz)
+                json_u64(w, "core_hz", lat_ticks_to_core(clk->tsc_hz, clk->core_ppm));
+        else
+                json_null(w, "core_hz");
+        if (clk && clk->core_ppm) {
+                json_fixed(w, "core_per_tsc", (int64_t)clk->core_ppm, 6);
+                json_str(w, "core_source", clk->core_source ? clk->core_source : "?");
+                json_null(w, "reason");
+        } else {
+                json_null(w, "core_per_tsc");
+                json_null(w, "core_source");
+                json_str(w, "reason", clk && clk->core_why ? clk->core_why
+                                                            : "no core clock was measured");
+        }
+        json_obj_end(w);
+}
+
+void tlb_json_write(struct json_w *w, const char *key, const struct tlb_result *r, size_t n,
+                    const struct lat_clock_desc *clk)
 {
         if (!w)
                 return;
@@ -113,7 +163,8 @@ void tlb_json_write(struct json_w *w, const char *key, const struct tlb_result *
         }
         json_obj_begin(w, key);
         json_str(w, "schema", TLB_TABLE_SCHEMA);
-        json_str(w, "units", "mcyc");
+        json_str(w, "units", "mcyc"); /* schema 1.0: the *_mcyc members, TSC milli-ticks */
+        json_clock(w, clk);
         json_arr_begin(w, "curves");
         for (size_t i = 0; i < n; i++) {
                 const struct tlb_result *x = &r[i];
@@ -157,6 +208,11 @@ void tlb_json_write(struct json_w *w, const char *key, const struct tlb_result *
                                          (p->added_mcyc + x->plat[k + 1].added_mcyc) / 2);
                         else
                                 json_null(w, "upper_added_mcyc");
+                        json_units(w, "lat", true, p->lat_mcyc, clk);
+                        json_units(w, "added", true, p->added_mcyc, clk);
+                        json_units(w, "upper_added", k + 1 < x->n_plat,
+                                   (p->added_mcyc + (k + 1 < x->n_plat
+                                                     ? x->plat[k + 1].added_mcyc : 0)) / 2, clk);
                         json_u64(w, "first_pages", p->first_n);
                         json_u64(w, "last_pages", p->last_n);
                         json_obj_end(w);

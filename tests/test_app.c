@@ -187,6 +187,10 @@ static void test_malformed_config(void **state)
         want(con, "WARN: config: pmucal/pmucal.cfg:2: malformed");
         want(con, "WARN: config: pmucal/pmucal.cfg:3: unknown key");
         want(con, "WARN: config: pmucal/pmucal.cfg:4: bad value");
+        /* the kind is said once */
+        assert_null(strstr(con, "unknown key: unknown key"));
+        assert_null(strstr(con, "bad value: bad value"));
+        assert_null(strstr(con, "latency: latency:"));
         want(con, "repetitions   = 21");
         assert_int_equal(out.debug_exit, 0);
         assert_int_equal(out.leave, PMUCAL_LEAVE_RETURN); /* the bad value kept the default */

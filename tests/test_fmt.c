@@ -194,6 +194,43 @@ static void test_fixed(void **state)
         assert_string_equal(fmt_fixed(small, sizeof(small), 1234, 3), "1.2");
 }
 
+/* The one rule for sizes: bytes below 1 KiB, whole units when whole, else one decimal. */
+static void test_size(void **state)
+{
+        static const struct {
+                uint64_t    v;
+                const char *want;
+        } sizes[] = {
+                { 0, "0 B" },
+                { 1023, "1023 B" },
+                { 1024, "1 KiB" },
+                { 27008, "26.4 KiB" },           /* 26.375 rounds up */
+                { 31539, "30.8 KiB" },
+                { 32768, "32 KiB" },
+                { 1048575, "1024.0 KiB" },       /* not a whole MiB: stays KiB with a decimal */
+                { 1048576, "1 MiB" },
+                { 11 * 1048576 / 10, "1.1 MiB" },
+                { 3ull << 30, "3 GiB" },
+                { 5ull << 40, "5 TiB" },
+                { 4096ull << 40, "4096 TiB" },
+                { UINT64_MAX, "16777216.0 TiB" },
+        };
+        char buf[32], small[5];
+        (void)state;
+        for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+                assert_string_equal(fmt_size(buf, sizeof(buf), sizes[i].v), sizes[i].want);
+        assert_string_equal(fmt_size(small, sizeof(small), 32768), "32 K");
+}
+
+static void test_family_model(void **state)
+{
+        char buf[32];
+        (void)state;
+        assert_string_equal(fmt_family_model(buf, sizeof(buf), 0x19, 0x11), "19h/11h (25/17)");
+        assert_string_equal(fmt_family_model(buf, sizeof(buf), 6, 0x8f), "6h/8fh (6/143)");
+        assert_string_equal(fmt_family_model(buf, sizeof(buf), 0xf, 0x6b), "fh/6bh (15/107)");
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -201,6 +238,8 @@ int main(void)
                 cmocka_unit_test(test_truncation),
                 cmocka_unit_test(test_own_rules),
                 cmocka_unit_test(test_fixed),
+                cmocka_unit_test(test_size),
+                cmocka_unit_test(test_family_model),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

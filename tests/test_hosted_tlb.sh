@@ -38,6 +38,35 @@ t "$([ -s "$out/tlb-curve.csv" ] && head -1 "$out/tlb-curve.csv" | grep -q '^sid
   "tlb-curve.csv written with its header"
 errs=$("${PMUCAL_PYTHON:-python3}" tests/check_schemas.py "$out/tlb-table.json" 2>&1)
 t $? "tlb-table.json validates against docs/schemas/tlb-table.schema.json${errs:+ ($errs)}"
+# The clock: its own fields; every class in TSC ticks, core cycles and ns; core null with the
+# reason where no core clock reads, never the tick figure again.
+why=$(python3 - "$out/tlb-table.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+ck, bad = t["clock"], []
+for c in t["curves"]:
+    for k in c["classes"]:
+        if abs(k["lat_tsc_ticks"] - k["lat_mcyc"] / 1000) > 0.0006:
+            bad.append("lat_tsc_ticks")
+        if abs(k["lat_ns"] - k["lat_tsc_ticks"] * 1e9 / ck["tsc_hz"]) > 0.002:
+            bad.append("lat_ns")
+        if ck["core_per_tsc"] is None and k["lat_core_cycles"] is not None:
+            bad.append("core figure without a core clock")
+        if ck["core_per_tsc"] is not None and abs(k["lat_core_cycles"] - k["lat_tsc_ticks"] * ck["core_per_tsc"]) > 0.002:
+            bad.append("core is not ticks x ratio")
+if ck["core_per_tsc"] is None and (ck["core_hz"] is not None or not ck["reason"]):
+    bad.append("no core clock but core_hz %s, reason %r" % (ck["core_hz"], ck["reason"]))
+print(ck["core_source"] or "no core clock (%s)" % ck["reason"], "; ".join(sorted(set(bad))))
+sys.exit(1 if bad else 0)
+PY
+)
+t $? "tlb-table.json clock: $why"
+# The latency table in the same folder gets the TLB table as its tlb member.
+"$B/host/pmucal-host" --out "$out/lat" --cpu "$cpu" --quick >"$out/lat.txt" 2>&1 &&
+        "$bin" --tlb --out "$out/lat" --cpu "$cpu" --quick --page 4k >"$out/lat-tlb.txt" 2>&1
+t "$(python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); sys.exit(not t["tlb"]["schema"].startswith("pmucal.tlb/1.") or not t["tlb"]["curves"])' "$out/lat/latency-table.json" 2>/dev/null &&
+     "$B/host/pmucal-table" classify-tlb "$out/lat/latency-table.json" 4k 1 >/dev/null && echo 0 || echo 1)" \
+  "latency-table.json carries the tlb member, and pmucal-table classify-tlb reads it"
 t "$(grep -q '^PASS: tlb: dtlb 4 KiB: .*every chase returned to its start' "$out/console.txt" && echo 0 || echo 1)" \
   "every chase returned to its start"
 t "$([ "$verdict" = agree ] && echo 0 || echo 1)" \

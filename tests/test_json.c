@@ -331,6 +331,63 @@ static void test_oom_is_sticky(void **state)
         rep_buf_free(&b);
 }
 
+/* A section added to a finished document (the TLB table into the latency table): valid JSON,
+ * the member last, replaced (not doubled) when set again, other members kept. */
+static void test_set_member(void **state)
+{
+        struct rep_buf doc = { 0 }, val = { 0 };
+        struct json_w  w;
+        json_error_t   e;
+        json_t        *j;
+        (void)state;
+
+        json_init(&w, &doc);
+        json_obj_begin(&w, NULL);
+        json_str(&w, "schema", "x/1");
+        json_obj_begin(&w, "machine");
+        json_u64(&w, "n", 1);
+        json_obj_end(&w);
+        json_obj_end(&w);
+        assert_int_equal(json_finish(&w), ST_OK);
+        for (unsigned round = 1; round <= 3; round++) {
+                json_init(&w, &val);
+                json_obj_begin(&w, NULL);
+                json_u64(&w, "round", round);
+                json_arr_begin(&w, "a");
+                json_u64(&w, NULL, 7);
+                json_arr_end(&w);
+                json_obj_end(&w);
+                assert_int_equal(json_finish(&w), ST_OK);
+                assert_int_equal(json_doc_set_member(&doc, "tlb", val.p, val.len), ST_OK);
+                rep_buf_free(&val);
+                j = json_loadb(doc.p, doc.len, 0, &e);
+                if (!j)
+                        fail_msg("%s: %s", e.text, doc.p);
+                assert_int_equal(json_object_size(j), 3);
+                assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "tlb"),
+                                                                    "round")), round);
+                assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "machine"),
+                                                                    "n")), 1);
+                json_decref(j);
+        }
+        assert_non_null(strstr(doc.p, "\n  \"tlb\": {\n    \"round\": 3,")); /* indented */
+        /* a member of that name that is not the last one is not doubled: refused */
+        assert_int_equal(json_doc_set_member(&doc, "other", "1", 1), ST_OK);
+        size_t len = doc.len;
+        assert_int_equal(json_doc_set_member(&doc, "tlb", "2", 1), ST_BAD_ARG);
+        assert_int_equal(doc.len, len);
+        j = json_loadb(doc.p, doc.len, 0, &e);
+        assert_non_null(j);
+        assert_int_equal(json_object_size(j), 4);
+        json_decref(j);
+        struct rep_buf bad = { 0 };
+        rep_buf_printf(&bad, "[1]\n");
+        assert_int_equal(json_doc_set_member(&bad, "tlb", "1", 1), ST_BAD_ARG);
+        assert_int_equal(json_doc_set_member(NULL, "tlb", "1", 1), ST_BAD_ARG);
+        rep_buf_free(&bad);
+        rep_buf_free(&doc);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -338,6 +395,7 @@ int main(void)
                 cmocka_unit_test(test_values),    cmocka_unit_test(test_layout),
                 cmocka_unit_test(test_misuse),    cmocka_unit_test(test_depth),
                 cmocka_unit_test(test_oom_is_sticky),
+                cmocka_unit_test(test_set_member),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -136,7 +136,6 @@ static void test_round_trip(void **state)
 
                 cpu_caches(&cpu);
                 make_curve(&c, rt_cases[i].core_hz, rt_cases[i].flat);
-                m.core_hz = c.core_hz;
                 m.tsc_hz  = c.tsc_hz;
                 lat_table_meta_from_cpu(&m, &cpu);
                 assert_int_equal(rep_levels_detect(&c, rt_cases[i].with_cpu ? &cpu : NULL, &l), ST_OK);
@@ -173,37 +172,61 @@ static void test_round_trip(void **state)
         }
 }
 
+/* latency-curve.csv of a TSC curve: ticks and ns from the TSC; core cycles and the ratio only
+ * where the point measured one, empty otherwise (never the tick figure again). */
 static void test_csv(void **state)
 {
         (void)state;
         struct lat_curve c;
         struct rep_buf   b = { 0 };
-        size_t           n = make_curve(&c, 2500000000ull, false), lines = 0;
+        size_t           n = make_curve(&c, 0, false), lines = 0;
         char            *s, *save = NULL;
 
-        assert_int_equal(rep_lat_csv(&b, &c), ST_OK);
-        for (s = strtok_r(b.p, "\n", &save); s; s = strtok_r(NULL, "\n", &save), lines++) {
-                unsigned long long v[7];
-                double             cyc, ns;
-                if (lines == 0) {
-                        assert_string_equal(s, LAT_CSV_HEADER);
-                        continue;
+        c.clock  = LAT_CLOCK_TSC;
+        c.tsc_hz = 2500000000ull;
+        for (int with_core = 0; with_core <= 1; with_core++) {
+                for (size_t i = 0; i < n; i++)
+                        pts[i].core_ppm = with_core ? 2000000 : 0;
+                lines = 0;
+                assert_int_equal(rep_lat_csv(&b, &c), ST_OK);
+                for (s = strtok_r(b.p, "\n", &save); s; s = strtok_r(NULL, "\n", &save), lines++) {
+                        unsigned long long v[7];
+                        double             tick, ns, core, ratio;
+                        int                used = 0;
+                        if (lines == 0) {
+                                assert_string_equal(s, LAT_CSV_HEADER);
+                                continue;
+                        }
+                        assert_int_equal(sscanf(s, "%llu,%llu,%llu,%llu,%llu,%llu,%llu,%lf,%lf,%n",
+                                                &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+                                                &tick, &ns, &used), 9);
+                        const struct lat_point *p = &pts[lines - 1];
+                        assert_int_equal(v[0], p->ws_bytes);
+                        assert_int_equal(v[2], p->n_disturbed);
+                        assert_int_equal(v[5], p->p50_mcyc);
+                        close_to(tick, p->p50_mcyc);
+                        assert_true(fabs(ns - p->p50_mcyc / 2500.0) < 0.0006); /* 2.5 GHz TSC */
+                        if (with_core) {
+                                assert_int_equal(sscanf(s + used, "%lf,%lf", &core, &ratio), 2);
+                                close_to(core, 2 * p->p50_mcyc);
+                                assert_true(fabs(ratio - 2.0) < 1e-9);
+                        } else {
+                                assert_true(!strncmp(s + used, ",,", 2)); /* core, ratio empty */
+                        }
                 }
-                assert_int_equal(sscanf(s, "%llu,%llu,%llu,%llu,%llu,%llu,%llu,%lf,%lf", &v[0], &v[1],
-                                        &v[2], &v[3], &v[4], &v[5], &v[6], &cyc, &ns), 9);
-                const struct lat_point *p = &pts[lines - 1];
-                assert_int_equal(v[0], p->ws_bytes);
-                assert_int_equal(v[2], p->n_disturbed);
-                assert_int_equal(v[5], p->p50_mcyc);
-                close_to(cyc, p->p50_mcyc);
-                assert_true(fabs(ns - p->p50_mcyc / 2500.0) < 0.0006); /* 2.5 GHz */
+                assert_int_equal(lines, n + 1);
+                rep_buf_free(&b);
         }
-        assert_int_equal(lines, n + 1);
-        rep_buf_free(&b);
 
-        c.core_hz = 0; /* ns column empty */
+        c.tsc_hz = 0; /* ns column empty too */
+        for (size_t i = 0; i < n; i++)
+                pts[i].core_ppm = 0;
         assert_int_equal(rep_lat_csv(&b, &c), ST_OK);
-        assert_non_null(strstr(b.p, ",4.000,\n"));
+        assert_non_null(strstr(b.p, ",4.000,,,,"));
+        rep_buf_free(&b);
+        c.clock = LAT_CLOCK_PMU_CYCLES; /* a core-cycle curve says so in its header */
+        assert_int_equal(rep_lat_csv(&b, &c), ST_OK);
+        assert_true(!strncmp(b.p, LAT_CSV_HEADER_CORE, strlen(LAT_CSV_HEADER_CORE)));
         rep_buf_free(&b);
         assert_int_equal(rep_lat_csv(NULL, &c), ST_BAD_ARG);
         assert_int_equal(rep_lat_csv(&b, NULL), ST_BAD_ARG);

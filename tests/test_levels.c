@@ -221,7 +221,7 @@ static void test_synthetic(void **state)
                 const struct syn *s = &syn_cases[i];
                 for (uint64_t seed = 1; seed <= 8; seed++) {
                         struct lat_levels l;
-                        struct lat_curve  c = { .pts = pts, .core_hz = 3700000000ull };
+                        struct lat_curve  c = { .pts = pts, .tsc_hz = 3700000000ull };
                         c.n = syn_curve(s, pts, seed * 0x9e3779b97f4a7c15ull);
 
                         assert_int_equal(rep_levels_detect(&c, s->cpu ? &cpu : NULL, &l), ST_OK);
@@ -243,7 +243,9 @@ static void test_synthetic(void **state)
                                         assert_int_equal(l.lv[k].agreement, s->want_agree[k]);
                                 else
                                         assert_int_equal(l.lv[k].agreement, LAT_AGREE_NO_CPUID);
-                                /* ps from the 3.7 GHz clock: cycles / 3.7 ns */
+                                /* ps from the 3.7 GHz TSC: ticks / 3.7 ns; no core clock */
+                                assert_false(l.has_core);
+                                assert_int_equal(l.lv[k].lat_core.p50, 0);
                                 uint64_t ps = l.lv[k].lat_mcyc.p50 * 1000000000ull / 3700000000ull;
                                 assert_true(l.lv[k].lat_ps.p50 >= ps && l.lv[k].lat_ps.p50 <= ps + 1);
                         }
@@ -267,7 +269,9 @@ static size_t load_csv(const char *path, struct lat_point *p)
                 if (sscanf(line, "%llu,%llu,%llu,%llu,%llu,%llu,%llu", &v[0], &v[1], &v[2], &v[3],
                            &v[4], &v[5], &v[6]) != 7)
                         continue;
-                p[n++] = (struct lat_point){ v[0], (uint32_t)v[1], (uint32_t)v[2], v[3], v[4], v[5], v[6] };
+                p[n++] = (struct lat_point){ .ws_bytes = v[0], .n_windows = (uint32_t)v[1],
+                                             .n_disturbed = (uint32_t)v[2], .min_mcyc = v[3],
+                                             .p10_mcyc = v[4], .p50_mcyc = v[5], .p90_mcyc = v[6] };
         }
         fclose(f);
         return n;

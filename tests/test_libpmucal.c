@@ -402,7 +402,7 @@ static void test_tlb_roundtrip(void **state)
         char               err[256];
         (void)state;
         json_init(&w, &b);
-        tlb_json_write(&w, NULL, &r, 1);
+        tlb_json_write(&w, NULL, &r, 1, NULL);
         assert_int_equal(json_finish(&w), ST_OK);
         assert_int_equal(pmucal_tlb_load_buf(b.p, b.len, "rt", &t, err, sizeof(err)), PMUCAL_OK);
         const struct pmucal_tlb_curve *c = pmucal_tlb_curve(t, "dtlb", 2 << 20);

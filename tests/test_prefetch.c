@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -113,25 +114,33 @@ static void test_clock_and_guard(void **state)
         struct bench_guard g;
         (void)state;
 
-        /* No APERF/MPERF in CPUID: TSC, whatever the MSRs say. */
+        /* No APERF/MPERF in CPUID: TSC stamps, no core source whatever the MSRs say, and the
+         * reason; the core rate is unknown, not the TSC's. */
         fake_msr_setup(NULL);
         fake_msr_add(MSR_IA32_APERF, 100);
         fake_msr_add(MSR_IA32_MPERF, 100);
         bench_clock_init(&clk, &c, 1000, NULL);
         assert_int_equal(clk.kind, LAT_CLOCK_TSC);
         assert_true(clk.tsc_hz > 0);
-        assert_int_equal(clk.core_hz, clk.tsc_hz);
+        assert_int_equal(clk.core_hz, 0);
+        assert_null(clk.core.name);
+        assert_non_null(strstr(clk.core.why_none, "CPUID.06H:ECX[0]"));
 
-        /* CPUID says yes but the registers do not count (frozen): TSC. */
+        /* CPUID says yes and the registers read, but do not count (frozen): the source is
+         * installed, its windows will give no ratio, and no core rate is made up. */
         c.aperfmperf = true;
         bench_clock_init(&clk, &c, 1000, NULL);
         assert_int_equal(clk.kind, LAT_CLOCK_TSC);
+        assert_string_equal(clk.core.name, "APERF/MPERF");
+        assert_int_equal(clk.core_hz, 0);
 
-        /* CPUID says yes but the registers are absent: TSC. */
+        /* CPUID says yes but the registers are absent: no source, and why. */
         fake_msr_remove(MSR_IA32_APERF);
         bench_clock_init(&clk, &c, 1000, NULL);
         assert_int_equal(clk.kind, LAT_CLOCK_TSC);
-        assert_null(clk.scale);
+        assert_null(clk.core.name);
+        assert_null(clk.core.read);
+        assert_string_equal(clk.core.why_none, "APERF/MPERF do not read back");
 
         /* A steal count that always moves: calibration still ends (20 rounds, 2 reads each)
          * and gives a TSC rate. */

@@ -86,8 +86,47 @@ static void test_verdict_lines(void **state)
                 emit_kind(lines[i].kind, lines[i].msg);
                 while (n--)
                         rep_pop();
+                rep_flush(); /* a SKIP line is held until the next line */
                 assert_string_equal(text(), lines[i].want);
         }
+}
+
+/* SKIPs under one prefix path with one reason print as one line with their count; the summary
+ * still counts each; another reason, another prefix or any line between starts a new group. */
+static void test_skip_collapse(void **state)
+{
+        (void)state;
+        clear();
+        rep_push("sampling");
+        rep_push("ibs-op");
+        for (unsigned i = 0; i < 12; i++)
+                rep_skip("check %u: CPUID.80000001H:ECX[10] IBS is clear", i);
+        rep_skip("sample-count: no PMU");
+        rep_pop();
+        rep_push("pebs");
+        rep_skip("addresses L1: no PMU");
+        rep_skip("addresses L2: no PMU");
+        rep_info("between");
+        rep_skip("addresses L3: no PMU");
+        rep_skip("no name, one reason");
+        rep_skip("no name, one reason");
+        rep_pop();
+        for (unsigned i = 0; i < 3; i++) { /* a prefix pushed around each SKIP: still one run */
+                rep_push("lbr");
+                rep_skip("check %u: not an Intel CPU", i);
+                rep_pop();
+        }
+        rep_pop();
+        assert_int_equal(rep_summary(), 2);
+        assert_string_equal(text(),
+                            "SKIP: sampling: ibs-op: 12 checks: CPUID.80000001H:ECX[10] IBS is clear\n"
+                            "SKIP: sampling: ibs-op: sample-count: no PMU\n"
+                            "SKIP: sampling: pebs: 2 checks: no PMU\n"
+                            "INFO: sampling: pebs: between\n"
+                            "SKIP: sampling: pebs: addresses L3: no PMU\n"
+                            "SKIP: sampling: pebs: 2 checks: no name, one reason\n"
+                            "SKIP: sampling: lbr: 3 checks: not an Intel CPU\n"
+                            "SUMMARY: 0 passed, 0 failed, 21 skipped\n");
 }
 
 static void test_formatting_and_return(void **state)
@@ -306,6 +345,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_err, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_long_lines, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_sinks, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_skip_collapse, setup, teardown),
                 cmocka_unit_test(test_buf),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -50,11 +50,55 @@ static void test_nearest_rank(void **state)
                 assert_int_equal(lib_pct_nearest_rank(v, cases[i].n, cases[i].pct), cases[i].want);
 }
 
+/* The median's confidence ranks against the exact binomial coverage: P(x(lo) <= median <=
+ * x(hi)) = P(lo < B <= hi) with B ~ Binomial(n, 1/2) must reach 95 % for n >= 6 (and not be
+ * much wider than needed: dropping a rank at each end must fall below 97 %). */
+static void test_median_ci_ranks(void **state)
+{
+        (void)state;
+        for (size_t n = 1; n <= 400; n++) {
+                size_t lo, hi;
+                double pk[401], c = 0;
+                lib_median_ci_ranks(n, &lo, &hi);
+                assert_true(lo <= hi && hi < n);
+                assert_true(lo <= (n - 1) / 2 && hi >= n / 2);
+                pk[0] = 1;
+                for (size_t k = 1; k <= n; k++)
+                        pk[k] = pk[k - 1] * (double)(n - k + 1) / (double)k;
+                double tot = 0;
+                for (size_t k = 0; k <= n; k++)
+                        tot += pk[k];
+                /* order statistic x(lo+1) (1-based) <= median <= x(hi+1): lo+1 <= B <= hi */
+                for (size_t k = lo + 1; k <= hi; k++)
+                        c += pk[k] / tot;
+                if (n >= 6)
+                        assert_true(c >= 0.945);
+                if (n >= 20 && lo + 2 <= hi) {
+                        double d = c - (pk[lo + 1] + pk[hi]) / tot;
+                        assert_true(d < 0.97);
+                }
+        }
+}
+
+static void test_isqrt(void **state)
+{
+        (void)state;
+        static const uint64_t v[] = { 0, 1, 2, 3, 4, 15, 16, 17, 99, 100, 1ull << 62,
+                                      UINT64_MAX, 4294967295ull * 4294967295ull };
+        for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+                uint64_t r = lib_isqrt_u64(v[i]);
+                assert_true((unsigned __int128)r * r <= v[i]);
+                assert_true((unsigned __int128)(r + 1) * (r + 1) > v[i]);
+        }
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_sort_matches_qsort),
                 cmocka_unit_test(test_nearest_rank),
+                cmocka_unit_test(test_median_ci_ranks),
+                cmocka_unit_test(test_isqrt),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

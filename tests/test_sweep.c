@@ -256,9 +256,68 @@ static void test_point_stats_oracle(void **state)
                 }
                 assert_true(pt.min_mcyc <= pt.p10_mcyc && pt.p10_mcyc <= pt.p50_mcyc &&
                             pt.p50_mcyc <= pt.p90_mcyc);
+                /* the median's interval: sample values around p50 */
+                assert_true(pt.p50_lo_mcyc <= pt.p50_mcyc && pt.p50_mcyc <= pt.p50_hi_mcyc);
+                if (n >= 33)
+                        assert_true(pt.p50_lo_mcyc > sorted[0] && pt.p50_hi_mcyc < sorted[n - 1]);
         }
         assert_int_equal(bench_point_stats(v, 0, &pt), ST_BAD_ARG);
         assert_int_equal(bench_point_stats(NULL, 3, &pt), ST_BAD_ARG);
+}
+
+/* The adaptive stop: a median known within +/- permille. */
+static void test_point_settled(void **state)
+{
+        static const struct {
+                uint64_t lo, p50, hi;
+                uint32_t permille;
+                bool     want;
+        } cases[] = {
+                { 990, 1000, 1010, 10, true },   /* +/- 1 %: exactly the target */
+                { 989, 1000, 1010, 10, false },  /* 2.1 % wide */
+                { 950, 1000, 1050, 50, true },
+                { 1000, 1000, 1000, 0, true },   /* no spread at all */
+                { 0, 0, 0, 10, false },          /* nothing measured */
+                { 1010, 1000, 990, 10, false },  /* an inverted interval is not a result */
+        };
+        (void)state;
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                struct lat_point pt = { .p50_lo_mcyc = cases[i].lo, .p50_mcyc = cases[i].p50,
+                                        .p50_hi_mcyc = cases[i].hi };
+                assert_int_equal(bench_point_settled(&pt, cases[i].permille), cases[i].want);
+        }
+        assert_false(bench_point_settled(NULL, 10));
+}
+
+/* Outliers: a spike or a dip off both neighbours beyond the margin and its own interval; a
+ * step (monotone) never is, nor are the ends. */
+static void test_point_outlier(void **state)
+{
+        static const struct {
+                uint64_t a, b, c;    /* p50 of three neighbours */
+                uint64_t lo, hi;     /* b's interval */
+                bool     want;
+        } cases[] = {
+                { 1000, 1200, 1010, 1180, 1220, true },  /* spike 19 % */
+                { 1000, 800, 1010, 790, 810, true },     /* dip 20 % */
+                { 1000, 1040, 1010, 1030, 1050, false }, /* 3 %: within the margin */
+                { 1000, 1200, 1010, 900, 1300, false },  /* its own interval covers 1010 */
+                { 1000, 2000, 4000, 1900, 2100, false }, /* a rise */
+                { 4000, 4000, 4000, 3000, 5000, false }, /* flat */
+                { 4000, 3000, 2000, 2900, 3100, false }, /* a fall is monotone too */
+        };
+        (void)state;
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                struct lat_point pts[3] = {
+                        { .p50_mcyc = cases[i].a },
+                        { .p50_mcyc = cases[i].b, .p50_lo_mcyc = cases[i].lo,
+                          .p50_hi_mcyc = cases[i].hi },
+                        { .p50_mcyc = cases[i].c },
+                };
+                assert_int_equal(bench_point_outlier(pts, 3, 1, 50), cases[i].want);
+                assert_false(bench_point_outlier(pts, 3, 0, 50));
+                assert_false(bench_point_outlier(pts, 3, 2, 50));
+        }
 }
 
 static void test_curve_insert(void **state)
@@ -291,33 +350,36 @@ static void test_window(void **state)
                 enum bench_disturb  check;
                 status_t            st;
                 uint64_t            lat;
+                uint32_t            ppm;
         } cases[] = {
                 /* clean: 1000 loads cost 4000 ticks, 100 ticks of overhead each run */
-                { { .t_n = 4100, .t_2n = 8100, .scale_num = 1, .scale_den = 1 }, 1000,
-                  BENCH_WIN_OK, ST_OK, 4000 },
-                /* APERF/MPERF 3:2: core cycles = 1.5 x ticks */
-                { { .t_n = 4100, .t_2n = 8100, .scale_num = 3000, .scale_den = 2000 }, 1000,
-                  BENCH_WIN_OK, ST_OK, 6000 },
+                { { .t_n = 4100, .t_2n = 8100 }, 1000, BENCH_WIN_OK, ST_OK, 4000, 0 },
+                /* a core source read 3:2 over the window: the figure stays in TSC ticks and
+                 * the window's ratio is 1.5 core cycles per tick */
+                { { .t_n = 4100, .t_2n = 8100, .core_d = 3000, .ref_d = 2000 }, 1000,
+                  BENCH_WIN_OK, ST_OK, 4000, 1500000 },
+                /* a ratio outside 1/8 .. 8 is a failed reading, not a clock */
+                { { .t_n = 4100, .t_2n = 8100, .core_d = 9000, .ref_d = 1000 }, 1000,
+                  BENCH_WIN_OK, ST_OK, 4000, 0 },
+                { { .t_n = 4100, .t_2n = 8100, .core_d = 100, .ref_d = 1000 }, 1000,
+                  BENCH_WIN_OK, ST_OK, 4000, 0 },
+                { { .t_n = 4100, .t_2n = 8100, .core_d = 1000, .ref_d = 0 }, 1000,
+                  BENCH_WIN_OK, ST_OK, 4000, 0 },
                 /* SMI during the window */
-                { { .t_n = 4100, .t_2n = 8100, .scale_num = 1, .scale_den = 1, .smi_before = 5,
-                    .smi_after = 6 }, 1000, BENCH_WIN_SMI, ST_OK, 4000 },
+                { { .t_n = 4100, .t_2n = 8100, .smi_before = 5, .smi_after = 6 }, 1000,
+                  BENCH_WIN_SMI, ST_OK, 4000, 0 },
                 /* the platform took the CPU away (hosted context switch) */
-                { { .t_n = 4100, .t_2n = 8100, .scale_num = 1, .scale_den = 1, .steal_before = 3,
-                    .steal_after = 4 }, 1000, BENCH_WIN_STOLEN, ST_OK, 4000 },
+                { { .t_n = 4100, .t_2n = 8100, .steal_before = 3, .steal_after = 4 }, 1000,
+                  BENCH_WIN_STOLEN, ST_OK, 4000, 0 },
                 /* an interrupt in the 2N run */
-                { { .t_n = 4100, .t_2n = 20000, .scale_num = 1, .scale_den = 1 }, 1000,
-                  BENCH_WIN_INCONSISTENT, ST_OK, 15900 },
+                { { .t_n = 4100, .t_2n = 20000 }, 1000, BENCH_WIN_INCONSISTENT, ST_OK, 15900, 0 },
                 /* an interrupt in the N run: 2N not longer */
-                { { .t_n = 9000, .t_2n = 8100, .scale_num = 1, .scale_den = 1 }, 1000,
-                  BENCH_WIN_NOT_MONOTONIC, ST_BAD_ARG, 0 },
-                /* zero loads, zero denominator */
-                { { .t_n = 4100, .t_2n = 8100, .scale_num = 1, .scale_den = 1 }, 0,
-                  BENCH_WIN_OK, ST_BAD_ARG, 0 },
-                { { .t_n = 4100, .t_2n = 8100, .scale_num = 1, .scale_den = 0 }, 1000,
-                  BENCH_WIN_OK, ST_BAD_ARG, 0 },
+                { { .t_n = 9000, .t_2n = 8100 }, 1000, BENCH_WIN_NOT_MONOTONIC, ST_BAD_ARG, 0, 0 },
+                /* zero loads */
+                { { .t_n = 4100, .t_2n = 8100 }, 0, BENCH_WIN_OK, ST_BAD_ARG, 0, 0 },
                 /* huge counts do not overflow */
-                { { .t_n = 1ull << 40, .t_2n = (1ull << 41), .scale_num = 1ull << 40,
-                    .scale_den = 1ull << 40 }, 1ull << 30, BENCH_WIN_OK, ST_OK, 1024000 },
+                { { .t_n = 1ull << 40, .t_2n = (1ull << 41), .core_d = 1ull << 40,
+                    .ref_d = 1ull << 40 }, 1ull << 30, BENCH_WIN_OK, ST_OK, 1024000, 1000000 },
         };
         (void)state;
 
@@ -328,6 +390,7 @@ static void test_window(void **state)
                                  cases[i].st);
                 if (cases[i].st == ST_OK)
                         assert_int_equal(lat, cases[i].lat);
+                assert_int_equal(bench_window_core_ppm(&cases[i].w), cases[i].ppm);
         }
         struct bench_window w = { .t_n = 4100, .t_2n = 8100 };
         assert_int_equal(bench_window_overhead_mcyc(&w), 100000);
@@ -362,6 +425,8 @@ int main(void)
                 cmocka_unit_test(test_refine_locates_steps),
                 cmocka_unit_test(test_refine_leaves_flat_and_small_alone),
                 cmocka_unit_test(test_point_stats_oracle),
+                cmocka_unit_test(test_point_settled),
+                cmocka_unit_test(test_point_outlier),
                 cmocka_unit_test(test_curve_insert),
                 cmocka_unit_test(test_window),
                 cmocka_unit_test(test_profiles),

@@ -2,6 +2,7 @@
  *  outliers, ramps, data-cache steps under a control), the CPUID cross-check, recorded curves
  *  of this project's build machine (tests/data/curves/), and the JSON / CSV / console output
  *  (JSON read back with jansson). */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -376,12 +377,30 @@ static void test_outputs(void **state)
         /* JSON: parses, and says what the result says. */
         struct json_w w;
         json_init(&w, &b);
-        tlb_json_write(&w, NULL, r, 2);
+        const struct lat_clock_desc clk = { .tsc_hz = 2000000000ull, .core_ppm = 1500000,
+                                            .core_source = "APERF/MPERF" };
+        tlb_json_write(&w, NULL, r, 2, &clk);
         assert_int_equal(json_finish(&w), ST_OK);
         json_error_t err;
         json_t      *root = json_loads(b.p, 0, &err);
         assert_non_null(root);
         assert_string_equal(json_string_value(json_object_get(root, "schema")), TLB_TABLE_SCHEMA);
+        /* the clock: figures in TSC ticks, turned into core cycles and ns by what was measured */
+        json_t *ck = json_object_get(root, "clock");
+        assert_string_equal(json_string_value(json_object_get(ck, "figures")), "tsc_ticks");
+        assert_int_equal(json_integer_value(json_object_get(ck, "tsc_hz")), 2000000000);
+        assert_int_equal(json_integer_value(json_object_get(ck, "core_hz")), 3000000000);
+        assert_true(json_real_value(json_object_get(ck, "core_per_tsc")) == 1.5);
+        assert_true(json_is_null(json_object_get(ck, "reason")));
+        {
+                json_t *k0 = json_array_get(json_object_get(json_array_get(json_object_get(root,
+                                            "curves"), 0), "classes"), 1);
+                double  t  = r[0].plat[1].added_mcyc / 1000.0;
+                assert_true(fabs(json_number_value(json_object_get(k0, "added_tsc_ticks")) - t) < 1e-9);
+                assert_true(fabs(json_number_value(json_object_get(k0, "added_core_cycles")) -
+                                 t * 1.5) < 0.0011);
+                assert_true(fabs(json_number_value(json_object_get(k0, "added_ns")) - t / 2) < 0.0011);
+        }
         json_t *curves = json_object_get(root, "curves");
         assert_int_equal(json_array_size(curves), 2);
         json_t *c0 = json_array_get(curves, 0), *lv = json_object_get(c0, "levels");
@@ -401,6 +420,23 @@ static void test_outputs(void **state)
                                                  "upper_added_mcyc")));
         assert_string_equal(json_string_value(json_object_get(json_array_get(curves, 1), "pte")),
                             "line");
+        json_decref(root);
+        rep_buf_free(&b);
+
+        /* No core clock: the core figures are null, the reason is given, ns still come. */
+        const struct lat_clock_desc none = { .tsc_hz = 2000000000ull, .core_why = "no PMU here" };
+        json_init(&w, &b);
+        tlb_json_write(&w, NULL, r, 2, &none);
+        assert_int_equal(json_finish(&w), ST_OK);
+        root = json_loads(b.p, 0, &err);
+        ck   = json_object_get(root, "clock");
+        assert_true(json_is_null(json_object_get(ck, "core_hz")));
+        assert_string_equal(json_string_value(json_object_get(ck, "reason")), "no PMU here");
+        json_t *k1 = json_array_get(json_object_get(json_array_get(json_object_get(root, "curves"),
+                                                                   0), "classes"), 0);
+        assert_true(json_is_null(json_object_get(k1, "lat_core_cycles")));
+        assert_true(json_is_number(json_object_get(k1, "lat_ns")));
+        assert_true(json_is_number(json_object_get(k1, "lat_tsc_ticks")));
         json_decref(root);
         rep_buf_free(&b);
 

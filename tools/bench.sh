@@ -1,8 +1,10 @@
 #!/bin/sh
-# make bench (hosted part): figures, not a pass/fail test.
+# make bench (hosted part): figures, and the stability targets.
 #   - wall time of a full hosted sweep (target < 20 s on a 2-core machine);
-#   - repeatability of two back-to-back runs, per detected level: |p50 a - p50 b| / mean
-#     (targets: L1/L2 within 3 %, DRAM within 10 %);
+#   - stability over BENCH_RUNS (5) back-to-back hosted calibrations (latency and TLB, full):
+#     the worst run-to-run difference per level (p50: L1/L2 within 3 %, DRAM within 10 %;
+#     capacity within one sweep step, 2^(1/4)) and per TLB figure (entries within one step
+#     of that curve's sweep; added latencies reported); exit status 1 when a target is missed;
 #   - the measurement overhead: what the N/2N difference removes per timed run, and what it
 #     leaves per load (p50 from (N, 2N) minus p50 from (2N, 4N) at the smallest working set);
 #   - the QEMU boot with the quick profile (run-qemu.sh, default topology; target < 60 s),
@@ -25,37 +27,95 @@ idlest_cpu() {
 cpu=${PMUCAL_CPU:-$(idlest_cpu)}
 mkdir -p "$out"
 
-for r in a b; do
+runs=${BENCH_RUNS:-5}
+ms_all=""
+for r in $(seq 1 "$runs"); do
+        mkdir -p "$out/$r"
         t0=$(date +%s%N)
         "$bin" --out "$out/$r" --cpu "$cpu" --full "$@" > "$out/$r.txt" 2>&1 ||
                 { echo "bench: run $r failed:"; tail -5 "$out/$r.txt"; exit 1; }
         t1=$(date +%s%N)
-        eval "ms_$r=$(( (t1 - t0) / 1000000 ))"
+        "$bin" --tlb --full --out "$out/$r" --cpu "$cpu" > "$out/$r-tlb.txt" 2>&1 ||
+                { echo "bench: TLB run $r failed:"; tail -5 "$out/$r-tlb.txt"; exit 1; }
+        ms_all="$ms_all $(( (t1 - t0) / 1000000 ))"
 done
 
-echo "bench: hosted full sweep, CPU $cpu, $(grep -c "^[0-9]" "$out/a/latency-curve.csv") points:" \
-     "wall time run a ${ms_a} ms, run b ${ms_b} ms (target < 20000 ms)"
-grep -E "latency: (clock|page|prefetchers|overhead|[0-9]+ points)" "$out/a.txt" | sed 's/^/bench: a: /'
+echo "bench: hosted full sweep, CPU $cpu, $(grep -c "^[0-9]" "$out/1/latency-curve.csv") points:" \
+     "wall time per run (ms):$ms_all (target < 20000 ms)"
+grep -E "latency: (windows timed|at least|page|prefetchers|overhead)" "$out/1.txt" | sed 's/^/bench: run 1: /'
 
-echo "bench: repeatability of two back-to-back runs (p50 per level, from latency-table.json):"
-python3 - "$out/a/latency-table.json" "$out/b/latency-table.json" <<'PY'
-import json, sys
-a, b = (json.load(open(f)) for f in sys.argv[1:3])
-lb = {l["name"]: l for l in b["levels"]}
-target = {"L1": 3, "L2": 3, "DRAM": 10}
-for la in a["levels"]:
-    n = la["name"]
-    if n not in lb:
-        print("bench:   %-4s only in run a" % n)
+# Stability: the worst run-to-run difference over the runs, per level and per TLB figure,
+# against the targets; exit status 1 when one is missed.
+echo "bench: stability over $runs back-to-back runs (worst run-to-run difference):"
+python3 - "$out" "$runs" <<'PY'
+import json, math, sys
+base, runs = sys.argv[1], int(sys.argv[2])
+T = [json.load(open("%s/%d/latency-table.json" % (base, r))) for r in range(1, runs + 1)]
+missed = 0
+def verdict(ok, target):
+    global missed
+    if target is None:
+        return ""
+    missed += not ok
+    return "  (target %s: %s)" % (target, "met" if ok else "MISSED")
+def size(v):
+    for d, u in ((1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
+        if v >= d:
+            return ("%d %s" % (v // d, u)) if v % d == 0 else ("%.1f %s" % (v / d, u))
+    return "%d B" % v
+# the sweep step: the full plan's 4 points per octave
+step = 2 ** 0.25
+names = []
+for t in T:
+    for l in t["levels"]:
+        if l["name"] not in names:
+            names.append(l["name"])
+lat_target = {"L1": 3, "L2": 3, "DRAM": 10}
+for n in names:
+    lv = [next((l for l in t["levels"] if l["name"] == n), None) for t in T]
+    if any(l is None for l in lv):
+        print("bench:   %-4s found in %d of %d runs" % (n, sum(l is not None for l in lv), runs)
+              + verdict(False, "in every run"))
         continue
-    x, y = la["cycles"]["p50"], lb[n]["cycles"]["p50"]
-    rel = 200 * abs(x - y) / (x + y)
-    t = target.get(n)
-    kib = lambda l: "%7d KiB" % (l["capacity_bytes"] // 1024) if l["capacity_bytes"] else "      -    "
-    print("bench:   %-4s run a %9.3f cyc (%s)  run b %9.3f cyc (%s)  diff %5.2f %%%s"
-          % (n, x, kib(la), y, kib(lb[n]), rel,
-             "  (target %d %%: %s)" % (t, "met" if rel <= t else "MISSED") if t else ""))
+    p = [(l.get("tsc_ticks") or l["cycles"])["p50"] for l in lv]
+    rel = 100 * (max(p) - min(p)) / (sum(p) / len(p))
+    tg = lat_target.get(n)
+    print("bench:   %-4s p50 %s TSC ticks: worst difference %5.2f %%%s"
+          % (n, " ".join("%.3f" % x for x in p), rel,
+             verdict(rel <= tg, "%d %%" % tg) if tg else ""))
+    caps = [l["capacity_bytes"] for l in lv]
+    if all(caps):
+        r = max(caps) / min(caps)
+        print("bench:   %-4s capacity %s: worst ratio %.3f" % (n, ", ".join(size(c) for c in caps), r)
+              + verdict(r <= step * 1.001, "one sweep step, %.3f" % step))
+for i, c0 in enumerate(T[0].get("tlb", {}).get("curves", [])):
+    key = (c0["side"], c0["page_bytes"], c0["pte"])
+    cs = [next((c for c in t.get("tlb", {}).get("curves", [])
+                if (c["side"], c["page_bytes"], c["pte"]) == key), None) for t in T]
+    name = "%s %s %s" % (key[0], size(key[1]), key[2])
+    if any(c is None for c in cs):
+        print("bench:   tlb %s: missing in some runs" % name); missed += 1; continue
+    nl = min(len(c["levels"]) for c in cs)
+    if any(len(c["levels"]) != nl for c in cs):
+        print("bench:   tlb %s: TLB levels per run %s" % (name, [len(c["levels"]) for c in cs])
+              + verdict(False, "the same levels in every run"))
+    for j in range(nl):
+        e = [c["levels"][j]["entries"] for c in cs]
+        st = max(c["levels"][j]["next_pages"] / c["levels"][j]["entries"] for c in cs)
+        r = max(e) / min(e)
+        print("bench:   tlb %s L%d entries %s: worst ratio %.3f" % (name, j + 1, e, r)
+              + verdict(r <= st * 1.001, "one sweep step, %.3f" % st))
+    nk = min(len(c["classes"]) for c in cs)
+    for k in range(1, nk):
+        a = [c["classes"][k].get("added_tsc_ticks", c["classes"][k]["added_mcyc"] / 1000) for c in cs]
+        m = sum(a) / len(a)
+        print("bench:   tlb %s %s added %s TSC ticks: worst difference %.1f %%"
+              % (name, cs[0]["classes"][k]["class"], " ".join("%.2f" % x for x in a),
+                 100 * (max(a) - min(a)) / m if m else 0))
+print("bench: stability: %s" % ("every target met" if not missed else "%d target(s) MISSED" % missed))
+sys.exit(1 if missed else 0)
 PY
+stable=$?
 
 # QEMU quick profile: the whole boot, OVMF included, as `make test` and `make run` see it.
 efi=${BENCH_EFI:-build/pmucal.efi}
@@ -77,3 +137,4 @@ else
         grep -E "^(INFO: latency: windows: interrupts|  (L[0-9]|flat|DRAM) )" "$out/qemu/serial.log" 2>/dev/null |
                 sed 's/^/bench: qemu: /'
 fi
+exit $stable

@@ -7,7 +7,7 @@ set datafile separator ","
 set key top left
 set title title_text noenhanced
 set xlabel "working set (bytes, log scale)"
-set ylabel "latency per load (cycles, log scale)"
+set ylabel "latency per load (TSC ticks, log scale)"
 set logscale x 2
 set logscale y 10
 set grid xtics ytics mxtics lc rgb "#dddddd"

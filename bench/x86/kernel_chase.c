@@ -34,20 +34,19 @@ static inline uint64_t stamp(const struct bench_clock *clk)
 status_t bench_chase_window(void **p, uint64_t iters, const struct bench_clock *clk,
                             const struct bench_guard *guard, struct bench_window *out)
 {
-        uint64_t saved, t0, t1, t2, t3, n0 = 0, d0 = 0, n1 = 1, d1 = 1;
+        uint64_t saved, t0, t1, t2, t3, c0 = 0, r0 = 0, c1 = 0, r1 = 0;
+        bool     core = clk && clk->core.read;
         void    *q;
 
         if (!p || !*p || !iters || !clk || !guard || !out)
                 return ST_BAD_ARG;
-        *out = (struct bench_window){ .scale_num = 1, .scale_den = 1 };
+        *out = (struct bench_window){ 0 };
 
         out->smi_before   = bench_guard_smi(guard);
         out->steal_before = bench_guard_steal(guard);
         out->irq_masked = cpu_irq_disable(&saved);
-        if (clk->scale && clk->scale(clk->ctx, &n0, &d0) != ST_OK) {
-                cpu_irq_restore(saved);
-                return ST_IO;
-        }
+        if (core && clk->core.read(clk->core.ctx, &c0, &r0) != ST_OK)
+                core = false; /* the window still measures; it has no core:TSC ratio */
 
         q = *p;
         if (guard->hooks.enter) {
@@ -68,9 +67,9 @@ status_t bench_chase_window(void **p, uint64_t iters, const struct bench_clock *
         if (guard->hooks.enter && guard->hooks.leave)
                 guard->hooks.leave(guard->hooks.ctx);
 
-        if (clk->scale && clk->scale(clk->ctx, &n1, &d1) == ST_OK && d1 > d0) {
-                out->scale_num = n1 - n0;
-                out->scale_den = d1 - d0;
+        if (core && clk->core.read(clk->core.ctx, &c1, &r1) == ST_OK && r1 > r0 && c1 > c0) {
+                out->core_d = c1 - c0;
+                out->ref_d  = r1 - r0;
         }
         cpu_irq_restore(saved);
         out->smi_after   = bench_guard_smi(guard);

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# make plot (tools/plot.sh): without a folder it takes the newest results under
+# build/run/results/ and draws the latency curve and the TLB curves; titles name the page size
+# as a size and family/model by the one rule; a folder without results is an error. Runs on a
+# copy of recorded tables in a scratch tree. TAP output; "ok # SKIP" without gnuplot.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+n=0
+t() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - plot: $2"; else echo "not ok $n - plot: $2"; fi; }
+command -v gnuplot >/dev/null || { echo "ok 1 - plot # SKIP gnuplot not installed"; echo "1..1"; exit 0; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/build/run/results/20260101-000000-01" "$tmp/build/run/results/20260102-000000-01"
+new=$tmp/build/run/results/20260102-000000-01
+# a small table and curves of this writer's format (4 KiB pages, AMD 19h/11h, no core clock)
+python3 - "$new" <<'PY'
+import json, sys
+d = sys.argv[1]
+stat = lambda v: {"min": v, "p10": v, "p50": v, "p90": v, "p50_lo": v, "p50_hi": v}
+t = {"schema": "pmucal.latency-table/1.2",
+     "machine": {"vendor": "AuthenticAMD", "family": 25, "model": 17, "stepping": 1,
+                 "brand": "AMD EPYC", "core_hz": None, "tsc_hz": 2000000000},
+     "method": {"page_bytes": 4096, "windows": 11, "clock": "tsc", "max_ws_bytes": 1 << 20,
+                "core_clock": {"source": None, "core_per_tsc": None, "reason": "no PMU"}},
+     "levels": [{"name": "L1", "capacity_bytes": 32768, "cpuid_capacity_bytes": 32768,
+                 "agreement": "agrees", "first_ws_bytes": 4096, "tsc_ticks": stat(3.0),
+                 "cycles": stat(3.0)},
+                {"name": "L2", "capacity_bytes": None, "cpuid_capacity_bytes": None,
+                 "agreement": "no-cpuid", "first_ws_bytes": 65536, "tsc_ticks": stat(10.0),
+                 "cycles": stat(10.0)}],
+     "bucket_upper_bounds": {"tsc_ticks": [5.0], "cycles": [5.0]}, "flags": ["no_core_hz"]}
+json.dump(t, open(d + "/latency-table.json", "w"))
+with open(d + "/latency-curve.csv", "w") as f:
+    f.write("ws_bytes,n_windows,n_disturbed,min_mtick,p10_mtick,p50_mtick,p90_mtick\n")
+    ws = 4096
+    while ws <= 1 << 20:
+        v = 3000 if ws <= 32768 else 10000
+        f.write("%d,11,0,%d,%d,%d,%d\n" % (ws, v, v, v, v))
+        ws *= 2
+with open(d + "/tlb-curve.csv", "w") as f:
+    f.write("side,page_bytes,pte,n_pages,n_windows,min_mcyc,p10_mcyc,p50_mcyc,p90_mcyc,ctl_p50_mcyc\n")
+    for pb in (4096, 2 << 20):
+        for n in (4, 8, 16, 32, 64, 128):
+            v = 3000 if n <= 64 else 9000
+            f.write("dtlb,%d,near,%d,11,%d,%d,%d,%d,0\n" % (pb, n, v, v, v, v))
+PY
+touch -d '2026-01-01' "$tmp/build/run/results/20260101-000000-01"
+out=$(cd "$tmp" && bash "$root/tools/plot.sh" 2>&1)
+t $? "no RESULTS: exit 0 ($(echo "$out" | head -1))"
+t "$([ -s "$new/latency-curve.png" ] && [ -s "$new/tlb-curve.png" ] && echo 0 || echo 1)" \
+  "the newest folder got latency-curve.png and tlb-curve.png"
+t "$(echo "$out" | grep -q "newest results: build/run/results/20260102-000000-01" && echo 0 || echo 1)" \
+  "says which folder it drew"
+title=$(cd "$tmp" && PLOT_TITLE_ONLY=1 bash "$root/tools/plot.sh" "$new" 2>&1 | grep '^title: ' | sed 's/^title: //' | tr '\n' '|')
+t "$(echo "$title" | grep -q "4 KiB pages" && echo "$title" | grep -q "19h/11h (25/17)" &&
+     ! echo "$title" | grep -q "4096 pages" && echo 0 || echo 1)" "titles: $title"
+(cd "$tmp" && bash "$root/tools/plot.sh" "$tmp/build/run/results/20260101-000000-01" >/dev/null 2>&1)
+t "$([ $? -ne 0 ] && echo 0 || echo 1)" "a folder without results is an error"
+echo "1..$n"
