@@ -250,6 +250,26 @@ TEST_MSR_latpages := tests/fake_msr_none.c
 TEST_MSR_sweep    := tests/fake_msr_none.c
 TEST_EXTRA_app    := tests/fake_topology.c tests/fake_spin.c
 TEST_EXTRA_results := $(TEST_EXTRA_app)
+# The virtual PMU (tests/vpmu/) is the MSR back end of the tests that run on it; the suite's
+# kernels are wrapped at link time by descriptions of what they retire (vpmu_work.c).
+VPMU_SRCS := \
+	tests/vpmu/vpmu_core.c \
+	tests/vpmu/vpmu_ibs.c \
+	tests/vpmu/vpmu_lbr.c \
+	tests/vpmu/vpmu_parts.c \
+	tests/vpmu/vpmu_pebs.c \
+	tests/vpmu/vpmu_work.c
+VPMU_LDFLAGS := -Wl,--wrap=bench_loop -Wl,--wrap=bench_branch_pattern \
+                -Wl,--wrap=bench_skid_loop -Wl,--wrap=bench_chase -Wl,--wrap=bench_block_run \
+                -Wl,--wrap=bench_ptlive_attach -Wl,--wrap=bench_pt_walk
+TEST_MSR_vpmu           := $(VPMU_SRCS)
+TEST_LDFLAGS_vpmu       := $(VPMU_LDFLAGS)
+TEST_MSR_vpmu_smp       := $(VPMU_SRCS)
+TEST_LDFLAGS_vpmu_smp   := $(VPMU_LDFLAGS)
+TEST_MSR_vpmu_suite     := $(VPMU_SRCS)
+TEST_LDFLAGS_vpmu_suite := $(VPMU_LDFLAGS)
+TEST_MSR_vpmu_phase     := $(VPMU_SRCS)
+TEST_LDFLAGS_vpmu_phase := $(VPMU_LDFLAGS)
 TEST_SUPPORT_SRCS := \
 	tests/acpi_fixture.c \
 	tests/cpuid_dump.c \
@@ -393,7 +413,7 @@ $(B)/host/tests/test_%: $(B)/test/obj/tests/test_%.o $(B)/test/layers.a $(B)/tes
 	@mkdir -p $(@D)
 	$(say) LINK $@
 	$(Q)$(HOST_CC) $(filter %.o,$^) -Wl,--start-group $(filter %.a,$^) -Wl,--end-group \
-		-o $@ $(TEST_LIBS)
+		-o $@ $(TEST_LDFLAGS_$*) $(TEST_LIBS)
 
 $(B)/fuzz/fuzz_%: tests/fuzz_%.c $$(FUZZ_SRCS_$$*)
 	@mkdir -p $(@D)
