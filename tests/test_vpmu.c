@@ -321,6 +321,54 @@ static void test_faults(void **unused)
         plat_pmi_disable();
 }
 
+/* pmu_restore puts back what the firmware left in the counter MSRs, not zeros. */
+static void test_restore(void **unused)
+{
+        struct cpu_info ci;
+        uint64_t        v = 0;
+
+        for (size_t i = 0; i < 6; i++) {
+                uint32_t sel = six[i]->amd ? VP_F15H_PERF_CTL0 : VP_IA32_PERFEVTSEL0;
+                uint32_t ctr = six[i]->amd ? VP_F15H_PERF_CTR0 : VP_IA32_PMC0;
+
+                vpmu_init(six[i], NULL);
+                vpmu_cpu_info(&ci);
+                assert_int_equal(wrmsr_safe(ctr, 5000), ST_OK);
+                assert_int_equal(wrmsr_safe(sel, 0x4300c0), ST_OK); /* EN|OS|USR, 0xc0 */
+                if (!six[i]->amd)
+                        assert_int_equal(wrmsr_safe(VP_IA32_FIXED_CTR_CTRL, 0x3), ST_OK);
+                assert_int_equal(pmu_init(&ci), ST_OK);
+                assert_int_equal(pmu_program(GP(0), alias("branches"), PMU_OS, 0), ST_OK);
+                pmu_start(1);
+                retire(VE_BRANCHES, 10);
+                pmu_stop(1);
+                assert_int_equal(pmu_restore(), ST_OK);
+                assert_int_equal(vpmu_peek(sel), 0x4300c0);
+                assert_int_equal(vpmu_peek(ctr), 5000);
+                if (!six[i]->amd)
+                        assert_int_equal(vpmu_peek(VP_IA32_FIXED_CTR_CTRL), 0x3);
+                if (six[i] != &vpmu_zen2)
+                        assert_int_equal(vpmu_peek(six[i]->amd ? VP_AMD_GLOBAL_CTL
+                                                                : VP_IA32_PERF_GLOBAL_CTRL),
+                                         six[i]->amd ? 0x3f : (1u << six[i]->n_gp) - 1);
+                assert_int_equal(pmu_restore(), ST_OK); /* nothing saved: nothing written */
+                assert_int_equal(rdmsr_safe(ctr, &v), ST_OK);
+                assert_int_equal(v, 5000);
+        }
+}
+
+/* Perfmon v5: GLOBAL_STATUS bit 48 (PERF_METRICS overflow) is cleared with the rest. */
+static void test_reset_clears_perf_metrics(void **unused)
+{
+        uint64_t st = 0;
+
+        up(&vpmu_icx, NULL);
+        assert_int_equal(wrmsr_safe(VP_IA32_PERF_GLOBAL_STATUS_SET, VP_STATUS_PERF_METRICS), ST_OK);
+        assert_int_equal(pmu_reset(), ST_OK);
+        assert_int_equal(pmu_ovf_status(&st), ST_OK);
+        assert_int_equal(st, 0);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -331,6 +379,8 @@ int main(void)
                 cmocka_unit_test(test_overflow_pmi),
                 cmocka_unit_test(test_write_widths),
                 cmocka_unit_test(test_faults),
+                cmocka_unit_test(test_restore),
+                cmocka_unit_test(test_reset_clears_perf_metrics),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -576,6 +576,9 @@ static status_t wr(uint32_t msr, uint64_t v)
                         if (v & VP_STATUS_LBR_FRZ)
                                 vp.lbr_frozen = false;
                         h = 1;
+                } else if (vp.p->version >= 4 && msr == VP_IA32_PERF_GLOBAL_STATUS_SET) {
+                        vp.gstatus |= v; /* [SDM-3B] "... Version 4": software sets bits */
+                        h = 1;
                 } else if (msr == VP_IA32_MISC_ENABLE) {
                         vp.misc_enable = v;
                         h = 1;
