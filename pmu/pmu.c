@@ -205,7 +205,8 @@ status_t pmu_program(struct pmu_slot s, const struct pmu_event_desc *ev, unsigne
                 return ST_BAD_ARG;
         if (s.fixed != (ev->fixed >= 0) || (s.fixed && ev->fixed != s.idx))
                 return ST_BAD_ARG;
-        return drv->program(&state, s, ev, flags & (PMU_USR | PMU_OS | PMU_INT), start);
+        return drv->program(&state, s, ev, flags & (PMU_USR | PMU_OS | PMU_INT | PMU_ADAPTIVE),
+                            start);
 }
 
 static uint64_t valid_mask(void)
