@@ -170,7 +170,7 @@ void vp_lbr_push(const struct vpmu_branch *b)
                 if ((vp.p->lbr_1c_ecx & 1) && b->mispred)
                         vp.lbr_info[0] |= VP_LBR_INFO_MISPRED;
                 if (vp.p->lbr_1c_ecx & 4)
-                        vp.lbr_info[0] |= 1ull << VP_LBR_INFO_BR_TYPE_SHIFT; /* JCC */
+                        vp.lbr_info[0] |= 0ull << VP_LBR_INFO_BR_TYPE_SHIFT; /* 0 = JCC */
                 return;
         }
         unsigned d = vp.p->lbr_depth, t = (unsigned)(vp.lbr_tos + 1) & (d - 1);
