@@ -205,6 +205,10 @@ status_t pmu_program(struct pmu_slot s, const struct pmu_event_desc *ev, unsigne
                 return ST_BAD_ARG;
         if (s.fixed != (ev->fixed >= 0) || (s.fixed && ev->fixed != s.idx))
                 return ST_BAD_ARG;
+        /* perf's "Counter": e.g. MEM_TRANS_RETIRED.LOAD_LATENCY on Sapphire Rapids counts on
+         * general counters 1-7 only; on counter 0 it would count nothing. */
+        if (!s.fixed && ev->gp_mask && !(ev->gp_mask & (1u << s.idx)))
+                return ST_UNSUPPORTED;
         return drv->program(&state, s, ev, flags & (PMU_USR | PMU_OS | PMU_INT | PMU_ADAPTIVE),
                             start);
 }

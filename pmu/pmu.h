@@ -121,10 +121,12 @@ status_t pmu_reset(void);
 /** Put back the counter MSRs pmu_init saved (what the firmware or OS left), global enable
  *  last. ST_OK and nothing written when nothing was saved. */
 status_t pmu_restore(void);
-/** Program counter @p s for @p ev with PMU_USR/PMU_OS/PMU_INT @p flags and initial value
+/** Program counter @p s for @p ev with PMU_USR/PMU_OS/PMU_INT/PMU_ADAPTIVE @p flags and
+ *  initial value
  *  @p start (masked to the width; for sampling (-period)). It does not count until
  *  pmu_start(). A fixed slot must be given the fixed pseudo-event for that counter.
- *  ST_UNSUPPORTED when @p start needs full-width writes the CPU lacks. */
+ *  ST_UNSUPPORTED when @p start needs full-width writes the CPU lacks, or when the event's
+ *  table restricts it to other general counters (perf "Counter"). */
 status_t pmu_program(struct pmu_slot s, const struct pmu_event_desc *ev, unsigned flags,
                      uint64_t start);
 /** Start / stop the counters in @p mask. */

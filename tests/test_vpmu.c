@@ -369,6 +369,39 @@ static void test_reset_clears_perf_metrics(void **unused)
         assert_int_equal(st, 0);
 }
 
+/* perf's "Counter" is enforced: Sapphire Rapids' load-latency event takes counters 1-7. */
+static void test_counter_restriction(void **unused)
+{
+        up(&vpmu_spr, NULL);
+        const struct pmu_event_desc *ev =
+                pmu_event_find(pmu_get_caps()->events, "MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4");
+
+        assert_non_null(ev);
+        assert_int_equal(ev->gp_mask, 0xfe);
+        assert_int_equal(pmu_program(GP(0), ev, PMU_OS, 0), ST_UNSUPPORTED);
+        assert_int_equal(pmu_program(GP(1), ev, PMU_OS, 0), ST_OK);
+        assert_int_equal(pmu_program(GP(0), alias("insts"), PMU_OS, 0), ST_OK); /* no limit */
+}
+
+/* mapfile.csv: Family 19h split as perf's mapfile (Zen 3: models 00h-0Fh, 20h-5Fh; Zen 4 the
+ * rest), Family 1Ah is Zen 5. */
+static void test_amd_mapfile(void **unused)
+{
+        static const struct { uint32_t fam, model; const char *table; } cases[] = {
+                { 0x19, 0x01, "amd-zen3" }, { 0x19, 0x21, "amd-zen3" }, { 0x19, 0x50, "amd-zen3" },
+                { 0x19, 0x11, "amd-zen4" }, { 0x19, 0x61, "amd-zen4" }, { 0x19, 0x74, "amd-zen4" },
+                { 0x1a, 0x02, "amd-zen5" }, { 0x1a, 0x44, "amd-zen5" }, { 0x17, 0x71, "amd-zen2" },
+        };
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                const struct pmu_event_table *t = pmu_events_for(VEN_AMD, cases[i].fam,
+                                                                 cases[i].model);
+                if (!t || strcmp(t->name, cases[i].table))
+                        fail_msg("family %#x model %#x: %s, want %s", cases[i].fam,
+                                 cases[i].model, t ? t->name : "none", cases[i].table);
+        }
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -381,6 +414,8 @@ int main(void)
                 cmocka_unit_test(test_faults),
                 cmocka_unit_test(test_restore),
                 cmocka_unit_test(test_reset_clears_perf_metrics),
+                cmocka_unit_test(test_counter_restriction),
+                cmocka_unit_test(test_amd_mapfile),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
