@@ -69,6 +69,9 @@ void plat_console_serial(bool on)
         (void)on;
 }
 
+/* The virtual PMU learns the working set of a chase from the buffer it runs in. */
+void vpmu_note_buffer(const void *p, size_t bytes) __attribute__((weak));
+
 status_t plat_mem_alloc(size_t bytes, enum plat_page_kind want, void **out,
                         enum plat_page_kind *got)
 {
@@ -84,6 +87,8 @@ status_t plat_mem_alloc(size_t bytes, enum plat_page_kind want, void **out,
         if (!p)
                 return ST_NO_MEM;
         memset(p, 0, bytes);
+        if (vpmu_note_buffer)
+                vpmu_note_buffer(p, bytes);
         *out = p;
         if (got)
                 *got = PLAT_PAGE_4K;
