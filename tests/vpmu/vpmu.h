@@ -10,7 +10,7 @@
  * is wrapped at link time (-Wl,--wrap, tests/vpmu/vpmu_work.c) by a description of what it
  * retires (instructions, branches, mispredicts, loads and the level each is served from,
  * dTLB misses), handed to vpmu_retire() in steps. Cycles are the host's TSC ticks while a
- * counter is enabled. Faults (struct vpmu_faults) make the model deviate the way real parts
+ * counter is enabled, times VPMU_CORE_PER_TSC (APERF/MPERF say the same). Faults (struct vpmu_faults) make the model deviate the way real parts
  * do, one at a time, so that each verdict can be shown to fail.
  *
  * Host tests only; one model per process, state is global like the CPU's.
@@ -24,6 +24,9 @@
 
 #include "boot/plat.h"
 #include "boot/x86/cpuid.h"
+
+/** Core cycles per TSC tick of the modelled part. */
+#define VPMU_CORE_PER_TSC 3
 
 /** What a workload retires; a counter's event select picks one of these (vpmu_parts.c). */
 enum vpmu_ev {
@@ -85,6 +88,9 @@ struct vpmu_faults {
         bool         pebs_no_data;    /* PEBS records without address/source/latency */
         uint32_t     lbr_cycles_scale_pct; /* LBR cycle counts scaled (100 = right) */
         bool         ibs_wrong_src;   /* IBS DataSrc of a DRAM load says local cache */
+        unsigned     spurious_pmi_every; /* an extra NMI without overflow after every n-th */
+        bool         route_dead;      /* the LVT/IDT route never delivers (self-NMI lost) */
+        unsigned     fault_vector;    /* a refused MSR access reports this vector, not #GP */
 };
 
 /** A CPU the model impersonates. */

@@ -232,14 +232,17 @@ static void retire_counts(uint64_t cnt[VE__COUNT], const struct vpmu_step *s)
         }
 }
 
-/* TSC ticks since the model last ran count as core and reference cycles. */
+/* Time since the model last ran counts as core cycles (VPMU_CORE_PER_TSC per TSC tick: the
+ * host's own loops run faster than one iteration per TSC tick on turbo cores, which no
+ * modelled core could) and as reference cycles (one per tick). */
 static void accrue(const struct vpmu_step *s)
 {
         uint64_t now = tsc(), cnt[VE__COUNT] = { 0 };
 
         if (!vp.p)
                 return;
-        cnt[VE_CYCLES] = cnt[VE_REF_CYCLES] = now - vp.tsc_last;
+        cnt[VE_REF_CYCLES] = now - vp.tsc_last;
+        cnt[VE_CYCLES]     = cnt[VE_REF_CYCLES] * VPMU_CORE_PER_TSC;
         vp.tsc_last = now;
         if (vp.in_pmi)
                 return; /* the handler's own cycles are not the kernel's */
@@ -371,6 +374,8 @@ void vp_pmi(uint64_t rip, int eilvt)
                 vp_lbr_freeze();
         vp.in_pmi = true;
         vp.pmi_fn(&fr, vp.pmi_ctx);
+        if (vp.f.spurious_pmi_every && vp.stats.n_pmi % vp.f.spurious_pmi_every == 0)
+                vp.pmi_fn(&fr, vp.pmi_ctx); /* an NMI from elsewhere, no overflow status */
         vp.in_pmi = false;
         vp.tsc_last = tsc();
         /* the platform unmasks after the handler (boot/plat.h plat_pmi_fn) */
@@ -404,7 +409,7 @@ status_t vpmu_pmi_selftest(uint64_t *rt)
 {
         struct plat_pmi_frame fr = { .rip = harness_step.rip_lo };
 
-        if (!vp.pmi_fn)
+        if (!vp.pmi_fn || vp.f.route_dead)
                 return ST_TIMEOUT;
         uint64_t t0 = tsc();
         vp.pmi_fn(&fr, vp.pmi_ctx);
@@ -479,7 +484,7 @@ static uint64_t *core_reg(uint32_t msr)
 
 static status_t fault(void)
 {
-        vp.last_vector = VP_VEC_GP;
+        vp.last_vector = vp.f.fault_vector ? vp.f.fault_vector : VP_VEC_GP;
         vp.stats.n_faults++;
         return ST_FAULT;
 }
@@ -490,8 +495,10 @@ static bool other_rd(uint32_t msr, uint64_t *v)
 
         switch (msr) {
         case VP_IA32_APERF:
+                *v = tsc() * VPMU_CORE_PER_TSC; /* actual core clock */
+                return true;
         case VP_IA32_MPERF:
-                *v = tsc(); /* the core runs at the TSC rate */
+                *v = tsc(); /* the reference clock ticks at the TSC rate */
                 return true;
         }
         if (!amd()) {
