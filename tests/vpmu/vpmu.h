@@ -85,6 +85,8 @@ struct vpmu_faults {
         uint64_t     skid_extra_bytes;/* interrupted RIP this far past the kernel's end */
         uint32_t     ibs_lat_scale_pct; /* IBS DcMissLat scaled (100 = right) */
         uint64_t     ibs_phys_xor;    /* IBS DcPhysAd = linear ^ this */
+        unsigned     ibs_fault_level; /* the three IBS faults hit loads from level - 1 only
+                                       * (enum vpmu_level + 1); 0 = every level */
         bool         pebs_no_data;    /* PEBS records without address/source/latency */
         uint32_t     lbr_cycles_scale_pct; /* LBR cycle counts scaled (100 = right) */
         bool         ibs_wrong_src;   /* IBS DataSrc of a DRAM load says local cache */

@@ -244,8 +244,10 @@ static void accrue(const struct vpmu_step *s)
         cnt[VE_REF_CYCLES] = now - vp.tsc_last;
         cnt[VE_CYCLES]     = cnt[VE_REF_CYCLES] * VPMU_CORE_PER_TSC;
         vp.tsc_last = now;
+        /* The model's own work in the handler (tens of emulated MSR accesses) is not the
+         * program's: as if the counters froze on PMI. */
         if (vp.in_pmi)
-                return; /* the handler's own cycles are not the kernel's */
+                return;
         retire_counts(cnt, s);
         if (vp_ibs_op_on() && !(vp.ibs_op_ctl & VP_OPCTL_CNT_CTL))
                 vp_ibs_op_count(cnt[VE_CYCLES], NULL, s);
@@ -292,9 +294,21 @@ static void retire_op(const struct vpmu_op *op, const struct vpmu_step *s)
 
 /* ---- public: workload ----------------------------------------------------------------------- */
 
+/* True when an enabled counter counts loads above the latency threshold. */
+static bool counting_ldlat(void)
+{
+        for (unsigned n = 0; n < n_gp(); n++) {
+                bool ok;
+
+                if (gp_counts(n) && gp_event(n, &ok) == VE_LDLAT && ok)
+                        return true;
+        }
+        return false;
+}
+
 bool vpmu_wants_ops(void)
 {
-        return vp.p && (vp_ibs_op_on() || vp.pebs_enable || vp.ldlat);
+        return vp.p && (vp_ibs_op_on() || vp.pebs_enable || counting_ldlat());
 }
 
 bool vpmu_wants_branches(void)

@@ -129,6 +129,11 @@ static bool erratum_1606(void)
         return vp.p->family == 0x1a && vp.p->model <= 0x0f;
 }
 
+static bool fault_here(const struct vpmu_op *op)
+{
+        return !vp.f.ibs_fault_level || vp.f.ibs_fault_level == (unsigned)op->level + 1;
+}
+
 static uint64_t data_src(const struct vpmu_op *op)
 {
         bool     zen4 = has(CAP_ZEN4);
@@ -136,7 +141,7 @@ static uint64_t data_src(const struct vpmu_op *op)
 
         if (op->level <= VL_L2)
                 return 0;
-        if (op->level == VL_L3 || vp.f.ibs_wrong_src)
+        if (op->level == VL_L3 || (vp.f.ibs_wrong_src && fault_here(op)))
                 src = zen4 ? VP_SRC4_LOC_CACHE : VP_SRC_LOC_CACHE;
         else
                 src = zen4 ? VP_SRC4_DRAM : VP_SRC_DRAM;
@@ -158,7 +163,7 @@ static void tag(const struct vpmu_op *op, const struct vpmu_step *s)
                 if (!op->load || lat < thr)
                         goto drop;
         }
-        if (vp.f.ibs_lat_scale_pct)
+        if (vp.f.ibs_lat_scale_pct && fault_here(op))
                 lat = lat * vp.f.ibs_lat_scale_pct / 100;
         vp.ibs_op_rip = op->rip;
         vp.ibs_op_data = (uint64_t)(lat + 2) << VP_OPDATA_TAG_TO_RET_SHIFT | 1;
@@ -174,7 +179,7 @@ static void tag(const struct vpmu_op *op, const struct vpmu_step *s)
                 if (op->dtlb_miss)
                         d3 |= VP_OPDATA3_L1TLB_MISS | VP_OPDATA3_L2TLB_MISS;
                 vp.ibs_dc_linad = op->la;
-                vp.ibs_dc_physad = op->la ^ vp.f.ibs_phys_xor; /* identity map */
+                vp.ibs_dc_physad = op->la ^ (fault_here(op) ? vp.f.ibs_phys_xor : 0); /* identity */
         }
         vp.ibs_op_data3 = d3;
         vp.ibs_op_ctl |= VP_OPCTL_VAL;

@@ -100,12 +100,13 @@ static void wr64(uint8_t *rec, unsigned off, uint64_t v)
         memcpy(rec + off, &v, 8);
 }
 
-/* Data-source word of a load served from @p l on a Skylake-class core (ds.c
- * pebs_data_source[]): 1 L1 hit, 3 L2 hit, 4/5 L3 hit, 8 local DRAM (SKL: 3 is "L2"). */
+/* Data-source word of a load served from @p l ([SDM-3B] "Load Latency ... Data Source
+ * Encoding"; Linux ds.c pebs_data_source[]): 0x1 L1 hit, 0x3 L2 hit, 0x4 L3 hit (no snoop),
+ * 0xa L3 miss served by local DRAM. 0x8 is L4 / PMEM on Skylake and later. */
 static uint64_t dse(const struct vpmu_op *op)
 {
         static const uint8_t src[4] = { [VL_L1] = 0x1, [VL_L2] = 0x3, [VL_L3] = 0x4,
-                                        [VL_DRAM] = 0x8 };
+                                        [VL_DRAM] = 0xa };
         uint64_t d = src[op->level];
 
         if (op->dtlb_miss)
