@@ -7,6 +7,7 @@
 #                   ends with one line "N passed, N failed"
 #   make usb        build/pmucal.img, a GPT disk with an ESP to dd onto a USB stick
 #   make host       pmucal-host, pmucal-table and libpmucal.a (release flags)
+#   make coverage   host unit tests with gcov; per-file line coverage (needs gcovr)
 #   make bench      benchmark figures (not a timed test)
 #   make plot       draw the newest results (RESULTS=DIR for another)
 #   make deps       apt-get install what the build and the tests need
@@ -70,7 +71,8 @@ BENCH_CFLAGS := -O2 -fno-tree-vectorize -fno-unroll-loops -fno-omit-frame-pointe
 
 # Shipped host programs and library: release flags. Unit tests: test flags.
 HOST_CFLAGS := $(COMMON_CFLAGS) -O2 -g -fPIC
-TEST_CFLAGS := $(COMMON_CFLAGS) -O1 -g -Wno-missing-prototypes
+COV_FLAGS   ?=
+TEST_CFLAGS := $(COMMON_CFLAGS) -O1 -g -Wno-missing-prototypes $(COV_FLAGS)
 FUZZ_CFLAGS := -std=gnu11 -I. -g -O1 -fsanitize=fuzzer,address,undefined
 
 # ---- sources, one list per folder ---------------------------------------------------------
@@ -278,7 +280,7 @@ TEST_SUPPORT_SRCS := \
 	tests/fake_volume.c \
 	tests/test_util.c
 TEST_LAYER_SRCS := $(PORTABLE_SRCS) $(SYMS_NONE_SRC) $(LIBPMUCAL_SRCS)
-TEST_LIBS := -lcmocka -ljansson -lm -lpthread
+TEST_LIBS := -lcmocka -ljansson -lm -lpthread $(COV_FLAGS)
 TEST_BINS := $(patsubst %,$(B)/host/tests/test_%,$(TESTS))
 
 # libFuzzer targets (clang): tests/fuzz_<name>.c with a corpus in tests/corpus/<name>/.
@@ -297,7 +299,7 @@ BENCH_SAMPLING_SRCS := tests/bench_sampling.c
 # Prerequisites that name per-test variables ($$(TEST_MSR_$$*)) need a second expansion.
 .SECONDEXPANSION:
 
-.PHONY: all run test unit fuzz usb host bench bench-latency bench-tlb bench-pmu \
+.PHONY: all run test unit coverage fuzz usb host bench bench-latency bench-tlb bench-pmu \
         bench-sampling plot deps check-deps check-layering clean
 .DEFAULT_GOAL := all
 
@@ -429,6 +431,22 @@ $(B)/host/bench_sampling: $(call host_obj,$(BENCH_SAMPLING_SRCS)) $(B)/host/obj/
 	$(Q)$(HOST_CC) $^ -o $@ -lpthread
 
 unit: $(TEST_BINS)
+
+# ---- coverage ------------------------------------------------------------------------------
+# make coverage: the host unit tests built with gcov instrumentation under build/cov, each run
+# once from the repository root, then per-file line coverage of the program's layers printed
+# by gcovr (Debian package gcovr; make deps does not install it).
+COV_B := $(B)/cov
+coverage:
+	@command -v gcovr >/dev/null || { echo "coverage: gcovr missing (apt-get install gcovr)"; exit 1; }
+	@rm -rf $(COV_B)
+	@$(MAKE) --no-print-directory B=$(COV_B) COV_FLAGS=--coverage \
+		$(patsubst $(B)/%,$(COV_B)/%,$(TEST_BINS))
+	@fails=0; for t in $(patsubst $(B)/%,$(COV_B)/%,$(TEST_BINS)); do \
+		$$t >/dev/null 2>&1 || { echo "coverage: $$t failed"; fails=$$((fails + 1)); }; done; \
+		echo "coverage: $$fails test binaries failed"
+	@gcovr -r . --object-directory $(COV_B)/test/obj -f 'app/' -f 'pmu/' -f 'boot/' \
+		-f 'bench/' -f 'report/' -f 'lib/' -f 'host/' --txt --sort-percentage
 fuzz: $(FUZZ_BINS)
 
 test: deps
