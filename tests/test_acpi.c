@@ -130,7 +130,7 @@ static void test_built_by_qemu(void **state)
         for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
                 struct acpi_header h;
                 size_t             len;
-                void              *t = load(cases[i].file, &len);
+                void              *t = acpi_fixture_load(cases[i].file, &len);
 
                 assert_int_equal(acpi_check_header(t, len, NULL, 0, &h, NULL), ST_OK);
                 assert_int_equal(acpi_built_by_qemu(&h), cases[i].qemu);

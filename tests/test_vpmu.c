@@ -230,7 +230,7 @@ struct pmi_log {
         uint32_t lvt_at_entry;
 };
 
-static void on_pmi(const struct plat_pmi_frame *f, void *ctx)
+static void on_pmi(const struct cpu_pmi_frame *f, void *ctx)
 {
         struct pmi_log *l = ctx;
 
@@ -250,7 +250,7 @@ static void test_overflow_pmi(void **unused)
 
                 up(six[i], NULL);
                 vpmu_set_skid(8);
-                assert_int_equal(plat_pmi_enable(on_pmi, &l, -1), ST_OK);
+                assert_int_equal(cpu_pmi_enable(on_pmi, &l, -1), ST_OK);
                 assert_int_equal(pmu_program(GP(1), alias("branches"), PMU_OS | PMU_INT,
                                              (uint64_t)-100), ST_OK);
                 pmu_start(pmu_slot_bit(GP(1)));
@@ -266,7 +266,7 @@ static void test_overflow_pmi(void **unused)
                 assert_int_equal(v, 50);
                 assert_int_equal(pmu_ovf_status(&st), ST_OK);
                 assert_true(st & 2);
-                plat_pmi_disable();
+                cpu_pmi_disable();
         }
 }
 
@@ -301,7 +301,7 @@ static void test_faults(void **unused)
         uint64_t a = 0, b = 0;
 
         up(&vpmu_zen4, &f);
-        plat_pmi_enable(on_pmi, &l, -1);
+        cpu_pmi_enable(on_pmi, &l, -1);
         pmu_program(GP(0), alias("insts"), PMU_OS, 0);
         pmu_program(GP(2), alias("insts"), PMU_OS, 0);
         pmu_program(GP(3), alias("branches"), PMU_OS | PMU_INT, (uint64_t)-10);
@@ -318,7 +318,7 @@ static void test_faults(void **unused)
         assert_int_equal(b, 0);
         assert_int_equal(l.n, 2);
         assert_int_equal(vpmu_stats()->n_pmi_lost, 2);
-        plat_pmi_disable();
+        cpu_pmi_disable();
 }
 
 /* pmu_restore puts back what the firmware left in the counter MSRs, not zeros. */

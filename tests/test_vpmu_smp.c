@@ -40,7 +40,7 @@ struct pebs_run {
         status_t               decode;
 };
 
-static void pebs_pmi(const struct plat_pmi_frame *f, void *ctx)
+static void pebs_pmi(const struct cpu_pmi_frame *f, void *ctx)
 {
         (void)f;
         pmu_pebs_session_on_pmi(ctx);
@@ -57,11 +57,11 @@ static void pebs_run(struct pebs_run *r, uint64_t ws, uint64_t iters, uint64_t p
         r->s.raw_cap = 1 << 20;
         r->s.raw = malloc(r->s.raw_cap);
         assert_int_equal(smp_chase_setup(&r->ch, ws, 64), ST_OK);
-        assert_int_equal(plat_pmi_enable(pebs_pmi, &r->s, -1), ST_OK);
+        assert_int_equal(cpu_pmi_enable(pebs_pmi, &r->s, -1), ST_OK);
         assert_int_equal(pmu_pebs_session_arm(&r->s, period, 3), ST_OK);
         bench_chase(r->ch.start, iters);
         assert_int_equal(pmu_pebs_session_disarm(&r->s), ST_OK);
-        plat_pmi_disable();
+        cpu_pmi_disable();
         r->decode = pmu_pebs_decode_buffer(&r->s.fmt, r->s.raw, r->s.raw_len, r->rec,
                                            sizeof(r->rec) / sizeof(r->rec[0]), &r->n);
 }
@@ -156,7 +156,7 @@ static void test_pebs_westmere_tlb(void **unused)
 
 /* ---- LBR -------------------------------------------------------------------------------- */
 
-static void lbr_pmi(const struct plat_pmi_frame *f, void *ctx)
+static void lbr_pmi(const struct cpu_pmi_frame *f, void *ctx)
 {
         (void)f;
         pmu_lbr_session_on_pmi(ctx);
@@ -195,11 +195,11 @@ static void test_lbr_arch_cpuid(void **unused)
                 s.stack_cap = 64;
                 s.stacks = calloc(s.stack_cap * s.fmt.depth, sizeof(*s.stacks));
                 s.stack_n = calloc(s.stack_cap, sizeof(*s.stack_n));
-                assert_int_equal(plat_pmi_enable(lbr_pmi, &s, -1), ST_OK);
+                assert_int_equal(cpu_pmi_enable(lbr_pmi, &s, -1), ST_OK);
                 assert_int_equal(pmu_lbr_session_arm(&s, 2000003), ST_OK);
                 bench_block_run(200000);
                 assert_int_equal(pmu_lbr_session_disarm(&s), ST_OK);
-                plat_pmi_disable();
+                cpu_pmi_disable();
                 assert_true(s.n_stacks > 0);
                 for (size_t i = 0; i < s.n_stacks; i++)
                         for (unsigned k = 0; k < s.stack_n[i]; k++) {
@@ -218,7 +218,7 @@ static void test_lbr_arch_cpuid(void **unused)
 
 /* ---- IBS -------------------------------------------------------------------------------- */
 
-static void ibs_pmi(const struct plat_pmi_frame *f, void *ctx)
+static void ibs_pmi(const struct cpu_pmi_frame *f, void *ctx)
 {
         (void)f;
         pmu_ibs_session_on_pmi(ctx);
@@ -242,11 +242,11 @@ static void ibs_run(struct ibs_run *r, uint64_t period, const struct pmu_ibs_op_
         r->s.op_cap = sizeof(r->ops) / sizeof(r->ops[0]);
         assert_int_equal(pmu_ibs_op_ctl_encode(&r->s.info, period, opts, &op_ctl), ST_OK);
         assert_int_equal(smp_chase_setup(&r->ch, ws, 64), ST_OK);
-        assert_int_equal(plat_pmi_enable(ibs_pmi, &r->s, (int)r->s.lvt.offset), ST_OK);
+        assert_int_equal(cpu_pmi_enable(ibs_pmi, &r->s, (int)r->s.lvt.offset), ST_OK);
         assert_int_equal(pmu_ibs_session_arm(&r->s, op_ctl, 0), ST_OK);
         bench_chase(r->ch.start, iters);
         assert_int_equal(pmu_ibs_session_disarm(&r->s), ST_OK);
-        plat_pmi_disable();
+        cpu_pmi_disable();
         smp_chase_free(&r->ch);
 }
 

@@ -4,7 +4,7 @@
  * written from the vendor manuals with its own register map (tests/vpmu/vpmu_regs.h). It
  * implements the MSR accessors the harness uses (rdmsr_safe, wrmsr_safe, rdpmc_safe,
  * msr_last_fault_vector of pmu/msr.h) and, through tests/fake_plat.c, the PMI route
- * (plat_pmi_enable ...), so the real suites run against it unchanged.
+ * (cpu_pmi_enable ...), so the real suites run against it unchanged.
  *
  * What a counter counts comes from a workload the tests describe: each kernel the suite runs
  * is wrapped at link time (-Wl,--wrap, tests/vpmu/vpmu_work.c) by a description of what it
@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "boot/cpu.h"
 #include "boot/plat.h"
 #include "boot/x86/cpuid.h"
 
@@ -168,8 +169,8 @@ void vpmu_clear_log(void);
 /** Tests: set how wide the skid is (bytes past rip_ev, uniform in [0, max)); default 16. */
 void vpmu_set_skid(uint64_t max_bytes);
 
-/* ---- the PMI route (tests/fake_plat.c forwards plat_pmi_* here) ---- */
-status_t vpmu_pmi_enable(plat_pmi_fn fn, void *ctx, int ext_lvt_offset);
+/* ---- the PMI route (tests/fake_plat.c forwards cpu_pmi_* here) ---- */
+status_t vpmu_pmi_enable(cpu_pmi_fn fn, void *ctx, int ext_lvt_offset);
 void     vpmu_pmi_disable(void);
 status_t vpmu_pmi_selftest(uint64_t *tsc_round_trip);
 

@@ -371,7 +371,7 @@ uint64_t vp_pmi_rip(const struct vpmu_step *s)
 void vp_pmi(uint64_t rip, int eilvt)
 {
         uint32_t *lvt = eilvt >= 0 ? &vp.eilvt[eilvt & 3] : &vp.lvt_pmc;
-        struct plat_pmi_frame fr = { .rip = rip, .cs = 0x38, .rflags = 0x2 };
+        struct cpu_pmi_frame fr = { .rip = rip, .cs = 0x38, .rflags = 0x2 };
 
         if (vp.in_pmi || (*lvt & VP_APIC_LVT_MASKED) || !vp.pmi_fn)
                 return; /* NMI blocked / entry masked: no interrupt [SDM-3A] */
@@ -392,12 +392,12 @@ void vp_pmi(uint64_t rip, int eilvt)
                 vp.pmi_fn(&fr, vp.pmi_ctx); /* an NMI from elsewhere, no overflow status */
         vp.in_pmi = false;
         vp.tsc_last = tsc();
-        /* the platform unmasks after the handler (boot/plat.h plat_pmi_fn) */
+        /* the platform unmasks after the handler (boot/plat.h cpu_pmi_fn) */
         *lvt &= ~VP_APIC_LVT_MASKED;
 }
 
 /* The fake platform's PMI route (tests/fake_plat.c) calls these. */
-status_t vpmu_pmi_enable(plat_pmi_fn fn, void *ctx, int ext_lvt_offset)
+status_t vpmu_pmi_enable(cpu_pmi_fn fn, void *ctx, int ext_lvt_offset)
 {
         if (!vp.p)
                 return ST_UNSUPPORTED;
@@ -421,7 +421,7 @@ void vpmu_pmi_disable(void)
 
 status_t vpmu_pmi_selftest(uint64_t *rt)
 {
-        struct plat_pmi_frame fr = { .rip = harness_step.rip_lo };
+        struct cpu_pmi_frame fr = { .rip = harness_step.rip_lo };
 
         if (!vp.pmi_fn || vp.f.route_dead)
                 return ST_TIMEOUT;

@@ -40,7 +40,7 @@ struct vp_state {
         bool     ibs_op_tag;       /* the next op is tagged */
         /* APIC */
         uint32_t lvt_pmc, eilvt[4];
-        plat_pmi_fn pmi_fn;
+        cpu_pmi_fn pmi_fn;
         void       *pmi_ctx;
         bool        in_pmi;
         uint64_t    skid_max;
