@@ -293,9 +293,9 @@ status_t plat_wallclock(struct plat_time *out)
  * isa-debug-exit at port 0xf4, where the write could reach a real device. */
 bool uefi_under_qemu(void)
 {
-        struct cpuid_regs  r;
-        struct acpi_header h;
-        const void        *facp;
+        struct cpuid_regs    r;
+        struct acpi_header   h;
+        struct plat_fw_table facp;
 
         cpuid_raw(1, 0, &r);
         if (!(r.ecx & (1u << 31))) /* CPUID.01H:ECX[31]: running under a hypervisor */
@@ -310,8 +310,9 @@ bool uefi_under_qemu(void)
                 return true;
         if (memcmp(v, "KVMKVMKVM", 9))
                 return false;
-        facp = plat_acpi_table("FACP", 0);
-        return facp && acpi_check_header(facp, ACPI_LEN_FROM_HEADER, "FACP", 0, &h, NULL) == ST_OK &&
+        if (plat_fw_table(PLAT_FW_ACPI, "FACP", 0, &facp) != ST_OK)
+                return false;
+        return acpi_check_header(facp.data, facp.len, "FACP", 0, &h, NULL) == ST_OK &&
                acpi_built_by_qemu(&h);
 }
 
