@@ -7,6 +7,7 @@
 #                   ends with one line "N passed, N failed"
 #   make usb        build/pmucal.img, a GPT disk with an ESP to dd onto a USB stick
 #   make host       pmucal-host, pmucal-table and libpmucal.a (release flags)
+#   make coverage   host unit tests with gcov; per-file line coverage (needs gcovr)
 #   make bench      benchmark figures (not a timed test)
 #   make plot       draw the newest results (RESULTS=DIR for another)
 #   make deps       apt-get install what the build and the tests need
@@ -70,7 +71,8 @@ BENCH_CFLAGS := -O2 -fno-tree-vectorize -fno-unroll-loops -fno-omit-frame-pointe
 
 # Shipped host programs and library: release flags. Unit tests: test flags.
 HOST_CFLAGS := $(COMMON_CFLAGS) -O2 -g -fPIC
-TEST_CFLAGS := $(COMMON_CFLAGS) -O1 -g -Wno-missing-prototypes
+COV_FLAGS   ?=
+TEST_CFLAGS := $(COMMON_CFLAGS) -O1 -g -Wno-missing-prototypes $(COV_FLAGS)
 FUZZ_CFLAGS := -std=gnu11 -I. -g -O1 -fsanitize=fuzzer,address,undefined
 
 # ---- sources, one list per folder ---------------------------------------------------------
@@ -253,6 +255,26 @@ TEST_MSR_latpages := tests/fake_msr_none.c
 TEST_MSR_sweep    := tests/fake_msr_none.c
 TEST_EXTRA_app    := tests/fake_topology.c tests/fake_spin.c
 TEST_EXTRA_results := $(TEST_EXTRA_app)
+# The virtual PMU (tests/vpmu/) is the MSR back end of the tests that run on it; the suite's
+# kernels are wrapped at link time by descriptions of what they retire (vpmu_work.c).
+VPMU_SRCS := \
+	tests/vpmu/vpmu_core.c \
+	tests/vpmu/vpmu_ibs.c \
+	tests/vpmu/vpmu_lbr.c \
+	tests/vpmu/vpmu_parts.c \
+	tests/vpmu/vpmu_pebs.c \
+	tests/vpmu/vpmu_work.c
+VPMU_LDFLAGS := -Wl,--wrap=bench_loop -Wl,--wrap=bench_branch_pattern \
+                -Wl,--wrap=bench_skid_loop -Wl,--wrap=bench_chase -Wl,--wrap=bench_block_run \
+                -Wl,--wrap=bench_ptlive_attach -Wl,--wrap=bench_pt_walk
+TEST_MSR_vpmu           := $(VPMU_SRCS)
+TEST_LDFLAGS_vpmu       := $(VPMU_LDFLAGS)
+TEST_MSR_vpmu_smp       := $(VPMU_SRCS)
+TEST_LDFLAGS_vpmu_smp   := $(VPMU_LDFLAGS)
+TEST_MSR_vpmu_suite     := $(VPMU_SRCS)
+TEST_LDFLAGS_vpmu_suite := $(VPMU_LDFLAGS)
+TEST_MSR_vpmu_phase     := $(VPMU_SRCS)
+TEST_LDFLAGS_vpmu_phase := $(VPMU_LDFLAGS)
 TEST_SUPPORT_SRCS := \
 	tests/acpi_fixture.c \
 	tests/cpuid_dump.c \
@@ -261,7 +283,7 @@ TEST_SUPPORT_SRCS := \
 	tests/fake_volume.c \
 	tests/test_util.c
 TEST_LAYER_SRCS := $(PORTABLE_SRCS) $(SYMS_NONE_SRC) $(LIBPMUCAL_SRCS)
-TEST_LIBS := -lcmocka -ljansson -lm -lpthread
+TEST_LIBS := -lcmocka -ljansson -lm -lpthread $(COV_FLAGS)
 TEST_BINS := $(patsubst %,$(B)/host/tests/test_%,$(TESTS))
 
 # libFuzzer targets (clang): tests/fuzz_<name>.c with a corpus in tests/corpus/<name>/.
@@ -280,7 +302,7 @@ BENCH_SAMPLING_SRCS := tests/bench_sampling.c
 # Prerequisites that name per-test variables ($$(TEST_MSR_$$*)) need a second expansion.
 .SECONDEXPANSION:
 
-.PHONY: all run test unit fuzz usb host bench bench-latency bench-tlb bench-pmu \
+.PHONY: all run test unit coverage fuzz usb host bench bench-latency bench-tlb bench-pmu \
         bench-sampling plot deps check-deps check-layering clean
 .DEFAULT_GOAL := all
 
@@ -396,7 +418,7 @@ $(B)/host/tests/test_%: $(B)/test/obj/tests/test_%.o $(B)/test/layers.a $(B)/tes
 	@mkdir -p $(@D)
 	$(say) LINK $@
 	$(Q)$(HOST_CC) $(filter %.o,$^) -Wl,--start-group $(filter %.a,$^) -Wl,--end-group \
-		-o $@ $(TEST_LIBS)
+		-o $@ $(TEST_LDFLAGS_$*) $(TEST_LIBS)
 
 $(B)/fuzz/fuzz_%: tests/fuzz_%.c $$(FUZZ_SRCS_$$*)
 	@mkdir -p $(@D)
@@ -412,6 +434,22 @@ $(B)/host/bench_sampling: $(call host_obj,$(BENCH_SAMPLING_SRCS)) $(B)/host/obj/
 	$(Q)$(HOST_CC) $^ -o $@ -lpthread
 
 unit: $(TEST_BINS)
+
+# ---- coverage ------------------------------------------------------------------------------
+# make coverage: the host unit tests built with gcov instrumentation under build/cov, each run
+# once from the repository root, then per-file line coverage of the program's layers printed
+# by gcovr (Debian package gcovr; make deps does not install it).
+COV_B := $(B)/cov
+coverage:
+	@command -v gcovr >/dev/null || { echo "coverage: gcovr missing (apt-get install gcovr)"; exit 1; }
+	@rm -rf $(COV_B)
+	@$(MAKE) --no-print-directory B=$(COV_B) COV_FLAGS=--coverage \
+		$(patsubst $(B)/%,$(COV_B)/%,$(TEST_BINS))
+	@fails=0; for t in $(patsubst $(B)/%,$(COV_B)/%,$(TEST_BINS)); do \
+		$$t >/dev/null 2>&1 || { echo "coverage: $$t failed"; fails=$$((fails + 1)); }; done; \
+		echo "coverage: $$fails test binaries failed"
+	@gcovr -r . --object-directory $(COV_B)/test/obj -f 'app/' -f 'pmu/' -f 'boot/' \
+		-f 'bench/' -f 'report/' -f 'lib/' -f 'host/' --txt --sort-percentage
 fuzz: $(FUZZ_BINS)
 
 test: deps

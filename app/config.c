@@ -483,6 +483,11 @@ status_t config_parse(const char *text, size_t len, struct pmucal_config *cfg,
         return p.n ? ST_BAD_DATA : ST_OK;
 }
 
+size_t config_n_keys(void)
+{
+        return ARRAY_SIZE(keys);
+}
+
 bool config_from_file(const struct pmucal_config *cfg, const char *key)
 {
         const struct key_desc *k = key ? find_key(key, strlen(key)) : NULL;

@@ -120,6 +120,8 @@ status_t config_parse(const char *text, size_t len, struct pmucal_config *cfg,
 
 /** True when @p key was set by the file (false for unknown keys). */
 bool config_from_file(const struct pmucal_config *cfg, const char *key);
+/** Number of keys: the bits pmucal_config.from_file may hold are 0 .. config_n_keys() - 1. */
+size_t config_n_keys(void);
 
 /** Short name of a diagnostic kind ("unknown key"); never NULL. */
 const char *config_diag_kind_str(enum config_diag_kind kind);

@@ -136,7 +136,7 @@ status_t phase_pmu(struct run *r)
                 rep_info("PMI round trip not measurable: %s",
                          pmu_sample_supported(pmu_get_caps(), &why) == ST_OK ? "no PMI was taken"
                                                                              : why);
-        pmu_reset();
+        pmu_restore(); /* what the firmware left in the counter MSRs (saved by pmu_init) */
         if (st != ST_OK)
                 return st;
         return sst == ST_NO_MEM ? sst : ST_OK;

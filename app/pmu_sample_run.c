@@ -127,9 +127,13 @@ static void skid_run(struct pmu_sample *buf, struct pmu_sample_figures *fig)
                 rep_info("skid: max %llu instructions; %u before the kernel, %u beyond %u",
                          (unsigned long long)h.max_bytes, h.n_before, h.n_beyond,
                          PMU_SKID_BUCKETS * h.bucket_bytes);
-                rep_check(h.n_before + h.n_beyond <= 1,
-                          "skid-in-kernel measured=%u expected=0 tolerance=1",
-                          h.n_before + h.n_beyond);
+                /* Absolute: the samples must be there (one per PMI expected) and all but
+                 * one inside the kernel; no samples is not "no skid". */
+                uint64_t want = total / s.period;
+                rep_check(h.n + 1 >= want && h.n_before + h.n_beyond <= 1,
+                          "skid-in-kernel measured=%u expected=0 tolerance=1 (outside the "
+                          "kernel, of %u samples; %llu expected)", h.n_before + h.n_beyond, h.n,
+                          (unsigned long long)want);
         }
 
         uint64_t est;

@@ -112,6 +112,7 @@ status_t phase_sampling(struct run *r)
                 run_ibs(c);
                 smp_pebs_run(c);
                 smp_lbr_run(c);
+                pmu_restore();
         }
 
         if (c->report.len)

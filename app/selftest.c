@@ -28,7 +28,7 @@ static const char *vector_name(unsigned v)
 
 status_t phase_selftest(struct run *r)
 {
-        unsigned n_recovered = 0;
+        unsigned n_recovered = 0, n_raised = 0;
         uint64_t val;
 
         rep_push("fault-recovery");
@@ -40,6 +40,7 @@ status_t phase_selftest(struct run *r)
                                  "feature)", probes[i].what);
                         continue;
                 }
+                n_raised++;
                 if (rep_check(st == ST_OK && vec == probes[i].vector,
                               "%s: caught %s, recovered", probes[i].what, vector_name(vec)))
                         n_recovered++;
@@ -51,28 +52,36 @@ status_t phase_selftest(struct run *r)
                 rep_info("rdmsr(0x%x) of a nonexistent MSR returned 0x%llx without #GP: this "
                          "platform does not fault unknown MSRs, so MSR support is taken from "
                          "CPUID, never from a read", PMU_FAULT_PROBE_MSR, (unsigned long long)val);
-        else if (st == ST_FAULT)
+        else if (st == ST_FAULT) {
+                n_raised++;
                 n_recovered += rep_check(fault_vec == 13,
                                          "rdmsr(0x%x) nonexistent MSR reported unsupported "
                                          "(%s recovered)", PMU_FAULT_PROBE_MSR, vector_name(fault_vec));
-        else
+        } else
                 rep_skip("rdmsr(0x%x): MSRs are not accessible here (%s)", PMU_FAULT_PROBE_MSR,
                          status_str(st));
 
         /* RDPMC with a counter index no CPU has: #GP, or #UD where RDPMC itself is not
          * emulated (QEMU TCG). Either way it must come back. */
-        st = pmu_fault_probe_rdpmc(&val, &fault_vec);
-        if (st == ST_FAULT)
-                n_recovered += rep_check(true, "rdpmc(0x%x) reported unsupported (%s recovered)",
-                                         PMU_FAULT_PROBE_RDPMC, vector_name(fault_vec));
+        val = ~0ull;
+        st  = pmu_fault_probe_rdpmc(&val, &fault_vec);
+        if (st == ST_FAULT) {
+                n_raised++;
+                n_recovered += rep_check((fault_vec == 13 || fault_vec == 6) && val == 0,
+                                         "rdpmc(0x%x) reported unsupported: %s recovered (want "
+                                         "#GP or #UD), value 0x%llx (want 0)",
+                                         PMU_FAULT_PROBE_RDPMC, vector_name(fault_vec),
+                                         (unsigned long long)val);
+        }
         else if (st == ST_OK)
                 rep_info("rdpmc(0x%x) returned 0x%llx without faulting", PMU_FAULT_PROBE_RDPMC,
                          (unsigned long long)val);
         else
                 rep_skip("rdpmc: not accessible here (%s)", status_str(st));
 
-        if (n_recovered)
-                rep_check(true, "harness carried on after %u deliberate faults", n_recovered);
+        if (n_raised)
+                rep_check(n_recovered == n_raised, "harness carried on after %u deliberate "
+                          "faults, %u of them recovered as expected", n_raised, n_recovered);
         rep_pop();
 
         if (r->cfg.crash_test) {

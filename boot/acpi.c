@@ -78,6 +78,11 @@ static status_t sub8(const uint8_t *t, size_t off, size_t end, const char *sig,
 
 /* ---- public functions ------------------------------------------------------------------- */
 
+bool acpi_built_by_qemu(const struct acpi_header *h)
+{
+        return h && !memcmp(h->oem_id, "BOCHS ", 6) && !memcmp(h->oem_table_id, "BXPC", 4);
+}
+
 status_t acpi_check_header(const void *table, size_t avail, const char *sig, size_t min_len,
                            struct acpi_header *out, struct acpi_diag *diag)
 {

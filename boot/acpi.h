@@ -199,6 +199,11 @@ struct acpi_hmat {
 status_t acpi_check_header(const void *table, size_t avail, const char *sig, size_t min_len,
                            struct acpi_header *out, struct acpi_diag *diag);
 
+/** True when the table whose header @p h is was built by QEMU: OEM ID "BOCHS " and OEM
+ *  table ID "BXPC..." (QEMU hw/acpi/aml-build.c ACPI_BUILD_APPNAME6/8). Other KVM-based
+ *  monitors (Firecracker, cloud-hypervisor, crosvm) write their own IDs. NULL: false. */
+bool acpi_built_by_qemu(const struct acpi_header *h);
+
 /** Parse a MADT ("APIC") into @p out (caller-owned; zero on error). */
 status_t acpi_parse_madt(const void *table, size_t avail, struct acpi_madt *out,
                          struct acpi_diag *diag);

@@ -28,6 +28,7 @@ struct pmu_event_desc {
         bool        edge;     /* EdgeDetect */
         int8_t      fixed;    /* Intel fixed counter index (pseudo-encoding), or -1 */
         int8_t      arch_bit; /* CPUID.0AH:EBX bit of an architectural event, or -1 */
+        uint32_t    gp_mask;  /* general counters that can count it (perf "Counter"); 0 any */
         const char *brief;    /* BriefDescription */
 };
 

@@ -5,7 +5,8 @@ Usage: gen_events.py <events-dir> <output.c>
 
 Each JSON file is one vendor-uarch table: an object with Vendor, Uarch, Source, Version,
 Events (perf pmu-events objects: EventName, EventCode, UMask, CounterMask, Invert,
-EdgeDetect, BriefDescription; plus ArchEventBit for Intel architectural events) and Aliases
+EdgeDetect, Counter (the general counters allowed, enforced by pmu_program), BriefDescription;
+plus ArchEventBit for Intel architectural events) and Aliases
 (every portable alias maps to an EventName or to {"Unsupported": "<reason>"}).
 
 mapfile.csv follows perf's header (Family-model,Version,Filename,EventType). Family-model is
@@ -64,6 +65,24 @@ def cstr(s):
     return '"' + "".join(out) + '"'
 
 
+def counter_mask(where, value, fixed):
+    """perf's "Counter": the general counters that can count the event ("0,1,2,3"), as a bit
+    mask; 0 when absent (any counter). Fixed-counter events name their fixed counter."""
+    if value is None:
+        return 0
+    if not isinstance(value, str) or not value.strip():
+        fail(where, f"bad Counter {value!r}")
+    if fixed:
+        if not value.lower().startswith("fixed counter"):
+            fail(where, f"fixed-counter event with Counter {value!r}")
+        return 0
+    mask = 0
+    for part in value.split(","):
+        n = num(where, part.strip(), 0, 31, "Counter")
+        mask |= 1 << n
+    return mask
+
+
 def load_table(path):
     where = os.path.basename(path)
     try:
@@ -109,11 +128,12 @@ def load_table(path):
             fixed = umask - 1
         if amd and "EventCode" not in ev:
             fail(w, "missing EventCode")
+        counters = counter_mask(w, ev.get("Counter"), fixed >= 0)
         brief = ev.get("BriefDescription", "")
         if not isinstance(brief, str):
             fail(w, "BriefDescription must be a string")
         events.append(dict(name=name, code=code, umask=umask, cmask=cmask, inv=inv, edge=edge,
-                           fixed=fixed, arch=arch, brief=brief))
+                           fixed=fixed, arch=arch, counters=counters, brief=brief))
     aliases = doc["Aliases"]
     if not isinstance(aliases, dict):
         fail(where, "Aliases must be an object")
@@ -202,7 +222,8 @@ def emit(tables, order, rows):
                        f".umask = {e['umask']:#x}, .cmask = {e['cmask']:#x}, "
                        f".inv = {'true' if e['inv'] else 'false'}, "
                        f".edge = {'true' if e['edge'] else 'false'}, .fixed = {e['fixed']}, "
-                       f".arch_bit = {e['arch']}, .brief = {cstr(e['brief'])} }},")
+                       f".arch_bit = {e['arch']}, .gp_mask = {e['counters']:#x}, "
+                       f".brief = {cstr(e['brief'])} }},")
         out += ["};", ""]
     out.append("const struct pmu_event_table pmu_event_tables[] = {")
     for name in order:

@@ -10,6 +10,7 @@
 #define ARCH_BIT_BR_MISSES 6
 
 static struct pmu_state            state;
+static struct pmu_saved            saved; /* survives pmu_init: one save per restore */
 static const struct pmu_driver    *drv;
 static const char                  not_init[] = "pmu_init not called";
 
@@ -56,7 +57,14 @@ status_t pmu_init(const struct cpu_info *ci)
         state.caps.reason    = NULL;
         state.caps.events    = pmu_events_for(ci->vendor, ci->family, ci->model);
         apply_quirks(&state.caps);
-        return ST_OK;
+        if (saved.valid && (saved.vendor != ci->vendor || saved.signature != ci->signature))
+                saved.valid = false; /* another CPU (host tests): its values do not apply */
+        if (!saved.valid && drv->save(&state, &saved) == ST_OK) {
+                saved.valid     = true;
+                saved.vendor    = ci->vendor;
+                saved.signature = ci->signature;
+        }
+        return drv->reset(&state);
 }
 
 const struct pmu_caps *pmu_get_caps(void)
@@ -175,6 +183,19 @@ status_t pmu_reset(void)
         return drv->reset(&state);
 }
 
+status_t pmu_restore(void)
+{
+        status_t st;
+
+        if (!saved.valid)
+                return ST_OK;
+        if (!pmu_available())
+                return ST_UNSUPPORTED;
+        st          = drv->restore(&state, &saved);
+        saved.valid = false;
+        return st;
+}
+
 status_t pmu_program(struct pmu_slot s, const struct pmu_event_desc *ev, unsigned flags,
                      uint64_t start)
 {
@@ -184,7 +205,12 @@ status_t pmu_program(struct pmu_slot s, const struct pmu_event_desc *ev, unsigne
                 return ST_BAD_ARG;
         if (s.fixed != (ev->fixed >= 0) || (s.fixed && ev->fixed != s.idx))
                 return ST_BAD_ARG;
-        return drv->program(&state, s, ev, flags & (PMU_USR | PMU_OS | PMU_INT), start);
+        /* perf's "Counter": e.g. MEM_TRANS_RETIRED.LOAD_LATENCY on Sapphire Rapids counts on
+         * general counters 1-7 only; on counter 0 it would count nothing. */
+        if (!s.fixed && ev->gp_mask && !(ev->gp_mask & (1u << s.idx)))
+                return ST_UNSUPPORTED;
+        return drv->program(&state, s, ev, flags & (PMU_USR | PMU_OS | PMU_INT | PMU_ADAPTIVE),
+                            start);
 }
 
 static uint64_t valid_mask(void)

@@ -75,7 +75,11 @@ struct pmu_caps {
 
 /** Detect the core PMU of the CPU described by @p ci (the one this runs on). ST_OK when
  *  counters are usable; ST_UNSUPPORTED with pmu_get_caps()->reason when there is no PMU
- *  (QEMU TCG: CPUID.0AH all zero, AMD PerfCtrExtCore clear); ST_BAD_ARG for NULL. */
+ *  (QEMU TCG: CPUID.0AH all zero, AMD PerfCtrExtCore clear); ST_BAD_ARG for NULL. With a PMU
+ *  it saves the counter MSRs the drivers write (once, until pmu_restore) and resets them:
+ *  IA32_PERF_GLOBAL_CTRL and AMD PerfCntrGlobalCtl come out of reset with every general
+ *  counter enabled, so without that a counter would count from its event-select write
+ *  instead of from pmu_start. */
 status_t pmu_init(const struct cpu_info *ci);
 
 /** The record pmu_init() filled (all zero, reason "pmu_init not called" before). */
@@ -114,10 +118,15 @@ uint32_t pmu_rdpmc_index(struct pmu_slot s);
 
 /** Stop every counter, zero counters and event selects, clear overflow status. */
 status_t pmu_reset(void);
-/** Program counter @p s for @p ev with PMU_USR/PMU_OS/PMU_INT @p flags and initial value
+/** Put back the counter MSRs pmu_init saved (what the firmware or OS left), global enable
+ *  last. ST_OK and nothing written when nothing was saved. */
+status_t pmu_restore(void);
+/** Program counter @p s for @p ev with PMU_USR/PMU_OS/PMU_INT/PMU_ADAPTIVE @p flags and
+ *  initial value
  *  @p start (masked to the width; for sampling (-period)). It does not count until
  *  pmu_start(). A fixed slot must be given the fixed pseudo-event for that counter.
- *  ST_UNSUPPORTED when @p start needs full-width writes the CPU lacks. */
+ *  ST_UNSUPPORTED when @p start needs full-width writes the CPU lacks, or when the event's
+ *  table restricts it to other general counters (perf "Counter"). */
 status_t pmu_program(struct pmu_slot s, const struct pmu_event_desc *ev, unsigned flags,
                      uint64_t start);
 /** Start / stop the counters in @p mask. */

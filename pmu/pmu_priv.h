@@ -17,6 +17,17 @@ struct pmu_state {
         uint64_t        global_ctrl;          /* enabled counters, counter-mask layout */
 };
 
+/** The counter MSRs as found before pmucal touched them (pmu_init saves, pmu_restore puts
+ *  them back). */
+struct pmu_saved {
+        bool            valid;
+        enum cpu_vendor vendor;    /* of the CPU saved from */
+        uint32_t        signature;
+        uint64_t        global_ctrl;
+        uint64_t evtsel[PMU_MAX_GP], ctr[PMU_MAX_GP];
+        uint64_t fixed_ctrl, fixed[PMU_MAX_FIXED];
+};
+
 struct pmu_driver {
         const char *name;
         /** Fill caps from @p ci and probing; ST_UNSUPPORTED with caps->reason if no PMU. */
@@ -30,6 +41,10 @@ struct pmu_driver {
         status_t (*ovf_status)(struct pmu_state *st, uint64_t *out);
         status_t (*ovf_clear)(struct pmu_state *st, uint64_t mask);
         status_t (*reset)(struct pmu_state *st);
+        /** Read every counter MSR reset() and program() write into @p sv. */
+        status_t (*save)(struct pmu_state *st, struct pmu_saved *sv);
+        /** Write @p sv back, the global enable last. */
+        status_t (*restore)(struct pmu_state *st, const struct pmu_saved *sv);
 };
 
 extern const struct pmu_driver pmu_drv_intel;

@@ -69,6 +69,9 @@ void plat_console_serial(bool on)
         (void)on;
 }
 
+/* The virtual PMU learns the working set of a chase from the buffer it runs in. */
+void vpmu_note_buffer(const void *p, size_t bytes) __attribute__((weak));
+
 status_t plat_mem_alloc(size_t bytes, enum plat_page_kind want, void **out,
                         enum plat_page_kind *got)
 {
@@ -84,6 +87,8 @@ status_t plat_mem_alloc(size_t bytes, enum plat_page_kind want, void **out,
         if (!p)
                 return ST_NO_MEM;
         memset(p, 0, bytes);
+        if (vpmu_note_buffer)
+                vpmu_note_buffer(p, bytes);
         *out = p;
         if (got)
                 *got = PLAT_PAGE_4K;
@@ -316,22 +321,31 @@ void cpu_page_tables_restore(uint64_t saved)
 }
 
 
+/* The PMI route belongs to the virtual PMU when a test links it (tests/vpmu/vpmu_core.c);
+ * without it there is no route, as in the hosted build. */
+status_t vpmu_pmi_enable(cpu_pmi_fn fn, void *ctx, int ext_lvt_offset) __attribute__((weak));
+void     vpmu_pmi_disable(void) __attribute__((weak));
+status_t vpmu_pmi_selftest(uint64_t *tsc_round_trip) __attribute__((weak));
+
 status_t cpu_pmi_enable(cpu_pmi_fn fn, void *ctx, int ext_lvt_offset)
 {
-        (void)fn;
-        (void)ctx;
-        (void)ext_lvt_offset;
+        if (vpmu_pmi_enable)
+                return vpmu_pmi_enable(fn, ctx, ext_lvt_offset);
         return ST_UNSUPPORTED;
 }
 
 void cpu_pmi_disable(void)
 {
+        if (vpmu_pmi_disable)
+                vpmu_pmi_disable();
 }
 
 status_t cpu_pmi_selftest(uint64_t *tsc_round_trip)
 {
         if (tsc_round_trip)
                 *tsc_round_trip = 0;
+        if (vpmu_pmi_selftest)
+                return vpmu_pmi_selftest(tsc_round_trip);
         return ST_UNSUPPORTED;
 }
 

@@ -115,6 +115,30 @@ static void test_header_real_tables(void **state)
         }
 }
 
+/* debug_exit = auto writes port 0xf4 only under QEMU: KVM's signature is not enough
+ * (Firecracker is KVM too); QEMU's tables carry OEM "BOCHS " / "BXPC". */
+static void test_built_by_qemu(void **state)
+{
+        static const struct { const char *file; bool qemu; } cases[] = {
+                { "qemu72-q35-3node-hmat-apic.dat", true },
+                { "qemu72-q35-3node-hmat-srat.dat", true },
+                { "firecracker-facp.dat", false },
+                { "firecracker-apic.dat", false },
+        };
+
+        (void)state;
+        for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+                struct acpi_header h;
+                size_t             len;
+                void              *t = acpi_fixture_load(cases[i].file, &len);
+
+                assert_int_equal(acpi_check_header(t, len, NULL, 0, &h, NULL), ST_OK);
+                assert_int_equal(acpi_built_by_qemu(&h), cases[i].qemu);
+                free(t);
+        }
+        assert_false(acpi_built_by_qemu(NULL));
+}
+
 static void test_header_bad_args_and_lengths(void **state)
 {
         uint8_t t[64] = "APIC";
@@ -507,6 +531,7 @@ int main(void)
                 cmocka_unit_test(test_slit_fixtures),
                 cmocka_unit_test(test_slit_bad),
                 cmocka_unit_test(test_corrupt_variants),
+                cmocka_unit_test(test_built_by_qemu),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

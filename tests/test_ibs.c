@@ -198,9 +198,10 @@ static void test_count_rearm_disable(void **state)
         /* IbsOpVal set: the whole period elapsed. */
         assert_int_equal(pmu_ibs_op_ctl_count(&zen, armed | IBSOPCTL_OP_VAL | (0x55ull << 32)),
                          0x10000);
-        /* Not valid: CurCnt where RdWrOpCnt exists, else nothing. */
-        assert_int_equal(pmu_ibs_op_ctl_count(&zen, armed | (0x1234ull << 32)), 0x1234);
-        assert_int_equal(pmu_ibs_op_ctl_count(&f10, armed | (0x1234ull << 32)), 0x1234);
+        /* Not valid: CurCnt without its random low 7 bits where RdWrOpCnt exists, else
+         * nothing. */
+        assert_int_equal(pmu_ibs_op_ctl_count(&zen, armed | (0x1234ull << 32)), 0x1200);
+        assert_int_equal(pmu_ibs_op_ctl_count(&f10, armed | (0x1234ull << 32)), 0x1200);
         f10.caps &= ~(uint32_t)IBS_CAPS_RDWROPCNT;
         assert_int_equal(pmu_ibs_op_ctl_count(&f10, armed | (0x1234ull << 32)), 0);
         /* Re-arm keeps the random CurCnt bits only in dispatched-op mode. */

@@ -173,10 +173,17 @@ static void test_control(void **state)
         assert_int_equal(pmu_lbr_select_value(0), 0x1ff);
         /* IA32_LBR_CTL enables: 0 LBREn, 1 OS, 2 USR, 3 call stack, 16..22 branch types. */
         assert_int_equal(pmu_lbr_arch_ctl_value(PMU_LBR_F_USER | PMU_LBR_F_KERNEL |
-                                                PMU_LBR_F_ALL_BRANCHES), 0x7f0007);
+                                                PMU_LBR_F_ALL_BRANCHES, 0x7), 0x7f0007);
         assert_int_equal(pmu_lbr_arch_ctl_value(PMU_LBR_F_USER | PMU_LBR_F_JCC |
-                                                PMU_LBR_F_CALL_STACK), 0x1000d);
-        assert_int_equal(pmu_lbr_arch_ctl_value(0) & ~ARCH_LBR_CTL_MASK, 0);
+                                                PMU_LBR_F_CALL_STACK, 0x7), 0x1000d);
+        assert_int_equal(pmu_lbr_arch_ctl_value(0, 0x7) & ~ARCH_LBR_CTL_MASK, 0);
+        /* CPUID.1CH:EBX: no CPL filter (bit 0), no branch filter (bit 1), no call stack (2):
+         * those bits are reserved and left clear. */
+        assert_int_equal(pmu_lbr_arch_ctl_value(PMU_LBR_F_KERNEL | PMU_LBR_F_ALL_BRANCHES |
+                                                PMU_LBR_F_CALL_STACK, 0), 0x1);
+        assert_int_equal(pmu_lbr_arch_ctl_value(PMU_LBR_F_KERNEL | PMU_LBR_F_ALL_BRANCHES, 0x1),
+                         0x3);
+        assert_int_equal(pmu_lbr_arch_ctl_value(PMU_LBR_F_KERNEL | PMU_LBR_F_JCC, 0x2), 0x10001);
         /* DEBUGCTL: bit 0 LBR (legacy only), 11 FREEZE_LBRS_ON_PMI (not in call-stack mode). */
         assert_int_equal(pmu_lbr_fmt_legacy(LBR_FORMAT_INFO, 32, &lf), ST_OK);
         assert_int_equal(pmu_lbr_fmt_arch(0x0f, 0x7, 0, &af), ST_OK);

@@ -56,7 +56,9 @@ static void test_record_size(void **state)
                 unsigned fmt; bool base; uint64_t cfg; uint32_t want;
         } cases[] = {
                 { 0, false, 0, 0x90 }, { 1, false, 0, 0xb0 }, { 2, false, 0, 0xc0 },
-                { 3, false, 0, 0xc8 }, { 4, false, 0, 0 }, { 7, false, 0, 0 },
+                { 3, false, 0, 0xc8 }, { 7, false, 0, 0 }, { 6, true, 0, 0 },
+                /* formats 4/5 without baseline: the basic group alone (Linux intel_ds_init) */
+                { 4, false, PEBS_DATACFG_MEMINFO, 0x20 }, { 5, false, 0, 0x20 },
                 { 4, true, 0, 0x20 },
                 { 4, true, PEBS_DATACFG_MEMINFO, 0x40 },
                 { 4, true, PEBS_DATACFG_MEMINFO | PEBS_DATACFG_GP, 0x40 + 18 * 8 },

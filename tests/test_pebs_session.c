@@ -40,7 +40,7 @@ static void test_pebs_model_dse(void **unused)
                 enum pmu_pebs_dse_kind k = PEBS_DSE__COUNT;
                 bool split = false;
 
-                assert_int_equal(pmu_pebs_model_dse(cases[i].model, &k, &split),
+                assert_int_equal(pmu_pebs_model_dse(cases[i].model, &k, &split, NULL),
                                  cases[i].dse_known);
                 if (cases[i].dse_known) {
                         assert_int_equal(k, cases[i].kind);
@@ -164,7 +164,7 @@ static void test_ldlat_event_in_claimed_tables(void **unused)
                         bool split;
                         const struct pmu_event_desc *ev;
 
-                        if (!pmu_pebs_model_dse(m, &kind, &split) ||
+                        if (!pmu_pebs_model_dse(m, &kind, &split, NULL) ||
                             pmu_events_for(VEN_INTEL, r->family < 0 ? 6 : (uint32_t)r->family,
                                            m) != t)
                                 continue;
@@ -247,7 +247,7 @@ static void test_tables_from_cpuid_signature(void **unused)
                                  cases[i].table);
                 if (cases[i].amd)
                         continue;
-                assert_int_equal(pmu_pebs_model_dse(ci.model, &kind, &split), cases[i].dse);
+                assert_int_equal(pmu_pebs_model_dse(ci.model, &kind, &split, NULL), cases[i].dse);
                 if (!strcmp(t->name, "intel-arch"))
                         assert_null(pmu_pebs_ldlat_event(t));      /* SKIP with a reason */
                 else if (cases[i].dse && !pmu_pebs_ldlat_event(t))

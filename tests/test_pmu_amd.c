@@ -36,6 +36,18 @@ static void expect_writes(const struct wr *w, size_t n)
         fake_msr_clear_log();
 }
 
+/* pmu_init saves the counter MSRs and resets them (stopped first, so that nothing counts
+ * before pmu_start); the tests below look at the writes after that. */
+static void init_ok(const struct cpu_info *ci)
+{
+        assert_int_equal(pmu_init(ci), ST_OK);
+        if (pmu_get_caps()->has_global) {
+                assert_true(fake_msr_n_writes() > 0);
+                assert_int_equal(fake_msr_write_at(0)->val, 0); /* global enable off first */
+        }
+        fake_msr_clear_log();
+}
+
 /* Zen 4 (Genoa, family 19h model 11h): PerfCtrExtCore, PerfMonV2 with 6 counters. */
 static struct cpu_info zen4(bool v2)
 {
@@ -70,7 +82,7 @@ static void test_no_pmu_tcg(void **unused)
         ci = (struct cpu_info){ .vendor = VEN_AMD, .family = 0x10, .model = 0x04 };
         cfg = (struct fake_msr_cfg){ .layout = FAKE_AMD_LEGACY };
         fake_msr_setup(&cfg);
-        assert_int_equal(pmu_init(&ci), ST_OK);
+        init_ok(&ci);
         assert_int_equal(pmu_get_caps()->kind, PMU_AMD_LEGACY);
         assert_int_equal(pmu_n_gp(), 4);
         assert_null(pmu_get_caps()->events); /* no table for family 10h: aliases unsupported */
@@ -84,7 +96,7 @@ static void test_caps(void **unused)
 {
         struct cpu_info ci = zen4(true);
 
-        assert_int_equal(pmu_init(&ci), ST_OK);
+        init_ok(&ci);
         const struct pmu_caps *c = pmu_get_caps();
         assert_int_equal(c->kind, PMU_AMD_CORE_EXT);
         assert_int_equal(c->n_gp, 6);
@@ -97,14 +109,14 @@ static void test_caps(void **unused)
         assert_int_equal(fake_msr_n_writes(), 0);
 
         ci = zen4(false);
-        assert_int_equal(pmu_init(&ci), ST_OK);
+        init_ok(&ci);
         assert_false(pmu_has_global_ctrl());
         assert_int_equal(pmu_get_caps()->version, 1);
 
         /* Zen 3 family 19h model 21h picks the Zen 3 table. */
         ci = zen4(true);
         ci.model = 0x21;
-        assert_int_equal(pmu_init(&ci), ST_OK);
+        init_ok(&ci);
         assert_string_equal(pmu_get_caps()->events->name, "amd-zen3");
 }
 
@@ -113,7 +125,7 @@ static void test_v2_program_count_overflow(void **unused)
         struct cpu_info ci = zen4(true);
         uint64_t        v, st;
 
-        assert_int_equal(pmu_init(&ci), ST_OK);
+        init_ok(&ci);
         const struct pmu_event_desc *ins = alias("insts");
         const struct pmu_event_desc *p0 =
                 pmu_event_find(pmu_get_caps()->events, "ls_not_halted_p0_cyc.p0_freq_cyc");
@@ -158,7 +170,7 @@ static void test_no_v2_enable_in_ctl_and_emulated_overflow(void **unused)
         struct cpu_info ci = zen4(false);
         uint64_t        v, st;
 
-        assert_int_equal(pmu_init(&ci), ST_OK);
+        init_ok(&ci);
         const struct pmu_event_desc *br = alias("branches");
         assert_int_equal(pmu_program(GP(1), br, PMU_OS, -3ull), ST_OK);
         const struct wr w[] = { { 0xc0010202, 0 }, { 0xc0010203, 0xfffffffffffdull }, { 0xc0010202, 0x0200c2 } };
@@ -186,7 +198,7 @@ static void test_legacy_addresses(void **unused)
         struct pmu_event_desc cyc = { .name = "cycles", .code = 0x76, .fixed = -1, .arch_bit = -1 };
 
         fake_msr_setup(&cfg);
-        assert_int_equal(pmu_init(&ci), ST_OK);
+        init_ok(&ci);
         assert_int_equal(pmu_program(GP(3), &cyc, PMU_OS, 7), ST_OK);
         const struct wr w[] = { { 0xc0010003, 0 }, { 0xc0010007, 7 }, { 0xc0010003, 0x020076 } };
         expect_writes(w, 3);
@@ -198,7 +210,7 @@ static void test_reset_writes(void **unused)
         struct cpu_info ci = zen4(true);
 
         ci.amd.n_core = 2; /* PerfMonV2 may report fewer counters */
-        assert_int_equal(pmu_init(&ci), ST_OK);
+        init_ok(&ci);
         assert_int_equal(pmu_n_gp(), 2);
         assert_int_equal(pmu_reset(), ST_OK);
         const struct wr w[] = {

@@ -37,6 +37,18 @@ static void expect_writes(const struct wr *w, size_t n)
         fake_msr_clear_log();
 }
 
+/* pmu_init saves the counter MSRs and resets them (stopped first, so that nothing counts
+ * before pmu_start); the tests below look at the writes after that. */
+static void init_ok(const struct cpu_info *ci)
+{
+        assert_int_equal(pmu_init(ci), ST_OK);
+        if (pmu_get_caps()->has_global) {
+                assert_true(fake_msr_n_writes() > 0);
+                assert_int_equal(fake_msr_write_at(0)->val, 0); /* global enable off first */
+        }
+        fake_msr_clear_log();
+}
+
 /* An Ice Lake client core as CPUID describes it: v5, 8 GP x 48 bits, 4 fixed x 48 bits. */
 static struct cpu_info icl(unsigned version, bool fw_writes)
 {
@@ -100,7 +112,7 @@ static void test_caps(void **unused)
 
         ci.intel.n_fixed    = 1;
         ci.intel.fixed_mask = 0x5; /* v5: fixed 0 and 2 by ECX */
-        assert_int_equal(pmu_init(&ci), ST_OK);
+        init_ok(&ci);
         const struct pmu_caps *c = pmu_get_caps();
         assert_int_equal(c->n_gp, 8);
         assert_int_equal(c->gp_width, 48);
@@ -117,7 +129,7 @@ static void test_caps(void **unused)
         /* Same CPU without PDCM: IA32_PERF_CAPABILITIES is never touched. */
         ci = icl(2, true);
         ci.intel.pdcm = false;
-        assert_int_equal(pmu_init(&ci), ST_OK);
+        init_ok(&ci);
         assert_false(pmu_get_caps()->has_perf_caps);
         assert_false(pmu_has_full_width_writes());
 }
@@ -127,7 +139,7 @@ static void test_count_gp_and_fixed(void **unused)
         struct cpu_info ci = icl(4, true);
         uint64_t        v;
 
-        assert_int_equal(pmu_init(&ci), ST_OK);
+        init_ok(&ci);
         const struct pmu_event_desc *cyc = alias("cycles");
         const struct pmu_event_desc *fx0 = pmu_event_find(pmu_get_caps()->events, "INST_RETIRED.ANY");
         assert_non_null(fx0);
@@ -166,7 +178,7 @@ static void test_overflow_and_wrap(void **unused)
         struct cpu_info ci = icl(4, true);
         uint64_t        v, st;
 
-        assert_int_equal(pmu_init(&ci), ST_OK);
+        init_ok(&ci);
         const struct pmu_event_desc *ins = alias("insts");
         assert_int_equal(pmu_program(GP(1), ins, PMU_OS | PMU_INT, -100ull), ST_OK);
         const struct wr w[] = { { 0x187, 0 }, { 0x4c2, 0xffffffffff9cull }, { 0x187, 0x5200c0 } };
@@ -198,7 +210,7 @@ static void test_legacy_writes_without_fw(void **unused)
         struct cpu_info ci = icl(3, false);
         uint64_t        v;
 
-        assert_int_equal(pmu_init(&ci), ST_OK);
+        init_ok(&ci);
         assert_false(pmu_has_full_width_writes());
         const struct pmu_event_desc *br = alias("branches");
         assert_int_equal(pmu_program(GP(2), br, PMU_OS, -100ull), ST_OK);
@@ -216,7 +228,7 @@ static void test_v1_enable_in_evtsel(void **unused)
         struct cpu_info ci = icl(1, false);
         uint64_t        v;
 
-        assert_int_equal(pmu_init(&ci), ST_OK);
+        init_ok(&ci);
         assert_false(pmu_has_global_ctrl());
         assert_false(pmu_has_fixed(0));
         const struct pmu_event_desc *ins = alias("insts");
@@ -243,7 +255,7 @@ static void test_reset_writes(void **unused)
 
         ci.intel.n_gp = 2;
         ci.intel.n_fixed = 3;
-        assert_int_equal(pmu_init(&ci), ST_OK);
+        init_ok(&ci);
         assert_int_equal(pmu_reset(), ST_OK);
         const struct wr w[] = {
                 { 0x38f, 0 }, { 0x186, 0 }, { 0x4c1, 0 }, { 0x187, 0 }, { 0x4c2, 0 },
@@ -262,7 +274,7 @@ static void test_event_availability(void **unused)
         ci.model = 0x3c; /* Haswell: no model table, architectural events only */
         ci.intel.events_unavailable = 1u << 6;
         ci.intel.ebx_len = 7;
-        assert_int_equal(pmu_init(&ci), ST_OK);
+        init_ok(&ci);
         assert_string_equal(pmu_get_caps()->events->name, "intel-arch");
         assert_int_equal(pmu_alias_event("insts", &ev, &why), ST_OK);
         assert_int_equal(pmu_alias_event("br-misses", &ev, &why), ST_UNSUPPORTED);
@@ -274,14 +286,14 @@ static void test_event_availability(void **unused)
         /* EBX length 5: events 5 and 6 are not enumerated, hence unavailable. */
         ci.intel.events_unavailable = 0;
         ci.intel.ebx_len = 5;
-        assert_int_equal(pmu_init(&ci), ST_OK);
+        init_ok(&ci);
         assert_int_equal(pmu_alias_event("branches", &ev, &why), ST_UNSUPPORTED);
         assert_int_equal(pmu_alias_event("llc-misses", &ev, &why), ST_OK);
 
         /* Nehalem: erratum AAJ80 rules out Branch Misses Retired. */
         ci.model = 0x1e;
         ci.intel.ebx_len = 7;
-        assert_int_equal(pmu_init(&ci), ST_OK);
+        init_ok(&ci);
         assert_true(pmu_has_quirk(PMU_Q_BR_MISS_RETIRED_BROKEN));
         assert_int_equal(pmu_alias_event("br-misses", &ev, &why), ST_UNSUPPORTED);
         assert_non_null(strstr(why, "AAJ80"));
@@ -292,7 +304,7 @@ static void test_bad_arguments(void **unused)
         struct cpu_info ci = icl(4, true);
         uint64_t        v;
 
-        assert_int_equal(pmu_init(&ci), ST_OK);
+        init_ok(&ci);
         const struct pmu_event_desc *cyc = alias("cycles");
         const struct pmu_event_desc *fx1 = pmu_event_find(pmu_get_caps()->events, "CPU_CLK_UNHALTED.THREAD");
         fake_msr_clear_log();

@@ -8,6 +8,7 @@
 #include "boot/x86/msr.h"
 #include "boot/x86/trap.h"
 
+#include "boot/acpi.h"
 #include "boot/cpu.h"
 #include "boot/plat.h"
 #include "lib/fmt.h"
@@ -287,9 +288,14 @@ status_t plat_wallclock(struct plat_time *out)
         return ST_OK;
 }
 
+/* QEMU: the TCG signature, or KVM's with ACPI tables QEMU built. KVM alone is not QEMU:
+ * Firecracker, cloud-hypervisor and crosvm report "KVMKVMKVM" too and have no
+ * isa-debug-exit at port 0xf4, where the write could reach a real device. */
 bool uefi_under_qemu(void)
 {
-        struct cpuid_regs r;
+        struct cpuid_regs    r;
+        struct acpi_header   h;
+        struct plat_fw_table facp;
 
         cpuid_raw(1, 0, &r);
         if (!(r.ecx & (1u << 31))) /* CPUID.01H:ECX[31]: running under a hypervisor */
@@ -300,7 +306,14 @@ bool uefi_under_qemu(void)
         memcpy(v + 4, &r.ecx, 4);
         memcpy(v + 8, &r.edx, 4);
         v[12] = 0;
-        return !memcmp(v, "TCGTCGTCGTCG", 12) || !memcmp(v, "KVMKVMKVM", 9);
+        if (!memcmp(v, "TCGTCGTCGTCG", 12))
+                return true;
+        if (memcmp(v, "KVMKVMKVM", 9))
+                return false;
+        if (plat_fw_table(PLAT_FW_ACPI, "FACP", 0, &facp) != ST_OK)
+                return false;
+        return acpi_check_header(facp.data, facp.len, "FACP", 0, &h, NULL) == ST_OK &&
+               acpi_built_by_qemu(&h);
 }
 
 void uefi_debug_exit(unsigned code)

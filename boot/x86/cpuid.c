@@ -209,6 +209,8 @@ static void decode_pmu_intel(const struct cpuid_dump *d, struct cpu_info *out)
         if (p->arch_lbr && out->max_leaf >= 0x1c && cpuid_dump_get(d, 0x1c, 0, &r)) {
                 p->arch_lbr_depth_mask = (uint8_t)bits(r.eax, 7, 0);
                 p->arch_lbr_cycles     = cpuid_dump_has(d, CPUID_LBR_TIMED);
+                p->arch_lbr_ebx        = r.ebx;
+                p->arch_lbr_ecx        = r.ecx;
         }
 }
 

@@ -80,6 +80,9 @@ struct cpu_pmu_intel {
         bool     arch_lbr;           /* CPUID.07H.0:EDX[19] */
         uint8_t  arch_lbr_depth_mask;/* CPUID.1CH:EAX[7:0] */
         bool     arch_lbr_cycles;    /* CPUID.1CH:ECX[1] timed LBR */
+        uint32_t arch_lbr_ebx;       /* CPUID.1CH:EBX: [0] CPL filter, [1] branch filter,
+                                      * [2] call-stack mode */
+        uint32_t arch_lbr_ecx;       /* CPUID.1CH:ECX: [0] mispredict, [1] timed, [2] type */
 };
 
 /** AMD core PMU and IBS. [APM-2] "Performance Monitoring Counters", PPR CPUID pages. */

@@ -196,6 +196,40 @@ static status_t reset(struct pmu_state *st)
         return ovf_clear(st, gp_mask(c));
 }
 
+static status_t save(struct pmu_state *st, struct pmu_saved *sv)
+{
+        const struct pmu_caps *c = &st->caps;
+        status_t               r;
+
+        memset(sv, 0, sizeof(*sv));
+        if (c->has_global &&
+            (r = rdmsr_safe(MSR_AMD64_PERF_CNTR_GLOBAL_CTL, &sv->global_ctrl)) != ST_OK)
+                return r;
+        for (unsigned n = 0; n < c->n_gp; n++)
+                if ((r = rdmsr_safe(ctl_msr(c, n), &sv->evtsel[n])) != ST_OK ||
+                    (r = rdmsr_safe(ctr_msr(c, n), &sv->ctr[n])) != ST_OK)
+                        return r;
+        return ST_OK;
+}
+
+static status_t restore(struct pmu_state *st, const struct pmu_saved *sv)
+{
+        const struct pmu_caps *c = &st->caps;
+        status_t               r, first = ST_OK;
+
+        if (c->has_global && (r = wrmsr_safe(MSR_AMD64_PERF_CNTR_GLOBAL_CTL, 0)) != ST_OK)
+                return r;
+        for (unsigned n = 0; n < c->n_gp; n++)
+                if ((r = wrmsr_safe(ctl_msr(c, n), 0)) != ST_OK ||
+                    (r = wrmsr_safe(ctr_msr(c, n), sv->ctr[n])) != ST_OK ||
+                    (r = wrmsr_safe(ctl_msr(c, n), sv->evtsel[n])) != ST_OK)
+                        first = first ? first : r;
+        if (c->has_global &&
+            (r = wrmsr_safe(MSR_AMD64_PERF_CNTR_GLOBAL_CTL, sv->global_ctrl)) != ST_OK)
+                first = first ? first : r;
+        return first;
+}
+
 const struct pmu_driver pmu_drv_amd = {
         .name       = "amd",
         .probe      = probe,
@@ -207,4 +241,6 @@ const struct pmu_driver pmu_drv_amd = {
         .ovf_status = ovf_status,
         .ovf_clear  = ovf_clear,
         .reset      = reset,
+        .save       = save,
+        .restore    = restore,
 };

@@ -221,6 +221,11 @@ static uint64_t clearable(const struct pmu_caps *c)
         if (c->version >= 4)
                 m |= GLOBAL_STATUS_TRACE_TOPAPMI | GLOBAL_STATUS_LBRS_FROZEN |
                      GLOBAL_STATUS_COUNTERS_FROZEN | GLOBAL_STATUS_ASIF | GLOBAL_STATUS_UNC_OVF;
+        /* v5 (Ice Lake+): bit 48 is the PERF_METRICS overflow, set by fixed counter 3's
+         * TOPDOWN.SLOTS; left set it would read as a PMI cause for ever. [SDM-3B] "...
+         * Version 5"; Linux GLOBAL_STATUS_PERF_METRICS_OVF_BIT */
+        if (c->version >= 5)
+                m |= BIT_ULL(GLOBAL_STATUS_PERF_METRICS_OVF_BIT);
         return m;
 }
 
@@ -265,6 +270,54 @@ static status_t reset(struct pmu_state *st)
         return ST_OK;
 }
 
+static status_t save(struct pmu_state *st, struct pmu_saved *sv)
+{
+        const struct pmu_caps *c = &st->caps;
+        status_t               r;
+
+        memset(sv, 0, sizeof(*sv));
+        if (c->has_global && (r = rdmsr_safe(MSR_CORE_PERF_GLOBAL_CTRL, &sv->global_ctrl)) != ST_OK)
+                return r;
+        for (unsigned n = 0; n < c->n_gp; n++)
+                if ((r = rdmsr_safe(c->evtsel_base + n, &sv->evtsel[n])) != ST_OK ||
+                    (r = rdmsr_safe(c->ctr_base + n, &sv->ctr[n])) != ST_OK)
+                        return r;
+        if (c->fixed_mask && (r = rdmsr_safe(MSR_ARCH_PERFMON_FIXED_CTR_CTRL, &sv->fixed_ctrl)) != ST_OK)
+                return r;
+        for (unsigned n = 0; n < PMU_MAX_FIXED; n++)
+                if ((c->fixed_mask & (1u << n)) &&
+                    (r = rdmsr_safe(MSR_ARCH_PERFMON_FIXED_CTR0 + n, &sv->fixed[n])) != ST_OK)
+                        return r;
+        return ST_OK;
+}
+
+/* Counters first with everything stopped, then the selects, the global enable last. A value
+ * wider than 32 bits comes back exactly only with full-width writes. */
+static status_t restore(struct pmu_state *st, const struct pmu_saved *sv)
+{
+        const struct pmu_caps *c = &st->caps;
+        status_t               r, first = ST_OK;
+
+        if (c->has_global && (r = wrmsr_safe(MSR_CORE_PERF_GLOBAL_CTRL, 0)) != ST_OK)
+                return r;
+        for (unsigned n = 0; n < c->n_gp; n++) {
+                if ((r = wrmsr_safe(c->evtsel_base + n, 0)) != ST_OK ||
+                    (r = c->full_width_writes ? wrmsr_safe(c->ctr_write_base + n, sv->ctr[n])
+                                              : wrmsr_safe(c->ctr_base + n, sv->ctr[n])) != ST_OK ||
+                    (r = wrmsr_safe(c->evtsel_base + n, sv->evtsel[n])) != ST_OK)
+                        first = first ? first : r;
+        }
+        for (unsigned n = 0; n < PMU_MAX_FIXED; n++)
+                if ((c->fixed_mask & (1u << n)) &&
+                    (r = wrmsr_safe(MSR_ARCH_PERFMON_FIXED_CTR0 + n, sv->fixed[n])) != ST_OK)
+                        first = first ? first : r;
+        if (c->fixed_mask && (r = wrmsr_safe(MSR_ARCH_PERFMON_FIXED_CTR_CTRL, sv->fixed_ctrl)) != ST_OK)
+                first = first ? first : r;
+        if (c->has_global && (r = wrmsr_safe(MSR_CORE_PERF_GLOBAL_CTRL, sv->global_ctrl)) != ST_OK)
+                first = first ? first : r;
+        return first;
+}
+
 const struct pmu_driver pmu_drv_intel = {
         .name       = "intel-arch",
         .probe      = probe,
@@ -276,4 +329,6 @@ const struct pmu_driver pmu_drv_intel = {
         .ovf_status = ovf_status,
         .ovf_clear  = ovf_clear,
         .reset      = reset,
+        .save       = save,
+        .restore    = restore,
 };

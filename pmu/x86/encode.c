@@ -50,7 +50,7 @@ uint64_t pmu_evtsel_encode(const struct pmu_event_desc *ev, unsigned flags)
         if (!ev || ev->fixed >= 0)
                 return 0;
         if (flags & PMU_LAYOUT_AMD) {
-                if (ev->code > 0xfff || (flags & PMU_ANY))
+                if (ev->code > 0xfff || (flags & (PMU_ANY | PMU_ADAPTIVE)))
                         return 0;
                 v = low_bits(ev, flags);
                 v |= ((uint64_t)(ev->code >> 8) << AMD64_EVENTSEL_EVENT_HI_SHIFT) &
@@ -64,6 +64,8 @@ uint64_t pmu_evtsel_encode(const struct pmu_event_desc *ev, unsigned flags)
         if (ev->code > 0xff || (flags & (PMU_HOST_ONLY | PMU_GUEST_ONLY)))
                 return 0;
         v = low_bits(ev, flags);
+        if (flags & PMU_ADAPTIVE)
+                v |= ARCH_PERFMON_EVENTSEL_ADAPTIVE;
         if (flags & PMU_ANY)
                 v |= ARCH_PERFMON_EVENTSEL_ANY;
         return v;

@@ -19,6 +19,7 @@
 #define PMU_HOST_ONLY  (1u << 5) /* AMD HostOnly */
 #define PMU_GUEST_ONLY (1u << 6) /* AMD GuestOnly */
 #define PMU_LAYOUT_AMD (1u << 7) /* encode the AMD PERF_CTL layout (12-bit event) */
+#define PMU_ADAPTIVE   (1u << 8) /* Intel Adaptive_Record (bit 34) for adaptive PEBS */
 
 /** The event-select value for @p ev with @p flags (Intel layout unless PMU_LAYOUT_AMD).
  *  0 when @p ev is NULL, is a fixed-counter pseudo-event, or does not fit the layout

@@ -175,9 +175,12 @@ status_t pmu_ibs_op_ctl_encode(const struct pmu_ibs_info *ibs, uint64_t period,
                 v |= IBSOPCTL_OP_CNT_CTL;
         if (opts->l3_miss_only)
                 v |= IBSOPCTL_L3_MISS_ONLY;
-        if (opts->ldlat_cycles)
+        if (opts->ldlat_cycles) {
                 v |= IBSOPCTL_LDLAT_EN | ((uint64_t)(opts->ldlat_cycles / 128 - 1)
                                           << IBSOPCTL_LDLAT_THRSH_SHIFT);
+                if (ibs->quirks & PMU_IBS_Q_LDLAT_L3MISS_1606)
+                        v |= IBSOPCTL_L3_MISS_ONLY;
+        }
         *out = v;
         return ST_OK;
 }
@@ -198,11 +201,14 @@ uint64_t pmu_ibs_fetch_ctl_period(uint64_t fetch_ctl)
 
 uint64_t pmu_ibs_op_ctl_count(const struct pmu_ibs_info *ibs, uint64_t op_ctl)
 {
-        /* Linux get_ibs_op_count(): after a rollover CurCnt's low 7 bits are random. */
+        /* The hardware preloads CurCnt[6:0] with random bits, so only CurCnt[26:7] counts:
+         * Linux amd-ibs.h IBS_OP_CUR_CNT (0xfff80 << 32) vs IBS_OP_CUR_CNT_RAND. */
+        const uint64_t cur_cnt_rand = 0x7full << IBSOPCTL_CURCNT_SHIFT;
+
         if (op_ctl & IBSOPCTL_OP_VAL)
                 return pmu_ibs_op_ctl_period(ibs, op_ctl);
         if (ibs && has(ibs, IBS_CAPS_RDWROPCNT))
-                return field(op_ctl, IBSOPCTL_CURCNT, IBSOPCTL_CURCNT_SHIFT);
+                return field(op_ctl & ~cur_cnt_rand, IBSOPCTL_CURCNT, IBSOPCTL_CURCNT_SHIFT);
         return 0;
 }
 

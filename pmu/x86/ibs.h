@@ -130,7 +130,8 @@ uint64_t pmu_ibs_op_ctl_period(const struct pmu_ibs_info *ibs, uint64_t op_ctl);
 /** The period (fetches) an IbsFetchCtl value was programmed with. */
 uint64_t pmu_ibs_fetch_ctl_period(uint64_t fetch_ctl);
 /** Ops/cycles counted since the last arm, from an IbsOpCtl read in the handler: the full
- *  period when IbsOpVal is set, else IbsOpCurCnt where readable (RdWrOpCnt), else 0. */
+ *  period when IbsOpVal is set, else IbsOpCurCnt without its random low 7 bits (a multiple
+ *  of 128) where readable (RdWrOpCnt), else 0. */
 uint64_t pmu_ibs_op_ctl_count(const struct pmu_ibs_info *ibs, uint64_t op_ctl);
 
 /** The IbsOpCtl value that re-arms sampling after a sample: @p armed with Val cleared and,

@@ -95,6 +95,8 @@ status_t pmu_lbr_decode(const struct pmu_lbr_fmt *fmt, uint64_t from, uint64_t t
                 if (fmt->has_br_type)
                         out->br_type = (uint8_t)((info & LBR_INFO_BR_TYPE) >>
                                                  LBR_INFO_BR_TYPE_SHIFT);
+                out->in_tx = (info & LBR_INFO_IN_TX) != 0;   /* [SDM-3B] IA32_LBR_x_INFO */
+                out->abort = (info & LBR_INFO_ABORT) != 0;
                 return ST_OK;
         }
         switch (fmt->legacy_fmt) {
@@ -187,16 +189,25 @@ uint64_t pmu_lbr_select_value(unsigned flags)
         return v & LBR_SELECT_MASK;
 }
 
-uint64_t pmu_lbr_arch_ctl_value(unsigned flags)
+uint64_t pmu_lbr_arch_ctl_value(unsigned flags, uint32_t cpuid_1c_ebx)
 {
-        uint64_t v = ARCH_LBR_CTL_LBREN;
+        uint64_t v = ARCH_LBR_CTL_LBREN, ok = ARCH_LBR_CTL_LBREN;
 
+        /* [SDM-3B] IA32_LBR_CTL: OS/USR need CPUID.1CH:EBX[0], the branch filters EBX[1],
+         * CALL_STACK EBX[2] (Linux intel_pmu_arch_lbr_init: lbr_ctl_mask) */
+        if (cpuid_1c_ebx & ARCH_LBR_EBX_CPL_FILTER)
+                ok |= ARCH_LBR_CTL_OS | ARCH_LBR_CTL_USR;
+        if (cpuid_1c_ebx & ARCH_LBR_EBX_BR_FILTER)
+                ok |= ARCH_LBR_CTL_MASK & ~(ARCH_LBR_CTL_LBREN | ARCH_LBR_CTL_OS |
+                                            ARCH_LBR_CTL_USR | ARCH_LBR_CTL_CALL_STACK);
+        if (cpuid_1c_ebx & ARCH_LBR_EBX_CALL_STACK)
+                ok |= ARCH_LBR_CTL_CALL_STACK;
         for (size_t i = 0; i < ARRAY_SIZE(lbr_filter_map); i++)
                 if (flags & lbr_filter_map[i].flag)
                         v |= lbr_filter_map[i].arch_bit;
         if (flags & PMU_LBR_F_CALL_STACK)
                 v |= ARCH_LBR_CTL_CALL_STACK;
-        return v;
+        return v & ok;
 }
 
 uint64_t pmu_lbr_debugctl_value(const struct pmu_lbr_fmt *fmt, uint64_t cur, bool call_stack)

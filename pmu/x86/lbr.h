@@ -87,8 +87,10 @@ status_t pmu_lbr_stack(const struct pmu_lbr_fmt *fmt, const uint64_t *from, cons
 
 /** MSR_LBR_SELECT for the classes in @p flags (PMU_LBR_F_*): bits of unwanted classes set. */
 uint64_t pmu_lbr_select_value(unsigned flags);
-/** IA32_LBR_CTL for the classes in @p flags, with LBREn. */
-uint64_t pmu_lbr_arch_ctl_value(unsigned flags);
+/** IA32_LBR_CTL for the classes in @p flags, with LBREn. The CPL bits are written only
+ *  with CPUID.1CH:EBX[0], the branch-type bits only with EBX[1] and call-stack mode only with
+ *  EBX[2] (reserved otherwise: #GP); without them the CPU records every class. */
+uint64_t pmu_lbr_arch_ctl_value(unsigned flags, uint32_t cpuid_1c_ebx);
 /** IA32_DEBUGCTL from @p cur: legacy LBR enable (not for Arch LBR) and freeze-on-PMI, which
  *  Linux leaves off in call-stack mode. */
 uint64_t pmu_lbr_debugctl_value(const struct pmu_lbr_fmt *fmt, uint64_t cur, bool call_stack);

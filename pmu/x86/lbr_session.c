@@ -20,48 +20,52 @@
 struct lbr_model {
         uint32_t    model_lo, model_hi;
         unsigned    depth;
+        uint32_t    from, to;   /* MSR of entry 0 */
         const char *ref;
 };
 
 static const struct lbr_model lbr_models[] = {
-        /* models      depth  reference (Linux lbr.c) */
-        { 0x0f, 0x0f,  4,     "Core 2: intel_pmu_lbr_init_core" },
-        { 0x17, 0x17,  4,     "Penryn: intel_pmu_lbr_init_core" },
-        { 0x1a, 0x1a, 16,     "Nehalem: intel_pmu_lbr_init_nhm" },
-        { 0x1e, 0x1f, 16,     "Nehalem: intel_pmu_lbr_init_nhm" },
-        { 0x2e, 0x2e, 16,     "Nehalem-EX: intel_pmu_lbr_init_nhm" },
-        { 0x25, 0x25, 16,     "Westmere: intel_pmu_lbr_init_nhm" },
-        { 0x2c, 0x2c, 16,     "Westmere: intel_pmu_lbr_init_nhm" },
-        { 0x2f, 0x2f, 16,     "Westmere-EX: intel_pmu_lbr_init_nhm" },
-        { 0x2a, 0x2a, 16,     "Sandy Bridge: intel_pmu_lbr_init_snb" },
-        { 0x2d, 0x2d, 16,     "Sandy Bridge-EP: intel_pmu_lbr_init_snb" },
-        { 0x3a, 0x3a, 16,     "Ivy Bridge: intel_pmu_lbr_init_snb" },
-        { 0x3e, 0x3e, 16,     "Ivy Bridge-EP: intel_pmu_lbr_init_snb" },
-        { 0x3c, 0x3c, 16,     "Haswell: intel_pmu_lbr_init_hsw" },
-        { 0x3f, 0x3f, 16,     "Haswell-X: intel_pmu_lbr_init_hsw" },
-        { 0x45, 0x46, 16,     "Haswell: intel_pmu_lbr_init_hsw" },
-        { 0x3d, 0x3d, 16,     "Broadwell: intel_pmu_lbr_init_hsw" },
-        { 0x47, 0x47, 16,     "Broadwell: intel_pmu_lbr_init_hsw" },
-        { 0x4f, 0x4f, 16,     "Broadwell-X: intel_pmu_lbr_init_hsw" },
-        { 0x56, 0x56, 16,     "Broadwell-D: intel_pmu_lbr_init_hsw" },
-        { 0x4e, 0x4e, 32,     "Skylake: intel_pmu_lbr_init_skl" },
-        { 0x5e, 0x5e, 32,     "Skylake: intel_pmu_lbr_init_skl" },
-        { 0x55, 0x55, 32,     "Skylake-X: intel_pmu_lbr_init_skl" },
-        { 0x8e, 0x8e, 32,     "Kaby Lake: intel_pmu_lbr_init_skl" },
-        { 0x9e, 0x9e, 32,     "Kaby/Coffee Lake: intel_pmu_lbr_init_skl" },
-        { 0xa5, 0xa6, 32,     "Comet Lake: intel_pmu_lbr_init_skl" },
-        { 0x66, 0x66, 32,     "Cannon Lake: intel_pmu_lbr_init_skl" },
-        { 0x7d, 0x7e, 32,     "Ice Lake: intel_pmu_lbr_init_skl" },
-        { 0x6a, 0x6a, 32,     "Ice Lake-X: intel_pmu_lbr_init_skl" },
-        { 0x6c, 0x6c, 32,     "Ice Lake-D: intel_pmu_lbr_init_skl" },
-        { 0x8c, 0x8d, 32,     "Tiger Lake: intel_pmu_lbr_init_skl" },
-        { 0xa7, 0xa7, 32,     "Rocket Lake: intel_pmu_lbr_init_skl" },
-        { 0x37, 0x37,  8,     "Silvermont: intel_pmu_lbr_init_slm" },
-        { 0x4d, 0x4d,  8,     "Silvermont: intel_pmu_lbr_init_slm" },
-        { 0x5c, 0x5c, 32,     "Goldmont: intel_pmu_lbr_init_skl (glm)" },
-        { 0x5f, 0x5f, 32,     "Goldmont-D: intel_pmu_lbr_init_skl (glm)" },
-        { 0x7a, 0x7a, 32,     "Goldmont Plus: intel_pmu_lbr_init_skl (glm)" },
-        { 0x86, 0x86, 32,     "Tremont-D: intel_pmu_lbr_init_skl" },
+        /* models      depth  FROM / TO of entry 0             reference (Linux lbr.c) */
+        { 0x0f, 0x0f,  4, MSR_LBR_CORE_FROM, MSR_LBR_CORE_TO, "Core 2: intel_pmu_lbr_init_core" },
+        { 0x17, 0x17,  4, MSR_LBR_CORE_FROM, MSR_LBR_CORE_TO, "Penryn: intel_pmu_lbr_init_core" },
+        { 0x1a, 0x1a, 16, MSR_LBR_NHM_FROM,  MSR_LBR_NHM_TO,  "Nehalem: intel_pmu_lbr_init_nhm" },
+        { 0x1e, 0x1f, 16, MSR_LBR_NHM_FROM,  MSR_LBR_NHM_TO,  "Nehalem: intel_pmu_lbr_init_nhm" },
+        { 0x2e, 0x2e, 16, MSR_LBR_NHM_FROM,  MSR_LBR_NHM_TO,  "Nehalem-EX: intel_pmu_lbr_init_nhm" },
+        { 0x25, 0x25, 16, MSR_LBR_NHM_FROM,  MSR_LBR_NHM_TO,  "Westmere: intel_pmu_lbr_init_nhm" },
+        { 0x2c, 0x2c, 16, MSR_LBR_NHM_FROM,  MSR_LBR_NHM_TO,  "Westmere: intel_pmu_lbr_init_nhm" },
+        { 0x2f, 0x2f, 16, MSR_LBR_NHM_FROM,  MSR_LBR_NHM_TO,  "Westmere-EX: intel_pmu_lbr_init_nhm" },
+        { 0x2a, 0x2a, 16, MSR_LBR_NHM_FROM,  MSR_LBR_NHM_TO,  "Sandy Bridge: intel_pmu_lbr_init_snb" },
+        { 0x2d, 0x2d, 16, MSR_LBR_NHM_FROM,  MSR_LBR_NHM_TO,  "Sandy Bridge-EP: intel_pmu_lbr_init_snb" },
+        { 0x3a, 0x3a, 16, MSR_LBR_NHM_FROM,  MSR_LBR_NHM_TO,  "Ivy Bridge: intel_pmu_lbr_init_snb" },
+        { 0x3e, 0x3e, 16, MSR_LBR_NHM_FROM,  MSR_LBR_NHM_TO,  "Ivy Bridge-EP: intel_pmu_lbr_init_snb" },
+        { 0x3c, 0x3c, 16, MSR_LBR_NHM_FROM,  MSR_LBR_NHM_TO,  "Haswell: intel_pmu_lbr_init_hsw" },
+        { 0x3f, 0x3f, 16, MSR_LBR_NHM_FROM,  MSR_LBR_NHM_TO,  "Haswell-X: intel_pmu_lbr_init_hsw" },
+        { 0x45, 0x46, 16, MSR_LBR_NHM_FROM,  MSR_LBR_NHM_TO,  "Haswell: intel_pmu_lbr_init_hsw" },
+        { 0x3d, 0x3d, 16, MSR_LBR_NHM_FROM,  MSR_LBR_NHM_TO,  "Broadwell: intel_pmu_lbr_init_hsw" },
+        { 0x47, 0x47, 16, MSR_LBR_NHM_FROM,  MSR_LBR_NHM_TO,  "Broadwell: intel_pmu_lbr_init_hsw" },
+        { 0x4f, 0x4f, 16, MSR_LBR_NHM_FROM,  MSR_LBR_NHM_TO,  "Broadwell-X: intel_pmu_lbr_init_hsw" },
+        { 0x56, 0x56, 16, MSR_LBR_NHM_FROM,  MSR_LBR_NHM_TO,  "Broadwell-D: intel_pmu_lbr_init_hsw" },
+        { 0x4e, 0x4e, 32, MSR_LBR_NHM_FROM,  MSR_LBR_NHM_TO,  "Skylake: intel_pmu_lbr_init_skl" },
+        { 0x5e, 0x5e, 32, MSR_LBR_NHM_FROM,  MSR_LBR_NHM_TO,  "Skylake: intel_pmu_lbr_init_skl" },
+        { 0x55, 0x55, 32, MSR_LBR_NHM_FROM,  MSR_LBR_NHM_TO,  "Skylake-X: intel_pmu_lbr_init_skl" },
+        { 0x8e, 0x8e, 32, MSR_LBR_NHM_FROM,  MSR_LBR_NHM_TO,  "Kaby Lake: intel_pmu_lbr_init_skl" },
+        { 0x9e, 0x9e, 32, MSR_LBR_NHM_FROM,  MSR_LBR_NHM_TO,  "Kaby/Coffee Lake: intel_pmu_lbr_init_skl" },
+        { 0xa5, 0xa6, 32, MSR_LBR_NHM_FROM,  MSR_LBR_NHM_TO,  "Comet Lake: intel_pmu_lbr_init_skl" },
+        { 0x66, 0x66, 32, MSR_LBR_NHM_FROM,  MSR_LBR_NHM_TO,  "Cannon Lake: intel_pmu_lbr_init_skl" },
+        { 0x7d, 0x7e, 32, MSR_LBR_NHM_FROM,  MSR_LBR_NHM_TO,  "Ice Lake: intel_pmu_lbr_init_skl" },
+        { 0x6a, 0x6a, 32, MSR_LBR_NHM_FROM,  MSR_LBR_NHM_TO,  "Ice Lake-X: intel_pmu_lbr_init_skl" },
+        { 0x6c, 0x6c, 32, MSR_LBR_NHM_FROM,  MSR_LBR_NHM_TO,  "Ice Lake-D: intel_pmu_lbr_init_skl" },
+        { 0x8c, 0x8d, 32, MSR_LBR_NHM_FROM,  MSR_LBR_NHM_TO,  "Tiger Lake: intel_pmu_lbr_init_skl" },
+        { 0xa7, 0xa7, 32, MSR_LBR_NHM_FROM,  MSR_LBR_NHM_TO,  "Rocket Lake: intel_pmu_lbr_init_skl" },
+        { 0x37, 0x37,  8, MSR_LBR_CORE_FROM, MSR_LBR_CORE_TO, "Silvermont: intel_pmu_lbr_init_slm" },
+        { 0x4d, 0x4d,  8, MSR_LBR_CORE_FROM, MSR_LBR_CORE_TO, "Silvermont: intel_pmu_lbr_init_slm" },
+        { 0x4a, 0x4a,  8, MSR_LBR_CORE_FROM, MSR_LBR_CORE_TO, "Silvermont-MID: intel_pmu_lbr_init_slm" },
+        { 0x4c, 0x4c,  8, MSR_LBR_CORE_FROM, MSR_LBR_CORE_TO, "Airmont: intel_pmu_lbr_init_slm" },
+        { 0x5a, 0x5a,  8, MSR_LBR_CORE_FROM, MSR_LBR_CORE_TO, "Airmont-MID: intel_pmu_lbr_init_slm" },
+        { 0x5c, 0x5c, 32, MSR_LBR_NHM_FROM,  MSR_LBR_NHM_TO,  "Goldmont: intel_pmu_lbr_init_skl (glm)" },
+        { 0x5f, 0x5f, 32, MSR_LBR_NHM_FROM,  MSR_LBR_NHM_TO,  "Goldmont-D: intel_pmu_lbr_init_skl (glm)" },
+        { 0x7a, 0x7a, 32, MSR_LBR_NHM_FROM,  MSR_LBR_NHM_TO,  "Goldmont Plus: intel_pmu_lbr_init_skl (glm)" },
+        { 0x86, 0x86, 32, MSR_LBR_NHM_FROM,  MSR_LBR_NHM_TO,  "Tremont-D: intel_pmu_lbr_init_skl" },
 };
 
 /* ---- private helpers -------------------------------------------------------------------- */
@@ -74,10 +78,18 @@ static void rd(struct pmu_lbr_session *s, uint32_t msr, uint64_t *v)
                 s->n_errors++;
 }
 
-/* Where entry 0 of each array lives: Arch LBR has its own MSR block; legacy stacks of 32
- * entries (Skylake+ and Goldmont) and of 16 (Nehalem .. Broadwell) start at 0x680 / 0x6c0,
- * Core 2's four at 0x40 / 0x60 (Linux lbr.c). LBR_INFO exists from format 5. */
-static void set_bases(struct pmu_lbr_session *s)
+static const struct lbr_model *model_row(uint32_t model)
+{
+        for (size_t i = 0; i < ARRAY_SIZE(lbr_models); i++)
+                if (model >= lbr_models[i].model_lo && model <= lbr_models[i].model_hi)
+                        return &lbr_models[i];
+        return NULL;
+}
+
+/* Where entry 0 of each array lives: Arch LBR has its own MSR block; legacy stacks at the
+ * model row's FROM/TO (0x680/0x6c0 from Nehalem, 0x40/0x60 on Core 2 and Silvermont/Airmont,
+ * Linux lbr.c). LBR_INFO exists from format 5. */
+static void set_bases(struct pmu_lbr_session *s, const struct lbr_model *row)
 {
         if (s->fmt.arch) {
                 s->from_base = MSR_ARCH_LBR_FROM_0;
@@ -85,8 +97,8 @@ static void set_bases(struct pmu_lbr_session *s)
                 s->info_base = MSR_ARCH_LBR_INFO_0;
                 return;
         }
-        s->from_base = s->fmt.depth == 4 ? MSR_LBR_CORE_FROM : MSR_LBR_NHM_FROM;
-        s->to_base = s->fmt.depth == 4 ? MSR_LBR_CORE_TO : MSR_LBR_NHM_TO;
+        s->from_base = row->from;
+        s->to_base = row->to;
         s->info_base = s->fmt.legacy_fmt == LBR_FORMAT_INFO ||
                        s->fmt.legacy_fmt == LBR_FORMAT_INFO2 ? MSR_LBR_INFO_0 : 0;
 }
@@ -110,10 +122,9 @@ static void unfreeze(struct pmu_lbr_session *s)
 
 unsigned pmu_lbr_model_depth(uint32_t model)
 {
-        for (size_t i = 0; i < ARRAY_SIZE(lbr_models); i++)
-                if (model >= lbr_models[i].model_lo && model <= lbr_models[i].model_hi)
-                        return lbr_models[i].depth;
-        return 0;
+        const struct lbr_model *row = model_row(model);
+
+        return row ? row->depth : 0;
 }
 
 status_t pmu_lbr_session_probe(const struct cpu_info *cpu, struct pmu_lbr_session *s)
@@ -135,16 +146,21 @@ status_t pmu_lbr_session_probe(const struct cpu_info *cpu, struct pmu_lbr_sessio
                              caps->reason ? caps->reason : "unknown");
                 return ST_UNSUPPORTED;
         }
-        if (cpu->intel.arch_lbr) {
-                uint32_t ecx = cpu->intel.arch_lbr_cycles ? (uint32_t)ARCH_LBR_ECX_TIMED : 0;
+        const struct lbr_model *row = NULL;
 
-                if (pmu_lbr_fmt_arch(cpu->intel.arch_lbr_depth_mask, ecx, 0, &s->fmt) != ST_OK) {
+        if (cpu->intel.arch_lbr) {
+                /* ECX as CPUID gives it: [0] mispredict, [1] cycles, [2] branch type */
+                if (pmu_lbr_fmt_arch(cpu->intel.arch_lbr_depth_mask, cpu->intel.arch_lbr_ecx, 0,
+                                     &s->fmt) != ST_OK) {
                         fmt_snprintf(s->why, sizeof(s->why), "Architectural LBR offers no depth "
                                      "(CPUID.1CH:EAX[7:0] = 0)");
                         return ST_UNSUPPORTED;
                 }
         } else {
-                unsigned depth = pmu_lbr_model_depth(cpu->model);
+                unsigned depth;
+
+                row   = model_row(cpu->model);
+                depth = row ? row->depth : 0;
 
                 if (!caps->has_perf_caps) {
                         fmt_snprintf(s->why, sizeof(s->why), "no IA32_PERF_CAPABILITIES: LBR "
@@ -162,6 +178,7 @@ status_t pmu_lbr_session_probe(const struct cpu_info *cpu, struct pmu_lbr_sessio
                         return ST_UNSUPPORTED;
                 }
         }
+        set_bases(s, row);
         if (!s->fmt.has_cycles)
                 reason = s->fmt.arch ? "Architectural LBR without timed LBR (CPUID.1CH:ECX[1])"
                                      : "LBR format has no cycle counts (needs format 5, 6 or 7)";
@@ -171,7 +188,6 @@ status_t pmu_lbr_session_probe(const struct cpu_info *cpu, struct pmu_lbr_sessio
                 fmt_snprintf(s->why, sizeof(s->why), "%s", reason);
                 return ST_UNSUPPORTED;
         }
-        set_bases(s);
         if (rdmsr_safe(s->from_base, &v) != ST_OK || rdmsr_safe(s->to_base, &v) != ST_OK ||
             (s->info_base && rdmsr_safe(s->info_base, &v) != ST_OK) ||
             (!s->fmt.arch && rdmsr_safe(MSR_LBR_TOS, &v) != ST_OK)) {
@@ -179,6 +195,7 @@ status_t pmu_lbr_session_probe(const struct cpu_info *cpu, struct pmu_lbr_sessio
                 return ST_UNSUPPORTED;
         }
         s->pmu_version = caps->version;
+        s->cpuid_1c_ebx = cpu->intel.arch_lbr_ebx;
         if (pmu_alias_event("cycles", &s->ev, &reason) != ST_OK) {
                 fmt_snprintf(s->why, sizeof(s->why), "no cycles event for the trigger: %s",
                              reason ? reason : "unknown");
@@ -202,7 +219,8 @@ status_t pmu_lbr_session_arm(struct pmu_lbr_session *s, uint64_t period)
                 rdmsr_safe(MSR_ARCH_LBR_CTL, &s->saved_ctl);
                 /* Writing the depth clears every entry. [SDM-3B] IA32_LBR_DEPTH */
                 if ((st = wrmsr_safe(MSR_ARCH_LBR_DEPTH, s->fmt.depth)) != ST_OK ||
-                    (st = wrmsr_safe(MSR_ARCH_LBR_CTL, pmu_lbr_arch_ctl_value(flags))) != ST_OK)
+                    (st = wrmsr_safe(MSR_ARCH_LBR_CTL,
+                                     pmu_lbr_arch_ctl_value(flags, s->cpuid_1c_ebx))) != ST_OK)
                         goto undo;
         } else {
                 rdmsr_safe(MSR_LBR_SELECT, &s->saved_select);

@@ -27,6 +27,7 @@ struct pmu_lbr_session {
         struct pmu_lbr_fmt fmt;
         unsigned           pmu_version;
         uint32_t           from_base, to_base, info_base; /* MSR numbers of entry 0 */
+        uint32_t           cpuid_1c_ebx;                  /* Arch LBR filters offered */
         const struct pmu_event_desc *ev;                  /* trigger: "cycles" */
         uint64_t           period;
         uint64_t           saved_debugctl, saved_select, saved_ctl;

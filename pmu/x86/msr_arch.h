@@ -33,6 +33,10 @@
                                                        * CPUID.0AH:EDX[15] [SDM-3B] */
 #define ARCH_PERFMON_EVENTSEL_ENABLE      BIT_ULL(22)
 #define ARCH_PERFMON_EVENTSEL_INV         BIT_ULL(23)
+/* Adaptive_Record: a PEBS counter writes the groups MSR_PEBS_DATA_CFG selects, only with
+ * PEBS baseline (PERF_CAPABILITIES[14]); without it the record is the basic group alone.
+ * [SDM-3B] "Adaptive PEBS"; Linux ICL_EVENTSEL_ADAPTIVE */
+#define ARCH_PERFMON_EVENTSEL_ADAPTIVE    BIT_ULL(34)
 #define ARCH_PERFMON_EVENTSEL_CMASK_SHIFT 24
 #define ARCH_PERFMON_EVENTSEL_CMASK       (0xffull << ARCH_PERFMON_EVENTSEL_CMASK_SHIFT)
 

@@ -85,6 +85,9 @@
  * (cycle counts), [2] branch type. */
 #define CPUID_ARCH_LBR_LEAF         0x1c
 #define ARCH_LBR_DEPTH_MASK         0xffull
+#define ARCH_LBR_EBX_CPL_FILTER     BIT_ULL(0)
+#define ARCH_LBR_EBX_BR_FILTER      BIT_ULL(1)
+#define ARCH_LBR_EBX_CALL_STACK     BIT_ULL(2)
 #define ARCH_LBR_ECX_MISPRED        BIT_ULL(0)
 #define ARCH_LBR_ECX_TIMED          BIT_ULL(1)
 #define ARCH_LBR_ECX_BR_TYPE        BIT_ULL(2)

@@ -108,9 +108,12 @@ static const struct dse_row *dse_lookup(enum pmu_pebs_dse_kind kind, unsigned sr
         return src < ARRAY_SIZE(dse_base) ? &dse_base[src] : &dse_reserved;
 }
 
+/* Formats 4 and 5 write the adaptive layout; without PEBS baseline (PERF_CAPABILITIES[14])
+ * it is the basic group alone, no MSR_PEBS_DATA_CFG (Linux intel_ds_init: "Only basic
+ * record supported"). */
 static bool adaptive(const struct pmu_pebs_fmt *fmt)
 {
-        return fmt->caps.pebs_fmt >= 4 && fmt->caps.baseline;
+        return fmt->caps.pebs_fmt == 4 || fmt->caps.pebs_fmt == 5;
 }
 
 static unsigned cfg_n_lbr(uint64_t cfg)
@@ -149,6 +152,8 @@ static status_t decode_adaptive(const struct pmu_pebs_fmt *fmt, const uint8_t *p
         group = word & PEBS_BASIC_GROUP;
         size = (uint32_t)(word >> PEBS_BASIC_RECORD_SIZE_SHIFT);
         want = adaptive_size(group, cfg_n_lbr(fmt->data_cfg));
+        if (!fmt->caps.baseline && group)
+                return ST_BAD_DATA; /* groups without baseline: not a record of this CPU */
         /* Groups this code does not know (counter snapshots) follow the known ones. */
         if ((group & ~known) ? size < want : size != want)
                 return ST_BAD_DATA;
@@ -207,7 +212,8 @@ uint32_t pmu_pebs_record_size(const struct pmu_pebs_fmt *fmt)
         if (!fmt)
                 return 0;
         if (adaptive(fmt))
-                return adaptive_size(fmt->data_cfg, cfg_n_lbr(fmt->data_cfg));
+                return fmt->caps.baseline ? adaptive_size(fmt->data_cfg, cfg_n_lbr(fmt->data_cfg))
+                                          : PEBS_BASIC_SIZE;
         switch (fmt->caps.pebs_fmt) {
         case 0: return PEBS_REC_SIZE_FMT0;
         case 1: return PEBS_REC_SIZE_FMT1;

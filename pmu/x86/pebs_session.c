@@ -30,49 +30,51 @@ struct dse_model {
         uint32_t               model_lo, model_hi;
         enum pmu_pebs_dse_kind kind;
         bool                   split_latency;
+        bool                   no_tlb;  /* dse bits 4/5 (STLB miss, lock) not reported */
         const char            *ref;
 };
 
 static const struct dse_model dse_models[] = {
-        /* models      kind               split  reference: Linux intel/core.c intel_pmu_init */
-        { 0x1a, 0x1a, PEBS_DSE_NHM,      false, "Nehalem-EP" },
-        { 0x1e, 0x1f, PEBS_DSE_NHM,      false, "Lynnfield" },
-        { 0x2e, 0x2e, PEBS_DSE_NHM,      false, "Nehalem-EX" },
-        { 0x25, 0x25, PEBS_DSE_NHM,      false, "Westmere" },
-        { 0x2c, 0x2c, PEBS_DSE_NHM,      false, "Westmere-EP" },
-        { 0x2f, 0x2f, PEBS_DSE_NHM,      false, "Westmere-EX" },
-        { 0x2a, 0x2a, PEBS_DSE_SNB,      false, "Sandy Bridge" },
-        { 0x2d, 0x2d, PEBS_DSE_SNB,      false, "Sandy Bridge-EP" },
-        { 0x3a, 0x3a, PEBS_DSE_SNB,      false, "Ivy Bridge" },
-        { 0x3e, 0x3e, PEBS_DSE_SNB,      false, "Ivy Bridge-EP" },
-        { 0x3c, 0x3c, PEBS_DSE_SNB,      false, "Haswell" },
-        { 0x3f, 0x3f, PEBS_DSE_SNB,      false, "Haswell-X" },
-        { 0x45, 0x46, PEBS_DSE_SNB,      false, "Haswell-L/G" },
-        { 0x3d, 0x3d, PEBS_DSE_SNB,      false, "Broadwell" },
-        { 0x47, 0x47, PEBS_DSE_SNB,      false, "Broadwell-G" },
-        { 0x4f, 0x4f, PEBS_DSE_SNB,      false, "Broadwell-X" },
-        { 0x56, 0x56, PEBS_DSE_SNB,      false, "Broadwell-D" },
-        { 0x4e, 0x4e, PEBS_DSE_SKL,      false, "Skylake-L" },
-        { 0x5e, 0x5e, PEBS_DSE_SKL,      false, "Skylake" },
-        { 0x55, 0x55, PEBS_DSE_SKL_PMEM, false, "Skylake-X / Cascade Lake (pmem)" },
-        { 0x8e, 0x8e, PEBS_DSE_SKL,      false, "Kaby Lake-L" },
-        { 0x9e, 0x9e, PEBS_DSE_SKL,      false, "Kaby/Coffee Lake" },
-        { 0xa5, 0xa6, PEBS_DSE_SKL,      false, "Comet Lake" },
-        { 0x66, 0x66, PEBS_DSE_SKL,      false, "Cannon Lake" },
-        { 0x7d, 0x7e, PEBS_DSE_SKL,      false, "Ice Lake client" },
-        { 0x6a, 0x6a, PEBS_DSE_SKL_PMEM, false, "Ice Lake-X (pmem)" },
-        { 0x6c, 0x6c, PEBS_DSE_SKL_PMEM, false, "Ice Lake-D (pmem)" },
-        { 0x8c, 0x8d, PEBS_DSE_SKL,      false, "Tiger Lake" },
-        { 0xa7, 0xa7, PEBS_DSE_SKL,      false, "Rocket Lake" },
-        { 0x8f, 0x8f, PEBS_DSE_SKL_PMEM, true,  "Sapphire Rapids (PMU_FL_INSTR_LATENCY)" },
-        { 0xcf, 0xcf, PEBS_DSE_SKL_PMEM, true,  "Emerald Rapids" },
-        { 0xad, 0xae, PEBS_DSE_SKL_PMEM, true,  "Granite Rapids" },
-        { 0x86, 0x86, PEBS_DSE_GRT,      false, "Tremont-D" },
-        { 0x96, 0x96, PEBS_DSE_GRT,      false, "Elkhart Lake" },
-        { 0x9c, 0x9c, PEBS_DSE_GRT,      false, "Jasper Lake" },
-        { 0xbe, 0xbe, PEBS_DSE_GRT,      true,  "Alder Lake-N (Gracemont only)" },
-        { 0xaf, 0xaf, PEBS_DSE_CMT,      true,  "Sierra Forest" },
-        { 0xb6, 0xb6, PEBS_DSE_CMT,      true,  "Grand Ridge" },
+        /* models      kind               split  no_tlb reference: Linux intel/core.c
+         * intel_pmu_init; no_tlb: x86_pmu.pebs_no_tlb, set for Nehalem only */
+        { 0x1a, 0x1a, PEBS_DSE_NHM,     false, true,  "Nehalem-EP" },
+        { 0x1e, 0x1f, PEBS_DSE_NHM,     false, true,  "Lynnfield" },
+        { 0x2e, 0x2e, PEBS_DSE_NHM,     false, true,  "Nehalem-EX" },
+        { 0x25, 0x25, PEBS_DSE_NHM,     false, false, "Westmere" },
+        { 0x2c, 0x2c, PEBS_DSE_NHM,     false, false, "Westmere-EP" },
+        { 0x2f, 0x2f, PEBS_DSE_NHM,     false, false, "Westmere-EX" },
+        { 0x2a, 0x2a, PEBS_DSE_SNB,     false, false, "Sandy Bridge" },
+        { 0x2d, 0x2d, PEBS_DSE_SNB,     false, false, "Sandy Bridge-EP" },
+        { 0x3a, 0x3a, PEBS_DSE_SNB,     false, false, "Ivy Bridge" },
+        { 0x3e, 0x3e, PEBS_DSE_SNB,     false, false, "Ivy Bridge-EP" },
+        { 0x3c, 0x3c, PEBS_DSE_SNB,     false, false, "Haswell" },
+        { 0x3f, 0x3f, PEBS_DSE_SNB,     false, false, "Haswell-X" },
+        { 0x45, 0x46, PEBS_DSE_SNB,     false, false, "Haswell-L/G" },
+        { 0x3d, 0x3d, PEBS_DSE_SNB,     false, false, "Broadwell" },
+        { 0x47, 0x47, PEBS_DSE_SNB,     false, false, "Broadwell-G" },
+        { 0x4f, 0x4f, PEBS_DSE_SNB,     false, false, "Broadwell-X" },
+        { 0x56, 0x56, PEBS_DSE_SNB,     false, false, "Broadwell-D" },
+        { 0x4e, 0x4e, PEBS_DSE_SKL,     false, false, "Skylake-L" },
+        { 0x5e, 0x5e, PEBS_DSE_SKL,     false, false, "Skylake" },
+        { 0x55, 0x55, PEBS_DSE_SKL_PMEM, false, false, "Skylake-X / Cascade Lake (pmem)" },
+        { 0x8e, 0x8e, PEBS_DSE_SKL,     false, false, "Kaby Lake-L" },
+        { 0x9e, 0x9e, PEBS_DSE_SKL,     false, false, "Kaby/Coffee Lake" },
+        { 0xa5, 0xa6, PEBS_DSE_SKL,     false, false, "Comet Lake" },
+        { 0x66, 0x66, PEBS_DSE_SKL,     false, false, "Cannon Lake" },
+        { 0x7d, 0x7e, PEBS_DSE_SKL,     false, false, "Ice Lake client" },
+        { 0x6a, 0x6a, PEBS_DSE_SKL_PMEM, false, false, "Ice Lake-X (pmem)" },
+        { 0x6c, 0x6c, PEBS_DSE_SKL_PMEM, false, false, "Ice Lake-D (pmem)" },
+        { 0x8c, 0x8d, PEBS_DSE_SKL,     false, false, "Tiger Lake" },
+        { 0xa7, 0xa7, PEBS_DSE_SKL,     false, false, "Rocket Lake" },
+        { 0x8f, 0x8f, PEBS_DSE_SKL_PMEM, true,  false, "Sapphire Rapids (PMU_FL_INSTR_LATENCY)" },
+        { 0xcf, 0xcf, PEBS_DSE_SKL_PMEM, true,  false, "Emerald Rapids" },
+        { 0xad, 0xae, PEBS_DSE_SKL_PMEM, true,  false, "Granite Rapids" },
+        { 0x86, 0x86, PEBS_DSE_GRT,     false, false, "Tremont-D" },
+        { 0x96, 0x96, PEBS_DSE_GRT,     false, false, "Elkhart Lake" },
+        { 0x9c, 0x9c, PEBS_DSE_GRT,     false, false, "Jasper Lake" },
+        { 0xbe, 0xbe, PEBS_DSE_GRT,     true,  false, "Alder Lake-N (Gracemont only)" },
+        { 0xaf, 0xaf, PEBS_DSE_CMT,     true,  false, "Sierra Forest" },
+        { 0xb6, 0xb6, PEBS_DSE_CMT,     true,  false, "Grand Ridge" },
 };
 
 #define PEBS_BUFFER_SLACK_RECORDS 8   /* records the CPU may still write after the PMI */
@@ -119,13 +121,16 @@ const struct pmu_event_desc *pmu_pebs_ldlat_event(const struct pmu_event_table *
         return ev;
 }
 
-bool pmu_pebs_model_dse(uint32_t model, enum pmu_pebs_dse_kind *kind, bool *split_latency)
+bool pmu_pebs_model_dse(uint32_t model, enum pmu_pebs_dse_kind *kind, bool *split_latency,
+                        bool *no_tlb)
 {
         for (size_t i = 0; i < ARRAY_SIZE(dse_models); i++) {
                 if (model < dse_models[i].model_lo || model > dse_models[i].model_hi)
                         continue;
                 *kind = dse_models[i].kind;
                 *split_latency = dse_models[i].split_latency;
+                if (no_tlb)
+                        *no_tlb = dse_models[i].no_tlb;
                 return true;
         }
         return false;
@@ -166,13 +171,13 @@ status_t pmu_pebs_session_probe(const struct cpu_info *cpu, struct pmu_pebs_sess
         }
         pmu_pebs_caps_decode(caps->perf_caps, &s->fmt.caps);
         s->pmu_version = caps->version;
-        if (!pmu_pebs_model_dse(cpu->model, &s->fmt.dse_kind, &s->fmt.split_latency) ||
+        if (!pmu_pebs_model_dse(cpu->model, &s->fmt.dse_kind, &s->fmt.split_latency,
+                                &s->fmt.no_tlb_info) ||
             cpu->family != 6) {
                 fmt_snprintf(s->why, sizeof(s->why), "no PEBS data-source table for family 0x%x "
                              "model 0x%x (hybrid or unknown core)", cpu->family, cpu->model);
                 return ST_UNSUPPORTED;
         }
-        s->fmt.no_tlb_info = s->fmt.dse_kind == PEBS_DSE_NHM;
         if (s->fmt.caps.baseline &&
             pmu_pebs_data_cfg(true, false, false, 0, &s->fmt.data_cfg) != ST_OK)
                 return ST_BAD_ARG;
@@ -223,7 +228,12 @@ status_t pmu_pebs_session_arm(struct pmu_pebs_session *s, uint64_t period, uint3
                 goto undo;
         if (s->fmt.caps.baseline && (st = wrmsr_safe(MSR_PEBS_DATA_CFG, s->fmt.data_cfg)) != ST_OK)
                 goto undo;
-        if ((st = pmu_program(pebs_ctr, s->ev, PMU_OS | PMU_INT, -period)) != ST_OK)
+        /* No INT: the PMI comes from the DS interrupt threshold (GLOBAL_STATUS bit 62); INT
+         * would add one per record. Adaptive_Record makes the CPU write the groups
+         * MSR_PEBS_DATA_CFG selects; without it only the basic group. Linux
+         * intel_pmu_pebs_enable does both. */
+        if ((st = pmu_program(pebs_ctr, s->ev, PMU_OS | (s->fmt.caps.baseline ? PMU_ADAPTIVE : 0),
+                              -period)) != ST_OK)
                 goto undo;
         v = pmu_pebs_enable_value(&s->fmt.caps, s->pmu_version, 1u << PEBS_GP, 1u << PEBS_GP, 0);
         if ((st = wrmsr_safe(MSR_IA32_PEBS_ENABLE, v)) != ST_OK)

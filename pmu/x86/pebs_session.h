@@ -54,8 +54,10 @@ void pmu_pebs_session_on_pmi(struct pmu_pebs_session *s);
 /** Stop the counter, drain what is left, put DS_AREA and PEBS_ENABLE back. */
 status_t pmu_pebs_session_disarm(struct pmu_pebs_session *s);
 
-/** Which data-source table model @p model (family 6) uses; false when not in the table. */
-bool pmu_pebs_model_dse(uint32_t model, enum pmu_pebs_dse_kind *kind, bool *split_latency);
+/** Which data-source table family-6 model @p model uses and whether its data source lacks the
+ *  STLB-miss/lock bits (@p no_tlb may be NULL); false when not in the table. */
+bool pmu_pebs_model_dse(uint32_t model, enum pmu_pebs_dse_kind *kind, bool *split_latency,
+                        bool *no_tlb);
 /** The load-latency event of event table @p t, looked up by perf name
  *  (MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4 and its Nehalem and Atom counterparts); NULL when the
  *  table has none (the generic intel-arch table never has: the event is model-specific). */

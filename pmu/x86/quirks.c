@@ -48,6 +48,10 @@ static const struct pmu_quirk pmu_quirks[] = {
           "Fam19h rev guide errata 1197, 1238, 1293, 1347; Linux ibs.c" },
         { PMU_QUIRK_IBS,  VEN_UNKNOWN, 0x19, 0x20, 0x5f,  PMU_IBS_Q_CACHE_HIT_ST_BAD,
           "Linux ibs.c perf_ibs_cache_hit_st_valid" },
+        /* Zen 5: the op load-latency filter may capture samples below the threshold unless
+         * L3MissOnly is set too; Linux perf_ibs_init sets it on these models only. */
+        { PMU_QUIRK_IBS,  VEN_UNKNOWN, 0x1a, 0x00, 0x0f,  PMU_IBS_Q_LDLAT_L3MISS_1606,
+          "Fam1Ah models 00h-0Fh rev guide erratum 1606; Linux ibs.c perf_ibs_init" },
 };
 
 uint32_t pmu_quirks_lookup(enum pmu_quirk_scope scope, enum cpu_vendor vendor, uint32_t family,

@@ -27,6 +27,7 @@
 #define PMU_IBS_Q_CACHE_HIT_ST_BAD     BIT_ULL(5) /* CacheHitSt invalid */
 #define PMU_IBS_Q_FETCH_ZERO_RIP_1197  BIT_ULL(6) /* erratum 1197: drop fetch with RIP 0 */
 #define PMU_IBS_Q_NB_LAYOUT            BIT_ULL(7) /* Fam10h-16h NbIbsReqSrc / MabHit layout */
+#define PMU_IBS_Q_LDLAT_L3MISS_1606    BIT_ULL(8) /* erratum 1606: LdLat needs L3MissOnly */
 
 /** Which set of flags a quirk row belongs to. */
 enum pmu_quirk_scope {

@@ -1,0 +1,303 @@
+/** @file The real suites end to end on the virtual PMU: the counting validation suite
+ *  (app/pmu_validate.c) on Skylake-SP, Ice Lake-SP, Sapphire Rapids, Zen 2, Zen 4 and Zen 5.
+ *  Faithful, every check that can run on the part PASSes; with one fault switched on, the
+ *  check that fault concerns FAILs and no other verdict changes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "app/pmu_validate.h"
+#include "app/run.h"
+#include "bench/kernel_branch.h"
+#include "bench/kernel_skid.h"
+#include "pmu/sample.h"
+#include "tests/vpmu/vpmu.h"
+
+#define MAX_V 32
+
+static const struct vpmu_part *const parts[] = { &vpmu_skx, &vpmu_icx, &vpmu_spr,
+                                                 &vpmu_zen2, &vpmu_zen4, &vpmu_zen5 };
+#define N_PARTS (sizeof(parts) / sizeof(parts[0]))
+
+struct verdicts {
+        unsigned n;
+        char     name[MAX_V][48];
+        char     v[MAX_V];   /* 'P' 'F' 'S' */
+};
+
+/* Collect "<VERDICT>: <prefix>: <check> ..." lines of @p prefix from @p text. */
+static void parse(const char *text, const char *prefix, struct verdicts *out)
+{
+        char want[64];
+
+        memset(out, 0, sizeof(*out));
+        snprintf(want, sizeof(want), ": %s: ", prefix);
+        for (const char *ln = text; ln && *ln; ln = strchr(ln, '\n') ? strchr(ln, '\n') + 1 : NULL) {
+                const char *p = strstr(ln, want), *nl = strchr(ln, '\n');
+                char        v = ln[0];
+
+                if (!p || (nl && p > nl) || (v != 'P' && v != 'F' && v != 'S') || out->n == MAX_V)
+                        continue;
+                p += strlen(want);
+                size_t k = strcspn(p, " :\n");
+                if (k >= sizeof(out->name[0]))
+                        k = sizeof(out->name[0]) - 1;
+                memcpy(out->name[out->n], p, k);
+                out->v[out->n++] = v;
+        }
+}
+
+/* Collect the checks of a pmu-validation document: the console collapses repeated SKIPs into
+ * one line with a count, so the names and verdicts are read where they stay whole. */
+static void parse_json(const char *doc, struct verdicts *out)
+{
+        memset(out, 0, sizeof(*out));
+        for (const char *p = doc; p && (p = strstr(p, "\"check\": \"")) && out->n < MAX_V;) {
+                p += strlen("\"check\": \"");
+                size_t      k = strcspn(p, "\"");
+                const char *v = strstr(p, "\"verdict\": \"");
+
+                if (!v)
+                        break;
+                if (k >= sizeof(out->name[0]))
+                        k = sizeof(out->name[0]) - 1;
+                memcpy(out->name[out->n], p, k);
+                out->v[out->n++] = v[strlen("\"verdict\": \"")];
+        }
+}
+
+static char verdict_of(const struct verdicts *v, const char *name)
+{
+        for (unsigned i = 0; i < v->n; i++)
+                if (!strcmp(v->name[i], name))
+                        return v->v[i];
+        return '?';
+}
+
+static void validate(const struct vpmu_part *p, const struct vpmu_faults *f, struct verdicts *v)
+{
+        struct rep_buf  out = { 0 }, json = { 0 };
+        struct cpu_info ci;
+
+        vpmu_init(p, f);
+        vpmu_cpu_info(&ci);
+        rep_reset();
+        rep_add_sink(rep_buf_sink(&out));
+        assert_int_equal(pmu_validate_run(&ci, 1, &json), ST_OK);
+        rep_reset();
+        parse_json(json.p, v);
+        if (getenv("VPMU_VERBOSE"))
+                print_message("%s\n", out.p);
+        rep_buf_free(&out);
+        rep_buf_free(&json);
+}
+
+static struct verdicts faithful[N_PARTS];
+
+/* Faithful: every check PASSes, except the fixed-counter ones on AMD, which SKIP. */
+static void test_validate_faithful(void **unused)
+{
+        for (size_t i = 0; i < N_PARTS; i++) {
+                validate(parts[i], NULL, &faithful[i]);
+                assert_int_equal(faithful[i].n, pmu_n_checks);
+                for (size_t c = 0; c < pmu_n_checks; c++) {
+                        const char *name = pmu_checks[c].name;
+                        char        want = parts[i]->amd && pmu_checks[c].fixed_event ? 'S' : 'P';
+                        char        got = verdict_of(&faithful[i], name);
+
+                        if (got != want)
+                                fail_msg("%s: %s is %c, want %c", parts[i]->name, name, got, want);
+                }
+        }
+}
+
+/* One fault per check, each on a part that can run the check: that verdict FAILs and no
+ * other changes. */
+static void test_validate_faults(void **unused)
+{
+        static const struct {
+                const char        *check;
+                size_t             part;
+                struct vpmu_faults f;
+        } cases[] = {
+                { "insts-loop", 0, { .count_kind = VE_INSNS, .count_ppm = 50 } },
+                { "branches-loop", 3, { .count_kind = VE_BRANCHES, .count_ppm = -100 } },
+                { "br-misses-random", 4, { .count_kind = VE_BR_MISP, .count_ppm = -200000 } },
+                { "fixed0-vs-gp", 1, { .dead_fixed = 1u << 0 } },
+                { "fixed1-vs-gp", 2, { .dead_fixed = 1u << 1 } },
+                { "cycles-vs-tsc", 5, { .count_kind = VE_CYCLES, .count_ppm = 100000 } },
+                { "l1d-misses-chase", 0, { .count_kind = VE_L1D_MISS, .count_ppm = -100000 } },
+                { "l2-misses-chase", 4, { .count_kind = VE_L2_MISS, .count_ppm = 100000 } },
+                { "llc-misses-chase", 3, { .count_kind = VE_LLC_MISS, .count_ppm = -300000 } },
+                { "dtlb-misses-pagechase", 1, { .count_kind = VE_DTLB_MISS, .count_ppm = -100000 } },
+        };
+        struct verdicts v;
+
+        assert_int_equal(sizeof(cases) / sizeof(cases[0]), pmu_n_checks);
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                const struct verdicts *base = &faithful[cases[i].part];
+
+                validate(parts[cases[i].part], &cases[i].f, &v);
+                for (size_t c = 0; c < pmu_n_checks; c++) {
+                        const char *name = pmu_checks[c].name;
+                        char want = !strcmp(name, cases[i].check) ? 'F' : verdict_of(base, name);
+
+                        if (verdict_of(&v, name) != want)
+                                fail_msg("%s with the %s fault: %s is %c, want %c",
+                                         parts[cases[i].part]->name, cases[i].check, name,
+                                         verdict_of(&v, name), want);
+                }
+        }
+}
+
+/* ---- overflow sampling (app/pmu_sample_run.c) ---------------------------------------------- */
+
+void __real_bench_loop(uint64_t n);
+void __real_bench_branch_pattern(const uint8_t *pat, uint64_t n);
+void __real_bench_skid_loop(uint64_t iters);
+
+static void sampling(const struct vpmu_part *p, const struct vpmu_faults *f, struct verdicts *v)
+{
+        const struct pmu_sym syms[] = {
+                { (uint64_t)(uintptr_t)__real_bench_loop, "bench_loop" },
+                { (uint64_t)(uintptr_t)__real_bench_branch_pattern, "bench_branch_pattern" },
+                { (uint64_t)(uintptr_t)__real_bench_skid_loop, "bench_skid_loop" },
+                { (uint64_t)(uintptr_t)bench_skid_body, "bench_skid_body" },
+        };
+        struct pmu_sample_figures fig;
+        struct rep_buf            out = { 0 };
+        struct cpu_info           ci;
+
+        vpmu_init(p, f);
+        vpmu_cpu_info(&ci);
+        assert_int_equal(pmu_init(&ci), ST_OK);
+        rep_reset();
+        rep_add_sink(rep_buf_sink(&out));
+        assert_int_equal(pmu_sample_run(syms, sizeof(syms) / sizeof(syms[0]), 0, &fig), ST_OK);
+        rep_reset();
+        parse(out.p, "sampling", v);
+        if (getenv("VPMU_VERBOSE"))
+                print_message("%s\n", out.p);
+        rep_buf_free(&out);
+}
+
+static const char *const sampling_checks[] = { "pmi-route", "pmi-count", "skid-in-kernel",
+                                               "caliper-scale", "top-functions" };
+#define N_SAMPLING_CHECKS (sizeof(sampling_checks) / sizeof(sampling_checks[0]))
+static struct verdicts sampling_faithful[N_PARTS];
+
+static void test_sampling_faithful(void **unused)
+{
+        for (size_t i = 0; i < N_PARTS; i++) {
+                sampling(parts[i], NULL, &sampling_faithful[i]);
+                for (size_t c = 0; c < N_SAMPLING_CHECKS; c++)
+                        if (verdict_of(&sampling_faithful[i], sampling_checks[c]) != 'P')
+                                fail_msg("%s: %s is %c", parts[i]->name, sampling_checks[c],
+                                         verdict_of(&sampling_faithful[i], sampling_checks[c]));
+        }
+}
+
+/* Lost PMIs show in the PMI count, the scale estimate (samples x period) and the skid check
+ * (its samples must be there): that case names all three. */
+static void test_sampling_faults(void **unused)
+{
+        static const struct {
+                const char        *fail[3];
+                size_t             part;
+                struct vpmu_faults f;
+        } cases[] = {
+                { { "pmi-route" }, 0, { .route_dead = true } },
+                { { "pmi-count" }, 1, { .spurious_pmi_every = 20 } },
+                { { "skid-in-kernel" }, 2, { .skid_extra_bytes = 4096 } },
+                { { "pmi-count", "caliper-scale", "skid-in-kernel" }, 4, { .lose_pmi_every = 10 } },
+        };
+        struct verdicts v;
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                sampling(parts[cases[i].part], &cases[i].f, &v);
+                for (size_t c = 0; c < N_SAMPLING_CHECKS; c++) {
+                        const char *name = sampling_checks[c];
+                        bool        bad = false;
+
+                        for (size_t k = 0; k < 3; k++)
+                                bad |= cases[i].fail[k] && !strcmp(name, cases[i].fail[k]);
+                        char want = bad ? 'F' : verdict_of(&sampling_faithful[cases[i].part], name);
+
+                        if (verdict_of(&v, name) != want)
+                                fail_msg("%s, fault for %s: %s is %c, want %c",
+                                         parts[cases[i].part]->name, cases[i].fail[0], name,
+                                         verdict_of(&v, name), want);
+                }
+        }
+}
+
+/* ---- no PASS that cannot fail -------------------------------------------------------------- */
+
+/* fixed0/1-vs-gp have a floor: two counters that both count nothing do not agree. */
+static void test_fixed_pair_floor(void **unused)
+{
+        const struct vpmu_faults f = { .count_kind = VE_INSNS, .count_ppm = -1000000 };
+        struct verdicts          v;
+
+        validate(&vpmu_icx, &f, &v);
+        assert_int_equal(verdict_of(&v, "insts-loop"), 'F');
+        assert_int_equal(verdict_of(&v, "fixed0-vs-gp"), 'F');
+        assert_int_equal(verdict_of(&v, "fixed1-vs-gp"), 'P');
+}
+
+/* skid-in-kernel needs its samples: with every PMI lost there is nothing in the kernel. */
+static void test_skid_needs_samples(void **unused)
+{
+        const struct vpmu_faults f = { .lose_pmi_every = 1 };
+        struct verdicts          v;
+
+        sampling(&vpmu_skx, &f, &v);
+        assert_int_equal(verdict_of(&v, "pmi-count"), 'F');
+        assert_int_equal(verdict_of(&v, "skid-in-kernel"), 'F');
+}
+
+/* The fault-recovery self-test checks the vector that came back: #GP for a missing MSR, #GP or
+ * #UD for RDPMC of a counter no CPU has, and says how many of the faults it raised it saw. */
+static void test_selftest_vectors(void **unused)
+{
+        static const unsigned vec[] = { 0, 14 };
+
+        for (size_t i = 0; i < 2; i++) {
+                const struct vpmu_faults f = { .fault_vector = vec[i] };
+                struct rep_buf           out = { 0 };
+                struct run               r;
+                struct verdicts          v;
+
+                memset(&r, 0, sizeof(r));
+                vpmu_init(&vpmu_zen4, &f);
+                rep_reset();
+                rep_add_sink(rep_buf_sink(&out));
+                assert_int_equal(phase_selftest(&r), ST_OK);
+                rep_reset();
+                parse(out.p, "fault-recovery", &v);
+                rep_buf_free(&out);
+                assert_int_equal(verdict_of(&v, "rdmsr(0xdeadbeef)"), vec[i] ? 'F' : 'P');
+                assert_int_equal(verdict_of(&v, "rdpmc(0x3fff)"), vec[i] ? 'F' : 'P');
+                assert_int_equal(verdict_of(&v, "harness"), vec[i] ? 'F' : 'P');
+        }
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_validate_faithful),
+                cmocka_unit_test(test_validate_faults),
+                cmocka_unit_test(test_sampling_faithful),
+                cmocka_unit_test(test_sampling_faults),
+                cmocka_unit_test(test_fixed_pair_floor),
+                cmocka_unit_test(test_skid_needs_samples),
+                cmocka_unit_test(test_selftest_vectors),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}

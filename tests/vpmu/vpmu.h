@@ -1,0 +1,181 @@
+/** @file
+ * A virtual PMU for host tests: an executable model of the Intel architectural and AMD core
+ * counters, overflow and the PMI, AMD IBS, Intel PEBS with the Debug Store and Intel LBR,
+ * written from the vendor manuals with its own register map (tests/vpmu/vpmu_regs.h). It
+ * implements the MSR accessors the harness uses (rdmsr_safe, wrmsr_safe, rdpmc_safe,
+ * msr_last_fault_vector of pmu/msr.h) and, through tests/fake_plat.c, the PMI route
+ * (cpu_pmi_enable ...), so the real suites run against it unchanged.
+ *
+ * What a counter counts comes from a workload the tests describe: each kernel the suite runs
+ * is wrapped at link time (-Wl,--wrap, tests/vpmu/vpmu_work.c) by a description of what it
+ * retires (instructions, branches, mispredicts, loads and the level each is served from,
+ * dTLB misses), handed to vpmu_retire() in steps. Cycles are the host's TSC ticks while a
+ * counter is enabled, times VPMU_CORE_PER_TSC (APERF/MPERF say the same). Faults (struct vpmu_faults) make the model deviate the way real parts
+ * do, one at a time, so that each verdict can be shown to fail.
+ *
+ * Host tests only; one model per process, state is global like the CPU's.
+ */
+#ifndef PMUCAL_VPMU_H
+#define PMUCAL_VPMU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "boot/cpu.h"
+#include "boot/plat.h"
+#include "boot/x86/cpuid.h"
+
+/** Core cycles per TSC tick of the modelled part. */
+#define VPMU_CORE_PER_TSC 3
+
+/** What a workload retires; a counter's event select picks one of these (vpmu_parts.c). */
+enum vpmu_ev {
+        VE_INSNS = 0,   /* instructions retired */
+        VE_CYCLES,      /* core cycles (the model adds the TSC ticks while enabled) */
+        VE_REF_CYCLES,  /* reference cycles (likewise) */
+        VE_BRANCHES,    /* branches retired */
+        VE_BR_MISP,     /* mispredicted branches retired */
+        VE_LOADS,       /* loads retired */
+        VE_L1D_MISS,    /* loads that missed the L1D */
+        VE_L2_MISS,     /* loads that missed the L2 */
+        VE_LLC_MISS,    /* loads that missed the last level */
+        VE_DTLB_MISS,   /* loads whose translation missed every dTLB level (walk completed) */
+        VE_LDLAT,       /* loads slower than MSR_PEBS_LD_LAT_THRESHOLD (computed per op) */
+        VE_OPS,         /* ops dispatched (IBS op counting) */
+        VE__COUNT
+};
+
+/** Where a load was served from. */
+enum vpmu_level { VL_L1 = 0, VL_L2, VL_L3, VL_DRAM };
+
+/** One op of a workload, for IBS tagging, PEBS records and load latency. */
+struct vpmu_op {
+        uint64_t        rip;
+        bool            load;
+        uint64_t        la;          /* data linear address (loads) */
+        enum vpmu_level level;
+        bool            dtlb_miss;   /* missed L1 and L2 dTLB */
+};
+
+/** One taken branch, for LBR. */
+struct vpmu_branch {
+        uint64_t from, to;
+        uint16_t cycles;  /* core cycles since the previous branch */
+        bool     mispred;
+};
+
+/** A step of a kernel: counts, where it runs, and (optionally) its ops and branches. */
+struct vpmu_step {
+        uint64_t n[VE__COUNT];
+        uint64_t rip_lo, rip_hi;     /* the kernel's code: PMIs interrupt in here */
+        uint64_t rip_ev;             /* the instruction that overflows (skid measured from it) */
+        /* The step's ops in order, n[VE_OPS] of them (NULL: none is a load). */
+        void (*op_at)(void *ctx, uint64_t i, struct vpmu_op *out);
+        void *ctx;
+        const struct vpmu_branch *br; /* n[VE_BRANCHES] taken branches repeat this one */
+};
+
+/** Switchable deviations, as real parts show them; all zero = a faithful model. */
+struct vpmu_faults {
+        enum vpmu_ev count_kind;      /* with count_ppm: this event is counted off by ... */
+        int32_t      count_ppm;       /* ... this many parts per million (signed) */
+        uint32_t     dead_gp;         /* GP counters that never count (bit n) */
+        uint32_t     dead_fixed;      /* fixed counters that never count */
+        unsigned     lose_pmi_every;  /* drop every n-th PMI (status still set); 0 = none */
+        uint64_t     skid_extra_bytes;/* interrupted RIP this far past the kernel's end */
+        uint32_t     ibs_lat_scale_pct; /* IBS DcMissLat scaled (100 = right) */
+        uint64_t     ibs_phys_xor;    /* IBS DcPhysAd = linear ^ this */
+        unsigned     ibs_fault_level; /* the three IBS faults hit loads from level - 1 only
+                                       * (enum vpmu_level + 1); 0 = every level */
+        bool         pebs_no_data;    /* PEBS records without address/source/latency */
+        uint32_t     lbr_cycles_scale_pct; /* LBR cycle counts scaled (100 = right) */
+        bool         ibs_wrong_src;   /* IBS DataSrc of a DRAM load says local cache */
+        unsigned     spurious_pmi_every; /* an extra NMI without overflow after every n-th */
+        bool         route_dead;      /* the LVT/IDT route never delivers (self-NMI lost) */
+        unsigned     fault_vector;    /* a refused MSR access reports this vector, not #GP */
+};
+
+/** A CPU the model impersonates. */
+struct vpmu_part {
+        const char *name;
+        bool        amd;
+        uint32_t    family, model, stepping;
+        /* Intel */
+        unsigned    version, n_gp, gp_width, n_fixed, fixed_width;
+        uint64_t    perf_caps;          /* 0 with pdcm false: IA32_PERF_CAPABILITIES absent */
+        bool        pdcm, ds;
+        unsigned    lbr_depth;          /* legacy LBR entries; 0 = none */
+        uint32_t    lbr_from, lbr_to;   /* legacy LBR MSR blocks */
+        bool        arch_lbr;
+        uint32_t    lbr_1c_eax, lbr_1c_ebx, lbr_1c_ecx; /* CPUID.1CH */
+        /* AMD */
+        bool        ext_core, perfmon_v2;
+        unsigned    amd_n_core;         /* PerfMonV2: CPUID.80000022H:EBX[3:0] */
+        uint32_t    ibs_caps;           /* CPUID.8000001BH:EAX; 0 = no IBS */
+        /* memory hierarchy (CPUID leaf 4 / 0x8000001D, TLB leaves) */
+        uint32_t    l1d_kib, l2_kib, l3_kib, stlb_4k_entries;
+        uint16_t    lat[4];             /* load-to-use latency per vpmu_level, core cycles */
+        const struct vpmu_evmap *events;/* event select -> enum vpmu_ev */
+        size_t      n_events;
+};
+
+/** Event select (AMD: 12-bit code) and unit mask -> what it counts. */
+struct vpmu_evmap {
+        uint16_t     code;
+        uint8_t      umask;
+        enum vpmu_ev ev;
+};
+
+extern const struct vpmu_part vpmu_skx, vpmu_icx, vpmu_spr, vpmu_zen2, vpmu_zen4, vpmu_zen5;
+extern const struct vpmu_part vpmu_slm, vpmu_wsm, vpmu_nhm, vpmu_k10;
+
+/** Become @p p with @p f (NULL: faithful); resets every register as at power-on. */
+void vpmu_init(const struct vpmu_part *p, const struct vpmu_faults *f);
+/** Switch faults on the running model (NULL: none). */
+void vpmu_set_faults(const struct vpmu_faults *f);
+/** The part the model is. */
+const struct vpmu_part *vpmu_part(void);
+/** Fill @p d with the part's CPUID (vendor, signature, PMU leaves, caches, TLBs). */
+void vpmu_cpuid(struct cpuid_dump *d);
+/** Decode the part's CPUID into @p ci with the harness's own decoder. */
+void vpmu_cpu_info(struct cpu_info *ci);
+
+/** Retire one step of a workload: count it, overflow, raise PMIs, tag IBS ops, write PEBS
+ *  records, push LBR entries. */
+void vpmu_retire(const struct vpmu_step *s);
+/** True when ops must be described one by one (IBS op sampling or load latency armed). */
+bool vpmu_wants_ops(void);
+/** True when taken branches must be described (LBR recording). */
+bool vpmu_wants_branches(void);
+
+/** Register value without side effects (0 if absent), and a plain MSR the model does not
+ *  otherwise know (e.g. a platform register a test needs). */
+uint64_t vpmu_peek(uint32_t msr);
+void vpmu_poke(uint32_t msr, uint64_t val);
+/** Local APIC register (LVT PMC 0x340, extended LVT 0x500 + 0x10 n). */
+uint32_t vpmu_apic(uint32_t reg);
+
+/** What happened since vpmu_init. */
+struct vpmu_stats {
+        uint64_t n_pmi, n_pmi_lost, n_faults, n_pebs_records, n_ibs_op, n_ibs_fetch;
+        uint64_t n_lbr_pushed, n_writes;
+};
+const struct vpmu_stats *vpmu_stats(void);
+/** The @p i-th MSR write since vpmu_init (false past the end; the log keeps 4096). */
+bool vpmu_write_at(size_t i, uint32_t *msr, uint64_t *val);
+void vpmu_clear_log(void);
+
+/** Tests: set how wide the skid is (bytes past rip_ev, uniform in [0, max)); default 16. */
+void vpmu_set_skid(uint64_t max_bytes);
+
+/* ---- the PMI route (tests/fake_plat.c forwards cpu_pmi_* here) ---- */
+status_t vpmu_pmi_enable(cpu_pmi_fn fn, void *ctx, int ext_lvt_offset);
+void     vpmu_pmi_disable(void);
+status_t vpmu_pmi_selftest(uint64_t *tsc_round_trip);
+
+/** Link flags that put the workload descriptions (vpmu_work.c) around the kernels. */
+#define VPMU_WRAPPED_KERNELS "bench_loop bench_branch_pattern bench_skid_loop bench_chase " \
+                             "bench_block_run"
+
+#endif

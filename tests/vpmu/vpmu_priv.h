@@ -1,0 +1,90 @@
+/** @file
+ * Internal state of the virtual PMU, shared by tests/vpmu/vpmu_*.c. One instance: the model
+ * is one logical CPU.
+ */
+#ifndef PMUCAL_VPMU_PRIV_H
+#define PMUCAL_VPMU_PRIV_H
+
+#include "tests/vpmu/vpmu.h"
+#include "tests/vpmu/vpmu_regs.h"
+
+#define VP_MAX_GP    8
+#define VP_MAX_FIXED 4
+#define VP_MAX_LBR   64
+#define VP_MAX_POKE  64
+#define VP_LOG_MAX   4096
+#define VP_VEC_GP    13 /* [SDM-3A] #GP */
+
+struct vp_state {
+        const struct vpmu_part *p;
+        struct vpmu_faults      f;
+        struct vpmu_stats       stats;
+        /* core counters: Intel GP / AMD; fixed (Intel) */
+        uint64_t ctr[VP_MAX_GP], sel[VP_MAX_GP], frac[VP_MAX_GP];
+        uint64_t fctr[VP_MAX_FIXED], ffrac[VP_MAX_FIXED], fctl;
+        uint64_t gctl, gstatus;
+        uint64_t misc_enable, debugctl;
+        uint64_t tsc_last;
+        /* PEBS */
+        uint64_t ds_area, pebs_enable, data_cfg, ldlat;
+        uint32_t pebs_armed;       /* GP counters whose next qualifying event records */
+        /* LBR */
+        uint64_t lbr_from[VP_MAX_LBR], lbr_to[VP_MAX_LBR], lbr_info[VP_MAX_LBR];
+        uint64_t lbr_tos, lbr_select, lbr_ctl, lbr_depth;
+        bool     lbr_frozen;
+        /* IBS */
+        uint64_t ibs_fetch_ctl, ibs_fetch_linad, ibs_fetch_physad, ibs_fetch_extd;
+        uint64_t ibs_op_ctl, ibs_op_rip, ibs_op_data, ibs_op_data2, ibs_op_data3, ibs_op_data4;
+        uint64_t ibs_dc_linad, ibs_dc_physad, ibs_br_target, ibs_ctl;
+        uint64_t ibs_op_cnt, ibs_fetch_cnt;
+        bool     ibs_op_tag;       /* the next op is tagged */
+        /* APIC */
+        uint32_t lvt_pmc, eilvt[4];
+        cpu_pmi_fn pmi_fn;
+        void       *pmi_ctx;
+        bool        in_pmi;
+        uint64_t    skid_max;
+        uint64_t    rng;
+        /* anything a test poked */
+        struct { uint32_t msr; uint64_t val; } poke[VP_MAX_POKE];
+        unsigned n_poke;
+        struct { uint32_t msr; uint64_t val; } log[VP_LOG_MAX];
+        size_t   n_log;
+        unsigned last_vector;
+};
+
+extern struct vp_state vp;
+
+uint64_t vp_rand(void);
+uint64_t vp_width_mask(unsigned bits);
+/** Raise a PMI through the LVT PMC entry (or the extended entry @p eilvt >= 0), with the
+ *  interrupted RIP @p rip. Honors the LVT mask, lost-PMI faults; sets the mask on delivery. */
+void vp_pmi(uint64_t rip, int eilvt);
+/** Interrupted RIP of a PMI raised during step @p s (skid distribution and faults). */
+uint64_t vp_pmi_rip(const struct vpmu_step *s);
+
+/* vpmu_pebs.c */
+bool vp_pebs_rd(uint32_t msr, uint64_t *v);
+int  vp_pebs_wr(uint32_t msr, uint64_t v);       /* 1 handled, 0 not mine, -1 #GP */
+/** Counter @p n of a PEBS event overflowed: the next qualifying event writes a record. */
+void vp_pebs_overflow(unsigned n);
+/** A qualifying event of GP counter @p n happened at @p op (NULL: no memory info). */
+void vp_pebs_event(unsigned n, const struct vpmu_op *op, const struct vpmu_step *s);
+uint16_t vp_load_latency(const struct vpmu_op *op);
+
+/* vpmu_lbr.c */
+bool vp_lbr_rd(uint32_t msr, uint64_t *v);
+int  vp_lbr_wr(uint32_t msr, uint64_t v);
+bool vp_lbr_recording(void);
+void vp_lbr_push(const struct vpmu_branch *b);
+void vp_lbr_freeze(void);
+
+/* vpmu_ibs.c */
+bool vp_ibs_rd(uint32_t msr, uint64_t *v);
+int  vp_ibs_wr(uint32_t msr, uint64_t v);
+bool vp_ibs_op_on(void);
+/** Count @p n IBS op-counter units (ops or cycles); @p op is the op retiring (NULL: none). */
+void vp_ibs_op_count(uint64_t n, const struct vpmu_op *op, const struct vpmu_step *s);
+void vp_ibs_fetch_count(uint64_t n, const struct vpmu_step *s);
+
+#endif

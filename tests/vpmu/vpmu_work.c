@@ -1,0 +1,332 @@
+/** @file
+ * The workloads of the virtual PMU: every kernel the suites run, wrapped at link time
+ * (-Wl,--wrap=<kernel>, see the Makefile) by a description of what it really retires. The
+ * wrapper runs the real kernel (so buffers, chains and return values are the real ones) and
+ * hands the model its true counts in steps small enough for PMIs to land inside it:
+ *   bench_loop            2 instructions and 1 branch per iteration (bench/kernel_branch.h)
+ *   bench_branch_pattern  2 branches per byte; the predictor modelled as "same as last time",
+ *                         so a random 0/1 pattern mispredicts half the bytes, zeros none
+ *   bench_skid_loop       4098 instructions, 1 branch per iteration; overflow at the jnz
+ *   bench_chase           32 loads per iteration, each served by the level the chain's
+ *                         working set fits (LRU over a cyclic chain: all misses beyond the
+ *                         size), dTLB miss when its pages exceed the STLB
+ *   bench_block_run       18 instructions, 17 ops, one taken jnz of 48 cycles per iteration
+ */
+#include "tests/vpmu/vpmu_priv.h"
+
+#include <string.h>
+
+#include "bench/kernel_block.h"
+#include "bench/kernel_branch.h"
+#include "bench/kernel_chase.h"
+#include "bench/kernel_skid.h"
+#include "bench/pagetable.h"
+#include "bench/ptlive.h"
+
+void  __real_bench_loop(uint64_t n);
+void  __real_bench_branch_pattern(const uint8_t *pat, uint64_t n);
+void  __real_bench_skid_loop(uint64_t iters);
+void *__real_bench_chase(void *p, uint64_t iters);
+void  __real_bench_block_run(uint64_t n);
+
+void  __wrap_bench_loop(uint64_t n);
+void  __wrap_bench_branch_pattern(const uint8_t *pat, uint64_t n);
+void  __wrap_bench_skid_loop(uint64_t iters);
+void *__wrap_bench_chase(void *p, uint64_t iters);
+void  __wrap_bench_block_run(uint64_t n);
+
+#define CALL_INSNS   6 /* call, prologue, epilogue, ret around each kernel */
+#define LOOP_BYTES   16
+#define CHUNK        4096
+
+static uint64_t tsc_now(void)
+{
+        uint32_t lo, hi;
+
+        __asm__ volatile("lfence; rdtsc; lfence" : "=a"(lo), "=d"(hi) : : "memory");
+        return ((uint64_t)hi << 32) | lo;
+}
+
+static uint64_t addr(const void *f)
+{
+        return (uint64_t)(uintptr_t)f;
+}
+
+void __wrap_bench_loop(uint64_t n)
+{
+        struct vpmu_step s = { .rip_lo = addr(__real_bench_loop),
+                               .rip_hi = addr(__real_bench_loop) + LOOP_BYTES };
+
+        for (uint64_t done = 0; done < n;) {
+                uint64_t k = n - done < 1u << 20 ? n - done : 1u << 20;
+
+                __real_bench_loop(k);
+                s.n[VE_INSNS] = k * BENCH_LOOP_INSNS_PER_ITER + (done ? 0 : CALL_INSNS);
+                s.n[VE_BRANCHES] = k * BENCH_LOOP_BRANCHES_PER_ITER + (done ? 0 : 1);
+                s.n[VE_OPS] = s.n[VE_INSNS];
+                vpmu_retire(&s);
+                done += k;
+        }
+}
+
+void __wrap_bench_branch_pattern(const uint8_t *pat, uint64_t n)
+{
+        struct vpmu_step s = { .rip_lo = addr(__real_bench_branch_pattern),
+                               .rip_hi = addr(__real_bench_branch_pattern) + LOOP_BYTES };
+        uint8_t last = 0;
+
+        __real_bench_branch_pattern(pat, n);
+        for (uint64_t done = 0; done < n;) {
+                uint64_t k = n - done < CHUNK ? n - done : CHUNK, misp = 0;
+
+                for (uint64_t i = 0; i < k; i++) {
+                        uint8_t b = pat[done + i] != 0;
+                        misp += b != last;
+                        last = b;
+                }
+                memset(s.n, 0, sizeof(s.n));
+                s.n[VE_INSNS] = 5 * k;
+                s.n[VE_BRANCHES] = k * BENCH_PATTERN_BRANCHES_PER_ITER;
+                s.n[VE_BR_MISP] = misp;
+                s.n[VE_LOADS] = k;
+                s.n[VE_OPS] = 5 * k;
+                vpmu_retire(&s);
+                done += k;
+        }
+}
+
+void __wrap_bench_skid_loop(uint64_t iters)
+{
+        uint64_t body = addr(bench_skid_body);
+        struct vpmu_step s = { .rip_lo = body, .rip_hi = body + BENCH_SKID_BODY_NOPS + 8,
+                               .rip_ev = body };
+
+        /* the overflowing branch is the jnz; execution resumes at its target, the body */
+        for (uint64_t done = 0; done < iters;) {
+                uint64_t k = iters - done < 64 ? iters - done : 64;
+
+                __real_bench_skid_loop(k);
+                s.n[VE_INSNS] = k * BENCH_SKID_INSNS_PER_ITER;
+                s.n[VE_BRANCHES] = k * BENCH_SKID_BRANCHES_PER_ITER;
+                s.n[VE_OPS] = s.n[VE_INSNS];
+                /* one branch per iteration: retire them one by one for exact PMI points */
+                for (uint64_t i = 0; i < k; i++) {
+                        struct vpmu_step one = s;
+                        one.n[VE_INSNS] = BENCH_SKID_INSNS_PER_ITER;
+                        one.n[VE_BRANCHES] = 1;
+                        one.n[VE_OPS] = BENCH_SKID_INSNS_PER_ITER;
+                        vpmu_retire(&one);
+                }
+                done += k;
+        }
+}
+
+/* ---- the chase ----------------------------------------------------------------------------- */
+
+struct chain {
+        uint64_t lo, hi, nodes; /* address range and lap length of a chain */
+};
+
+static struct chain chains[16];
+static unsigned     n_chains;
+static struct { uint64_t lo, bytes; } bufs[64];
+static unsigned     n_bufs;
+
+void vpmu_note_buffer(const void *p, size_t bytes)
+{
+        bufs[n_bufs % 64].lo = addr(p);
+        bufs[n_bufs++ % 64].bytes = bytes;
+}
+
+/* The chain through @p p: from the buffer it lies in (one node per line, or per page when
+ * the nodes share their offset in the page), else by walking one lap. */
+static struct chain chain_of(void *p)
+{
+        uint64_t a = addr(p);
+        struct chain c = { .lo = a, .hi = a };
+        void **q = p;
+
+        for (unsigned i = n_bufs < 64 ? n_bufs : 64; i-- > 0;)
+                if (a >= bufs[i].lo && a < bufs[i].lo + bufs[i].bytes) {
+                        bool same = true;
+
+                        for (unsigned k = 0; k < 8; k++, q = *q)
+                                same &= (addr(q) & 0xfff) == (a & 0xfff);
+                        c.lo = bufs[i].lo;
+                        c.hi = bufs[i].lo + bufs[i].bytes - 64;
+                        c.nodes = bufs[i].bytes / (same ? 4096 : 64);
+                        return c;
+                }
+        for (unsigned i = 0; i < n_chains; i++)
+                if (a >= chains[i].lo && a <= chains[i].hi)
+                        return chains[i];
+        do {
+                uint64_t x = addr(q);
+                c.lo = x < c.lo ? x : c.lo;
+                c.hi = x > c.hi ? x : c.hi;
+                c.nodes++;
+                q = *q;
+        } while ((void *)q != p && c.nodes < (1ull << 26));
+        chains[n_chains++ % 16] = c;
+        return c;
+}
+
+struct chase_ctx {
+        void          **q;
+        enum vpmu_level level;
+        bool            dtlb_miss;
+        uint64_t        rip;
+        uint64_t        i;
+};
+
+static void chase_op(void *arg, uint64_t i, struct vpmu_op *out)
+{
+        struct chase_ctx *c = arg;
+
+        (void)i;
+        *out = (struct vpmu_op){ .rip = c->rip };
+        if (c->i++ % 34 >= 32)
+                return; /* dec, jnz */
+        out->load = true;
+        out->la = addr(c->q);
+        out->level = c->level;
+        out->dtlb_miss = c->dtlb_miss;
+        c->q = *c->q;
+}
+
+void *__wrap_bench_chase(void *p, uint64_t iters)
+{
+        const struct vpmu_part *part = vpmu_part();
+        struct chain            ch;
+        uint64_t                ws, pages, spacing;
+        /* The program names the chase by &bench_chase, which in this link is this wrapper;
+         * while sampling it is also the code that performs the loads. */
+        struct chase_ctx        c = { .q = p, .rip = addr(__wrap_bench_chase) + 16 };
+        struct vpmu_step        s = { .rip_lo = c.rip, .rip_hi = c.rip + 32 * 4 + 8, .ctx = &c,
+                                      .op_at = chase_op };
+
+        if (!part || !p || !iters)
+                return __real_bench_chase(p, iters);
+        ch = chain_of(p);
+        spacing = (ch.hi - ch.lo + 64) / (ch.nodes ? ch.nodes : 1);
+        ws = ch.nodes * 64;                          /* one line touched per node */
+        pages = spacing >= 2048 ? ch.nodes : (ch.hi - ch.lo) / 4096 + 1;
+        c.level = ws > (uint64_t)part->l3_kib * KiB && part->l3_kib ? VL_DRAM
+                : ws > (uint64_t)part->l2_kib * KiB                ? (part->l3_kib ? VL_L3 : VL_DRAM)
+                : ws > (uint64_t)part->l1d_kib * KiB               ? VL_L2
+                                                                    : VL_L1;
+        c.dtlb_miss = pages > part->stlb_4k_entries;
+        /* Counting only: the loads are described in bulk and the chase stays where it is (the
+         * suites' two lengths cancel whatever it costs); sampling walks the real chain. */
+        void *end = p;
+        for (uint64_t done = 0; done < iters;) {
+                uint64_t k = iters - done;
+
+                if (vpmu_wants_ops())
+                        k = 1;
+                memset(s.n, 0, sizeof(s.n));
+                s.n[VE_INSNS] = 34 * k;
+                s.n[VE_BRANCHES] = k;
+                s.n[VE_OPS] = 34 * k - (k + 1) / 2;  /* dec+jnz fuse every other time: 33.5 */
+                s.n[VE_LOADS] = 32 * k;
+                s.n[VE_L1D_MISS] = c.level > VL_L1 ? 32 * k : 0;
+                s.n[VE_L2_MISS] = c.level > VL_L2 ? 32 * k : 0;
+                s.n[VE_LLC_MISS] = c.level > VL_L3 ? 32 * k : 0;
+                s.n[VE_DTLB_MISS] = c.dtlb_miss ? 32 * k : 0;
+                if (vpmu_wants_ops()) {
+                        s.n[VE_OPS] = 34; /* walked op by op in chase_op */
+                        c.i = 0;
+                        vpmu_retire(&s);
+                        end = c.q;
+                } else {
+                        vpmu_retire(&s);
+                }
+                done += k;
+        }
+        return end;
+}
+
+/* ---- the fixed-cost block ------------------------------------------------------------------- */
+
+struct block_ctx {
+        uint64_t lo, hi;
+};
+
+static void block_op(void *arg, uint64_t i, struct vpmu_op *out)
+{
+        struct block_ctx *b = arg;
+
+        *out = (struct vpmu_op){ .rip = b->lo + (i * 4) % (b->hi - b->lo) };
+}
+
+void __wrap_bench_block_run(uint64_t n)
+{
+        struct block_ctx b = { addr(bench_block_top), addr(bench_block_end) };
+        struct vpmu_branch br = { .from = addr(bench_block_jcc), .to = addr(bench_block_top) };
+        struct vpmu_step s = { .rip_lo = b.lo, .rip_hi = b.hi, .br = &br, .op_at = block_op,
+                               .ctx = &b };
+
+        /* Each taken jnz records the cycles an iteration really took on this host (the
+         * model's own work between chunks included, as a slower core would), in the model's
+         * core cycles (VPMU_CORE_PER_TSC per TSC tick): LBR cycle counts add up to what the
+         * cycles counter and APERF/MPERF say. */
+        uint64_t t_prev = tsc_now();
+        for (uint64_t done = 0; done < n;) {
+                uint64_t k = n - done < 64 ? n - done : 64, t1;
+
+                if (vpmu_wants_ops())
+                        k = 1;
+                __real_bench_block_run(k);
+                t1 = tsc_now();
+                br.cycles = (uint16_t)((t1 - t_prev) * VPMU_CORE_PER_TSC / k);
+                s.n[VE_INSNS] = k * BENCH_BLOCK_INSNS_PER_ITER;
+                s.n[VE_BRANCHES] = k;
+                s.n[VE_OPS] = k * (BENCH_BLOCK_INSNS_PER_ITER - 1);
+                vpmu_retire(&s);
+                t_prev = t1;
+                done += k;
+        }
+}
+
+/* ---- the MMU under the samples ---------------------------------------------------------- */
+
+/* The sampling phase checks sampled physical addresses with a software walk of the live page
+ * tables (CR3). The test platform maps every buffer identity with 4 KiB pages
+ * (tests/fake_plat.c plat_virt_to_phys, plat_alloc_pages), so the live tables are that: the
+ * attach hands out a marked tree and the walk of a marked tree translates by identity inside
+ * the buffers the platform allocated. Any other tree is walked for real. */
+#define LIVE_ROOT_MARK 0x7f0000000000ull
+
+status_t __real_bench_pt_walk(const struct bench_pt *pt, uint64_t va, uint64_t *pa,
+                              uint64_t *page_bytes, uint64_t *flags);
+status_t __wrap_bench_pt_walk(const struct bench_pt *pt, uint64_t va, uint64_t *pa,
+                              uint64_t *page_bytes, uint64_t *flags);
+status_t __wrap_bench_ptlive_attach(struct bench_pt *pt, const struct cpu_info *cpu,
+                                    const char **why);
+
+status_t __wrap_bench_ptlive_attach(struct bench_pt *pt, const struct cpu_info *cpu,
+                                    const char **why)
+{
+        (void)cpu;
+        (void)why;
+        memset(pt, 0, sizeof(*pt));
+        pt->root_pa = LIVE_ROOT_MARK;
+        return ST_OK;
+}
+
+status_t __wrap_bench_pt_walk(const struct bench_pt *pt, uint64_t va, uint64_t *pa,
+                              uint64_t *page_bytes, uint64_t *flags)
+{
+        if (!pt || pt->root_pa != LIVE_ROOT_MARK)
+                return __real_bench_pt_walk(pt, va, pa, page_bytes, flags);
+        for (unsigned i = n_bufs < 64 ? n_bufs : 64; i-- > 0;)
+                if (va >= bufs[i].lo && va < bufs[i].lo + bufs[i].bytes) {
+                        *pa = va;
+                        if (page_bytes)
+                                *page_bytes = 4096;
+                        if (flags)
+                                *flags = 0;
+                        return ST_OK;
+                }
+        return ST_NOT_FOUND;
+}
