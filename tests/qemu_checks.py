@@ -7,6 +7,7 @@ import json
 import os
 import re
 import shlex
+import concurrent.futures
 import subprocess
 import shutil
 import sys
@@ -111,8 +112,8 @@ class Case:
         runs = [d for d in os.listdir(self.out) if os.path.isdir(os.path.join(self.out, d))]
         self.results = os.path.join(self.out, runs[0]) if len(runs) == 1 else None
         m = re.search(r"\(([0-9.]+)s;", p.stdout)
-        print("# %s: run-qemu exit %d in %ss: %s" % (self.name, self.rc, m.group(1) if m else "?",
-                                                     p.stdout.strip().splitlines()[-1:]))
+        self.summary_line = "# %s: run-qemu exit %d in %ss: %s" % (
+                self.name, self.rc, m.group(1) if m else "?", p.stdout.strip().splitlines()[-1:])
 
     def result_json(self, name):
         if not self.results:
@@ -617,26 +618,35 @@ def main():
     ap.add_argument("--cfg", default=os.path.join(ROOT, "tests", "qemu.cfg"))
     ap.add_argument("--logs", default=os.path.join(ROOT, "build", "test-logs"))
     ap.add_argument("--only", help="run only these cases (names separated by spaces or commas)")
+    ap.add_argument("--jobs", type=int, default=int(os.environ.get("QEMU_JOBS", "2")),
+                    help="cases booted at once (QEMU_JOBS; default 2)")
     a = ap.parse_args()
     only = set(re.split(r"[ ,]+", a.only.strip())) if a.only and a.only.strip() else None
     os.makedirs(a.logs, exist_ok=True)
     cfg = configparser.ConfigParser()
     cfg.read(a.cfg)
     validators = check_schemas.make_validators(check_schemas.load_schemas(), strict=True)
+    cases = []
     for name in cfg.sections():
         if only and name not in only:
             continue
         c = Case(name, cfg[name], a.logs)
         unknown = [k for k in c.checks if k not in CHECKS]
-        if not tap(not unknown, "%s: case names only known checks %s" % (name, unknown or "")):
-            continue
-        failed_before = failed
-        c.run()
-        for k in c.checks:
-            CHECKS[k](c)
-        check_files_match_schemas(c, validators)
-        if failed == failed_before:  # keep what a failed case left, for a look
-            shutil.rmtree(c.out, ignore_errors=True)
+        if tap(not unknown, "%s: case names only known checks %s" % (name, unknown or "")):
+            cases.append(c)
+    # Boot a.jobs cases at a time (each is its own QEMU with its own disk and folders); check
+    # them one by one, in the table's order, as each finishes.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
+        runs = [pool.submit(c.run) for c in cases]
+        for c, r in zip(cases, runs):
+            r.result()
+            print(c.summary_line)
+            failed_before = failed
+            for k in c.checks:
+                CHECKS[k](c)
+            check_files_match_schemas(c, validators)
+            if failed == failed_before:  # keep what a failed case left, for a look
+                shutil.rmtree(c.out, ignore_errors=True)
     print("1..%d" % n)
     return 1 if failed else 0
 
