@@ -172,6 +172,7 @@ REPORT_SRCS := \
 	report/json_check.c \
 	report/lattable.c \
 	report/lattable_json.c \
+	report/lattable_numa.c \
 	report/c2c.c \
 	report/levels.c \
 	report/loaded.c \

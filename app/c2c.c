@@ -19,6 +19,7 @@
 #include "report/inventory.h"
 #include "report/json.h"
 #include "report/lattable.h"
+#include "report/lattable_numa.h"
 
 #define C2C_LINES        256u             /* 16 KiB: fits the owner's L1/L2 */
 #define C2C_SEED         0xc2c
@@ -44,6 +45,7 @@ struct c2c_run {
 static struct c2c_run run_state;
 static struct bench_c2c shared;      /* the measurement both sides work on */
 static uint64_t         rounds_copy[BENCH_C2C_MAX_ROUNDS];
+static struct lat_c2c_in result;     /* what the latency table gets (r->c2c_result) */
 
 /* Each side runs with interrupts masked, on the BSP as on an AP. */
 static void owner_side(void *arg)
@@ -266,5 +268,13 @@ status_t phase_c2c(struct run *r)
         app_cpus_release();
         plat_free_pages(buf, C2C_LINES * 64);
         report(s, failed, tsc_hz, emulated);
+        if (s->n_res) {
+                result = (struct lat_c2c_in){
+                        .res = s->res, .n = s->n_res, .lines = C2C_LINES, .rounds = s->rounds,
+                        .n_cpus = s->n, .tsc_hz = tsc_hz, .emulated = emulated,
+                        .pair_plan = s->n <= C2C_ALL_UP_TO ? "every pair" : "sample per class",
+                        .topology_source = "each CPU's own CPUID" };
+                r->c2c_result = &result;
+        }
         return write_json(r, s, tsc_hz, emulated);
 }

@@ -20,6 +20,7 @@
 #include "report/inventory.h"
 #include "report/json.h"
 #include "report/lattable.h"
+#include "report/lattable_numa.h"
 #include "report/numa_out.h"
 
 #define NUMA_FILE        "numa-matrix.json"
@@ -34,6 +35,7 @@
 
 static struct numa_run        state;
 static struct bench_chase_job job;
+static struct lat_numa_in     result;   /* what the latency table gets (r->numa_result) */
 
 static uint64_t working_set(const struct inventory *inv)
 {
@@ -299,6 +301,21 @@ static void print_matrix(const struct numa_run *s)
         rep_buf_free(&b);
 }
 
+/* The matrix, classes and curves go into latency-table.json too (the latency phase writes
+ * it): the run keeps pointers into this phase's state, which lives as long as the run. */
+static void hand_to_run(struct run *r, const struct numa_run *s, bool emulated,
+                        unsigned n_measured)
+{
+        if (!n_measured)
+                return;
+        result = (struct lat_numa_in){ .m = &s->m, .cls = &s->cls, .pd = s->pd,
+                                       .ws_bytes = s->ws, .windows = s->windows,
+                                       .tsc_hz = s->clock.tsc_hz, .emulated = emulated,
+                                       .curve = s->curve, .n_curves = s->n_curves,
+                                       .bw = &s->bw };
+        r->numa_result = &result;
+}
+
 status_t phase_numa(struct run *r)
 {
         struct numa_run *s        = &state;
@@ -346,5 +363,6 @@ status_t phase_numa(struct run *r)
         for (unsigned k = 0; k < s->n_nodes; k++)
                 app_numa_unplace(&s->place[k]);
         numa_loaded_free(s);
+        hand_to_run(r, s, emulated, n_tried - failed);
         return write_json(r, s, emulated);
 }

@@ -607,6 +607,47 @@ def check_numa(c):
         is not None, "%s: loaded latency says the figures are the emulator's" % c.name)
 
 
+def check_lattable_remote(c):
+    """latency-table.json (1.2) carries what the NUMA and C2C phases measured: the same matrix
+    as numa-matrix.json, one DRAM level per distance class, the curves, and the C2C classes
+    pooling every pair of c2c.json (or no c2c section when C2C skipped)."""
+    t = c.result_json("latency-table.json")
+    numa = c.result_json("numa-matrix.json")
+    if not tap(t is not None and t.get("schema") == "pmucal.latency-table/1.2" and "numa" in t,
+               "%s: latency-table.json is 1.2 with a numa section" % c.name):
+        return
+    n = t["numa"]
+    p50 = lambda m: [[x.get("p50_ns") for x in row] for row in m]
+    tap(numa is not None and p50(n["matrix"]) == p50(numa["matrix"]) and
+        n["n_nodes"] == len(numa["matrix"]),
+        "%s: the table's matrix is numa-matrix.json's (%dx%d)" % (c.name, n["n_nodes"], n["n_nodes"]))
+    lv = n["dram_levels"]
+    tap([k["name"] for k in lv] == [k["level"] for k in numa["classes"]] and
+        all((k["ns"] is None) == (k["n_cells"] == 0) for k in lv) and
+        all(k["ns"]["p10"] <= k["ns"]["p50"] <= k["ns"]["p90"] for k in lv if k["ns"]) and
+        sum(1 for k in lv if k["ns"] and k["upper_ns"] is None) == 1,
+        "%s: DRAM levels %s, percentiles ordered, one slowest level without a bound"
+        % (c.name, [k["name"] for k in lv]))
+    tap(t.get("loaded_latency", []) == numa.get("loaded_latency", []),
+        "%s: the table's loaded-latency curves are numa-matrix.json's (%d)"
+        % (c.name, len(numa.get("loaded_latency", []))))
+    j = c.result_json("c2c.json")
+    if j is None:
+        tap("c2c" not in t and re.search(r'^INFO: latency: latency-table.json: no "c2c" section',
+                                         c.serial, re.M) is not None,
+            "%s: no c2c section when c2c did not measure, and the console says so" % c.name)
+    else:
+        k = t.get("c2c", {})
+        pooled = sum(x["n_pairs"] for x in k.get("classes", []) if x["kind"] == "hitm")
+        tap(pooled == len(j["c2c"]["pairs"]) and k["method"]["emulated"] and
+            len(k["cpus"]) == j["method"]["n_cpus"],
+            "%s: the table's c2c classes pool all %d ordered pairs of c2c.json"
+            % (c.name, len(j["c2c"]["pairs"])))
+    tap(re.search(r"^PASS: latency: latency-table.json: section \"numa\" present", c.serial, re.M)
+        is not None and "FAIL: latency: latency-table.json: section" not in c.serial,
+        "%s: the latency phase checks its sections (PASS lines)" % c.name)
+
+
 CHECKS = {name[6:]: fn for name, fn in globals().items() if name.startswith("check_")}
 CHECKS.update({name[6:]: (lambda c, fn=fn: fn(c, tap)) for name, fn in vars(qemu_volume).items()
                if name.startswith("check_")})
