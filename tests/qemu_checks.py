@@ -500,7 +500,7 @@ def node_of_cpu(c, apic):
 
 def check_processors(c):
     p = c.result_json("processors.json")
-    if not tap(p is not None and p.get("schema") == "pmucal.processors/1.0",
+    if not tap(p is not None and p.get("schema", "").startswith("pmucal.processors/1."),
                "%s: processors.json parses" % c.name):
         return
     inv = c.result_json("inventory.json") or {}
@@ -535,6 +535,28 @@ def check_c2c(c):
         "%s: c2c says the figures are the emulator's" % c.name)
     tap(re.search(r"^c2c: HITM ns, owner \(rows\)", c.serial, re.M) is not None and
         "FAIL: c2c" not in c.serial, "%s: c2c matrix on the console, no FAIL" % c.name)
+
+
+def check_cpus_list(c):
+    """cpus = 0, 2-3, 9 on four CPUs: APIC IDs 0, 2 and 3 take part, 1 does not, 9 is a WARN;
+    processors.json, c2c.json and the console say so."""
+    p = c.result_json("processors.json")
+    if not tap(p is not None and p.get("schema") == "pmucal.processors/1.1" and
+               p.get("chosen") == "list", "%s: processors.json says cpus = list" % c.name):
+        return
+    taking = sorted(x["firmware_apic_id"] for x in p["processors"] if x["state"] in ("bsp", "parked"))
+    tap(taking == [0, 2, 3] and p["n_taking_part"] == 3 and p["cpu_list"] == "0,2-3,9" and
+        p["n_list_unmatched"] == 1,
+        "%s: APIC IDs %s take part (0, 2, 3 asked), list %r, %s unmatched"
+        % (c.name, taking, p["cpu_list"], p["n_list_unmatched"]))
+    tap(re.search(r"^WARN: cpus: APIC ID 9 is listed but no processor has it", c.serial, re.M)
+        is not None and re.search(r"^INFO: cpus: 3 of 4 processors take part \(cpus = list\)",
+                                  c.serial, re.M) is not None,
+        "%s: the console names who takes part and warns about APIC ID 9" % c.name)
+    j = c.result_json("c2c.json")
+    pairs = {(x["owner_apic_id"], x["reader_apic_id"]) for x in (j or {}).get("c2c", {}).get("pairs", [])}
+    tap(pairs == {(a, b) for a in (0, 2, 3) for b in (0, 2, 3) if a != b},
+        "%s: c2c measured the 6 ordered pairs of the listed CPUs only" % c.name)
 
 
 def check_c2c_skipped(c):
