@@ -286,7 +286,7 @@ BENCH_SAMPLING_SRCS := tests/bench_sampling.c
 .SECONDEXPANSION:
 
 .PHONY: all run test unit fuzz usb host bench bench-latency bench-tlb bench-pmu \
-        bench-sampling plot deps check-deps check-layering clean
+        bench-sampling bench-numa plot deps check-deps check-layering clean
 .DEFAULT_GOAL := all
 
 # ---- the firmware application --------------------------------------------------------------
@@ -427,7 +427,7 @@ check-layering:
 	@$(PYTHON) tools/check_layering.py
 
 # ---- benchmarks and plots ------------------------------------------------------------------
-bench: bench-latency bench-tlb bench-pmu bench-sampling
+bench: bench-latency bench-tlb bench-pmu bench-sampling bench-numa
 
 bench-latency: all host
 	@BENCH_EFI=$(B)/pmucal.efi tools/bench.sh $(B)/host/pmucal-host
@@ -440,6 +440,9 @@ bench-pmu: all
 
 bench-sampling: $(B)/host/bench_sampling
 	@tools/bench-sampling.sh $(B)/host/bench_sampling
+
+bench-numa: all host
+	@tools/bench-numa.sh $(B)
 
 plot:
 	@tools/plot.sh $(RESULTS)
