@@ -70,7 +70,7 @@ static void print_stat(const char *unit, const struct pmucal_stat *s)
         printf(" %s p50 %.3f (p10 %.3f, p90 %.3f, min %.3f)", unit, s->p50, s->p10, s->p90, s->min);
 }
 
-/* The 1.2 sections: the NUMA matrix (p50 ns), the DRAM levels and the C2C classes. */
+/* The 1.3 sections: the NUMA matrix (p50 ns), the DRAM levels and the C2C classes. */
 static int show_remote(const char *path)
 {
         struct pmucal_numa *n;

@@ -1,5 +1,5 @@
 /** @file
- * The remote-memory and cache-to-cache sections of latency-table.json (schema 1.2, documented
+ * The remote-memory and cache-to-cache sections of latency-table.json (schema 1.3, documented
  * field by field in docs/latency-table.md): "numa" (the node-to-node latency matrix and the
  * remote-DRAM levels by SLIT distance class, "DRAM-local", "DRAM-remote-1hop", ..., with
  * latency percentiles, bucket bounds and the node pairs each covers), "c2c" (cache-to-cache
@@ -22,7 +22,7 @@
 #include "report/numa.h"
 
 /** The minor version of the latency table that carries these sections. */
-#define LAT_REMOTE_SINCE_MINOR 2u
+#define LAT_REMOTE_SINCE_MINOR 3u
 
 #define LAT_REMOTE_MAX_SECTIONS 4u
 

@@ -239,7 +239,7 @@ def self_test(schemas):
     with open(os.path.join(ROOT, "tests", "corpus", "table", "numa-c2c.json")) as f:
         d12 = json.load(f)
     tap(validate_doc(d12, validators) == [],
-        "a 1.2 table with numa, loaded_latency and c2c validates strictly: %s" % validate_doc(d12, validators))
+        "a 1.3 table with numa, loaded_latency and c2c validates strictly: %s" % validate_doc(d12, validators))
     d12["numa"]["dram_levels"][1]["upper_ns"] = "192"
     d12["c2c"]["classes"][0]["topology"] = "same-socket"
     tap([p for p, _ in validate_doc(d12, validators)] == ["$.c2c.classes[0].topology",

@@ -6,7 +6,7 @@
 #      (0.5 ns .. 10 us: above an L1 hit, below anything that is not a cache transfer);
 #   2. the per-class table covers every pair, and c2c.json validates against docs/schemas/;
 #   3. usage errors: no --out, --rounds out of range -> exit 2;
-#   4. pmucal-host --quick --with-c2c: latency-table.json (1.2) carries a "c2c" section whose
+#   4. pmucal-host --quick --with-c2c: latency-table.json (1.3) carries a "c2c" section whose
 #      classes cover every measured ordered pair and whose HITM matrix has one figure per
 #      ordered pair, null on the diagonal; it validates, and libpmucal reads it back.
 # TAP output; a machine with one CPU gives one "ok # SKIP" line.
@@ -60,7 +60,7 @@ python3 - "$tmp/t/latency-table.json" "$(nproc)" >"$tmp/py" 2>&1 <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 n = int(sys.argv[2])
-assert d["schema"] == "pmucal.latency-table/1.2", d["schema"]
+assert d["schema"] == "pmucal.latency-table/1.3", d["schema"]
 c = d["c2c"]
 assert c["method"]["n_cpus"] == n and c["method"]["topology_source"] == "linux sysfs", c["method"]
 assert len(c["cpus"]) == n, c["cpus"]
@@ -78,6 +78,6 @@ print("c2c section ok: %d cpus, %d classes" % (n, len(c["classes"])))
 PY
 check $? "latency-table.json has the c2c section ($(tr '\n' ' ' <"$tmp/py"))"
 errs=$("${PMUCAL_PYTHON:-python3}" tests/check_schemas.py "$tmp/t/latency-table.json" 2>&1)
-check $? "the 1.2 table validates against docs/schemas/latency-table.schema.json${errs:+ ($errs)}"
+check $? "the 1.3 table validates against docs/schemas/latency-table.schema.json${errs:+ ($errs)}"
 echo "1..$n"
 exit $fail

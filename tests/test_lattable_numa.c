@@ -1,6 +1,6 @@
 /** @file Unit tests for report/lattable_numa.c and host/libpmucal_numa*.c: the remote-DRAM
  * levels pooled from a noisy 4-node matrix against an independent oracle, the C2C classes,
- * a 1.2 table round trip through both readers (the old one still reads its levels), the
+ * a 1.3 table round trip through both readers (the old one still reads its levels), the
  * loader's errors with their paths, and classification by latency and by data source.
  * With PMUCAL_WRITE_TABLE=FILE the table of the round trip is written there (the corpus
  * file tests/corpus/table/numa-c2c.json comes from it). */
@@ -45,7 +45,7 @@ static void make_curve(struct lat_curve *c)
                                                .p90_mcyc = (uint64_t)(lat * 1030) };
         }
         *c = (struct lat_curve){ .pts = pts, .n = n, .clock = LAT_CLOCK_PMU_CYCLES,
-                                 .core_hz = CORE_HZ, .tsc_hz = TSC_HZ };
+                                 .core_hz = CORE_HZ, .tsc_hz = TSC_HZ, .core_ppm = 1500000 };
 }
 
 /* Two sockets of two nodes: SLIT 10 local, 16 the other node of the socket, 22 the other
@@ -188,14 +188,14 @@ static void test_c2c_classes(void **state)
         assert_int_equal(s[C2C_SAME_L3][BENCH_C2C_HITM].p90, 111000);
 }
 
-/* The 1.2 table of the round trip into @p b. */
+/* The 1.3 table of the round trip into @p b. */
 static void write_table(struct rep_buf *b, bool numa, bool with_c2c)
 {
         static struct lat_curve  c;
         static struct lat_levels l;
         struct lat_table_meta    m = { .kernel = "pointer-chase", .layout = "random",
                                        .n_windows = 11, .clock = LAT_CLOCK_PMU_CYCLES,
-                                       .core_hz = CORE_HZ, .tsc_hz = TSC_HZ, .n_nodes = 4,
+                                       .tsc_hz = TSC_HZ, .n_nodes = 4,
                                        .vendor = "GenuineIntel", .family = 6, .model = 143 };
         struct lat_numa_in       in = { .m = &mx, .cls = &cls, .pd = pd, .ws_bytes = 64 << 20,
                                         .windows = 11, .tsc_hz = TSC_HZ, .curve = curve,
@@ -242,12 +242,12 @@ static void test_round_trip(void **state)
                 fclose(f);
         }
         load_both(&b);
-        /* the old reader: same levels, the schema is 1.2 */
-        assert_string_equal(t->schema, "pmucal.latency-table/1.2");
+        /* the old reader: same levels, the schema is 1.3 */
+        assert_string_equal(t->schema, LAT_TABLE_SCHEMA);
         assert_int_equal(t->n_levels, 4);
         assert_string_equal(t->levels[3].name, "DRAM");
         assert_int_equal(nm->major, 1);
-        assert_int_equal(nm->minor, 2);
+        assert_int_equal(nm->minor, LAT_REMOTE_SINCE_MINOR);
         assert_true(nm->has_numa && nm->has_c2c);
         assert_int_equal(nm->n_nodes, 4);
         assert_int_equal(nm->n_dram, 3);
@@ -393,7 +393,7 @@ static void test_errors(void **state)
         (void)state;
         expect_error("\"n_nodes\": 4", "\"n_nodes\": 5", PMUCAL_E_SCHEMA,
                      "t.json: numa: matrix: 4 rows for 5 nodes");
-        expect_error("latency-table/1.2", "latency-table/2.0", PMUCAL_E_VERSION, "major version 2");
+        expect_error("latency-table/1.3", "latency-table/2.0", PMUCAL_E_VERSION, "major version 2");
         expect_error("\"name\": \"DRAM-remote-1hop\"", "\"name\": 7", PMUCAL_E_SCHEMA,
                      "numa.dram_levels[1]: name: wrong type");
         expect_error("\"n_cells\": 4", "\"n_cells\": -4", PMUCAL_E_SCHEMA,

@@ -6,7 +6,7 @@
     t.to_dicts()                                           # one dict per level
     tlb = pmucal.load_tlb_table("tlb-table.json")
     tlb.classify("dtlb", 4096, 23.0)                       # "walk"
-    n = pmucal.load_numa("latency-table.json")             # 1.2: DRAM by distance, C2C
+    n = pmucal.load_numa("latency-table.json")             # 1.3: DRAM by distance, C2C
     pmucal.classify_source(t, n, "c2c-remote-hitm", 180.0).bucket   # "c2c-other-package-hitm"
 
 The loaders accept and reject exactly what libpmucal accepts and rejects (the repository's tests

@@ -1,4 +1,4 @@
-"""Remote memory and cache-to-cache buckets of a 1.2 latency table ("numa", "loaded_latency",
+"""Remote memory and cache-to-cache buckets of a 1.3 latency table ("numa", "loaded_latency",
 "c2c"; docs/latency-table.md), and classification by latency and by data source with the rules
 of libpmucal's pmucal_numa_classify_ns() / pmucal_numa_classify_source_ns()
 (host/libpmucal_numa_classify.c): same buckets, same fit ranges, same best fit.

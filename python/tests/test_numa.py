@@ -44,7 +44,7 @@ def test_bad_sections():
     with pytest.raises(pmucal.TableError, match=r"c2c.classes\[1\]: unknown topology or kind"):
         numa.loads_numa(doc, "t.json")
     with pytest.raises(pmucal.TableError, match="major version 1"):
-        numa.loads_numa(open(TABLE).read().replace("latency-table/1.2", "latency-table/2.0"))
+        numa.loads_numa(open(TABLE).read().replace("latency-table/1.3", "latency-table/2.0"))
 
 
 @pytest.mark.parametrize("ns,want", [(1.0, "L1"), (100.0, "DRAM-local"), (152.0, "DRAM-remote-1hop"),

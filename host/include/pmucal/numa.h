@@ -1,5 +1,5 @@
 /** @file
- * libpmucal, remote-memory and cache-to-cache part: read the sections a 1.2 latency table
+ * libpmucal, remote-memory and cache-to-cache part: read the sections a 1.3 latency table
  * adds ("numa", "loaded_latency", "c2c"; docs/latency-table.md) and sort a sampled load
  * latency into the buckets they define together with the table's levels: L1, L2, L3 from
  * the levels, then DRAM split by where the memory is ("DRAM-local", "DRAM-remote-1hop", ...),
