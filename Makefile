@@ -174,6 +174,7 @@ REPORT_SRCS := \
 	report/json_check.c \
 	report/lattable.c \
 	report/lattable_json.c \
+	report/lattable_numa.c \
 	report/c2c.c \
 	report/levels.c \
 	report/loaded.c \
@@ -189,6 +190,7 @@ REPORT_SRCS := \
 APP_SRCS := \
 	app/c2c.c \
 	app/config.c \
+	app/config_cpus.c \
 	app/cpus.c \
 	app/gather.c \
 	app/latency.c \
@@ -218,7 +220,9 @@ APP_SRCS := \
 # host/: host-only programs and the consumer library.
 LIBPMUCAL_SRCS := \
 	host/libpmucal.c \
-	host/libpmucal_tlb.c
+	host/libpmucal_tlb.c \
+	host/libpmucal_numa.c \
+	host/libpmucal_numa_classify.c
 PMUCAL_TABLE_SRCS := \
 	host/pmucal_table.c
 PMUCAL_HOST_SRCS := \
@@ -289,9 +293,10 @@ TEST_BINS := $(patsubst %,$(B)/host/tests/test_%,$(TESTS))
 # libFuzzer targets (clang): tests/fuzz_<name>.c with a corpus in tests/corpus/<name>/.
 FUZZERS := acpi config table
 FUZZ_SRCS_acpi   := boot/acpi.c boot/acpi_hmat.c boot/smbios.c lib/status.c lib/fmt.c lib/log.c
-FUZZ_SRCS_config := app/config.c lib/status.c lib/fmt.c lib/log.c report/rep.c report/json.c \
-                    tests/fake_plat.c tests/fake_volume.c tests/fake_mem_node.c boot/memrange.c
-FUZZ_SRCS_table  := host/libpmucal.c
+FUZZ_SRCS_config := app/config.c app/config_cpus.c lib/status.c lib/fmt.c lib/log.c report/rep.c \
+                    report/json.c tests/fake_plat.c tests/fake_volume.c tests/fake_mem_node.c \
+                    boot/memrange.c
+FUZZ_SRCS_table  := host/libpmucal.c host/libpmucal_numa.c host/libpmucal_numa_classify.c
 FUZZ_LIBS := -ljansson -lm
 FUZZ_BINS := $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZERS))
 
@@ -303,7 +308,7 @@ BENCH_SAMPLING_SRCS := tests/bench_sampling.c
 .SECONDEXPANSION:
 
 .PHONY: all run test unit coverage fuzz usb host bench bench-latency bench-tlb bench-pmu \
-        bench-sampling plot deps check-deps check-layering clean
+        bench-sampling bench-numa plot deps check-deps check-layering clean
 .DEFAULT_GOAL := all
 
 # ---- the firmware application --------------------------------------------------------------
@@ -460,7 +465,7 @@ check-layering:
 	@$(PYTHON) tools/check_layering.py
 
 # ---- benchmarks and plots ------------------------------------------------------------------
-bench: bench-latency bench-tlb bench-pmu bench-sampling
+bench: bench-latency bench-tlb bench-pmu bench-sampling bench-numa
 
 bench-latency: all host
 	@BENCH_EFI=$(B)/pmucal.efi tools/bench.sh $(B)/host/pmucal-host
@@ -473,6 +478,9 @@ bench-pmu: all
 
 bench-sampling: $(B)/host/bench_sampling
 	@tools/bench-sampling.sh $(B)/host/bench_sampling
+
+bench-numa: all host
+	@tools/bench-numa.sh $(B)
 
 plot:
 	@tools/plot.sh $(RESULTS)

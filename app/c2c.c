@@ -15,10 +15,12 @@
 #include "app/cpus.h"
 #include "bench/chain.h"
 #include "boot/cpu.h"
+#include "boot/x86/msr.h"
 #include "report/c2c.h"
 #include "report/inventory.h"
 #include "report/json.h"
 #include "report/lattable.h"
+#include "report/lattable_numa.h"
 
 #define C2C_LINES        256u             /* 16 KiB: fits the owner's L1/L2 */
 #define C2C_SEED         0xc2c
@@ -39,11 +41,13 @@ struct c2c_run {
         size_t          n_res;
         unsigned        rounds;
         void           *chain;
+        uint64_t        n_transfers;                /* line transfers timed (cost line) */
 };
 
 static struct c2c_run run_state;
 static struct bench_c2c shared;      /* the measurement both sides work on */
 static uint64_t         rounds_copy[BENCH_C2C_MAX_ROUNDS];
+static struct lat_c2c_in result;     /* what the latency table gets (r->c2c_result) */
 
 /* Each side runs with interrupts masked, on the BSP as on an AP. */
 static void owner_side(void *arg)
@@ -142,6 +146,7 @@ static unsigned measure_pairs(struct c2c_run *s)
                                         break;
                                 memcpy(rounds_copy, shared.ticks_per_line_milli,
                                        shared.n_done * sizeof(*rounds_copy));
+                                s->n_transfers += (uint64_t)shared.n_done * C2C_LINES;
                                 c2c_result_set(r, (enum bench_c2c_kind)k, rounds_copy,
                                                shared.n_done);
                         }
@@ -262,9 +267,24 @@ status_t phase_c2c(struct run *r)
         rep_info("%u processors, %zu pairs (%s), both directions, %u rounds of %u lines",
                  s->n, s->n_pairs, s->n <= C2C_ALL_UP_TO ? "every pair" : "a sample per class",
                  s->rounds, C2C_LINES);
+        uint64_t t0     = rdtsc_ordered();
+        s->n_transfers  = 0;
         unsigned failed = measure_pairs(s);
+        if (tsc_hz)
+                rep_info("cost: %zu ordered pairs x 3 kinds x %u rounds of %u lines: %llu "
+                         "transfers, %llu ms", s->n_res, s->rounds, C2C_LINES,
+                         (unsigned long long)s->n_transfers,
+                         (unsigned long long)((rdtsc_ordered() - t0) * 1000 / tsc_hz));
         app_cpus_release();
         plat_free_pages(buf, C2C_LINES * 64);
         report(s, failed, tsc_hz, emulated);
+        if (s->n_res) {
+                result = (struct lat_c2c_in){
+                        .res = s->res, .n = s->n_res, .lines = C2C_LINES, .rounds = s->rounds,
+                        .n_cpus = s->n, .tsc_hz = tsc_hz, .emulated = emulated,
+                        .pair_plan = s->n <= C2C_ALL_UP_TO ? "every pair" : "sample per class",
+                        .topology_source = "each CPU's own CPUID" };
+                r->c2c_result = &result;
+        }
         return write_json(r, s, tsc_hz, emulated);
 }

@@ -18,6 +18,8 @@ enum key_type {
         KT_ENUM, /* one of names[]; the field holds the index */
         KT_BOOL, /* on|off (also true|false, yes|no, 1|0) */
         KT_UINT, /* decimal integer in min..max */
+        KT_CPUS, /* one of names[], or a list of APIC IDs and ranges (pmucal_config.cpu_list,
+                  * the field then holds CONFIG_CPUS_LIST) */
 };
 
 /** One configuration key: its name, where its value lives in struct pmucal_config and what
@@ -91,7 +93,7 @@ static const struct key_desc keys[] = {
           .def = 11 },
         { .name = "sweep_max_mib", .type = KT_UINT, FIELD(sweep_max_mib), .min = 0,
           .max = 1048576, .zero_name = "auto", .def = 0 },
-        { .name = "cpus", .type = KT_ENUM, FIELD(cpus), NAMES(cpus_names),
+        { .name = "cpus", .type = KT_CPUS, FIELD(cpus), NAMES(cpus_names),
           .def = CONFIG_CPUS_ALL },
         { .name = "results", .type = KT_BOOL, FIELD(results), .def = 1 },
         { .name = "crash_test", .type = KT_BOOL, FIELD(crash_test), .def = 0 },
@@ -218,6 +220,9 @@ static void expected(const struct key_desc *k, char *buf, size_t cap)
                 fmt_snprintf(buf, cap, "an integer %u..%u%s%s", k->min, k->max,
                              k->zero_name ? " or " : "", k->zero_name ? k->zero_name : "");
                 break;
+        case KT_CPUS:
+                fmt_snprintf(buf, cap, "all|bsp or APIC IDs and ranges, as 0,2,4-7");
+                break;
         }
 }
 
@@ -225,6 +230,7 @@ static void expected(const struct key_desc *k, char *buf, size_t cap)
 static bool parse_value(const struct key_desc *k, const char *s, size_t n, uint32_t *out)
 {
         switch (k->type) {
+        case KT_CPUS: /* the names here; a list in apply_setting */
         case KT_ENUM:
                 for (size_t i = 0; i < k->n_names; i++)
                         if (k->names[i] && word_eq(s, n, k->names[i])) {
@@ -367,7 +373,13 @@ static void apply_setting(struct parser *p, struct pmucal_config *cfg, unsigned 
                      show_len(val.n), val.s, first_line[idx]);
                 return;
         }
-        if (!parse_value(k, val.s, val.n, &x)) {
+        struct config_cpu_list list;
+
+        if (k->type == KT_CPUS && !parse_value(k, val.s, val.n, &x) &&
+            config_cpus_parse(val.s, val.n, &list)) {
+                x             = CONFIG_CPUS_LIST;
+                cfg->cpu_list = list;
+        } else if (!parse_value(k, val.s, val.n, &x)) {
                 char want[80];
 
                 expected(k, want, sizeof(want));
@@ -402,6 +414,10 @@ static const char *value_text(const struct pmucal_config *cfg, const struct key_
         uint32_t v = load(cfg, k);
 
         switch (k->type) {
+        case KT_CPUS:
+                if (v == CONFIG_CPUS_LIST)
+                        return config_cpus_text(&cfg->cpu_list, buf, cap);
+                return v < k->n_names && k->names[v] ? k->names[v] : "?";
         case KT_ENUM:
                 return v < k->n_names && k->names[v] ? k->names[v] : "?";
         case KT_BOOL:
@@ -504,7 +520,7 @@ const char *config_diag_kind_str(enum config_diag_kind kind)
 
 void config_print(const struct pmucal_config *cfg)
 {
-        char buf[24];
+        char buf[CONFIG_MAX_LINE];
 
         for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
                 rep_printf("config: %-13s = %-8s (%s)\n", keys[i].name,
@@ -514,7 +530,7 @@ void config_print(const struct pmucal_config *cfg)
 
 void config_to_json(struct json_w *w, const char *key, const struct pmucal_config *cfg)
 {
-        char buf[24];
+        char buf[CONFIG_MAX_LINE];
 
         json_obj_begin(w, key);
         for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {

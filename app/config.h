@@ -61,6 +61,16 @@ enum config_prefetch {
 enum config_cpus {
         CONFIG_CPUS_ALL = 0,
         CONFIG_CPUS_BSP,
+        CONFIG_CPUS_LIST,   /* those in pmucal_config.cpu_list (and the BSP, which runs the
+                             * harness) */
+};
+
+#define CONFIG_CPUS_MAX_RANGES 16u
+
+/** `cpus = 0,2,4-7`: APIC IDs and inclusive ranges of them, in the order given. */
+struct config_cpu_list {
+        unsigned n;
+        uint32_t lo[CONFIG_CPUS_MAX_RANGES], hi[CONFIG_CPUS_MAX_RANGES];
 };
 
 /** Page size of the latency calibration's buffer. */
@@ -81,6 +91,7 @@ struct pmucal_config {
         uint32_t             repetitions;   /* 11..1001, default 11 */
         uint32_t             sweep_max_mib; /* largest working set; 0 = auto */
         enum config_cpus     cpus;          /* default all */
+        struct config_cpu_list cpu_list;    /* cpus = list: the APIC IDs asked for */
         bool                 results;       /* write result files; default on */
         bool                 crash_test;    /* end the self-test with an unhandled #UD, to
                                              * check the crash path; default off */
@@ -106,6 +117,14 @@ struct config_diag {
         enum config_diag_kind kind;
         char                  msg[CONFIG_MSG_MAX];
 };
+
+/** Parse @p s[0..@p n) as a list of APIC IDs and ranges ("0, 2, 4-7"; decimal, at most
+ *  CONFIG_CPUS_MAX_RANGES items, a range's end not below its start); false if it is not one. */
+bool config_cpus_parse(const char *s, size_t n, struct config_cpu_list *out);
+/** True when @p apic_id is in the list. */
+bool config_cpus_has(const struct config_cpu_list *l, uint32_t apic_id);
+/** The list as the config writes it ("0,2,4-7") into @p buf; returns @p buf. */
+const char *config_cpus_text(const struct config_cpu_list *l, char *buf, size_t cap);
 
 /** Fill @p cfg with the defaults (nothing from the file). */
 void config_defaults(struct pmucal_config *cfg);

@@ -47,14 +47,55 @@ static const char *state_name(enum mp_state s)
         return names[s];
 }
 
-/* Which processors take part: the config's choice. */
+/* Which processors take part: the config's choice (the BSP always: it runs the harness). */
 static void choose(const struct run *r, bool *want, unsigned n)
 {
         for (unsigned i = 0; i < n; i++) {
                 struct plat_cpu c;
-                want[i] = r->cfg.cpus == CONFIG_CPUS_ALL ||
-                          (plat_cpu_info(i, &c, NULL) == ST_OK && c.is_bsp);
+                bool            known = plat_cpu_info(i, &c, NULL) == ST_OK;
+                want[i] = r->cfg.cpus == CONFIG_CPUS_ALL || (known && c.is_bsp) ||
+                          (known && r->cfg.cpus == CONFIG_CPUS_LIST &&
+                           config_cpus_has(&r->cfg.cpu_list, c.apic_id));
         }
+}
+
+/* The config's choice as processors.json and the console name it. */
+static const char *chosen_name(const struct run *r)
+{
+        return r->cfg.cpus == CONFIG_CPUS_ALL ? "all" : r->cfg.cpus == CONFIG_CPUS_BSP ? "bsp"
+                                                                                 : "list";
+}
+
+/* cpus = list: say who was asked for and who takes part; every item of the list that names
+ * no processor of this machine is a WARN (a typo there silently shrinks the run). */
+static unsigned report_list(const struct run *r)
+{
+        const struct config_cpu_list *l = &r->cfg.cpu_list;
+        char                          text[CONFIG_MAX_LINE];
+        unsigned                      unmatched = 0;
+
+        if (r->cfg.cpus != CONFIG_CPUS_LIST)
+                return 0;
+        rep_info("listed: %s: the processors with those APIC IDs take part, and the BSP",
+                 config_cpus_text(l, text, sizeof(text)));
+        for (unsigned k = 0; k < l->n; k++) {
+                bool hit = false;
+                for (unsigned i = 0; i < cpus.n && !hit; i++)
+                        hit = cpus.cpu[i].fw_apic >= l->lo[k] && cpus.cpu[i].fw_apic <= l->hi[k];
+                if (hit)
+                        continue;
+                unmatched++;
+                if (l->lo[k] == l->hi[k])
+                        rep_warn("APIC ID %u is listed but no processor has it", l->lo[k]);
+                else
+                        rep_warn("APIC IDs %u-%u are listed but no processor has one",
+                                 l->lo[k], l->hi[k]);
+        }
+        for (unsigned i = 0; i < cpus.n; i++)
+                if (cpus.cpu[i].state == MP_BSP && !config_cpus_has(l, cpus.cpu[i].fw_apic))
+                        rep_info("the BSP (APIC ID %u) is not listed but takes part: it runs the "
+                                 "harness", cpus.cpu[i].fw_apic);
+        return unmatched;
 }
 
 static void describe_all(const struct inventory *inv)
@@ -114,7 +155,7 @@ static void check(const struct inventory *inv)
                 rep_info("no SRAT: one node");
 }
 
-static status_t write_json(struct run *r)
+static status_t write_json(struct run *r, unsigned n_unmatched)
 {
         struct rep_buf b = { 0 };
         struct json_w  w;
@@ -122,8 +163,16 @@ static status_t write_json(struct run *r)
 
         json_init(&w, &b);
         json_obj_begin(&w, NULL);
-        json_str(&w, "schema", "pmucal.processors/1.0");
-        json_str(&w, "chosen", r->cfg.cpus == CONFIG_CPUS_ALL ? "all" : "bsp");
+        json_str(&w, "schema", "pmucal.processors/1.1");
+        json_str(&w, "chosen", chosen_name(r));
+        if (r->cfg.cpus == CONFIG_CPUS_LIST) {
+                char text[CONFIG_MAX_LINE];
+                json_str(&w, "cpu_list", config_cpus_text(&r->cfg.cpu_list, text, sizeof(text)));
+                json_u64(&w, "n_list_unmatched", n_unmatched);
+        } else {
+                json_null(&w, "cpu_list");
+                json_null(&w, "n_list_unmatched");
+        }
         json_u64(&w, "n_taking_part", cpus.n_taking_part);
         json_arr_begin(&w, "processors");
         for (unsigned i = 0; i < cpus.n; i++) {
@@ -184,11 +233,12 @@ status_t phase_cpus(struct run *r)
         for (unsigned i = 0; i < cpus.n; i++)
                 cpus.n_taking_part += cpus.cpu[i].state == MP_BSP || cpus.cpu[i].state == MP_PARKED;
         rep_info("%u of %u processors take part (cpus = %s)%s", cpus.n_taking_part, cpus.n,
-                 r->cfg.cpus == CONFIG_CPUS_ALL ? "all" : "bsp",
+                 chosen_name(r),
                  cpus.n_taking_part < 2 ? ": phases that need two CPUs will be skipped" : "");
+        unsigned unmatched = report_list(r);
         print_table();
         check(r->inv);
-        return write_json(r);
+        return write_json(r, unmatched);
 }
 
 bool app_cpus_emulated(const struct run *r)

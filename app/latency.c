@@ -17,6 +17,7 @@
 #include "report/json.h"
 #include "report/json_check.h"
 #include "report/lattable.h"
+#include "report/lattable_numa.h"
 #include "report/levels.h"
 
 #ifndef PMUCAL_VERSION
@@ -312,11 +313,40 @@ static void report_levels(const struct lat_run *lr)
         rep_buf_free(&b);
 }
 
+/* What the table carries beyond the levels: the remote-DRAM levels (from the NUMA phase)
+ * and the cache-to-cache classes (from the C2C phase), each read back from the document. */
+static void report_remote(const struct run *r, const struct rep_buf *json)
+{
+        static const char *const keys[] = { "numa", "loaded_latency", "c2c" };
+        struct rep_buf           b     = { 0 };
+
+        if (r->numa_result && lat_dram_levels_text(&b, r->numa_result) == ST_OK && b.p)
+                rep_printf("%s", b.p);
+        rep_buf_free(&b);
+        for (unsigned k = 0; k < ARRAY_SIZE(keys); k++) {
+                bool want = k < 2 ? r->numa_result != NULL : r->c2c_result != NULL;
+                struct json_check c = { .has_key = keys[k] };
+                json_check(json->p, json->len, &c);
+                bool have = c.ok && c.has;
+                if (k == 1)
+                        want = want && (r->numa_result->n_curves || r->numa_result->bw);
+                if (want || have)
+                        rep_check(want == have, "%s: section \"%s\" %s (%s)", TABLE_FILE, keys[k],
+                                  have ? "present" : "absent",
+                                  want ? "its phase measured" : "its phase did not measure");
+                else
+                        rep_info("%s: no \"%s\" section (its phase did not run or measured "
+                                 "nothing)", TABLE_FILE, keys[k]);
+        }
+}
+
 status_t phase_latency(struct run *r)
 {
         const struct inventory *inv = r->inv;
         struct lat_run         *lr;
         struct rep_buf          json = { 0 }, csv = { 0 };
+        struct lat_json_section sec[LAT_REMOTE_MAX_SECTIONS];
+        size_t                  n_sec;
         status_t                st;
 
         if (!inv || inv->cpu_st != ST_OK) {
@@ -358,12 +388,14 @@ status_t phase_latency(struct run *r)
                 goto out;
         }
         fill_meta(lr, inv);
-        if ((st = rep_lat_json(&json, &lr->meta, &lr->curve, &lr->lv, NULL, 0)) != ST_OK ||
+        n_sec = lat_remote_sections(r->numa_result, r->c2c_result, sec);
+        if ((st = rep_lat_json(&json, &lr->meta, &lr->curve, &lr->lv, sec, n_sec)) != ST_OK ||
             (st = rep_lat_csv(&csv, &lr->curve)) != ST_OK) {
                 rep_err(st, "formatting %s and %s", TABLE_FILE, CURVE_FILE);
                 goto out;
         }
         report_levels(lr);
+        report_remote(r, &json);
         check_results(lr, &json, &csv);
 
         if ((r->levels = plat_alloc(sizeof(*r->levels))) != NULL)

@@ -16,10 +16,12 @@
 #include "app/cpus.h"
 #include "app/numa_priv.h"
 #include "bench/chain.h"
+#include "boot/x86/msr.h"
 #include "lib/stats.h"
 #include "report/inventory.h"
 #include "report/json.h"
 #include "report/lattable.h"
+#include "report/lattable_numa.h"
 #include "report/numa_out.h"
 
 #define NUMA_FILE        "numa-matrix.json"
@@ -34,6 +36,7 @@
 
 static struct numa_run        state;
 static struct bench_chase_job job;
+static struct lat_numa_in     result;   /* what the latency table gets (r->numa_result) */
 
 static uint64_t working_set(const struct inventory *inv)
 {
@@ -103,6 +106,8 @@ status_t numa_chase(struct numa_run *s, unsigned cpu, void *chain, struct bench_
                                        .want = s->windows, .target_us = WINDOW_US };
         if ((st = mp_run(cpu, bench_chase_job_run, j, JOB_TIMEOUT_US)) != ST_OK)
                 return st;
+        s->n_windows += j->n_kept + j->n_dropped;
+        s->n_loads += (uint64_t)(j->n_kept + j->n_dropped) * 3 * j->iters; /* N + 2N per window */
         if (j->st != ST_OK)
                 return j->st;
         lib_sort_u64(j->lat_mcyc, j->n_kept);
@@ -299,6 +304,33 @@ static void print_matrix(const struct numa_run *s)
         rep_buf_free(&b);
 }
 
+/* What a part of the phase cost: the chase windows and loads since the counters were last
+ * cleared, and the wall time since @p t0 (TSC). make bench (tools/bench-numa.sh) reads it. */
+static void cost_line(struct numa_run *s, const char *what, unsigned n_items, uint64_t t0)
+{
+        uint64_t ms = (rdtsc_ordered() - t0) * 1000 / s->clock.tsc_hz;
+
+        rep_info("cost: %s: %u %s, %llu chase windows, %llu loads, %llu ms", what, n_items,
+                 !strcmp(what, "matrix") ? "cells" : "curves", (unsigned long long)s->n_windows,
+                 (unsigned long long)s->n_loads, (unsigned long long)ms);
+        s->n_windows = s->n_loads = 0;
+}
+
+/* The matrix, classes and curves go into latency-table.json too (the latency phase writes
+ * it): the run keeps pointers into this phase's state, which lives as long as the run. */
+static void hand_to_run(struct run *r, const struct numa_run *s, bool emulated,
+                        unsigned n_measured)
+{
+        if (!n_measured)
+                return;
+        result = (struct lat_numa_in){ .m = &s->m, .cls = &s->cls, .pd = s->pd,
+                                       .ws_bytes = s->ws, .windows = s->windows,
+                                       .tsc_hz = s->clock.tsc_hz, .emulated = emulated,
+                                       .curve = s->curve, .n_curves = s->n_curves,
+                                       .bw = &s->bw };
+        r->numa_result = &result;
+}
+
 status_t phase_numa(struct run *r)
 {
         struct numa_run *s        = &state;
@@ -329,7 +361,9 @@ status_t phase_numa(struct run *r)
                  s->n_nodes == 1 ? "" : "s", r->inv->srat ? "" : " (no SRAT: one node)",
                  (unsigned long long)(s->ws / MiB), s->windows);
         place_buffers(s, r->inv);
+        uint64_t t0 = rdtsc_ordered();
         failed = measure_matrix(s, &n_tried);
+        cost_line(s, "matrix", n_tried, t0);
         report_placement(s);
         numa_matrix_check(&s->m, r->inv->slit, r->inv->hmat, s->pd,
                           &(struct numa_tolerance){ TOL_SLIT_PCT, TOL_HMAT_PCT });
@@ -341,10 +375,16 @@ status_t phase_numa(struct run *r)
                 rep_info("one node: the matrix is 1 x 1 (local DRAM only)");
         check_verdicts(s, r->inv, emulated);
 
+        uint64_t w0 = s->n_windows, l0 = s->n_loads;
+        t0 = rdtsc_ordered();
         numa_loaded(s, r, emulated);
+        s->n_windows -= w0;
+        s->n_loads -= l0;
+        cost_line(s, "loaded latency and bandwidth", (unsigned)s->n_curves, t0);
         app_cpus_release();
         for (unsigned k = 0; k < s->n_nodes; k++)
                 app_numa_unplace(&s->place[k]);
         numa_loaded_free(s);
+        hand_to_run(r, s, emulated, n_tried - failed);
         return write_json(r, s, emulated);
 }

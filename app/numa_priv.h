@@ -26,6 +26,8 @@ struct numa_run {
         struct numa_classes cls;
         struct bench_clock clock;
         struct bench_guard guard;
+        uint64_t           n_windows, n_loads;  /* every chase so far (numa_chase), for the
+                                                 * cost lines make bench reads */
         /* loaded latency (app/numa_loaded.c) */
         struct numa_place   load_place[NUMA_MAX_NODES];   /* the loaders' buffer per node */
         struct loaded_curve curve[NUMA_MAX_NODES + 1];

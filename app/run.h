@@ -21,6 +21,10 @@ struct run_file {
 
 struct inventory;
 struct lat_levels;
+struct lat_numa_in;
+struct lat_c2c_in;
+struct lat_numa_in;
+struct lat_c2c_in;
 
 struct run {
         struct pmucal_config cfg;
@@ -34,6 +38,9 @@ struct run {
         struct inventory    *inv;          /* filled by the inventory phase */
         struct lat_levels   *levels;       /* filled by the latency phase (NULL if it did not
                                             * run); later phases bucket sampled latencies */
+        const struct lat_numa_in *numa_result; /* filled by the NUMA phase (NULL if it did not
+                                                * run): the table's remote-DRAM sections */
+        const struct lat_c2c_in  *c2c_result;  /* filled by the C2C phase: the "c2c" section */
 };
 
 /** Hand a finished result file to the run (takes ownership of @p data's memory). */

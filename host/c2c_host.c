@@ -20,6 +20,7 @@
 #include "host/host.h"
 #include "report/c2c.h"
 #include "report/json.h"
+#include "report/lattable_numa.h"
 #include "report/rep.h"
 
 #define MAX_CPUS     64u
@@ -105,12 +106,24 @@ static status_t measure(struct bench_c2c *c, void *chain, enum bench_c2c_kind ki
         return c->reader_status != ST_OK ? c->reader_status : c->owner_status;
 }
 
+static cpu_set_t saved_set;
+static bool      saved_valid;
+
+void host_c2c_save_cpus(void)
+{
+        saved_valid = !sched_getaffinity(0, sizeof(saved_set), &saved_set);
+}
+
+/* The CPUs this process may run on: as host_c2c_save_cpus() found them (before the sweep
+ * pinned the thread), else now. */
 static unsigned allowed_cpus(unsigned *cpus)
 {
         cpu_set_t set;
         unsigned  n = 0;
 
-        if (sched_getaffinity(0, sizeof(set), &set))
+        if (saved_valid)
+                set = saved_set;
+        else if (sched_getaffinity(0, sizeof(set), &set))
                 return 0;
         for (unsigned i = 0; i < CPU_SETSIZE && n < MAX_CPUS; i++)
                 if (CPU_ISSET(i, &set))
@@ -207,14 +220,58 @@ static int usage(void)
         return 2;
 }
 
-int host_c2c_main(int argc, char **argv)
+/* Measure every ordered pair of the allowed CPUs, print the tables and write c2c.json.
+ * ST_UNSUPPORTED (SKIP printed) with fewer than two CPUs. */
+static status_t measure_all(unsigned rounds, const char *out_shown, struct lat_c2c_in *out)
 {
         static struct c2c_result res[MAX_CPUS * (MAX_CPUS - 1)];
-        unsigned                 cpus[MAX_CPUS], n, rounds = 200;
-        const char              *out = NULL;
+        static unsigned          cpus[MAX_CPUS];
+        unsigned                 n;
         size_t                   n_res;
         void                    *buf, *chain;
         status_t                 st;
+
+        if ((n = allowed_cpus(cpus)) < 2) {
+                rep_skip("c2c: needs two CPUs, this process may run on %u", n);
+                return ST_UNSUPPORTED;
+        }
+        buf = aligned_alloc(4096, C2C_LINES * 64);
+        struct bench_chain_cfg cfg = { .layout = BENCH_LAYOUT_RANDOM, .seed = C2C_SEED };
+        if (!buf || bench_chain_build(buf, C2C_LINES * 64, &cfg, &chain) != ST_OK) {
+                free(buf);
+                return rep_err(ST_NO_MEM, "c2c: chain of %u lines", C2C_LINES);
+        }
+        uint64_t tsc_hz = measure_tsc_hz(cpus[0]);
+        rep_info("c2c: %u CPUs, %u ordered pairs, %u rounds of %u lines each, TSC %llu Hz", n,
+                 n * (n - 1), rounds, C2C_LINES, (unsigned long long)tsc_hz);
+        st = run_pairs(cpus, n, rounds, chain, res, &n_res);
+        free(buf);
+        if (st != ST_OK)
+                return st;
+        struct rep_buf b = { 0 };
+        if (c2c_text(&b, res, n_res, tsc_hz) == ST_OK)
+                rep_printf("%s", b.p);
+        rep_buf_free(&b);
+        if ((st = write_json(res, n_res, tsc_hz, rounds)) != ST_OK)
+                return rep_err(st, "c2c: writing %s/%s", out_shown, C2C_FILE);
+        rep_info("c2c: wrote %s/%s", out_shown, C2C_FILE);
+        *out = (struct lat_c2c_in){ .res = res, .n = n_res, .lines = C2C_LINES,
+                                    .rounds = rounds, .n_cpus = n, .pair_plan = "every pair",
+                                    .topology_source = "linux sysfs", .tsc_hz = tsc_hz };
+        return ST_OK;
+}
+
+status_t host_c2c_for_table(const char *out_dir, struct lat_c2c_in *out)
+{
+        return measure_all(HOST_C2C_TABLE_ROUNDS, out_dir, out);
+}
+
+int host_c2c_main(int argc, char **argv)
+{
+        unsigned          rounds = 200;
+        const char       *out    = NULL;
+        struct lat_c2c_in in;
+        status_t          st;
 
         for (int i = 1; i < argc; i++) {
                 char *end;
@@ -233,27 +290,6 @@ int host_c2c_main(int argc, char **argv)
                 return usage();
         rep_add_sink((struct rep_sink){ .write = console_sink });
         linux_plat_set_out_dir(out);
-        if ((n = allowed_cpus(cpus)) < 2) {
-                rep_skip("c2c: needs two CPUs, this process may run on %u", n);
-                return 0;
-        }
-        buf = aligned_alloc(4096, C2C_LINES * 64);
-        struct bench_chain_cfg cfg = { .layout = BENCH_LAYOUT_RANDOM, .seed = C2C_SEED };
-        if (!buf || bench_chain_build(buf, C2C_LINES * 64, &cfg, &chain) != ST_OK)
-                return rep_err(ST_NO_MEM, "c2c: chain of %u lines", C2C_LINES), 1;
-        uint64_t tsc_hz = measure_tsc_hz(cpus[0]);
-        rep_info("c2c: %u CPUs, %u ordered pairs, %u rounds of %u lines each, TSC %llu Hz", n,
-                 n * (n - 1), rounds, C2C_LINES, (unsigned long long)tsc_hz);
-        st = run_pairs(cpus, n, rounds, chain, res, &n_res);
-        free(buf);
-        if (st != ST_OK)
-                return 1;
-        struct rep_buf b = { 0 };
-        if (c2c_text(&b, res, n_res, tsc_hz) == ST_OK)
-                rep_printf("%s", b.p);
-        rep_buf_free(&b);
-        if ((st = write_json(res, n_res, tsc_hz, rounds)) != ST_OK)
-                return rep_err(st, "c2c: writing %s/%s", out, C2C_FILE), 1;
-        rep_info("c2c: wrote %s/%s", out, C2C_FILE);
-        return 0;
+        st = measure_all(rounds, out, &in);
+        return st == ST_OK || st == ST_UNSUPPORTED ? 0 : 1;
 }

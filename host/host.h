@@ -7,6 +7,7 @@
 #define PMUCAL_HOST_H
 
 #include "bench/window.h"
+#include "lib/status.h"
 
 /** `--tlb`: the dTLB calibration (host/tlb_host.c). */
 int host_tlb_main(int argc, char **argv);
@@ -17,5 +18,15 @@ int host_c2c_main(int argc, char **argv);
  *  install perf_event_open's hardware cycles counter of the calling thread (user mode), read
  *  with the TSC around every window; else add the reason to src->why_none (static storage). */
 void host_perf_core_src(struct bench_core_src *src);
+struct lat_c2c_in;
+/** For `pmucal-host --with-c2c`: measure every ordered pair of the CPUs this process may run
+ *  on (HOST_C2C_TABLE_ROUNDS rounds), print the class table, write c2c.json into the output
+ *  folder and fill @p out for the latency table's "c2c" section (it points into static
+ *  storage). ST_UNSUPPORTED (with a SKIP line) with fewer than two CPUs. */
+status_t host_c2c_for_table(const char *out_dir, struct lat_c2c_in *out);
+/** Remember the CPUs this process may run on, before anything pins it (for the above). */
+void host_c2c_save_cpus(void);
+
+#define HOST_C2C_TABLE_ROUNDS 101u
 
 #endif

@@ -5,10 +5,12 @@
  *
  *     pmucal-host --out DIR [--cpu N] [--quick|--full] [--page 4k|2m]
  *                 [--layout random|groups|stride] [--reps N] [--max-mib N]
- *                 [--prefetch off|keep] [--seed N]
+ *                 [--prefetch off|keep] [--seed N] [--with-c2c]
  *
  * Writes DIR/latency-table.json and DIR/latency-curve.csv (report/lattable.h, the same files
- * the firmware writes) and prints the levels table and the plot. Exit status 0 on success,
+ * the firmware writes) and prints the levels table and the plot. --with-c2c then measures
+ * cache-to-cache transfers between the CPUs this process may run on (as --c2c does; skipped
+ * with one CPU), adds the table's "c2c" section (report/lattable_numa.h) and writes c2c.json. Exit status 0 on success,
  * 1 on a failure, 2 on a usage error.
  */
 #include <inttypes.h>
@@ -22,6 +24,7 @@
 #include "boot/smbios.h"
 #include "boot/x86/cpuid.h"
 #include "report/lattable.h"
+#include "report/lattable_numa.h"
 #include "report/levels.h"
 #include "report/rep.h"
 #include "app/tlb.h"
@@ -38,6 +41,7 @@ struct opts {
         char                   cmdline[512];
         const char            *out;
         unsigned               cpu;
+        bool                   with_c2c;
         struct bench_sweep_cfg sweep;
 };
 
@@ -52,7 +56,7 @@ static void usage(FILE *f)
 {
         fprintf(f, "usage: pmucal-host --out DIR [--cpu N] [--quick|--full] [--page 4k|2m]\n"
                    "                   [--layout random|groups|stride] [--reps N] [--max-mib N]\n"
-                   "                   [--prefetch off|keep] [--seed N]\n");
+                   "                   [--prefetch off|keep] [--seed N] [--with-c2c]\n");
 }
 
 static int pick(const char *v, const char *const *names, int n)
@@ -90,6 +94,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 
                 if (!strcmp(a, "--quick") || !strcmp(a, "--full")) {
                         o->sweep.profile = a[2] == 'q' ? BENCH_PROFILE_QUICK : BENCH_PROFILE_FULL;
+                        continue;
+                }
+                if (!strcmp(a, "--with-c2c")) {
+                        o->with_c2c = true;
                         continue;
                 }
                 if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -191,8 +199,11 @@ static status_t save(const char *name, struct rep_buf *b, const struct opts *o)
 
 /* Detect the levels, write latency-table.json and latency-curve.csv, print table and plot. */
 static status_t report(const struct lat_curve *c, const struct cpu_info *cpu,
-                       const struct opts *o, const struct bench_sweep_info *info)
+                       const struct opts *o, const struct bench_sweep_info *info,
+                       const struct lat_c2c_in *c2c)
 {
+        struct lat_json_section   sec[LAT_REMOTE_MAX_SECTIONS];
+        size_t                    n_sec = lat_remote_sections(NULL, c2c, sec);
         static struct smbios_info sm;
         struct lat_table_meta     m = { 0 };
         struct lat_levels         lv;
@@ -237,7 +248,7 @@ static status_t report(const struct lat_curve *c, const struct cpu_info *cpu,
                 rep_err(st_lv, "latency: level detection on %zu points", c->n);
                 return st_lv;
         }
-        if ((st_lv = rep_lat_json(&b, &m, c, &lv, NULL, 0)) != ST_OK)
+        if ((st_lv = rep_lat_json(&b, &m, c, &lv, sec, n_sec)) != ST_OK)
                 st = rep_err(st_lv, "latency: formatting %s", TABLE_FILE);
         else if (st == ST_OK)
                 st = save(TABLE_FILE, &b, o);
@@ -312,6 +323,8 @@ int main(int argc, char **argv)
         struct bench_sweep_info  info;
         struct bench_clock       clk;
         char                     fm[32];
+        struct lat_c2c_in        c2c;
+        bool                     have_c2c = false;
         status_t                 st;
 
         if (argc > 1 && !strcmp(argv[1], "--tlb"))
@@ -322,6 +335,7 @@ int main(int argc, char **argv)
                 return 2;
         rep_add_sink((struct rep_sink){ .write = console_sink });
         linux_plat_set_out_dir(o.out);
+        host_c2c_save_cpus();
         if ((st = linux_plat_pin_cpu(o.cpu)) != ST_OK) {
                 rep_err(st, "pinning to CPU %u", o.cpu);
                 return 1;
@@ -345,7 +359,9 @@ int main(int argc, char **argv)
         if (st != ST_OK)
                 return 1;
         print_method(&cpu, &o, &info, &curve);
-        st = report(&curve, &cpu, &o, &info);
+        if (o.with_c2c && host_c2c_for_table(o.out, &c2c) == ST_OK)
+                have_c2c = true;
+        st = report(&curve, &cpu, &o, &info, have_c2c ? &c2c : NULL);
         bench_sweep_free(&curve);
         return st == ST_OK ? 0 : 1;
 }

@@ -14,6 +14,7 @@
 
 #include "boot/plat.h"
 #include "boot/x86/cpuid.h"
+#include "host/include/pmucal/numa.h"
 #include "host/include/pmucal/table.h"
 #include "host/include/pmucal/tlb.h"
 
@@ -29,6 +30,8 @@ static int usage(const char *why)
                 "usage: pmucal-table check FILE\n"
                 "       pmucal-table show FILE\n"
                 "       pmucal-table classify FILE LATENCY...   (cycles, or with an ns suffix: 12.5ns)\n"
+                "       pmucal-table classify-source FILE SOURCE LATENCY...   (dram-remote,\n"
+                "                    c2c-remote-hitm, L2, ...: docs/latency-table.md)\n"
                 "       pmucal-table match DIR\n"
                 "       pmucal-table classify-tlb FILE [dtlb:|itlb:]4k|2m|1g ADDED_CYCLES...\n"
                 "                    (FILE: tlb-table.json or a latency table with a tlb section)\n"
@@ -65,6 +68,60 @@ static int cmd_check(const char *path)
 static void print_stat(const char *unit, const struct pmucal_stat *s)
 {
         printf(" %s p50 %.3f (p10 %.3f, p90 %.3f, min %.3f)", unit, s->p50, s->p10, s->p90, s->min);
+}
+
+/* The 1.3 sections: the NUMA matrix (p50 ns), the DRAM levels and the C2C classes. */
+static int show_remote(const char *path)
+{
+        struct pmucal_numa *n;
+        char                err[512];
+
+        if (pmucal_numa_load(path, &n, err, sizeof(err)) != PMUCAL_OK) {
+                fprintf(stderr, "pmucal-table: %s\n", err);
+                return EXIT_BAD;
+        }
+        if (n->has_numa) {
+                printf("numa:     %u node(s)%s; p50 ns, CPU node (rows) -> memory node\n        ",
+                       n->n_nodes, n->emulated ? ", emulated (flat)" : "");
+                for (unsigned j = 0; j < n->n_nodes; j++)
+                        printf(" %8u", n->node_pd[j]);
+                for (unsigned i = 0; i < n->n_nodes; i++) {
+                        printf("\n  %6u", n->node_pd[i]);
+                        for (unsigned j = 0; j < n->n_nodes; j++) {
+                                if (isnan(n->p50_ns[i][j]))
+                                        printf(" %8s", "-");
+                                else
+                                        printf(" %8.1f", n->p50_ns[i][j]);
+                        }
+                }
+                printf("\n");
+        }
+        for (size_t k = 0; k < n->n_dram; k++) {
+                const struct pmucal_dram_level *d = &n->dram[k];
+                printf("level %-17s SLIT %u, %u cell(s), %zu pair(s)", d->name, d->slit_distance,
+                       d->n_cells, d->n_pairs);
+                if (d->measured)
+                        print_stat("ns", &d->ns);
+                if (d->has_upper)
+                        printf(" bucket <= %.3f ns", d->upper_ns);
+                printf("\n");
+        }
+        if (n->n_curves)
+                printf("loaded:   %zu curve(s); loaded p90 / idle p50 up to %.2f\n", n->n_curves,
+                       n->load_factor);
+        for (size_t k = 0; k < n->n_c2c; k++) {
+                const struct pmucal_c2c_class *x = &n->c2c[k];
+                printf("c2c %-13s %-5s %3u pair(s)", x->topology, x->kind, x->n_pairs);
+                print_stat("tsc", &x->tsc);
+                if (x->has_ns)
+                        print_stat("ns", &x->ns);
+                printf("\n");
+        }
+        if (n->has_c2c)
+                printf("c2c:      %zu CPU(s) in the pair matrix%s\n", n->n_c2c_cpus,
+                       n->c2c_emulated ? ", emulated" : "");
+        pmucal_numa_free(n);
+        return 0;
 }
 
 static int cmd_show(const char *path)
@@ -106,7 +163,7 @@ static int cmd_show(const char *path)
                 printf(" %s", t->flags[i]);
         printf("%s\n", t->n_flags ? "" : " none");
         pmucal_table_free(t);
-        return 0;
+        return show_remote(path);
 }
 
 static int cmd_classify(const char *path, int n, char **lat)
@@ -138,6 +195,51 @@ static int cmd_classify(const char *path, int n, char **lat)
                 }
                 printf("%s %s\n", lat[i], t->levels[k].name);
         }
+        pmucal_table_free(t);
+        return rc;
+}
+
+/* Each latency (cycles, or "ns" suffixed) as data source @p src: its bucket and the fit. */
+static int cmd_classify_source(const char *path, const char *src, int n, char **lat)
+{
+        static const char *const fit[] = { "fits", "FASTER than the bucket",
+                                           "SLOWER than the bucket" };
+        struct pmucal_table     *t;
+        struct pmucal_numa      *nm;
+        char                     err[512];
+        int                      rc = 0;
+
+        if (!(t = load_or_report(path)))
+                return EXIT_BAD;
+        if (pmucal_numa_load(path, &nm, err, sizeof(err)) != PMUCAL_OK) {
+                fprintf(stderr, "pmucal-table: %s\n", err);
+                pmucal_table_free(t);
+                return EXIT_BAD;
+        }
+        for (int i = 0; i < n && !rc; i++) {
+                struct pmucal_match m;
+                char               *end;
+                double              v = strtod(lat[i], &end);
+                enum pmucal_err     e;
+
+                if (end == lat[i] || (*end && strcmp(end, "ns"))) {
+                        fprintf(stderr, "pmucal-table: latency \"%s\" is not a number\n", lat[i]);
+                        rc = EXIT_USAGE;
+                        break;
+                }
+                e = *end ? pmucal_numa_classify_source_ns(t, nm, src, v, &m)
+                         : pmucal_numa_classify_source_cycles(t, nm, src, v, &m);
+                if (e != PMUCAL_OK) {
+                        fprintf(stderr, "pmucal-table: %s: source \"%s\", latency %s: %s\n", path,
+                                src, lat[i], e == PMUCAL_E_ARG ? "no bucket for that source"
+                                                               : "no ns figures in this table");
+                        rc = e == PMUCAL_E_ARG ? EXIT_USAGE : EXIT_BAD;
+                        break;
+                }
+                printf("%s %s %s (%.3f..%.3f ns, p50 %.3f)\n", lat[i], m.bucket, fit[m.fit],
+                       m.lo_ns, m.hi_ns, m.p50_ns);
+        }
+        pmucal_numa_free(nm);
         pmucal_table_free(t);
         return rc;
 }
@@ -361,6 +463,8 @@ int main(int argc, char **argv)
                 return cmd_show(argv[2]);
         if (!strcmp(argv[1], "classify") && argc >= 4)
                 return cmd_classify(argv[2], argc - 3, argv + 3);
+        if (!strcmp(argv[1], "classify-source") && argc >= 5)
+                return cmd_classify_source(argv[2], argv[3], argc - 4, argv + 4);
         if (!strcmp(argv[1], "match") && argc == 3)
                 return cmd_match(argv[2]);
         if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
@@ -369,7 +473,8 @@ int main(int argc, char **argv)
         }
         return usage(strcmp(argv[1], "check") && strcmp(argv[1], "show") &&
                                      strcmp(argv[1], "classify") && strcmp(argv[1], "match") &&
-                                     strcmp(argv[1], "classify-tlb")
+                                     strcmp(argv[1], "classify-tlb") &&
+                                     strcmp(argv[1], "classify-source")
                              ? "unknown command"
                              : "wrong number of arguments");
 }

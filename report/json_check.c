@@ -82,6 +82,8 @@ static bool scan_container(struct json_check *s, bool object, const char *key)
                                 return scan_fail(s, "':' expected");
                         scan_ws(s);
                 }
+                if (object && s->depth == 1 && s->has_key && !strcmp(name, s->has_key))
+                        s->has = true;
                 if (!scan_value(s, object ? name : NULL))
                         return false;
                 if (top_levels)
@@ -131,6 +133,7 @@ status_t json_check(const char *text, size_t len, struct json_check *s)
         s->why      = NULL;
         s->str[0]   = '\0';
         s->n_elems  = 0;
+        s->has      = false;
         if (!text) {
                 scan_fail(s, "empty");
                 return ST_BAD_DATA;

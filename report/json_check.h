@@ -20,6 +20,8 @@
 struct json_check {
         const char *str_key;  /* in: top-level string member to copy into str; NULL: none */
         const char *arr_key;  /* in: top-level array member to count; NULL: none */
+        const char *has_key;  /* in: top-level member whose presence goes to has; NULL: none */
+        bool        has;      /* out: has_key is a member of the top-level object */
         char        str[40];  /* out: its value (escapes kept, truncated); "" if absent */
         size_t      n_elems;  /* out: elements of the arr_key array */
         bool        ok;       /* out: well-formed */

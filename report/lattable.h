@@ -1,5 +1,5 @@
 /** @file
- * Outputs of the latency calibration: latency-table.json (schema "pmucal.latency-table/1.2",
+ * Outputs of the latency calibration: latency-table.json (schema "pmucal.latency-table/1.3",
  * documented field by field in docs/latency-table.md), latency-curve.csv (every sweep point),
  * the console levels table and an ASCII plot of the curve readable on a serial console. All
  * writers append text to a caller's struct rep_buf (the caller writes it to a file or prints
@@ -28,9 +28,10 @@
 /** Schema name and version (docs/schemas/latency-table.schema.json). Fields are only ever
  *  added within a major version (the minor counts the additions: 1.1 added method.date_zone
  *  and null for every unknown string; 1.2 the clock: every figure in TSC ticks, core cycles
- *  and ns, method.core_clock, the intervals and the adaptive-window figures); readers ignore
- *  fields they do not know and reject another major version. */
-#define LAT_TABLE_SCHEMA       "pmucal.latency-table/1.2"
+ *  and ns, method.core_clock, the intervals and the adaptive-window figures; 1.3 the
+ *  remote-DRAM and cache-to-cache sections of report/lattable_numa.h); readers ignore fields
+ *  they do not know and reject another major version. */
+#define LAT_TABLE_SCHEMA       "pmucal.latency-table/1.3"
 #define LAT_TABLE_SCHEMA_MAJOR 1
 
 /** Header line of latency-curve.csv for a curve in TSC ticks (every sweep pmucal runs): the

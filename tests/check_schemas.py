@@ -171,8 +171,13 @@ def field_rows(s, root, schemas, prefix=""):
         types = types if isinstance(types, list) else [types]
         if "object" in types:
             rows += field_rows(target, root, schemas, path + ".")
-        elif "array" in types and isinstance(target.get("items"), dict) and "properties" in target["items"]:
-            rows += field_rows(target["items"], root, schemas, path + "[].")
+        elif "array" in types:
+            # arrays of arrays (matrices): the innermost items' members, as path[][].member
+            it, suffix = target.get("items"), "[]"
+            while isinstance(it, dict) and it.get("type") == "array" and isinstance(it.get("items"), dict):
+                it, suffix = it["items"], suffix + "[]"
+            if isinstance(it, dict) and "properties" in it:
+                rows += field_rows(it, root, schemas, path + suffix + ".")
     return rows
 
 
@@ -231,6 +236,15 @@ def self_test(schemas):
     with open(os.path.join(ROOT, "tests", "corpus", "table", "zen4-kvm.json")) as f:
         doc = json.load(f)
     tap(validate_doc(doc, lax) == [], "a recorded latency table (1.0) validates as a reader reads it")
+    with open(os.path.join(ROOT, "tests", "corpus", "table", "numa-c2c.json")) as f:
+        d12 = json.load(f)
+    tap(validate_doc(d12, validators) == [],
+        "a 1.3 table with numa, loaded_latency and c2c validates strictly: %s" % validate_doc(d12, validators))
+    d12["numa"]["dram_levels"][1]["upper_ns"] = "192"
+    d12["c2c"]["classes"][0]["topology"] = "same-socket"
+    tap([p for p, _ in validate_doc(d12, validators)] == ["$.c2c.classes[0].topology",
+                                                          "$.numa.dram_levels[1].upper_ns"],
+        "a bad DRAM level and a bad C2C class are reported with their paths")
     doc["machine"]["family"] = "25"
     doc["levels"][1]["cycles"]["p50"] = -1
     errs = dict(validate_doc(doc, lax))

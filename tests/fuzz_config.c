@@ -39,7 +39,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         CHECK(cfg.on_exit <= CONFIG_EXIT_REBOOT);
         CHECK(cfg.debug_exit <= CONFIG_OFF);
         CHECK(cfg.prefetchers <= CONFIG_PREFETCH_OFF);
-        CHECK(cfg.cpus <= CONFIG_CPUS_BSP);
+        CHECK(cfg.cpus <= CONFIG_CPUS_LIST);
+        CHECK((cfg.cpus == CONFIG_CPUS_LIST) == (cfg.cpu_list.n > 0));
+        CHECK(cfg.cpu_list.n <= CONFIG_CPUS_MAX_RANGES);
+        for (unsigned k = 0; k < cfg.cpu_list.n; k++)
+                CHECK(cfg.cpu_list.lo[k] <= cfg.cpu_list.hi[k] &&
+                      config_cpus_has(&cfg.cpu_list, cfg.cpu_list.hi[k]));
         CHECK(cfg.repetitions >= 11 && cfg.repetitions <= 1001);
         CHECK(cfg.sweep_max_mib <= 1048576);
         CHECK((cfg.from_file >> config_n_keys()) == 0); /* one bit per key, every key */

@@ -8,9 +8,39 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host/include/pmucal/numa.h"
 #include "host/include/pmucal/table.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The remote sections of a table that loaded: classified by latency, by every kind of
+ * source, and listed as candidates; every bucket named must be a real one. */
+static void fuzz_numa(const struct pmucal_table *t, const char *buf, size_t size)
+{
+        static const char *const src[] = { "dram", "dram-remote", "dram-remote-1hop", "L2",
+                                           "c2c-any-any", "c2c-remote-hitm", "c2c-local-hit" };
+        static const double      lat[] = { 0, 3, 90, 150, 1e9, NAN };
+        struct pmucal_numa      *n;
+        struct pmucal_match      m[8];
+        char                     err[256];
+
+        if (pmucal_numa_load_buf(buf, size, "fuzz.json", &n, err, sizeof(err)) != PMUCAL_OK) {
+                if (!strstr(err, "fuzz.json"))
+                        abort();
+                return;
+        }
+        for (size_t i = 0; i < sizeof(lat) / sizeof(lat[0]); i++) {
+                if (pmucal_numa_classify_ns(t, n, lat[i], m) == PMUCAL_OK && !m[0].bucket[0])
+                        abort();
+                for (size_t k = 0; k < sizeof(src) / sizeof(src[0]); k++)
+                        if (pmucal_numa_classify_source_ns(t, n, src[k], lat[i], m) == PMUCAL_OK &&
+                            (!m[0].bucket[0] || m[0].fit > PMUCAL_SLOWER))
+                                abort();
+                if (pmucal_numa_candidates_ns(t, n, lat[i], m, 8) > 64 + 20)
+                        abort();
+        }
+        pmucal_numa_free(n);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -32,6 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                 abort();
                 }
                 pmucal_table_has_flag(t, "noisy");
+                fuzz_numa(t, buf, size);
                 pmucal_table_free(t);
         } else if (strlen(err) == 0 || !strstr(err, "fuzz.json")) {
                 abort(); /* every failure must say which file */

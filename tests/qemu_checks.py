@@ -501,7 +501,7 @@ def node_of_cpu(c, apic):
 
 def check_processors(c):
     p = c.result_json("processors.json")
-    if not tap(p is not None and p.get("schema") == "pmucal.processors/1.0",
+    if not tap(p is not None and p.get("schema", "").startswith("pmucal.processors/1."),
                "%s: processors.json parses" % c.name):
         return
     inv = c.result_json("inventory.json") or {}
@@ -536,6 +536,28 @@ def check_c2c(c):
         "%s: c2c says the figures are the emulator's" % c.name)
     tap(re.search(r"^c2c: HITM ns, owner \(rows\)", c.serial, re.M) is not None and
         "FAIL: c2c" not in c.serial, "%s: c2c matrix on the console, no FAIL" % c.name)
+
+
+def check_cpus_list(c):
+    """cpus = 0, 2-3, 9 on four CPUs: APIC IDs 0, 2 and 3 take part, 1 does not, 9 is a WARN;
+    processors.json, c2c.json and the console say so."""
+    p = c.result_json("processors.json")
+    if not tap(p is not None and p.get("schema") == "pmucal.processors/1.1" and
+               p.get("chosen") == "list", "%s: processors.json says cpus = list" % c.name):
+        return
+    taking = sorted(x["firmware_apic_id"] for x in p["processors"] if x["state"] in ("bsp", "parked"))
+    tap(taking == [0, 2, 3] and p["n_taking_part"] == 3 and p["cpu_list"] == "0,2-3,9" and
+        p["n_list_unmatched"] == 1,
+        "%s: APIC IDs %s take part (0, 2, 3 asked), list %r, %s unmatched"
+        % (c.name, taking, p["cpu_list"], p["n_list_unmatched"]))
+    tap(re.search(r"^WARN: cpus: APIC ID 9 is listed but no processor has it", c.serial, re.M)
+        is not None and re.search(r"^INFO: cpus: 3 of 4 processors take part \(cpus = list\)",
+                                  c.serial, re.M) is not None,
+        "%s: the console names who takes part and warns about APIC ID 9" % c.name)
+    j = c.result_json("c2c.json")
+    pairs = {(x["owner_apic_id"], x["reader_apic_id"]) for x in (j or {}).get("c2c", {}).get("pairs", [])}
+    tap(pairs == {(a, b) for a in (0, 2, 3) for b in (0, 2, 3) if a != b},
+        "%s: c2c measured the 6 ordered pairs of the listed CPUs only" % c.name)
 
 
 def check_c2c_skipped(c):
@@ -606,6 +628,47 @@ def check_numa(c):
         "%s: bandwidth matrix %dx%d measured from every CPU node" % (c.name, len(bw), nodes))
     tap(re.search(r"^INFO: numa: loaded latency: the CPU is emulated", c.serial, re.M)
         is not None, "%s: loaded latency says the figures are the emulator's" % c.name)
+
+
+def check_lattable_remote(c):
+    """latency-table.json (1.3) carries what the NUMA and C2C phases measured: the same matrix
+    as numa-matrix.json, one DRAM level per distance class, the curves, and the C2C classes
+    pooling every pair of c2c.json (or no c2c section when C2C skipped)."""
+    t = c.result_json("latency-table.json")
+    numa = c.result_json("numa-matrix.json")
+    if not tap(t is not None and t.get("schema") == "pmucal.latency-table/1.3" and "numa" in t,
+               "%s: latency-table.json is 1.3 with a numa section" % c.name):
+        return
+    n = t["numa"]
+    p50 = lambda m: [[x.get("p50_ns") for x in row] for row in m]
+    tap(numa is not None and p50(n["matrix"]) == p50(numa["matrix"]) and
+        n["n_nodes"] == len(numa["matrix"]),
+        "%s: the table's matrix is numa-matrix.json's (%dx%d)" % (c.name, n["n_nodes"], n["n_nodes"]))
+    lv = n["dram_levels"]
+    tap([k["name"] for k in lv] == [k["level"] for k in numa["classes"]] and
+        all((k["ns"] is None) == (k["n_cells"] == 0) for k in lv) and
+        all(k["ns"]["p10"] <= k["ns"]["p50"] <= k["ns"]["p90"] for k in lv if k["ns"]) and
+        sum(1 for k in lv if k["ns"] and k["upper_ns"] is None) == 1,
+        "%s: DRAM levels %s, percentiles ordered, one slowest level without a bound"
+        % (c.name, [k["name"] for k in lv]))
+    tap(t.get("loaded_latency", []) == numa.get("loaded_latency", []),
+        "%s: the table's loaded-latency curves are numa-matrix.json's (%d)"
+        % (c.name, len(numa.get("loaded_latency", []))))
+    j = c.result_json("c2c.json")
+    if j is None:
+        tap("c2c" not in t and re.search(r'^INFO: latency: latency-table.json: no "c2c" section',
+                                         c.serial, re.M) is not None,
+            "%s: no c2c section when c2c did not measure, and the console says so" % c.name)
+    else:
+        k = t.get("c2c", {})
+        pooled = sum(x["n_pairs"] for x in k.get("classes", []) if x["kind"] == "hitm")
+        tap(pooled == len(j["c2c"]["pairs"]) and k["method"]["emulated"] and
+            len(k["cpus"]) == j["method"]["n_cpus"],
+            "%s: the table's c2c classes pool all %d ordered pairs of c2c.json"
+            % (c.name, len(j["c2c"]["pairs"])))
+    tap(re.search(r"^PASS: latency: latency-table.json: section \"numa\" present", c.serial, re.M)
+        is not None and "FAIL: latency: latency-table.json: section" not in c.serial,
+        "%s: the latency phase checks its sections (PASS lines)" % c.name)
 
 
 CHECKS = {name[6:]: fn for name, fn in globals().items() if name.startswith("check_")}

@@ -22,8 +22,8 @@ case_() {
         shift 3
         n=$((n + 1))
         out=$("$BIN" "$@" 2>&1); rc=$?
-        if [ "$rc" -eq "$want_rc" ] && { [ "${want_re:0:1}" = "=" ] && [ "$out" = "${want_re:1}" ] ||
-                                         [ "${want_re:0:1}" != "=" ] && grep -qE -- "$want_re" <<<"$out"; }; then
+        if [ "$rc" -eq "$want_rc" ] && { { [ "${want_re:0:1}" = "=" ] && [ "$out" = "${want_re:1}" ]; } ||
+                                         { [ "${want_re:0:1}" != "=" ] && grep -qE -- "$want_re" <<<"$out"; }; }; then
                 echo "ok $n - $name"
         else
                 failed=$((failed + 1))
@@ -58,6 +58,16 @@ case_ "classify cycles"               0 $'=2.8 L1\n15 L2\n37 L3\n1000 DRAM' clas
 case_ "classify on a bound is inclusive" 0 "^5.306 L1$"                classify "$good" 5.306
 case_ "classify ns"                   0 $'=1ns L1\n60ns DRAM'         classify "$good" 1ns 60ns
 case_ "classify ns without core clock" 1 "no ns figures"               classify $CORPUS/flat-tcg.json 5ns
+numa=$CORPUS/numa-c2c.json
+sed 's/"n_nodes": 4/"n_nodes": 5/' "$numa" >"$tmp/numa-rows.json"
+case_ "show prints the NUMA matrix"   0 "^ +2 +228\.8 +224\.4 +100\.0 +154\.5$" show "$numa"
+case_ "show prints the DRAM levels"   0 "level DRAM-remote-2hop +SLIT 22, 8 cell\(s\)" show "$numa"
+case_ "show prints the C2C classes"   0 "c2c other-package hitm +4 pair\(s\) tsc p50 353\.000" show "$numa"
+case_ "show a bad numa section names its path" 1 "numa-rows.json: numa: matrix: 4 rows for 5 nodes" show "$tmp/numa-rows.json"
+case_ "classify-source remote DRAM"   0 $'=150ns DRAM-remote-1hop fits (96.900..471.015 ns, p50 153.000)\n30ns DRAM-remote-1hop FASTER than the bucket (96.900..471.015 ns, p50 153.000)' classify-source "$numa" dram-remote 150ns 30ns
+case_ "classify-source remote HITM in cycles" 0 "^540 c2c-other-package-hitm fits" classify-source "$numa" c2c-remote-hitm 540
+case_ "classify-source without a c2c section" 2 "no bucket for that source" classify-source "$good" c2c-remote-hitm 180ns
+case_ "classify-source bad latency"   2 "is not a number"             classify-source "$numa" dram 12x
 case_ "classify flat table"           0 "^12 flat$"                    classify $CORPUS/flat-tcg.json 12
 case_ "classify bad latency is usage" 2 "latency \"12us\" is not a number" classify "$good" 12us
 case_ "classify negative is usage"    2 "is not a number"              classify "$good" -5

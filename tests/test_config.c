@@ -220,7 +220,10 @@ static const struct {
         { "repetitions", "4294967307" }, /* 2^32 + 11: must not wrap to 11 */
         { "repetitions", "99999999999999999999999" },                { "repetitions", "auto" },
         { "sweep_max_mib", "1048577" }, { "sweep_max_mib", "-1" },     { "sweep_max_mib", "1 G" },
-        { "cpus", "0" },                { "cpus", "bsp,1" },           { "results", "yes please" },
+        { "cpus", "bsp,1" },            { "cpus", "0-" },              { "cpus", "3-1" },
+        { "cpus", "1,,2" },             { "cpus", "1," },              { "cpus", "4294967296" },
+        { "cpus", "-1" },               { "cpus", "0x2" },             { "cpus", "1 2" },
+        { "cpus", "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16" },        { "results", "yes please" },
         { "latency_pages", "1g" },      { "latency_pages", "4096" },   { "latency_pages", "4 k" },
         { "latency_pages", "4kb" },     { "latency_pages", "" },
 };
@@ -252,6 +255,57 @@ static void test_every_value(void **state)
                 assert_non_null(strstr(d[0].msg, bad_values[i].key));
                 assert_settings(&cfg, NULL, 0); /* the default stays, not marked as from the file */
         }
+}
+
+/* cpus = a list: the ranges as given, printed back, looked up; "0" alone is APIC ID 0. */
+static void test_cpu_list(void **state)
+{
+        static const struct {
+                const char *value, *text;
+                uint32_t    in[3], out[3];
+        } cases[] = {
+                { "0", "0", { 0, 0, 0 }, { 1, 2, 3 } },
+                { "0,2,4-7", "0,2,4-7", { 2, 4, 7 }, { 1, 3, 8 } },
+                { " 3 - 5 , 9", "3-5,9", { 3, 5, 9 }, { 2, 6, 8 } },
+                { "\"1,4294967295\"", "1,4294967295", { 1, 4294967295u, 1 }, { 0, 2, 4294967294u } },
+                { "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15", "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15",
+                  { 0, 9, 15 }, { 16, 17, 100 } },
+        };
+        (void)state;
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                struct pmucal_config cfg;
+                struct rep_buf       b = { 0 };
+                struct json_w        w;
+                char                 line[160], text[160], want[200];
+                size_t               n;
+
+                snprintf(line, sizeof(line), "cpus = %s\n", cases[i].value);
+                if (config_parse(line, strlen(line), &cfg, NULL, 0, &n) != ST_OK || n)
+                        fail_msg("rejected: %s", line);
+                assert_int_equal(cfg.cpus, CONFIG_CPUS_LIST);
+                assert_true(config_from_file(&cfg, "cpus"));
+                assert_string_equal(config_cpus_text(&cfg.cpu_list, text, sizeof(text)),
+                                    cases[i].text);
+                for (unsigned k = 0; k < 3; k++) {
+                        assert_true(config_cpus_has(&cfg.cpu_list, cases[i].in[k]));
+                        assert_false(config_cpus_has(&cfg.cpu_list, cases[i].out[k]));
+                }
+                json_init(&w, &b);
+                json_obj_begin(&w, NULL);
+                config_to_json(&w, "config", &cfg);
+                json_obj_end(&w);
+                assert_int_equal(json_finish(&w), ST_OK);
+                snprintf(want, sizeof(want), "\"cpus\": \"%s\"", cases[i].text);
+                assert_non_null(strstr(b.p, want));
+                rep_buf_free(&b);
+        }
+        /* a bad list leaves the default and no list behind */
+        struct pmucal_config cfg;
+        size_t               n;
+        assert_int_equal(config_parse("cpus = 1,2-\n", 12, &cfg, NULL, 0, &n), ST_BAD_DATA);
+        assert_int_equal(cfg.cpus, CONFIG_CPUS_ALL);
+        assert_int_equal(cfg.cpu_list.n, 0);
 }
 
 /* ---- diagnostics -------------------------------------------------------------------------- */
@@ -538,6 +592,7 @@ int main(void)
                 cmocka_unit_test(test_file_too_large),  cmocka_unit_test(test_max_diags),
                 cmocka_unit_test(test_long_key_in_message), cmocka_unit_test(test_diag_kind_str),
                 cmocka_unit_test(test_print),           cmocka_unit_test(test_json),
+                cmocka_unit_test(test_cpu_list),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

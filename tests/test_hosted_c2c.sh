@@ -5,7 +5,10 @@
 #      hitm and write figures, p10 <= p50 <= p90 and every figure a real latency
 #      (0.5 ns .. 10 us: above an L1 hit, below anything that is not a cache transfer);
 #   2. the per-class table covers every pair, and c2c.json validates against docs/schemas/;
-#   3. usage errors: no --out, --rounds out of range -> exit 2.
+#   3. usage errors: no --out, --rounds out of range -> exit 2;
+#   4. pmucal-host --quick --with-c2c: latency-table.json (1.3) carries a "c2c" section whose
+#      classes cover every measured ordered pair and whose HITM matrix has one figure per
+#      ordered pair, null on the diagonal; it validates, and libpmucal reads it back.
 # TAP output; a machine with one CPU gives one "ok # SKIP" line.
 set -u
 bin=${1:-build/host/pmucal-host}
@@ -50,5 +53,31 @@ check $? "console shows the class table and the HITM matrix"
 [ $? -eq 2 ]; check $? "--c2c without --out is a usage error (exit 2)"
 "$bin" --c2c --out "$tmp" --rounds 5 >/dev/null 2>&1
 [ $? -eq 2 ]; check $? "--rounds 5 is a usage error (exit 2)"
+mkdir -p "$tmp/t"
+"$bin" --quick --out "$tmp/t" --with-c2c >"$tmp/tlog" 2>&1
+check $? "pmucal-host --quick --with-c2c exits 0"
+python3 - "$tmp/t/latency-table.json" "$(nproc)" >"$tmp/py" 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = int(sys.argv[2])
+assert d["schema"] == "pmucal.latency-table/1.3", d["schema"]
+c = d["c2c"]
+assert c["method"]["n_cpus"] == n and c["method"]["topology_source"] == "linux sysfs", c["method"]
+assert len(c["cpus"]) == n, c["cpus"]
+m = c["matrix_p50_tsc"]["hitm"]
+cells = [m[i][j] for i in range(n) for j in range(n) if i != j]
+assert all(v is not None and v > 0 for v in cells), m
+assert all(m[i][i] is None for i in range(n)), m
+pooled = sum(k["n_pairs"] for k in c["classes"] if k["kind"] == "hitm")
+known = sum(1 for i in range(n) for j in range(n) if c["pair_topology"][i][j] is not None)
+assert pooled == known, (pooled, known)
+for k in c["classes"]:
+    s = k["ns"]
+    assert s["min"] <= s["p10"] <= s["p50"] <= s["p90"], k
+print("c2c section ok: %d cpus, %d classes" % (n, len(c["classes"])))
+PY
+check $? "latency-table.json has the c2c section ($(tr '\n' ' ' <"$tmp/py"))"
+errs=$("${PMUCAL_PYTHON:-python3}" tests/check_schemas.py "$tmp/t/latency-table.json" 2>&1)
+check $? "the 1.3 table validates against docs/schemas/latency-table.schema.json${errs:+ ($errs)}"
 echo "1..$n"
 exit $fail

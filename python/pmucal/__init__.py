@@ -6,6 +6,8 @@
     t.to_dicts()                                           # one dict per level
     tlb = pmucal.load_tlb_table("tlb-table.json")
     tlb.classify("dtlb", 4096, 23.0)                       # "walk"
+    n = pmucal.load_numa("latency-table.json")             # 1.3: DRAM by distance, C2C
+    pmucal.classify_source(t, n, "c2c-remote-hitm", 180.0).bucket   # "c2c-other-package-hitm"
 
 The loaders accept and reject exactly what libpmucal accepts and rejects (the repository's tests
 compare them on the same fixtures); schema versions follow the one rule of every pmucal schema
@@ -14,8 +16,10 @@ compare them on the same fixtures); schema versions follow the one rule of every
 from .errors import TableError, schema_version
 from .table import LatencyTable, Level, Stat, load_latency_table, loads_latency_table
 from .tlb import TlbClass, TlbCurve, TlbTable, load_tlb_table, loads_tlb_table
+from .numa import Match, Numa, classify, classify_source, load_numa, loads_numa
 
 __version__ = "1.1.0"
 __all__ = ["TableError", "schema_version", "LatencyTable", "Level", "Stat", "load_latency_table",
            "loads_latency_table", "TlbClass", "TlbCurve", "TlbTable", "load_tlb_table",
-           "loads_tlb_table"]
+           "loads_tlb_table", "Match", "Numa", "classify", "classify_source", "load_numa",
+           "loads_numa"]

@@ -1,0 +1,167 @@
+/** @file
+ * libpmucal, remote-memory and cache-to-cache part: read the sections a 1.3 latency table
+ * adds ("numa", "loaded_latency", "c2c"; docs/latency-table.md) and sort a sampled load
+ * latency into the buckets they define together with the table's levels: L1, L2, L3 from
+ * the levels, then DRAM split by where the memory is ("DRAM-local", "DRAM-remote-1hop", ...),
+ * and the cache-to-cache buckets ("c2c-<topology>-<kind>", e.g. "c2c-other-package-hitm").
+ * Host library (libc and jansson); it reads the levels through struct pmucal_table
+ * (host/include/pmucal/table.h) and the new members through its own loader.
+ *
+ *     struct pmucal_table *t; struct pmucal_numa *n; struct pmucal_match m;
+ *     pmucal_table_load(path, &t, err, sizeof(err));
+ *     pmucal_numa_load(path, &n, err, sizeof(err));          // a table without the sections
+ *                                                           // loads with has_numa/has_c2c false
+ *     pmucal_numa_classify_ns(t, n, 182.0, &m);              // m.bucket "DRAM-remote-1hop"
+ *     pmucal_numa_classify_source_ns(t, n, "c2c-remote-hitm", 182.0, &m);
+ *     // m.bucket "c2c-other-package-hitm", m.fit PMUCAL_FITS (or FASTER / SLOWER)
+ *
+ * A latency alone cannot tell a HITM from a DRAM access of the same cost: classification by
+ * latency uses the levels and the DRAM levels only; the C2C buckets come with a data source
+ * (IBS "DataSrc", PEBS "data source": the caller maps its encoding to the source names
+ * below), or from pmucal_numa_candidates_ns, which lists every bucket a latency fits.
+ *
+ * Sources (case-sensitive):
+ *   a level name of the table ("L1", "L2", "L3", "DRAM", ...)
+ *   "dram"                 local DRAM: DRAM-local, or the table's last level without "numa"
+ *   "dram-local", "DRAM-local", "DRAM-remote-<k>hop", "dram-remote-<k>hop"
+ *   "dram-remote"          remote DRAM, distance unknown (IBS, PEBS): the remote level the
+ *                          latency fits best
+ *   "c2c-<topology>-<kind>" topology "smt", "same-l3", "other-l3", "other-package", or
+ *                          "local" (any of the first three), "remote" (= other-package),
+ *                          "any"; kind "hit", "hitm", "write" or "any"; the best fit among them
+ *
+ * Fit ranges (all in ns): a cache level's range is its bucket of the table (previous bound,
+ * upper bound]; a DRAM level's is [p10 / 1.5, p90 x 1.5 x L], where L (>= 1) is the largest
+ * p90 under load over the idle p50 of the loaded-latency curves (1 without curves: what a
+ * loaded system adds); a C2C bucket's is [p10 / 1.5, p90 x 1.5]. The factor 1.5 is the
+ * spread a single sampled load has beyond the spread of window averages the table holds.
+ */
+#ifndef PMUCAL_LIB_NUMA_H
+#define PMUCAL_LIB_NUMA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "host/include/pmucal/table.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PMUCAL_NUMA_MAX_NODES   16
+#define PMUCAL_NUMA_MAX_LEVELS  8
+#define PMUCAL_C2C_MAX_CLASSES  12   /* 4 topology classes x 3 kinds */
+#define PMUCAL_LOADED_MAX_CURVES 17
+#define PMUCAL_LOADED_MAX_POINTS 16
+#define PMUCAL_FIT_SLACK        1.5  /* see the fit ranges above */
+
+struct pmucal_dram_level {
+        char               name[32];      /* "DRAM-local", "DRAM-remote-1hop", ... */
+        unsigned           cls, slit_distance, n_cells;
+        bool               measured;      /* n_cells > 0: ns valid */
+        struct pmucal_stat ns;
+        bool               has_upper;
+        double             upper_ns;
+        size_t             n_pairs;
+};
+
+struct pmucal_c2c_class {
+        char               topology[16];  /* "smt", "same-l3", "other-l3", "other-package" */
+        char               kind[8];       /* "hit", "hitm", "write" */
+        unsigned           n_pairs;
+        struct pmucal_stat tsc;
+        bool               has_ns;
+        struct pmucal_stat ns;
+};
+
+struct pmucal_loaded_point {
+        bool   measured, idle;
+        double gb_s, p10_ns, p50_ns, p90_ns;
+};
+
+struct pmucal_loaded_curve {
+        bool                       all_nodes;
+        unsigned                   node;          /* proximity domain (not all_nodes) */
+        size_t                     n_points;
+        struct pmucal_loaded_point pt[PMUCAL_LOADED_MAX_POINTS];
+};
+
+struct pmucal_numa {
+        long   major, minor;
+        /* "numa" */
+        bool                     has_numa, emulated;
+        unsigned                 n_nodes;
+        uint32_t                 node_pd[PMUCAL_NUMA_MAX_NODES];  /* proximity domain of row i */
+        double                   p50_ns[PMUCAL_NUMA_MAX_NODES][PMUCAL_NUMA_MAX_NODES]; /* NAN: not measured */
+        size_t                   n_dram;
+        struct pmucal_dram_level dram[PMUCAL_NUMA_MAX_LEVELS];
+        /* "loaded_latency" */
+        size_t                     n_curves;
+        struct pmucal_loaded_curve curve[PMUCAL_LOADED_MAX_CURVES];
+        double                     load_factor;  /* L of the fit ranges; 1 without curves */
+        /* "c2c" */
+        bool                    has_c2c, c2c_emulated;
+        uint64_t                c2c_tsc_hz;      /* 0 = unknown */
+        size_t                  n_c2c;
+        struct pmucal_c2c_class c2c[PMUCAL_C2C_MAX_CLASSES];
+        size_t                  n_c2c_cpus;
+        uint32_t               *c2c_apic;        /* n_c2c_cpus APIC IDs */
+        double                 *c2c_hitm_tsc;    /* n x n, owner rows; NAN: not measured */
+};
+
+/** How a latency sits in a bucket's fit range. */
+enum pmucal_fit {
+        PMUCAL_FITS = 0,
+        PMUCAL_FASTER,  /* below the range: too fast for that source */
+        PMUCAL_SLOWER,  /* above: slower than the source explains (queueing, a page walk) */
+};
+
+struct pmucal_match {
+        char            bucket[40];     /* "L2", "DRAM-remote-1hop", "c2c-same-l3-hitm" */
+        double          p50_ns;         /* the bucket's median */
+        double          lo_ns, hi_ns;   /* its fit range (hi may be INFINITY) */
+        enum pmucal_fit fit;
+};
+
+/** Load the remote sections of the latency table in @p path (any 1.x; a table without them
+ *  loads with has_numa and has_c2c false). PMUCAL_E_SCHEMA names the bad field's path. */
+enum pmucal_err pmucal_numa_load(const char *path, struct pmucal_numa **out, char *err,
+                                 size_t errlen);
+enum pmucal_err pmucal_numa_load_buf(const char *buf, size_t len, const char *name,
+                                     struct pmucal_numa **out, char *err, size_t errlen);
+void pmucal_numa_free(struct pmucal_numa *n);
+
+/** The bucket of a latency of @p ns nanoseconds from the levels of @p t, with the table's
+ *  last level split into the DRAM levels of @p n (when @p n has them). PMUCAL_E_ARG for
+ *  NULL, NaN or negative; PMUCAL_E_SCHEMA when @p t has no ns figures. */
+enum pmucal_err pmucal_numa_classify_ns(const struct pmucal_table *t, const struct pmucal_numa *n,
+                                        double ns, struct pmucal_match *out);
+
+/** The bucket of data source @p source (see the list above) and how @p ns fits it.
+ *  PMUCAL_E_ARG for an unknown source or one the table has no bucket for (a C2C source
+ *  without "c2c", "L3" on a two-level table). */
+enum pmucal_err pmucal_numa_classify_source_ns(const struct pmucal_table *t,
+                                               const struct pmucal_numa *n, const char *source,
+                                               double ns, struct pmucal_match *out);
+
+/** As the _ns functions for a latency in cycles of the table's method.clock (converted with
+ *  machine.core_hz; PMUCAL_E_SCHEMA when it is unknown). */
+enum pmucal_err pmucal_numa_classify_cycles(const struct pmucal_table *t,
+                                            const struct pmucal_numa *n, double cycles,
+                                            struct pmucal_match *out);
+enum pmucal_err pmucal_numa_classify_source_cycles(const struct pmucal_table *t,
+                                                   const struct pmucal_numa *n,
+                                                   const char *source, double cycles,
+                                                   struct pmucal_match *out);
+
+/** Every bucket (levels, DRAM levels, C2C) whose fit range holds @p ns, fastest median
+ *  first; writes at most @p max and returns how many fit (0 on bad arguments). */
+size_t pmucal_numa_candidates_ns(const struct pmucal_table *t, const struct pmucal_numa *n,
+                                 double ns, struct pmucal_match *out, size_t max);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,77 @@
+"""The remote-memory and cache-to-cache buckets in Python: the 1.2 corpus table read, and
+classification by latency and by data source agreeing with libpmucal (through
+build/host/pmucal-table classify-source) on a grid of sources and latencies."""
+import os
+import re
+import subprocess
+
+import pytest
+
+import pmucal
+from pmucal import numa
+
+ROOT = os.environ.get("PMUCAL_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CLI = os.environ.get("PMUCAL_TABLE", os.path.join(ROOT, "build", "host", "pmucal-table"))
+TABLE = os.path.join(ROOT, "tests", "corpus", "table", "numa-c2c.json")
+OLD = os.path.join(ROOT, "tests", "corpus", "table", "zen4-kvm.json")
+SOURCES = ["dram", "dram-local", "dram-remote", "dram-remote-1hop", "DRAM-remote-2hop", "L1", "L2",
+           "L3", "DRAM", "c2c-remote-hitm", "c2c-local-hit", "c2c-any-any", "c2c-same-l3-write",
+           "c2c-smt-hit", "c2c-remote-", "L4"]
+LATENCIES = [0.5, 3.0, 16.0, 40.0, 99.0, 126.0, 150.0, 191.0, 230.0, 480.0, 5000.0]
+
+
+def test_reads_the_sections():
+    n = numa.load_numa(TABLE)
+    assert [d.name for d in n.dram] == ["DRAM-local", "DRAM-remote-1hop", "DRAM-remote-2hop"]
+    assert n.dram[2].upper_ns is None and n.dram[0].upper_ns > n.dram[0].ns.p50
+    assert len(n.matrix_p50_ns) == 4 and n.matrix_p50_ns[2][2] == 100.0
+    assert abs(n.load_factor - 1.8) < 1e-9
+    assert {(k.topology, k.kind) for k in n.c2c} == {(t, k) for t in ("same-l3", "other-package")
+                                                      for k in ("hit", "hitm", "write")}
+    # the old reader reads the same file (unknown members ignored)
+    assert [lv.name for lv in pmucal.load_latency_table(TABLE).levels] == ["L1", "L2", "L3", "DRAM"]
+
+
+def test_without_sections():
+    t, n = pmucal.load_latency_table(OLD), numa.load_numa(OLD)
+    assert n.dram == [] and n.c2c == [] and n.load_factor == 1.0
+    assert numa.classify_source(t, n, "c2c-remote-hitm", 100.0) is None
+    assert numa.classify_source(t, n, "dram", 100.0).bucket == "DRAM"
+
+
+def test_bad_sections():
+    doc = open(TABLE).read().replace('"kind": "hitm"', '"kind": "snoop"', 1)
+    with pytest.raises(pmucal.TableError, match=r"c2c.classes\[1\]: unknown topology or kind"):
+        numa.loads_numa(doc, "t.json")
+    with pytest.raises(pmucal.TableError, match="major version 1"):
+        numa.loads_numa(open(TABLE).read().replace("latency-table/1.3", "latency-table/2.0"))
+
+
+@pytest.mark.parametrize("ns,want", [(1.0, "L1"), (100.0, "DRAM-local"), (152.0, "DRAM-remote-1hop"),
+                                     (225.0, "DRAM-remote-2hop")])
+def test_classify_by_latency(ns, want):
+    t, n = pmucal.load_latency_table(TABLE), numa.load_numa(TABLE)
+    assert numa.classify(t, n, ns).bucket == want
+
+
+def _cli(source, lats):
+    r = subprocess.run([CLI, "classify-source", TABLE, source] + ["%gns" % v for v in lats],
+                       capture_output=True, text=True)
+    out = {}
+    for line in r.stdout.splitlines():
+        m = re.match(r"(\S+)ns (\S+) (fits|FASTER|SLOWER)", line)
+        out[float(m.group(1))] = (m.group(2), m.group(3).lower())
+    return r.returncode, out
+
+
+@pytest.mark.skipif(not os.access(CLI, os.X_OK), reason="pmucal-table not built (make host)")
+@pytest.mark.parametrize("source", SOURCES)
+def test_classify_source_agrees_with_c(source):
+    t, n = pmucal.load_latency_table(TABLE), numa.load_numa(TABLE)
+    rc, c = _cli(source, LATENCIES)
+    py = {v: numa.classify_source(t, n, source, v) for v in LATENCIES}
+    if all(m is None for m in py.values()):
+        assert rc == 2 and c == {}, (rc, c)
+        return
+    assert rc == 0
+    assert {v: (m.bucket, m.fit) for v, m in py.items()} == c
