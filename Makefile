@@ -119,6 +119,7 @@ BOOT_UEFI_SRCS := \
 	boot/uefi/uefi_tables.c
 BOOT_LINUX_SRCS := \
 	boot/linux/linux_cpu.c \
+	boot/linux/linux_file.c \
 	boot/linux/linux_msr.c \
 	boot/linux/linux_plat.c
 
@@ -221,6 +222,7 @@ PMUCAL_TABLE_SRCS := \
 	host/pmucal_table.c
 PMUCAL_HOST_SRCS := \
 	host/c2c_host.c \
+	host/host_args.c \
 	host/perf_clock.c \
 	host/pmucal_host.c \
 	host/tlb_host.c \
@@ -253,6 +255,7 @@ TEST_MSR_latpages := tests/fake_msr_none.c
 TEST_MSR_sweep    := tests/fake_msr_none.c
 TEST_EXTRA_app    := tests/fake_topology.c tests/fake_spin.c
 TEST_EXTRA_results := $(TEST_EXTRA_app)
+TEST_EXTRA_linuxfile := boot/linux/linux_file.c
 TEST_SUPPORT_SRCS := \
 	tests/acpi_fixture.c \
 	tests/cpuid_dump.c \
