@@ -217,6 +217,7 @@ APP_SRCS := \
 # host/: host-only programs and the consumer library.
 LIBPMUCAL_SRCS := \
 	host/libpmucal.c \
+	host/libpmucal_common.c \
 	host/libpmucal_tlb.c
 PMUCAL_TABLE_SRCS := \
 	host/pmucal_table.c
@@ -272,7 +273,7 @@ FUZZERS := acpi config table
 FUZZ_SRCS_acpi   := boot/acpi.c boot/acpi_hmat.c boot/smbios.c lib/status.c lib/fmt.c lib/log.c
 FUZZ_SRCS_config := app/config.c lib/status.c lib/fmt.c lib/log.c report/rep.c report/json.c \
                     tests/fake_plat.c tests/fake_volume.c tests/fake_mem_node.c boot/memrange.c
-FUZZ_SRCS_table  := host/libpmucal.c
+FUZZ_SRCS_table  := $(LIBPMUCAL_SRCS)
 FUZZ_LIBS := -ljansson -lm
 FUZZ_BINS := $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZERS))
 

@@ -2,6 +2,7 @@
  * libc and jansson. Every field is checked for presence, type and range before use; a bad
  * one is reported with its JSON path ("levels[2].cycles.p90"). */
 #include "host/include/pmucal/table.h"
+#include "host/libpmucal_priv.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -13,7 +14,6 @@
 #include <string.h>
 
 #define MAX_LEVELS 64
-#define MAX_FILE   (16u << 20)
 
 struct ctx {
         const char *name;  /* file name for messages */
@@ -21,16 +21,6 @@ struct ctx {
         size_t      errlen;
         char        path[160];
         enum pmucal_err e;
-};
-
-static const char *const err_text[] = {
-        [PMUCAL_OK]        = "ok",
-        [PMUCAL_E_IO]      = "cannot read file",
-        [PMUCAL_E_SYNTAX]  = "syntax error",
-        [PMUCAL_E_VERSION] = "not a supported latency table",
-        [PMUCAL_E_SCHEMA]  = "invalid field",
-        [PMUCAL_E_NOMEM]   = "out of memory",
-        [PMUCAL_E_ARG]     = "bad argument",
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -143,7 +133,8 @@ static bool get_str(struct ctx *c, json_t *obj, const char *key, bool nullable, 
         return ok;
 }
 
-/* A non-negative integer member; 0 for null when @p nullable (absent counts as null). */
+/* A non-negative integer member; 0 for null when @p nullable (absent counts as null), and then
+ * 0 itself is refused: unknown is written null, never 0 (docs/latency-table.md). */
 static bool get_u64(struct ctx *c, json_t *obj, const char *key, bool nullable, uint64_t max,
                     uint64_t *out)
 {
@@ -160,6 +151,8 @@ static bool get_u64(struct ctx *c, json_t *obj, const char *key, bool nullable, 
                 if (i < 0 || (uint64_t)i > max)
                         ok = fail(c, PMUCAL_E_SCHEMA, "%" JSON_INTEGER_FORMAT " out of range 0..%" PRIu64,
                                   i, max);
+                else if (i == 0 && nullable)
+                        ok = fail(c, PMUCAL_E_SCHEMA, "0: an unknown value is written null, not 0");
                 else
                         *out = (uint64_t)i;
         } else if (!(nullable && json_is_null(v))) {
@@ -209,61 +202,22 @@ static bool get_stat(struct ctx *c, json_t *obj, const char *key, struct pmucal_
         return true;
 }
 
-/* One decimal number of a version: "0" or no leading zero, at most 9 digits. */
-static const char *version_number(const char *p, long *out)
-{
-        const char *q = p;
-
-        *out = 0;
-        while (*q >= '0' && *q <= '9' && q - p < 10)
-                *out = *out * 10 + (*q++ - '0');
-        if (q == p || q - p > 9 || (*p == '0' && q - p > 1))
-                return NULL;
-        return q;
-}
-
-int pmucal_schema_version(const char *s, const char *prefix, long *major, long *minor)
-{
-        long        mj = 0, mn = 0;
-        const char *p;
-
-        if (!s || !prefix || strncmp(s, prefix, strlen(prefix)))
-                return -1;
-        p = version_number(s + strlen(prefix), &mj);
-        if (p && *p == '.')
-                p = version_number(p + 1, &mn);
-        if (!p || *p)
-                return -1;
-        if (major)
-                *major = mj;
-        if (minor)
-                *minor = mn;
-        return 0;
-}
-
 static bool check_schema(struct ctx *c, json_t *root, struct pmucal_table *t)
 {
-        const char *s;
-        json_t     *v = json_object_get(root, "schema");
-        long        major = 0;
+        json_t         *v = json_object_get(root, "schema");
+        char            msg[256];
+        unsigned        minor;
+        enum pmucal_err e;
 
         if (!v || !json_is_string(v))
-                return fail(c, PMUCAL_E_VERSION, "not a pmucal latency table (no \"schema\" string)");
-        s = json_string_value(v);
-        snprintf(t->schema, sizeof(t->schema), "%s", s);
-        if (strncmp(s, PMUCAL_TABLE_SCHEMA_PREFIX, strlen(PMUCAL_TABLE_SCHEMA_PREFIX)))
-                return fail(c, PMUCAL_E_VERSION, "not a pmucal latency table (schema \"%.64s\")", s);
-        if (!s[strlen(PMUCAL_TABLE_SCHEMA_PREFIX)])
-                return fail(c, PMUCAL_E_VERSION, "schema \"%.64s\" has no version number", s);
-        if (pmucal_schema_version(s, PMUCAL_TABLE_SCHEMA_PREFIX, &major, NULL))
-                return fail(c, PMUCAL_E_VERSION,
-                            "schema \"%.64s\": the version is not MAJOR or MAJOR.MINOR (decimal, "
-                            "no leading zeros)", s);
-        if (major != PMUCAL_TABLE_MAJOR)
-                return fail(c, PMUCAL_E_VERSION,
-                            "schema \"%.64s\": major version %ld is not supported (this library reads %d)",
-                            s, major, PMUCAL_TABLE_MAJOR);
-        t->major = (int)major;
+                return fail(c, PMUCAL_E_KIND, "not a pmucal latency table (no \"schema\" string)");
+        e = pmucal__schema_version(json_string_value(v), PMUCAL_TABLE_SCHEMA_PREFIX,
+                                   PMUCAL_TABLE_MAJOR, &minor, msg, sizeof(msg));
+        if (e != PMUCAL_OK)
+                return fail(c, e, "%s%s", e == PMUCAL_E_KIND ? "not a pmucal latency table: " : "",
+                            msg);
+        snprintf(t->schema, sizeof(t->schema), "%s", json_string_value(v));
+        t->major = PMUCAL_TABLE_MAJOR;
         return true;
 }
 
@@ -357,6 +311,34 @@ static bool load_level(struct ctx *c, json_t *o, struct pmucal_level *l)
         return true;
 }
 
+/* Level @p i against the levels before it: a name of its own, a median and a capacity above
+ * the previous level's (capacities compared where both are known). */
+static bool check_order(struct ctx *c, const struct pmucal_table *t, size_t i)
+{
+        const struct pmucal_level *l = &t->levels[i];
+
+        for (size_t j = 0; j < i; j++)
+                if (!strcmp(t->levels[j].name, l->name)) {
+                        push_key(c, "name");
+                        return fail(c, PMUCAL_E_SCHEMA, "\"%s\" is also the name of levels[%zu]",
+                                    l->name, j);
+                }
+        if (i && l->cycles.p50 <= t->levels[i - 1].cycles.p50) {
+                push_key(c, "cycles.p50");
+                return fail(c, PMUCAL_E_SCHEMA, "%g is not above the previous level's %g",
+                            l->cycles.p50, t->levels[i - 1].cycles.p50);
+        }
+        for (size_t j = i; l->capacity_bytes && j-- > 0;)
+                if (t->levels[j].capacity_bytes) {
+                        if (l->capacity_bytes > t->levels[j].capacity_bytes)
+                                break;
+                        push_key(c, "capacity_bytes");
+                        return fail(c, PMUCAL_E_SCHEMA, "%" PRIu64 " is not above levels[%zu]'s "
+                                    "%" PRIu64, l->capacity_bytes, j, t->levels[j].capacity_bytes);
+                }
+        return true;
+}
+
 static bool load_bounds(struct ctx *c, json_t *arr, struct pmucal_table *t, bool ns)
 {
         size_t want = t->n_levels - 1;
@@ -410,11 +392,8 @@ static bool load_levels(struct ctx *c, json_t *root, struct pmucal_table *t)
                 size_t k = push_idx(c, i);
                 if (!load_level(c, json_array_get(arr, i), &t->levels[i]))
                         return false;
-                if (i && t->levels[i].cycles.p50 <= t->levels[i - 1].cycles.p50) {
-                        push_key(c, "cycles.p50");
-                        return fail(c, PMUCAL_E_SCHEMA, "%g is not above the previous level's %g",
-                                    t->levels[i].cycles.p50, t->levels[i - 1].cycles.p50);
-                }
+                if (!check_order(c, t, i))
+                        return false;
                 all_ns = all_ns && t->levels[i].has_ns;
                 pop(c, k);
         }
@@ -467,13 +446,32 @@ static bool load_flags(struct ctx *c, json_t *root, struct pmucal_table *t)
         return true;
 }
 
+static enum pmucal_err load_root(struct ctx *c, json_t *root, struct pmucal_table **out)
+{
+        struct pmucal_table *t;
+
+        if (!json_is_object(root))
+                return fail(c, PMUCAL_E_KIND, "not a pmucal latency table (top level is %s)",
+                            type_name(root)), c->e;
+        if (!(t = calloc(1, sizeof(*t))))
+                return fail(c, PMUCAL_E_NOMEM, "out of memory"), c->e;
+        if (check_schema(c, root, t) && load_machine(c, root, t) && load_method(c, root, t) &&
+            load_levels(c, root, t))
+                load_flags(c, root, t);
+        t->has_tlb = json_object_get(root, "tlb") != NULL;
+        if (c->e != PMUCAL_OK)
+                pmucal_table_free(t);
+        else
+                *out = t;
+        return c->e;
+}
+
 enum pmucal_err pmucal_table_load_buf(const char *buf, size_t len, const char *name,
                                       struct pmucal_table **out, char *err, size_t errlen)
 {
-        struct ctx           c = { .name = name ? name : "<buffer>", .err = err, .errlen = errlen };
-        struct pmucal_table *t;
-        json_error_t         je;
-        json_t              *root;
+        struct ctx   c = { .name = name ? name : "<buffer>", .err = err, .errlen = errlen };
+        json_error_t je;
+        json_t      *root;
 
         if (err && errlen)
                 err[0] = '\0';
@@ -485,39 +483,19 @@ enum pmucal_err pmucal_table_load_buf(const char *buf, size_t len, const char *n
                 c.e = PMUCAL_E_SYNTAX;
                 if (err && errlen)
                         snprintf(err, errlen, "%s:%d:%d: %s", c.name, je.line, je.column, je.text);
-                return c.e;
-        }
-        if (!json_is_object(root)) {
-                fail(&c, PMUCAL_E_VERSION, "not a pmucal latency table (top level is %s)",
-                     type_name(root));
+        } else {
+                load_root(&c, root, out);
                 json_decref(root);
-                return c.e;
         }
-        t = calloc(1, sizeof(*t));
-        if (!t) {
-                json_decref(root);
-                fail(&c, PMUCAL_E_NOMEM, "out of memory");
-                return c.e;
-        }
-        if (check_schema(&c, root, t) && load_machine(&c, root, t) && load_method(&c, root, t) &&
-            load_levels(&c, root, t))
-                load_flags(&c, root, t);
-        json_decref(root);
-        if (c.e != PMUCAL_OK) {
-                pmucal_table_free(t);
-                return c.e;
-        }
-        *out = t;
-        return PMUCAL_OK;
+        pmucal__escape_msg(err, errlen);
+        return c.e;
 }
 
 enum pmucal_err pmucal_table_load(const char *path, struct pmucal_table **out, char *err,
                                   size_t errlen)
 {
-        struct ctx      c = { .name = path, .err = err, .errlen = errlen };
-        FILE           *f;
-        char           *buf;
-        size_t          n = 0, cap = 4096;
+        char            tmp[1], *buf;
+        size_t          n;
         enum pmucal_err e;
 
         if (err && errlen)
@@ -525,40 +503,11 @@ enum pmucal_err pmucal_table_load(const char *path, struct pmucal_table **out, c
         if (!path || !out)
                 return PMUCAL_E_ARG;
         *out = NULL;
-        if (!(f = fopen(path, "rb"))) {
-                fail(&c, PMUCAL_E_IO, "cannot open: %s", strerror(errno));
-                return c.e;
+        if ((e = pmucal__read_file(path, &buf, &n, err && errlen ? err : tmp,
+                                   err && errlen ? errlen : sizeof(tmp))) != PMUCAL_OK) {
+                pmucal__escape_msg(err, errlen);
+                return e;
         }
-        buf = malloc(cap);
-        while (buf) {
-                size_t k = fread(buf + n, 1, cap - n, f);
-                n += k;
-                if (n < cap)
-                        break;
-                if (cap >= MAX_FILE) {
-                        fclose(f);
-                        free(buf);
-                        fail(&c, PMUCAL_E_IO, "larger than %u bytes", MAX_FILE);
-                        return c.e;
-                }
-                char *nb = realloc(buf, cap * 2);
-                if (!nb)
-                        free(buf);
-                buf = nb;
-                cap *= 2;
-        }
-        if (!buf) {
-                fclose(f);
-                fail(&c, PMUCAL_E_NOMEM, "out of memory");
-                return c.e;
-        }
-        if (ferror(f)) {
-                fclose(f);
-                free(buf);
-                fail(&c, PMUCAL_E_IO, "read error: %s", strerror(errno));
-                return c.e;
-        }
-        fclose(f);
         e = pmucal_table_load_buf(buf, n, path, out, err, errlen);
         free(buf);
         return e;
@@ -600,9 +549,4 @@ bool pmucal_table_has_flag(const struct pmucal_table *t, const char *name)
                 if (!strcmp(t->flags[i], name))
                         return true;
         return false;
-}
-
-const char *pmucal_strerror(enum pmucal_err e)
-{
-        return (unsigned)e < sizeof(err_text) / sizeof(err_text[0]) ? err_text[e] : "unknown error";
 }

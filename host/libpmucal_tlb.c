@@ -1,7 +1,8 @@
-/** @file libpmucal, TLB part: the pmucal.tlb/1.x loader and the TLB-miss classifier (see
+/** @file libpmucal, TLB part: the pmucal.tlb/1 loader and the TLB-miss classifier (see
  * include/pmucal/tlb.h). Host only: libc and jansson. Every field is checked for presence,
  * type and range; a bad one is reported with its JSON path. */
 #include "host/include/pmucal/tlb.h"
+#include "host/libpmucal_priv.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -16,6 +17,7 @@
 
 struct tctx {
         const char     *name;
+        const char     *base;  /* "tlb." inside a latency table, else "" */
         char           *err;
         size_t          errlen;
         char            path[128];
@@ -48,8 +50,9 @@ static void at(struct tctx *c, const char *fmt, ...)
 {
         va_list ap;
 
+        int k = snprintf(c->path, sizeof(c->path), "%s", c->base ? c->base : "");
         va_start(ap, fmt);
-        vsnprintf(c->path, sizeof(c->path), fmt, ap);
+        vsnprintf(c->path + k, sizeof(c->path) - (size_t)k, fmt, ap);
         va_end(ap);
 }
 
@@ -133,6 +136,10 @@ static int load_curve(struct tctx *c, json_t *o, size_t i, struct pmucal_tlb_cur
                         return fail(c, PMUCAL_E_SCHEMA, "expected an object");
                 if (!get_u64(c, e, "entries", &cv->level_entries[k], NULL))
                         return 0;
+                if (!cv->level_entries[k] || (k && cv->level_entries[k] <= cv->level_entries[k - 1]))
+                        return fail(c, PMUCAL_E_SCHEMA, "entries: %" PRIu64 " is not above the level "
+                                    "before it (%" PRIu64 ")", cv->level_entries[k],
+                                    k ? cv->level_entries[k - 1] : 0);
                 cv->n_levels++;
         }
         for (size_t k = 0; k < json_array_size(cl); k++) {
@@ -147,6 +154,10 @@ static int load_curve(struct tctx *c, json_t *o, size_t i, struct pmucal_tlb_cur
                         return 0;
                 if (!one_of(x->name, classes))
                         return fail(c, PMUCAL_E_SCHEMA, "class: unknown class \"%s\"", x->name);
+                for (size_t j = 0; j < k && strcmp(x->name, "walk"); j++)
+                        if (!strcmp(cv->classes[j].name, x->name))
+                                return fail(c, PMUCAL_E_SCHEMA, "class: a second \"%s\" (classes[%zu]); "
+                                            "only walk classes may repeat", x->name, j);
                 if (!get_u64(c, e, "lat_mcyc", &v, NULL))
                         return 0;
                 x->lat_cycles = (double)v / 1000;
@@ -174,43 +185,64 @@ static int load_curve(struct tctx *c, json_t *o, size_t i, struct pmucal_tlb_cur
 
 static int load_root(struct tctx *c, json_t *root, struct pmucal_tlb *t)
 {
-        json_t     *tlb = root, *cv;
-        const char *s;
-        long        major;
+        json_t         *tlb = root, *cv, *u;
+        const char     *s;
+        char            msg[256];
+        unsigned        minor;
+        enum pmucal_err e;
 
         if (!json_object_get(root, "curves") && json_object_get(root, "tlb")) {
                 tlb = json_object_get(root, "tlb"); /* the section of a latency table */
                 at(c, "tlb");
+                c->base = "tlb.";
                 if (!json_is_object(tlb))
                         return fail(c, PMUCAL_E_SCHEMA, "expected an object");
         }
         s = json_string_value(json_object_get(tlb, "schema"));
-        if (!s || strncmp(s, PMUCAL_TLB_SCHEMA_PREFIX, strlen(PMUCAL_TLB_SCHEMA_PREFIX)))
-                return fail(c, PMUCAL_E_VERSION, "not a pmucal TLB table (schema %s%s%s)",
-                            s ? "\"" : "", s ? s : "missing", s ? "\"" : "");
-        if (pmucal_schema_version(s, PMUCAL_TLB_SCHEMA_PREFIX, &major, NULL) ||
-            major != PMUCAL_TLB_MAJOR)
-                return fail(c, PMUCAL_E_VERSION, "schema \"%s\": this library reads %s%d", s,
-                            PMUCAL_TLB_SCHEMA_PREFIX, PMUCAL_TLB_MAJOR);
+        if (!s)
+                return fail(c, PMUCAL_E_KIND, "not a pmucal TLB table (schema missing)");
+        if ((e = pmucal__schema_version(s, PMUCAL_TLB_SCHEMA_PREFIX, PMUCAL_TLB_MAJOR, &minor, msg,
+                                        sizeof(msg))) != PMUCAL_OK)
+                return fail(c, e, "%s%s", e == PMUCAL_E_KIND ? "not a pmucal TLB table: " : "", msg);
+        u = json_object_get(tlb, "units");
+        if (!json_is_string(u) || strcmp(json_string_value(u), "mcyc")) {
+                at(c, "units");
+                if (!u)
+                        return fail(c, PMUCAL_E_SCHEMA, "missing (want \"mcyc\", milli-cycles)");
+                if (!json_is_string(u))
+                        return fail(c, PMUCAL_E_SCHEMA, "not a string (want \"mcyc\", milli-cycles)");
+                return fail(c, PMUCAL_E_SCHEMA, "\"%s\" is not a known unit (want \"mcyc\", "
+                            "milli-cycles)", json_string_value(u));
+        }
         snprintf(t->schema, sizeof(t->schema), "%s", s);
         cv = json_object_get(tlb, "curves");
         if (!json_is_array(cv))
-                return fail(c, PMUCAL_E_SCHEMA, "curves: missing or not an array");
+                return at(c, "curves"), fail(c, PMUCAL_E_SCHEMA, "missing or not an array");
         if (json_array_size(cv) > MAX_CURVES)
-                return fail(c, PMUCAL_E_SCHEMA, "curves: more than %d", MAX_CURVES);
+                return at(c, "curves"), fail(c, PMUCAL_E_SCHEMA, "more than %d", MAX_CURVES);
         t->curves = calloc(json_array_size(cv) + 1, sizeof(*t->curves));
         if (!t->curves)
                 return fail(c, PMUCAL_E_NOMEM, "out of memory");
         for (size_t i = 0; i < json_array_size(cv); i++) {
                 if (!load_curve(c, json_array_get(cv, i), i, &t->curves[i]))
                         return 0;
+                for (size_t j = 0; j < i; j++)
+                        if (!strcmp(t->curves[j].side, t->curves[i].side) &&
+                            t->curves[j].page_bytes == t->curves[i].page_bytes &&
+                            !strcmp(t->curves[j].pte, t->curves[i].pte)) {
+                                at(c, "curves[%zu]", i);
+                                return fail(c, PMUCAL_E_SCHEMA, "a second %s curve for %" PRIu64
+                                            "-byte pages, PTEs %s (curves[%zu] is the first)",
+                                            t->curves[i].side, t->curves[i].page_bytes,
+                                            t->curves[i].pte, j);
+                        }
                 t->n_curves++;
         }
         return 1;
 }
 
-static enum pmucal_err finish(struct tctx *c, json_t *root, json_error_t *je,
-                              struct pmucal_tlb **out)
+static enum pmucal_err finish_root(struct tctx *c, json_t *root, json_error_t *je,
+                                   struct pmucal_tlb **out)
 {
         struct pmucal_tlb *t;
 
@@ -218,13 +250,11 @@ static enum pmucal_err finish(struct tctx *c, json_t *root, json_error_t *je,
                 if (c->err && c->errlen)
                         snprintf(c->err, c->errlen, "%s:%d:%d: %s", c->name, je->line, je->column,
                                  je->text);
-                return je->line < 0 && je->position == 0 && strstr(je->text, "unable to open")
-                               ? PMUCAL_E_IO
-                               : PMUCAL_E_SYNTAX;
+                return PMUCAL_E_SYNTAX;
         }
         if (!json_is_object(root)) {
                 json_decref(root);
-                fail(c, PMUCAL_E_VERSION, "not a pmucal TLB table (top level is not an object)");
+                fail(c, PMUCAL_E_KIND, "not a pmucal TLB table (top level is not an object)");
                 return c->e;
         }
         if (!(t = calloc(1, sizeof(*t)))) {
@@ -240,6 +270,15 @@ static enum pmucal_err finish(struct tctx *c, json_t *root, json_error_t *je,
         }
         *out = t;
         return PMUCAL_OK;
+}
+
+static enum pmucal_err finish(struct tctx *c, json_t *root, json_error_t *je,
+                              struct pmucal_tlb **out)
+{
+        enum pmucal_err e = finish_root(c, root, je, out);
+
+        pmucal__escape_msg(c->err, c->errlen);
+        return e;
 }
 
 enum pmucal_err pmucal_tlb_load_buf(const char *buf, size_t len, const char *name,
@@ -259,22 +298,23 @@ enum pmucal_err pmucal_tlb_load_buf(const char *buf, size_t len, const char *nam
 enum pmucal_err pmucal_tlb_load(const char *path, struct pmucal_tlb **out, char *err,
                                 size_t errlen)
 {
-        struct tctx  c = { .name = path, .err = err, .errlen = errlen };
-        json_error_t je;
-        FILE        *f;
+        char            tmp[1], *buf;
+        size_t          n;
+        enum pmucal_err e;
 
         if (err && errlen)
                 err[0] = '\0';
         if (!path || !out)
                 return PMUCAL_E_ARG;
         *out = NULL;
-        if (!(f = fopen(path, "rb"))) {
-                fail(&c, PMUCAL_E_IO, "cannot open: %s", strerror(errno));
-                return c.e;
+        if ((e = pmucal__read_file(path, &buf, &n, err && errlen ? err : tmp,
+                                   err && errlen ? errlen : sizeof(tmp))) != PMUCAL_OK) {
+                pmucal__escape_msg(err, errlen);
+                return e;
         }
-        json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
-        fclose(f);
-        return finish(&c, root, &je, out);
+        e = pmucal_tlb_load_buf(buf, n, path, out, err, errlen);
+        free(buf);
+        return e;
 }
 
 void pmucal_tlb_free(struct pmucal_tlb *t)

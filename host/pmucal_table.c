@@ -36,6 +36,18 @@ static int usage(const char *why)
         return EXIT_USAGE;
 }
 
+/* @p s escaped for printing (pmucal_escape): text from a file or a directory listing never
+ * reaches the terminal raw. Four rotating buffers, so one printf can take several. */
+static const char *esc(const char *s)
+{
+        static char buf[4][1024];
+        static int  k;
+
+        k = (k + 1) % 4;
+        pmucal_escape(buf[k], sizeof(buf[k]), s);
+        return buf[k];
+}
+
 static struct pmucal_table *load_or_report(const char *path)
 {
         struct pmucal_table *t;
@@ -48,18 +60,45 @@ static struct pmucal_table *load_or_report(const char *path)
         return t;
 }
 
+static int check_tlb(const char *path, const char *what)
+{
+        struct pmucal_tlb *k;
+        char               err[512];
+        size_t             n = 0;
+
+        if (pmucal_tlb_load(path, &k, err, sizeof(err)) != PMUCAL_OK) {
+                fprintf(stderr, "pmucal-table: %s\n", err);
+                return EXIT_BAD;
+        }
+        for (size_t i = 0; i < k->n_curves; i++)
+                n += k->curves[i].n_classes;
+        printf("%s: ok, %s%s, %zu curve%s, %zu classes\n", esc(path), what, esc(k->schema),
+               k->n_curves, k->n_curves == 1 ? "" : "s", n);
+        pmucal_tlb_free(k);
+        return 0;
+}
+
+/* A latency table (and its tlb member, read as classify-tlb reads it), or a TLB table. */
 static int cmd_check(const char *path)
 {
-        struct pmucal_table *t = load_or_report(path);
+        struct pmucal_table *t;
+        char                 err[512];
+        enum pmucal_err      e = pmucal_table_load(path, &t, err, sizeof(err));
 
-        if (!t)
+        if (e == PMUCAL_E_KIND)
+                return check_tlb(path, "");
+        if (e != PMUCAL_OK) {
+                fprintf(stderr, "pmucal-table: %s\n", err);
                 return EXIT_BAD;
-        printf("%s: ok, %s, %zu level%s:", path, t->schema, t->n_levels, t->n_levels == 1 ? "" : "s");
+        }
+        printf("%s: ok, %s, %zu level%s:", esc(path), esc(t->schema), t->n_levels,
+               t->n_levels == 1 ? "" : "s");
         for (size_t i = 0; i < t->n_levels; i++)
-                printf(" %s", t->levels[i].name);
+                printf(" %s", esc(t->levels[i].name));
         printf("\n");
+        e = t->has_tlb ? check_tlb(path, "tlb member ") : 0;
         pmucal_table_free(t);
-        return 0;
+        return e ? EXIT_BAD : 0;
 }
 
 static void print_stat(const char *unit, const struct pmucal_stat *s)
@@ -73,27 +112,28 @@ static int cmd_show(const char *path)
 
         if (!t)
                 return EXIT_BAD;
-        printf("table:    %s (%s)\n", path, t->schema);
+        printf("table:    %s (%s)\n", esc(path), esc(t->schema));
         printf("machine:  %s family/model %xh/%xh (%u/%u) stepping %u, \"%s\"\n",
-               t->vendor[0] ? t->vendor : "?", t->family, t->model, t->family, t->model,
-               t->stepping, t->brand);
+               t->vendor[0] ? esc(t->vendor) : "?", t->family, t->model, t->family, t->model,
+               t->stepping, esc(t->brand));
         if (t->has_microcode)
                 printf("          microcode 0x%llx\n", (unsigned long long)t->microcode);
         printf("          core %.3f GHz, TSC %.3f GHz, SMBIOS \"%s\" \"%s\", %u node(s)\n",
-               t->core_hz / 1e9, t->tsc_hz / 1e9, t->smbios_manufacturer, t->smbios_product,
-               t->nodes);
+               t->core_hz / 1e9, t->tsc_hz / 1e9, esc(t->smbios_manufacturer),
+               esc(t->smbios_product), t->nodes);
         printf("method:   %s, layout %s, %llu-byte pages, %u windows, clock %s, prefetchers %s, "
                "pmucal %s\n",
-               t->kernel, t->layout, (unsigned long long)t->page_bytes, t->windows, t->clock,
-               t->prefetchers[0] ? t->prefetchers : "?", t->pmucal_version);
+               esc(t->kernel), esc(t->layout), (unsigned long long)t->page_bytes, t->windows,
+               esc(t->clock), t->prefetchers[0] ? esc(t->prefetchers) : "?",
+               esc(t->pmucal_version));
         for (size_t i = 0; i < t->n_levels; i++) {
                 const struct pmucal_level *l = &t->levels[i];
-                printf("level %-5s", l->name);
+                printf("level %-5s", esc(l->name));
                 if (l->capacity_bytes)
                         printf(" capacity %llu B", (unsigned long long)l->capacity_bytes);
                 if (l->cpuid_capacity_bytes)
                         printf(" (CPUID L%u %llu B, %s)", l->cpuid_level,
-                               (unsigned long long)l->cpuid_capacity_bytes, l->agreement);
+                               (unsigned long long)l->cpuid_capacity_bytes, esc(l->agreement));
                 print_stat("cycles", &l->cycles);
                 if (l->has_ns)
                         print_stat("ns", &l->ns);
@@ -103,7 +143,7 @@ static int cmd_show(const char *path)
         }
         printf("flags:   ");
         for (unsigned i = 0; i < t->n_flags; i++)
-                printf(" %s", t->flags[i]);
+                printf(" %s", esc(t->flags[i]));
         printf("%s\n", t->n_flags ? "" : " none");
         pmucal_table_free(t);
         return 0;
@@ -119,7 +159,7 @@ static int cmd_classify(const char *path, int n, char **lat)
                 double v = strtod(lat[i], &end);
                 if (end == lat[i] || (*end && strcmp(end, "ns")) || !isfinite(v) || v < 0) {
                         fprintf(stderr, "pmucal-table: latency \"%s\" is not a number of cycles "
-                                        "or of ns (\"12.5ns\")\n", lat[i]);
+                                        "or of ns (\"12.5ns\")\n", esc(lat[i]));
                         return EXIT_USAGE;
                 }
         }
@@ -132,11 +172,11 @@ static int cmd_classify(const char *path, int n, char **lat)
                 int    k  = ns ? pmucal_table_classify_ns(t, v) : pmucal_table_classify_cycles(t, v);
                 if (k < 0) {
                         fprintf(stderr, "pmucal-table: %s: no ns figures in this table (core clock "
-                                        "unknown); give the latency in cycles\n", path);
+                                        "unknown); give the latency in cycles\n", esc(path));
                         rc = EXIT_BAD;
                         break;
                 }
-                printf("%s %s\n", lat[i], t->levels[k].name);
+                printf("%s %s\n", esc(lat[i]), esc(t->levels[k].name));
         }
         pmucal_table_free(t);
         return rc;
@@ -254,24 +294,24 @@ static int cmd_match(const char *dir)
         int            n = 0, best = -1, best_score = -1;
 
         if (add_candidates(dir, 0, paths, &n)) {
-                fprintf(stderr, "pmucal-table: %s: cannot open directory: %s\n", dir, strerror(errno));
+                fprintf(stderr, "pmucal-table: %s: cannot open directory: %s\n", esc(dir), strerror(errno));
                 return EXIT_USAGE;
         }
         qsort(paths, (size_t)n, sizeof(paths[0]), cmp_str);
         host_identify(&h);
         printf("this machine: %s family/model %xh/%xh (%u/%u) stepping %u, \"%s\", SMBIOS \"%s\", "
                "%.0f MHz\n", h.cpu.vendor_str, h.cpu.family, h.cpu.model, h.cpu.family,
-               h.cpu.model, h.cpu.stepping, h.cpu.brand, h.product, h.mhz);
+               h.cpu.model, h.cpu.stepping, esc(h.cpu.brand), esc(h.product), h.mhz);
         for (int i = 0; i < n; i++) {
                 struct pmucal_table *t;
                 char                 err[512], why[256];
 
                 if (pmucal_table_load(paths[i], &t, err, sizeof(err)) != PMUCAL_OK) {
-                        printf("  skip %s: %s\n", paths[i], err);
+                        printf("  skip %s: %s\n", esc(paths[i]), err);
                         continue;
                 }
                 int s = score(t, &h, why, sizeof(why));
-                printf("  %s %s: %s (score %d)\n", s < 0 ? "skip" : "cand", paths[i], why, s);
+                printf("  %s %s: %s (score %d)\n", s < 0 ? "skip" : "cand", esc(paths[i]), esc(why), s);
                 if (s > best_score) {
                         best_score = s;
                         best       = i;
@@ -280,9 +320,9 @@ static int cmd_match(const char *dir)
         }
         if (best < 0)
                 fprintf(stderr, "pmucal-table: no table in %s fits this machine (%d candidates)\n",
-                        dir, n);
+                        esc(dir), n);
         else
-                printf("match: %s\n", paths[best]);
+                printf("match: %s\n", esc(paths[best]));
         for (int i = 0; i < n; i++)
                 free(paths[i]);
         return best < 0 ? EXIT_BAD : 0;
@@ -319,7 +359,7 @@ static int cmd_classify_tlb(const char *path, const char *page, int n, char **la
 
         if (!pb) {
                 fprintf(stderr, "pmucal-table: page size \"%s\" is not [dtlb:|itlb:]4k, 2m or 1g\n",
-                        page);
+                        esc(page));
                 return EXIT_USAGE;
         }
         for (int i = 0; i < n; i++) {
@@ -327,7 +367,7 @@ static int cmd_classify_tlb(const char *path, const char *page, int n, char **la
                 double v = strtod(lat[i], &end);
                 if (end == lat[i] || *end || !isfinite(v) || v < 0) {
                         fprintf(stderr, "pmucal-table: latency \"%s\" is not a number of cycles\n",
-                                lat[i]);
+                                esc(lat[i]));
                         return EXIT_USAGE;
                 }
         }
@@ -336,14 +376,14 @@ static int cmd_classify_tlb(const char *path, const char *page, int n, char **la
                 return EXIT_BAD;
         }
         if (!pmucal_tlb_curve(t, side, pb)) {
-                fprintf(stderr, "pmucal-table: %s: no %s curve for %s pages\n", path, side, page);
+                fprintf(stderr, "pmucal-table: %s: no %s curve for %s pages\n", esc(path), side, esc(page));
                 pmucal_tlb_free(t);
                 return EXIT_BAD;
         }
         for (int i = 0; i < n; i++) {
                 const struct pmucal_tlb_class *k =
                         pmucal_tlb_classify(t, side, pb, strtod(lat[i], NULL));
-                printf("%s %s\n", lat[i], k ? k->name : "?");
+                printf("%s %s\n", esc(lat[i]), k ? esc(k->name) : "?");
         }
         pmucal_tlb_free(t);
         return 0;

@@ -87,11 +87,71 @@ case_ "classify-tlb buckets"          0 "=0 l1_hit
 40 walk" classify-tlb "$tmp/tlb-table.json" 4k 0 3.5 40
 case_ "classify-tlb in a latency table" 0 "^20 walk$" classify-tlb "$tmp/lat-with-tlb.json" dtlb:4096 20
 case_ "classify-tlb no such curve"    1 "no itlb curve for itlb:4k"    classify-tlb "$tmp/tlb-table.json" itlb:4k 3
-case_ "classify-tlb other major"      1 "schema \"pmucal.tlb/2\": this library reads pmucal.tlb/1" classify-tlb "$tmp/tlb-v2.json" 4k 3
+case_ "classify-tlb other major"      1 "schema \"pmucal.tlb/2\": major version 2 is not supported \(this library reads 1\)" classify-tlb "$tmp/tlb-v2.json" 4k 3
 case_ "classify-tlb malformed"        1 "curves\[0\]: page_bytes: expected a non-negative integer" classify-tlb "$tmp/tlb-bad.json" 4k 3
 case_ "classify-tlb latency table without tlb" 1 "not a pmucal TLB table" classify-tlb "$good" 4k 3
 case_ "classify-tlb bad page size"    2 "page size \"3k\""             classify-tlb "$tmp/tlb-table.json" 3k 3
 case_ "classify-tlb bad latency"      2 "latency \"fast\""             classify-tlb "$tmp/tlb-table.json" 4k fast
+
+
+# One version rule for every schema (docs/versioning.md): same major accepted, any minor,
+# unknown keys ignored; malformed versions rejected; a version quoted as given.
+echo "${tlbdoc/pmucal.tlb\/1/pmucal.tlb/1.3}" | sed 's/"units"/"later":{"x":1},"units"/' > "$tmp/tlb-v1.3.json"
+sed 's|"pmucal.latency-table/1"|"pmucal.latency-table/1."|' "$good" > "$tmp/v1dot.json"
+sed 's|"pmucal.latency-table/1"|"pmucal.latency-table/01"|' "$good" > "$tmp/v01.json"
+sed 's|"pmucal.latency-table/1"|"pmucal.latency-table/1.-1"|' "$good" > "$tmp/v1m1.json"
+sed 's|"pmucal.latency-table/1"|"pmucal.latency-table/1x"|' "$good" > "$tmp/v1x.json"
+sed 's|"pmucal.latency-table/1"|"pmucal.latency-table/4294967297"|' "$good" > "$tmp/vbig.json"
+case_ "version: tlb/1.3 with unknown keys is read" 0 "^2 l1_hit$"           classify-tlb "$tmp/tlb-v1.3.json" 4k 2
+case_ "version: tlb/1.3 checks"       0 "tlb-v1.3.json: ok, pmucal.tlb/1.3, 1 curve" check "$tmp/tlb-v1.3.json"
+case_ "version: 1. rejected"          1 "\"pmucal.latency-table/1.\": the version is not MAJOR or MAJOR.MINOR" check "$tmp/v1dot.json"
+case_ "version: 01 rejected"          1 "the version is not"            check "$tmp/v01.json"
+case_ "version: 1.-1 rejected"        1 "the version is not"            check "$tmp/v1m1.json"
+case_ "version: 1x rejected"          1 "the version is not"            classify "$tmp/v1x.json" 5
+case_ "version: 4294967297 as given"  1 "schema \"pmucal.latency-table/4294967297\": the version is not MAJOR" check "$tmp/vbig.json"
+
+# check checks meaning: names, order, null for unknown, the tlb member, units, classes.
+sed '0,/"name": "L2"/s//"name": "L1"/' "$good" > "$tmp/dupname.json"
+sed 's/"capacity_bytes": 977280/"capacity_bytes": 20000/' "$good" > "$tmp/caporder.json"
+sed 's/"core_hz": [0-9]*/"core_hz": 0/' "$good" > "$tmp/corehz0.json"
+sed 's/"flags": \[/"tlb": {"schema": "pmucal.tlb\/1", "units": "mcyc", "curves": [{"side": "xtlb"}]}, "flags": [/' "$good" > "$tmp/badtlbmember.json"
+sed 's/"flags": \[/"tlb": '"${tlbdoc//\//\\/}"', "flags": [/' "$good" > "$tmp/goodtlbmember.json"
+echo "${tlbdoc/\"mcyc\"/\"cycles\"}" > "$tmp/tlb-units.json"
+echo "${tlbdoc/\"class\":\"walk\"/\"class\":\"l2_hit\"}" > "$tmp/tlb-dupclass.json"
+grep -q '"capacity_bytes": 977280' "$good" || echo "# fixture changed: capacity case is void"
+case_ "meaning: duplicate level names" 1 "levels\[1\].name: \"L1\" is also the name of levels\[0\]" check "$tmp/dupname.json"
+case_ "meaning: capacities out of order" 1 "levels\[1\].capacity_bytes: 20000 is not above levels\[0\]'s" check "$tmp/caporder.json"
+case_ "meaning: core_hz 0 is not null" 1 "machine.core_hz: 0: an unknown value is written null" check "$tmp/corehz0.json"
+case_ "meaning: a bad tlb member fails check" 1 "badtlbmember.json: tlb.curves\[0\]: pte: missing" check "$tmp/badtlbmember.json"
+case_ "meaning: a good tlb member passes" 0 "ok, tlb member pmucal.tlb/1, 1 curve" check "$tmp/goodtlbmember.json"
+case_ "meaning: unknown TLB units"     1 "units: \"cycles\" is not a known unit" check "$tmp/tlb-units.json"
+case_ "meaning: duplicate TLB class"   1 "a second \"l2_hit\""            classify-tlb "$tmp/tlb-dupclass.json" 4k 1
+
+# One size limit for every subcommand.
+{ printf '{"schema":"pmucal.tlb/1","units":"mcyc","pad":"'; head -c $((17 << 20)) /dev/zero | tr '\0' x; printf '","curves":[]}'; } > "$tmp/huge.json"
+case_ "size: check refuses 17 MiB"     1 "huge.json: file too large"     check "$tmp/huge.json"
+case_ "size: classify-tlb refuses 17 MiB" 1 "huge.json: file too large"  classify-tlb "$tmp/huge.json" 4k 1
+case_ "size: classify refuses 17 MiB"  1 "huge.json: file too large"     classify "$tmp/huge.json" 1
+rm -f "$tmp/huge.json"
+
+# Text from a file is escaped: a level name with a newline and a terminal escape.
+sed '0,/"name": "L1"/s//"name": "L1\\n\\u001b[2J"/' "$good" > "$tmp/ctrl.json"
+out=$("$BIN" check "$tmp/ctrl.json" 2>&1; "$BIN" show "$tmp/ctrl.json" 2>&1; "$BIN" classify "$tmp/ctrl.json" 1 2>&1)
+n=$((n + 1))
+if ! grep -q $'\x1b' <<<"$out" && grep -qF 'L1\n\x1b[2J L2' <<<"$out" && grep -qF '1 L1\n\x1b[2J' <<<"$out"; then
+        echo "ok $n - escape: a level name with control characters is printed escaped"
+else
+        failed=$((failed + 1)); echo "not ok $n - escape: a level name with control characters is printed escaped"
+        cat -v <<<"$out" | sed 's/^/# /'
+fi
+printf '{"schema": "pmucal.latency-table/1\\u001b]0;pwned\\u0007"}' > "$tmp/ctrlschema.json"
+out=$("$BIN" check "$tmp/ctrlschema.json" 2>&1)
+n=$((n + 1))
+if ! grep -q $'[\x1b\x07]' <<<"$out" && grep -qF '1\x1b]0;pwned\x07' <<<"$out"; then
+        echo "ok $n - escape: a schema with control characters is quoted escaped in the error"
+else
+        failed=$((failed + 1)); echo "not ok $n - escape: schema with control characters"; cat -v <<<"$out" | sed 's/^/# /'
+fi
 
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -33,10 +33,11 @@ enum pmucal_err {
         PMUCAL_OK = 0,
         PMUCAL_E_IO,      /* the file could not be opened or read */
         PMUCAL_E_SYNTAX,  /* not JSON (or truncated): err has line:column */
-        PMUCAL_E_VERSION, /* not a pmucal latency table, or another major version */
+        PMUCAL_E_VERSION, /* a malformed schema version, or another major version */
         PMUCAL_E_SCHEMA,  /* a field is missing, of the wrong type or out of range: err has its path */
         PMUCAL_E_NOMEM,
         PMUCAL_E_ARG,     /* NULL arguments */
+        PMUCAL_E_KIND,    /* not this kind of pmucal table (another schema, or none) */
 };
 
 /** A latency distribution (cycles or ns). */
@@ -80,6 +81,7 @@ struct pmucal_table {
         struct pmucal_level *levels;
         unsigned             n_flags;
         char                 flags[16][32];  /* "no_hierarchy", "noisy", ... (first 16) */
+        bool                 has_tlb;        /* a "tlb" member is present (pmucal_tlb_load reads it) */
 };
 
 /** Load and validate the table in file @p path. On success *@p out is a new table (free with
@@ -116,6 +118,13 @@ int pmucal_schema_version(const char *s, const char *prefix, long *major, long *
 
 /** Short text for @p e ("syntax error"); never NULL. */
 const char *pmucal_strerror(enum pmucal_err e);
+
+/** Copy @p src to @p dst (@p cap bytes, always NUL-terminated when @p cap > 0) with every
+ *  byte that could act on a terminal escaped: control characters as \n, \t, \r or \xHH,
+ *  a backslash as \\, bytes that are not valid UTF-8 and C1 controls as \xHH. Returns the
+ *  length of the whole escaped text (as snprintf). Strings in a table are as in its file:
+ *  escape them before printing them. */
+size_t pmucal_escape(char *dst, size_t cap, const char *src);
 
 #ifdef __cplusplus
 }
