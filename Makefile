@@ -71,7 +71,7 @@ BENCH_CFLAGS := -O2 -fno-tree-vectorize -fno-unroll-loops -fno-omit-frame-pointe
 # Shipped host programs and library: release flags. Unit tests: test flags.
 HOST_CFLAGS := $(COMMON_CFLAGS) -O2 -g -fPIC
 TEST_CFLAGS := $(COMMON_CFLAGS) -O1 -g -Wno-missing-prototypes
-FUZZ_CFLAGS := -std=gnu11 -I. -g -O1 -fsanitize=fuzzer,address,undefined
+FUZZ_CFLAGS := -std=gnu11 -I. -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 
 # ---- sources, one list per folder ---------------------------------------------------------
 ARCH_DIR_x86_64 := x86
@@ -285,7 +285,7 @@ BENCH_SAMPLING_SRCS := tests/bench_sampling.c
 .SECONDEXPANSION:
 
 .PHONY: all run test unit fuzz usb host bench bench-latency bench-tlb bench-pmu \
-        bench-sampling plot deps check-deps check-layering clean
+        bench-sampling plot deps check-deps check-layering clean test-asan test-asan-build
 .DEFAULT_GOAL := all
 
 # ---- the firmware application --------------------------------------------------------------
@@ -419,8 +419,19 @@ unit: $(TEST_BINS)
 fuzz: $(FUZZ_BINS)
 
 test: deps
-	@$(MAKE) --no-print-directory check-layering all usb unit fuzz host
+	@$(MAKE) --no-print-directory check-layering all usb unit fuzz host test-asan-build
 	@tests/run-tests.sh
+
+# Sanitizers: the host tests and the CLI programs built once more under $(B)/asan with
+# AddressSanitizer (leaks included) and UndefinedBehaviorSanitizer, every report fatal (the
+# fuzzers carry both already). `make test` builds them and tests/run-tests.sh runs them
+# (stage asan: unit tests and the CLI cases); `make test-asan` runs that stage alone.
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+test-asan-build:
+	@$(MAKE) --no-print-directory B=$(B)/asan HOST_CC="$(HOST_CC) $(SAN_FLAGS)" \
+		unit $(B)/asan/host/pmucal-table $(B)/asan/host/pmucal-host
+test-asan: test-asan-build
+	@B=$(B) ONLY=asan tests/run-tests.sh
 
 check-layering:
 	@$(PYTHON) tools/check_layering.py
