@@ -217,10 +217,17 @@ APP_SRCS := \
 # host/: host-only programs and the consumer library.
 LIBPMUCAL_SRCS := \
 	host/libpmucal.c \
+	host/libpmucal_classify.c \
 	host/libpmucal_common.c \
-	host/libpmucal_tlb.c
+	host/libpmucal_json.c \
+	host/libpmucal_tlb.c \
+	host/libpmucal_tlb_classify.c
 PMUCAL_TABLE_SRCS := \
-	host/pmucal_table.c
+	host/pmucal_table.c \
+	host/pmucal_table_classify.c \
+	host/pmucal_table_diff.c \
+	host/pmucal_table_match.c \
+	host/pmucal_table_show.c
 PMUCAL_HOST_SRCS := \
 	host/c2c_host.c \
 	host/host_args.c \

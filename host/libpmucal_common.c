@@ -1,9 +1,12 @@
-/** @file libpmucal, shared part: the file reader with its size limit, the schema version rule
- *  (docs/versioning.md) and escaping of text from files (see libpmucal_priv.h and
- *  include/pmucal/table.h). Host only: libc. */
+/** @file libpmucal, shared part: the version, error texts, the file reader with its size
+ *  limit, the schema version rule (docs/versioning.md), escaping of text from files, the
+ *  table pool and the unit conversions (see host/libpmucal_priv.h and
+ *  host/include/pmucal/pmucal.h). Host only: libc. */
 #include "host/libpmucal_priv.h"
 
 #include <errno.h>
+#include <math.h>
+#include <stdalign.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +21,29 @@ static const char *const err_text[] = {
         [PMUCAL_E_NOMEM]   = "out of memory",
         [PMUCAL_E_ARG]     = "bad argument",
         [PMUCAL_E_KIND]    = "not this kind of pmucal table",
+        [PMUCAL_E_RANGE]   = "latency is not a finite non-negative number",
+        [PMUCAL_E_NO_RATIO] = "this table has no clock ratio to convert that unit",
+        [PMUCAL_E_NO_CURVE] = "no curve for that side and page size",
 };
+
+#define STR_(x) #x
+#define STR(x)  STR_(x)
+
+unsigned pmucal_version(void)
+{
+        return PMUCAL_VERSION_NUMBER;
+}
+
+const char *pmucal_version_string(void)
+{
+        return STR(PMUCAL_VERSION_MAJOR) "." STR(PMUCAL_VERSION_MINOR) "." STR(PMUCAL_VERSION_PATCH);
+}
+
+const char *pmucal_unit_name(enum pmucal_unit u)
+{
+        static const char *const names[] = { "table", "tsc", "core", "ns" };
+        return (unsigned)u < sizeof(names) / sizeof(names[0]) ? names[u] : "?";
+}
 
 const char *pmucal_strerror(enum pmucal_err e)
 {
@@ -104,45 +129,49 @@ static const char *number(const char *p, long *v)
         return p - s > 9 ? NULL : p;
 }
 
-int pmucal_schema_version(const char *s, const char *prefix, long *major, long *minor)
+enum pmucal_err pmucal_schema_version(const char *s, const char *prefix, unsigned *major,
+                                      unsigned *minor)
 {
         long        mj, mn = 0;
         const char *p;
 
-        if (!s || !prefix || strncmp(s, prefix, strlen(prefix)))
-                return -1;
+        if (!s || !prefix)
+                return PMUCAL_E_ARG;
+        if (strncmp(s, prefix, strlen(prefix)))
+                return PMUCAL_E_KIND;
         p = number(s + strlen(prefix), &mj);
         if (p && *p == '.')
                 p = number(p + 1, &mn);
         if (!p || *p)
-                return -1;
+                return PMUCAL_E_VERSION;
         if (major)
-                *major = mj;
+                *major = (unsigned)mj;
         if (minor)
-                *minor = mn;
-        return 0;
+                *minor = (unsigned)mn;
+        return PMUCAL_OK;
 }
 
 enum pmucal_err pmucal__schema_version(const char *s, const char *prefix, unsigned major,
                                        unsigned *minor, char *msg, size_t msglen)
 {
-        long maj, min;
+        unsigned        maj, min;
+        enum pmucal_err e = pmucal_schema_version(s, prefix, &maj, &min);
 
-        if (strncmp(s, prefix, strlen(prefix))) {
+        if (e == PMUCAL_E_KIND) {
                 snprintf(msg, msglen, "schema \"%s\" is not %sMAJOR[.MINOR]", s, prefix);
                 return PMUCAL_E_KIND;
         }
-        if (pmucal_schema_version(s, prefix, &maj, &min)) {
+        if (e != PMUCAL_OK) {
                 snprintf(msg, msglen, "schema \"%s\": the version is not MAJOR or MAJOR.MINOR "
                                       "(decimal, no leading zeros, at most 9 digits)", s);
                 return PMUCAL_E_VERSION;
         }
-        if (maj != (long)major) {
-                snprintf(msg, msglen, "schema \"%s\": major version %ld is not supported (this "
+        if (maj != major) {
+                snprintf(msg, msglen, "schema \"%s\": major version %u is not supported (this "
                                       "library reads %u)", s, maj, major);
                 return PMUCAL_E_VERSION;
         }
-        *minor = (unsigned)min;
+        *minor = min;
         return PMUCAL_OK;
 }
 
@@ -224,4 +253,91 @@ void pmucal__escape_msg(char *err, size_t errlen)
         snprintf(err, errlen, "%s", tmp);
         if ((need >= sizeof(tmp) || need >= errlen) && errlen > 4)
                 memcpy(err + errlen - 4, "...", 4);
+}
+
+/* ---- the pool -------------------------------------------------------------------------- */
+
+struct pmucal__pool {
+        struct pmucal__pool *next;
+        alignas(max_align_t) unsigned char data[];
+};
+
+void *pmucal__pool_alloc(struct pmucal__pool **pool, size_t n)
+{
+        struct pmucal__pool *b;
+
+        if (n > SIZE_MAX - sizeof(*b) || !(b = calloc(1, sizeof(*b) + n)))
+                return NULL;
+        b->next = *pool;
+        *pool   = b;
+        return b->data;
+}
+
+char *pmucal__pool_strdup(struct pmucal__pool **pool, const char *s)
+{
+        size_t n = strlen(s) + 1;
+        char  *d = pmucal__pool_alloc(pool, n);
+
+        return d ? memcpy(d, s, n) : NULL;
+}
+
+void pmucal__pool_free(struct pmucal__pool *pool)
+{
+        while (pool) {
+                struct pmucal__pool *next = pool->next;
+                free(pool);
+                pool = next;
+        }
+}
+
+/* ---- clocks and units ------------------------------------------------------------------- */
+
+enum pmucal_unit pmucal__clock_unit(const char *clock)
+{
+        if (clock && !strcmp(clock, "tsc"))
+                return PMUCAL_UNIT_TSC;
+        if (clock && (!strcmp(clock, "tsc-aperf-mperf") || !strcmp(clock, "pmu-core-cycles")))
+                return PMUCAL_UNIT_CORE;
+        return PMUCAL_UNIT_TABLE;
+}
+
+bool pmucal__latency_ok(double v)
+{
+        return isfinite(v) && v >= 0;
+}
+
+/* Ticks per second of @p u; 0 when the table does not know it. */
+static double rate(const struct pmucal__clocks *c, enum pmucal_unit u)
+{
+        if (u == PMUCAL_UNIT_TABLE)
+                u = c->cycles_unit;
+        switch (u) {
+        case PMUCAL_UNIT_NS: return 1e9;
+        case PMUCAL_UNIT_TSC: return (double)c->tsc_hz;
+        case PMUCAL_UNIT_CORE: return c->core_measured ? (double)c->core_hz : 0;
+        default: return 0;
+        }
+}
+
+enum pmucal_err pmucal__convert(const struct pmucal__clocks *c, double v, enum pmucal_unit from,
+                                enum pmucal_unit to, double *out)
+{
+        double a, b;
+
+        if ((unsigned)from > PMUCAL_UNIT_NS || (unsigned)to > PMUCAL_UNIT_NS)
+                return PMUCAL_E_ARG;
+        if (from == PMUCAL_UNIT_TABLE && c->cycles_unit != PMUCAL_UNIT_TABLE)
+                from = c->cycles_unit;
+        if (to == PMUCAL_UNIT_TABLE && c->cycles_unit != PMUCAL_UNIT_TABLE)
+                to = c->cycles_unit;
+        if (from == to) {
+                *out = v;
+                return PMUCAL_OK;
+        }
+        a = rate(c, from);
+        b = rate(c, to);
+        if (!(a > 0) || !(b > 0))
+                return PMUCAL_E_NO_RATIO;
+        *out = v / a * b;
+        return PMUCAL_OK;
 }

@@ -1,7 +1,8 @@
 /** @file
- * libpmucal internals shared by the latency-table and TLB-table loaders
- * (host/libpmucal_common.c): one size limit and one file reader for every table, one
- * schema version rule (docs/versioning.md), and error messages made safe to print. Not
+ * libpmucal internals shared by the latency-table and TLB-table loaders and classifiers
+ * (host/libpmucal_common.c): one size limit and one file reader for every table, one schema
+ * version rule (docs/versioning.md), error messages made safe to print, the pool that owns a
+ * table's strings and arrays, and the clock rules that convert a caller's unit. Not
  * installed; every symbol here is hidden from the shared library.
  */
 #ifndef PMUCAL_LIBPMUCAL_PRIV_H
@@ -9,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "host/include/pmucal/table.h"
+#include "host/include/pmucal/pmucal.h"
 
 #define PMUCAL_HIDDEN __attribute__((visibility("hidden")))
 
@@ -32,5 +33,39 @@ PMUCAL_HIDDEN enum pmucal_err pmucal__schema_version(const char *s, const char *
 /** Escape @p err in place (pmucal_escape), so that a message quoting a file's text can be
  *  printed to a terminal; truncated to @p errlen with "..." when it grows too long. */
 PMUCAL_HIDDEN void pmucal__escape_msg(char *err, size_t errlen);
+
+/** Memory a table owns: every block is freed with the table. */
+struct pmucal__pool;
+
+/** @p n zeroed bytes owned by *@p pool (NULL when out of memory). */
+PMUCAL_HIDDEN void *pmucal__pool_alloc(struct pmucal__pool **pool, size_t n);
+
+/** A copy of @p s owned by *@p pool (NULL when out of memory). */
+PMUCAL_HIDDEN char *pmucal__pool_strdup(struct pmucal__pool **pool, const char *s);
+
+/** Free everything in @p pool (NULL is ignored). */
+PMUCAL_HIDDEN void pmucal__pool_free(struct pmucal__pool *pool);
+
+/** The unit a table's figures are in, from its clock name (method.clock): "tsc" TSC ticks;
+ *  "tsc-aperf-mperf", "pmu-core-cycles" core cycles; anything else (or NULL) unknown
+ *  (PMUCAL_UNIT_TABLE). */
+PMUCAL_HIDDEN enum pmucal_unit pmucal__clock_unit(const char *clock);
+
+/** What a table knows about its clocks. */
+struct pmucal__clocks {
+        enum pmucal_unit cycles_unit;    /* the figures' unit: TSC, CORE or TABLE (unknown) */
+        bool             core_measured;  /* core_hz is a measured core rate */
+        uint64_t         tsc_hz, core_hz;/* 0 = unknown */
+};
+
+/** Convert @p v from @p from to @p to: identity within one clock (TABLE is cycles_unit), else
+ *  through seconds with the rates the table knows (a core rate only when measured).
+ *  PMUCAL_E_NO_RATIO when a rate is missing, PMUCAL_E_ARG for a unit outside the enum. */
+PMUCAL_HIDDEN enum pmucal_err pmucal__convert(const struct pmucal__clocks *c, double v,
+                                              enum pmucal_unit from, enum pmucal_unit to,
+                                              double *out);
+
+/** True when @p v is a latency a classifier accepts: finite and not negative. */
+PMUCAL_HIDDEN bool pmucal__latency_ok(double v);
 
 #endif
