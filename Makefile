@@ -6,7 +6,8 @@
 #   make test       layering check, host unit tests, shell tests, fuzzers, QEMU boots;
 #                   ends with one line "N passed, N failed"
 #   make usb        build/pmucal.img, a GPT disk with an ESP to dd onto a USB stick
-#   make host       pmucal-host, pmucal-table and libpmucal.a (release flags)
+#   make host       pmucal-host, pmucal-table, libpmucal.a and libpmucal.so (release flags)
+#   make install    PREFIX=DIR: headers, libpmucal (static, shared, pkg-config), pmucal-table
 #   make bench      benchmark figures (not a timed test)
 #   make plot       draw the newest results (RESULTS=DIR for another)
 #   make deps       apt-get install what the build and the tests need
@@ -292,7 +293,8 @@ BENCH_SAMPLING_SRCS := tests/bench_sampling.c
 .SECONDEXPANSION:
 
 .PHONY: all run test unit fuzz usb host bench bench-latency bench-tlb bench-pmu \
-        bench-sampling plot deps check-deps check-layering clean test-asan test-asan-build
+        bench-sampling plot deps check-deps check-layering clean test-asan test-asan-build \
+        install
 .DEFAULT_GOAL := all
 
 # ---- the firmware application --------------------------------------------------------------
@@ -392,6 +394,36 @@ $(B)/host/pmucal-host: $(call host_obj,$(PMUCAL_HOST_SRCS)) $(B)/host/obj/layers
 	$(Q)$(HOST_CC) $^ -o $@ -lpthread
 
 host: $(B)/host/pmucal-host $(B)/host/pmucal-table $(B)/host/libpmucal.a
+
+# libpmucal as a shared library: only the functions the headers mark PMUCAL_API are exported
+# (-fvisibility=hidden); the soname carries the major version (host/include/pmucal/pmucal.h).
+LIBPMUCAL_VERSION := $(shell awk '/define PMUCAL_VERSION_(MAJOR|MINOR|PATCH) / { v = v s $$3; s = "." } \
+                       END { print v }' host/include/pmucal/pmucal.h)
+LIBPMUCAL_SONAME := libpmucal.so.$(firstword $(subst ., ,$(LIBPMUCAL_VERSION)))
+LIBPMUCAL_SO := $(B)/host/libpmucal.so.$(LIBPMUCAL_VERSION)
+$(call host_obj,$(LIBPMUCAL_SRCS)): XFLAGS = -fvisibility=hidden
+$(LIBPMUCAL_SO): $(call host_obj,$(LIBPMUCAL_SRCS))
+	$(say) LINK $@
+	$(Q)$(HOST_CC) -shared -Wl,-soname,$(LIBPMUCAL_SONAME) -Wl,--no-undefined $^ -o $@ \
+		-ljansson -lm
+host: $(LIBPMUCAL_SO)
+
+# make install PREFIX=DIR (DESTDIR too): headers, static and shared library, pkg-config file,
+# pmucal-table. docs/libpmucal.md says how to build against them.
+PREFIX ?= /usr/local
+install: host
+	$(say) INSTALL $(DESTDIR)$(PREFIX)
+	$(Q)install -d $(DESTDIR)$(PREFIX)/include/pmucal $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+		$(DESTDIR)$(PREFIX)/bin
+	$(Q)install -m 644 host/include/pmucal/pmucal.h host/include/pmucal/table.h \
+		host/include/pmucal/tlb.h $(DESTDIR)$(PREFIX)/include/pmucal/
+	$(Q)install -m 644 $(B)/host/libpmucal.a $(DESTDIR)$(PREFIX)/lib/
+	$(Q)install -m 755 $(LIBPMUCAL_SO) $(DESTDIR)$(PREFIX)/lib/
+	$(Q)ln -sf $(notdir $(LIBPMUCAL_SO)) $(DESTDIR)$(PREFIX)/lib/$(LIBPMUCAL_SONAME)
+	$(Q)ln -sf $(LIBPMUCAL_SONAME) $(DESTDIR)$(PREFIX)/lib/libpmucal.so
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(LIBPMUCAL_VERSION)|' host/pmucal.pc.in \
+		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/pmucal.pc
+	$(Q)install -m 755 $(B)/host/pmucal-table $(DESTDIR)$(PREFIX)/bin/
 
 # ---- tests ---------------------------------------------------------------------------------
 $(B)/test/layers.a: $(call test_obj,$(TEST_LAYER_SRCS))
