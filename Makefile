@@ -293,8 +293,8 @@ BENCH_SAMPLING_SRCS := tests/bench_sampling.c
 .SECONDEXPANSION:
 
 .PHONY: all run test unit fuzz usb host bench bench-latency bench-tlb bench-pmu \
-        bench-sampling plot deps check-deps check-layering clean test-asan test-asan-build \
-        install
+        bench-sampling bench-classify plot deps check-deps check-layering clean test-asan \
+        test-asan-build install
 .DEFAULT_GOAL := all
 
 # ---- the firmware application --------------------------------------------------------------
@@ -476,7 +476,7 @@ check-layering:
 	@$(PYTHON) tools/check_layering.py
 
 # ---- benchmarks and plots ------------------------------------------------------------------
-bench: bench-latency bench-tlb bench-pmu bench-sampling
+bench: bench-latency bench-tlb bench-pmu bench-sampling bench-classify
 
 bench-latency: all host
 	@BENCH_EFI=$(B)/pmucal.efi tools/bench.sh $(B)/host/pmucal-host
@@ -489,6 +489,9 @@ bench-pmu: all
 
 bench-sampling: $(B)/host/bench_sampling
 	@tools/bench-sampling.sh $(B)/host/bench_sampling
+
+bench-classify: $(B)/host/pmucal-table
+	@tools/bench-classify.sh $(B)
 
 plot:
 	@tools/plot.sh $(RESULTS)
