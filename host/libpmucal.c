@@ -3,7 +3,6 @@
  * checked for presence, type, range and meaning before use; a bad one is reported with its
  * JSON path ("levels[2].cycles.p90"). Strings and arrays live in the table's pool. */
 #include "host/include/pmucal/table.h"
-#include "host/libpmucal_json.h"
 #include "host/libpmucal_priv.h"
 
 #include <errno.h>

@@ -1,7 +1,7 @@
-/** @file libpmucal: the JSON getters of the latency-table reader (see host/libpmucal_json.h).
+/** @file libpmucal: the JSON getters of the latency-table reader (see host/libpmucal_priv.h).
  *  Every field is checked for presence, type and range; a bad one is reported with its JSON
  *  path. Host only: libc and jansson. */
-#include "host/libpmucal_json.h"
+#include "host/libpmucal_priv.h"
 
 #include <inttypes.h>
 #include <math.h>
