@@ -6,7 +6,8 @@
 #   make test       layering check, host unit tests, shell tests, fuzzers, QEMU boots;
 #                   ends with one line "N passed, N failed"
 #   make usb        build/pmucal.img, a GPT disk with an ESP to dd onto a USB stick
-#   make host       pmucal-host, pmucal-table and libpmucal.a (release flags)
+#   make host       pmucal-host, pmucal-table, libpmucal.a and libpmucal.so (release flags)
+#   make install    PREFIX=DIR: headers, libpmucal (static, shared, pkg-config), pmucal-table
 #   make coverage   host unit tests with gcov; per-file line coverage (needs gcovr)
 #   make bench      benchmark figures (not a timed test)
 #   make plot       draw the newest results (RESULTS=DIR for another)
@@ -73,7 +74,7 @@ BENCH_CFLAGS := -O2 -fno-tree-vectorize -fno-unroll-loops -fno-omit-frame-pointe
 HOST_CFLAGS := $(COMMON_CFLAGS) -O2 -g -fPIC
 COV_FLAGS   ?=
 TEST_CFLAGS := $(COMMON_CFLAGS) -O1 -g -Wno-missing-prototypes $(COV_FLAGS)
-FUZZ_CFLAGS := -std=gnu11 -I. -g -O1 -fsanitize=fuzzer,address,undefined
+FUZZ_CFLAGS := -std=gnu11 -I. -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 
 # ---- sources, one list per folder ---------------------------------------------------------
 ARCH_DIR_x86_64 := x86
@@ -121,6 +122,7 @@ BOOT_UEFI_SRCS := \
 	boot/uefi/uefi_tables.c
 BOOT_LINUX_SRCS := \
 	boot/linux/linux_cpu.c \
+	boot/linux/linux_file.c \
 	boot/linux/linux_msr.c \
 	boot/linux/linux_plat.c
 
@@ -220,13 +222,23 @@ APP_SRCS := \
 # host/: host-only programs and the consumer library.
 LIBPMUCAL_SRCS := \
 	host/libpmucal.c \
-	host/libpmucal_tlb.c \
+	host/libpmucal_classify.c \
+	host/libpmucal_common.c \
+	host/libpmucal_json.c \
 	host/libpmucal_numa.c \
-	host/libpmucal_numa_classify.c
+	host/libpmucal_numa_classify.c \
+	host/libpmucal_tlb.c \
+	host/libpmucal_tlb_classify.c
 PMUCAL_TABLE_SRCS := \
-	host/pmucal_table.c
+	host/pmucal_table.c \
+	host/pmucal_table_classify.c \
+	host/pmucal_table_diff.c \
+	host/pmucal_table_match.c \
+	host/pmucal_table_remote.c \
+	host/pmucal_table_show.c
 PMUCAL_HOST_SRCS := \
 	host/c2c_host.c \
+	host/host_args.c \
 	host/perf_clock.c \
 	host/pmucal_host.c \
 	host/tlb_host.c \
@@ -279,6 +291,7 @@ TEST_MSR_vpmu_suite     := $(VPMU_SRCS)
 TEST_LDFLAGS_vpmu_suite := $(VPMU_LDFLAGS)
 TEST_MSR_vpmu_phase     := $(VPMU_SRCS)
 TEST_LDFLAGS_vpmu_phase := $(VPMU_LDFLAGS)
+TEST_EXTRA_linuxfile := boot/linux/linux_file.c
 TEST_SUPPORT_SRCS := \
 	tests/acpi_fixture.c \
 	tests/cpuid_dump.c \
@@ -296,7 +309,7 @@ FUZZ_SRCS_acpi   := boot/acpi.c boot/acpi_hmat.c boot/smbios.c lib/status.c lib/
 FUZZ_SRCS_config := app/config.c app/config_cpus.c lib/status.c lib/fmt.c lib/log.c report/rep.c \
                     report/json.c tests/fake_plat.c tests/fake_volume.c tests/fake_mem_node.c \
                     boot/memrange.c
-FUZZ_SRCS_table  := host/libpmucal.c host/libpmucal_numa.c host/libpmucal_numa_classify.c
+FUZZ_SRCS_table  := $(LIBPMUCAL_SRCS)
 FUZZ_LIBS := -ljansson -lm
 FUZZ_BINS := $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZERS))
 
@@ -308,7 +321,8 @@ BENCH_SAMPLING_SRCS := tests/bench_sampling.c
 .SECONDEXPANSION:
 
 .PHONY: all run test unit coverage fuzz usb host bench bench-latency bench-tlb bench-pmu \
-        bench-sampling bench-numa plot deps check-deps check-layering clean
+        bench-sampling bench-numa bench-classify plot deps check-deps check-layering clean \
+        test-asan test-asan-build install
 .DEFAULT_GOAL := all
 
 # ---- the firmware application --------------------------------------------------------------
@@ -409,6 +423,36 @@ $(B)/host/pmucal-host: $(call host_obj,$(PMUCAL_HOST_SRCS)) $(B)/host/obj/layers
 
 host: $(B)/host/pmucal-host $(B)/host/pmucal-table $(B)/host/libpmucal.a
 
+# libpmucal as a shared library: only the functions the headers mark PMUCAL_API are exported
+# (-fvisibility=hidden); the soname carries the major version (host/include/pmucal/pmucal.h).
+LIBPMUCAL_VERSION := $(shell awk '/define PMUCAL_VERSION_(MAJOR|MINOR|PATCH) / { v = v s $$3; s = "." } \
+                       END { print v }' host/include/pmucal/pmucal.h)
+LIBPMUCAL_SONAME := libpmucal.so.$(firstword $(subst ., ,$(LIBPMUCAL_VERSION)))
+LIBPMUCAL_SO := $(B)/host/libpmucal.so.$(LIBPMUCAL_VERSION)
+$(call host_obj,$(LIBPMUCAL_SRCS)): XFLAGS = -fvisibility=hidden
+$(LIBPMUCAL_SO): $(call host_obj,$(LIBPMUCAL_SRCS))
+	$(say) LINK $@
+	$(Q)$(HOST_CC) -shared -Wl,-soname,$(LIBPMUCAL_SONAME) -Wl,--no-undefined $^ -o $@ \
+		-ljansson -lm
+host: $(LIBPMUCAL_SO)
+
+# make install PREFIX=DIR (DESTDIR too): headers, static and shared library, pkg-config file,
+# pmucal-table. docs/libpmucal.md says how to build against them.
+PREFIX ?= /usr/local
+install: host
+	$(say) INSTALL $(DESTDIR)$(PREFIX)
+	$(Q)install -d $(DESTDIR)$(PREFIX)/include/pmucal $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+		$(DESTDIR)$(PREFIX)/bin
+	$(Q)install -m 644 host/include/pmucal/pmucal.h host/include/pmucal/table.h \
+		host/include/pmucal/tlb.h host/include/pmucal/numa.h $(DESTDIR)$(PREFIX)/include/pmucal/
+	$(Q)install -m 644 $(B)/host/libpmucal.a $(DESTDIR)$(PREFIX)/lib/
+	$(Q)install -m 755 $(LIBPMUCAL_SO) $(DESTDIR)$(PREFIX)/lib/
+	$(Q)ln -sf $(notdir $(LIBPMUCAL_SO)) $(DESTDIR)$(PREFIX)/lib/$(LIBPMUCAL_SONAME)
+	$(Q)ln -sf $(LIBPMUCAL_SONAME) $(DESTDIR)$(PREFIX)/lib/libpmucal.so
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(LIBPMUCAL_VERSION)|' host/pmucal.pc.in \
+		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/pmucal.pc
+	$(Q)install -m 755 $(B)/host/pmucal-table $(DESTDIR)$(PREFIX)/bin/
+
 # ---- tests ---------------------------------------------------------------------------------
 $(B)/test/layers.a: $(call test_obj,$(TEST_LAYER_SRCS))
 	$(say) AR $@
@@ -458,14 +502,25 @@ coverage:
 fuzz: $(FUZZ_BINS)
 
 test: deps
-	@$(MAKE) --no-print-directory check-layering all usb unit fuzz host
+	@$(MAKE) --no-print-directory check-layering all usb unit fuzz host test-asan-build
 	@tests/run-tests.sh
+
+# Sanitizers: the host tests and the CLI programs built once more under $(B)/asan with
+# AddressSanitizer (leaks included) and UndefinedBehaviorSanitizer, every report fatal (the
+# fuzzers carry both already). `make test` builds them and tests/run-tests.sh runs them
+# (stage asan: unit tests and the CLI cases); `make test-asan` runs that stage alone.
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+test-asan-build:
+	@$(MAKE) --no-print-directory B=$(B)/asan HOST_CC="$(HOST_CC) $(SAN_FLAGS)" \
+		unit $(B)/asan/host/pmucal-table $(B)/asan/host/pmucal-host
+test-asan: test-asan-build
+	@B=$(B) ONLY=asan tests/run-tests.sh
 
 check-layering:
 	@$(PYTHON) tools/check_layering.py
 
 # ---- benchmarks and plots ------------------------------------------------------------------
-bench: bench-latency bench-tlb bench-pmu bench-sampling bench-numa
+bench: bench-latency bench-tlb bench-pmu bench-sampling bench-numa bench-classify
 
 bench-latency: all host
 	@BENCH_EFI=$(B)/pmucal.efi tools/bench.sh $(B)/host/pmucal-host
@@ -481,6 +536,9 @@ bench-sampling: $(B)/host/bench_sampling
 
 bench-numa: all host
 	@tools/bench-numa.sh $(B)
+
+bench-classify: $(B)/host/pmucal-table
+	@tools/bench-classify.sh $(B)
 
 plot:
 	@tools/plot.sh $(RESULTS)

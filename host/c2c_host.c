@@ -3,7 +3,7 @@
  * process may run on, with the kernels of bench/c2c.h on two pinned threads and the analysis
  * of report/c2c.h. The topology class of each pair comes from Linux's view of the machine
  * (/sys/devices/system/cpu/cpuN/topology and cache/index3/shared_cpu_list). Writes
- * DIR/c2c.json and prints the class table and the HITM matrix.
+ * DIR/c2c.json and prints the class table and the HITM matrix (options: host/host_args.c).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -18,6 +18,7 @@
 #include "boot/linux/linux_plat.h"
 #include "boot/x86/cpuid.h"
 #include "host/host.h"
+#include "host/host_args.h"
 #include "report/c2c.h"
 #include "report/json.h"
 #include "report/lattable_numa.h"
@@ -214,12 +215,6 @@ static status_t write_json(const struct c2c_result *r, size_t n, uint64_t tsc_hz
         return st;
 }
 
-static int usage(void)
-{
-        fprintf(stderr, "usage: pmucal-host --c2c --out DIR [--rounds 11..1000]\n");
-        return 2;
-}
-
 /* Measure every ordered pair of the allowed CPUs, print the tables and write c2c.json.
  * ST_UNSUPPORTED (SKIP printed) with fewer than two CPUs. */
 static status_t measure_all(unsigned rounds, const char *out_shown, struct lat_c2c_in *out)
@@ -266,30 +261,12 @@ status_t host_c2c_for_table(const char *out_dir, struct lat_c2c_in *out)
         return measure_all(HOST_C2C_TABLE_ROUNDS, out_dir, out);
 }
 
-int host_c2c_main(int argc, char **argv)
+int host_c2c_main(const struct host_opts *o)
 {
-        unsigned          rounds = 200;
-        const char       *out    = NULL;
         struct lat_c2c_in in;
         status_t          st;
 
-        for (int i = 1; i < argc; i++) {
-                char *end;
-                if (!strcmp(argv[i], "--out") && i + 1 < argc) {
-                        out = argv[++i];
-                } else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) {
-                        unsigned long v = strtoul(argv[++i], &end, 10);
-                        if (*end || v < 11 || v > BENCH_C2C_MAX_ROUNDS - 24)
-                                return usage();
-                        rounds = (unsigned)v;
-                } else {
-                        return usage();
-                }
-        }
-        if (!out)
-                return usage();
         rep_add_sink((struct rep_sink){ .write = console_sink });
-        linux_plat_set_out_dir(out);
-        st = measure_all(rounds, out, &in);
+        st = measure_all(o->rounds, o->out, &in);
         return st == ST_OK || st == ST_UNSUPPORTED ? 0 : 1;
 }

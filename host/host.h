@@ -1,7 +1,8 @@
 /** @file
  * The modes of pmucal-host besides the latency sweep, each a main of its own that
- * host/pmucal_host.c hands the remaining arguments to (argv[0] is the mode's flag). Each
- * returns 0 on success, 1 on a failure, 2 on a usage error. And the hosted core clock.
+ * host/pmucal_host.c hands the parsed options to (host/host_args.h), the output folder
+ * already created and locked. Each returns the exit status: 0 on success, 1 on a failure.
+ * And the hosted core clock.
  */
 #ifndef PMUCAL_HOST_H
 #define PMUCAL_HOST_H
@@ -9,10 +10,12 @@
 #include "bench/window.h"
 #include "lib/status.h"
 
+struct host_opts;
+
 /** `--tlb`: the dTLB calibration (host/tlb_host.c). */
-int host_tlb_main(int argc, char **argv);
+int host_tlb_main(const struct host_opts *o);
 /** `--c2c`: cache-to-cache latency between every ordered pair of CPUs (host/c2c_host.c). */
-int host_c2c_main(int argc, char **argv);
+int host_c2c_main(const struct host_opts *o);
 
 /** Where @p src has no core-clock source (APERF/MPERF through /dev/cpu/N/msr did not read),
  *  install perf_event_open's hardware cycles counter of the calling thread (user mode), read

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host/libpmucal_priv.h"
+
 #define MAX_C2C_CPUS 4096u
 
 struct nctx {
@@ -387,16 +389,18 @@ static bool load_numa(struct nctx *c, json_t *numa, struct pmucal_numa *n)
 
 static bool load_doc(struct nctx *c, json_t *root, struct pmucal_numa *n)
 {
-        json_t *s = json_object_get(root, "schema"), *v;
+        json_t         *s = json_object_get(root, "schema"), *v;
+        char            msg[256];
+        enum pmucal_err e;
 
         n->load_factor = 1;
-        if (!json_is_object(root) || !json_is_string(s) ||
-            pmucal_schema_version(json_string_value(s), PMUCAL_TABLE_SCHEMA_PREFIX, &n->major,
-                                  &n->minor))
-                return fail(c, PMUCAL_E_VERSION, "not a pmucal latency table");
-        if (n->major != PMUCAL_TABLE_MAJOR)
-                return fail(c, PMUCAL_E_VERSION, "major version %ld is not supported (this "
-                            "library reads %d)", n->major, PMUCAL_TABLE_MAJOR);
+        if (!json_is_object(root) || !json_is_string(s))
+                return fail(c, PMUCAL_E_KIND, "not a pmucal latency table (no schema string)");
+        e = pmucal__schema_version(json_string_value(s), PMUCAL_TABLE_SCHEMA_PREFIX,
+                                   PMUCAL_TABLE_MAJOR, &n->minor, msg, sizeof(msg));
+        if (e != PMUCAL_OK)
+                return fail(c, e, "%s", msg);
+        n->major = PMUCAL_TABLE_MAJOR;
         if ((v = json_object_get(root, "numa")) && !load_numa(c, v, n))
                 return false;
         if ((v = json_object_get(root, "loaded_latency")) && !load_loaded(c, v, n))
@@ -430,6 +434,8 @@ enum pmucal_err pmucal_numa_load_buf(const char *buf, size_t len, const char *na
         *out = NULL;
         if (!(root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je))) {
                 fail(&c, PMUCAL_E_SYNTAX, "%d:%d: %s", je.line, je.column, je.text);
+                if (err && errlen)
+                        pmucal__escape_msg(err, errlen);
                 return c.e;
         }
         if (!(n = calloc(1, sizeof(*n)))) {
@@ -442,41 +448,26 @@ enum pmucal_err pmucal_numa_load_buf(const char *buf, size_t len, const char *na
         }
         json_decref(root);
         *out = n;
+        if (!n && err && errlen)
+                pmucal__escape_msg(err, errlen);
         return n ? PMUCAL_OK : c.e;
 }
 
 enum pmucal_err pmucal_numa_load(const char *path, struct pmucal_numa **out, char *err,
                                  size_t errlen)
 {
-        FILE           *f;
         char           *buf;
-        long            len;
+        size_t          len;
         enum pmucal_err e;
 
+        if (err && errlen)
+                err[0] = '\0';
         if (!path || !out)
                 return PMUCAL_E_ARG;
         *out = NULL;
-        if (!(f = fopen(path, "rb")) || fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 ||
-            len > (16l << 20) || fseek(f, 0, SEEK_SET)) {
-                if (err && errlen)
-                        snprintf(err, errlen, "%s: cannot read", path);
-                if (f)
-                        fclose(f);
-                return PMUCAL_E_IO;
-        }
-        if (!(buf = malloc((size_t)len + 1))) {
-                fclose(f);
-                return PMUCAL_E_NOMEM;
-        }
-        if (fread(buf, 1, (size_t)len, f) != (size_t)len) {
-                free(buf);
-                fclose(f);
-                if (err && errlen)
-                        snprintf(err, errlen, "%s: cannot read", path);
-                return PMUCAL_E_IO;
-        }
-        fclose(f);
-        e = pmucal_numa_load_buf(buf, (size_t)len, path, out, err, errlen);
+        if ((e = pmucal__read_file(path, &buf, &len, err, errlen)) != PMUCAL_OK)
+                return e;
+        e = pmucal_numa_load_buf(buf, len, path, out, err, errlen);
         free(buf);
         return e;
 }

@@ -95,7 +95,7 @@ static enum pmucal_err build(const struct pmucal_table *t, const struct pmucal_n
         if (!t || !t->n_levels || !t->levels)
                 return PMUCAL_E_ARG;
         if (!t->levels[0].has_ns)
-                return PMUCAL_E_SCHEMA;
+                return PMUCAL_E_NO_RATIO;
         add_levels(t, s);
         if (has_dram_levels(n))
                 add_dram(n, s);
@@ -131,8 +131,10 @@ enum pmucal_err pmucal_numa_classify_ns(const struct pmucal_table *t, const stru
         enum pmucal_err       e;
         const struct bucket  *best = NULL;
 
-        if (!out || bad_latency(ns))
+        if (!out)
                 return PMUCAL_E_ARG;
+        if (bad_latency(ns))
+                return PMUCAL_E_RANGE;
         if ((e = build(t, n, &s)) != PMUCAL_OK)
                 return e;
         /* the cache levels by the table's bounds */
@@ -216,8 +218,10 @@ enum pmucal_err pmucal_numa_classify_source_ns(const struct pmucal_table *t,
         const struct bucket  *best = NULL;
         double                best_d = INFINITY;
 
-        if (!out || !source || bad_latency(ns))
+        if (!out || !source)
                 return PMUCAL_E_ARG;
+        if (bad_latency(ns))
+                return PMUCAL_E_RANGE;
         if ((e = build(t, n, &s)) != PMUCAL_OK)
                 return e;
         for (size_t k = 0; k < s.n; k++) {
@@ -235,16 +239,14 @@ enum pmucal_err pmucal_numa_classify_source_ns(const struct pmucal_table *t,
         return PMUCAL_OK;
 }
 
+/* A latency in the table's own clock to ns, by the library's one conversion rule. */
 static enum pmucal_err to_ns(const struct pmucal_table *t, double cycles, double *ns)
 {
         if (!t)
                 return PMUCAL_E_ARG;
-        if (!t->core_hz)
-                return PMUCAL_E_SCHEMA;
         if (bad_latency(cycles))
-                return PMUCAL_E_ARG;
-        *ns = cycles * 1e9 / (double)t->core_hz;
-        return PMUCAL_OK;
+                return PMUCAL_E_RANGE;
+        return pmucal_table_convert(t, cycles, PMUCAL_UNIT_TABLE, PMUCAL_UNIT_NS, ns);
 }
 
 enum pmucal_err pmucal_numa_classify_cycles(const struct pmucal_table *t,

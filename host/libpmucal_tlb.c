@@ -1,7 +1,9 @@
-/** @file libpmucal, TLB part: the pmucal.tlb/1.x loader and the TLB-miss classifier (see
- * include/pmucal/tlb.h). Host only: libc and jansson. Every field is checked for presence,
- * type and range; a bad one is reported with its JSON path. */
+/** @file libpmucal, TLB part: the pmucal.tlb/1 loader (see host/include/pmucal/tlb.h; the
+ * classifier is host/libpmucal_tlb_classify.c). Host only: libc and jansson. Every field is
+ * checked for presence, type, range and meaning; a bad one is reported with its JSON path.
+ * Strings and arrays live in the table's pool. */
 #include "host/include/pmucal/tlb.h"
+#include "host/libpmucal_priv.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -12,10 +14,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_CURVES 64
+#define MAX_CURVES  64
+#define MAX_LEVELS  16
+#define MAX_CLASSES 64
+
+/* The table and the pool that owns everything it points to. */
+struct tlb_priv {
+        struct pmucal_tlb    pub;
+        struct pmucal__pool *pool;
+};
 
 struct tctx {
+        struct pmucal__pool **pool;
         const char     *name;
+        const char     *base;  /* "tlb." inside a latency table, else "" */
         char           *err;
         size_t          errlen;
         char            path[128];
@@ -48,23 +60,27 @@ static void at(struct tctx *c, const char *fmt, ...)
 {
         va_list ap;
 
+        int k = snprintf(c->path, sizeof(c->path), "%s", c->base ? c->base : "");
         va_start(ap, fmt);
-        vsnprintf(c->path, sizeof(c->path), fmt, ap);
+        vsnprintf(c->path + k, sizeof(c->path) - (size_t)k, fmt, ap);
         va_end(ap);
 }
 
-static int get_str(struct tctx *c, json_t *o, const char *key, char *dst, size_t cap)
+/* A string member that is one of @p names (NULL-terminated); its index, or -1 after failing. */
+static int get_word(struct tctx *c, json_t *o, const char *key, const char *const *names,
+                    const char *what)
 {
         json_t *v = json_object_get(o, key);
 
         if (!v)
-                return fail(c, PMUCAL_E_SCHEMA, "%s: missing", key);
-        if (!json_is_string(v) || json_string_length(v) >= cap ||
-            strlen(json_string_value(v)) != json_string_length(v))
-                return fail(c, PMUCAL_E_SCHEMA, "%s: expected a string of at most %zu bytes", key,
-                            cap - 1);
-        memcpy(dst, json_string_value(v), json_string_length(v) + 1);
-        return 1;
+                return fail(c, PMUCAL_E_SCHEMA, "%s: missing", key), -1;
+        if (!json_is_string(v))
+                return fail(c, PMUCAL_E_SCHEMA, "%s: expected a string", key), -1;
+        for (int i = 0; names[i]; i++)
+                if (!strcmp(json_string_value(v), names[i]) &&
+                    strlen(names[i]) == json_string_length(v))
+                        return i;
+        return fail(c, PMUCAL_E_SCHEMA, "%s: \"%s\" is not %s", key, json_string_value(v), what), -1;
 }
 
 /* Non-negative integer; null allowed (-> *has = 0) when @p has is given. */
@@ -88,33 +104,97 @@ static int get_u64(struct tctx *c, json_t *o, const char *key, uint64_t *out, in
         return 1;
 }
 
-static int one_of(const char *s, const char *const *names)
+static const char *const side_names[]  = { "dtlb", "itlb", NULL };
+static const char *const pte_names[]   = { "near", "line", "page", NULL };
+static const char *const class_names[] = { "l1_hit", "l2_hit", "walk", "miss", NULL };
+
+static int load_levels(struct tctx *c, json_t *lv, size_t i, struct pmucal_tlb_curve *cv)
 {
-        for (; *names; names++)
-                if (!strcmp(s, *names))
-                        return 1;
-        return 0;
+        uint64_t *ent = pmucal__pool_alloc(c->pool, (json_array_size(lv) + 1) * sizeof(*ent));
+
+        if (!ent)
+                return fail(c, PMUCAL_E_NOMEM, "out of memory");
+        for (size_t k = 0; k < json_array_size(lv); k++) {
+                json_t *e = json_array_get(lv, k);
+                at(c, "curves[%zu].levels[%zu]", i, k);
+                if (!json_is_object(e))
+                        return fail(c, PMUCAL_E_SCHEMA, "expected an object");
+                if (!get_u64(c, e, "entries", &ent[k], NULL))
+                        return 0;
+                if (!ent[k] || (k && ent[k] <= ent[k - 1]))
+                        return fail(c, PMUCAL_E_SCHEMA, "entries: %" PRIu64 " is not above the level "
+                                    "before it (%" PRIu64 ")", ent[k], k ? ent[k - 1] : 0);
+        }
+        cv->level_entries = ent;
+        cv->n_levels      = json_array_size(lv);
+        return 1;
+}
+
+/* Class @p k of curve @p i; the classes before it are loaded. */
+static int load_class(struct tctx *c, json_t *e, size_t i, size_t k, size_t n,
+                      struct pmucal_tlb_curve *cv)
+{
+        struct pmucal_tlb_class *x = &cv->classes[k];
+        char                     label[16];
+        uint64_t                 v;
+        int                      has, kind;
+
+        at(c, "curves[%zu].classes[%zu]", i, k);
+        if (!json_is_object(e))
+                return fail(c, PMUCAL_E_SCHEMA, "expected an object");
+        if ((kind = get_word(c, e, "class", class_names, "l1_hit, l2_hit, walk or miss")) < 0)
+                return 0;
+        x->kind    = (enum pmucal_tlb_kind)kind;
+        x->name    = class_names[kind];
+        x->ordinal = 1;
+        for (size_t j = 0; j < k; j++)
+                if (cv->classes[j].kind == x->kind) {
+                        if (x->kind != PMUCAL_TLB_WALK)
+                                return fail(c, PMUCAL_E_SCHEMA, "class: a second \"%s\" (classes[%zu]); "
+                                            "only walk classes may repeat", x->name, j);
+                        x->ordinal++;
+                }
+        snprintf(label, sizeof(label), x->ordinal > 1 ? "%s%u" : "%s", x->name, x->ordinal);
+        if (!(x->label = pmucal__pool_strdup(c->pool, label)))
+                return fail(c, PMUCAL_E_NOMEM, "out of memory");
+        if (!get_u64(c, e, "lat_mcyc", &v, NULL))
+                return 0;
+        x->lat_cycles = (double)v / 1000;
+        if (!get_u64(c, e, "added_mcyc", &v, NULL))
+                return 0;
+        x->added_cycles = (double)v / 1000;
+        if (!get_u64(c, e, "upper_added_mcyc", &v, &has))
+                return 0;
+        x->has_upper          = has;
+        x->upper_added_cycles = (double)v / 1000;
+        if (!get_u64(c, e, "first_pages", &x->first_pages, NULL) ||
+            !get_u64(c, e, "last_pages", &x->last_pages, NULL))
+                return 0;
+        if (k && x->added_cycles < cv->classes[k - 1].added_cycles)
+                return fail(c, PMUCAL_E_SCHEMA, "added_mcyc below the class before it");
+        if (has != (k + 1 < n))
+                return fail(c, PMUCAL_E_SCHEMA, "upper_added_mcyc: null exactly for the last class");
+        if (has && (x->upper_added_cycles < x->added_cycles))
+                return fail(c, PMUCAL_E_SCHEMA, "upper_added_mcyc below added_mcyc");
+        return 1;
 }
 
 static int load_curve(struct tctx *c, json_t *o, size_t i, struct pmucal_tlb_curve *cv)
 {
-        static const char *const sides[]   = { "dtlb", "itlb", NULL };
-        static const char *const ptes[]    = { "near", "line", "page", NULL };
-        static const char *const classes[] = { "l1_hit", "l2_hit", "walk", "miss", NULL };
-        json_t *lv, *cl, *e;
-        uint64_t v;
+        json_t *lv, *cl;
+        int     side, pte;
 
         at(c, "curves[%zu]", i);
         if (!json_is_object(o))
                 return fail(c, PMUCAL_E_SCHEMA, "expected an object");
-        if (!get_str(c, o, "side", cv->side, sizeof(cv->side)) ||
-            !get_str(c, o, "pte", cv->pte, sizeof(cv->pte)) ||
+        if ((side = get_word(c, o, "side", side_names, "dtlb or itlb")) < 0 ||
+            (pte = get_word(c, o, "pte", pte_names, "near, line or page")) < 0 ||
             !get_u64(c, o, "page_bytes", &cv->page_bytes, NULL))
                 return 0;
-        if (!one_of(cv->side, sides))
-                return fail(c, PMUCAL_E_SCHEMA, "side: \"%s\" is not dtlb or itlb", cv->side);
-        if (!one_of(cv->pte, ptes))
-                return fail(c, PMUCAL_E_SCHEMA, "pte: \"%s\" is not near, line or page", cv->pte);
+        cv->side      = (enum pmucal_tlb_side)side;
+        cv->side_name = side_names[side];
+        cv->pte       = (enum pmucal_tlb_pte)pte;
+        cv->pte_name  = pte_names[pte];
         if (cv->page_bytes != 4096 && cv->page_bytes != 2097152 && cv->page_bytes != 1073741824)
                 return fail(c, PMUCAL_E_SCHEMA, "page_bytes: %" PRIu64 " is not 4 KiB, 2 MiB or 1 GiB",
                             cv->page_bytes);
@@ -122,124 +202,181 @@ static int load_curve(struct tctx *c, json_t *o, size_t i, struct pmucal_tlb_cur
         cl = json_object_get(o, "classes");
         if (!json_is_array(lv) || !json_is_array(cl))
                 return fail(c, PMUCAL_E_SCHEMA, "levels and classes: expected two arrays");
-        if (json_array_size(lv) > PMUCAL_TLB_MAX_CLASSES ||
-            json_array_size(cl) > PMUCAL_TLB_MAX_CLASSES)
-                return fail(c, PMUCAL_E_SCHEMA, "more than %d levels or classes",
-                            PMUCAL_TLB_MAX_CLASSES);
-        for (size_t k = 0; k < json_array_size(lv); k++) {
-                at(c, "curves[%zu].levels[%zu]", i, k);
-                e = json_array_get(lv, k);
-                if (!json_is_object(e))
-                        return fail(c, PMUCAL_E_SCHEMA, "expected an object");
-                if (!get_u64(c, e, "entries", &cv->level_entries[k], NULL))
+        if (json_array_size(lv) > MAX_LEVELS || json_array_size(cl) > MAX_CLASSES)
+                return fail(c, PMUCAL_E_SCHEMA, "%zu levels and %zu classes (at most %d and %d)",
+                            json_array_size(lv), json_array_size(cl), MAX_LEVELS, MAX_CLASSES);
+        if (!load_levels(c, lv, i, cv))
+                return 0;
+        cv->classes = pmucal__pool_alloc(c->pool, (json_array_size(cl) + 1) * sizeof(*cv->classes));
+        if (!cv->classes)
+                return fail(c, PMUCAL_E_NOMEM, "out of memory");
+        for (size_t k = 0; k < json_array_size(cl); k++, cv->n_classes++)
+                if (!load_class(c, json_array_get(cl, k), i, k, json_array_size(cl), cv))
                         return 0;
-                cv->n_levels++;
-        }
-        for (size_t k = 0; k < json_array_size(cl); k++) {
-                struct pmucal_tlb_class *x = &cv->classes[k];
-                int has;
+        return 1;
+}
 
-                at(c, "curves[%zu].classes[%zu]", i, k);
-                e = json_array_get(cl, k);
-                if (!json_is_object(e))
-                        return fail(c, PMUCAL_E_SCHEMA, "expected an object");
-                if (!get_str(c, e, "class", x->name, sizeof(x->name)))
-                        return 0;
-                if (!one_of(x->name, classes))
-                        return fail(c, PMUCAL_E_SCHEMA, "class: unknown class \"%s\"", x->name);
-                if (!get_u64(c, e, "lat_mcyc", &v, NULL))
-                        return 0;
-                x->lat_cycles = (double)v / 1000;
-                if (!get_u64(c, e, "added_mcyc", &v, NULL))
-                        return 0;
-                x->added_cycles = (double)v / 1000;
-                if (!get_u64(c, e, "upper_added_mcyc", &v, &has))
-                        return 0;
-                x->has_upper          = has;
-                x->upper_added_cycles = (double)v / 1000;
-                if (!get_u64(c, e, "first_pages", &x->first_pages, NULL) ||
-                    !get_u64(c, e, "last_pages", &x->last_pages, NULL))
-                        return 0;
-                if (k && x->added_cycles < cv->classes[k - 1].added_cycles)
-                        return fail(c, PMUCAL_E_SCHEMA, "added_mcyc below the class before it");
-                if (has != (k + 1 < json_array_size(cl)))
-                        return fail(c, PMUCAL_E_SCHEMA,
-                                    "upper_added_mcyc: null exactly for the last class");
-                if (has && (x->upper_added_cycles < x->added_cycles))
-                        return fail(c, PMUCAL_E_SCHEMA, "upper_added_mcyc below added_mcyc");
-                cv->n_classes++;
+/* An integer member of an object, 0 when absent or not a positive integer. */
+static uint64_t opt_u64(json_t *o, const char *key)
+{
+        json_t *v = json_object_get(o, key);
+        return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
+}
+
+/* The 1.2 clock object: its figures must be TSC ticks; its rates and measured ratio. */
+static int load_clock_member(struct tctx *c, json_t *clk, struct pmucal_tlb *t)
+{
+        json_t *fig = json_object_get(clk, "figures"), *r = json_object_get(clk, "core_per_tsc");
+
+        at(c, "clock");
+        if (!json_is_object(clk))
+                return fail(c, PMUCAL_E_SCHEMA, "expected an object");
+        if (!json_is_string(fig) || strcmp(json_string_value(fig), "tsc_ticks"))
+                return fail(c, PMUCAL_E_SCHEMA, "figures: %s%s%s is not \"tsc_ticks\"",
+                            json_is_string(fig) ? "\"" : "",
+                            json_is_string(fig) ? json_string_value(fig) : fig ? "not a string" : "missing",
+                            json_is_string(fig) ? "\"" : "");
+        if (r && !json_is_null(r) && (!json_is_number(r) || !(json_number_value(r) > 0) ||
+                                      json_number_value(r) > 1000))
+                return fail(c, PMUCAL_E_SCHEMA, "core_per_tsc: expected a positive number or null");
+        t->clock_stated = true;
+        t->tsc_hz       = opt_u64(clk, "tsc_hz");
+        if (json_is_number(r) && t->tsc_hz) {
+                t->has_core_ratio = true;
+                t->core_per_tsc   = json_number_value(r);
+                t->core_hz        = opt_u64(clk, "core_hz");
+                if (!t->core_hz)
+                        t->core_hz = (uint64_t)((double)t->tsc_hz * t->core_per_tsc + 0.5);
+        }
+        return 1;
+}
+
+/* The figures are TSC ticks: every writer times the TLB windows with the TSC (the *_mcyc
+ * members are TSC milli-ticks; 1.2 says so in clock.figures). The rates come from the
+ * document's clock object (1.2), else from the enclosing latency table: its tsc_hz, and its
+ * core_hz where its method.clock measured the core clock. */
+static int load_clock(struct tctx *c, json_t *root, json_t *tlb, struct pmucal_tlb *t)
+{
+        json_t *clk = json_object_get(tlb, "clock"), *method = json_object_get(root, "method"),
+               *machine = json_object_get(root, "machine");
+
+        if (!(t->clock = pmucal__pool_strdup(c->pool, "tsc")))
+                return fail(c, PMUCAL_E_NOMEM, "out of memory");
+        t->cycles_unit = PMUCAL_UNIT_TSC;
+        if (clk)
+                return load_clock_member(c, clk, t);
+        if (tlb == root)
+                return 1;
+        t->tsc_hz = opt_u64(machine, "tsc_hz");
+        if (json_is_string(json_object_get(method, "clock")) &&
+            pmucal__clock_unit(json_string_value(json_object_get(method, "clock"))) ==
+                    PMUCAL_UNIT_CORE &&
+            t->tsc_hz && (t->core_hz = opt_u64(machine, "core_hz"))) {
+                t->has_core_ratio = true;
+                t->core_per_tsc   = (double)t->core_hz / (double)t->tsc_hz;
         }
         return 1;
 }
 
 static int load_root(struct tctx *c, json_t *root, struct pmucal_tlb *t)
 {
-        json_t     *tlb = root, *cv;
-        const char *s;
-        long        major;
+        json_t         *tlb = root, *cv, *u;
+        const char     *s;
+        char            msg[256];
+        enum pmucal_err e;
 
         if (!json_object_get(root, "curves") && json_object_get(root, "tlb")) {
                 tlb = json_object_get(root, "tlb"); /* the section of a latency table */
                 at(c, "tlb");
+                c->base = "tlb.";
                 if (!json_is_object(tlb))
                         return fail(c, PMUCAL_E_SCHEMA, "expected an object");
         }
         s = json_string_value(json_object_get(tlb, "schema"));
-        if (!s || strncmp(s, PMUCAL_TLB_SCHEMA_PREFIX, strlen(PMUCAL_TLB_SCHEMA_PREFIX)))
-                return fail(c, PMUCAL_E_VERSION, "not a pmucal TLB table (schema %s%s%s)",
-                            s ? "\"" : "", s ? s : "missing", s ? "\"" : "");
-        if (pmucal_schema_version(s, PMUCAL_TLB_SCHEMA_PREFIX, &major, NULL) ||
-            major != PMUCAL_TLB_MAJOR)
-                return fail(c, PMUCAL_E_VERSION, "schema \"%s\": this library reads %s%d", s,
-                            PMUCAL_TLB_SCHEMA_PREFIX, PMUCAL_TLB_MAJOR);
-        snprintf(t->schema, sizeof(t->schema), "%s", s);
+        if (!s)
+                return fail(c, PMUCAL_E_KIND, "not a pmucal TLB table (schema missing)");
+        if ((e = pmucal__schema_version(s, PMUCAL_TLB_SCHEMA_PREFIX, PMUCAL_TLB_MAJOR, &t->minor,
+                                        msg, sizeof(msg))) != PMUCAL_OK)
+                return fail(c, e, "%s%s", e == PMUCAL_E_KIND ? "not a pmucal TLB table: " : "", msg);
+        t->major = PMUCAL_TLB_MAJOR;
+        u        = json_object_get(tlb, "units");
+        if (!json_is_string(u) || strcmp(json_string_value(u), "mcyc")) {
+                at(c, "units");
+                if (!u)
+                        return fail(c, PMUCAL_E_SCHEMA, "missing (want \"mcyc\", milli-cycles)");
+                if (!json_is_string(u))
+                        return fail(c, PMUCAL_E_SCHEMA, "not a string (want \"mcyc\", milli-cycles)");
+                return fail(c, PMUCAL_E_SCHEMA, "\"%s\" is not a known unit (want \"mcyc\", "
+                            "milli-cycles)", json_string_value(u));
+        }
+        if (!(t->schema = pmucal__pool_strdup(c->pool, s)))
+                return fail(c, PMUCAL_E_NOMEM, "out of memory");
+        if (!load_clock(c, root, tlb, t))
+                return 0;
         cv = json_object_get(tlb, "curves");
         if (!json_is_array(cv))
-                return fail(c, PMUCAL_E_SCHEMA, "curves: missing or not an array");
+                return at(c, "curves"), fail(c, PMUCAL_E_SCHEMA, "missing or not an array");
         if (json_array_size(cv) > MAX_CURVES)
-                return fail(c, PMUCAL_E_SCHEMA, "curves: more than %d", MAX_CURVES);
-        t->curves = calloc(json_array_size(cv) + 1, sizeof(*t->curves));
+                return at(c, "curves"), fail(c, PMUCAL_E_SCHEMA, "more than %d", MAX_CURVES);
+        t->curves = pmucal__pool_alloc(c->pool, (json_array_size(cv) + 1) * sizeof(*t->curves));
         if (!t->curves)
                 return fail(c, PMUCAL_E_NOMEM, "out of memory");
         for (size_t i = 0; i < json_array_size(cv); i++) {
-                if (!load_curve(c, json_array_get(cv, i), i, &t->curves[i]))
+                struct pmucal_tlb_curve *a = &t->curves[i];
+                if (!load_curve(c, json_array_get(cv, i), i, a))
                         return 0;
+                for (size_t j = 0; j < i; j++)
+                        if (t->curves[j].side == a->side && t->curves[j].page_bytes == a->page_bytes &&
+                            t->curves[j].pte == a->pte) {
+                                at(c, "curves[%zu]", i);
+                                return fail(c, PMUCAL_E_SCHEMA, "a second %s curve for %" PRIu64
+                                            "-byte pages, PTEs %s (curves[%zu] is the first)",
+                                            a->side_name, a->page_bytes, a->pte_name, j);
+                        }
                 t->n_curves++;
         }
         return 1;
 }
 
-static enum pmucal_err finish(struct tctx *c, json_t *root, json_error_t *je,
-                              struct pmucal_tlb **out)
+static enum pmucal_err finish_root(struct tctx *c, json_t *root, json_error_t *je,
+                                   struct pmucal_tlb **out)
 {
-        struct pmucal_tlb *t;
+        struct tlb_priv *p;
 
         if (!root) {
                 if (c->err && c->errlen)
                         snprintf(c->err, c->errlen, "%s:%d:%d: %s", c->name, je->line, je->column,
                                  je->text);
-                return je->line < 0 && je->position == 0 && strstr(je->text, "unable to open")
-                               ? PMUCAL_E_IO
-                               : PMUCAL_E_SYNTAX;
+                return PMUCAL_E_SYNTAX;
         }
         if (!json_is_object(root)) {
                 json_decref(root);
-                fail(c, PMUCAL_E_VERSION, "not a pmucal TLB table (top level is not an object)");
+                fail(c, PMUCAL_E_KIND, "not a pmucal TLB table (top level is not an object)");
                 return c->e;
         }
-        if (!(t = calloc(1, sizeof(*t)))) {
+        if (!(p = calloc(1, sizeof(*p)))) {
                 json_decref(root);
                 fail(c, PMUCAL_E_NOMEM, "out of memory");
                 return c->e;
         }
-        load_root(c, root, t);
+        c->pool = &p->pool;
+        load_root(c, root, &p->pub);
         json_decref(root);
         if (c->e != PMUCAL_OK) {
-                pmucal_tlb_free(t);
+                pmucal_tlb_free(&p->pub);
                 return c->e;
         }
-        *out = t;
+        *out = &p->pub;
         return PMUCAL_OK;
+}
+
+static enum pmucal_err finish(struct tctx *c, json_t *root, json_error_t *je,
+                              struct pmucal_tlb **out)
+{
+        enum pmucal_err e = finish_root(c, root, je, out);
+
+        pmucal__escape_msg(c->err, c->errlen);
+        return e;
 }
 
 enum pmucal_err pmucal_tlb_load_buf(const char *buf, size_t len, const char *name,
@@ -259,52 +396,31 @@ enum pmucal_err pmucal_tlb_load_buf(const char *buf, size_t len, const char *nam
 enum pmucal_err pmucal_tlb_load(const char *path, struct pmucal_tlb **out, char *err,
                                 size_t errlen)
 {
-        struct tctx  c = { .name = path, .err = err, .errlen = errlen };
-        json_error_t je;
-        FILE        *f;
+        char            tmp[1], *buf;
+        size_t          n;
+        enum pmucal_err e;
 
         if (err && errlen)
                 err[0] = '\0';
         if (!path || !out)
                 return PMUCAL_E_ARG;
         *out = NULL;
-        if (!(f = fopen(path, "rb"))) {
-                fail(&c, PMUCAL_E_IO, "cannot open: %s", strerror(errno));
-                return c.e;
+        if ((e = pmucal__read_file(path, &buf, &n, err && errlen ? err : tmp,
+                                   err && errlen ? errlen : sizeof(tmp))) != PMUCAL_OK) {
+                pmucal__escape_msg(err, errlen);
+                return e;
         }
-        json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
-        fclose(f);
-        return finish(&c, root, &je, out);
+        e = pmucal_tlb_load_buf(buf, n, path, out, err, errlen);
+        free(buf);
+        return e;
 }
 
 void pmucal_tlb_free(struct pmucal_tlb *t)
 {
-        if (t)
-                free(t->curves);
-        free(t);
-}
+        struct tlb_priv *p = (struct tlb_priv *)t; /* pub is its first member */
 
-const struct pmucal_tlb_curve *pmucal_tlb_curve(const struct pmucal_tlb *t, const char *side,
-                                                uint64_t page_bytes)
-{
-        if (!t || !side)
-                return NULL;
-        for (size_t i = 0; i < t->n_curves; i++)
-                if (!strcmp(t->curves[i].side, side) && t->curves[i].page_bytes == page_bytes &&
-                    !strcmp(t->curves[i].pte, "near"))
-                        return &t->curves[i];
-        return NULL;
-}
-
-const struct pmucal_tlb_class *pmucal_tlb_classify(const struct pmucal_tlb *t, const char *side,
-                                                   uint64_t page_bytes, double added_cycles)
-{
-        const struct pmucal_tlb_curve *cv = pmucal_tlb_curve(t, side, page_bytes);
-
-        if (!cv || !cv->n_classes || isnan(added_cycles) || added_cycles < 0)
-                return NULL;
-        for (size_t k = 0; k < cv->n_classes; k++)
-                if (!cv->classes[k].has_upper || added_cycles <= cv->classes[k].upper_added_cycles)
-                        return &cv->classes[k];
-        return &cv->classes[cv->n_classes - 1];
+        if (!p)
+                return;
+        pmucal__pool_free(p->pool);
+        free(p);
 }

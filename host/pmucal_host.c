@@ -3,32 +3,37 @@
  * (report/) as the firmware, on the hosted platform (boot/linux/linux_plat.c): pinned to one CPU,
  * transparent huge pages when asked, interrupts not maskable (the report says so).
  *
- *     pmucal-host --out DIR [--cpu N] [--quick|--full] [--page 4k|2m]
+ *     pmucal-host [--tlb] [--out DIR] [--cpu N] [--quick|--full] [--page 4k|2m]
  *                 [--layout random|groups|stride] [--reps N] [--max-mib N]
- *                 [--prefetch off|keep] [--seed N] [--with-c2c]
+ *                 [--prefetch off|keep] [--seed N] [--with-c2c]   (host/host_args.c; --help)
  *
  * Writes DIR/latency-table.json and DIR/latency-curve.csv (report/lattable.h, the same files
- * the firmware writes) and prints the levels table and the plot. --with-c2c then measures
- * cache-to-cache transfers between the CPUs this process may run on (as --c2c does; skipped
- * with one CPU), adds the table's "c2c" section (report/lattable_numa.h) and writes c2c.json. Exit status 0 on success,
- * 1 on a failure, 2 on a usage error.
+ * the firmware writes) and prints the levels table and the plot; without --out, DIR is a new
+ * folder named after the date. DIR is locked for the run and every file is written whole or
+ * not at all (boot/linux/linux_file.c). --with-c2c then measures cache-to-cache transfers
+ * between the CPUs this process may run on (as --c2c does; skipped with one CPU), adds the
+ * table's "c2c" section (report/lattable_numa.h) and writes c2c.json. Exit status 0 on
+ * success, 1 on a failure, 2 on a usage error.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "app/tlb.h"
 #include "bench/measure.h"
 #include "boot/linux/linux_plat.h"
 #include "boot/smbios.h"
 #include "boot/x86/cpuid.h"
+#include "host/host.h"
+#include "host/host_args.h"
 #include "report/lattable.h"
 #include "report/lattable_numa.h"
 #include "report/levels.h"
 #include "report/rep.h"
-#include "app/tlb.h"
-#include "host/host.h"
 
 #ifndef PMUCAL_VERSION
 #define PMUCAL_VERSION "unknown"
@@ -37,110 +42,11 @@
 #define CURVE_FILE "latency-curve.csv"
 #define TABLE_FILE "latency-table.json"
 
-struct opts {
-        char                   cmdline[512];
-        const char            *out;
-        unsigned               cpu;
-        bool                   with_c2c;
-        struct bench_sweep_cfg sweep;
-};
-
 static status_t console_sink(void *ctx, const char *s, size_t n)
 {
         (void)ctx;
         plat_console_write(s, n);
         return ST_OK;
-}
-
-static void usage(FILE *f)
-{
-        fprintf(f, "usage: pmucal-host --out DIR [--cpu N] [--quick|--full] [--page 4k|2m]\n"
-                   "                   [--layout random|groups|stride] [--reps N] [--max-mib N]\n"
-                   "                   [--prefetch off|keep] [--seed N] [--with-c2c]\n");
-}
-
-static int pick(const char *v, const char *const *names, int n)
-{
-        for (int i = 0; i < n; i++)
-                if (names[i] && !strcmp(v, names[i]))
-                        return i;
-        return -1;
-}
-
-static int parse_args(int argc, char **argv, struct opts *o)
-{
-        static const char *const pages[]   = { "4k", "2m" };
-        static const char *const layouts[] = { "random", "groups", "stride" };
-        static const char *const pf[]      = { "keep", "off" };
-        static const char *const valued[]  = { "--out", "--cpu", "--page", "--layout",
-                                               "--prefetch", "--reps", "--max-mib", "--seed" };
-
-        *o = (struct opts){ .out = ".", .cpu = 0 };
-        for (int k = 0, len = 0; k < argc && len < (int)sizeof(o->cmdline); k++)
-                len += snprintf(o->cmdline + len, sizeof(o->cmdline) - (size_t)len, "%s%s",
-                                k ? " " : "", argv[k]);
-        o->sweep = (struct bench_sweep_cfg){ .profile = BENCH_PROFILE_FULL,
-                                             .layout = BENCH_LAYOUT_RANDOM,
-                                             .page = PLAT_PAGE_4K,
-                                             .repetitions = BENCH_MIN_REPETITIONS,
-                                             .prefetchers_off = true,
-                                             .steal_count = linux_plat_ctx_switches,
-                                             .seed = 0x706d7563616cull };
-        int i;
-
-        for (i = 1; i < argc; i++) {
-                const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-                int         k;
-
-                if (!strcmp(a, "--quick") || !strcmp(a, "--full")) {
-                        o->sweep.profile = a[2] == 'q' ? BENCH_PROFILE_QUICK : BENCH_PROFILE_FULL;
-                        continue;
-                }
-                if (!strcmp(a, "--with-c2c")) {
-                        o->with_c2c = true;
-                        continue;
-                }
-                if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-                        usage(stdout);
-                        exit(0);
-                }
-                if (pick(a, valued, (int)(sizeof(valued) / sizeof(valued[0]))) < 0) {
-                        fprintf(stderr, "pmucal-host: unknown option '%s'\n", a);
-                        usage(stderr);
-                        return -1;
-                }
-                if (!v) {
-                        i = argc;
-                        goto bad;
-                }
-                i++;
-                if (!strcmp(a, "--out"))
-                        o->out = v;
-                else if (!strcmp(a, "--cpu"))
-                        o->cpu = (unsigned)strtoul(v, NULL, 0);
-                else if (!strcmp(a, "--page") && (k = pick(v, pages, 2)) >= 0)
-                        o->sweep.page = k ? PLAT_PAGE_2M : PLAT_PAGE_4K;
-                else if (!strcmp(a, "--layout") && (k = pick(v, layouts, 3)) >= 0)
-                        o->sweep.layout = (enum bench_layout)k;
-                else if (!strcmp(a, "--prefetch") && (k = pick(v, pf, 2)) >= 0)
-                        o->sweep.prefetchers_off = k == 1;
-                else if (!strcmp(a, "--reps"))
-                        o->sweep.repetitions = (uint32_t)strtoul(v, NULL, 0);
-                else if (!strcmp(a, "--max-mib"))
-                        o->sweep.max_bytes = strtoull(v, NULL, 0) * MiB;
-                else if (!strcmp(a, "--seed"))
-                        o->sweep.seed = strtoull(v, NULL, 0);
-                else
-                        goto bad;
-        }
-        return 0;
-bad:
-        if (i >= argc)
-                fprintf(stderr, "pmucal-host: '%s' needs a value\n", argv[argc - 1]);
-        else
-                fprintf(stderr, "pmucal-host: bad argument '%s %s'\n", argv[i - 1], argv[i]);
-        usage(stderr);
-        return -1;
 }
 
 static void print_curve(const struct lat_curve *c)
@@ -187,7 +93,7 @@ static bool read_microcode(uint64_t *rev)
         return ok;
 }
 
-static status_t save(const char *name, struct rep_buf *b, const struct opts *o)
+static status_t save(const char *name, struct rep_buf *b, const struct host_opts *o)
 {
         status_t st = b->oom ? ST_NO_MEM : plat_file_write(name, b->p, b->len);
 
@@ -199,7 +105,7 @@ static status_t save(const char *name, struct rep_buf *b, const struct opts *o)
 
 /* Detect the levels, write latency-table.json and latency-curve.csv, print table and plot. */
 static status_t report(const struct lat_curve *c, const struct cpu_info *cpu,
-                       const struct opts *o, const struct bench_sweep_info *info,
+                       const struct host_opts *o, const struct bench_sweep_info *info,
                        const struct lat_c2c_in *c2c)
 {
         struct lat_json_section   sec[LAT_REMOTE_MAX_SECTIONS];
@@ -260,7 +166,7 @@ static status_t report(const struct lat_curve *c, const struct cpu_info *cpu,
         return st;
 }
 
-static void print_method(const struct cpu_info *cpu, const struct opts *o,
+static void print_method(const struct cpu_info *cpu, const struct host_opts *o,
                          const struct bench_sweep_info *info, const struct lat_curve *c)
 {
         const struct bench_prefetch *pf = &info->prefetch;
@@ -314,27 +220,58 @@ static void print_method(const struct cpu_info *cpu, const struct opts *o,
                  fmt_fixed(r[1], sizeof(r[1]), info->residual_mcyc, 3));
 }
 
+/* The output folder: --out (created if needed) or a new dated folder; locked for the run. */
+static int open_out_dir(struct host_opts *o)
+{
+        static char name[256];
+        int         e;
+
+        if (!o->out) {
+                if ((e = linux_plat_new_out_dir("pmucal-", name, sizeof(name)))) {
+                        fprintf(stderr, "pmucal-host: creating a results folder in the current "
+                                        "directory: %s\n", strerror(e));
+                        return 1;
+                }
+                o->out = name;
+                printf("pmucal-host: no --out given: the results go to the new folder %s\n", name);
+        }
+        if ((e = linux_plat_use_out_dir(o->out))) {
+                if (e == EBUSY)
+                        fprintf(stderr, "pmucal-host: %s is in use by another pmucal-host run "
+                                        "(locked); wait for it or choose another --out\n", o->out);
+                else
+                        fprintf(stderr, "pmucal-host: cannot use %s as the results folder: %s\n",
+                                o->out, strerror(e));
+                return 1;
+        }
+        return 0;
+}
+
 int main(int argc, char **argv)
 {
         static struct cpuid_dump dump;
         static struct cpu_info   cpu;
-        struct opts              o;
+        struct host_opts         o;
         struct lat_curve         curve;
         struct bench_sweep_info  info;
         struct bench_clock       clk;
         char                     fm[32];
         struct lat_c2c_in        c2c;
         bool                     have_c2c = false;
+        long                     n_cpus = sysconf(_SC_NPROCESSORS_CONF);
         status_t                 st;
+        int                      rc;
 
-        if (argc > 1 && !strcmp(argv[1], "--tlb"))
-                return host_tlb_main(argc - 1, argv + 1);
-        if (argc > 1 && !strcmp(argv[1], "--c2c"))
-                return host_c2c_main(argc - 1, argv + 1);
-        if (parse_args(argc, argv, &o))
-                return 2;
+        rc = host_args_parse(argc, argv, n_cpus > 0 ? (unsigned)n_cpus : 1, &o, stderr);
+        if (rc != HOST_ARGS_OK)
+                return rc == HOST_ARGS_HELP ? 0 : 2;
+        if (open_out_dir(&o))
+                return 1;
+        if (o.mode == HOST_MODE_TLB) /* the dTLB calibration, host/tlb_host.c */
+                return host_tlb_main(&o);
+        if (o.mode == HOST_MODE_C2C) /* cache-to-cache latency, host/c2c_host.c */
+                return host_c2c_main(&o);
         rep_add_sink((struct rep_sink){ .write = console_sink });
-        linux_plat_set_out_dir(o.out);
         host_c2c_save_cpus();
         if ((st = linux_plat_pin_cpu(o.cpu)) != ST_OK) {
                 rep_err(st, "pinning to CPU %u", o.cpu);

@@ -1,480 +1,183 @@
-/** @file pmucal-table: check, show and query pmucal latency tables; pick the one that fits the
- * machine it runs on. Host only (libc, jansson through libpmucal, CPUID through boot/x86/cpuid.c).
+/** @file pmucal-table: check, show, classify (by level, by data source, by TLB class), compare and pick pmucal latency and TLB tables.
+ * Host only (libpmucal's public API; CPUID through boot/x86/cpuid.c for match). This file:
+ * the command line and the helpers the subcommands share (host/pmucal_table.h).
  *
- * Exit codes: 0 success; 1 a table is bad (or, for match, no table fits); 2 usage error
- * (unknown command, missing argument, a latency that is not a number). */
-#include <ctype.h>
-#include <dirent.h>
-#include <errno.h>
+ * Exit codes: 0 success; 1 a table is bad or cannot answer (or, for match, no table fits);
+ * 2 usage error; 3 classify -: some input lines were not latencies, diff: a level moved
+ * beyond the runs' own spread. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include "boot/plat.h"
-#include "boot/x86/cpuid.h"
-#include "host/include/pmucal/numa.h"
-#include "host/include/pmucal/table.h"
-#include "host/include/pmucal/tlb.h"
-
-#define EXIT_BAD   1
-#define EXIT_USAGE 2
-#define MAX_CANDIDATES 256
+#include "host/pmucal_table.h"
 
 static int usage(const char *why)
 {
+        FILE *f = why ? stderr : stdout;
+
         if (why)
                 fprintf(stderr, "pmucal-table: %s\n", why);
-        fprintf(stderr,
+        fprintf(f,
                 "usage: pmucal-table check FILE\n"
-                "       pmucal-table show FILE\n"
-                "       pmucal-table classify FILE LATENCY...   (cycles, or with an ns suffix: 12.5ns)\n"
+                "       pmucal-table show [--json|--csv] FILE\n"
+                "       pmucal-table classify [--unit U] FILE LATENCY...|-\n"
                 "       pmucal-table classify-source FILE SOURCE LATENCY...   (dram-remote,\n"
                 "                    c2c-remote-hitm, L2, ...: docs/latency-table.md)\n"
+                "       pmucal-table classify-tlb [--unit U] FILE [dtlb:|itlb:]4k|2m|1g ADDED...|-\n"
+                "       pmucal-table diff A B\n"
                 "       pmucal-table match DIR\n"
-                "       pmucal-table classify-tlb FILE [dtlb:|itlb:]4k|2m|1g ADDED_CYCLES...\n"
-                "                    (FILE: tlb-table.json or a latency table with a tlb section)\n"
-                "exit: 0 ok, 1 bad table (or no match), 2 usage\n");
-        return EXIT_USAGE;
+                "       pmucal-table --version | --help\n"
+                "FILE: a latency table (latency-table.json) or a TLB table (tlb-table.json);\n"
+                "classify-tlb also reads the tlb member of a latency table.\n"
+                "A latency is a number with an optional unit suffix: ns, tsc (TSC ticks) or core\n"
+                "(core cycles); a bare number is in --unit U: table (default: the clock of the\n"
+                "table's own figures), tsc, core or ns. '-' reads one latency per line from\n"
+                "standard input; a bad line is reported with its number and skipped.\n"
+                "exit: 0 ok, 1 bad table (or no match), 2 usage, 3 bad input lines (classify -)\n"
+                "      or a level beyond the runs' spread (diff)\n");
+        return why ? EXIT_USAGE : 0;
 }
 
-static struct pmucal_table *load_or_report(const char *path)
+const char *cli_esc(const char *s)
+{
+        static char buf[8][1024];
+        static int  k;
+
+        k = (k + 1) % 8;
+        pmucal_escape(buf[k], sizeof(buf[k]), s ? s : "null");
+        return buf[k];
+}
+
+const char *cli_str(const char *s)
+{
+        return s ? cli_esc(s) : "null";
+}
+
+struct pmucal_table *cli_load_table(const char *path)
 {
         struct pmucal_table *t;
         char                 err[512];
 
         if (pmucal_table_load(path, &t, err, sizeof(err)) != PMUCAL_OK) {
+                fprintf(stderr, "pmucal-table: %s\n", err); /* the library escaped it */
+                return NULL;
+        }
+        return t;
+}
+
+struct pmucal_tlb *cli_load_tlb(const char *path)
+{
+        struct pmucal_tlb *t;
+        char               err[512];
+
+        if (pmucal_tlb_load(path, &t, err, sizeof(err)) != PMUCAL_OK) {
                 fprintf(stderr, "pmucal-table: %s\n", err);
                 return NULL;
         }
         return t;
 }
 
-static int cmd_check(const char *path)
+bool cli_parse_unit(const char *s, enum pmucal_unit *u)
 {
-        struct pmucal_table *t = load_or_report(path);
-
-        if (!t)
-                return EXIT_BAD;
-        printf("%s: ok, %s, %zu level%s:", path, t->schema, t->n_levels, t->n_levels == 1 ? "" : "s");
-        for (size_t i = 0; i < t->n_levels; i++)
-                printf(" %s", t->levels[i].name);
-        printf("\n");
-        pmucal_table_free(t);
-        return 0;
-}
-
-static void print_stat(const char *unit, const struct pmucal_stat *s)
-{
-        printf(" %s p50 %.3f (p10 %.3f, p90 %.3f, min %.3f)", unit, s->p50, s->p10, s->p90, s->min);
-}
-
-/* The 1.3 sections: the NUMA matrix (p50 ns), the DRAM levels and the C2C classes. */
-static int show_remote(const char *path)
-{
-        struct pmucal_numa *n;
-        char                err[512];
-
-        if (pmucal_numa_load(path, &n, err, sizeof(err)) != PMUCAL_OK) {
-                fprintf(stderr, "pmucal-table: %s\n", err);
-                return EXIT_BAD;
-        }
-        if (n->has_numa) {
-                printf("numa:     %u node(s)%s; p50 ns, CPU node (rows) -> memory node\n        ",
-                       n->n_nodes, n->emulated ? ", emulated (flat)" : "");
-                for (unsigned j = 0; j < n->n_nodes; j++)
-                        printf(" %8u", n->node_pd[j]);
-                for (unsigned i = 0; i < n->n_nodes; i++) {
-                        printf("\n  %6u", n->node_pd[i]);
-                        for (unsigned j = 0; j < n->n_nodes; j++) {
-                                if (isnan(n->p50_ns[i][j]))
-                                        printf(" %8s", "-");
-                                else
-                                        printf(" %8.1f", n->p50_ns[i][j]);
-                        }
+        for (int i = PMUCAL_UNIT_TABLE; i <= PMUCAL_UNIT_NS; i++)
+                if (!strcmp(s, pmucal_unit_name((enum pmucal_unit)i))) {
+                        *u = (enum pmucal_unit)i;
+                        return true;
                 }
-                printf("\n");
-        }
-        for (size_t k = 0; k < n->n_dram; k++) {
-                const struct pmucal_dram_level *d = &n->dram[k];
-                printf("level %-17s SLIT %u, %u cell(s), %zu pair(s)", d->name, d->slit_distance,
-                       d->n_cells, d->n_pairs);
-                if (d->measured)
-                        print_stat("ns", &d->ns);
-                if (d->has_upper)
-                        printf(" bucket <= %.3f ns", d->upper_ns);
-                printf("\n");
-        }
-        if (n->n_curves)
-                printf("loaded:   %zu curve(s); loaded p90 / idle p50 up to %.2f\n", n->n_curves,
-                       n->load_factor);
-        for (size_t k = 0; k < n->n_c2c; k++) {
-                const struct pmucal_c2c_class *x = &n->c2c[k];
-                printf("c2c %-13s %-5s %3u pair(s)", x->topology, x->kind, x->n_pairs);
-                print_stat("tsc", &x->tsc);
-                if (x->has_ns)
-                        print_stat("ns", &x->ns);
-                printf("\n");
-        }
-        if (n->has_c2c)
-                printf("c2c:      %zu CPU(s) in the pair matrix%s\n", n->n_c2c_cpus,
-                       n->c2c_emulated ? ", emulated" : "");
-        pmucal_numa_free(n);
-        return 0;
+        return false;
 }
 
-static int cmd_show(const char *path)
+static const double pow10_tab[] = { 1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                    1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15 };
+
+bool cli_parse_latency(const char *s, size_t len, enum pmucal_unit dflt, double *v,
+                       enum pmucal_unit *unit)
 {
-        struct pmucal_table *t = load_or_report(path);
+        const char *p = s, *end = s + len, *num_end;
+        uint64_t    m = 0;
+        unsigned    digits = 0, frac = 0;
+        bool        slow   = false;
 
-        if (!t)
-                return EXIT_BAD;
-        printf("table:    %s (%s)\n", path, t->schema);
-        printf("machine:  %s family/model %xh/%xh (%u/%u) stepping %u, \"%s\"\n",
-               t->vendor[0] ? t->vendor : "?", t->family, t->model, t->family, t->model,
-               t->stepping, t->brand);
-        if (t->has_microcode)
-                printf("          microcode 0x%llx\n", (unsigned long long)t->microcode);
-        printf("          core %.3f GHz, TSC %.3f GHz, SMBIOS \"%s\" \"%s\", %u node(s)\n",
-               t->core_hz / 1e9, t->tsc_hz / 1e9, t->smbios_manufacturer, t->smbios_product,
-               t->nodes);
-        printf("method:   %s, layout %s, %llu-byte pages, %u windows, clock %s, prefetchers %s, "
-               "pmucal %s\n",
-               t->kernel, t->layout, (unsigned long long)t->page_bytes, t->windows, t->clock,
-               t->prefetchers[0] ? t->prefetchers : "?", t->pmucal_version);
-        for (size_t i = 0; i < t->n_levels; i++) {
-                const struct pmucal_level *l = &t->levels[i];
-                printf("level %-5s", l->name);
-                if (l->capacity_bytes)
-                        printf(" capacity %llu B", (unsigned long long)l->capacity_bytes);
-                if (l->cpuid_capacity_bytes)
-                        printf(" (CPUID L%u %llu B, %s)", l->cpuid_level,
-                               (unsigned long long)l->cpuid_capacity_bytes, l->agreement);
-                print_stat("cycles", &l->cycles);
-                if (l->has_ns)
-                        print_stat("ns", &l->ns);
-                if (l->has_upper)
-                        printf(" bucket <= %.3f cycles", l->upper_cycles);
-                printf("\n");
+        while (p < end && *p >= '0' && *p <= '9') {
+                m = m * 10 + (uint64_t)(*p++ - '0');
+                digits++;
         }
-        printf("flags:   ");
-        for (unsigned i = 0; i < t->n_flags; i++)
-                printf(" %s", t->flags[i]);
-        printf("%s\n", t->n_flags ? "" : " none");
-        pmucal_table_free(t);
-        return show_remote(path);
-}
-
-static int cmd_classify(const char *path, int n, char **lat)
-{
-        struct pmucal_table *t;
-        int                  rc = 0;
-
-        for (int i = 0; i < n; i++) { /* validate all before loading: a usage error wins */
-                char  *end;
-                double v = strtod(lat[i], &end);
-                if (end == lat[i] || (*end && strcmp(end, "ns")) || !isfinite(v) || v < 0) {
-                        fprintf(stderr, "pmucal-table: latency \"%s\" is not a number of cycles "
-                                        "or of ns (\"12.5ns\")\n", lat[i]);
-                        return EXIT_USAGE;
-                }
+        if (p < end && *p == '.') {
+                for (p++; p < end && *p >= '0' && *p <= '9'; p++, frac++, digits++)
+                        m = m * 10 + (uint64_t)(*p - '0');
         }
-        if (!(t = load_or_report(path)))
-                return EXIT_BAD;
-        for (int i = 0; i < n; i++) {
-                char  *end;
-                double v  = strtod(lat[i], &end);
-                bool   ns = *end != '\0';
-                int    k  = ns ? pmucal_table_classify_ns(t, v) : pmucal_table_classify_cycles(t, v);
-                if (k < 0) {
-                        fprintf(stderr, "pmucal-table: %s: no ns figures in this table (core clock "
-                                        "unknown); give the latency in cycles\n", path);
-                        rc = EXIT_BAD;
-                        break;
-                }
-                printf("%s %s\n", lat[i], t->levels[k].name);
+        if (!digits)
+                return false;
+        if (p < end && (*p == 'e' || *p == 'E')) { /* exponent: strtod below */
+                const char *q = p + 1;
+                if (q < end && (*q == '+' || *q == '-'))
+                        q++;
+                if (q >= end || *q < '0' || *q > '9')
+                        return false;
+                while (q < end && *q >= '0' && *q <= '9')
+                        q++;
+                p    = q;
+                slow = true;
         }
-        pmucal_table_free(t);
-        return rc;
-}
-
-/* Each latency (cycles, or "ns" suffixed) as data source @p src: its bucket and the fit. */
-static int cmd_classify_source(const char *path, const char *src, int n, char **lat)
-{
-        static const char *const fit[] = { "fits", "FASTER than the bucket",
-                                           "SLOWER than the bucket" };
-        struct pmucal_table     *t;
-        struct pmucal_numa      *nm;
-        char                     err[512];
-        int                      rc = 0;
-
-        if (!(t = load_or_report(path)))
-                return EXIT_BAD;
-        if (pmucal_numa_load(path, &nm, err, sizeof(err)) != PMUCAL_OK) {
-                fprintf(stderr, "pmucal-table: %s\n", err);
-                pmucal_table_free(t);
-                return EXIT_BAD;
-        }
-        for (int i = 0; i < n && !rc; i++) {
-                struct pmucal_match m;
-                char               *end;
-                double              v = strtod(lat[i], &end);
-                enum pmucal_err     e;
-
-                if (end == lat[i] || (*end && strcmp(end, "ns"))) {
-                        fprintf(stderr, "pmucal-table: latency \"%s\" is not a number\n", lat[i]);
-                        rc = EXIT_USAGE;
-                        break;
-                }
-                e = *end ? pmucal_numa_classify_source_ns(t, nm, src, v, &m)
-                         : pmucal_numa_classify_source_cycles(t, nm, src, v, &m);
-                if (e != PMUCAL_OK) {
-                        fprintf(stderr, "pmucal-table: %s: source \"%s\", latency %s: %s\n", path,
-                                src, lat[i], e == PMUCAL_E_ARG ? "no bucket for that source"
-                                                               : "no ns figures in this table");
-                        rc = e == PMUCAL_E_ARG ? EXIT_USAGE : EXIT_BAD;
-                        break;
-                }
-                printf("%s %s %s (%.3f..%.3f ns, p50 %.3f)\n", lat[i], m.bucket, fit[m.fit],
-                       m.lo_ns, m.hi_ns, m.p50_ns);
-        }
-        pmucal_numa_free(nm);
-        pmucal_table_free(t);
-        return rc;
-}
-
-/* ---- match ----------------------------------------------------------------------------- */
-
-struct host_id {
-        struct cpu_info cpu;
-        char            product[128];
-        double          mhz;
-};
-
-static void trim(char *s)
-{
-        size_t n = strlen(s);
-        while (n && isspace((unsigned char)s[n - 1]))
-                s[--n] = '\0';
-}
-
-static void host_identify(struct host_id *h)
-{
-        static struct cpuid_dump d;
-        FILE                    *f;
-        char                     line[256];
-
-        memset(h, 0, sizeof(*h));
-        cpuid_dump_collect(&d);
-        cpu_decode(&d, &h->cpu);
-        trim(h->cpu.brand);
-        if ((f = fopen("/sys/class/dmi/id/product_name", "r"))) {
-                if (fgets(h->product, sizeof(h->product), f))
-                        trim(h->product);
-                fclose(f);
-        }
-        if ((f = fopen("/proc/cpuinfo", "r"))) {
-                while (fgets(line, sizeof(line), f))
-                        if (!strncmp(line, "cpu MHz", 7) && strchr(line, ':')) {
-                                h->mhz = strtod(strchr(line, ':') + 1, NULL);
-                                break;
-                        }
-                fclose(f);
-        }
-}
-
-/* Score a table against the host; -1 = does not fit. Appends the reasons to why. */
-static int score(const struct pmucal_table *t, const struct host_id *h, char *why, size_t n)
-{
-        int    s = 0;
-        double hz = t->tsc_hz ? (double)t->tsc_hz : (double)t->core_hz;
-
-        if (strcmp(t->vendor, h->cpu.vendor_str) || t->family != h->cpu.family ||
-            t->model != h->cpu.model) {
-                snprintf(why, n, "different CPU: %s family/model %xh/%xh (%u/%u)", t->vendor,
-                         t->family, t->model, t->family, t->model);
-                return -1;
-        }
-        snprintf(why, n, "vendor/family/model match");
-        if (t->stepping == h->cpu.stepping) {
-                s += 8;
-                strncat(why, ", stepping matches", n - strlen(why) - 1);
+        num_end = p;
+        if (slow || digits > 15) { /* beyond exact double arithmetic: let libc round it */
+                char buf[64];
+                if ((size_t)(num_end - s) >= sizeof(buf))
+                        return false;
+                memcpy(buf, s, (size_t)(num_end - s));
+                buf[num_end - s] = '\0';
+                *v = strtod(buf, NULL);
         } else {
-                strncat(why, ", stepping differs", n - strlen(why) - 1);
+                /* m and 10^frac are exact doubles, so one correctly rounded division gives the
+                 * same double as strtod. */
+                *v = (double)m / pow10_tab[frac];
         }
-        if (t->brand[0] && !strcmp(t->brand, h->cpu.brand)) {
-                s += 4;
-                strncat(why, ", brand matches", n - strlen(why) - 1);
-        }
-        if (t->smbios_product[0] && h->product[0] && !strcmp(t->smbios_product, h->product)) {
-                s += 2;
-                strncat(why, ", SMBIOS product matches", n - strlen(why) - 1);
-        }
-        if (hz > 0 && h->mhz > 0 && fabs(hz / 1e6 - h->mhz) <= 0.05 * h->mhz) {
-                s += 1;
-                strncat(why, ", frequency within 5%", n - strlen(why) - 1);
-        }
-        return s;
-}
-
-static int add_candidates(const char *dir, int depth, char **paths, int *n)
-{
-        DIR           *d = opendir(dir);
-        struct dirent *e;
-
-        if (!d)
-                return -1;
-        while ((e = readdir(d)) && *n < MAX_CANDIDATES) {
-                char        p[4096];
-                struct stat st;
-                size_t      len = strlen(e->d_name);
-
-                if (e->d_name[0] == '.')
-                        continue;
-                snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-                if (stat(p, &st))
-                        continue;
-                if (S_ISDIR(st.st_mode) && depth < 2)
-                        add_candidates(p, depth + 1, paths, n);
-                else if (S_ISREG(st.st_mode) && len > 5 && !strcmp(e->d_name + len - 5, ".json"))
-                        paths[(*n)++] = strdup(p);
-        }
-        closedir(d);
-        return 0;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-        return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int cmd_match(const char *dir)
-{
-        static char   *paths[MAX_CANDIDATES];
-        struct host_id h;
-        int            n = 0, best = -1, best_score = -1;
-
-        if (add_candidates(dir, 0, paths, &n)) {
-                fprintf(stderr, "pmucal-table: %s: cannot open directory: %s\n", dir, strerror(errno));
-                return EXIT_USAGE;
-        }
-        qsort(paths, (size_t)n, sizeof(paths[0]), cmp_str);
-        host_identify(&h);
-        printf("this machine: %s family/model %xh/%xh (%u/%u) stepping %u, \"%s\", SMBIOS \"%s\", "
-               "%.0f MHz\n", h.cpu.vendor_str, h.cpu.family, h.cpu.model, h.cpu.family,
-               h.cpu.model, h.cpu.stepping, h.cpu.brand, h.product, h.mhz);
-        for (int i = 0; i < n; i++) {
-                struct pmucal_table *t;
-                char                 err[512], why[256];
-
-                if (pmucal_table_load(paths[i], &t, err, sizeof(err)) != PMUCAL_OK) {
-                        printf("  skip %s: %s\n", paths[i], err);
-                        continue;
-                }
-                int s = score(t, &h, why, sizeof(why));
-                printf("  %s %s: %s (score %d)\n", s < 0 ? "skip" : "cand", paths[i], why, s);
-                if (s > best_score) {
-                        best_score = s;
-                        best       = i;
-                }
-                pmucal_table_free(t);
-        }
-        if (best < 0)
-                fprintf(stderr, "pmucal-table: no table in %s fits this machine (%d candidates)\n",
-                        dir, n);
-        else
-                printf("match: %s\n", paths[best]);
-        for (int i = 0; i < n; i++)
-                free(paths[i]);
-        return best < 0 ? EXIT_BAD : 0;
-}
-
-/* "dtlb:4k", "itlb:2m", "1g" (dtlb), or a byte count; 0 when malformed. */
-static uint64_t parse_page(const char *a, const char **side)
-{
-        char    *end;
-        uint64_t v;
-
-        *side = "dtlb";
-        if (!strncmp(a, "dtlb:", 5) || !strncmp(a, "itlb:", 5)) {
-                *side = a[0] == 'i' ? "itlb" : "dtlb";
-                a += 5;
-        }
-        if (!strcmp(a, "4k"))
-                return 4096;
-        if (!strcmp(a, "2m"))
-                return 2u << 20;
-        if (!strcmp(a, "1g"))
-                return 1u << 30;
-        v = strtoull(a, &end, 0);
-        return end != a && !*end && (v == 4096 || v == 2u << 20 || v == 1u << 30) ? v : 0;
-}
-
-/* Classify TLB-miss latencies (cycles added over an L1 TLB hit) with the TLB section. */
-static int cmd_classify_tlb(const char *path, const char *page, int n, char **lat)
-{
-        struct pmucal_tlb *t;
-        const char        *side;
-        char               err[512];
-        uint64_t           pb = parse_page(page, &side);
-
-        if (!pb) {
-                fprintf(stderr, "pmucal-table: page size \"%s\" is not [dtlb:|itlb:]4k, 2m or 1g\n",
-                        page);
-                return EXIT_USAGE;
-        }
-        for (int i = 0; i < n; i++) {
-                char  *end;
-                double v = strtod(lat[i], &end);
-                if (end == lat[i] || *end || !isfinite(v) || v < 0) {
-                        fprintf(stderr, "pmucal-table: latency \"%s\" is not a number of cycles\n",
-                                lat[i]);
-                        return EXIT_USAGE;
-                }
-        }
-        if (pmucal_tlb_load(path, &t, err, sizeof(err)) != PMUCAL_OK) {
-                fprintf(stderr, "pmucal-table: %s\n", err);
-                return EXIT_BAD;
-        }
-        if (!pmucal_tlb_curve(t, side, pb)) {
-                fprintf(stderr, "pmucal-table: %s: no %s curve for %s pages\n", path, side, page);
-                pmucal_tlb_free(t);
-                return EXIT_BAD;
-        }
-        for (int i = 0; i < n; i++) {
-                const struct pmucal_tlb_class *k =
-                        pmucal_tlb_classify(t, side, pb, strtod(lat[i], NULL));
-                printf("%s %s\n", lat[i], k ? k->name : "?");
-        }
-        pmucal_tlb_free(t);
-        return 0;
+        while (p < end && (*p == ' ' || *p == '\t'))
+                p++;
+        *unit = dflt;
+        if (end - p >= 2 && !memcmp(p, "ns", 2) && (p += 2))
+                *unit = PMUCAL_UNIT_NS;
+        else if (end - p >= 3 && !memcmp(p, "tsc", 3) && (p += 3))
+                *unit = PMUCAL_UNIT_TSC;
+        else if (end - p >= 4 && !memcmp(p, "core", 4) && (p += 4))
+                *unit = PMUCAL_UNIT_CORE;
+        while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
+                p++;
+        return p == end && isfinite(*v);
 }
 
 int main(int argc, char **argv)
 {
-        if (!strcmp(argc > 1 ? argv[1] : "", "classify-tlb") && argc >= 5)
-                return cmd_classify_tlb(argv[2], argv[3], argc - 4, argv + 4);
+        const char *cmd = argc > 1 ? argv[1] : "";
+
         if (argc < 2)
                 return usage("no command");
-        if (!strcmp(argv[1], "check") && argc == 3)
-                return cmd_check(argv[2]);
-        if (!strcmp(argv[1], "show") && argc == 3)
-                return cmd_show(argv[2]);
-        if (!strcmp(argv[1], "classify") && argc >= 4)
-                return cmd_classify(argv[2], argc - 3, argv + 3);
-        if (!strcmp(argv[1], "classify-source") && argc >= 5)
-                return cmd_classify_source(argv[2], argv[3], argc - 4, argv + 4);
-        if (!strcmp(argv[1], "match") && argc == 3)
-                return cmd_match(argv[2]);
-        if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-                usage(NULL);
+        if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help"))
+                return usage(NULL);
+        if (!strcmp(cmd, "--version")) {
+                printf("pmucal-table (pmucal %s), libpmucal %s\n",
+#ifdef PMUCAL_VERSION
+                       PMUCAL_VERSION,
+#else
+                       "unknown",
+#endif
+                       pmucal_version_string());
                 return 0;
         }
-        return usage(strcmp(argv[1], "check") && strcmp(argv[1], "show") &&
-                                     strcmp(argv[1], "classify") && strcmp(argv[1], "match") &&
-                                     strcmp(argv[1], "classify-tlb") &&
-                                     strcmp(argv[1], "classify-source")
-                             ? "unknown command"
-                             : "wrong number of arguments");
+        if (!strcmp(cmd, "check"))
+                return argc == 3 ? cmd_check(argv[2]) : usage("check: wrong number of arguments");
+        if (!strcmp(cmd, "show"))
+                return cmd_show(argc - 2, argv + 2);
+        if (!strcmp(cmd, "classify"))
+                return cmd_classify(argc - 2, argv + 2);
+        if (!strcmp(cmd, "classify-source"))
+                return cmd_classify_source(argc - 2, argv + 2);
+        if (!strcmp(cmd, "classify-tlb"))
+                return cmd_classify_tlb(argc - 2, argv + 2);
+        if (!strcmp(cmd, "diff"))
+                return cmd_diff(argc - 2, argv + 2);
+        if (!strcmp(cmd, "match"))
+                return cmd_match(argc - 2, argv + 2);
+        return usage("unknown command");
 }

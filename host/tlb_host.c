@@ -5,10 +5,10 @@
  * machine's real TLBs. Interrupts cannot be masked; the window guard of the kernel drops
  * disturbed windows.
  *
- *     pmucal-host --tlb --out DIR [--cpu N] [--quick|--full] [--page 4k|2m|both]
+ *     pmucal-host --tlb [--out DIR] [--cpu N] [--quick|--full] [--page 4k|2m|both]
  *
- * Writes DIR/tlb-table.json and DIR/tlb-curve.csv and prints the dtlb report. Exit status 0,
- * 1 on a failure, 2 on a usage error.
+ * (options: host/host_args.c). Writes DIR/tlb-table.json and DIR/tlb-curve.csv and prints the
+ * dtlb report. Exit status 0, or 1 on a failure.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +16,7 @@
 
 #include "app/tlb.h"
 #include "host/host.h"
+#include "host/host_args.h"
 #include "report/json.h"
 
 #include "bench/kernel_tlb.h"
@@ -42,13 +43,6 @@ static status_t console_sink(void *ctx, const char *s, size_t n)
         (void)ctx;
         fwrite(s, 1, n, stdout);
         return ST_OK;
-}
-
-static int usage(void)
-{
-        fprintf(stderr, "usage: pmucal-host --tlb --out DIR [--cpu N] [--quick|--full] "
-                        "[--page 4k|2m|both]\n");
-        return 2;
 }
 
 static status_t host_sweep(const struct tlbcal_sweep *s, struct tlb_curve *c)
@@ -121,34 +115,18 @@ static void add_to_latency_table(const char *out, const struct rep_buf *tlb)
         rep_buf_free(&doc);
 }
 
-int host_tlb_main(int argc, char **argv)
+int host_tlb_main(const struct host_opts *o)
 {
         static struct cpuid_dump dump;
         static struct cpu_info   cpu;
         static struct tlbcal     t;
-        const char              *out = ".";
-        unsigned                 cpu_no = 0, pages = 3; /* bit 0: 4k, bit 1: 2m */
-        bool                     full = true;
+        const char              *out = o->out;
+        unsigned                 cpu_no = o->cpu, pages = o->tlb_pages;
+        bool                     full = o->full;
         struct rep_buf           json = { 0 }, csv = { 0 };
         status_t                 st;
 
-        for (int i = 1; i < argc; i++) {
-                const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-                if (!strcmp(a, "--quick") || !strcmp(a, "--full"))
-                        full = a[2] == 'f';
-                else if (!strcmp(a, "--out") && v)
-                        out = argv[++i];
-                else if (!strcmp(a, "--cpu") && v)
-                        cpu_no = (unsigned)strtoul(argv[++i], NULL, 0);
-                else if (!strcmp(a, "--page") && v && (!strcmp(v, "4k") || !strcmp(v, "2m") ||
-                                                       !strcmp(v, "both"))) {
-                        pages = !strcmp(v, "4k") ? 1 : !strcmp(v, "2m") ? 2 : 3;
-                        i++;
-                } else
-                        return usage();
-        }
         rep_add_sink((struct rep_sink){ .write = console_sink });
-        linux_plat_set_out_dir(out);
         if ((st = linux_plat_pin_cpu(cpu_no)) != ST_OK) {
                 rep_err(st, "pinning to CPU %u", cpu_no);
                 return 1;

@@ -15,8 +15,9 @@ uint8_t *acpi_fixture_load(const char *name, size_t *len)
 
 void acpi_fixture_put_le(uint8_t *p, uint64_t v, unsigned bytes)
 {
+        /* fields wider than 8 bytes get zeros above v (a shift by 64 is undefined) */
         for (unsigned i = 0; i < bytes; i++)
-                p[i] = (uint8_t)(v >> (8 * i));
+                p[i] = i < 8 ? (uint8_t)(v >> (8 * i)) : 0;
 }
 
 void acpi_fixture_checksum(uint8_t *t, size_t len)

@@ -4,11 +4,14 @@
 #   2. shell tests tests/test_*.sh (TAP output);
 #   3. each fuzzer for a bounded time over a copy of its corpus;
 #   4. the QEMU smoke boots in tests/qemu.cfg, checked by tests/qemu_checks.py (every JSON file
-#      each boot saves is validated against docs/schemas/ by tests/check_schemas.py).
+#      each boot saves is validated against docs/schemas/ by tests/check_schemas.py);
+#   5. asan: the unit tests and the CLI cases (tests/test_cli*.sh) again, built under
+#      $B/asan with AddressSanitizer + UndefinedBehaviorSanitizer (make test-asan-build).
 # A crashed or hung binary counts as a failure. Details go to build/test-logs/.
+# ONLY=stage[,stage...] runs some stages: unit, shell, fuzz, qemu, asan.
 set -u
 cd "$(dirname "$0")/.."
-B=build
+B=${B:-build}
 logs=$B/test-logs
 rm -rf "$logs"; mkdir -p "$logs"
 pass=0 fail=0
@@ -29,7 +32,7 @@ count_tap() { # file -> adds to pass/fail; returns number of test lines
         return $(( p + q > 0 ? 0 : 1 ))
 }
 
-stage() { [ -z "$ONLY" ] || [ "$ONLY" = "$1" ]; }
+stage() { [ -z "$ONLY" ] || [[ ",$ONLY," == *",$1,"* ]]; }
 
 # Run one TAP-printing command; a non-zero exit with no failing line, or no test line at
 # all, is one more failure (a crash, a hang, an assertion that never printed).
@@ -80,6 +83,29 @@ if stage fuzz; then
                         fail=$((fail + 1)); echo "  fuzz_$name: FAILED (see $log)"
                 fi
         done
+fi
+
+if stage asan; then
+        echo "== AddressSanitizer + UndefinedBehaviorSanitizer ($B/asan)"
+        A=$B/asan
+        mkdir -p "$logs/asan"
+        if [ ! -d "$A/host/tests" ]; then
+                echo "  $A not built (make test-asan-build): counted as a failure"; fail=$((fail + 1))
+        fi
+        export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99
+        export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=99
+        for t in "$A"/host/tests/test_*; do
+                [ -x "$t" ] || continue
+                CMOCKA_MESSAGE_OUTPUT=TAP run_tap "asan $(basename "$t")" "$logs/asan/$(basename "$t").log" timeout 300 "$t"
+        done
+        for t in tests/test_cli*.sh; do
+                PMUCAL_TABLE=$A/host/pmucal-table PMUCAL_HOST=$A/host/pmucal-host \
+                        run_tap "asan $(basename "$t" .sh)" "$logs/asan/$(basename "$t" .sh).log" timeout 300 bash "$t"
+        done
+        # A sanitizer report is a failure even where the test swallowed the exit status.
+        if grep -lE '^(==[0-9]+==ERROR|SUMMARY: (Address|Undefined|Leak)Sanitizer)|runtime error:' "$logs"/asan/*.log 2>/dev/null; then
+                echo "  sanitizer reports in the logs above: counted as a failure"; fail=$((fail + 1))
+        fi
 fi
 
 if stage qemu; then

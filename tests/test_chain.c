@@ -136,6 +136,7 @@ static void test_stride_hops(void **state)
                         n_stride++;
                 p = q;
         }
+        free(buf);
         assert_int_equal(n_stride, bytes / 64 - 8); /* 8 columns, one wrap each */
 }
 

@@ -57,7 +57,8 @@ case_ "show a bad table"              1 "trunc.json:"                  show "$tm
 case_ "classify cycles"               0 $'=2.8 L1\n15 L2\n37 L3\n1000 DRAM' classify "$good" 2.8 15 37 1000
 case_ "classify on a bound is inclusive" 0 "^5.306 L1$"                classify "$good" 5.306
 case_ "classify ns"                   0 $'=1ns L1\n60ns DRAM'         classify "$good" 1ns 60ns
-case_ "classify ns without core clock" 1 "no ns figures"               classify $CORPUS/flat-tcg.json 5ns
+case_ "classify ns with the TSC rate"  0 "^5ns flat$"                   classify $CORPUS/flat-tcg.json 5ns
+case_ "classify core cycles on a TSC table" 1 "60core: core cycles: this table has no measured core:TSC ratio" classify "$good" 60core
 numa=$CORPUS/numa-c2c.json
 sed 's/"n_nodes": 4/"n_nodes": 5/' "$numa" >"$tmp/numa-rows.json"
 case_ "show prints the NUMA matrix"   0 "^ +2 +228\.8 +224\.4 +100\.0 +154\.5$" show "$numa"
@@ -69,10 +70,10 @@ case_ "classify-source remote HITM in cycles" 0 "^540 c2c-other-package-hitm fit
 case_ "classify-source without a c2c section" 2 "no bucket for that source" classify-source "$good" c2c-remote-hitm 180ns
 case_ "classify-source bad latency"   2 "is not a number"             classify-source "$numa" dram 12x
 case_ "classify flat table"           0 "^12 flat$"                    classify $CORPUS/flat-tcg.json 12
-case_ "classify bad latency is usage" 2 "latency \"12us\" is not a number" classify "$good" 12us
+case_ "classify bad latency is usage" 2 "latency \"12us\" is not a number with an optional unit suffix" classify "$good" 12us
 case_ "classify negative is usage"    2 "is not a number"              classify "$good" -5
 case_ "classify bad table"            1 "version2.json"                classify $CORPUS/version2.json 5
-case_ "match picks the fitting table" 0 "match: .*/sub/latency-table.json" match "$tmp/dir"
+case_ "match picks the fitting table" 0 "^$tmp/dir/sub/latency-table.json$" match "$tmp/dir"
 case_ "match says why"                0 "vendor/family/model match, stepping matches" match "$tmp/dir"
 case_ "match skips other models"      0 "skip .*other-model.json: different CPU" match "$tmp/dir"
 case_ "match skips broken tables"     0 "skip .*broken.json: .*broken.json:[0-9]+:" match "$tmp/dir"
@@ -82,6 +83,7 @@ case_ "no command"                    2 "usage:"
 case_ "unknown command"               2 "unknown command"              frobnicate x
 case_ "check without file"            2 "wrong number of arguments"    check
 case_ "classify without latency"      2 "wrong number of arguments"    classify "$good"
+case_ "version"                       0 "^pmucal-table \(pmucal .*\), libpmucal 1\.[0-9]+\.[0-9]+$" --version
 case_ "help"                          0 "usage:"                       --help
 
 # classify-tlb (TLB section, pmucal.tlb/1): a standalone tlb-table.json and the same section
@@ -97,11 +99,143 @@ case_ "classify-tlb buckets"          0 "=0 l1_hit
 40 walk" classify-tlb "$tmp/tlb-table.json" 4k 0 3.5 40
 case_ "classify-tlb in a latency table" 0 "^20 walk$" classify-tlb "$tmp/lat-with-tlb.json" dtlb:4096 20
 case_ "classify-tlb no such curve"    1 "no itlb curve for itlb:4k"    classify-tlb "$tmp/tlb-table.json" itlb:4k 3
-case_ "classify-tlb other major"      1 "schema \"pmucal.tlb/2\": this library reads pmucal.tlb/1" classify-tlb "$tmp/tlb-v2.json" 4k 3
+case_ "classify-tlb other major"      1 "schema \"pmucal.tlb/2\": major version 2 is not supported \(this library reads 1\)" classify-tlb "$tmp/tlb-v2.json" 4k 3
 case_ "classify-tlb malformed"        1 "curves\[0\]: page_bytes: expected a non-negative integer" classify-tlb "$tmp/tlb-bad.json" 4k 3
 case_ "classify-tlb latency table without tlb" 1 "not a pmucal TLB table" classify-tlb "$good" 4k 3
 case_ "classify-tlb bad page size"    2 "page size \"3k\""             classify-tlb "$tmp/tlb-table.json" 3k 3
 case_ "classify-tlb bad latency"      2 "latency \"fast\""             classify-tlb "$tmp/tlb-table.json" 4k fast
+
+
+# One version rule for every schema (docs/versioning.md): same major accepted, any minor,
+# unknown keys ignored; malformed versions rejected; a version quoted as given.
+echo "${tlbdoc/pmucal.tlb\/1/pmucal.tlb/1.3}" | sed 's/"units"/"later":{"x":1},"units"/' > "$tmp/tlb-v1.3.json"
+sed 's|"pmucal.latency-table/1"|"pmucal.latency-table/1."|' "$good" > "$tmp/v1dot.json"
+sed 's|"pmucal.latency-table/1"|"pmucal.latency-table/01"|' "$good" > "$tmp/v01.json"
+sed 's|"pmucal.latency-table/1"|"pmucal.latency-table/1.-1"|' "$good" > "$tmp/v1m1.json"
+sed 's|"pmucal.latency-table/1"|"pmucal.latency-table/1x"|' "$good" > "$tmp/v1x.json"
+sed 's|"pmucal.latency-table/1"|"pmucal.latency-table/4294967297"|' "$good" > "$tmp/vbig.json"
+case_ "version: tlb/1.3 with unknown keys is read" 0 "^2 l1_hit$"           classify-tlb "$tmp/tlb-v1.3.json" 4k 2
+case_ "version: tlb/1.3 checks"       0 "tlb-v1.3.json: ok, pmucal.tlb/1.3, 1 curve" check "$tmp/tlb-v1.3.json"
+case_ "version: 1. rejected"          1 "\"pmucal.latency-table/1.\": the version is not MAJOR or MAJOR.MINOR" check "$tmp/v1dot.json"
+case_ "version: 01 rejected"          1 "the version is not"            check "$tmp/v01.json"
+case_ "version: 1.-1 rejected"        1 "the version is not"            check "$tmp/v1m1.json"
+case_ "version: 1x rejected"          1 "the version is not"            classify "$tmp/v1x.json" 5
+case_ "version: 4294967297 as given"  1 "schema \"pmucal.latency-table/4294967297\": the version is not MAJOR" check "$tmp/vbig.json"
+
+# check checks meaning: names, order, null for unknown, the tlb member, units, classes.
+sed '0,/"name": "L2"/s//"name": "L1"/' "$good" > "$tmp/dupname.json"
+sed 's/"capacity_bytes": 977280/"capacity_bytes": 20000/' "$good" > "$tmp/caporder.json"
+sed 's/"core_hz": [0-9]*/"core_hz": 0/' "$good" > "$tmp/corehz0.json"
+sed 's/"flags": \[/"tlb": {"schema": "pmucal.tlb\/1", "units": "mcyc", "curves": [{"side": "xtlb"}]}, "flags": [/' "$good" > "$tmp/badtlbmember.json"
+sed 's/"flags": \[/"tlb": '"${tlbdoc//\//\\/}"', "flags": [/' "$good" > "$tmp/goodtlbmember.json"
+echo "${tlbdoc/\"mcyc\"/\"cycles\"}" > "$tmp/tlb-units.json"
+echo "${tlbdoc/\"class\":\"walk\"/\"class\":\"l2_hit\"}" > "$tmp/tlb-dupclass.json"
+grep -q '"capacity_bytes": 977280' "$good" || echo "# fixture changed: capacity case is void"
+case_ "meaning: duplicate level names" 1 "levels\[1\].name: \"L1\" is also the name of levels\[0\]" check "$tmp/dupname.json"
+case_ "meaning: capacities out of order" 1 "levels\[1\].capacity_bytes: 20000 is not above levels\[0\]'s" check "$tmp/caporder.json"
+case_ "meaning: core_hz 0 is not null" 1 "machine.core_hz: 0: an unknown value is written null" check "$tmp/corehz0.json"
+case_ "meaning: a bad tlb member fails check" 1 "badtlbmember.json: tlb.curves\[0\]: side: \"xtlb\" is not dtlb or itlb" check "$tmp/badtlbmember.json"
+case_ "meaning: a good tlb member passes" 0 "ok, tlb member pmucal.tlb/1, 1 curve" check "$tmp/goodtlbmember.json"
+case_ "meaning: unknown TLB units"     1 "units: \"cycles\" is not a known unit" check "$tmp/tlb-units.json"
+case_ "meaning: duplicate TLB class"   1 "a second \"l2_hit\""            classify-tlb "$tmp/tlb-dupclass.json" 4k 1
+
+# One size limit for every subcommand.
+{ printf '{"schema":"pmucal.tlb/1","units":"mcyc","pad":"'; head -c $((17 << 20)) /dev/zero | tr '\0' x; printf '","curves":[]}'; } > "$tmp/huge.json"
+case_ "size: check refuses 17 MiB"     1 "huge.json: file too large"     check "$tmp/huge.json"
+case_ "size: classify-tlb refuses 17 MiB" 1 "huge.json: file too large"  classify-tlb "$tmp/huge.json" 4k 1
+case_ "size: classify refuses 17 MiB"  1 "huge.json: file too large"     classify "$tmp/huge.json" 1
+rm -f "$tmp/huge.json"
+
+# Text from a file is escaped: a level name with a newline and a terminal escape.
+sed '0,/"name": "L1"/s//"name": "L1\\n\\u001b[2J"/' "$good" > "$tmp/ctrl.json"
+out=$("$BIN" check "$tmp/ctrl.json" 2>&1; "$BIN" show "$tmp/ctrl.json" 2>&1; "$BIN" classify "$tmp/ctrl.json" 1 2>&1)
+n=$((n + 1))
+if ! grep -q $'\x1b' <<<"$out" && grep -qF 'L1\n\x1b[2J L2' <<<"$out" && grep -qF '1 L1\n\x1b[2J' <<<"$out"; then
+        echo "ok $n - escape: a level name with control characters is printed escaped"
+else
+        failed=$((failed + 1)); echo "not ok $n - escape: a level name with control characters is printed escaped"
+        cat -v <<<"$out" | sed 's/^/# /'
+fi
+printf '{"schema": "pmucal.latency-table/1\\u001b]0;pwned\\u0007"}' > "$tmp/ctrlschema.json"
+out=$("$BIN" check "$tmp/ctrlschema.json" 2>&1)
+n=$((n + 1))
+if ! grep -q $'[\x1b\x07]' <<<"$out" && grep -qF '1\x1b]0;pwned\x07' <<<"$out"; then
+        echo "ok $n - escape: a schema with control characters is quoted escaped in the error"
+else
+        failed=$((failed + 1)); echo "not ok $n - escape: schema with control characters"; cat -v <<<"$out" | sed 's/^/# /'
+fi
+
+# stdout alone: out_ NAME WANT_RC WANT_STDOUT(exact) [STDIN_FILE] ARGS...; stderr kept in $err.
+out_() {
+        local name=$1 want_rc=$2 want=$3 in=$4 rc out
+        shift 4
+        n=$((n + 1))
+        out=$("$BIN" "$@" <"$in" 2>"$tmp/stderr"); rc=$?; err=$(cat "$tmp/stderr")
+        if [ "$rc" -eq "$want_rc" ] && [ "$out" = "$want" ]; then echo "ok $n - $name"; else
+                failed=$((failed + 1)); echo "not ok $n - $name (exit $rc, want $want_rc)"
+                diff <(echo "$want") <(echo "$out") | sed 's/^/# /'; sed 's/^/# stderr: /' <<<"$err"
+        fi
+}
+check_err() { # NAME REGEX: the stderr of the last out_ matches
+        n=$((n + 1))
+        if grep -qE -- "$2" <<<"$err"; then echo "ok $n - $1"; else
+                failed=$((failed + 1)); echo "not ok $n - $1"; sed 's/^/# stderr: /' <<<"$err"; fi
+}
+
+# classify -: one latency per line from stdin, a unit suffix each, bad lines skipped with
+# their number, exit 3 when any was bad.
+printf '2.8\n15\nbad\n37tsc\n# a comment\n\n1000\n-5\n60core\n1e3\n 12.5ns \r\n9.869' > "$tmp/lat.txt"
+out_ "classify - streams stdin"       3 "2.8 L1
+15 L2
+37tsc L3
+1000 DRAM
+1e3 DRAM
+12.5ns L3
+9.869 L2" "$tmp/lat.txt" classify "$good" -
+check_err "classify - names bad lines"  '<stdin>:3: "bad": not a number'
+check_err "classify - negative line"    '<stdin>:8: "-5": not a number'
+check_err "classify - core without ratio" '<stdin>:9: "60core": core cycles: this table has no measured core:TSC ratio; skipped'
+check_err "classify - counts them"      '3 of 12 lines were not latencies'
+printf '2.8\n4ns\n' > "$tmp/ok.txt"
+out_ "classify - all good exits 0"    0 $'2.8 L1\n4ns L2' "$tmp/ok.txt" classify "$good" -
+out_ "classify --unit ns"             0 $'2.8 L2\n4ns L2' "$tmp/ok.txt" classify --unit ns "$good" -
+out_ "classify --unit bad is usage"   2 "" "$tmp/ok.txt" classify --unit ms "$good" -
+sed 's/"cpuid_differs"/"no_dram"/' "$good" > "$tmp/nodram.json"
+out_ "classify beyond the last level" 0 $'500 DRAM\n1200 beyond' /dev/null classify "$tmp/nodram.json" 500 1200
+out_ "classify-tlb - labels"          0 $'0 l1_hit\n3.5 l2_hit\n40 walk' <(printf '0\n3.5\n40\n') classify-tlb "$tmp/tlb-table.json" 4k -
+
+# show --json / --csv for latency and TLB tables.
+"$BIN" show --json "$good" > "$tmp/show.json"; rc=$?
+n=$((n + 1)); if [ $rc -eq 0 ] && python3 -c 'import json,sys; t=json.load(open(sys.argv[1]));
+assert [l["name"] for l in t["levels"]] == ["L1","L2","L3","DRAM"]; assert t["levels"][3]["upper_cycles"] is None
+assert t["units"]["cycles"] == "tsc" and t["machine"]["nodes"] is None' "$tmp/show.json"; then
+        echo "ok $n - show --json: levels, null for unknown, the unit"; else failed=$((failed + 1)); echo "not ok $n - show --json"; fi
+"$BIN" show --json "$tmp/tlb-table.json" > "$tmp/showtlb.json"; rc=$?
+n=$((n + 1)); if [ $rc -eq 0 ] && python3 -c 'import json,sys; t=json.load(open(sys.argv[1]));
+assert [c["label"] for c in t["curves"][0]["classes"]] == ["l1_hit","l2_hit","walk"]; assert t["clock"] == "tsc"' "$tmp/showtlb.json"; then
+        echo "ok $n - show --json of a TLB table"; else failed=$((failed + 1)); echo "not ok $n - show --json of a TLB table"; fi
+case_ "show --csv latency rows"       0 "^3,DRAM,,,no-cpuid,344.409,350.647,403.338,462.868," show --csv "$good"
+case_ "show --csv latency header"     0 "^level,name,capacity_bytes,cpuid_capacity_bytes,agreement,min_cycles" show --csv "$good"
+case_ "show --csv TLB rows"           0 "^dtlb,4096,near,walk,walk,1,29.000,26.000,,3444,8192$" show --csv "$tmp/tlb-table.json"
+case_ "show a TLB table"              0 "class l2_hit .*bucket <= \+16.000" show "$tmp/tlb-table.json"
+case_ "show --xml is usage"           2 "show: wrong arguments"        show --xml "$good"
+
+# diff: level by level, beyond the runs' own spread or not.
+sed 's/"min": 33.464/"min": 59.0/; s/"p10": 35.525/"p10": 60.1/; s/"p50": 38.741/"p50": 62.2/; s/"p90": 41.445/"p90": 65.3/' "$good" > "$tmp/moved.json"
+case_ "diff of a table with itself"   0 "0 levels moved beyond the runs' spread" diff "$good" "$good"
+case_ "diff of two runs"              0 "L3 +38.741 +34.713 +-10.4%.*within spread" diff "$good" $CORPUS/zen4-kvm-h5.json
+case_ "diff: a level that moved"      3 "L3 +38.741 +62.200 +\+60.6%.*BEYOND SPREAD" diff "$good" "$tmp/moved.json"
+case_ "diff: levels that differ"      3 "flat +only in B" diff "$good" $CORPUS/flat-tcg.json
+case_ "diff: one file is usage"       2 "wrong number of arguments" diff "$good"
+
+# match: only the answer on stdout; equal scores go to the newest run.
+mkdir -p "$tmp/tie/a" "$tmp/tie/b" "$tmp/tie/0"
+sed 's/"date": null/"date": "2026-01-01T00:00:00Z"/' "$good" > "$tmp/tie/a/latency-table.json"
+sed 's/"date": null/"date": "2026-06-01T00:00:00Z"/' "$good" > "$tmp/tie/b/latency-table.json"
+cp "$good" "$tmp/tie/0/latency-table.json"
+out_ "match: the newest of equal tables" 0 "$tmp/tie/b/latency-table.json" /dev/null match "$tmp/tie"
+check_err "match: diagnostics on stderr" "cand .*/tie/a/latency-table.json: .*date 2026-01-01"
+out_ "match: nothing on stdout when none fits" 1 "" /dev/null match "$tmp/empty"
 
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -49,8 +49,8 @@ errs=$("${PMUCAL_PYTHON:-python3}" tests/check_schemas.py "$tmp/c2c.json" 2>&1)
 check $? "c2c.json validates against docs/schemas/c2c.schema.json${errs:+ ($errs)}"
 grep -q 'owner (rows)' "$tmp/log"
 check $? "console shows the class table and the HITM matrix"
-"$bin" --c2c >/dev/null 2>&1
-[ $? -eq 2 ]; check $? "--c2c without --out is a usage error (exit 2)"
+"$bin" --c2c --out >/dev/null 2>&1
+[ $? -eq 2 ]; check $? "--c2c --out without a folder is a usage error (exit 2)"
 "$bin" --c2c --out "$tmp" --rounds 5 >/dev/null 2>&1
 [ $? -eq 2 ]; check $? "--rounds 5 is a usage error (exit 2)"
 mkdir -p "$tmp/t"

@@ -334,8 +334,8 @@ static void test_classify(void **state)
         assert_int_equal(pmucal_numa_classify_source_ns(t, nm, "c2c-", 10, &m[0]), PMUCAL_E_ARG);
         assert_int_equal(pmucal_numa_classify_source_ns(t, nm, "dram-remote-9hop", 10, &m[0]),
                          PMUCAL_E_ARG);
-        assert_int_equal(pmucal_numa_classify_ns(t, nm, NAN, &m[0]), PMUCAL_E_ARG);
-        assert_int_equal(pmucal_numa_classify_ns(t, nm, -1, &m[0]), PMUCAL_E_ARG);
+        assert_int_equal(pmucal_numa_classify_ns(t, nm, NAN, &m[0]), PMUCAL_E_RANGE);
+        assert_int_equal(pmucal_numa_classify_ns(t, nm, -1, &m[0]), PMUCAL_E_RANGE);
         assert_int_equal(pmucal_numa_classify_ns(NULL, nm, 1, &m[0]), PMUCAL_E_ARG);
         /* candidates at 150 ns: remote 1hop and the other-package transfers, by median */
         k = pmucal_numa_candidates_ns(t, nm, 150.0, m, 16);
@@ -350,6 +350,7 @@ static void test_classify(void **state)
                 assert_true(strcmp(m[i].bucket, "DRAM")); /* split into the DRAM levels */
         }
         assert_true(seen_dram && seen_c2c);
+        pmucal_table_free(t);
         pmucal_numa_free(nm);
         rep_buf_free(&b);
 

@@ -56,7 +56,7 @@ static const struct {
 } cases[] = {
         /* name                 from                           to                     cut want msg */
         { "valid", "", "", 0, PMUCAL_OK, NULL },
-        { "unknown fields", "\"flags\"", "\"tlb\": {\"levels\": [1, 2]}, \"future\": 1, \"flags\"", 0,
+        { "unknown fields", "\"flags\"", "\"c2c\": {\"levels\": [1, 2]}, \"future\": 1, \"flags\"", 0,
           PMUCAL_OK, NULL },
         { "minor version", "table/1\"", "table/1.7\"", 0, PMUCAL_OK, NULL },
         { "empty", NULL, "", 0, PMUCAL_E_SYNTAX, "t.json:" },
@@ -67,14 +67,14 @@ static const struct {
         { "trailing comma", "\"noisy\"]", "\"noisy\",]", 0, PMUCAL_E_SYNTAX, "t.json:24:21: unexpected token" },
         { "duplicate key", "\"nodes\": 2", "\"nodes\": 2, \"nodes\": 3", 0, PMUCAL_E_SYNTAX,
           "duplicate" },
-        { "top-level array", NULL, "[1, 2]", 0, PMUCAL_E_VERSION, "top level is an array" },
-        { "no schema", "\"schema\"", "\"schemo\"", 0, PMUCAL_E_VERSION, "no \"schema\"" },
-        { "other schema", "latency-table/1", "inventory/1", 0, PMUCAL_E_VERSION,
+        { "top-level array", NULL, "[1, 2]", 0, PMUCAL_E_KIND, "top level is an array" },
+        { "no schema", "\"schema\"", "\"schemo\"", 0, PMUCAL_E_KIND, "no \"schema\"" },
+        { "other schema", "latency-table/1", "inventory/1", 0, PMUCAL_E_KIND,
           "not a pmucal latency table" },
         { "major version 2", "table/1\"", "table/2\"", 0, PMUCAL_E_VERSION,
           "major version 2 is not supported (this library reads 1)" },
         { "major version 10", "table/1\"", "table/10\"", 0, PMUCAL_E_VERSION, "major version 10" },
-        { "no version", "table/1\"", "table/\"", 0, PMUCAL_E_VERSION, "no version number" },
+        { "no version", "table/1\"", "table/\"", 0, PMUCAL_E_VERSION, "not MAJOR or MAJOR.MINOR" },
         /* the one version rule: MAJOR or MAJOR.MINOR, decimal without leading zeros */
         { "minor 0", "table/1\"", "table/1.0\"", 0, PMUCAL_OK, NULL },
         { "minor 12", "table/1\"", "table/1.12\"", 0, PMUCAL_OK, NULL },
@@ -85,7 +85,7 @@ static const struct {
         { "version 1.01", "table/1\"", "table/1.01\"", 0, PMUCAL_E_VERSION, "not MAJOR or MAJOR.MINOR" },
         { "version 1.1.1", "table/1\"", "table/1.1.1\"", 0, PMUCAL_E_VERSION, "not MAJOR or MAJOR.MINOR" },
         { "version +1", "table/1\"", "table/+1\"", 0, PMUCAL_E_VERSION, "not MAJOR or MAJOR.MINOR" },
-        { "schema not string", "\"pmucal.latency-table/1\"", "1", 0, PMUCAL_E_VERSION, "schema" },
+        { "schema not string", "\"pmucal.latency-table/1\"", "1", 0, PMUCAL_E_KIND, "schema" },
         { "family string", "\"family\": 6", "\"family\": \"6\"", 0, PMUCAL_E_SCHEMA,
           "t.json: machine.family: expected an integer, got a string" },
         { "model missing", "\"model\": 143, ", "", 0, PMUCAL_E_SCHEMA, "machine.model: missing" },
@@ -114,8 +114,10 @@ static const struct {
         { "level not object", "{\"name\": \"L1\"", "7, {\"name\": \"L1\"", 0, PMUCAL_E_SCHEMA,
           "levels[0]: expected an object, got an integer" },
         { "name empty", "\"name\": \"L2\"", "\"name\": \"\"", 0, PMUCAL_E_SCHEMA, "levels[1].name: empty" },
-        { "name too long", "\"name\": \"L2\"", "\"name\": \"L2-but-much-too-long-a-name\"", 0,
-          PMUCAL_E_SCHEMA, "levels[1].name: string too long" },
+        { "long name kept whole", "\"name\": \"L2\"", "\"name\": \"L2-with-a-much-longer-name-than-16-bytes\"", 0,
+          PMUCAL_OK, NULL },
+        { "name with a NUL", "\"name\": \"L2\"", "\"name\": \"L2\\u0000x\"", 0,
+          PMUCAL_E_SYNTAX, "u0000 is not allowed" },
         { "levels not increasing", "\"p50\": 220", "\"p50\": 16", 0, PMUCAL_E_SCHEMA,
           "levels[2].cycles" },
         { "bounds count", "[9.2, 58.0]", "[9.2]", 0, PMUCAL_E_SCHEMA,
@@ -132,6 +134,14 @@ static const struct {
           "flags[0]: expected a string, got an integer" },
         { "huge number", "\"p90\": 240}", "\"p90\": 1e300}", 0, PMUCAL_E_SCHEMA, "out of range" },
 };
+
+/* The level of @p v in @p unit, or the error as a negative number below -10. */
+static int lvl(const struct pmucal_table *t, double v, enum pmucal_unit unit)
+{
+        int             k = -99;
+        enum pmucal_err e = pmucal_table_classify(t, v, unit, &k);
+        return e == PMUCAL_OK ? k : -10 - (int)e;
+}
 
 static char *make_doc(size_t i, size_t *len)
 {
@@ -173,17 +183,20 @@ static void test_cases(void **state)
                         assert_non_null(t);
                         assert_int_equal(t->n_levels, 3);
                         assert_string_equal(t->levels[2].name, "DRAM");
+                        if (!strcmp(cases[i].name, "long name kept whole"))
+                                assert_string_equal(t->levels[1].name,
+                                                    "L2-with-a-much-longer-name-than-16-bytes");
                         assert_int_equal(t->nodes, 2);
                         assert_int_equal(t->microcode, 0x2b000181);
                         assert_true(pmucal_table_has_flag(t, "noisy"));
                         assert_false(pmucal_table_has_flag(t, "no_hierarchy"));
                         /* classify: bounds are inclusive upper bounds */
-                        assert_int_equal(pmucal_table_classify_cycles(t, 5.1), 0);
-                        assert_int_equal(pmucal_table_classify_cycles(t, 9.2), 0);
-                        assert_int_equal(pmucal_table_classify_cycles(t, 9.21), 1);
-                        assert_int_equal(pmucal_table_classify_cycles(t, 1e9), 2);
-                        assert_int_equal(pmucal_table_classify_ns(t, 4.7), 1);
-                        assert_int_equal(pmucal_table_classify_cycles(t, 0.0 / 0.0), -1);
+                        assert_int_equal(lvl(t, 5.1, PMUCAL_UNIT_TABLE), 0);
+                        assert_int_equal(lvl(t, 9.2, PMUCAL_UNIT_TABLE), 0);
+                        assert_int_equal(lvl(t, 9.21, PMUCAL_UNIT_TABLE), 1);
+                        assert_int_equal(lvl(t, 1e9, PMUCAL_UNIT_TABLE), 2);
+                        assert_int_equal(lvl(t, 4.7, PMUCAL_UNIT_NS), 1);
+                        assert_int_equal(lvl(t, 0.0 / 0.0, PMUCAL_UNIT_TABLE), -10 - PMUCAL_E_RANGE);
                         pmucal_table_free(t);
                 } else {
                         assert_null(t);
@@ -234,15 +247,15 @@ static void test_args(void **state)
         /* no error buffer, and a tiny one: no overflow, still NUL-terminated */
         assert_int_equal(pmucal_table_load_buf("{", 1, "x", &t, NULL, 0), PMUCAL_E_SYNTAX);
         assert_int_equal(pmucal_table_load_buf("{\"schema\": 1}", 13, "a-long-name.json", &t, small,
-                                               sizeof(small)), PMUCAL_E_VERSION);
+                                               sizeof(small)), PMUCAL_E_KIND);
         assert_int_equal(strlen(small), sizeof(small) - 1);
         /* not NUL-terminated input of the given length */
         assert_int_equal(pmucal_table_load_buf(base, strlen(base), "x", &t, NULL, 0), PMUCAL_OK);
         pmucal_table_free(t);
         pmucal_table_free(NULL);
-        assert_int_equal(pmucal_table_classify_cycles(NULL, 1), -1);
+        assert_int_equal(lvl(NULL, 1, PMUCAL_UNIT_TABLE), -10 - PMUCAL_E_ARG);
         assert_false(pmucal_table_has_flag(NULL, "noisy"));
-        assert_string_equal(pmucal_strerror(PMUCAL_E_VERSION), "not a supported latency table");
+        assert_string_equal(pmucal_strerror(PMUCAL_E_VERSION), "unsupported schema version");
         assert_string_equal(pmucal_strerror((enum pmucal_err)99), "unknown error");
 }
 
@@ -271,22 +284,23 @@ static const struct tlb_case {
           "{\"schema\":\"pmucal.latency-table/1\",\"tlb\":"
           TLB_DOC("pmucal.tlb/1", TLB_CURVE("dtlb", "4096", "near", TLB_CLASSES)) "}",
           PMUCAL_OK, "" },
-        { "major 2", TLB_DOC("pmucal.tlb/2", ""), PMUCAL_E_VERSION, "reads pmucal.tlb/1" },
+        { "major 2", TLB_DOC("pmucal.tlb/2", ""), PMUCAL_E_VERSION,
+          "major version 2 is not supported (this library reads 1)" },
         { "minor 1", TLB_DOC("pmucal.tlb/1.1", TLB_CURVE("dtlb", "4096", "near", TLB_CLASSES)),
           PMUCAL_OK, "" },
-        { "version 01", TLB_DOC("pmucal.tlb/01", ""), PMUCAL_E_VERSION, "reads pmucal.tlb/1" },
-        { "version 1.", TLB_DOC("pmucal.tlb/1.", ""), PMUCAL_E_VERSION, "reads pmucal.tlb/1" },
-        { "version 1.-1", TLB_DOC("pmucal.tlb/1.-1", ""), PMUCAL_E_VERSION, "reads pmucal.tlb/1" },
-        { "version 1x", TLB_DOC("pmucal.tlb/1x", ""), PMUCAL_E_VERSION, "reads pmucal.tlb/1" },
-        { "version  1", TLB_DOC("pmucal.tlb/ 1", ""), PMUCAL_E_VERSION, "reads pmucal.tlb/1" },
-        { "other schema", TLB_DOC("pmucal.latency-table/1", ""), PMUCAL_E_VERSION,
+        { "version 01", TLB_DOC("pmucal.tlb/01", ""), PMUCAL_E_VERSION, "not MAJOR or MAJOR.MINOR" },
+        { "version 1.", TLB_DOC("pmucal.tlb/1.", ""), PMUCAL_E_VERSION, "not MAJOR or MAJOR.MINOR" },
+        { "version 1.-1", TLB_DOC("pmucal.tlb/1.-1", ""), PMUCAL_E_VERSION, "not MAJOR or MAJOR.MINOR" },
+        { "version 1x", TLB_DOC("pmucal.tlb/1x", ""), PMUCAL_E_VERSION, "not MAJOR or MAJOR.MINOR" },
+        { "version  1", TLB_DOC("pmucal.tlb/ 1", ""), PMUCAL_E_VERSION, "not MAJOR or MAJOR.MINOR" },
+        { "other schema", TLB_DOC("pmucal.latency-table/1", ""), PMUCAL_E_KIND,
           "not a pmucal TLB table" },
-        { "no schema", "{\"curves\":[]}", PMUCAL_E_VERSION, "schema missing" },
+        { "no schema", "{\"curves\":[]}", PMUCAL_E_KIND, "schema missing" },
         { "tlb not an object", "{\"schema\":\"pmucal.latency-table/1\",\"tlb\":3}",
           PMUCAL_E_SCHEMA, "tlb: expected an object" },
         { "syntax", "{\"schema\":", PMUCAL_E_SYNTAX, "x:1:" },
-        { "top level array", "[]", PMUCAL_E_VERSION, "top level" },
-        { "curves not array", "{\"schema\":\"pmucal.tlb/1\",\"curves\":{}}", PMUCAL_E_SCHEMA,
+        { "top level array", "[]", PMUCAL_E_KIND, "top level" },
+        { "curves not array", "{\"schema\":\"pmucal.tlb/1\",\"units\":\"mcyc\",\"curves\":{}}", PMUCAL_E_SCHEMA,
           "curves: missing or not an array" },
         { "bad side", TLB_DOC("pmucal.tlb/1", TLB_CURVE("ptlb", "4096", "near", "[]")),
           PMUCAL_E_SCHEMA, "curves[0]: side: \"ptlb\"" },
@@ -301,7 +315,7 @@ static const struct tlb_case {
           TLB_DOC("pmucal.tlb/1", TLB_CURVE("dtlb", "4096", "near",
                   "[{\"class\":\"l3_hit\",\"lat_mcyc\":1,\"added_mcyc\":0,"
                   "\"upper_added_mcyc\":null,\"first_pages\":1,\"last_pages\":2}]")),
-          PMUCAL_E_SCHEMA, "curves[0].classes[0]: class: unknown class \"l3_hit\"" },
+          PMUCAL_E_SCHEMA, "curves[0].classes[0]: class: \"l3_hit\" is not l1_hit, l2_hit, walk or miss" },
         { "negative latency",
           TLB_DOC("pmucal.tlb/1", TLB_CURVE("dtlb", "4096", "near",
                   "[{\"class\":\"walk\",\"lat_mcyc\":-1,\"added_mcyc\":0,"
@@ -364,19 +378,26 @@ static void test_tlb_classify(void **state)
         (void)state;
         assert_int_equal(pmucal_tlb_load_buf(doc, strlen(doc), "x", &t, NULL, 0), PMUCAL_OK);
         assert_int_equal(t->n_curves, 2);
-        assert_string_equal(pmucal_tlb_curve(t, "dtlb", 4096)->pte, "near"); /* not "line" */
+        const struct pmucal_tlb_curve *cv = NULL;
+        assert_int_equal(pmucal_tlb_find_curve(t, PMUCAL_TLB_DTLB, 4096, &cv), PMUCAL_OK);
+        assert_string_equal(cv->pte_name, "near"); /* not "line" */
         for (size_t i = 0; i < sizeof(tcases) / sizeof(tcases[0]); i++) {
-                const struct pmucal_tlb_class *k =
-                        pmucal_tlb_classify(t, tcases[i].side, tcases[i].page, tcases[i].added);
+                const struct pmucal_tlb_class *k = NULL;
+                enum pmucal_tlb_side           side;
+                assert_int_equal(pmucal_tlb_side_parse(tcases[i].side, &side), PMUCAL_OK);
+                enum pmucal_err e = pmucal_tlb_classify(t, side, tcases[i].page, tcases[i].added,
+                                                        PMUCAL_UNIT_TSC, &k);
                 if (!tcases[i].want)
-                        assert_null(k);
-                else if (!k || strcmp(k->name, tcases[i].want))
-                        fail_msg("%s %llu %.3f: got %s, want %s", tcases[i].side,
-                                 (unsigned long long)tcases[i].page, tcases[i].added,
+                        assert_int_not_equal(e, PMUCAL_OK);
+                else if (e != PMUCAL_OK || strcmp(k->name, tcases[i].want))
+                        fail_msg("%s %llu %.3f: got %d %s, want %s", tcases[i].side,
+                                 (unsigned long long)tcases[i].page, tcases[i].added, e,
                                  k ? k->name : "NULL", tcases[i].want);
         }
-        assert_null(pmucal_tlb_classify(NULL, "dtlb", 4096, 1));
-        assert_null(pmucal_tlb_curve(t, NULL, 4096));
+        const struct pmucal_tlb_class *k;
+        assert_int_equal(pmucal_tlb_classify(NULL, PMUCAL_TLB_DTLB, 4096, 1, PMUCAL_UNIT_TSC, &k),
+                         PMUCAL_E_ARG);
+        assert_int_equal(pmucal_tlb_find_curve(t, PMUCAL_TLB_ITLB, 4096, &cv), PMUCAL_E_NO_CURVE);
         pmucal_tlb_free(t);
         pmucal_tlb_free(NULL);
         assert_int_equal(pmucal_tlb_load_buf(NULL, 1, "x", &t, NULL, 0), PMUCAL_E_ARG);
@@ -405,15 +426,20 @@ static void test_tlb_roundtrip(void **state)
         tlb_json_write(&w, NULL, &r, 1, NULL);
         assert_int_equal(json_finish(&w), ST_OK);
         assert_int_equal(pmucal_tlb_load_buf(b.p, b.len, "rt", &t, err, sizeof(err)), PMUCAL_OK);
-        const struct pmucal_tlb_curve *c = pmucal_tlb_curve(t, "dtlb", 2 << 20);
-        assert_non_null(c);
+        const struct pmucal_tlb_curve *c = NULL;
+        const struct pmucal_tlb_class *k = NULL;
+        assert_int_equal(pmucal_tlb_find_curve(t, PMUCAL_TLB_DTLB, 2 << 20, &c), PMUCAL_OK);
         assert_int_equal(c->n_classes, 3);
         assert_int_equal(c->n_levels, 2);
         assert_int_equal(c->level_entries[1], 91);
         assert_true(c->classes[1].added_cycles == 5.9);
         assert_true(c->classes[0].upper_added_cycles == 2.95); /* midway to the next class */
-        assert_string_equal(pmucal_tlb_classify(t, "dtlb", 2 << 20, 30)->name, "walk");
-        assert_string_equal(pmucal_tlb_classify(t, "dtlb", 2 << 20, 3)->name, "l2_hit");
+        assert_int_equal(pmucal_tlb_classify(t, PMUCAL_TLB_DTLB, 2 << 20, 30, PMUCAL_UNIT_TSC, &k),
+                         PMUCAL_OK);
+        assert_string_equal(k->name, "walk");
+        assert_int_equal(pmucal_tlb_classify(t, PMUCAL_TLB_DTLB, 2 << 20, 3, PMUCAL_UNIT_TSC, &k),
+                         PMUCAL_OK);
+        assert_string_equal(k->name, "l2_hit");
         pmucal_tlb_free(t);
         rep_buf_free(&b);
 }

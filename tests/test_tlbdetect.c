@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -363,15 +364,22 @@ static void test_outputs(void **state)
 
         /* CSV: written, read back point for point. */
         struct rep_buf b = { 0 };
-        assert_int_equal(tlb_curve_csv(cv, 1, &b), ST_OK);
-        FILE *f = fopen("build/host/tests/tlb-curve-test.csv", "w");
+        char           csv[] = "/tmp/tlb-curve-test-XXXXXX";
+        int            fd    = mkstemp(csv);
+        FILE          *f     = fd >= 0 ? fdopen(fd, "w") : NULL;
+        status_t       st    = tlb_curve_csv(cv, 1, &b);
+        size_t         wrote = f && st == ST_OK ? fwrite(b.p, 1, b.len, f) : 0, len = b.len;
+        rep_buf_free(&b); /* before any assertion can leave the test */
+        if (f)
+                fclose(f);
+        assert_int_equal(st, ST_OK);
         assert_non_null(f);
-        fwrite(b.p, 1, b.len, f);
-        fclose(f);
+        assert_int_equal(wrote, len);
         struct tlb_curve rd = { 0 };
-        assert_int_equal(load_csv("build/host/tests/tlb-curve-test.csv", back, &rd), n);
+        size_t           got = load_csv(csv, back, &rd);
+        unlink(csv);
+        assert_int_equal(got, n);
         assert_memory_equal(back, pts, n * sizeof(*pts));
-        rep_buf_free(&b);
         assert_int_equal(tlb_curve_csv(NULL, 1, &b), ST_BAD_ARG);
 
         /* JSON: parses, and says what the result says. */

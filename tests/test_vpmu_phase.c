@@ -29,6 +29,8 @@ static void phase(const struct vpmu_part *p, const struct vpmu_faults *f, struct
         rep_add_sink(rep_buf_sink(out));
         assert_int_equal(phase_sampling(&r), ST_OK);
         rep_reset();
+        for (size_t i = 0; i < r.n_files; i++) /* the run owns the files the phase kept */
+                rep_buf_free(&r.files[i].data);
 }
 
 #define MAX_V 96

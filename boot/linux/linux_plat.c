@@ -12,7 +12,6 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,9 +19,7 @@
 #define DMI_TABLE     "/sys/firmware/dmi/tables/DMI"
 #define DMI_ENTRY     "/sys/firmware/dmi/tables/smbios_entry_point"
 #define MAX_ACPI      32
-#define PATH_BYTES    4096
 
-static char     out_dir[PATH_BYTES] = ".";
 static unsigned huge_permille;
 
 static struct {
@@ -36,40 +33,6 @@ static size_t   smbios_len;
 static unsigned smbios_major, smbios_minor;
 
 /* ---- helpers ---- */
-
-static status_t errno_status(int e)
-{
-        switch (e) {
-        case ENOENT: return ST_NOT_FOUND;
-        case EROFS: return ST_READ_ONLY;
-        case ENOSPC: case EDQUOT: return ST_NO_SPACE;
-        case ENOMEM: return ST_NO_MEM;
-        default: return ST_IO;
-        }
-}
-
-static int full_path(char *dst, size_t n, const char *path)
-{
-        if (path[0] == '/')
-                return snprintf(dst, n, "%s", path) < (int)n ? 0 : -1;
-        return snprintf(dst, n, "%s/%s", out_dir, path) < (int)n ? 0 : -1;
-}
-
-static int mkdir_parents(const char *file)
-{
-        char tmp[PATH_BYTES];
-
-        snprintf(tmp, sizeof(tmp), "%s", file);
-        for (char *s = tmp + 1; *s; s++) {
-                if (*s != '/')
-                        continue;
-                *s = '\0';
-                if (mkdir(tmp, 0755) && errno != EEXIST)
-                        return -1;
-                *s = '/';
-        }
-        return 0;
-}
 
 /* Read a whole (sysfs) file into malloc'd memory; NULL when unreadable or empty. */
 static void *slurp(const char *path, size_t *len)
@@ -130,11 +93,6 @@ static unsigned smaps_huge_permille(const void *p, size_t bytes)
 }
 
 /* ---- host-only controls ---- */
-
-void linux_plat_set_out_dir(const char *dir)
-{
-        snprintf(out_dir, sizeof(out_dir), "%s", dir && *dir ? dir : ".");
-}
 
 status_t linux_plat_pin_cpu(unsigned cpu)
 {
@@ -303,94 +261,6 @@ status_t plat_alloc_pages_in(uint64_t base, uint64_t limit, size_t bytes, void *
         if (largest)
                 *largest = 0;
         return ST_UNSUPPORTED;
-}
-
-/* ---- files ---- */
-
-status_t plat_file_write(const char *path, const void *buf, size_t len)
-{
-        char  full[PATH_BYTES];
-        FILE *f;
-
-        if (!path || (!buf && len) || full_path(full, sizeof(full), path))
-                return ST_BAD_ARG;
-        if (!buf)
-                return remove(full) ? errno_status(errno) : ST_OK;
-        if (mkdir_parents(full))
-                return errno_status(errno);
-        if (!(f = fopen(full, "wb")))
-                return errno_status(errno);
-        if (fwrite(buf, 1, len, f) != len) {
-                int e = errno;
-                fclose(f);
-                return errno_status(e);
-        }
-        return fclose(f) ? errno_status(errno) : ST_OK;
-}
-
-status_t plat_file_read(const char *path, char **buf, size_t *len)
-{
-        char  full[PATH_BYTES];
-        FILE *f;
-        long  n;
-
-        struct stat sb;
-
-        if (!path || !buf || !len || full_path(full, sizeof(full), path))
-                return ST_BAD_ARG;
-        if (!stat(full, &sb) && S_ISDIR(sb.st_mode))
-                return ST_BAD_ARG;
-        if (!(f = fopen(full, "rb")))
-                return errno_status(errno);
-        if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
-                fclose(f);
-                return ST_IO;
-        }
-        if (!(*buf = plat_alloc((size_t)n + 1))) {
-                fclose(f);
-                return ST_NO_MEM;
-        }
-        if (fread(*buf, 1, (size_t)n, f) != (size_t)n) {
-                fclose(f);
-                plat_free(*buf);
-                *buf = NULL;
-                return ST_IO;
-        }
-        fclose(f);
-        (*buf)[n] = '\0';
-        *len      = (size_t)n;
-        return ST_OK;
-}
-
-status_t plat_file_stat(const char *path, struct plat_file_info *out)
-{
-        char        full[PATH_BYTES];
-        struct stat st;
-
-        *out = (struct plat_file_info){ .kind = PLAT_FILE_NONE };
-        if (!path || full_path(full, sizeof(full), path))
-                return ST_BAD_ARG;
-        if (stat(full, &st))
-                return errno_status(errno);
-        if (S_ISDIR(st.st_mode))
-                out->kind = PLAT_FILE_DIR;
-        else
-                *out = (struct plat_file_info){ .kind = PLAT_FILE_REGULAR,
-                                                .size_bytes = (uint64_t)st.st_size };
-        return ST_OK;
-}
-
-status_t plat_volume_info(struct plat_volume_info *out)
-{
-        struct statvfs v;
-
-        *out = (struct plat_volume_info){ .free_bytes = UINT64_MAX };
-        if (statvfs(out_dir, &v))
-                return errno_status(errno);
-        *out = (struct plat_volume_info){ .free_bytes    = (uint64_t)v.f_bavail * v.f_frsize,
-                                          .cluster_bytes = (uint32_t)v.f_frsize,
-                                          .read_only     = (v.f_flag & ST_RDONLY) != 0 };
-        return ST_OK;
 }
 
 /* ---- firmware tables ---- */

@@ -1,17 +1,30 @@
 /** @file
- * Host-only controls of the hosted platform (boot/linux/linux_plat.c, boot/linux/linux_msr.c) used by
- * pmucal-host: the output directory files are written under, CPU pinning, and what the last
- * measurement buffer really got. Not portable: only host/pmucal_host.c includes this.
+ * Host-only controls of the hosted platform (boot/linux/linux_plat.c, boot/linux/linux_file.c,
+ * boot/linux/linux_msr.c) used by pmucal-host: the output folder files are written under
+ * (locked for the run), CPU pinning, and what the last measurement buffer really got. Not
+ * portable: only the pmucal-host programs include this.
  */
 #ifndef PMUCAL_LINUX_PLAT_H
 #define PMUCAL_LINUX_PLAT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "boot/plat.h"
 
 /** Directory plat_file_write/plat_file_read paths are relative to (copied; default "."). */
 void linux_plat_set_out_dir(const char *dir);
+
+/** Make @p dir the output folder: create it (and its parents), take an exclusive lock on it
+ *  that lasts until the process exits (flock; another run asking for it gets EBUSY, so two
+ *  runs never mix their files in one folder), and set it as the out dir. 0 on success, else
+ *  an errno value (EBUSY: another process holds the lock). */
+int linux_plat_use_out_dir(const char *dir);
+
+/** Create a new folder named @p prefix + UTC date and time ("pmucal-20261123T081500Z"), with
+ *  "-2", "-3", ... when that exists already: never an existing folder. Its name goes to
+ *  @p name. 0 on success, else an errno value. */
+int linux_plat_new_out_dir(const char *prefix, char *name, size_t cap);
 
 /** Pin the calling thread to logical CPU @p cpu (sched_setaffinity); ST_BAD_ARG for a CPU
  *  this process may not run on. MSR accesses go to that CPU's /dev/cpu/N/msr afterwards. */

@@ -43,7 +43,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "host/include/pmucal/table.h"
+#include "table.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -88,7 +88,7 @@ struct pmucal_loaded_curve {
 };
 
 struct pmucal_numa {
-        long   major, minor;
+        unsigned major, minor;
         /* "numa" */
         bool                     has_numa, emulated;
         unsigned                 n_nodes;
@@ -126,39 +126,43 @@ struct pmucal_match {
 
 /** Load the remote sections of the latency table in @p path (any 1.x; a table without them
  *  loads with has_numa and has_c2c false). PMUCAL_E_SCHEMA names the bad field's path. */
-enum pmucal_err pmucal_numa_load(const char *path, struct pmucal_numa **out, char *err,
+PMUCAL_API enum pmucal_err pmucal_numa_load(const char *path, struct pmucal_numa **out, char *err,
                                  size_t errlen);
-enum pmucal_err pmucal_numa_load_buf(const char *buf, size_t len, const char *name,
+PMUCAL_API enum pmucal_err pmucal_numa_load_buf(const char *buf, size_t len, const char *name,
                                      struct pmucal_numa **out, char *err, size_t errlen);
-void pmucal_numa_free(struct pmucal_numa *n);
+PMUCAL_API void pmucal_numa_free(struct pmucal_numa *n);
 
 /** The bucket of a latency of @p ns nanoseconds from the levels of @p t, with the table's
  *  last level split into the DRAM levels of @p n (when @p n has them). PMUCAL_E_ARG for
- *  NULL, NaN or negative; PMUCAL_E_SCHEMA when @p t has no ns figures. */
-enum pmucal_err pmucal_numa_classify_ns(const struct pmucal_table *t, const struct pmucal_numa *n,
-                                        double ns, struct pmucal_match *out);
+ *  NULL, PMUCAL_E_RANGE for NaN, infinite or negative, PMUCAL_E_NO_RATIO when @p t has no ns
+ *  figures. */
+PMUCAL_API enum pmucal_err pmucal_numa_classify_ns(const struct pmucal_table *t,
+                                                   const struct pmucal_numa *n, double ns,
+                                                   struct pmucal_match *out);
 
 /** The bucket of data source @p source (see the list above) and how @p ns fits it.
  *  PMUCAL_E_ARG for an unknown source or one the table has no bucket for (a C2C source
  *  without "c2c", "L3" on a two-level table). */
-enum pmucal_err pmucal_numa_classify_source_ns(const struct pmucal_table *t,
+PMUCAL_API enum pmucal_err pmucal_numa_classify_source_ns(const struct pmucal_table *t,
                                                const struct pmucal_numa *n, const char *source,
                                                double ns, struct pmucal_match *out);
 
-/** As the _ns functions for a latency in cycles of the table's method.clock (converted with
- *  machine.core_hz; PMUCAL_E_SCHEMA when it is unknown). */
-enum pmucal_err pmucal_numa_classify_cycles(const struct pmucal_table *t,
+/** As the _ns functions for a latency in the unit of the table's own figures (its
+ *  method.clock: PMUCAL_UNIT_TABLE), converted to ns as pmucal_table_convert does;
+ *  PMUCAL_E_NO_RATIO when the table cannot. */
+PMUCAL_API enum pmucal_err pmucal_numa_classify_cycles(const struct pmucal_table *t,
                                             const struct pmucal_numa *n, double cycles,
                                             struct pmucal_match *out);
-enum pmucal_err pmucal_numa_classify_source_cycles(const struct pmucal_table *t,
+PMUCAL_API enum pmucal_err pmucal_numa_classify_source_cycles(const struct pmucal_table *t,
                                                    const struct pmucal_numa *n,
                                                    const char *source, double cycles,
                                                    struct pmucal_match *out);
 
 /** Every bucket (levels, DRAM levels, C2C) whose fit range holds @p ns, fastest median
  *  first; writes at most @p max and returns how many fit (0 on bad arguments). */
-size_t pmucal_numa_candidates_ns(const struct pmucal_table *t, const struct pmucal_numa *n,
-                                 double ns, struct pmucal_match *out, size_t max);
+PMUCAL_API size_t pmucal_numa_candidates_ns(const struct pmucal_table *t,
+                                            const struct pmucal_numa *n, double ns,
+                                            struct pmucal_match *out, size_t max);
 
 #ifdef __cplusplus
 }

@@ -1,25 +1,27 @@
 /** @file
- * libpmucal: read a pmucal latency table (latency-table.json, schema
+ * libpmucal, latency tables: read a pmucal latency table (latency-table.json, schema
  * "pmucal.latency-table/1", docs/latency-table.md) and sort sampled load latencies into its
- * levels (L1, L2, L3, DRAM) the way a profiler's cache report buckets them. Host library (libc
- * and jansson); link with -lpmucal -ljansson.
+ * levels (L1, L2, L3, DRAM) the way a profiler's cache report buckets them. Conventions
+ * (errors, ownership, threads): <pmucal/pmucal.h>.
  *
- *     struct pmucal_table *t; char err[256];
+ *     struct pmucal_table *t; char err[256]; int lvl;
  *     if (pmucal_table_load("latency-table.json", &t, err, sizeof(err)) != PMUCAL_OK)
- *             fprintf(stderr, "%s\n", err);   // "latency-table.json:12:5: levels[1].cycles.p50: ..."
- *     int lvl = pmucal_table_classify_cycles(t, 37.5);   // t->levels[lvl].name == "L3"
+ *             fprintf(stderr, "%s\n", err);   // "latency-table.json: levels[1].cycles.p50: ..."
+ *     if (pmucal_table_classify(t, 37.5, PMUCAL_UNIT_TABLE, &lvl) == PMUCAL_OK)
+ *             puts(lvl == PMUCAL_LEVEL_BEYOND ? "beyond" : t->levels[lvl].name);
  *     pmucal_table_free(t);
  *
- * Unknown fields are ignored (later minor additions such as "tlb"); another major version of
- * the schema is rejected. Error messages start with the file name, then line:column where
- * the JSON parser knows it, or the JSON path of the offending field.
+ * Units: the cycle figures of a table are in the clock its method.clock names
+ * (cycles_unit: TSC ticks for "tsc", core cycles for "tsc-aperf-mperf" and
+ * "pmu-core-cycles"). A latency in the other clock is converted with the table's measured
+ * core:TSC ratio (machine.core_hz / machine.tsc_hz of a table whose clock measured the core
+ * clock) or refused with PMUCAL_E_NO_RATIO; nanoseconds use the table's ns figures, or are
+ * refused the same way when it has none.
  */
 #ifndef PMUCAL_TABLE_H
 #define PMUCAL_TABLE_H
 
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
+#include "pmucal.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -28,16 +30,13 @@ extern "C" {
 #define PMUCAL_TABLE_SCHEMA_PREFIX "pmucal.latency-table/"
 #define PMUCAL_TABLE_MAJOR         1
 
-/** Results of the loader. */
-enum pmucal_err {
-        PMUCAL_OK = 0,
-        PMUCAL_E_IO,      /* the file could not be opened or read */
-        PMUCAL_E_SYNTAX,  /* not JSON (or truncated): err has line:column */
-        PMUCAL_E_VERSION, /* not a pmucal latency table, or another major version */
-        PMUCAL_E_SCHEMA,  /* a field is missing, of the wrong type or out of range: err has its path */
-        PMUCAL_E_NOMEM,
-        PMUCAL_E_ARG,     /* NULL arguments */
-};
+/** Classifier result besides a level index (and PMUCAL_LEVEL_INVALID of a batch). */
+#define PMUCAL_LEVEL_BEYOND (-1) /* above the last level, which is not DRAM (no_dram, flat) */
+
+/** The last level's ceiling, for a table whose last level is not DRAM: this factor times its
+ *  p90. A level 1.3x above it would have been a level of its own (level detection merges
+ *  plateaus less than 1.3x apart), so a latency above it is not in the table. */
+#define PMUCAL_CEILING_FACTOR 1.3
 
 /** A latency distribution (cycles or ns). */
 struct pmucal_stat {
@@ -45,77 +44,92 @@ struct pmucal_stat {
 };
 
 struct pmucal_level {
-        char               name[16];             /* "L1" .. "DRAM", or "flat" */
-        uint64_t           capacity_bytes;       /* 0 = none (the last level) */
-        uint64_t           cpuid_capacity_bytes; /* 0 = no corresponding CPUID cache */
-        unsigned           cpuid_level;          /* 0 = none */
-        char               agreement[16];        /* "agrees", "smaller", "larger", "no-cpuid" */
-        struct pmucal_stat cycles;
+        const char        *name;                 /* "L1" .. "DRAM", or "flat" */
+        uint64_t           capacity_bytes;       /* 0 = null (the last level) */
+        uint64_t           cpuid_capacity_bytes; /* 0 = null: no corresponding CPUID cache */
+        unsigned           cpuid_level;          /* 0 = null */
+        const char        *agreement;            /* "agrees", "smaller", "larger", "no-cpuid" */
+        struct pmucal_stat cycles;               /* in the table's clock (cycles_unit) */
         bool               has_ns;
         struct pmucal_stat ns;
         bool               has_upper;            /* false for the last level */
         double             upper_cycles;         /* bucket upper bound (inclusive) */
         double             upper_ns;             /* valid when has_ns */
+        bool               has_ceiling;          /* the last level, when it is not DRAM */
+        double             ceiling_cycles;       /* above: PMUCAL_LEVEL_BEYOND */
+        double             ceiling_ns;           /* valid when has_ns */
 };
 
 struct pmucal_table {
-        char   schema[64];
-        int    major;
-        /* machine key */
-        char     vendor[16];
-        unsigned family, model, stepping;
-        char     brand[64];
-        bool     has_microcode;
-        uint64_t microcode;
-        uint64_t core_hz, tsc_hz;           /* 0 = unknown */
-        char     smbios_manufacturer[64];   /* "" = unknown */
-        char     smbios_product[64];
-        unsigned nodes;                     /* 0 = unknown */
+        const char *schema;                     /* as written, "pmucal.latency-table/1.2" */
+        unsigned    major, minor;
+        /* machine key (strings NULL when the file says null) */
+        const char *vendor;
+        unsigned    family, model, stepping;
+        const char *brand;
+        bool        has_microcode;
+        uint64_t    microcode;
+        uint64_t    core_hz, tsc_hz;            /* 0 = null */
+        const char *smbios_manufacturer, *smbios_product;
+        unsigned    nodes;                      /* 0 = null */
         /* method */
-        char     kernel[32], layout[32], clock[32], prefetchers[32], pmucal_version[64];
-        uint64_t page_bytes;
-        unsigned windows;
+        const char *kernel, *layout, *clock, *prefetchers, *pmucal_version, *platform, *date;
+        uint64_t    page_bytes;                 /* 0 = null */
+        unsigned    windows;
+        /* the clock of the cycle figures: PMUCAL_UNIT_TSC or PMUCAL_UNIT_CORE, or
+         * PMUCAL_UNIT_TABLE for a clock this library does not know */
+        enum pmucal_unit cycles_unit;
+        bool             has_core_ratio;        /* core cycles per TSC tick were measured */
+        double           core_per_tsc;          /* core_hz / tsc_hz when has_core_ratio */
         /* levels, fastest first */
         size_t               n_levels;
         struct pmucal_level *levels;
-        unsigned             n_flags;
-        char                 flags[16][32];  /* "no_hierarchy", "noisy", ... (first 16) */
+        size_t               n_flags;
+        const char *const   *flags;             /* "no_hierarchy", "noisy", ... */
+        bool                 has_tlb;           /* a "tlb" member (pmucal_tlb_load reads it) */
 };
 
-/** Load and validate the table in file @p path. On success *@p out is a new table (free with
- *  pmucal_table_free); on failure *@p out is NULL and @p err (if not NULL) holds a one-line
- *  message naming the file and the position or field. */
-enum pmucal_err pmucal_table_load(const char *path, struct pmucal_table **out, char *err,
-                                  size_t errlen);
+/** Load and validate the table in file @p path (at most 16 MiB). On success *@p out is a new
+ *  table (free with pmucal_table_free); on failure *@p out is NULL and @p err (if not NULL)
+ *  holds a one-line message naming the file and the position or field, escaped. */
+PMUCAL_API enum pmucal_err pmucal_table_load(const char *path, struct pmucal_table **out,
+                                             char *err, size_t errlen);
 
 /** As pmucal_table_load from @p len bytes at @p buf (need not be NUL-terminated); @p name
  *  is used in messages in place of a file name. */
-enum pmucal_err pmucal_table_load_buf(const char *buf, size_t len, const char *name,
-                                      struct pmucal_table **out, char *err, size_t errlen);
+PMUCAL_API enum pmucal_err pmucal_table_load_buf(const char *buf, size_t len, const char *name,
+                                                 struct pmucal_table **out, char *err,
+                                                 size_t errlen);
 
 /** Free a table (NULL is ignored). */
-void pmucal_table_free(struct pmucal_table *t);
+PMUCAL_API void pmucal_table_free(struct pmucal_table *t);
 
-/** Index of the level a load latency of @p cycles belongs to: the first level whose upper
- *  bound is >= @p cycles, else the last. -1 for NULL, an empty table or a NaN latency. */
-int pmucal_table_classify_cycles(const struct pmucal_table *t, double cycles);
+/** The level a load latency of @p latency (in @p unit) belongs to: *@p level is the index of
+ *  the first level whose inclusive upper bound is >= it, the last level when it is above
+ *  every bound (the last level has no bound), or PMUCAL_LEVEL_BEYOND when that last level has
+ *  a ceiling and the latency is above it. PMUCAL_E_RANGE for NaN, infinite or negative,
+ *  PMUCAL_E_NO_RATIO when the unit cannot be converted (*@p level is then untouched). */
+PMUCAL_API enum pmucal_err pmucal_table_classify(const struct pmucal_table *t, double latency,
+                                                 enum pmucal_unit unit, int *level);
 
-/** As pmucal_table_classify_cycles for a latency in nanoseconds; -1 when the table has no ns
- *  figures (core clock unknown). */
-int pmucal_table_classify_ns(const struct pmucal_table *t, double ns);
+/** pmucal_table_classify for @p n latencies: @p levels[i] is a level index,
+ *  PMUCAL_LEVEL_BEYOND or PMUCAL_LEVEL_INVALID (NaN, infinite or negative; counted in
+ *  *@p n_invalid when not NULL). Fails as a whole only for PMUCAL_E_ARG and
+ *  PMUCAL_E_NO_RATIO. */
+PMUCAL_API enum pmucal_err pmucal_table_classify_batch(const struct pmucal_table *t,
+                                                       const double *latencies, size_t n,
+                                                       enum pmucal_unit unit, int *levels,
+                                                       size_t *n_invalid);
+
+/** Convert @p v from @p from to @p to with what the table says (the rules of the classifier:
+ *  its clock, its measured core:TSC ratio, its core_hz for ns). PMUCAL_E_NO_RATIO when it
+ *  cannot. */
+PMUCAL_API enum pmucal_err pmucal_table_convert(const struct pmucal_table *t, double v,
+                                                enum pmucal_unit from, enum pmucal_unit to,
+                                                double *out);
 
 /** True when the table carries flag @p name ("no_hierarchy", "noisy", ...). */
-bool pmucal_table_has_flag(const struct pmucal_table *t, const char *name);
-
-/** Parse schema string @p s of the form @p prefix + "MAJOR" or "MAJOR.MINOR" (decimal, "0" or
- *  no leading zero, at most 9 digits each), the one version rule of every pmucal schema:
- *  "pmucal.tlb/1.2" gives 1 and 2, "pmucal.tlb/1" 1 and 0. Returns 0, or -1 when @p s does
- *  not start with @p prefix or the version is malformed ("1.", "01", "1.-1", "1x", "").
- *  A reader accepts any minor of the major it knows and ignores members it does not know. */
-int pmucal_schema_version(const char *s, const char *prefix, long *major, long *minor);
-
-/** Short text for @p e ("syntax error"); never NULL. */
-const char *pmucal_strerror(enum pmucal_err e);
+PMUCAL_API bool pmucal_table_has_flag(const struct pmucal_table *t, const char *name);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,309 @@
+/** @file pmucal-host's command line (see host/host_args.h): the option table, strict parsing
+ *  and the help generated from the table. Host only. */
+#include "host/host_args.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "boot/linux/linux_plat.h"
+
+/* The modes an option applies to. */
+enum { M_LAT = 1, M_TLB = 2, M_C2C = 4, M_SWEEP = M_LAT | M_TLB, M_ALL = 7 };
+
+#define C2C_ROUNDS_MAX (BENCH_C2C_MAX_ROUNDS - 24) /* the kernel's own extra rounds */
+enum opt_kind { K_FLAG, K_STR, K_NUM, K_WORD };
+
+static const char *const pages_lat[]  = { "4k", "2m", NULL };
+static const char *const pages_tlb[]  = { "4k", "2m", "both", NULL };
+static const char *const layouts[]    = { "random", "groups", "stride", NULL };
+static const char *const prefetches[] = { "off", "keep", NULL };
+
+/* One row per option; --help prints them in this order. */
+static const struct opt {
+        const char        *name, *arg;
+        unsigned           modes;
+        enum opt_kind      kind;
+        uint64_t           min, max;  /* K_NUM; max 0 = the number of CPUs - 1 */
+        const char *const *words;     /* K_WORD */
+        const char        *help;
+} opts[] = {
+        /* name         arg     modes    kind    min max             words */
+        { "--tlb",      NULL,   M_ALL,   K_FLAG, 0,  0,              NULL,
+          "calibrate the data TLBs instead of the memory latency" },
+        { "--c2c",      NULL,   M_ALL,   K_FLAG, 0,  0,              NULL,
+          "measure cache-to-cache latency between every pair of CPUs instead" },
+        { "--out",      "DIR",  M_ALL,   K_STR,  0,  0,              NULL,
+          "folder for the results, created and locked for the run (default: a new folder "
+          "pmucal-<UTC date>T<time>Z in the current directory)" },
+        { "--cpu",      "N",    M_SWEEP, K_NUM,  0,  0,              NULL,
+          "logical CPU to pin to, 0..CPUs-1 (default 0)" },
+        { "--quick",    NULL,   M_SWEEP, K_FLAG, 0,  0,              NULL, "short sweep" },
+        { "--full",     NULL,   M_SWEEP, K_FLAG, 0,  0,              NULL, "complete sweep (default)" },
+        { "--page",     "SIZE", M_SWEEP, K_WORD, 0,  0,              pages_tlb,
+          "pages of the buffer: 4k (default) or 2m; with --tlb also both (default)" },
+        { "--layout",   "L",    M_LAT,   K_WORD, 0,  0,              layouts,
+          "pointer-chase order: random (default), groups or stride" },
+        { "--reps",     "N",    M_LAT,   K_NUM,  11, 1001,           NULL,
+          "timing windows kept per point, 11..1001 (default 11)" },
+        { "--max-mib",  "N",    M_LAT,   K_NUM,  0,  1048576,        NULL,
+          "largest working set in MiB, 0..1048576 (default 0: four times the largest CPUID "
+          "cache)" },
+        { "--prefetch", "P",    M_LAT,   K_WORD, 0,  0,              prefetches,
+          "hardware prefetchers during the sweep: off (default) or keep" },
+        { "--seed",     "N",    M_LAT,   K_NUM,  0,  UINT64_MAX,     NULL,
+          "seed of the chain order, 0..18446744073709551615 (decimal or 0x-hex)" },
+        { "--with-c2c", NULL,   M_LAT,   K_FLAG, 0,  0,              NULL,
+          "after the sweep, measure cache-to-cache latency as --c2c does and add the table's "
+          "c2c section" },
+        { "--rounds",   "N",    M_C2C,   K_NUM,  11, C2C_ROUNDS_MAX, NULL,
+          "rounds per pair, 11..1000 (default 200)" },
+        { "--help",     NULL,   M_ALL,   K_FLAG, 0,  0,              NULL, "print this help and exit" },
+};
+
+/* "  NAME ARG        text", the text wrapped at 79 columns under itself. */
+static void print_wrapped(FILE *f, const char *lhs, const char *text, const char *tail)
+{
+        char        all[320];
+        const char *p = all;
+        int         indent = 18, width = 79 - 18;
+
+        snprintf(all, sizeof(all), "%s%s", text, tail);
+        fprintf(f, "  %-15s ", lhs);
+        while (*p) {
+                int n = (int)strlen(p), cut = n;
+                if (n > width)
+                        for (cut = width; cut > 0 && p[cut] != ' '; cut--)
+                                ;
+                if (cut <= 0)
+                        cut = n > width ? width : n;
+                fprintf(f, "%.*s\n", cut, p);
+                p += cut;
+                while (*p == ' ')
+                        p++;
+                if (*p)
+                        fprintf(f, "%*s", indent, "");
+        }
+}
+
+static const char *mode_note(unsigned modes)
+{
+        return modes == M_LAT ? " [latency]" : modes == M_SWEEP ? " [latency, --tlb]"
+             : modes == M_C2C ? " [--c2c]" : "";
+}
+
+/* The modes' flags, for messages. */
+static const char *mode_flag(enum host_mode m)
+{
+        return m == HOST_MODE_TLB ? "--tlb" : m == HOST_MODE_C2C ? "--c2c" : "the latency sweep";
+}
+
+static void help(FILE *f)
+{
+        fprintf(f, "usage: pmucal-host [--tlb|--c2c] [--out DIR] [OPTION...]\n"
+                   "Measures this machine's memory latency per cache level (default), its\n"
+                   "data TLBs (--tlb) or cache-to-cache latency (--c2c), and writes\n"
+                   "latency-table.json and latency-curve.csv (tlb-table.json and\n"
+                   "tlb-curve.csv; c2c.json).\n\n");
+        for (size_t i = 0; i < ARRAY_SIZE(opts); i++) {
+                char lhs[32];
+                snprintf(lhs, sizeof(lhs), "%s%s%s", opts[i].name, opts[i].arg ? " " : "",
+                         opts[i].arg ? opts[i].arg : "");
+                print_wrapped(f, lhs, opts[i].help, mode_note(opts[i].modes));
+        }
+        fprintf(f, "  %-15s same as --help\n\nexit status: 0 done, 1 a failure, 2 a usage error\n",
+                "-h");
+}
+
+static int usage_error(FILE *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int usage_error(FILE *err, const char *fmt, ...)
+{
+        va_list ap;
+
+        fprintf(err, "pmucal-host: ");
+        va_start(ap, fmt);
+        vfprintf(err, fmt, ap);
+        va_end(ap);
+        fprintf(err, "\nrun 'pmucal-host --help' for every option\n");
+        return HOST_ARGS_USAGE;
+}
+
+/* A whole number in decimal or 0x-hex, nothing else (no sign, no space, no suffix). */
+static bool parse_u64(const char *s, uint64_t *out)
+{
+        unsigned base = 10;
+        uint64_t v    = 0;
+
+        if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+                base = 16;
+                s += 2;
+        }
+        if (!*s)
+                return false;
+        for (; *s; s++) {
+                unsigned d;
+                if (*s >= '0' && *s <= '9')
+                        d = (unsigned)(*s - '0');
+                else if (base == 16 && *s >= 'a' && *s <= 'f')
+                        d = (unsigned)(*s - 'a' + 10);
+                else if (base == 16 && *s >= 'A' && *s <= 'F')
+                        d = (unsigned)(*s - 'A' + 10);
+                else
+                        return false;
+                if (v > (UINT64_MAX - d) / base)
+                        return false;
+                v = v * base + d;
+        }
+        *out = v;
+        return true;
+}
+
+static int word_index(const char *v, const char *const *words)
+{
+        for (int i = 0; words[i]; i++)
+                if (!strcmp(v, words[i]))
+                        return i;
+        return -1;
+}
+
+static void word_list(const char *const *words, char *dst, size_t cap)
+{
+        size_t n = 0;
+        dst[0]   = '\0';
+        for (int i = 0; words[i] && n < cap; i++)
+                n += (size_t)snprintf(dst + n, cap - n, "%s%s", i ? (words[i + 1] ? ", " : " or ") : "",
+                                      words[i]);
+}
+
+static void defaults(int argc, char **argv, struct host_opts *o)
+{
+        *o = (struct host_opts){ .full = true, .tlb_pages = HOST_TLB_PAGE_4K | HOST_TLB_PAGE_2M,
+                                 .rounds = 200 };
+        for (int k = 0, len = 0; k < argc && len < (int)sizeof(o->cmdline); k++)
+                len += snprintf(o->cmdline + len, sizeof(o->cmdline) - (size_t)len, "%s%s",
+                                k ? " " : "", argv[k]);
+        o->sweep = (struct bench_sweep_cfg){ .profile         = BENCH_PROFILE_FULL,
+                                             .layout          = BENCH_LAYOUT_RANDOM,
+                                             .page            = PLAT_PAGE_4K,
+                                             .repetitions     = BENCH_MIN_REPETITIONS,
+                                             .prefetchers_off = true,
+                                             .steal_count     = linux_plat_ctx_switches,
+                                             .seed            = 0x706d7563616cull };
+}
+
+/* Store the value @p v of option @p op (already checked against its table row). */
+static void apply(const struct opt *op, const char *v, uint64_t num, struct host_opts *o)
+{
+        const char *n = op->name;
+
+        if (!strcmp(n, "--out"))
+                o->out = v;
+        else if (!strcmp(n, "--cpu"))
+                o->cpu = (unsigned)num;
+        else if (!strcmp(n, "--layout"))
+                o->sweep.layout = (enum bench_layout)word_index(v, layouts);
+        else if (!strcmp(n, "--prefetch"))
+                o->sweep.prefetchers_off = !strcmp(v, "off");
+        else if (!strcmp(n, "--reps"))
+                o->sweep.repetitions = (uint32_t)num;
+        else if (!strcmp(n, "--max-mib"))
+                o->sweep.max_bytes = num * MiB;
+        else if (!strcmp(n, "--seed"))
+                o->sweep.seed = num;
+        else if (!strcmp(n, "--rounds"))
+                o->rounds = (unsigned)num;
+}
+
+/* The --page value, once the mode is known. */
+static int apply_page(const char *v, struct host_opts *o, FILE *err)
+{
+        bool tlb = o->mode == HOST_MODE_TLB;
+        int  k   = word_index(v, tlb ? pages_tlb : pages_lat);
+
+        if (k < 0)
+                return usage_error(err, "--page: \"%s\" is not %s", v,
+                                   tlb ? "4k, 2m or both" : "4k or 2m (both is for --tlb)");
+        o->sweep.page = k == 1 ? PLAT_PAGE_2M : PLAT_PAGE_4K;
+        o->tlb_pages  = k == 0 ? HOST_TLB_PAGE_4K : k == 1 ? HOST_TLB_PAGE_2M
+                                                           : HOST_TLB_PAGE_4K | HOST_TLB_PAGE_2M;
+        return HOST_ARGS_OK;
+}
+
+int host_args_parse(int argc, char **argv, unsigned n_cpus, struct host_opts *o, FILE *err)
+{
+        const char *page = NULL, *seen[ARRAY_SIZE(opts)] = { 0 };
+        unsigned    mode_bits = M_LAT;
+
+        defaults(argc, argv, o);
+        for (int i = 1; i < argc; i++) {
+                const struct opt *op = NULL;
+                const char       *a = argv[i], *v = NULL;
+                uint64_t          num = 0, max;
+                char              list[64];
+
+                for (size_t k = 0; k < ARRAY_SIZE(opts) && !op; k++)
+                        if (!strcmp(a, opts[k].name))
+                                op = &opts[k];
+                if (!strcmp(a, "-h") || (op && !strcmp(a, "--help"))) {
+                        help(stdout);
+                        return HOST_ARGS_HELP;
+                }
+                if (!op)
+                        return usage_error(err, "unknown %s '%s'", a[0] == '-' ? "option" : "argument", a);
+                seen[op - opts] = op->name;
+                if (op->kind == K_FLAG) {
+                        if (!strcmp(a, "--tlb") || !strcmp(a, "--c2c")) {
+                                enum host_mode m = a[2] == 't' ? HOST_MODE_TLB : HOST_MODE_C2C;
+                                if (o->mode != HOST_MODE_LATENCY && o->mode != m)
+                                        return usage_error(err, "--tlb and --c2c are two runs: "
+                                                           "give one of them");
+                                o->mode   = m;
+                                mode_bits = m == HOST_MODE_TLB ? M_TLB : M_C2C;
+                                continue;
+                        }
+                        if (!strcmp(a, "--with-c2c")) {
+                                o->with_c2c = true;
+                                continue;
+                        }
+                        o->full = !strcmp(a, "--full");
+                        o->sweep.profile = o->full ? BENCH_PROFILE_FULL : BENCH_PROFILE_QUICK;
+                        continue;
+                }
+                if (i + 1 >= argc)
+                        return usage_error(err, "%s needs a value (%s)", a, op->arg);
+                v = argv[++i];
+                switch (op->kind) {
+                case K_NUM:
+                        max = op->max ? op->max : (n_cpus ? n_cpus - 1 : 0);
+                        if (!parse_u64(v, &num) || num < op->min || num > max)
+                                return usage_error(err, "%s: \"%s\" is not a whole number in "
+                                                   "%" PRIu64 "..%" PRIu64, a, v, op->min, max);
+                        break;
+                case K_WORD:
+                        if (!strcmp(a, "--page")) {
+                                page = v;
+                                continue;
+                        }
+                        if (word_index(v, op->words) < 0) {
+                                word_list(op->words, list, sizeof(list));
+                                return usage_error(err, "%s: \"%s\" is not %s", a, v, list);
+                        }
+                        break;
+                default:
+                        if (!*v)
+                                return usage_error(err, "%s: empty value", a);
+                        break;
+                }
+                apply(op, v, num, o);
+        }
+        for (size_t k = 0; k < ARRAY_SIZE(opts); k++)
+                if (seen[k] && !(opts[k].modes & mode_bits))
+                        return usage_error(err, "%s is not an option of %s (it is for %s)", seen[k],
+                                           mode_flag(o->mode),
+                                           opts[k].modes == M_LAT ? "the latency sweep"
+                                           : opts[k].modes == M_C2C ? "--c2c"
+                                                                    : "the latency sweep and --tlb");
+        return page ? apply_page(page, o, err) : HOST_ARGS_OK;
+}

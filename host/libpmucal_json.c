@@ -1,0 +1,189 @@
+/** @file libpmucal: the JSON getters of the latency-table reader (see host/libpmucal_priv.h).
+ *  Every field is checked for presence, type and range; a bad one is reported with its JSON
+ *  path. Host only: libc and jansson. */
+#include "host/libpmucal_priv.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+bool pmucal__fail(struct pmucal__ctx *c, enum pmucal_err e, const char *fmt, ...)
+{
+        va_list ap;
+        int     k;
+
+        if (c->e != PMUCAL_OK)
+                return false;
+        c->e = e;
+        if (!c->err || !c->errlen)
+                return false;
+        if (e == PMUCAL_E_SCHEMA)
+                k = snprintf(c->err, c->errlen, "%s: %s: ", c->name, c->path);
+        else
+                k = snprintf(c->err, c->errlen, "%s: ", c->name);
+        if (k >= 0 && (size_t)k < c->errlen) {
+                va_start(ap, fmt);
+                vsnprintf(c->err + k, c->errlen - (size_t)k, fmt, ap);
+                va_end(ap);
+        }
+        return false;
+}
+
+/* Path handling: push appends ".key" or "[i]", pop restores the old length. */
+size_t pmucal__push_key(struct pmucal__ctx *c, const char *key)
+{
+        size_t n = strlen(c->path);
+        snprintf(c->path + n, sizeof(c->path) - n, "%s%s", n ? "." : "", key);
+        return n;
+}
+
+size_t pmucal__push_idx(struct pmucal__ctx *c, size_t i)
+{
+        size_t n = strlen(c->path);
+        snprintf(c->path + n, sizeof(c->path) - n, "[%zu]", i);
+        return n;
+}
+
+void pmucal__pop(struct pmucal__ctx *c, size_t n)
+{
+        c->path[n] = '\0';
+}
+
+const char *pmucal__type_name(const json_t *v)
+{
+        switch (json_typeof(v)) {
+        case JSON_OBJECT: return "an object";
+        case JSON_ARRAY: return "an array";
+        case JSON_STRING: return "a string";
+        case JSON_INTEGER: return "an integer";
+        case JSON_REAL: return "a number";
+        case JSON_TRUE:
+        case JSON_FALSE: return "a boolean";
+        case JSON_NULL: return "null";
+        }
+        return "?";
+}
+
+/* Member @p key of @p obj, which must be present unless @p optional. */
+json_t *pmucal__member(struct pmucal__ctx *c, json_t *obj, const char *key, bool optional)
+{
+        json_t *v = json_object_get(obj, key);
+        if (!v && !optional) {
+                size_t n = pmucal__push_key(c, key);
+                pmucal__fail(c, PMUCAL_E_SCHEMA, "missing");
+                pmucal__pop(c, n);
+        }
+        return v;
+}
+
+json_t *pmucal__get_obj(struct pmucal__ctx *c, json_t *obj, const char *key, bool nullable)
+{
+        json_t *v = pmucal__member(c, obj, key, false);
+        size_t  n;
+
+        if (!v || json_is_object(v) || (nullable && json_is_null(v)))
+                return v && json_is_object(v) ? v : NULL;
+        n = pmucal__push_key(c, key);
+        pmucal__fail(c, PMUCAL_E_SCHEMA, "expected an object%s, got %s", nullable ? " or null" : "",
+             pmucal__type_name(v));
+        pmucal__pop(c, n);
+        return NULL;
+}
+
+/* A string member copied into the pool; NULL for null when @p nullable (absent counts as
+ * null). No string is cut: one over PMUCAL_MAX_STRING bytes or with a NUL in it is an error. */
+bool pmucal__get_str(struct pmucal__ctx *c, json_t *obj, const char *key, bool nullable, const char **dst)
+{
+        json_t *v = pmucal__member(c, obj, key, nullable);
+        size_t  n;
+        bool    ok = true;
+
+        *dst = NULL;
+        if (!v)
+                return nullable;
+        n = pmucal__push_key(c, key);
+        if (json_is_string(v)) {
+                if (json_string_length(v) > PMUCAL_MAX_STRING || strlen(json_string_value(v)) != json_string_length(v))
+                        ok = pmucal__fail(c, PMUCAL_E_SCHEMA, "string longer than %u bytes or with a NUL in it",
+                                  PMUCAL_MAX_STRING);
+                else if (!(*dst = pmucal__pool_strdup(c->pool, json_string_value(v))))
+                        ok = pmucal__fail(c, PMUCAL_E_NOMEM, "out of memory");
+        } else if (!(nullable && json_is_null(v))) {
+                ok = pmucal__fail(c, PMUCAL_E_SCHEMA, "expected a string%s, got %s",
+                          nullable ? " or null" : "", pmucal__type_name(v));
+        }
+        pmucal__pop(c, n);
+        return ok;
+}
+
+/* A non-negative integer member; 0 for null when @p nullable (absent counts as null), and then
+ * 0 itself is refused: unknown is written null, never 0 (docs/latency-table.md). */
+bool pmucal__get_u64(struct pmucal__ctx *c, json_t *obj, const char *key, bool nullable, uint64_t max,
+                    uint64_t *out)
+{
+        json_t *v = pmucal__member(c, obj, key, nullable);
+        size_t  n;
+        bool    ok = true;
+
+        *out = 0;
+        if (!v)
+                return nullable;
+        n = pmucal__push_key(c, key);
+        if (json_is_integer(v)) {
+                json_int_t i = json_integer_value(v);
+                if (i < 0 || (uint64_t)i > max)
+                        ok = pmucal__fail(c, PMUCAL_E_SCHEMA, "%" JSON_INTEGER_FORMAT " out of range 0..%" PRIu64,
+                                  i, max);
+                else if (i == 0 && nullable)
+                        ok = pmucal__fail(c, PMUCAL_E_SCHEMA, "0: an unknown value is written null, not 0");
+                else
+                        *out = (uint64_t)i;
+        } else if (!(nullable && json_is_null(v))) {
+                ok = pmucal__fail(c, PMUCAL_E_SCHEMA, "expected an integer%s, got %s",
+                          nullable ? " or null" : "", pmucal__type_name(v));
+        }
+        pmucal__pop(c, n);
+        return ok;
+}
+
+bool pmucal__check_num(struct pmucal__ctx *c, json_t *v, double *out)
+{
+        double d;
+        if (!json_is_number(v))
+                return pmucal__fail(c, PMUCAL_E_SCHEMA, "expected a number, got %s", pmucal__type_name(v));
+        d = json_number_value(v);
+        if (!isfinite(d) || d < 0 || d > 1e12)
+                return pmucal__fail(c, PMUCAL_E_SCHEMA, "%g out of range 0..1e12", d);
+        *out = d;
+        return true;
+}
+
+bool pmucal__get_stat(struct pmucal__ctx *c, json_t *obj, const char *key, struct pmucal_stat *s)
+{
+        static const char *const names[] = { "min", "p10", "p50", "p90" };
+        double                   v[4];
+        json_t                  *o = pmucal__get_obj(c, obj, key, false);
+        size_t                   n;
+
+        if (!o)
+                return false;
+        n = pmucal__push_key(c, key);
+        for (unsigned i = 0; i < 4; i++) {
+                json_t *m = pmucal__member(c, o, names[i], false);
+                size_t  k;
+                if (!m)
+                        return false;
+                k = pmucal__push_key(c, names[i]);
+                if (!pmucal__check_num(c, m, &v[i]))
+                        return false;
+                if (i && v[i] < v[i - 1])
+                        return pmucal__fail(c, PMUCAL_E_SCHEMA, "%g is below %s (%g)", v[i], names[i - 1], v[i - 1]);
+                pmucal__pop(c, k);
+        }
+        pmucal__pop(c, n);
+        *s = (struct pmucal_stat){ v[0], v[1], v[2], v[3] };
+        return true;
+}
+

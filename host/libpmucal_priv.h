@@ -1,0 +1,129 @@
+/** @file
+ * libpmucal internals shared by the latency-table and TLB-table loaders and classifiers
+ * (host/libpmucal_common.c): one size limit and one file reader for every table, one schema
+ * version rule (docs/versioning.md), error messages made safe to print, the pool that owns a
+ * table's strings and arrays, the clock rules that convert a caller's unit, and the JSON
+ * getters of the latency-table reader (host/libpmucal_json.c: a context carrying the file
+ * name, the JSON path of the field being read, the first error and the table's pool, and
+ * one getter per kind of field that checks presence, type and range). Not installed; every
+ * symbol here is hidden from the shared library.
+ */
+#ifndef PMUCAL_LIBPMUCAL_PRIV_H
+#define PMUCAL_LIBPMUCAL_PRIV_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "host/include/pmucal/pmucal.h"
+#include "host/include/pmucal/table.h"
+
+#define PMUCAL_HIDDEN __attribute__((visibility("hidden")))
+
+/** Largest table file any loader reads (the same limit for every subcommand). */
+#define PMUCAL_MAX_FILE (16u << 20)
+
+/** Read the whole file @p path (at most PMUCAL_MAX_FILE bytes) into a new buffer (free()).
+ *  On failure a message "PATH: ..." is in @p err. */
+PMUCAL_HIDDEN enum pmucal_err pmucal__read_file(const char *path, char **buf, size_t *len,
+                                                char *err, size_t errlen);
+
+/** Check the schema string @p s against "@p prefix <major>[.<minor>]" (docs/versioning.md).
+ *  PMUCAL_OK with *@p minor set (0 when absent) when the major is @p major; PMUCAL_E_KIND
+ *  when @p s does not start with @p prefix; PMUCAL_E_VERSION when the version is malformed or
+ *  another major. The reason goes to @p msg, quoting @p s as given. */
+PMUCAL_HIDDEN enum pmucal_err pmucal__schema_version(const char *s, const char *prefix,
+                                                     unsigned major, unsigned *minor, char *msg,
+                                                     size_t msglen);
+
+/** Escape @p err in place (pmucal_escape), so that a message quoting a file's text can be
+ *  printed to a terminal; truncated to @p errlen with "..." when it grows too long. */
+PMUCAL_HIDDEN void pmucal__escape_msg(char *err, size_t errlen);
+
+/** Memory a table owns: every block is freed with the table. */
+struct pmucal__pool;
+
+/** @p n zeroed bytes owned by *@p pool (NULL when out of memory). */
+PMUCAL_HIDDEN void *pmucal__pool_alloc(struct pmucal__pool **pool, size_t n);
+
+/** A copy of @p s owned by *@p pool (NULL when out of memory). */
+PMUCAL_HIDDEN char *pmucal__pool_strdup(struct pmucal__pool **pool, const char *s);
+
+/** Free everything in @p pool (NULL is ignored). */
+PMUCAL_HIDDEN void pmucal__pool_free(struct pmucal__pool *pool);
+
+/** The unit a table's figures are in, from its clock name (method.clock): "tsc" TSC ticks;
+ *  "tsc-aperf-mperf", "pmu-core-cycles" core cycles; anything else (or NULL) unknown
+ *  (PMUCAL_UNIT_TABLE). */
+PMUCAL_HIDDEN enum pmucal_unit pmucal__clock_unit(const char *clock);
+
+/** What a table knows about its clocks. */
+struct pmucal__clocks {
+        enum pmucal_unit cycles_unit;    /* the figures' unit: TSC, CORE or TABLE (unknown) */
+        bool             core_measured;  /* core_hz is a measured core rate */
+        uint64_t         tsc_hz, core_hz;/* 0 = unknown */
+};
+
+/** Convert @p v from @p from to @p to: identity within one clock (TABLE is cycles_unit), else
+ *  through seconds with the rates the table knows (a core rate only when measured).
+ *  PMUCAL_E_NO_RATIO when a rate is missing, PMUCAL_E_ARG for a unit outside the enum. */
+PMUCAL_HIDDEN enum pmucal_err pmucal__convert(const struct pmucal__clocks *c, double v,
+                                              enum pmucal_unit from, enum pmucal_unit to,
+                                              double *out);
+
+/** True when @p v is a latency a classifier accepts: finite and not negative. */
+PMUCAL_HIDDEN bool pmucal__latency_ok(double v);
+
+/* ---- the latency-table reader's JSON getters (host/libpmucal_json.c) ---- */
+
+#define PMUCAL_MAX_STRING 65536
+
+struct pmucal__ctx {
+        struct pmucal__pool **pool;
+        const char           *name; /* file name for messages */
+        char                 *err;
+        size_t                errlen;
+        char                  path[160];
+        enum pmucal_err       e;
+};
+
+/** Record the first error: @p e and "NAME: PATH: message" (the path for PMUCAL_E_SCHEMA).
+ *  Returns false, so that `return pmucal__fail(...)` ends a getter. */
+PMUCAL_HIDDEN bool pmucal__fail(struct pmucal__ctx *c, enum pmucal_err e, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+
+/** Append ".key" or "[i]" to the path; pmucal__pop(c, returned length) restores it. */
+PMUCAL_HIDDEN size_t pmucal__push_key(struct pmucal__ctx *c, const char *key);
+PMUCAL_HIDDEN size_t pmucal__push_idx(struct pmucal__ctx *c, size_t i);
+PMUCAL_HIDDEN void   pmucal__pop(struct pmucal__ctx *c, size_t n);
+
+/** "an object", "a string", ... for messages. */
+PMUCAL_HIDDEN const char *pmucal__type_name(const json_t *v);
+
+/** Member @p key of @p obj, which must be present unless @p optional. */
+PMUCAL_HIDDEN json_t *pmucal__member(struct pmucal__ctx *c, json_t *obj, const char *key,
+                                     bool optional);
+
+/** An object member (NULL for null when @p nullable). */
+PMUCAL_HIDDEN json_t *pmucal__get_obj(struct pmucal__ctx *c, json_t *obj, const char *key,
+                                      bool nullable);
+
+/** A string member copied into the pool; NULL for null when @p nullable. */
+PMUCAL_HIDDEN bool pmucal__get_str(struct pmucal__ctx *c, json_t *obj, const char *key,
+                                   bool nullable, const char **dst);
+
+/** A non-negative integer member up to @p max; 0 for null when @p nullable, and then a 0 in
+ *  the file is an error (unknown is written null). */
+PMUCAL_HIDDEN bool pmucal__get_u64(struct pmucal__ctx *c, json_t *obj, const char *key,
+                                   bool nullable, uint64_t max, uint64_t *out);
+
+/** A finite number in 0..1e12. */
+PMUCAL_HIDDEN bool pmucal__check_num(struct pmucal__ctx *c, json_t *v, double *out);
+
+/** A {min, p10, p50, p90} member, ascending. */
+PMUCAL_HIDDEN bool pmucal__get_stat(struct pmucal__ctx *c, json_t *obj, const char *key,
+                                    struct pmucal_stat *s);
+
+#endif

@@ -1,0 +1,55 @@
+/** @file
+ * pmucal-table's internals: the exit codes, the helpers every subcommand shares (escaped
+ * printing, table loading with a message, latency parsing with a unit suffix) and one entry
+ * point per subcommand (host/pmucal_table_*.c). Host only; the CLI uses libpmucal's public
+ * API and nothing else of it.
+ */
+#ifndef PMUCAL_HOST_PMUCAL_TABLE_H
+#define PMUCAL_HOST_PMUCAL_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "host/include/pmucal/table.h"
+#include "host/include/pmucal/tlb.h"
+
+#define EXIT_BAD   1 /* a table is bad or cannot answer, or match found no table */
+#define EXIT_USAGE 2 /* unknown command, wrong arguments, a malformed latency argument */
+#define EXIT_FOUND 3 /* classify -: some input lines were bad; diff: a level moved beyond
+                        the runs' own spread */
+
+/** @p s escaped for printing (pmucal_escape): text from a file or a directory listing never
+ *  reaches the terminal raw. Eight rotating buffers, so one printf can take several. */
+const char *cli_esc(const char *s);
+
+/** The text of @p s for printing where it may be NULL (null in the file): "null". */
+const char *cli_str(const char *s);
+
+/** Load a latency table; NULL after printing the library's message. */
+struct pmucal_table *cli_load_table(const char *path);
+
+/** Load a TLB table; NULL after printing the library's message. */
+struct pmucal_tlb *cli_load_tlb(const char *path);
+
+/** Parse "--unit table|tsc|core|ns" into @p u; false for another word. */
+bool cli_parse_unit(const char *s, enum pmucal_unit *u);
+
+/** Parse a latency of @p len bytes at @p s: a decimal number (no sign; digits with an
+ *  optional fraction and exponent), optional blanks, an optional unit suffix "ns", "tsc" or
+ *  "core" (else @p dflt). Fast path for plain decimals; false when malformed. */
+bool cli_parse_latency(const char *s, size_t len, enum pmucal_unit dflt, double *v,
+                       enum pmucal_unit *unit);
+
+int cmd_check(const char *path);
+int cmd_show(int argc, char **argv);
+int cmd_classify(int argc, char **argv);
+int cmd_classify_tlb(int argc, char **argv);
+int cmd_classify_source(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_match(int argc, char **argv);
+
+/** What `show` prints of a table's 1.3 remote sections (host/pmucal_table_remote.c): 0, or
+ *  EXIT_BAD after printing the library's message. */
+int cli_show_remote(const char *path);
+
+#endif

@@ -1,0 +1,59 @@
+#!/bin/bash
+# make install PREFIX=DIR, then the example consumer docs/libpmucal-example.c built against the
+# installed files only (`pkg-config --cflags --libs pmucal` with PKG_CONFIG_PATH into DIR),
+# dynamically and statically, and run on a table from the test corpus; the shared library
+# exports only the API, the installed pmucal-table runs. TAP output; run from the repository
+# root (make test: shell stage).
+set -u
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix
+n=0 failed=0
+t() { # t STATUS NAME [OUTPUT]
+        n=$((n + 1))
+        if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else
+                failed=$((failed + 1)); echo "not ok $n - $2"; [ -n "${3:-}" ] && sed 's/^/# /' <<<"$3"; fi
+}
+table=tests/corpus/table/zen4-kvm.json
+
+out=$(make -s --no-print-directory install PREFIX="$prefix" 2>&1); rc=$?
+t $rc "make install PREFIX=..." "$out"
+for f in include/pmucal/pmucal.h include/pmucal/table.h include/pmucal/tlb.h lib/libpmucal.a \
+         lib/libpmucal.so lib/pkgconfig/pmucal.pc bin/pmucal-table; do
+        [ -e "$prefix/$f" ] || missing="${missing:-} $f"
+done
+t "$([ -z "${missing:-}" ]; echo $?)" "installed: headers, static and shared library, pmucal.pc, pmucal-table${missing:+ (missing:$missing)}"
+ver=$(awk '/define PMUCAL_VERSION_(MAJOR|MINOR|PATCH) / { v = v s $3; s = "." } END { print v }' \
+      host/include/pmucal/pmucal.h)
+export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+t "$([ "$(pkg-config --modversion pmucal 2>&1)" = "$ver" ]; echo $?)" "pkg-config --modversion pmucal is $ver"
+
+# Dynamic: only the installed header directory and library, nothing of the source tree.
+cp docs/libpmucal-example.c "$tmp/example.c"
+out=$(cd "$tmp" && cc -std=c11 -Wall -Werror example.c $(pkg-config --cflags --libs pmucal) -o example-dyn 2>&1); rc=$?
+t $rc "the example builds with pkg-config --cflags --libs pmucal" "$out"
+out=$(LD_LIBRARY_PATH=$prefix/lib ldd "$tmp/example-dyn" 2>&1)
+t "$(grep -q "libpmucal.so.${ver%%.*} => $prefix/lib/" <<<"$out"; echo $?)" "it runs against the installed libpmucal.so.${ver%%.*}" "$out"
+out=$(LD_LIBRARY_PATH=$prefix/lib "$tmp/example-dyn" "$table" tsc 2.8 15 37 1000 -1 2>&1); rc=$?
+t "$([ $rc -eq 0 ] && grep -q "^15 tsc: L2$" <<<"$out" && grep -q "^1000 tsc: DRAM$" <<<"$out" &&
+     grep -q "^-1 tsc: not a latency$" <<<"$out" && grep -q "1 of 5 samples were not latencies" <<<"$out";
+     echo $?)" "the example classifies TSC latencies" "$out"
+out=$(LD_LIBRARY_PATH=$prefix/lib "$tmp/example-dyn" "$table" core 60 2>&1); rc=$?
+t "$([ $rc -eq 1 ] && grep -q "core latencies: this table has no clock ratio" <<<"$out"; echo $?)" \
+  "core cycles on a TSC table: the no-ratio status" "$out"
+
+# Static: the archive and its private dependencies from pkg-config --static.
+out=$(cd "$tmp" && cc -std=c11 example.c $(pkg-config --cflags pmucal) "$prefix/lib/libpmucal.a" \
+      $(pkg-config --static --libs-only-l pmucal | sed 's/-lpmucal//') -o example-static 2>&1); rc=$?
+t $rc "the example links the static library" "$out"
+out=$("$tmp/example-static" "$table" table 5.306 5.307 2>&1); rc=$?
+t "$([ $rc -eq 0 ] && grep -q "^5.306 table: L1$" <<<"$out" && grep -q "^5.307 table: L2$" <<<"$out"; echo $?)" \
+  "the static example classifies (bounds inclusive)" "$out"
+
+other=$(nm -D --defined-only "$prefix/lib/libpmucal.so" | awk '{ print $3 }' | grep -v '^pmucal_')
+t "$([ -z "$other" ]; echo $?)" "libpmucal.so exports pmucal_* only" "$other"
+out=$("$prefix/bin/pmucal-table" classify "$table" 15 2>&1)
+t "$([ "$out" = "15 L2" ]; echo $?)" "the installed pmucal-table runs" "$out"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
