@@ -2,20 +2,20 @@
 
     import pmucal
     t = pmucal.load_latency_table("latency-table.json")   # raises pmucal.TableError
-    t.classify_cycles(37.5).name                           # "L3"
+    t.classify_cycles(37.5).name                           # "L3" (or "beyond": pmucal.BEYOND)
     t.to_dicts()                                           # one dict per level
     tlb = pmucal.load_tlb_table("tlb-table.json")
-    tlb.classify("dtlb", 4096, 23.0)                       # "walk"
+    tlb.classify("dtlb", 4096, 23.0)                       # "walk" (a further walk: "walk2")
 
 The loaders accept and reject exactly what libpmucal accepts and rejects (the repository's tests
 compare them on the same fixtures); schema versions follow the one rule of every pmucal schema
 (pmucal.schema_version).
 """
 from .errors import TableError, schema_version
-from .table import LatencyTable, Level, Stat, load_latency_table, loads_latency_table
+from .table import BEYOND, LatencyTable, Level, Stat, load_latency_table, loads_latency_table
 from .tlb import TlbClass, TlbCurve, TlbTable, load_tlb_table, loads_tlb_table
 
 __version__ = "1.1.0"
-__all__ = ["TableError", "schema_version", "LatencyTable", "Level", "Stat", "load_latency_table",
+__all__ = ["TableError", "schema_version", "BEYOND", "LatencyTable", "Level", "Stat", "load_latency_table",
            "loads_latency_table", "TlbClass", "TlbCurve", "TlbTable", "load_tlb_table",
            "loads_tlb_table"]
