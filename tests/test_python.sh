@@ -6,7 +6,8 @@
 # Needs `make host unit` (pmucal-table, test_libpmucal). Usage: tests/test_python.sh
 cd "$(dirname "$0")/.." || exit 1
 root=$(pwd)
-py=${PMUCAL_PYTHON:-python3}
+# Debian's python3 (pytest, setuptools and wheel from `make deps`), as tests/run-tests.sh picks it.
+py=${PMUCAL_PYTHON:-$([ -x /usr/bin/python3 ] && echo /usr/bin/python3 || echo python3)}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/pmucal-py.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 n=0

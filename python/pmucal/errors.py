@@ -4,9 +4,11 @@ import re
 
 class TableError(Exception):
     """A table that cannot be used. kind is what libpmucal's enum pmucal_err says:
-    "io" (cannot read), "syntax" (not JSON; the message has line:column), "version" (not this
-    kind of table, or another major version), "schema" (a field is missing, of the wrong type or
-    out of range; the message has its JSON path)."""
+    "io" (cannot read, or over 16 MiB), "syntax" (not JSON; the message has line:column), "kind"
+    (not this kind of table: another schema name, none, or a top level that is not an object --
+    try the other loader), "version" (a malformed version, or another major version), "schema"
+    (a field is missing, of the wrong type, out of range or against the table's meaning; the
+    message has its JSON path)."""
 
     def __init__(self, kind, message):
         super().__init__(message)

@@ -11,7 +11,10 @@ from .errors import TableError, schema_version
 SCHEMA_PREFIX = "pmucal.latency-table/"
 MAJOR = 1
 MAX_LEVELS = 64
+MAX_FLAGS = 256
 MAX_FILE = 16 << 20
+MAX_STRING = 65536                       # bytes; a longer string is an error, never cut
+CEILING_FACTOR = 1.3                     # the last level's ceiling: this times its p90
 STAT_KEYS = ("min", "p10", "p50", "p90")
 
 
@@ -34,6 +37,21 @@ class Level:
     ns: Optional[Stat] = None            # None when the table has no ns figures
     upper_cycles: Optional[float] = None  # bucket bound (inclusive); None for the last level
     upper_ns: Optional[float] = None
+    ceiling_cycles: Optional[float] = None  # the last level when it is not DRAM: above is BEYOND
+    ceiling_ns: Optional[float] = None
+
+
+class _Beyond:
+    """What a latency above the last level's ceiling classifies as (PMUCAL_LEVEL_BEYOND): the
+    last level is not DRAM (flags no_dram, no_hierarchy) and the latency is over
+    CEILING_FACTOR x its p90. Its name is "beyond", as pmucal-table classify prints it."""
+    name = "beyond"
+
+    def __repr__(self):
+        return "pmucal.BEYOND"
+
+
+BEYOND = _Beyond()
 
 
 @dataclass
@@ -59,11 +77,16 @@ class LatencyTable:
         for lv in self.levels[:-1]:
             if v <= (lv.upper_ns if ns else lv.upper_cycles):
                 return lv
-        return self.levels[-1]
+        last = self.levels[-1]
+        ceiling = last.ceiling_ns if ns else last.ceiling_cycles
+        if ceiling is not None and v > ceiling:
+            return BEYOND
+        return last
 
     def classify_cycles(self, cycles):
         """The level a load latency of @cycles belongs to: the first whose upper bound is >= it,
-        else the last; None for NaN (as pmucal_table_classify_cycles)."""
+        else the last, or BEYOND above the last level's ceiling when that level is not DRAM;
+        None for NaN (as pmucal_table_classify)."""
         return self._classify(cycles, False)
 
     def classify_ns(self, ns):
@@ -110,15 +133,15 @@ def _get_obj(c, obj, key, path):
     return v
 
 
-def _get_str(c, obj, key, path, nullable, cap):
+def _get_str(c, obj, key, path, nullable):
     v, present = _member(c, obj, key, path, nullable)
     if not present or (nullable and v is None):
         return None
     if not isinstance(v, str):
         c.fail("schema", _join(path, key), "expected a string%s, got %s"
                % (" or null" if nullable else "", _json.type_name(v)))
-    if len(v.encode("utf-8")) >= cap or "\0" in v:
-        c.fail("schema", _join(path, key), "string too long or contains NUL (max %d bytes)" % (cap - 1))
+    if len(v.encode("utf-8", "surrogatepass")) > MAX_STRING or "\0" in v:
+        c.fail("schema", _join(path, key), "string longer than %d bytes or with a NUL in it" % MAX_STRING)
     return v
 
 
@@ -131,6 +154,8 @@ def _get_u64(c, obj, key, path, nullable, maximum):
                % (" or null" if nullable else "", _json.type_name(v)))
     if v < 0 or v > maximum:
         c.fail("schema", _join(path, key), "%d out of range 0..%d" % (v, maximum))
+    if v == 0 and nullable:
+        c.fail("schema", _join(path, key), "0: an unknown value is written null, not 0")
     return v
 
 
@@ -158,17 +183,16 @@ def _get_stat(c, obj, key, path):
 def _check_schema(c, root):
     s = root.get("schema")
     if not isinstance(s, str):
-        c.fail("version", None, 'not a pmucal latency table (no "schema" string)')
+        c.fail("kind", None, 'not a pmucal latency table (no "schema" string)')
     if not s.startswith(SCHEMA_PREFIX):
-        c.fail("version", None, 'not a pmucal latency table (schema "%.64s")' % s)
-    if s == SCHEMA_PREFIX:
-        c.fail("version", None, 'schema "%.64s" has no version number' % s)
+        c.fail("kind", None, 'not a pmucal latency table: schema "%s" is not %sMAJOR[.MINOR]'
+               % (s, SCHEMA_PREFIX))
     v = schema_version(s, SCHEMA_PREFIX)
     if v is None:
-        c.fail("version", None, 'schema "%.64s": the version is not MAJOR or MAJOR.MINOR '
-               '(decimal, no leading zeros)' % s)
+        c.fail("version", None, 'schema "%s": the version is not MAJOR or MAJOR.MINOR '
+               '(decimal, no leading zeros, at most 9 digits)' % s)
     if v[0] != MAJOR:
-        c.fail("version", None, 'schema "%.64s": major version %d is not supported (this library '
+        c.fail("version", None, 'schema "%s": major version %d is not supported (this library '
                'reads %d)' % (s, v[0], MAJOR))
     return s, v
 
@@ -177,20 +201,20 @@ def _load_machine(c, root):
     m = _get_obj(c, root, "machine", "")
     p = "machine"
     out = {
-        "vendor": _get_str(c, m, "vendor", p, True, 16),
+        "vendor": _get_str(c, m, "vendor", p, True),
         "family": _get_u64(c, m, "family", p, False, 0xffff),
         "model": _get_u64(c, m, "model", p, False, 0xffff),
         "stepping": _get_u64(c, m, "stepping", p, False, 0xff),
-        "brand": _get_str(c, m, "brand", p, True, 64),
-        "microcode": _get_str(c, m, "microcode", p, True, 24),
+        "brand": _get_str(c, m, "brand", p, True),
+        "microcode": _get_str(c, m, "microcode", p, True),
         "core_hz": _get_u64(c, m, "core_hz", p, True, (1 << 64) - 1),
         "tsc_hz": _get_u64(c, m, "tsc_hz", p, True, (1 << 64) - 1),
-        "smbios_manufacturer": _get_str(c, m, "smbios_manufacturer", p, True, 64),
-        "smbios_product": _get_str(c, m, "smbios_product", p, True, 64),
+        "smbios_manufacturer": _get_str(c, m, "smbios_manufacturer", p, True),
+        "smbios_product": _get_str(c, m, "smbios_product", p, True),
         "nodes": _get_u64(c, m, "nodes", p, True, 65536),
     }
     mc = out["microcode"]
-    if mc:
+    if mc is not None:
         hexpart = mc[2:]
         if (not mc.startswith("0x") or not hexpart or
                 any(ch not in "0123456789abcdefABCDEF" for ch in hexpart) or int(hexpart, 16) >= 1 << 64):
@@ -206,15 +230,17 @@ def _load_method(c, root):
     m = _get_obj(c, root, "method", "")
     p = "method"
     out = {
-        "kernel": _get_str(c, m, "kernel", p, True, 32),
-        "layout": _get_str(c, m, "layout", p, True, 32),
+        "kernel": _get_str(c, m, "kernel", p, True),
+        "layout": _get_str(c, m, "layout", p, True),
         "page_bytes": _get_u64(c, m, "page_bytes", p, True, 1 << 40),
         "windows": _get_u64(c, m, "windows", p, False, 1 << 20),
-        "clock": _get_str(c, m, "clock", p, False, 32),
-        "prefetchers": _get_str(c, m, "prefetchers", p, True, 32),
-        "pmucal_version": _get_str(c, m, "pmucal_version", p, True, 64),
+        "clock": _get_str(c, m, "clock", p, False),
+        "prefetchers": _get_str(c, m, "prefetchers", p, True),
+        "pmucal_version": _get_str(c, m, "pmucal_version", p, True),
+        "platform": _get_str(c, m, "platform", p, True),
+        "date": _get_str(c, m, "date", p, True),
     }
-    for k in ("platform", "date", "date_zone", "page_tables"):  # informative, not checked
+    for k in ("date_zone", "page_tables"):  # informative, not checked
         v = m.get(k)
         out[k] = v if isinstance(v, str) else None
     return out
@@ -223,11 +249,11 @@ def _load_method(c, root):
 def _load_level(c, o, path):
     if not isinstance(o, dict):
         c.fail("schema", path, "expected an object, got %s" % _json.type_name(o))
-    name = _get_str(c, o, "name", path, False, 16)
+    name = _get_str(c, o, "name", path, False)
     cap = _get_u64(c, o, "capacity_bytes", path, True, (1 << 64) - 1)
     ccap = _get_u64(c, o, "cpuid_capacity_bytes", path, True, (1 << 64) - 1)
     clvl = _get_u64(c, o, "cpuid_level", path, True, 15)
-    agree = _get_str(c, o, "agreement", path, False, 16)
+    agree = _get_str(c, o, "agreement", path, False)
     cycles = _get_stat(c, o, "cycles", path)
     if not name:
         c.fail("schema", _join(path, "name"), "empty")
@@ -257,6 +283,25 @@ def _load_bounds(c, arr, levels, ns, path):
             a.upper_cycles = v
 
 
+def _check_order(c, before, lv, path):
+    """Level @lv against the levels @before it: a name of its own, a median and a capacity
+    above the previous level's (capacities compared where both are known)."""
+    for j, a in enumerate(before):
+        if a.name == lv.name:
+            c.fail("schema", _join(path, "name"), '"%s" is also the name of levels[%d]' % (lv.name, j))
+    if before and lv.cycles.p50 <= before[-1].cycles.p50:
+        c.fail("schema", _join(path, "cycles.p50"), "%g is not above the previous level's %g"
+               % (lv.cycles.p50, before[-1].cycles.p50))
+    if lv.capacity_bytes is not None:
+        for j in range(len(before) - 1, -1, -1):
+            cap = before[j].capacity_bytes
+            if cap is not None:
+                if lv.capacity_bytes <= cap:
+                    c.fail("schema", _join(path, "capacity_bytes"), "%d is not above levels[%d]'s %d"
+                           % (lv.capacity_bytes, j, cap))
+                break
+
+
 def _load_levels(c, root):
     arr, _ = _member(c, root, "levels", "", False)
     if not isinstance(arr, list):
@@ -266,9 +311,7 @@ def _load_levels(c, root):
     levels = []
     for i, o in enumerate(arr):
         lv = _load_level(c, o, "levels[%d]" % i)
-        if i and lv.cycles.p50 <= levels[-1].cycles.p50:
-            c.fail("schema", "levels[%d].cycles.p50" % i, "%g is not above the previous level's %g"
-                   % (lv.cycles.p50, levels[-1].cycles.p50))
+        _check_order(c, levels, lv, "levels[%d]" % i)
         levels.append(lv)
     all_ns = all(lv.ns is not None for lv in levels)
     bo = _get_obj(c, root, "bucket_upper_bounds", "")
@@ -289,6 +332,8 @@ def _load_flags(c, root):
     arr, _ = _member(c, root, "flags", "", False)
     if not isinstance(arr, list):
         c.fail("schema", "flags", "expected an array, got %s" % _json.type_name(arr))
+    if len(arr) > MAX_FLAGS:
+        c.fail("schema", "flags", "%d flags (at most %d)" % (len(arr), MAX_FLAGS))
     for i, v in enumerate(arr):
         if not isinstance(v, str):
             c.fail("schema", "flags[%d]" % i, "expected a string, got %s" % _json.type_name(v))
@@ -301,12 +346,17 @@ def loads_latency_table(data, name="<buffer>"):
     c = _Ctx(name)
     root = _json.parse(data, name)
     if not isinstance(root, dict):
-        c.fail("version", None, "not a pmucal latency table (top level is %s)" % _json.type_name(root))
+        c.fail("kind", None, "not a pmucal latency table (top level is %s)" % _json.type_name(root))
     schema, (major, minor) = _check_schema(c, root)
     machine = _load_machine(c, root)
     method = _load_method(c, root)
     levels = _load_levels(c, root)
     flags = _load_flags(c, root)
+    if "no_dram" in flags or "no_hierarchy" in flags:
+        last = levels[-1]
+        last.ceiling_cycles = CEILING_FACTOR * last.cycles.p90
+        if last.ns is not None:
+            last.ceiling_ns = CEILING_FACTOR * last.ns.p90
     return LatencyTable(schema, major, minor, machine, method, levels, flags)
 
 

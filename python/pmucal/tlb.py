@@ -11,7 +11,9 @@ from .errors import TableError, schema_version
 SCHEMA_PREFIX = "pmucal.tlb/"
 MAJOR = 1
 MAX_CURVES = 64
-MAX_CLASSES = 8
+MAX_LEVELS = 16
+MAX_CLASSES = 64
+MAX_FILE = 16 << 20
 SIDES = ("dtlb", "itlb")
 PTES = ("near", "line", "page")
 CLASSES = ("l1_hit", "l2_hit", "walk", "miss")
@@ -26,6 +28,8 @@ class TlbClass:
     upper_added_cycles: Optional[float]  # bucket bound (inclusive); None for the last class
     first_pages: int
     last_pages: int
+    ordinal: int = 1          # 1 for the first class of its kind in the curve, 2 for the second walk...
+    label: str = ""           # unique in the curve: the name, or "walk2", "walk3", ...
 
 
 @dataclass
@@ -43,27 +47,29 @@ class TlbTable:
     major: int
     minor: int
     curves: List[TlbCurve]
+    clock: dict = field(default_factory=dict)  # the 1.2 clock object as read, {} without one
 
     def curve(self, side, page_bytes):
         """The curve used for classification for @side and @page_bytes (PTE layout "near");
         None when there is none."""
         for cv in self.curves:
-            if cv.side == side and cv.page_bytes == page_bytes and cv.pte == "near":
+            if cv.side == side and cv.page_bytes == page_bytes and cv.pte == "near" and cv.classes:
                 return cv
         return None
 
     def classify(self, side, page_bytes, added_cycles):
-        """Name of the class an added latency of @added_cycles (cycles over an L1 TLB hit)
-        belongs to: the first whose bound is >= it, else the last. None for no such curve, no
-        classes, NaN or a negative latency (as pmucal_tlb_classify)."""
+        """Label of the class an added latency of @added_cycles (cycles over an L1 TLB hit)
+        belongs to: the first whose bound is >= it, else the last ("walk", or "walk2", "walk3"
+        for a curve's further walk classes). None for no such curve with classes, NaN, an
+        infinite or a negative latency (as pmucal_tlb_classify)."""
         cv = self.curve(side, page_bytes)
-        if (not cv or not cv.classes or added_cycles is None or math.isnan(added_cycles) or
+        if (not cv or added_cycles is None or not math.isfinite(added_cycles) or
                 added_cycles < 0):
             return None
         for k in cv.classes:
             if k.upper_added_cycles is None or added_cycles <= k.upper_added_cycles:
-                return k.name
-        return cv.classes[-1].name
+                return k.label
+        return cv.classes[-1].label
 
     def to_dicts(self):
         """One plain dict per class of every curve (side, page_bytes and pte included)."""
@@ -75,12 +81,20 @@ def _fail(name, kind, path, msg):
     raise TableError(kind, "%s: %s%s%s" % (name, path, ": " if path else "", msg))
 
 
-def _str(name, o, key, cap, path):
+def _cstr(v):
+    """A JSON string as C's strcmp sees it: up to its first NUL."""
+    return v.split("\0", 1)[0]
+
+
+def _word(name, o, key, names, what, path):
+    """A string member that is one of @names (exactly: no NUL inside)."""
     if key not in o:
         _fail(name, "schema", path, "%s: missing" % key)
     v = o[key]
-    if not isinstance(v, str) or len(v.encode("utf-8")) >= cap or "\0" in v:
-        _fail(name, "schema", path, "%s: expected a string of at most %d bytes" % (key, cap - 1))
+    if not isinstance(v, str):
+        _fail(name, "schema", path, "%s: expected a string" % key)
+    if v not in names:
+        _fail(name, "schema", path, '%s: "%s" is not %s' % (key, _cstr(v), what))
     return v
 
 
@@ -95,49 +109,90 @@ def _u64(name, o, key, path, nullable=False):
     return v
 
 
-def _load_curve(name, o, i):
-    path = "curves[%d]" % i
+def _load_class(name, e, p, k, n, cv):
+    if not isinstance(e, dict):
+        _fail(name, "schema", p, "expected an object")
+    cls = _word(name, e, "class", CLASSES, "l1_hit, l2_hit, walk or miss", p)
+    ordinal = 1
+    for j, b in enumerate(cv.classes):
+        if b.name == cls:
+            if cls != "walk":
+                _fail(name, "schema", p, 'class: a second "%s" (classes[%d]); only walk classes may repeat'
+                      % (cls, j))
+            ordinal += 1
+    lat = _u64(name, e, "lat_mcyc", p) / 1000
+    added = _u64(name, e, "added_mcyc", p) / 1000
+    upper = _u64(name, e, "upper_added_mcyc", p, nullable=True)
+    upper = None if upper is None else upper / 1000
+    first, last = _u64(name, e, "first_pages", p), _u64(name, e, "last_pages", p)
+    if k and added < cv.classes[-1].added_cycles:
+        _fail(name, "schema", p, "added_mcyc below the class before it")
+    if (upper is not None) != (k + 1 < n):
+        _fail(name, "schema", p, "upper_added_mcyc: null exactly for the last class")
+    if upper is not None and upper < added:
+        _fail(name, "schema", p, "upper_added_mcyc below added_mcyc")
+    label = "%s%d" % (cls, ordinal) if ordinal > 1 else cls
+    return TlbClass(cls, lat, added, upper, first, last, ordinal, label)
+
+
+def _load_curve(name, o, i, base):
+    path = "%scurves[%d]" % (base, i)
     if not isinstance(o, dict):
         _fail(name, "schema", path, "expected an object")
-    side, pte = _str(name, o, "side", 8, path), _str(name, o, "pte", 8, path)
+    side = _word(name, o, "side", SIDES, "dtlb or itlb", path)
+    pte = _word(name, o, "pte", PTES, "near, line or page", path)
     page = _u64(name, o, "page_bytes", path)
-    if side not in SIDES:
-        _fail(name, "schema", path, 'side: "%s" is not dtlb or itlb' % side)
-    if pte not in PTES:
-        _fail(name, "schema", path, 'pte: "%s" is not near, line or page' % pte)
     if page not in PAGES:
         _fail(name, "schema", path, "page_bytes: %d is not 4 KiB, 2 MiB or 1 GiB" % page)
     lv, cl = o.get("levels"), o.get("classes")
     if not isinstance(lv, list) or not isinstance(cl, list):
         _fail(name, "schema", path, "levels and classes: expected two arrays")
-    if len(lv) > MAX_CLASSES or len(cl) > MAX_CLASSES:
-        _fail(name, "schema", path, "more than %d levels or classes" % MAX_CLASSES)
+    if len(lv) > MAX_LEVELS or len(cl) > MAX_CLASSES:
+        _fail(name, "schema", path, "%d levels and %d classes (at most %d and %d)"
+              % (len(lv), len(cl), MAX_LEVELS, MAX_CLASSES))
     cv = TlbCurve(side, page, pte)
     for k, e in enumerate(lv):
         p = "%s.levels[%d]" % (path, k)
         if not isinstance(e, dict):
             _fail(name, "schema", p, "expected an object")
-        cv.level_entries.append(_u64(name, e, "entries", p))
+        ent = _u64(name, e, "entries", p)
+        prev = cv.level_entries[-1] if k else 0
+        if not ent or (k and ent <= prev):
+            _fail(name, "schema", p, "entries: %d is not above the level before it (%d)" % (ent, prev))
+        cv.level_entries.append(ent)
     for k, e in enumerate(cl):
-        p = "%s.classes[%d]" % (path, k)
-        if not isinstance(e, dict):
-            _fail(name, "schema", p, "expected an object")
-        cls = _str(name, e, "class", 16, p)
-        if cls not in CLASSES:
-            _fail(name, "schema", p, 'class: unknown class "%s"' % cls)
-        lat = _u64(name, e, "lat_mcyc", p) / 1000
-        added = _u64(name, e, "added_mcyc", p) / 1000
-        upper = _u64(name, e, "upper_added_mcyc", p, nullable=True)
-        upper = None if upper is None else upper / 1000
-        first, last = _u64(name, e, "first_pages", p), _u64(name, e, "last_pages", p)
-        if k and added < cv.classes[-1].added_cycles:
-            _fail(name, "schema", p, "added_mcyc below the class before it")
-        if (upper is not None) != (k + 1 < len(cl)):
-            _fail(name, "schema", p, "upper_added_mcyc: null exactly for the last class")
-        if upper is not None and upper < added:
-            _fail(name, "schema", p, "upper_added_mcyc below added_mcyc")
-        cv.classes.append(TlbClass(cls, lat, added, upper, first, last))
+        cv.classes.append(_load_class(name, e, "%s.classes[%d]" % (path, k), k, len(cl), cv))
     return cv
+
+
+def _load_clock(name, clk, base):
+    """The 1.2 clock object: its figures must be TSC ticks; core_per_tsc positive or null."""
+    path = base + "clock"
+    if not isinstance(clk, dict):
+        _fail(name, "schema", path, "expected an object")
+    fig, r = clk.get("figures"), clk.get("core_per_tsc")
+    if not isinstance(fig, str) or _cstr(fig) != "tsc_ticks":
+        _fail(name, "schema", path, "figures: %s is not \"tsc_ticks\"" % (
+            '"%s"' % _cstr(fig) if isinstance(fig, str) else "not a string" if "figures" in clk else "missing"))
+    if r is not None and (not _json.is_num(r) or not 0 < r <= 1000):
+        _fail(name, "schema", path, "core_per_tsc: expected a positive number or null")
+    return dict(clk)
+
+
+def _check_schema(name, tlb):
+    s = tlb.get("schema")
+    if not isinstance(s, str):
+        _fail(name, "kind", "", "not a pmucal TLB table (schema missing)")
+    if not s.startswith(SCHEMA_PREFIX):
+        _fail(name, "kind", "", 'not a pmucal TLB table: schema "%s" is not %sMAJOR[.MINOR]' % (s, SCHEMA_PREFIX))
+    v = schema_version(s, SCHEMA_PREFIX)
+    if v is None:
+        _fail(name, "version", "", 'schema "%s": the version is not MAJOR or MAJOR.MINOR (decimal, no '
+              'leading zeros, at most 9 digits)' % s)
+    if v[0] != MAJOR:
+        _fail(name, "version", "", 'schema "%s": major version %d is not supported (this library reads %d)'
+              % (s, v[0], MAJOR))
+    return s, v
 
 
 def loads_tlb_table(data, name="<buffer>"):
@@ -145,31 +200,42 @@ def loads_tlb_table(data, name="<buffer>"):
     latency table with a "tlb" member. Raises TableError."""
     root = _json.parse(data, name)
     if not isinstance(root, dict):
-        _fail(name, "version", "", "not a pmucal TLB table (top level is not an object)")
-    tlb = root
+        _fail(name, "kind", "", "not a pmucal TLB table (top level is not an object)")
+    tlb, base = root, ""
     if "curves" not in root and "tlb" in root:
-        tlb = root["tlb"]
+        tlb, base = root["tlb"], "tlb."
         if not isinstance(tlb, dict):
             _fail(name, "schema", "tlb", "expected an object")
-    s = tlb.get("schema")
-    if not isinstance(s, str) or not s.startswith(SCHEMA_PREFIX):
-        _fail(name, "version", "", "not a pmucal TLB table (schema %s)" % ('"%s"' % s if isinstance(s, str) else "missing"))
-    v = schema_version(s, SCHEMA_PREFIX)
-    if v is None or v[0] != MAJOR:
-        _fail(name, "version", "", 'schema "%s": this library reads %s%d' % (s, SCHEMA_PREFIX, MAJOR))
+    s, v = _check_schema(name, tlb)
+    u = tlb.get("units")
+    if not isinstance(u, str) or _cstr(u) != "mcyc":
+        msg = ("missing" if "units" not in tlb else "not a string" if not isinstance(u, str)
+               else '"%s" is not a known unit' % _cstr(u))
+        _fail(name, "schema", base + "units", '%s (want "mcyc", milli-cycles)' % msg)
+    clock = _load_clock(name, tlb["clock"], base) if "clock" in tlb else {}
     cv = tlb.get("curves")
     if not isinstance(cv, list):
-        _fail(name, "schema", "", "curves: missing or not an array")
+        _fail(name, "schema", base + "curves", "missing or not an array")
     if len(cv) > MAX_CURVES:
-        _fail(name, "schema", "", "curves: more than %d" % MAX_CURVES)
-    return TlbTable(s, v[0], v[1], [_load_curve(name, o, i) for i, o in enumerate(cv)])
+        _fail(name, "schema", base + "curves", "more than %d" % MAX_CURVES)
+    curves = []
+    for i, o in enumerate(cv):
+        a = _load_curve(name, o, i, base)
+        for j, b in enumerate(curves):
+            if (b.side, b.page_bytes, b.pte) == (a.side, a.page_bytes, a.pte):
+                _fail(name, "schema", "%scurves[%d]" % (base, i), "a second %s curve for %d-byte pages, "
+                      "PTEs %s (curves[%d] is the first)" % (a.side, a.page_bytes, a.pte, j))
+        curves.append(a)
+    return TlbTable(s, v[0], v[1], curves, clock)
 
 
 def load_tlb_table(path):
     """Load and validate the TLB table in file @path. Raises TableError."""
     try:
         with open(path, "rb") as f:
-            data = f.read()
+            data = f.read(MAX_FILE + 1)
     except OSError as e:
         raise TableError("io", "%s: cannot open: %s" % (path, e.strerror or e)) from None
+    if len(data) > MAX_FILE:
+        raise TableError("io", "%s: larger than %d bytes" % (path, MAX_FILE))
     return loads_tlb_table(data, path)

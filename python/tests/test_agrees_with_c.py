@@ -79,7 +79,11 @@ def run_cli(*args):
 
 
 def c_loads_latency(path):
-    return run_cli("check", path).returncode == 0
+    """classify loads with the latency loader alone (check also accepts TLB tables, and
+    rejects a latency table whose tlb member is bad); a loaded table classifies 0."""
+    p = run_cli("classify", path, "0")
+    assert p.returncode in (0, 1), p.stderr
+    return p.returncode == 0
 
 
 def c_loads_tlb(path):
@@ -118,6 +122,27 @@ def test_tlb_loader_agrees(path):
         "accepts" if c else "rejects", "accepts" if py else "rejects")
     if C_CASES.get(path, ("", None))[0] == "tlb":
         assert py == C_CASES[path][1], "tests/test_libpmucal.c expects %s" % C_CASES[path][1]
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=_ids(FIXTURES))
+def test_check_agrees(path):
+    """pmucal-table check: a latency table (and its tlb member, when it has one), else, when the
+    file is not a latency table at all (kind), a TLB table."""
+    try:
+        pmucal.load_latency_table(path)
+        lat = True
+    except pmucal.TableError as e:
+        lat = e.kind
+    tlb = py_loads(pmucal.load_tlb_table, path)
+    if lat is True:
+        with open(path, "rb") as f:
+            want = tlb if "tlb" in pmucal._json.parse(f.read(), path) else True
+    else:
+        want = lat == "kind" and tlb
+    p = run_cli("check", path)
+    assert (p.returncode == 0) == want, p.stdout + p.stderr
+    if want:
+        assert (" level" in p.stdout.splitlines()[0]) == (lat is True), p.stdout
 
 
 def _samples(values):

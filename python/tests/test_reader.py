@@ -62,7 +62,8 @@ def test_to_dicts():
     d = tlb.to_dicts()
     assert [r["name"] for r in d] == ["l1_hit", "l2_hit", "walk"]
     assert d[1] == {"name": "l2_hit", "lat_cycles": 9.0, "added_cycles": 6.0, "upper_added_cycles": 16.0,
-                    "first_pages": 76, "last_pages": 2048, "side": "dtlb", "page_bytes": 4096, "pte": "near"}
+                    "first_pages": 76, "last_pages": 2048, "ordinal": 1, "label": "l2_hit",
+                    "side": "dtlb", "page_bytes": 4096, "pte": "near"}
 
 
 def test_flat_table_has_no_ns():
@@ -81,12 +82,13 @@ def test_tlb_classify(added, want):
 
 
 @pytest.mark.parametrize("doc,kind,text", [
-    (b"", "syntax", "x:"), (b'{"a": 1, "a": 2}', "syntax", "duplicate"), (b"[1, 2]", "version", "top level"),
+    (b"", "syntax", "x:"), (b'{"a": 1, "a": 2}', "syntax", "duplicate"), (b"[1, 2]", "kind", "top level"),
     (b'{"schema": NaN}', "syntax", "x"), (b'{"schema": 1e999}', "syntax", "overflow"),
     (b'{"schema": 99999999999999999999}', "syntax", "too big"), (b"\xff{}", "syntax", "x"),
     (b'{"schema": "pmucal.latency-table/2"}', "version", "major version 2 is not supported"),
     (b'{"schema": "pmucal.latency-table/1."}', "version", "not MAJOR or MAJOR.MINOR"),
     (b'{"schema": "pmucal.latency-table/1"}', "schema", "machine: missing"),
+    (b'{"schema": "pmucal.tlb/1"}', "kind", "not a pmucal latency table"), (b"{}", "kind", "no \"schema\""),
 ])
 def test_latency_errors(doc, kind, text):
     with pytest.raises(pmucal.TableError) as e:
@@ -109,3 +111,94 @@ def test_tlb_section_of_latency_table():
     with pytest.raises(pmucal.TableError) as e:
         pmucal.loads_tlb_table(json.dumps({"schema": "pmucal.latency-table/1", "tlb": 3}), "t")
     assert e.value.kind == "schema" and "tlb: expected an object" in str(e.value)
+
+
+def _good():
+    with open(GOOD) as f:
+        return json.load(f)
+
+
+def test_long_level_name_is_kept_whole():
+    d = _good()
+    d["levels"][0]["name"] = "a-level-name-of-over-sixteen-bytes"
+    t = pmucal.loads_latency_table(json.dumps(d))
+    assert t.levels[0].name == "a-level-name-of-over-sixteen-bytes"
+    d["levels"][0]["name"] = "x" * 65537
+    with pytest.raises(pmucal.TableError) as e:
+        pmucal.loads_latency_table(json.dumps(d))
+    assert e.value.kind == "schema" and "levels[0].name" in str(e.value)
+
+
+def _edit_levels(d, i, key, value):
+    d["levels"][i][key] = value
+    return d
+
+
+@pytest.mark.parametrize("edit,text", [
+    (lambda d: _edit_levels(d, 2, "name", "L1"), 'levels[2].name: "L1" is also the name of levels[0]'),
+    (lambda d: _edit_levels(d, 1, "capacity_bytes", 1024), "levels[1].capacity_bytes: 1024 is not above levels[0]'s"),
+    (lambda d: _edit_levels(d, 0, "capacity_bytes", 0), "0: an unknown value is written null"),
+    (lambda d: _edit_levels(d, 0, "cpuid_level", 0), "levels[0].cpuid_level: 0: an unknown value"),
+    (lambda d: dict(d, machine=dict(d["machine"], microcode="")), "machine.microcode"),
+    (lambda d: dict(d, flags=["x"] * 257), "257 flags"),
+])
+def test_latency_checks_of_meaning(edit, text):
+    with pytest.raises(pmucal.TableError) as e:
+        pmucal.loads_latency_table(json.dumps(edit(_good())), "t")
+    assert e.value.kind == "schema" and text in str(e.value), str(e.value)
+
+
+def test_beyond_the_last_level_when_it_is_not_dram():
+    t = pmucal.load_latency_table(os.path.join(CORPUS, "flat-tcg.json"))
+    assert t.has_flag("no_dram") or t.has_flag("no_hierarchy")
+    ceiling = 1.3 * t.levels[-1].cycles.p90
+    assert t.levels[-1].ceiling_cycles == ceiling
+    assert t.classify_cycles(ceiling).name == "flat"
+    assert t.classify_cycles(math.nextafter(ceiling, 1e9)) is pmucal.BEYOND
+    assert pmucal.BEYOND.name == "beyond"
+    g = pmucal.load_latency_table(GOOD)  # its last level is DRAM: nothing is beyond it
+    assert g.levels[-1].ceiling_cycles is None and g.classify_cycles(1e12).name == "DRAM"
+
+
+def _walks():
+    d = json.loads(json.dumps(TLB))
+    cl = d["curves"][1]["classes"]
+    cl[2]["upper_added_mcyc"] = 40000
+    cl.append(dict(cl[2], added_mcyc=50000, upper_added_mcyc=90000))
+    cl.append(dict(cl[2], added_mcyc=100000, upper_added_mcyc=None))
+    return d
+
+
+def test_walk_classes_are_labelled_walk_walk2_walk3():
+    t = pmucal.loads_tlb_table(json.dumps(_walks()))
+    assert [k.label for k in t.curve("dtlb", 4096).classes] == ["l1_hit", "l2_hit", "walk", "walk2", "walk3"]
+    assert [t.classify("dtlb", 4096, v) for v in (20, 45, 200)] == ["walk", "walk2", "walk3"]
+
+
+def _tlb_edit(fn):
+    d = json.loads(json.dumps(TLB))
+    fn(d)
+    return d
+
+
+@pytest.mark.parametrize("edit,text", [
+    (lambda d: d.update(units="cyc"), 'units: "cyc" is not a known unit'),
+    (lambda d: d.pop("units"), "units: missing"),
+    (lambda d: d["curves"].append(d["curves"][1]), "curves[2]: a second dtlb curve for 4096-byte pages, PTEs near"),
+    (lambda d: d["curves"][1]["classes"].insert(1, dict(d["curves"][1]["classes"][0])),
+     'classes[1]: class: a second "l1_hit"'),
+    (lambda d: d["curves"][1]["levels"].append({"level": 2, "entries": 64}), "levels[1]: entries: 64 is not above"),
+    (lambda d: d["curves"][1]["levels"].__setitem__(0, {"level": 1, "entries": 0}), "levels[0]: entries: 0"),
+    (lambda d: d.update(clock={"figures": "core_cycles"}), 'clock: figures: "core_cycles" is not "tsc_ticks"'),
+    (lambda d: d.update(clock={"figures": "tsc_ticks", "core_per_tsc": 0}), "clock: core_per_tsc"),
+])
+def test_tlb_checks_of_meaning(edit, text):
+    with pytest.raises(pmucal.TableError) as e:
+        pmucal.loads_tlb_table(json.dumps(_tlb_edit(edit)), "t")
+    assert e.value.kind == "schema" and text in str(e.value), str(e.value)
+
+
+def test_tlb_clock_object_is_accepted():
+    t = pmucal.loads_tlb_table(json.dumps(_tlb_edit(lambda d: d.update(
+        schema="pmucal.tlb/1.2", clock={"figures": "tsc_ticks", "core_per_tsc": 1.5, "tsc_hz": 1000000000}))))
+    assert t.clock["core_per_tsc"] == 1.5 and t.classify("dtlb", 4096, 20) == "walk"
