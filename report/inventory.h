@@ -16,7 +16,7 @@
 #include "boot/x86/cpuid.h"
 #include "report/json.h"
 
-#define INV_SCHEMA   "pmucal.inventory/1.1"
+#define INV_SCHEMA   "pmucal.inventory/1.2"
 #define INV_MAX_MSRS 12
 #define INV_MAX_CPUS 256
 
