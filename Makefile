@@ -537,15 +537,17 @@ BOOT_UEFI_arm64_SRCS := \
 # The shared program (app/pmucal.c: config, phases, results) with the AArch64 phases:
 # inventory through app/gather_arm64.c, selftest and pmu on the PMUv3, and the phases not
 # ported yet SKIPping with their reason (app/phases_arm64.c).
-APP_arm64_SRCS := \
+# The app files that run the x86-64 phases are left out (APP_x86_ONLY_SRCS); every other app
+# file is shared and comes along by itself.
+APP_x86_ONLY_SRCS := app/c2c.c app/gather_x86.c $(filter app/latency%,$(APP_SRCS)) \
+                     $(filter app/numa%,$(APP_SRCS)) app/pmu.c \
+                     app/pmu_sample_run.c app/pmu_validate.c app/pmu_validate_mem.c \
+                     $(filter app/sampling%,$(APP_SRCS)) app/selftest.c app/tlb.c app/tlb_out.c
+APP_arm64_SRCS := $(filter-out $(APP_x86_ONLY_SRCS),$(APP_SRCS)) \
 	app/arm64_validate.c \
-	app/config.c \
-	app/cpus.c \
-	app/gather.c \
 	app/gather_arm64.c \
 	app/phases_arm64.c \
 	app/pmu_arm64.c \
-	app/pmucal.c \
 	app/selftest_arm64.c
 A64_SRCS := $(LIB_SRCS) $(BOOT_SRCS) \
             $(BOOT_arm64_PURE_SRCS) $(BOOT_arm64_CPU_SRCS) $(BOOT_UEFI_arm64_SRCS) \
