@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Boot pmucal under QEMU/OVMF (TCG: no usable KVM here) and exit with the harness's own status.
+# Boot pmucal under QEMU (TCG: no usable KVM here) with OVMF (x86-64) or AAVMF (aarch64) and
+# exit with the harness's own status.
 #
 #   ./run-qemu.sh [options] [-- extra QEMU arguments]
 #
+#   --arch A        x86_64 (default; q35 + OVMF) or aarch64 (virt with GICv3 + AAVMF)
+#   --icount        -icount shift=0: one instruction per virtual nanosecond, so that QEMU's
+#                   Arm PMU counts retired instructions (exactly) and runs are repeatable
 #   --cpus N        vCPUs (default 4)
 #   --nodes N       NUMA nodes, CPUs and memory split evenly; published as SRAT + SLIT
 #                   (default 2; 0 = no -numa at all). More nodes than CPUs leaves some
@@ -21,12 +25,15 @@
 #   --keep-disk     with --out: move the disk image QEMU used there too (disk.img)
 #   --timeout S     stop QEMU after S seconds (default 600; at least 1: a run that never
 #                   ends is not an option, since a crashed firmware spins forever)
-#   --efi FILE      the application (default build/pmucal.efi)
+#   --efi FILE      the application (default build/pmucal.efi, aarch64:
+#                   build/aarch64/pmucal.efi)
 #   --quiet         do not echo the console; it is still in the serial log
 #   --              the rest goes to QEMU unchanged
 #
 # Exit status: the harness's status (0 ok, 1 a check failed, 2 all skipped, 3 results not
-# saved, 4 crashed) from QEMU's isa-debug-exit ((status << 1) | 1); 124 timeout; 125 QEMU,
+# saved, 4 crashed) from QEMU's exit code (status << 1) | 1, which the harness sets through
+# isa-debug-exit (x86-64) or Arm semihosting SYS_EXIT_EXTENDED (aarch64: the virt machine has
+# no isa-debug-exit); 124 timeout; 125 QEMU,
 # the firmware or this script failed (the app never ran); 126 the app ran but gave no status
 # (it finished without exiting QEMU, which is then stopped, or it stopped mid-run).
 # The closing line says which: the firmware never started, the app never started, the app
@@ -37,10 +44,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 given=$(printf ' %q' "$@")
 cpus=4 nodes=2 hmat=0 mem=2048 cpu=max config="" image="" readonly=0 usb=0 out="" timeout_s=600
-efi="$here/build/pmucal.efi" quiet=0 keep_disk=0
-OVMF=${OVMF:-/usr/share/OVMF/OVMF_CODE_4M.fd}
-OVMF_VARS=${OVMF_VARS:-/usr/share/OVMF/OVMF_VARS_4M.fd}
-QEMU=${QEMU:-qemu-system-x86_64}
+efi="" quiet=0 keep_disk=0 arch=x86_64 icount=0
 GRACE_S=3 # how long a finished app may take to exit QEMU before it is stopped
 extra=()
 
@@ -48,6 +52,8 @@ die() { echo "run-qemu: $*" >&2; exit 125; }
 need_arg() { [ $# -ge 2 ] || die "$1 needs a value"; }
 while [ $# -gt 0 ]; do
         case "$1" in
+        --arch)      need_arg "$@"; arch=$2; shift 2 ;;
+        --icount)    icount=1; shift ;;
         --cpus)      need_arg "$@"; cpus=$2; shift 2 ;;
         --nodes)     need_arg "$@"; nodes=$2; shift 2 ;;
         --hmat)      hmat=1; shift ;;
@@ -80,8 +86,23 @@ if [ -n "$image" ]; then
         [ -f "$image" ] || die "image $image not found"
 fi
 [ "$keep_disk" -eq 0 ] || [ -n "$out" ] || die "--keep-disk needs --out DIR"
-for f in "$OVMF" "$OVMF_VARS"; do [ -f "$f" ] || die "$f missing (make deps installs ovmf)"; done
-command -v "$QEMU" >/dev/null || die "$QEMU missing (make deps installs qemu-system-x86)"
+case "$arch" in
+x86_64)
+        OVMF=${OVMF:-/usr/share/OVMF/OVMF_CODE_4M.fd}
+        OVMF_VARS=${OVMF_VARS:-/usr/share/OVMF/OVMF_VARS_4M.fd}
+        QEMU=${QEMU:-qemu-system-x86_64}
+        [ -n "$efi" ] || efi="$here/build/pmucal.efi"
+        qemu_pkg=qemu-system-x86 fw_pkg=ovmf ;;
+aarch64)
+        OVMF=${AAVMF:-/usr/share/AAVMF/AAVMF_CODE.fd}
+        OVMF_VARS=${AAVMF_VARS:-/usr/share/AAVMF/AAVMF_VARS.fd}
+        QEMU=${QEMU_AARCH64:-qemu-system-aarch64}
+        [ -n "$efi" ] || efi="$here/build/aarch64/pmucal.efi"
+        qemu_pkg=qemu-system-arm fw_pkg=qemu-efi-aarch64 ;;
+*)      die "--arch wants x86_64 or aarch64, got '$arch'" ;;
+esac
+for f in "$OVMF" "$OVMF_VARS"; do [ -f "$f" ] || die "$f missing (make deps installs $fw_pkg)"; done
+command -v "$QEMU" >/dev/null || die "$QEMU missing (make deps installs $qemu_pkg)"
 
 mkdir -p "$here/build/run"
 work=$(mktemp -d "$here/build/run/qemu.XXXXXX")
@@ -132,6 +153,8 @@ initiator_of() {
 }
 numa=()
 machine="q35"
+# virt: GICv3, whose system-register CPU interface the harness routes the PMU PPI through.
+[ "$arch" = aarch64 ] && machine="virt,gic-version=3"
 if [ "$nodes" -gt 0 ]; then
         [ "$hmat" -eq 1 ] && machine="$machine,hmat=on"
         per_mem=$(( mem / nodes ))
@@ -175,13 +198,21 @@ fi
 # Several vCPUs spinning on 2 host cores crawl under multi-threaded TCG; one thread is faster.
 # -d cpu_reset logs a triple fault (a firmware that cannot start on this CPU model).
 accel=(-accel tcg,thread=single)
+[ "$icount" -eq 1 ] && accel+=(-icount shift=0)
+if [ "$arch" = aarch64 ]; then
+        status_dev=(-semihosting-config enable=on,target=native)
+        vga=()
+else
+        status_dev=(-device isa-debug-exit,iobase=0xf4,iosize=0x04)
+        vga=(-vga none)
+fi
 cmd=("$QEMU" -machine "$machine" "${accel[@]}" -cpu "$cpu" -smp "$cpus" -m "${mem}M"
      -drive "if=pflash,format=raw,unit=0,file=$OVMF,readonly=on"
      -drive "if=pflash,format=raw,unit=1,file=$work/vars.fd"
      "${disk[@]}" "${numa[@]}"
-     -nic none -display none -vga none -no-reboot
+     -nic none -display none "${vga[@]}" -no-reboot
      -chardev "file,id=ser0,path=$serial" -serial chardev:ser0
-     -device isa-debug-exit,iobase=0xf4,iosize=0x04
+     "${status_dev[@]}"
      -d cpu_reset -D "$resets"
      "${extra[@]}")
 note "command: ${cmd[*]}"

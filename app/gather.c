@@ -1,96 +1,16 @@
 /** @file
- * The inventory phase: find out what the machine is (CPUID, safe MSR probes, the TSC rate,
+ * The inventory phase: find out what the machine is (the CPU through app/gather_<arch>.c:
+ * CPUID, safe MSR probes and the TSC rate, or the AArch64 ID registers and generic timer;
  * the firmware's processor list, ACPI MADT/SRAT/SLIT/HMAT, SMBIOS, the memory map), check
  * that the firmware's descriptions agree with each other, print the report and keep
- * inventory.json and cpuid.txt for the results folder. A table that is malformed is
+ * inventory.json and the raw CPU registers (cpuid.txt, idregs.txt) for the results folder. A table that is malformed is
  * reported with where and why, and skipped; the run goes on.
  */
+#include "app/gather.h"
 #include "app/run.h"
-#include "lib/stats.h"
 
-#include "boot/x86/coreclk.h"
-#include "boot/x86/msr.h"
-#include "boot/x86/msr_misc.h"
-#include "pmu/x86/msr_arch.h"
-#include "pmu/x86/perf_caps.h"
 #include "report/inventory.h"
 #include "report/json.h"
-
-#define TSC_CAL_RUNS 3
-#define TSC_CAL_MS   50
-
-/* One row of the inventory's register list: @p read is not called when @p probe is false. */
-static struct inv_msr *probe_msr(struct inventory *inv, const char *name, uint32_t msr,
-                                 bool probe, const char *why_not, status_t (*read)(uint64_t *))
-{
-        struct inv_msr *m = &inv->msrs[inv->n_msrs++];
-
-        *m = (struct inv_msr){ .name = name, .msr = msr, .st = ST_UNSUPPORTED, .why = why_not };
-        if (probe)
-                m->st = read(&m->value);
-        return m;
-}
-
-static const struct cpu_info *probe_cpu; /* the CPU the readers below ask about */
-
-static status_t read_perf_caps(uint64_t *v) { return pmu_perf_caps_read(probe_cpu, v); }
-static status_t read_mperf(uint64_t *v) { uint64_t a; return x86_aperf_mperf_read(&a, v); }
-static status_t read_aperf(uint64_t *v) { uint64_t m; return x86_aperf_mperf_read(v, &m); }
-static status_t read_platform_info(uint64_t *v) { return x86_platform_info_read(probe_cpu, v); }
-
-static void probe_msrs(struct inventory *inv)
-{
-        const struct cpu_info *c     = &inv->cpu;
-        bool                   intel = c->vendor == VEN_INTEL;
-
-        probe_cpu = c;
-        probe_msr(inv, "IA32_PERF_CAPABILITIES", MSR_IA32_PERF_CAPABILITIES, c->intel.pdcm,
-                  "CPUID.01H:ECX[15] PDCM is clear", read_perf_caps);
-        probe_msr(inv, "IA32_MPERF", MSR_IA32_MPERF, c->aperfmperf,
-                  "CPUID.06H:ECX[0] is clear", read_mperf);
-        probe_msr(inv, "IA32_APERF", MSR_IA32_APERF, c->aperfmperf,
-                  "CPUID.06H:ECX[0] is clear", read_aperf);
-        probe_msr(inv, "MSR_SMI_COUNT", MSR_SMI_COUNT, x86_smi_count_exists(c), "Intel only",
-                  x86_smi_count_read);
-        const struct inv_msr *pi = probe_msr(inv, "MSR_PLATFORM_INFO", MSR_PLATFORM_INFO, intel,
-                                             "Intel only", read_platform_info);
-
-        inv->microcode_st = x86_ucode_rev_read(c, &inv->microcode);
-
-        uint64_t nominal = pi->st == ST_OK ? x86_platform_info_nominal_hz(pi->value) : 0;
-        if (nominal)
-                inv->nominal_hz = nominal;
-        else if (c->base_mhz)
-                inv->nominal_hz = (uint64_t)c->base_mhz * 1000000ull;
-}
-
-/* TSC ticks over TSC_CAL_MS of the firmware's timer, TSC_CAL_RUNS times; the median is the
- * rate, the spread says how much to trust it (QEMU TCG: 10-30%). */
-static void calibrate_tsc(struct inventory *inv)
-{
-        uint64_t hz[TSC_CAL_RUNS];
-
-        for (unsigned i = 0; i < TSC_CAL_RUNS; i++) {
-                uint64_t t0 = rdtsc_ordered();
-                plat_stall_us(TSC_CAL_MS * 1000);
-                uint64_t t1 = rdtsc_ordered();
-                hz[i] = (t1 - t0) * (1000 / TSC_CAL_MS);
-        }
-        lib_sort_u64(hz, TSC_CAL_RUNS);
-        inv->tsc_hz_calibrated  = hz[TSC_CAL_RUNS / 2];
-        inv->tsc_cal_ms         = TSC_CAL_MS;
-        inv->tsc_cal_spread_ppm = inv->tsc_hz_calibrated
-                                          ? (uint32_t)((hz[TSC_CAL_RUNS - 1] - hz[0]) * 1000000ull /
-                                                       inv->tsc_hz_calibrated)
-                                          : 0;
-        if (inv->cpu.tsc_hz_cpuid) {
-                inv->tsc_hz     = inv->cpu.tsc_hz_cpuid;
-                inv->tsc_source = INV_TSC_CPUID;
-        } else {
-                inv->tsc_hz     = inv->tsc_hz_calibrated;
-                inv->tsc_source = inv->tsc_hz ? INV_TSC_CALIBRATED : INV_TSC_UNKNOWN;
-        }
-}
 
 static void gather_cpus(struct inventory *inv)
 {
@@ -168,7 +88,11 @@ static void gather_smbios(struct inventory *inv)
 static void check_consistency(const struct inventory *inv)
 {
         rep_push("consistency");
-        if (inv->madt)
+        if (plat_info()->cpus_unlisted)
+                rep_skip("MADT vs MP services: the firmware has no MP services protocol "
+                         "(AAVMF has none), so only the BSP is enumerated; the MADT lists %u "
+                         "enabled processors", inv->madt ? inv->madt->n_enabled : 0);
+        else if (inv->madt)
                 rep_check(inv->madt->n_enabled == inv->n_cpus_enabled,
                           "MADT enabled processors (%u) = MP services enabled processors (%u)",
                           inv->madt->n_enabled, inv->n_cpus_enabled);
@@ -247,34 +171,29 @@ static status_t parse_hmat(const void *t, size_t n, void *o, struct acpi_diag *d
 
 status_t phase_inventory(struct run *r)
 {
-        struct inventory  *inv  = plat_alloc(sizeof(*inv));
-        struct cpuid_dump *dump = plat_alloc(sizeof(*dump));
-        status_t           st   = ST_OK;
+        struct inventory     *inv = plat_alloc(sizeof(*inv));
+        struct gather_cpu_raw raw = { 0 };
+        status_t              st  = ST_OK;
 
-        if (!inv || !dump) {
-                plat_free(inv);
-                plat_free(dump);
+        if (!inv)
                 return rep_err(ST_NO_MEM, "allocating the inventory");
-        }
         r->inv        = inv;
         inv->platform = plat_info()->name;
 
-        cpuid_dump_collect(dump);
-        inv->cpu_st = cpu_decode(dump, &inv->cpu);
-        probe_msrs(inv);
-        calibrate_tsc(inv);
+        if ((st = gather_cpu(inv, &raw)) != ST_OK)
+                return rep_err(st, "identifying the CPU");
         gather_cpus(inv);
         inv->madt = gather_acpi("APIC", parse_madt, sizeof(struct acpi_madt), &inv->madt_t);
         inv->srat = gather_acpi("SRAT", parse_srat, sizeof(struct acpi_srat), &inv->srat_t);
         inv->slit = gather_acpi("SLIT", parse_slit, sizeof(struct acpi_slit), &inv->slit_t);
         inv->hmat = gather_acpi("HMAT", parse_hmat, sizeof(struct acpi_hmat), &inv->hmat_t);
+        acpi_srat_resolve_uids(inv->srat, inv->madt);
         gather_smbios(inv);
         inv->mem_st = plat_mem_map(&inv->mem, NULL, 0, NULL);
 
         inventory_print(inv);
         rep_printf("\n");
-        rep_check(inv->cpu_st == ST_OK, "CPUID decoded (%zu leaves, max 0x%x / 0x%x)", dump->n,
-                  inv->cpu.max_leaf, inv->cpu.max_ext_leaf);
+        gather_cpu_report(inv, &raw);
         check_consistency(inv);
 
         struct rep_buf b = { 0 };
@@ -287,10 +206,7 @@ status_t phase_inventory(struct run *r)
                 run_add_file(r, "inventory.json", &b);
         rep_buf_free(&b);
 
-        if (inventory_cpuid_text(&b, dump) == ST_OK)
-                run_add_file(r, "cpuid.txt", &b);
-        rep_buf_free(&b);
-        plat_free(dump);
+        gather_cpu_files(r, &raw);
         keep_raw_tables(r);
         return st;
 }

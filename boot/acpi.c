@@ -17,6 +17,9 @@
 #define MADT_LOCAL_APIC_LEN     8u  /* ACPI Processor ID @2, APIC ID @3, Flags @4 */
 #define MADT_TYPE_LOCAL_X2APIC  9
 #define MADT_LOCAL_X2APIC_LEN   16u /* x2APIC ID @4, Flags @8, ACPI Processor UID @12 */
+#define MADT_TYPE_GICC          0x0b /* Arm GIC CPU interface, §5.2.12.14 */
+#define MADT_GICC_LEN           76u /* UID @8, Flags @12, MPIDR @68 (ACPI 5.1 length) */
+#define MADT_GICC_ONLINE_CAPABLE BIT_ULL(3) /* GICC flags: 0 enabled, 3 online capable */
 
 /* SRAT sub-structures. §5.2.16.1 - §5.2.16.3 */
 #define SRAT_TYPE_CPU     0
@@ -25,6 +28,8 @@
 #define SRAT_MEM_LEN      40u /* PD @2, Base @8, Length @16, Flags @28 */
 #define SRAT_TYPE_X2APIC  2
 #define SRAT_X2APIC_LEN   24u /* PD @4, x2APIC ID @8, Flags @12 */
+#define SRAT_TYPE_GICC    3
+#define SRAT_GICC_LEN     18u /* PD @2, ACPI Processor UID @6, Flags @10 (§5.2.16.4) */
 #define SRAT_CPU_ENABLED  BIT_ULL(0)
 
 #define SLIT_LOCAL_DISTANCE 10u /* §5.2.17: the diagonal is normalised to 10 */
@@ -194,6 +199,21 @@ status_t acpi_parse_madt(const void *table, size_t avail, struct acpi_madt *out,
                                 goto bad;
                         }
                         madt_add(out, rd32(e + 4), rd32(e + 12), rd32(e + 8), true);
+                } else if (type == MADT_TYPE_GICC) {
+                        if (len < MADT_GICC_LEN) {
+                                st = too_short(diag, "APIC", "GICC", off, len, MADT_GICC_LEN);
+                                goto bad;
+                        }
+                        /* The processor's ID is its MPIDR_EL1 affinity, packed
+                         * Aff3.Aff2.Aff1.Aff0 as UEFI's MP services and boot/topology.h
+                         * name it; "online capable" is bit 3 here, not bit 1. */
+                        uint64_t mpidr = rd64(e + 68);
+                        uint32_t id    = (uint32_t)((mpidr >> 32 & 0xff) << 24 | (mpidr & 0xffffff));
+                        uint32_t gf    = rd32(e + 12);
+                        madt_add(out, id, rd32(e + 8),
+                                 (gf & ACPI_MADT_ENABLED) |
+                                         (gf & MADT_GICC_ONLINE_CAPABLE ? ACPI_MADT_ONLINE_CAPABLE : 0),
+                                 false);
                 } else {
                         out->n_other++;
                 }
@@ -205,7 +225,7 @@ bad:
 }
 
 static void srat_add_cpu(struct acpi_srat *s, uint32_t apic_id, uint32_t node, uint32_t flags,
-                         bool x2apic)
+                         bool x2apic, bool by_uid)
 {
         struct acpi_srat_cpu *c;
 
@@ -218,6 +238,7 @@ static void srat_add_cpu(struct acpi_srat *s, uint32_t apic_id, uint32_t node, u
         c->node    = node;
         c->enabled = flags & SRAT_CPU_ENABLED;
         c->x2apic  = x2apic;
+        c->by_uid  = by_uid;
 }
 
 /* Count @p node among the proximity domains when its entry (at @p off) is enabled. */
@@ -245,7 +266,7 @@ static status_t srat_cpu_affinity(struct acpi_srat *s, uint8_t revision, const u
         if (revision >= 2)
                 node |= ((uint32_t)e[9] << 8) | ((uint32_t)e[10] << 16) | ((uint32_t)e[11] << 24);
         flags = rd32(e + 4);
-        srat_add_cpu(s, e[3], node, flags, false);
+        srat_add_cpu(s, e[3], node, flags, false, false);
         return srat_node(s, node, flags & SRAT_CPU_ENABLED, off, d);
 }
 
@@ -259,7 +280,22 @@ static status_t srat_x2apic_affinity(struct acpi_srat *s, const uint8_t *e, size
                 return too_short(d, "SRAT", "x2APIC affinity", off, len, SRAT_X2APIC_LEN);
         node  = rd32(e + 4);
         flags = rd32(e + 12);
-        srat_add_cpu(s, rd32(e + 8), node, flags, true);
+        srat_add_cpu(s, rd32(e + 8), node, flags, true, false);
+        return srat_node(s, node, flags & SRAT_CPU_ENABLED, off, d);
+}
+
+/* GICC Affinity @p e (@p len bytes at @p off): names the processor by its ACPI UID, which
+ * acpi_srat_resolve_uids turns into the MADT's processor ID. */
+static status_t srat_gicc_affinity(struct acpi_srat *s, const uint8_t *e, size_t off,
+                                   size_t len, struct acpi_diag *d)
+{
+        uint32_t node, flags;
+
+        if (len < SRAT_GICC_LEN)
+                return too_short(d, "SRAT", "GICC affinity", off, len, SRAT_GICC_LEN);
+        node  = rd32(e + 2);
+        flags = rd32(e + 10);
+        srat_add_cpu(s, rd32(e + 6), node, flags, false, true);
         return srat_node(s, node, flags & SRAT_CPU_ENABLED, off, d);
 }
 
@@ -318,6 +354,9 @@ status_t acpi_parse_srat(const void *table, size_t avail, struct acpi_srat *out,
                         break;
                 case SRAT_TYPE_X2APIC:
                         st = srat_x2apic_affinity(out, e, off, len, diag);
+                        break;
+                case SRAT_TYPE_GICC:
+                        st = srat_gicc_affinity(out, e, off, len, diag);
                         break;
                 case SRAT_TYPE_MEM:
                         st = srat_mem_affinity(out, e, off, len, diag);
@@ -378,4 +417,21 @@ status_t acpi_parse_slit(const void *table, size_t avail, struct acpi_slit *out,
         }
         out->n = (uint32_t)n;
         return ST_OK;
+}
+
+void acpi_srat_resolve_uids(struct acpi_srat *srat, const struct acpi_madt *madt)
+{
+        if (!srat || !madt)
+                return;
+        for (uint32_t i = 0; i < srat->n_cpus; i++) {
+                struct acpi_srat_cpu *c = &srat->cpu[i];
+                if (!c->by_uid)
+                        continue;
+                for (uint32_t j = 0; j < madt->n_cpus; j++)
+                        if (madt->cpu[j].acpi_uid == c->apic_id) {
+                                c->apic_id = madt->cpu[j].apic_id;
+                                c->by_uid  = false;
+                                break;
+                        }
+        }
 }

@@ -66,7 +66,8 @@ struct acpi_header {
 #define ACPI_MADT_ENABLED        BIT_ULL(0)
 #define ACPI_MADT_ONLINE_CAPABLE BIT_ULL(1)
 
-/** One processor from a Processor Local APIC (type 0) or Local x2APIC (type 9) entry. */
+/** One processor from a Processor Local APIC (type 0), Local x2APIC (type 9) or Arm GICC
+ *  (type 0x0B) entry; a GICC's apic_id is its MPIDR_EL1 affinity packed Aff3.Aff2.Aff1.Aff0. */
 struct acpi_cpu {
         uint32_t apic_id;        /* xAPIC ID (type 0, 8 bits) or x2APIC ID (type 9) */
         uint32_t acpi_uid;       /* ACPI Processor ID (type 0) / UID (type 9) */
@@ -99,6 +100,8 @@ struct acpi_srat_cpu {
         uint32_t node;    /* proximity domain */
         bool     enabled;
         bool     x2apic;  /* from a type 2 entry */
+        bool     by_uid;  /* GICC affinity (type 3): apic_id holds the ACPI processor UID
+                           * until acpi_srat_resolve_uids finds its MADT entry */
 };
 
 /** A memory range's proximity domain (SRAT type 1). */
@@ -203,6 +206,10 @@ status_t acpi_check_header(const void *table, size_t avail, const char *sig, siz
  *  table ID "BXPC..." (QEMU hw/acpi/aml-build.c ACPI_BUILD_APPNAME6/8). Other KVM-based
  *  monitors (Firecracker, cloud-hypervisor, crosvm) write their own IDs. NULL: false. */
 bool acpi_built_by_qemu(const struct acpi_header *h);
+
+/** SRAT GICC affinity entries name a processor by ACPI UID: replace each by the processor ID
+ *  (apic_id) of the MADT entry with that UID; entries without one keep by_uid set. */
+void acpi_srat_resolve_uids(struct acpi_srat *srat, const struct acpi_madt *madt);
 
 /** Parse a MADT ("APIC") into @p out (caller-owned; zero on error). */
 status_t acpi_parse_madt(const void *table, size_t avail, struct acpi_madt *out,

@@ -238,6 +238,8 @@ struct plat_info {
         uint64_t    image_base; /* load address of the harness's image (EFI_LOADED_IMAGE
                                    ImageBase), to turn a sampled RIP into an offset in the
                                    link-time symbol table; 0 where unknown (hosted, tests) */
+        bool        cpus_unlisted; /* the firmware cannot enumerate the processors (no UEFI
+                                      MP services, as under AAVMF): only the BSP is known */
 };
 
 /** What the platform is; never NULL. */

@@ -11,7 +11,8 @@ plus ArchEventBit for Intel architectural events) and Aliases
 
 mapfile.csv follows perf's header (Family-model,Version,Filename,EventType). Family-model is
 <vendor>-<family, decimal, or *>-<model, hex: one value, lo..hi, or *>; the first matching row
-wins. Any malformed input or duplicate name fails the build with file and reason.
+wins. For vendor ARM (Arm PMUv3 common events, PMCEID0/1 say per CPU which exist) the
+family is the MIDR_EL1 implementer and the model the part number. Any malformed input or duplicate name fails the build with file and reason.
 """
 import csv
 import json
@@ -22,7 +23,10 @@ import sys
 ALIASES = ["cycles", "insts", "branches", "br-misses", "l1d-misses", "l2-misses",
            "llc-misses", "dtlb-misses", "itlb-misses"]
 ALIAS_MAX = 16  # PMU_ALIAS_MAX in pmu/events.h
-VENDORS = {"GenuineIntel": "VEN_INTEL", "AuthenticAMD": "VEN_AMD", "HygonGenuine": "VEN_HYGON"}
+VENDORS = {"GenuineIntel": "VEN_INTEL", "AuthenticAMD": "VEN_AMD", "HygonGenuine": "VEN_HYGON",
+           "ARM": "VEN_ARM"}
+# Widest EventCode per vendor: Intel 8 bits, AMD 12, Arm PMUv3 16 (common events 0x4000..).
+CODE_MAX = {"GenuineIntel": 0xff, "ARM": 0xffff}
 KNOWN_FIELDS = {"EventName", "EventCode", "UMask", "CounterMask", "Invert", "EdgeDetect",
                 "BriefDescription", "PublicDescription", "ArchEventBit", "SampleAfterValue",
                 "Counter", "Unit", "PEBS", "Data_LA"}
@@ -115,7 +119,7 @@ def load_table(path):
         if name.lower() in names:
             fail(w, f"duplicate EventName (also Events[{names[name.lower()]}])")
         names[name.lower()] = i
-        code = num(w, ev.get("EventCode", "0"), 0, 0xfff if amd else 0xff, "EventCode")
+        code = num(w, ev.get("EventCode", "0"), 0, CODE_MAX.get(doc["Vendor"], 0xfff), "EventCode")
         umask = num(w, ev.get("UMask", "0"), 0, 0xff, "UMask")
         cmask = num(w, ev.get("CounterMask", "0"), 0, 0xff, "CounterMask")
         inv = num(w, ev.get("Invert", "0"), 0, 1, "Invert")
@@ -188,11 +192,11 @@ def parse_map(path, tables):
             lo, hi = 0, 0xffffffff
         elif ".." in m:
             a, b = m.split("..", 1)
-            lo, hi = num(w, "0x" + a, 0, 0xff, "model"), num(w, "0x" + b, 0, 0xff, "model")
+            lo, hi = num(w, "0x" + a, 0, 0xfff, "model"), num(w, "0x" + b, 0, 0xfff, "model")
             if lo > hi:
                 fail(w, f"model range {m!r} is empty")
         else:
-            lo = hi = num(w, "0x" + m, 0, 0xff, "model")
+            lo = hi = num(w, "0x" + m, 0, 0xfff, "model")
         if fname not in tables:
             fail(w, f"Filename {fname!r} has no pmu/events/{fname}.json")
         if VENDORS[parts[0]] != tables[fname]["vendor"]:

@@ -88,6 +88,7 @@ const char *inventory_tsc_source_name(enum inv_tsc_source s)
         switch (s) {
         case INV_TSC_CPUID:      return "cpuid";
         case INV_TSC_CALIBRATED: return "calibrated";
+        case INV_TSC_CNTFRQ:     return "cntfrq";
         case INV_TSC_UNKNOWN:    break;
         }
         return "unknown";

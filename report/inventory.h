@@ -16,7 +16,7 @@
 #include "boot/x86/cpuid.h"
 #include "report/json.h"
 
-#define INV_SCHEMA   "pmucal.inventory/1.1"
+#define INV_SCHEMA   "pmucal.inventory/1.2"
 #define INV_MAX_MSRS 12
 #define INV_MAX_CPUS 256
 
@@ -47,10 +47,21 @@ enum inv_tsc_source {
         INV_TSC_UNKNOWN = 0,
         INV_TSC_CPUID,      /* CPUID 0x15 (and 0x16) */
         INV_TSC_CALIBRATED, /* against the firmware's timer (gBS->Stall) */
+        INV_TSC_CNTFRQ,     /* AArch64: the generic timer's CNTFRQ_EL0 */
+};
+
+/** AArch64 identification (all zero on x86-64): the registers and what the PMU has. */
+struct inv_arm64 {
+        bool        valid;
+        uint64_t    midr, mpidr, revidr, dfr0, pmcr, pmceid0, pmceid1;
+        const char *part_name, *pmu_name;
+        uint8_t     pmuver, n_counters, counter_bits, spe, brbe;
+        unsigned    n_common_events;  /* PMCEID0/1 bits set */
 };
 
 struct inventory {
         const char *platform;
+        const char *arch;              /* "x86_64", "aarch64" */
 
         struct cpu_info cpu;
         status_t        cpu_st;
@@ -81,6 +92,8 @@ struct inventory {
 
         struct plat_mem_summary mem;
         status_t                mem_st;
+
+        struct inv_arm64 arm64;
 };
 
 /** Free the inventory and the tables it holds; NULL is ignored. */

@@ -1,4 +1,4 @@
-/** @file inventory.json (schema pmucal.inventory/1.1, docs/inventory.md) and cpuid.txt from a
+/** @file inventory.json (schema pmucal.inventory/1.2, docs/inventory.md) and cpuid.txt from a
  * filled struct inventory (see inventory.h). */
 #include "report/inventory.h"
 
@@ -307,14 +307,41 @@ static void json_smbios(struct json_w *w, const struct inventory *inv)
         json_obj_end(w);
 }
 
+static void json_arm64(struct json_w *w, const struct inv_arm64 *a)
+{
+        if (!a->valid) {
+                json_null(w, "arm64");
+                return;
+        }
+        json_obj_begin(w, "arm64");
+        json_hex(w, "midr", a->midr);
+        json_hex(w, "mpidr", a->mpidr);
+        json_hex(w, "revidr", a->revidr);
+        json_str(w, "part", a->part_name);
+        json_hex(w, "id_aa64dfr0", a->dfr0);
+        json_u64(w, "pmuver", a->pmuver);
+        json_str(w, "pmu", a->pmu_name);
+        json_hex(w, "pmcr", a->pmcr);
+        json_u64(w, "event_counters", a->n_counters);
+        json_u64(w, "counter_bits", a->counter_bits);
+        json_hex(w, "pmceid0", a->pmceid0);
+        json_hex(w, "pmceid1", a->pmceid1);
+        json_u64(w, "common_events", a->n_common_events);
+        json_u64(w, "spe", a->spe);
+        json_u64(w, "brbe", a->brbe);
+        json_obj_end(w);
+}
+
 void inventory_json(struct json_w *w, const struct inventory *inv)
 {
         json_obj_begin(w, NULL);
         json_str(w, "schema", INV_SCHEMA);
         json_str_or_null(w, "platform", inv->platform);
+        json_str(w, "arch", inv->arch ? inv->arch : "x86_64");
         json_cpu(w, inv);
         json_caches_tlbs(w, &inv->cpu);
         json_pmu(w, inv);
+        json_arm64(w, &inv->arm64);
         json_topology(w, inv);
         json_smbios(w, inv);
         json_obj_begin(w, "memory_map");

@@ -28,6 +28,9 @@ static void test_tables_well_formed(void **unused)
                         assert_true(e->umask <= 0xff);
                         if (tb->vendor == VEN_INTEL)
                                 assert_true(e->code <= 0xff);
+                        else if (tb->vendor == VEN_ARM) /* PMUv3 common event numbers */
+                                assert_true(e->code < 0x40 ||
+                                            (e->code >= 0x4000 && e->code < 0x4040));
                         else
                                 assert_true(e->code <= 0xfff);
                         if (e->fixed >= 0) {
@@ -151,6 +154,10 @@ static void test_known_codes(void **unused)
                 { "intel-alderlake", "dtlb-misses", 0x12, 0x0e },
                 { "intel-alderlake", "itlb-misses", 0x11, 0x0e },
                 { "intel-alderlake", "insts", 0xc0, 0x00 },
+                /* Arm PMUv3 common events (common-and-microarch.json) */
+                { "arm-common", "cycles", 0x11, 0x00 },      { "arm-common", "insts", 0x08, 0x00 },
+                { "arm-common", "branches", 0x21, 0x00 },    { "arm-common", "br-misses", 0x22, 0x00 },
+                { "arm-common", "l1d-misses", 0x03, 0x00 },  { "arm-common", "dtlb-misses", 0x34, 0x00 },
                 /* amdzen2/{recommended,memory}.json: Zen 2's umask differs from Zen 3's 0xe8 */
                 { "amd-zen2", "l1d-misses", 0x60, 0xc8 },     { "amd-zen2", "llc-misses", 0x43, 0x08 },
                 { "amd-zen2", "itlb-misses", 0x85, 0x07 },    { "amd-zen2", "cycles", 0x76, 0x00 },

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build a bootable disk image without root: a GPT disk with one EFI system partition (FAT32)
-# holding \EFI\BOOT\BOOTX64.EFI (the removable-media path every UEFI firmware boots), an empty
+# holding \EFI\BOOT\BOOTX64.EFI or \EFI\BOOT\BOOTAA64.EFI (the removable-media path every UEFI
+# firmware boots; the name follows the PE machine type of the image), an empty
 # \pmucal\results\ and, if given, \pmucal\pmucal.cfg.
 #
 #   tools/mkimage.sh OUT.img PMUCAL.efi [CONFIG] [SIZE_MIB]
@@ -18,6 +19,16 @@ for tool in sgdisk mkfs.vfat mmd mcopy; do
 done
 [ -f "$efi" ] || { echo "mkimage: $efi not found (make first)" >&2; exit 1; }
 
+# UEFI spec "Removable Media Boot Behavior": the file name depends on the machine type in the
+# PE header (offset 0x3c -> "PE\0\0", then the 16-bit machine: 0x8664 x64, 0xaa64 AArch64).
+pe=$(od -An -tu4 -j 60 -N 4 "$efi" | tr -d ' ')
+machine=$(od -An -tx2 -j $((pe + 4)) -N 2 "$efi" | tr -d ' ')
+case "$machine" in
+8664) boot_name=BOOTX64.EFI ;;
+aa64) boot_name=BOOTAA64.EFI ;;
+*)    echo "mkimage: $efi: PE machine type '$machine' is neither x64 nor AArch64" >&2; exit 1 ;;
+esac
+
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -33,7 +44,7 @@ fat=32
 [ "$size_mib" -lt 40 ] && fat=16
 mkfs.vfat -F "$fat" -n PMUCAL -C "$tmp/esp.img" "$esp_kib" >/dev/null
 mmd -i "$tmp/esp.img" ::/EFI ::/EFI/BOOT ::/pmucal ::/pmucal/results
-mcopy -i "$tmp/esp.img" "$efi" ::/EFI/BOOT/BOOTX64.EFI
+mcopy -i "$tmp/esp.img" "$efi" "::/EFI/BOOT/$boot_name"
 [ -n "$cfg" ] && mcopy -i "$tmp/esp.img" "$cfg" ::/pmucal/pmucal.cfg
 dd if="$tmp/esp.img" of="$out" bs=1M seek=1 conv=notrunc,sparse status=none
-echo "mkimage: $out (${size_mib} MiB GPT, FAT$fat ESP at 1 MiB)"
+echo "mkimage: $out (${size_mib} MiB GPT, FAT$fat ESP at 1 MiB, \\EFI\\BOOT\\$boot_name)"

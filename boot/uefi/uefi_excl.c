@@ -1,5 +1,6 @@
 /** @file
- * Exclusive control of the machine for the firmware build: measurement windows at
+ * Exclusive control of the machine for the x86-64 firmware build (boot/uefi/uefi_arm64.c is
+ * the AArch64 counterpart), with the x86-64 page tables: measurement windows at
  * TPL_HIGH_LEVEL with interrupts masked, the harness's own #UD/#GP handlers (boot/x86/trap.h),
  * deliberate faults for the self-test, timers, and leaving through QEMU's debug-exit port.
  */
@@ -260,34 +261,6 @@ void cpu_irq_restore(uint64_t saved)
         uefi_call_wrapper(BS->RestoreTPL, 1, (EFI_TPL)saved);
 }
 
-void plat_stall_us(uint32_t us)
-{
-        uefi_call_wrapper(BS->Stall, 1, us);
-}
-
-status_t plat_wallclock(struct plat_time *out)
-{
-        EFI_TIME t;
-
-        *out = (struct plat_time){ 0 };
-        EFI_STATUS st = uefi_call_wrapper(RT->GetTime, 2, &t, NULL);
-        if (EFI_ERROR(st))
-                return uefi_status(st);
-        *out = (struct plat_time){ .year = t.Year, .month = t.Month, .day = t.Day,
-                                   .hour = t.Hour, .minute = t.Minute, .second = t.Second,
-                                   .valid = true };
-        /* UEFI GetTime() (spec section "Time Services"): TimeZone is the time's offset from
-         * UTC in minutes, -1440..1440, or EFI_UNSPECIFIED_TIMEZONE (0x07FF): local time, zone
-         * unknown (what OVMF returns unless an OS set one). The sign is read as
-         * local = UTC + TimeZone; spec revisions have disagreed on it, which is why the
-         * table names this case ("firmware-offset") apart from the others. */
-        if (t.TimeZone != EFI_UNSPECIFIED_TIMEZONE && t.TimeZone >= -1440 && t.TimeZone <= 1440) {
-                out->zone           = PLAT_ZONE_OFFSET;
-                out->utc_offset_min = t.TimeZone;
-        }
-        return ST_OK;
-}
-
 /* QEMU: the TCG signature, or KVM's with ACPI tables QEMU built. KVM alone is not QEMU:
  * Firecracker, cloud-hypervisor and crosvm report "KVMKVMKVM" too and have no
  * isa-debug-exit at port 0xf4, where the write could reach a real device. */
@@ -322,26 +295,71 @@ void uefi_debug_exit(unsigned code)
         __asm__ volatile("outl %0, %1" : : "a"(code), "Nd"((uint16_t)0xf4));
 }
 
-static const char *firmware_name(void)
+/* The page size the live page tables (identity-mapped under UEFI) use for va. [SDM-3A]
+ * "4-Level Paging": PS (bit 7) in a PDPTE maps 1 GiB, in a PDE 2 MiB. */
+enum plat_page_kind uefi_mapped_page_kind(uint64_t va)
 {
-        static char name[96];
-        char        vendor[48];
-        size_t      i = 0;
+        uint64_t cr3;
+        __asm__ volatile("mov %%cr3, %0" : "=r"(cr3));
+        const uint64_t  addr_mask = 0x000ffffffffff000ull;
+        const uint64_t *pml4      = (const uint64_t *)(cr3 & addr_mask);
+        uint64_t        e         = pml4[(va >> 39) & 511];
 
-        for (const CHAR16 *w = ST->FirmwareVendor; w && *w && i < sizeof(vendor) - 1; w++)
-                vendor[i++] = *w < 0x80 ? (char)*w : '?';
-        vendor[i] = 0;
-        fmt_snprintf(name, sizeof(name), "UEFI %u.%u, %s firmware rev 0x%x",
-                     ST->Hdr.Revision >> 16, (ST->Hdr.Revision & 0xffff) / 10, vendor,
-                     ST->FirmwareRevision);
-        return name;
+        if (!(e & 1))
+                return PLAT_PAGE_4K;
+        e = ((const uint64_t *)(e & addr_mask))[(va >> 30) & 511];
+        if ((e & 1) && (e & BIT_ULL(7)))
+                return PLAT_PAGE_1G;
+        if (!(e & 1))
+                return PLAT_PAGE_4K;
+        e = ((const uint64_t *)(e & addr_mask))[(va >> 21) & 511];
+        if ((e & 1) && (e & BIT_ULL(7)))
+                return PLAT_PAGE_2M;
+        return PLAT_PAGE_4K;
 }
 
-const struct plat_info *plat_info(void)
+status_t cpu_page_tables_load(uint64_t root_pa, uint64_t *saved)
 {
-        static struct plat_info info;
+        __asm__ volatile("mov %%cr3, %0" : "=r"(*saved));
+        __asm__ volatile("mov %0, %%cr3" : : "r"(root_pa) : "memory");
+        return ST_OK;
+}
 
-        info.name       = firmware_name();
-        info.image_base = uefi_image_base();
-        return &info;
+void cpu_page_tables_restore(uint64_t saved)
+{
+        __asm__ volatile("mov %0, %%cr3" : : "r"(saved) : "memory");
+}
+
+/* This CPU's APIC ID as MP services gives it: the x2APIC ID of CPUID 0xB where that leaf
+ * exists (EBX != 0 on sub-leaf 0), else the initial APIC ID of CPUID 1. [SDM-2A] CPUID. */
+uint32_t uefi_own_cpu_id(void)
+{
+        struct cpuid_regs r;
+
+        cpuid_raw(0, 0, &r);
+        if (r.eax >= 0xb) {
+                struct cpuid_regs x;
+                cpuid_raw(0xb, 0, &x);
+                if (x.ebx)
+                        return x.edx;
+        }
+        cpuid_raw(1, 0, &r);
+        return r.ebx >> 24;
+}
+
+void uefi_ap_enter(uint64_t saved[2])
+{
+        struct idtr idtr;
+
+        __asm__ volatile("sidt %0" : "=m"(idtr));
+        saved[0] = idtr.limit;
+        saved[1] = idtr.base;
+        trap_load_on_this_cpu();
+}
+
+void uefi_ap_leave(const uint64_t saved[2])
+{
+        struct idtr idtr = { .limit = (uint16_t)saved[0], .base = saved[1] };
+
+        __asm__ volatile("lidt %0" : : "m"(idtr) : "memory");
 }

@@ -5,7 +5,6 @@
  */
 #include "boot/uefi/uefi_priv.h"
 
-#include "boot/x86/trap.h"
 
 #include "boot/plat.h"
 

@@ -1,11 +1,10 @@
 /** @file
  * Memory for the firmware build: pool memory for the heap, whole pages for measurement
- * buffers (plat_mem_alloc), the firmware memory map (plat_mem_map), and the CR3 switch to
- * the harness's own page tables (boot/cpu.h), which needs the same identity-map knowledge.
+ * buffers (plat_mem_alloc) and the firmware memory map (plat_mem_map), the same on every
+ * architecture; the page size a buffer is mapped with and the switch to the harness's own
+ * page tables are the architecture's (boot/uefi/uefi_excl.c, boot/uefi/uefi_arm64.c).
  */
 #include "boot/uefi/uefi_priv.h"
-
-#include "boot/cpu.h"
 
 /* Pool memory is 8-byte aligned; keep 16 bytes in front for alignment and the original. */
 static void *heap_alloc(size_t bytes)
@@ -31,29 +30,6 @@ static const uint64_t page_bytes[] = {
         [PLAT_PAGE_2M] = 2 * MiB,
         [PLAT_PAGE_1G] = 1 * GiB,
 };
-
-/* The page size the live page tables (identity-mapped under UEFI) use for va. [SDM-3A]
- * "4-Level Paging": PS (bit 7) in a PDPTE maps 1 GiB, in a PDE 2 MiB. */
-static enum plat_page_kind mapped_page_kind(uint64_t va)
-{
-        uint64_t cr3;
-        __asm__ volatile("mov %%cr3, %0" : "=r"(cr3));
-        const uint64_t  addr_mask = 0x000ffffffffff000ull;
-        const uint64_t *pml4      = (const uint64_t *)(cr3 & addr_mask);
-        uint64_t        e         = pml4[(va >> 39) & 511];
-
-        if (!(e & 1))
-                return PLAT_PAGE_4K;
-        e = ((const uint64_t *)(e & addr_mask))[(va >> 30) & 511];
-        if ((e & 1) && (e & BIT_ULL(7)))
-                return PLAT_PAGE_1G;
-        if (!(e & 1))
-                return PLAT_PAGE_4K;
-        e = ((const uint64_t *)(e & addr_mask))[(va >> 21) & 511];
-        if ((e & 1) && (e & BIT_ULL(7)))
-                return PLAT_PAGE_2M;
-        return PLAT_PAGE_4K;
-}
 
 static status_t pages_alloc(size_t bytes, enum plat_page_kind want, void **out,
                             enum plat_page_kind *got)
@@ -84,7 +60,7 @@ static status_t pages_alloc(size_t bytes, enum plat_page_kind want, void **out,
                  * decides for the whole buffer. */
                 enum plat_page_kind k = PLAT_PAGE_1G;
                 for (uint64_t off = 0; off < bytes; off += 4 * KiB) {
-                        enum plat_page_kind m = mapped_page_kind(start + off);
+                        enum plat_page_kind m = uefi_mapped_page_kind(start + off);
                         if (m < k)
                                 k = m;
                         if (k == PLAT_PAGE_4K)
@@ -230,18 +206,6 @@ status_t plat_mem_map(struct plat_mem_summary *sum, struct plat_mem_range *out, 
         else if (n)
                 *n = 0;
         return st;
-}
-
-status_t cpu_page_tables_load(uint64_t root_pa, uint64_t *saved)
-{
-        __asm__ volatile("mov %%cr3, %0" : "=r"(*saved));
-        __asm__ volatile("mov %0, %%cr3" : : "r"(root_pa) : "memory");
-        return ST_OK;
-}
-
-void cpu_page_tables_restore(uint64_t saved)
-{
-        __asm__ volatile("mov %0, %%cr3" : : "r"(saved) : "memory");
 }
 
 uint64_t plat_virt_to_phys(const void *p)

@@ -6,8 +6,6 @@
  */
 #include "boot/uefi/uefi_priv.h"
 
-#include "boot/x86/msr.h"
-#include "boot/x86/trap.h"
 
 #define EFI_MP_SERVICES_PROTOCOL_GUID                                                       \
         { 0x3fdda605, 0xa76e, 0x4f46, { 0xad, 0x29, 0x12, 0xf4, 0x53, 0x1b, 0x3d, 0x08 } }
@@ -65,26 +63,9 @@ static EFI_MP_SERVICES_PROTOCOL *mp;
 static UINTN                     n_cpus = 1;
 static uint32_t                  bsp_apic_id;
 
-/* This CPU's APIC ID as MP services gives it: the x2APIC ID of CPUID 0xB where that leaf
- * exists (EBX != 0 on sub-leaf 0), else the initial APIC ID of CPUID 1. [SDM-2A] CPUID. */
-static uint32_t own_apic_id(void)
-{
-        struct cpuid_regs r;
-
-        cpuid_raw(0, 0, &r);
-        if (r.eax >= 0xb) {
-                struct cpuid_regs x;
-                cpuid_raw(0xb, 0, &x);
-                if (x.ebx)
-                        return x.edx;
-        }
-        cpuid_raw(1, 0, &r);
-        return r.ebx >> 24;
-}
-
 bool uefi_on_ap(void)
 {
-        return own_apic_id() != bsp_apic_id;
+        return uefi_own_cpu_id() != bsp_apic_id;
 }
 
 void uefi_mp_init(void)
@@ -94,11 +75,16 @@ void uefi_mp_init(void)
 
         mp = NULL;
         n_cpus = 1;
-        bsp_apic_id = own_apic_id();
+        bsp_apic_id = uefi_own_cpu_id();
         if (EFI_ERROR(uefi_call_wrapper(BS->LocateProtocol, 3, &guid, NULL, (void **)&mp)))
                 mp = NULL;
         if (mp && !EFI_ERROR(mp->GetNumberOfProcessors(mp, &n, &n_enabled)) && n >= 1)
                 n_cpus = n;
+}
+
+bool uefi_mp_present(void)
+{
+        return mp != NULL;
 }
 
 static unsigned cpu_count(void)
@@ -113,10 +99,9 @@ static status_t cpu_describe(unsigned idx, struct plat_cpu *out)
         *out = (struct plat_cpu){ 0 };
         if (idx >= n_cpus)
                 return ST_BAD_ARG;
-        if (!mp) { /* the BSP only; its APIC ID from CPUID.01H:EBX[31:24] */
-                struct cpuid_regs r;
-                cpuid_raw(1, 0, &r);
-                *out = (struct plat_cpu){ .apic_id = r.ebx >> 24, .enabled = true, .is_bsp = true };
+        if (!mp) { /* the BSP only */
+                *out = (struct plat_cpu){ .apic_id = bsp_apic_id, .enabled = true,
+                                          .is_bsp = true };
                 return ST_OK;
         }
         EFI_STATUS st = mp->GetProcessorInfo(mp, idx, &info);
@@ -132,8 +117,8 @@ static status_t cpu_describe(unsigned idx, struct plat_cpu *out)
 }
 
 /* One call per AP at a time (boot/mp.c parks each AP once). The wrapper runs the AP with
- * the harness's IDT, so a fault on it reaches the harness's handler, and puts the AP's own
- * IDT back before it returns to the firmware. */
+ * the harness's exception handlers (x86-64: its IDT), so a fault on it reaches the harness's
+ * handler, and puts the AP's own back before it returns to the firmware. */
 struct ap_call {
         void (*fn)(void *arg);
         void     *arg;
@@ -143,20 +128,14 @@ struct ap_call {
 
 static struct ap_call *calls;
 
-struct idtr {
-        uint16_t limit;
-        uint64_t base;
-} __attribute__((packed));
-
 static VOID EFIAPI ap_trampoline(VOID *p)
 {
         struct ap_call *c = p;
-        struct idtr     saved;
+        uint64_t        saved[2];
 
-        __asm__ volatile("sidt %0" : "=m"(saved));
-        trap_load_on_this_cpu();
+        uefi_ap_enter(saved);
         c->fn(c->arg);
-        __asm__ volatile("lidt %0" : : "m"(saved) : "memory");
+        uefi_ap_leave(saved);
 }
 
 status_t plat_cpu_start(unsigned idx, void (*fn)(void *arg), void *arg)

@@ -1,6 +1,6 @@
 /** @file
  * The performance-monitoring interrupt route of the firmware build: cpu_pmi_enable /
- * cpu_pmi_disable / cpu_pmi_selftest (boot/cpu.h) and uefi_image_base.
+ * cpu_pmi_disable / cpu_pmi_selftest (boot/cpu.h).
  *
  * Delivery as NMI, not as a fixed interrupt. Measurement windows run at TPL_HIGH_LEVEL with
  * IF = 0 (cpu_irq_disable), because the firmware's timer tick (OVMF: the 8254 through the
@@ -215,15 +215,4 @@ status_t cpu_pmi_selftest(uint64_t *tsc_round_trip)
                 return ST_TIMEOUT;
         *tsc_round_trip = t1 - t0;
         return ST_OK;
-}
-
-uint64_t uefi_image_base(void)
-{
-        EFI_GUID          guid = LOADED_IMAGE_PROTOCOL;
-        EFI_LOADED_IMAGE *li   = NULL;
-
-        if (EFI_ERROR(uefi_call_wrapper(BS->HandleProtocol, 3, uefi_image, &guid, (void **)&li)) ||
-            !li)
-                return 0;
-        return (uint64_t)(uintptr_t)li->ImageBase;
 }

@@ -25,13 +25,35 @@ void uefi_mp_init(void);
 /** True when the caller runs on an application processor (its APIC ID is not the BSP's):
  *  such code must not call boot services. */
 bool uefi_on_ap(void);
+/** True when the firmware has MP services (AAVMF has none). */
+bool uefi_mp_present(void);
 /** Write one line straight to the console devices (used by the crash path). */
 void uefi_con_emergency(const char *s);
 
-/** True when the firmware reports running under QEMU (SMBIOS/CPUID), so that the
- *  isa-debug-exit port exists. */
+/* Per architecture (boot/uefi/uefi_excl.c on x86-64, boot/uefi/uefi_arm64.c on AArch64). */
+
+/** Install the harness's exception handlers (x86-64: its IDT with #UD/#GP; AArch64: check
+ *  EL1 and remember the firmware's VBAR_EL1); false when it could not. */
+bool trap_install(void);
+/** Put the firmware's exception handlers back. */
+void trap_restore(void);
+/** The calling processor's ID as the firmware's MP services name it (x86-64: x2APIC or
+ *  initial APIC ID; AArch64: MPIDR_EL1 affinity). */
+uint32_t uefi_own_cpu_id(void);
+/** Around a harness procedure run on an application processor: take the harness's
+ *  exception handlers on that CPU, and give the firmware's back (@p saved holds them). */
+void uefi_ap_enter(uint64_t saved[2]);
+void uefi_ap_leave(const uint64_t saved[2]);
+
+/** The page size the live (firmware, identity-mapped) page tables use for @p va; per
+ *  architecture (boot/uefi_excl.c, boot/uefi/uefi_arm64.c). */
+enum plat_page_kind uefi_mapped_page_kind(uint64_t va);
+
+/** True when the firmware reports running under QEMU (CPUID on x86, the ACPI tables' OEM ID
+ *  on AArch64), so that the debug-exit path (isa-debug-exit, semihosting) exists. */
 bool uefi_under_qemu(void);
-/** Leave through QEMU's isa-debug-exit device (QEMU exits with (code << 1) | 1). */
+/** Leave QEMU with exit code (code << 1) | 1: isa-debug-exit on x86, semihosting
+ *  SYS_EXIT_EXTENDED on AArch64. Returns when the device is not there. */
 void uefi_debug_exit(unsigned code);
 /** Load address of the harness's image (EFI_LOADED_IMAGE.ImageBase); 0 if unknown. */
 uint64_t uefi_image_base(void);

@@ -31,7 +31,7 @@ struct cpuid_dump {
         size_t            n;
 };
 
-enum cpu_vendor { VEN_UNKNOWN = 0, VEN_INTEL, VEN_AMD, VEN_HYGON, VEN_OTHER };
+enum cpu_vendor { VEN_UNKNOWN = 0, VEN_INTEL, VEN_AMD, VEN_HYGON, VEN_OTHER, VEN_ARM };
 
 enum cpu_cache_type { CACHE_NULL = 0, CACHE_DATA = 1, CACHE_INST = 2, CACHE_UNIFIED = 3 };
 

@@ -1,0 +1,354 @@
+/** @file
+ * The PMUv3 validation suite (see arm64_validate.h): counting checks against kernels whose
+ * counts are known, then overflow sampling through the PMU interrupt.
+ */
+#include "lib/base.h"
+
+#include "app/arm64_validate.h"
+#include "bench/kernel_branch.h"
+#include "bench/kernel_skid.h"
+#include "boot/arm64/idreg.h"
+#include "boot/cpu.h"
+#include "boot/plat.h"
+#include "pmu/arm64/pmu_arm64.h"
+#include "pmu/events.h"
+#include "report/rep.h"
+
+#define LOOP_LONG  110000u
+#define LOOP_SHORT 10000u
+#define N_SW_INCR  1000u
+#define CYCLES_LOOP_ITERS 5000000u
+/* QEMU's PMCCNTR_EL0 counts virtual nanoseconds at ARM_CPU_FREQ = 1 GHz (target/arm
+ * helper.c cycles_get_count); the generic timer ticks at CNTFRQ from the same clock. */
+#define QEMU_CPU_HZ 1000000000ull
+#define SKID_ITERS  2000u
+#define PMI_PERIOD  10007u
+#define SKID_BINS   8
+#define SKID_SAMPLES_KEPT 1024
+/* Overflow sampling runs on the cycle counter: QEMU (7.2 and later, target/arm
+ * pmevcntr_op_finish) arms an event counter's overflow timer for -(count + 1) events, which
+ * brings the counter to all-ones, not past it, so an event-counter overflow is only noticed
+ * at the next PMU register access; PMCCNTR_EL0's timer is armed for -count and fires on the
+ * overflowing cycle. Under -icount shift=0 a cycle is an instruction. */
+#define SAMPLE_BIT (1u << PMU_ARM64_CYCLE)
+
+/* Events the checks use, by perf name; their codes come from pmu/events/arm-common.json. */
+struct ev_ref {
+        const char *name;
+        uint16_t    code;
+        bool        ok;      /* in the table and PMCEID says implemented */
+        const char *why;
+};
+
+struct loop_check {
+        const char *name, *event;
+        unsigned    per_iter;   /* events per loop iteration */
+        unsigned    flags;
+        uint64_t    expected_if_excluded; /* when the filter excludes the level it runs at */
+        const char *truth;
+};
+
+/* The loop runs at EL1: counting EL1 gives per_iter x 100000, EL0 only gives 0. */
+static const struct loop_check loop_checks[] = {
+        { "insts-loop", "INST_RETIRED", BENCH_LOOP_INSNS_PER_ITER, PMU_EL0 | PMU_EL1, 0,
+          "subs/b.ne loop, 110000 minus 10000 iterations, 2 instructions each" },
+        { "branches-loop", "BR_RETIRED", BENCH_LOOP_BRANCHES_PER_ITER, PMU_EL0 | PMU_EL1, 0,
+          "subs/b.ne loop, 110000 minus 10000 iterations, 1 branch each" },
+        { "el-filter-el1-only", "INST_RETIRED", BENCH_LOOP_INSNS_PER_ITER, PMU_EL1, 0,
+          "PMEVTYPER.U set (EL0 excluded): the EL1 loop still counts" },
+        { "el-filter-el0-only", "INST_RETIRED", 0, PMU_EL0, 0,
+          "PMEVTYPER.P set (EL1 excluded): the EL1 loop must count nothing" },
+};
+
+static const struct pmu_event_table *table;
+
+static struct ev_ref find_event(const char *name)
+{
+        struct ev_ref r = { .name = name };
+        const struct pmu_event_desc *d = table ? pmu_event_find(table, name) : NULL;
+        if (!d) {
+                r.why = "not in the arm-common event table";
+                return r;
+        }
+        r.code = d->code;
+        r.ok   = pmu_arm64_event_implemented(d->code);
+        r.why  = r.ok ? NULL : "PMCEID0_EL0/PMCEID1_EL0 say this CPU does not implement it";
+        return r;
+}
+
+static bool report(const char *name, uint64_t measured, uint64_t expected, uint64_t tol,
+                   const char *truth)
+{
+        uint64_t d = measured > expected ? measured - expected : expected - measured;
+        return rep_check(d <= tol, "%s measured=%llu expected=%llu tolerance=%llu (%s)", name,
+                         (unsigned long long)measured, (unsigned long long)expected,
+                         (unsigned long long)tol, truth);
+}
+
+/* Count ev on counter 0 at the levels in flags around bench_loop(n), in a window. */
+static uint64_t count_loop(uint16_t ev, unsigned flags, uint64_t n)
+{
+        uint64_t saved;
+
+        pmu_arm64_reset();
+        pmu_arm64_program(0, ev, flags, 0);
+        cpu_irq_disable(&saved);
+        pmu_arm64_start(1u << 0);
+        bench_loop(n);
+        pmu_arm64_stop(1u << 0);
+        cpu_irq_restore(saved);
+        return pmu_arm64_read(0);
+}
+
+static void aliases(void)
+{
+        rep_push("aliases");
+        for (size_t i = 0; i < pmu_n_aliases; i++) {
+                const struct pmu_event_desc *d;
+                const char *why = NULL;
+                if (pmu_alias_resolve(table, pmu_alias_names[i], &d, &why) != ST_OK)
+                        rep_skip("%s: %s", pmu_alias_names[i], why);
+                else if (!pmu_arm64_event_implemented(d->code))
+                        rep_skip("%s: %s (0x%04x) not implemented on this CPU (PMCEID0/1)",
+                                 pmu_alias_names[i], d->name, d->code);
+                else
+                        rep_info("%s -> %s (0x%04x)", pmu_alias_names[i], d->name, d->code);
+        }
+        rep_pop();
+}
+
+static void loops(bool *counts_insts)
+{
+        struct ev_ref insts = find_event("INST_RETIRED");
+
+        *counts_insts = insts.ok && count_loop(insts.code, PMU_EL0 | PMU_EL1, LOOP_SHORT) > 0;
+        for (size_t i = 0; i < ARRAY_SIZE(loop_checks); i++) {
+                const struct loop_check *c = &loop_checks[i];
+                struct ev_ref            e = find_event(c->event);
+                if (!e.ok) {
+                        rep_skip("%s: %s: %s", c->name, c->event, e.why);
+                        continue;
+                }
+                if (e.code == insts.code && !*counts_insts) {
+                        rep_skip("%s: INST_RETIRED reads 0 over a loop (QEMU counts retired "
+                                 "instructions only under -icount)", c->name);
+                        continue;
+                }
+                uint64_t a = count_loop(e.code, c->flags, LOOP_LONG);
+                uint64_t b = count_loop(e.code, c->flags, LOOP_SHORT);
+                if (c->per_iter == 0)
+                        report(c->name, a, c->expected_if_excluded, 0, c->truth);
+                else
+                        report(c->name, a - b, (uint64_t)c->per_iter * (LOOP_LONG - LOOP_SHORT),
+                               0, c->truth);
+        }
+}
+
+static void sw_incr_and_disabled(bool counts_insts)
+{
+        struct ev_ref sw = find_event("SW_INCR"), insts = find_event("INST_RETIRED");
+        uint64_t      saved;
+
+        if (!sw.ok) {
+                rep_skip("sw-incr: SW_INCR: %s", sw.why);
+        } else {
+                pmu_arm64_reset();
+                pmu_arm64_program(1, sw.code, PMU_EL0 | PMU_EL1, 0);
+                pmu_arm64_start(1u << 1);
+                for (unsigned i = 0; i < N_SW_INCR; i++)
+                        pmu_arm64_sw_incr(1u << 1);
+                pmu_arm64_stop(1u << 1);
+                report("sw-incr", pmu_arm64_read(1), N_SW_INCR, 0,
+                       "1000 writes to PMSWINC_EL0 for counter 1");
+        }
+        if (!insts.ok || !counts_insts || pmu_arm64_get_caps()->n_counters < 3) {
+                rep_skip("counter-disabled: needs a counting INST_RETIRED and 3 counters");
+                return;
+        }
+        pmu_arm64_reset();
+        pmu_arm64_program(0, insts.code, PMU_EL0 | PMU_EL1, 0);
+        pmu_arm64_program(2, insts.code, PMU_EL0 | PMU_EL1, 0);
+        cpu_irq_disable(&saved);
+        pmu_arm64_start(1u << 0); /* counter 2 programmed, never enabled */
+        bench_loop(LOOP_LONG);
+        pmu_arm64_stop(1u << 0);
+        cpu_irq_restore(saved);
+        report("counter-disabled", pmu_arm64_read(2), 0, 0,
+               "counter 2 programmed like counter 0 but left out of PMCNTENSET");
+        rep_check(pmu_arm64_read(0) >= 2ull * LOOP_LONG,
+                  "counter-disabled: its enabled twin counted %llu (>= %u)",
+                  (unsigned long long)pmu_arm64_read(0), 2 * LOOP_LONG);
+}
+
+static void cycles_vs_timer(const struct arm64_cpu_info *ci, bool qemu)
+{
+        uint64_t saved;
+
+        if (!ci->cntfrq_hz) {
+                rep_skip("cycles-vs-timer: CNTFRQ_EL0 is 0");
+                return;
+        }
+        pmu_arm64_reset();
+        pmu_arm64_program(PMU_ARM64_CYCLE, 0, PMU_EL0 | PMU_EL1, 0);
+        cpu_irq_disable(&saved);
+        uint64_t t0 = arm64_timer_ticks();
+        pmu_arm64_start(1u << PMU_ARM64_CYCLE);
+        bench_loop(CYCLES_LOOP_ITERS);
+        pmu_arm64_stop(1u << PMU_ARM64_CYCLE);
+        uint64_t t1 = arm64_timer_ticks();
+        cpu_irq_restore(saved);
+        uint64_t cycles = pmu_arm64_read(PMU_ARM64_CYCLE), ticks = t1 - t0;
+        uint64_t hz = ticks ? cycles * ci->cntfrq_hz / ticks : 0;
+        if (!qemu) {
+                rep_info("cycles-vs-timer: %llu cycles in %llu timer ticks: core clock %llu MHz "
+                         "(no independent truth on hardware)", (unsigned long long)cycles,
+                         (unsigned long long)ticks, (unsigned long long)(hz / 1000000));
+                return;
+        }
+        /* Two timer reads bracket the counted span: one tick of quantization at each end,
+         * plus the start/stop instructions. */
+        uint64_t per_tick = QEMU_CPU_HZ / ci->cntfrq_hz;
+        report("cycles-vs-timer", cycles, ticks * per_tick, 2 * per_tick + 64,
+               "QEMU: PMCCNTR_EL0 at 1 GHz of virtual time, the generic timer at CNTFRQ");
+}
+
+/* ---- overflow sampling ------------------------------------------------------------------ */
+
+struct sampler {
+        uint64_t  period;
+        uint32_t  n_pmi, n_in_kernel, n_spurious;
+        uint32_t  hist[SKID_BINS]; /* events from the overflow to the handler's first read,
+                                    * relative to the smallest seen; last bin = or more */
+        uint64_t  v_min, v_max;
+        uint64_t  v[SKID_SAMPLES_KEPT];
+        uintptr_t lo, hi;          /* the kernel's code */
+};
+
+/* The counter holds what it counted since it overflowed: the skid plus the (constant)
+ * instructions of the vector and dispatch before this read. Subtract the period from what it
+ * holds, so that those events stay counted and the next PMI comes `period` events after
+ * this one. */
+static void on_pmi(const struct cpu_pmi_frame *f, void *ctx)
+{
+        struct sampler *s = ctx;
+        uint64_t        v = pmu_arm64_read(PMU_ARM64_CYCLE);
+
+        if (!(pmu_arm64_ovf_status() & SAMPLE_BIT)) {
+                s->n_spurious++;
+                return;
+        }
+        /* Read again right before the write: only the cycles between those two are lost. */
+        pmu_arm64_write(PMU_ARM64_CYCLE, pmu_arm64_read(PMU_ARM64_CYCLE) - s->period);
+        pmu_arm64_ovf_clear(SAMPLE_BIT);
+        if (s->n_pmi < SKID_SAMPLES_KEPT)
+                s->v[s->n_pmi] = v;
+        s->n_pmi++;
+        if (v < s->v_min)
+                s->v_min = v;
+        if (v > s->v_max)
+                s->v_max = v;
+        if (f->rip >= s->lo && f->rip < s->hi)
+                s->n_in_kernel++;
+}
+
+static void sampling(bool counts_insts, bool qemu)
+{
+        struct ev_ref  cyc = find_event("CPU_CYCLES");
+        struct sampler s   = { .period = PMI_PERIOD };
+        uint64_t       saved, rt = 0;
+        status_t       st;
+
+        rep_push("sampling");
+        if (!cyc.ok) {
+                rep_skip("overflow sampling: CPU_CYCLES as the truth counter: %s", cyc.why);
+                rep_pop();
+                return;
+        }
+        if ((st = cpu_pmi_enable(on_pmi, &s, -1)) != ST_OK) {
+                rep_skip("overflow sampling: no PMI route: %s", status_str(st));
+                rep_pop();
+                return;
+        }
+        st = cpu_pmi_selftest(&rt);
+        rep_check(st == ST_OK, "pmi-route: a software-pended PMU PPI reached the handler (%s, "
+                  "%llu timer ticks)", status_str(st), (unsigned long long)rt);
+        s.n_pmi = s.n_in_kernel = s.n_spurious = 0;
+        s.v_min = ~0ull;
+        s.v_max = 0;
+        s.lo    = (uintptr_t)bench_skid_body;
+        s.hi    = s.lo + 4ull * BENCH_SKID_INSNS_PER_ITER;
+
+        pmu_arm64_reset();
+        pmu_arm64_program(PMU_ARM64_CYCLE, 0, PMU_EL0 | PMU_EL1 | PMU_ARM64_INT,
+                          -(uint64_t)s.period);
+        pmu_arm64_program(0, cyc.code, PMU_EL0 | PMU_EL1, 0);
+        cpu_irq_disable(&saved);
+        pmu_arm64_start(SAMPLE_BIT | 1u);
+        bench_skid_loop(SKID_ITERS);
+        pmu_arm64_stop(SAMPLE_BIT | 1u);
+        cpu_irq_restore(saved);
+        cpu_pmi_disable();
+        uint64_t total = pmu_arm64_read(0);
+        /* What the sampled counter still holds past its last reload: it sits at
+         * -(period - residual). */
+        uint64_t residual = pmu_arm64_read(PMU_ARM64_CYCLE) + s.period;
+        uint64_t seen     = (uint64_t)s.n_pmi * s.period + residual;
+        rep_info("sampled counter: %u x %llu + %llu = %llu cycles, truth %llu: %lld lost, "
+                 "%lld per PMI in the reload", s.n_pmi, (unsigned long long)s.period,
+                 (unsigned long long)residual, (unsigned long long)seen,
+                 (unsigned long long)total, (long long)(total - seen),
+                 s.n_pmi ? (long long)(total - seen) / s.n_pmi : 0);
+
+        /* Tolerance: one PMI of rounding, plus 1 % for the cycles each reload loses between
+         * the handler's read and its write of the counter (17 per PMI under QEMU; a
+         * profiler's scale misses them the same way). */
+        uint64_t want = total / s.period;
+        report("pmi-count", s.n_pmi, want, 1 + want / 100,
+               "PMIs on PMCCNTR_EL0 = CPU_CYCLES of the run (counter 0) / period 10007, "
+               "+-1 and 1 % for the reload");
+        rep_check(s.n_pmi > 0 && s.n_in_kernel == s.n_pmi,
+                  "skid-in-kernel: %u of %u sampled PCs inside bench_skid_body", s.n_in_kernel,
+                  s.n_pmi);
+        report("caliper-scale", (uint64_t)s.n_pmi * s.period, total, s.period + total / 100,
+               "samples x period against the counted total, one period and 1 % for the reload");
+        size_t kept = s.n_pmi < SKID_SAMPLES_KEPT ? s.n_pmi : SKID_SAMPLES_KEPT;
+        for (size_t i = 0; i < kept; i++) {
+                uint64_t d = s.v[i] - s.v_min;
+                s.hist[d < SKID_BINS ? d : SKID_BINS - 1]++;
+        }
+        (void)counts_insts;
+        rep_info("skid histogram: cycles from the overflow to the handler's first read, "
+                 "%llu + [0 1 2 3 4 5 6 7+]: %u %u %u %u %u %u %u %u; spurious %u",
+                 (unsigned long long)(s.n_pmi ? s.v_min : 0), s.hist[0], s.hist[1], s.hist[2],
+                 s.hist[3], s.hist[4], s.hist[5], s.hist[6], s.hist[7], s.n_spurious);
+        if (qemu && s.n_pmi)
+                report("skid-deterministic", s.v_max - s.v_min, 0, 0,
+                       "under -icount QEMU raises the PMI at the overflowing instruction: "
+                       "every sample the same distance");
+        rep_pop();
+}
+
+void arm64_validate(const struct arm64_cpu_info *ci, bool qemu)
+{
+        const struct pmu_arm64_caps *c = pmu_arm64_get_caps();
+        bool counts_insts = false;
+
+        uint64_t t0 = arm64_timer_ticks();
+
+        table = pmu_events_table("arm-common");
+        rep_info("caps: %s, %u event counters of %u bits, cycle counter 64-bit, EL%u",
+                 ci->pmu_name, c->n_counters, c->counter_bits, c->el);
+        aliases();
+        rep_push("pmu-validate");
+        loops(&counts_insts);
+        sw_incr_and_disabled(counts_insts);
+        cycles_vs_timer(ci, qemu);
+        rep_pop();
+        sampling(counts_insts, qemu);
+        pmu_arm64_reset();
+        uint64_t t1 = arm64_timer_ticks();
+        if (ci->cntfrq_hz)
+                rep_info("suite took %llu ms on the generic timer%s",
+                         (unsigned long long)((t1 - t0) * 1000 / ci->cntfrq_hz),
+                         qemu ? " (QEMU: virtual time, with -icount one instruction per ns)" : "");
+}

@@ -1,0 +1,143 @@
+/** @file
+ * The C side of the harness's AArch64 vectors: fixup of probing accesses, the PMU interrupt
+ * dispatch, and switching VBAR_EL1 between the firmware's table and the harness's.
+ */
+#include <stddef.h>
+
+#include "lib/base.h"
+
+#include "boot/arm64/sysreg.h"
+#include "boot/arm64/trap.h"
+
+_Static_assert(offsetof(struct trap_frame, elr) == TRAP_FRAME_ELR, "frame layout");
+_Static_assert(offsetof(struct trap_frame, esr) == TRAP_FRAME_ESR, "frame layout");
+_Static_assert(offsetof(struct trap_frame, sp) == TRAP_FRAME_SP, "frame layout");
+_Static_assert(sizeof(struct trap_frame) == TRAP_FRAME_BYTES, "frame layout");
+
+/* GICv3 INTIDs 1020..1023 are special: 1023 = nothing pending. [GICv3] §2.2.1 */
+#define GIC_INTID_SPURIOUS 1023
+
+volatile uint64_t trap_fixup_pc TRAP_HIDDEN;
+volatile uint64_t trap_fault_esr TRAP_HIDDEN;
+volatile uint64_t trap_n_recovered TRAP_HIDDEN;
+/* Read by trap_arm64.S when it hands an exception to the firmware. */
+uint64_t trap_fw_vbar TRAP_HIDDEN;
+
+static bool        installed;
+static trap_irq_fn irq_fn;
+static void       *irq_ctx;
+static uint32_t    irq_intid = GIC_INTID_SPURIOUS;
+
+bool trap_install(void)
+{
+        uint64_t el = SYSREG_READ(CurrentEL) >> 2 & 3;
+
+        installed = el == 1;
+        if (installed)
+                trap_fw_vbar = SYSREG_READ(vbar_el1);
+        return installed;
+}
+
+void trap_restore(void)
+{
+        /* VBAR_EL1 holds the harness's table only inside probes and windows, which put the
+         * firmware's back themselves: nothing is left to restore. */
+        installed = false;
+}
+
+bool trap_active(void)
+{
+        return installed;
+}
+
+void trap_probe_begin(struct trap_probe *p)
+{
+        p->daif = daif_mask();
+        p->vbar = 0;
+        trap_fault_esr = 0;
+        if (!installed)
+                return;
+        p->vbar = SYSREG_READ(vbar_el1);
+        SYSREG_WRITE(vbar_el1, (uint64_t)(uintptr_t)trap_vectors);
+        isb();
+}
+
+status_t trap_probe_end(const struct trap_probe *p, uint64_t *out)
+{
+        bool faulted = trap_fault_esr != 0;
+
+        if (installed) {
+                SYSREG_WRITE(vbar_el1, p->vbar);
+                isb();
+        }
+        daif_restore(p->daif);
+        if (!installed && out)
+                *out = 0;
+        if (!installed)
+                return ST_UNSUPPORTED;
+        if (faulted && out)
+                *out = 0;
+        return faulted ? ST_FAULT : ST_OK;
+}
+
+uint64_t trap_window_enter(void)
+{
+        if (!installed)
+                return 0;
+        uint64_t v = SYSREG_READ(vbar_el1);
+        SYSREG_WRITE(vbar_el1, (uint64_t)(uintptr_t)trap_vectors);
+        isb();
+        return v;
+}
+
+void trap_window_leave(uint64_t vbar)
+{
+        if (!installed)
+                return;
+        SYSREG_WRITE(vbar_el1, vbar);
+        isb();
+}
+
+void trap_set_irq(uint32_t intid, trap_irq_fn fn, void *ctx)
+{
+        irq_fn    = NULL;
+        irq_ctx   = ctx;
+        irq_intid = fn ? intid : GIC_INTID_SPURIOUS;
+        irq_fn    = fn;
+}
+
+static uint64_t dispatch_irq(struct trap_frame *f)
+{
+        if (!irq_fn)
+                return 1;
+        /* Look before acknowledging: an interrupt that is not ours stays pending and the
+         * firmware takes it after the hand-over. [GICv3] §12.11.11 ICC_HPPIR1_EL1. */
+        uint32_t pending = (uint32_t)SYSREG_READ(SYS_ICC_HPPIR1_EL1) & 0xffffff;
+        if (pending == GIC_INTID_SPURIOUS)
+                return 0; /* withdrawn (a level interrupt whose source was cleared): resume */
+        if (pending != irq_intid)
+                return 1;
+        uint64_t iar = SYSREG_READ(SYS_ICC_IAR1_EL1);
+        if ((iar & 0xffffff) == irq_intid)
+                irq_fn(f, irq_ctx);
+        if ((iar & 0xffffff) < 1020) {
+                SYSREG_WRITE(SYS_ICC_EOIR1_EL1, iar);
+                isb();
+        }
+        return 0;
+}
+
+uint64_t trap_dispatch(uint64_t kind, struct trap_frame *f)
+{
+        if (kind == TRAP_KIND_SYNC && trap_fixup_pc) {
+                f->elr         = trap_fixup_pc;
+                trap_fixup_pc  = 0;
+                trap_fault_esr = f->esr | BIT_ULL(63); /* never 0, even for ESR 0 */
+                trap_n_recovered++;
+                return 0;
+        }
+        if (kind == TRAP_KIND_IRQ)
+                return dispatch_irq(f);
+        trap_fatal(kind, f);
+        return 1;
+}
