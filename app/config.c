@@ -1,5 +1,6 @@
-/** @file The pmucal.cfg parser (see config.h). */
+/** @file The pmucal.cfg parser (see config.h); the key table is in config_keys.c. */
 #include "app/config.h"
+#include "app/config_priv.h"
 
 #include <stdarg.h>
 
@@ -14,28 +15,6 @@
 
 /* ---- types ----------------------------------------------------------------------------- */
 
-enum key_type {
-        KT_ENUM, /* one of names[]; the field holds the index */
-        KT_BOOL, /* on|off (also true|false, yes|no, 1|0) */
-        KT_UINT, /* decimal integer in min..max */
-        KT_CPUS, /* one of names[], or a list of APIC IDs and ranges (pmucal_config.cpu_list,
-                  * the field then holds CONFIG_CPUS_LIST) */
-};
-
-/** One configuration key: its name, where its value lives in struct pmucal_config and what
- *  it may hold. The row's index is its bit in pmucal_config.from_file. */
-struct key_desc {
-        const char        *name;
-        enum key_type      type;
-        size_t             offset;    /* of the field in struct pmucal_config */
-        size_t             size;      /* of the field: 1, 2, 4 or 8 bytes */
-        uint32_t           def;       /* default (enum index, 0/1 or the integer) */
-        const char *const *names;     /* KT_ENUM: names[v] is value v */
-        size_t             n_names;
-        uint32_t           min, max;  /* KT_UINT */
-        const char        *zero_name; /* KT_UINT: a word that also means 0 ("auto") */
-};
-
 struct parser {
         struct config_diag *diags;
         size_t              max;
@@ -43,65 +22,6 @@ struct parser {
 };
 
 /* ---- private data ---------------------------------------------------------------------- */
-
-static const char *const profile_names[] = {
-        [CONFIG_PROFILE_QUICK]    = "quick",
-        [CONFIG_PROFILE_FULL]     = "full",
-        [CONFIG_PROFILE_PMU]      = "pmu",
-        [CONFIG_PROFILE_SAMPLING] = "sampling",
-        [CONFIG_PROFILE_TLB]      = "tlb",
-};
-static const char *const on_exit_names[] = {
-        [CONFIG_EXIT_RETURN]   = "return",
-        [CONFIG_EXIT_SHUTDOWN] = "shutdown",
-        [CONFIG_EXIT_REBOOT]   = "reboot",
-};
-static const char *const auto_names[] = {
-        [CONFIG_AUTO] = "auto",
-        [CONFIG_ON]   = "on",
-        [CONFIG_OFF]  = "off",
-};
-static const char *const prefetch_names[] = {
-        [CONFIG_PREFETCH_KEEP] = "keep",
-        [CONFIG_PREFETCH_OFF]  = "off",
-};
-static const char *const cpus_names[] = {
-        [CONFIG_CPUS_ALL] = "all",
-        [CONFIG_CPUS_BSP] = "bsp",
-};
-static const char *const pages_names[] = {
-        [CONFIG_PAGES_AUTO] = "auto",
-        [CONFIG_PAGES_4K]   = "4k",
-        [CONFIG_PAGES_2M]   = "2m",
-};
-
-#define FIELD(f) .offset = offsetof(struct pmucal_config, f), \
-                 .size   = sizeof(((struct pmucal_config *)0)->f)
-#define NAMES(a) .names = (a), .n_names = ARRAY_SIZE(a)
-
-static const struct key_desc keys[] = {
-        { .name = "profile", .type = KT_ENUM, FIELD(profile), NAMES(profile_names),
-          .def = CONFIG_PROFILE_QUICK },
-        { .name = "on_exit", .type = KT_ENUM, FIELD(on_exit), NAMES(on_exit_names),
-          .def = CONFIG_EXIT_RETURN },
-        { .name = "serial", .type = KT_BOOL, FIELD(serial), .def = 1 },
-        { .name = "debug_exit", .type = KT_ENUM, FIELD(debug_exit), NAMES(auto_names),
-          .def = CONFIG_AUTO },
-        { .name = "prefetchers", .type = KT_ENUM, FIELD(prefetchers), NAMES(prefetch_names),
-          .def = CONFIG_PREFETCH_OFF },
-        { .name = "repetitions", .type = KT_UINT, FIELD(repetitions), .min = 11, .max = 1001,
-          .def = 11 },
-        { .name = "sweep_max_mib", .type = KT_UINT, FIELD(sweep_max_mib), .min = 0,
-          .max = 1048576, .zero_name = "auto", .def = 0 },
-        { .name = "cpus", .type = KT_CPUS, FIELD(cpus), NAMES(cpus_names),
-          .def = CONFIG_CPUS_ALL },
-        { .name = "results", .type = KT_BOOL, FIELD(results), .def = 1 },
-        { .name = "crash_test", .type = KT_BOOL, FIELD(crash_test), .def = 0 },
-        { .name = "latency_pages", .type = KT_ENUM, FIELD(latency_pages), NAMES(pages_names),
-          .def = CONFIG_PAGES_AUTO },
-};
-
-_Static_assert(ARRAY_SIZE(keys) <= 32, "pmucal_config.from_file has one bit per key");
 
 static const char *const bool_true[]  = { "on", "true", "yes", "1" };
 static const char *const bool_false[] = { "off", "false", "no", "0" };
@@ -117,37 +37,6 @@ static const char *const diag_kind_text[] = {
 };
 
 /* ---- private functions ----------------------------------------------------------------- */
-
-static void store(struct pmucal_config *cfg, const struct key_desc *k, uint32_t v)
-{
-        char    *p  = (char *)cfg + k->offset;
-        uint8_t  u8 = (uint8_t)v;
-        uint16_t u16 = (uint16_t)v;
-        uint64_t u64 = v;
-
-        switch (k->size) {
-        case 1: memcpy(p, &u8, 1); break;
-        case 2: memcpy(p, &u16, 2); break;
-        case 8: memcpy(p, &u64, 8); break;
-        default: memcpy(p, &v, 4); break;
-        }
-}
-
-static uint32_t load(const struct pmucal_config *cfg, const struct key_desc *k)
-{
-        const char *p = (const char *)cfg + k->offset;
-        uint8_t     u8;
-        uint16_t    u16;
-        uint32_t    u32;
-        uint64_t    u64;
-
-        switch (k->size) {
-        case 1: memcpy(&u8, p, 1); return u8;
-        case 2: memcpy(&u16, p, 2); return u16;
-        case 8: memcpy(&u64, p, 8); return (uint32_t)u64;
-        default: memcpy(&u32, p, 4); return u32;
-        }
-}
 
 static bool is_ws(char c)
 {
@@ -194,9 +83,9 @@ static void diag(struct parser *p, unsigned line, enum config_diag_kind kind, co
 
 static const struct key_desc *find_key(const char *s, size_t n)
 {
-        for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
-                if (word_eq(s, n, keys[i].name))
-                        return &keys[i];
+        for (size_t i = 0; i < config_n_rows; i++)
+                if (word_eq(s, n, config_keys[i].name))
+                        return &config_keys[i];
         return NULL;
 }
 
@@ -364,7 +253,7 @@ static void apply_setting(struct parser *p, struct pmucal_config *cfg, unsigned 
                      show_len(key.n), key.s, show_len(val.n), val.s);
                 return;
         }
-        size_t   idx = (size_t)(k - keys);
+        size_t   idx = (size_t)(k - config_keys);
         uint32_t x;
 
         if (cfg->from_file & (1u << idx)) {
@@ -387,7 +276,7 @@ static void apply_setting(struct parser *p, struct pmucal_config *cfg, unsigned 
                      show_len(val.n), val.s, k->name, want);
                 return;
         }
-        store(cfg, k, x);
+        config_key_store(cfg, k, x);
         cfg->from_file |= 1u << idx;
         first_line[idx] = line;
 }
@@ -407,44 +296,13 @@ static void parse_line(struct parser *p, struct pmucal_config *cfg, unsigned *fi
                 apply_setting(p, cfg, first_line, key, val, line);
 }
 
-/* The value of @p k in @p cfg as text (points into a table or into @p buf). */
-static const char *value_text(const struct pmucal_config *cfg, const struct key_desc *k,
-                              char *buf, size_t cap)
-{
-        uint32_t v = load(cfg, k);
-
-        switch (k->type) {
-        case KT_CPUS:
-                if (v == CONFIG_CPUS_LIST)
-                        return config_cpus_text(&cfg->cpu_list, buf, cap);
-                return v < k->n_names && k->names[v] ? k->names[v] : "?";
-        case KT_ENUM:
-                return v < k->n_names && k->names[v] ? k->names[v] : "?";
-        case KT_BOOL:
-                return v ? "on" : "off";
-        case KT_UINT:
-                if (v == 0 && k->zero_name)
-                        return k->zero_name;
-                fmt_snprintf(buf, cap, "%u", v);
-                return buf;
-        }
-        return "?";
-}
-
 /* ---- public functions ------------------------------------------------------------------ */
-
-void config_defaults(struct pmucal_config *cfg)
-{
-        memset(cfg, 0, sizeof(*cfg));
-        for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
-                store(cfg, &keys[i], keys[i].def);
-}
 
 status_t config_parse(const char *text, size_t len, struct pmucal_config *cfg,
                       struct config_diag *diags, size_t max_diags, size_t *n_diags)
 {
         struct parser p = { .diags = diags, .max = diags ? max_diags : 0 };
-        unsigned      first_line[ARRAY_SIZE(keys)] = { 0 };
+        unsigned      first_line[CONFIG_MAX_KEYS] = { 0 };
         size_t        pos = 0;
         unsigned      line = 0;
 
@@ -499,16 +357,11 @@ status_t config_parse(const char *text, size_t len, struct pmucal_config *cfg,
         return p.n ? ST_BAD_DATA : ST_OK;
 }
 
-size_t config_n_keys(void)
-{
-        return ARRAY_SIZE(keys);
-}
-
 bool config_from_file(const struct pmucal_config *cfg, const char *key)
 {
         const struct key_desc *k = key ? find_key(key, strlen(key)) : NULL;
 
-        return k && (cfg->from_file & (1u << (k - keys)));
+        return k && (cfg->from_file & (1u << (k - config_keys)));
 }
 
 const char *config_diag_kind_str(enum config_diag_kind kind)
@@ -516,37 +369,4 @@ const char *config_diag_kind_str(enum config_diag_kind kind)
         if ((unsigned)kind >= ARRAY_SIZE(diag_kind_text) || !diag_kind_text[kind])
                 return "unknown diagnostic";
         return diag_kind_text[kind];
-}
-
-void config_print(const struct pmucal_config *cfg)
-{
-        char buf[CONFIG_MAX_LINE];
-
-        for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
-                rep_printf("config: %-13s = %-8s (%s)\n", keys[i].name,
-                           value_text(cfg, &keys[i], buf, sizeof(buf)),
-                           cfg->from_file & (1u << i) ? "from " CONFIG_PATH : "default");
-}
-
-void config_to_json(struct json_w *w, const char *key, const struct pmucal_config *cfg)
-{
-        char buf[CONFIG_MAX_LINE];
-
-        json_obj_begin(w, key);
-        for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
-                const struct key_desc *k = &keys[i];
-
-                if (k->type == KT_UINT)
-                        json_u64(w, k->name, load(cfg, k));
-                else if (k->type == KT_BOOL)
-                        json_bool(w, k->name, load(cfg, k) != 0);
-                else
-                        json_str(w, k->name, value_text(cfg, k, buf, sizeof(buf)));
-        }
-        json_arr_begin(w, "from_file");
-        for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
-                if (cfg->from_file & (1u << i))
-                        json_str(w, NULL, keys[i].name);
-        json_arr_end(w);
-        json_obj_end(w);
 }
