@@ -14,35 +14,11 @@ import sys
 import tempfile
 
 import check_schemas
+import qemu_checks_arm64
+import qemu_checks_mp
+import qemu_tap
 import qemu_volume
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-n = 0
-failed = 0
-
-
-def tap(ok, what):
-    global n, failed
-    n += 1
-    if not ok:
-        failed += 1
-    print(("ok" if ok else "not ok") + " %d - %s" % (n, what), flush=True)
-    return ok
-
-
-def schema_is(doc, name):
-    """True when @doc's "schema" is pmucal.NAME/1 or /1.MINOR (the one version rule)."""
-    return isinstance(doc, dict) and re.match(r"^pmucal\.%s/1(\.(0|[1-9][0-9]{0,8}))?$" % re.escape(name),
-                                              str(doc.get("schema"))) is not None
-
-
-def opt(args, name, default):
-    """Value of run-qemu.sh option `name` in the case's args, as run-qemu.sh defaults it."""
-    if name in args:
-        i = args.index(name)
-        return args[i + 1]
-    return default
-
+from qemu_tap import ROOT, opt, schema_is, tap
 
 class Case:
     def __init__(self, name, sec, logs):
@@ -486,280 +462,8 @@ def check_files_match_schemas(c, validators):
             print("# " + e)
 
 
-def qemu_slit(nodes):
-    """The SLIT run-qemu.sh publishes: 10 local, 20 + 10 per further hop, +1 beyond one."""
-    return [[10 if a == b else 10 + 10 * abs(a - b) + (1 if abs(a - b) > 1 else 0)
-             for b in range(nodes)] for a in range(nodes)]
-
-
-def node_of_cpu(c, apic):
-    """run-qemu.sh puts CPUs lo..hi on node n with lo = n*cpus/nodes."""
-    if c.nodes == 0:
-        return None
-    return [n for n in range(c.nodes)
-            if n * c.cpus // c.nodes <= apic < (n + 1) * c.cpus // c.nodes][0]
-
-
-def check_processors(c):
-    p = c.result_json("processors.json")
-    if not tap(p is not None and p.get("schema", "").startswith("pmucal.processors/1."),
-               "%s: processors.json parses" % c.name):
-        return
-    inv = c.result_json("inventory.json") or {}
-    madt = sorted(x["apic_id"] for x in inv.get("cpus", {}).get("list", []))
-    taking = [x for x in p["processors"] if x["state"] in ("bsp", "parked")]
-    tap(p["n_taking_part"] == c.cpus and len(taking) == c.cpus,
-        "%s: every CPU takes part (%d of %d)" % (c.name, p["n_taking_part"], c.cpus))
-    own = sorted(x["apic_id"] for x in taking)
-    tap(all(x["apic_id"] == x["firmware_apic_id"] for x in taking) and own == madt
-        and own == list(range(c.cpus)),
-        "%s: the APIC IDs each CPU reports %s match MP services and the MADT %s"
-        % (c.name, own, madt))
-    bad = [(x["apic_id"], x["node"]) for x in taking if x["node"] != node_of_cpu(c, x["apic_id"])]
-    tap(not bad, "%s: each CPU's node follows run-qemu.sh's split%s"
-        % (c.name, "" if not bad else ": %s" % bad))
-
-
-def check_c2c(c):
-    j = c.result_json("c2c.json")
-    if not tap(j is not None and j.get("schema") == "pmucal.c2c/1.1",
-               "%s: c2c.json parses" % c.name):
-        return
-    pairs = j["c2c"]["pairs"]
-    ordered = {(x["owner_apic_id"], x["reader_apic_id"]) for x in pairs}
-    want = {(a, b) for a in range(c.cpus) for b in range(c.cpus) if a != b}
-    tap(ordered == want, "%s: c2c measured every ordered pair (%d of %d)"
-        % (c.name, len(ordered & want), len(want)))
-    tap(all(x[k] and x[k]["p50_tsc"] > 0 for x in pairs for k in ("hit", "hitm", "write")),
-        "%s: c2c has hit, hitm and write figures for every pair" % c.name)
-    tap(j["method"]["emulated"] and re.search(r"^INFO: c2c: the CPU is emulated \(QEMU TCG\)",
-                                              c.serial, re.M) is not None,
-        "%s: c2c says the figures are the emulator's" % c.name)
-    tap(re.search(r"^c2c: HITM ns, owner \(rows\)", c.serial, re.M) is not None and
-        "FAIL: c2c" not in c.serial, "%s: c2c matrix on the console, no FAIL" % c.name)
-
-
-def check_cpus_list(c):
-    """cpus = 0, 2-3, 9 on four CPUs: APIC IDs 0, 2 and 3 take part, 1 does not, 9 is a WARN;
-    processors.json, c2c.json and the console say so."""
-    p = c.result_json("processors.json")
-    if not tap(p is not None and p.get("schema") == "pmucal.processors/1.1" and
-               p.get("chosen") == "list", "%s: processors.json says cpus = list" % c.name):
-        return
-    taking = sorted(x["firmware_apic_id"] for x in p["processors"] if x["state"] in ("bsp", "parked"))
-    tap(taking == [0, 2, 3] and p["n_taking_part"] == 3 and p["cpu_list"] == "0,2-3,9" and
-        p["n_list_unmatched"] == 1,
-        "%s: APIC IDs %s take part (0, 2, 3 asked), list %r, %s unmatched"
-        % (c.name, taking, p["cpu_list"], p["n_list_unmatched"]))
-    tap(re.search(r"^WARN: cpus: APIC ID 9 is listed but no processor has it", c.serial, re.M)
-        is not None and re.search(r"^INFO: cpus: 3 of 4 processors take part \(cpus = list\)",
-                                  c.serial, re.M) is not None,
-        "%s: the console names who takes part and warns about APIC ID 9" % c.name)
-    j = c.result_json("c2c.json")
-    pairs = {(x["owner_apic_id"], x["reader_apic_id"]) for x in (j or {}).get("c2c", {}).get("pairs", [])}
-    tap(pairs == {(a, b) for a in (0, 2, 3) for b in (0, 2, 3) if a != b},
-        "%s: c2c measured the 6 ordered pairs of the listed CPUs only" % c.name)
-
-
-def check_c2c_skipped(c):
-    tap(re.search(r"^SKIP: c2c: (cpus = bsp: a transfer needs two processors|"
-                  r"1 processor takes part: a transfer needs two)", c.serial, re.M) is not None,
-        "%s: c2c skipped with its reason" % c.name)
-    tap(c.results is None or not os.path.exists(os.path.join(c.results, "c2c.json")),
-        "%s: no c2c.json" % c.name)
-
-
-def check_numa(c):
-    j = c.result_json("numa-matrix.json")
-    if not tap(j is not None and j.get("schema") == "pmucal.numa/1.0",
-               "%s: numa-matrix.json parses" % c.name):
-        return
-    nodes = max(c.nodes, 1)
-    m = j["matrix"]
-    cpu_nodes = {node_of_cpu(c, a) for a in range(c.cpus)} if c.nodes else {0}
-    if "cpus = bsp" in c.serial:
-        cpu_nodes = {0}
-    want = [[i in cpu_nodes for _ in range(nodes)] for i in range(nodes)]
-    got = [[x["measured"] for x in row] for row in m]
-    tap(len(m) == nodes and got == want, "%s: numa matrix %dx%d, rows measured for CPU nodes %s"
-        % (c.name, len(m), len(m[0]) if m else 0, sorted(cpu_nodes)))
-    ok = all(x["p10_ns"] <= x["p50_ns"] <= x["p90_ns"] and x["p50_tsc"] > 0
-             for row in m for x in row if x["measured"])
-    tap(ok, "%s: every measured cell has p10 <= p50 <= p90 in ns and TSC ticks" % c.name)
-    if c.nodes > 1:
-        slit = qemu_slit(c.nodes)
-        dists = sorted({slit[a][b] for a in range(nodes) for b in range(nodes)})
-        cls = j["classes"]
-        tap([k["slit_distance"] for k in cls] == dists and
-            all(slit[a][b] == k["slit_distance"] for k in cls for a, b in k["pairs"]) and
-            [k["level"] for k in cls] == ["DRAM-local"] + ["DRAM-remote-%dhop" % i
-                                                             for i in range(1, len(dists))],
-            "%s: distance classes %s follow run-qemu.sh's SLIT" % (c.name, dists))
-        checked = [x for row in m for x in row if x["measured"]]
-        tap(all(x["slit"] in ("agree", "DISAGREE") for x in checked),
-            "%s: every measured cell compared with SLIT" % c.name)
-    if "--hmat" in c.args:
-        bad = [(x["cpu_node"], x["memory_node"], x["hmat_ns"]) for row in m for x in row
-               if x["measured"] and (x["hmat_ns"] != 80 + 40 * abs(x["cpu_node"] - x["memory_node"])
-                                     or x["hmat"] not in ("agree", "DISAGREE"))]
-        tap(not bad, "%s: HMAT latencies echoed per cell (80+40/hop ns) and compared%s"
-            % (c.name, "" if not bad else ": %s" % bad[:3]))
-    tap(j["method"]["emulated"] and re.search(r"^INFO: numa: the CPU is emulated \(QEMU TCG\)",
-                                              c.serial, re.M) is not None and
-        "FAIL: numa" not in c.serial, "%s: numa says TCG memory is flat, no FAIL for it" % c.name)
-    tap(re.search(r"^numa: idle latency p50 \(ns\)", c.serial, re.M) is not None,
-        "%s: numa grid on the console" % c.name)
-    curves = j.get("loaded_latency", [])
-    if c.cpus < 2 or "cpus = bsp" in c.serial:
-        tap(not curves and re.search(r"^SKIP: numa: loaded latency: ", c.serial, re.M)
-            is not None, "%s: loaded latency skipped with its reason" % c.name)
-        return
-    per_node = [n for n in range(nodes) if sum(node_of_cpu(c, a) == n for a in range(c.cpus)) > 1] \
-        if c.nodes else [0]
-    want_curves = len(per_node) + (1 if nodes > 1 else 0)
-    tap(len(curves) == want_curves and
-        all(len(k["points"]) == 7 and all(p["measured"] for p in k["points"]) and
-            k["points"][0]["delay"] is None and k["points"][-1]["delay"] == 0 and
-            k["points"][-1]["bandwidth_gb_s"] > 0 for k in curves),
-        "%s: %d loaded-latency curves (nodes with two CPUs %s, and every node), idle to full"
-        % (c.name, len(curves), per_node))
-    bw = j.get("bandwidth_matrix", [])
-    tap(len(bw) == nodes and all(x["gb_s"] and x["gb_s"] > 0 for row in bw for x in row
-                                 if x["cpu_node"] in cpu_nodes),
-        "%s: bandwidth matrix %dx%d measured from every CPU node" % (c.name, len(bw), nodes))
-    tap(re.search(r"^INFO: numa: loaded latency: the CPU is emulated", c.serial, re.M)
-        is not None, "%s: loaded latency says the figures are the emulator's" % c.name)
-
-# ---- aarch64 (run-qemu.sh --arch aarch64: virt + GICv3 + AAVMF) ----
-
-def check_inventory_arm64(c):
-    """inventory.json from the AArch64 build: arch, the PMUv3 from the ID registers, and the
-    topology QEMU was asked for as the MADT (GICC) and SRAT (GICC affinity) give it. AAVMF
-    has no MP services, so the processor list is the BSP alone."""
-    inv = c.result_json("inventory.json")
-    if not tap(inv is not None and re.match(r"pmucal\.inventory/1(\.\d+)?$", inv.get("schema", ""))
-               and inv.get("arch") == "aarch64",
-               "%s: inventory.json parses, schema pmucal.inventory/1.x, arch aarch64" % c.name):
-        return
-    a = inv.get("arm64") or {}
-    tap(a.get("pmuver", 0) >= 1 and a.get("event_counters", 0) >= 1,
-        "%s: PMUv3 found (%s, %s event counters)" % (c.name, a.get("pmu"),
-                                                     a.get("event_counters")))
-    tap(a.get("spe") == 0 and a.get("brbe") == 0, "%s: QEMU has neither SPE nor BRBE" % c.name)
-    tap(inv["tsc"]["source"] == "cntfrq" and inv["tsc"]["hz"] > 0,
-        "%s: generic timer frequency %d Hz" % (c.name, inv["tsc"]["hz"]))
-    tap(inv["cpus"]["madt_enabled"] == c.cpus, "%s: MADT GICC: %d enabled processors (asked %d)"
-        % (c.name, inv["cpus"]["madt_enabled"], c.cpus))
-    want_nodes = max(c.nodes, 1)
-    tap(inv["numa"]["nodes"] == want_nodes, "%s: %d NUMA nodes (asked %d)"
-        % (c.name, inv["numa"]["nodes"], want_nodes))
-    for node in inv["numa"]["node_list"] if c.nodes else []:
-        k = node["node"]
-        want = list(range(k * c.cpus // c.nodes, (k + 1) * c.cpus // c.nodes))
-        tap(sorted(node["apic_ids"]) == want, "%s: node %d has processors %s (want %s)"
-            % (c.name, k, sorted(node["apic_ids"]), want))
-
-
-def check_saved_arm64(c):
-    tap(c.results is not None, "%s: one results folder copied out" % c.name)
-    if not c.results:
-        return
-    files = set(os.listdir(c.results))
-    for f in ("inventory.json", "report.txt", "idregs.txt"):
-        tap(f in files, "%s: %s saved" % (c.name, f))
-
-
-def check_selftest_arm64(c):
-    for what in (r"UDF #0 \(undefined instruction\): caught ESR_EL1.EC 0x00",
-                 r"load from an unmapped address: caught ESR_EL1.EC 0x25",
-                 r"PMSIDR_EL1 \(feature absent\) reported unsupported",
-                 r"harness carried on after \d+ deliberate faults"):
-        tap(re.search(r"^PASS: selftest: fault-recovery: " + what, c.serial, re.M) is not None,
-            "%s: selftest %s" % (c.name, re.sub(r"\\(.)", r"\1", what).replace("d+", "N")))
-
-
-# Counting checks decided by QEMU's PMU under -icount: name -> the measured value must equal
-# the expected one (tolerance 0), or lie within the tolerance the line states.
-ARM64_EXACT = ("insts-loop", "el-filter-el1-only", "el-filter-el0-only", "sw-incr",
-               "counter-disabled", "skid-deterministic")
-ARM64_WITHIN = ("cycles-vs-timer", "pmi-count", "caliper-scale")
-
-
-def check_pmu_arm64(c):
-    """The validation suite on QEMU's counting PMU: every PASS line a real counter decided,
-    measured = expected for the exact ones, within tolerance for the rest."""
-    got = {}
-    for m in re.finditer(r"^(PASS|FAIL): pmu: (?:pmu-validate|sampling): ([\w-]+) measured=(\d+) "
-                         r"expected=(\d+) tolerance=(\d+)", c.serial, re.M):
-        got[m.group(2)] = (m.group(1), int(m.group(3)), int(m.group(4)), int(m.group(5)))
-    for name in ARM64_EXACT:
-        v = got.get(name)
-        tap(v is not None and v[0] == "PASS" and v[1] == v[2] and v[3] == 0,
-            "%s: %s measured = expected (%s)" % (c.name, name, v))
-    for name in ARM64_WITHIN:
-        v = got.get(name)
-        tap(v is not None and v[0] == "PASS" and abs(v[1] - v[2]) <= v[3],
-            "%s: %s within its tolerance (%s)" % (c.name, name, v))
-    tap(re.search(r"^PASS: pmu: sampling: skid-in-kernel: (\d+) of \1 ", c.serial, re.M)
-        is not None, "%s: every sampled PC inside the skid kernel" % c.name)
-    for what in ("spe: ID_AA64DFR0_EL1.PMSVer = 0", "brbe: ID_AA64DFR0_EL1.BRBE = 0"):
-        tap(re.search(r"^SKIP: pmu: sampling: " + re.escape(what), c.serial, re.M) is not None,
-            "%s: %s SKIPs with its reason" % (c.name, what.split(":")[0]))
-    tap(re.search(r"^SKIP: pmu: aliases: branches: BR_RETIRED \(0x0021\) not implemented", c.serial,
-                  re.M) is not None,
-        "%s: an alias PMCEID lacks is a SKIP with the reason" % c.name)
-
-
-def check_crashed_arm64(c):
-    tap(c.rc == c.status, "%s: exit status %d (expected %d, not a timeout)" % (c.name, c.rc, c.status))
-    tap(re.search(r"^FATAL: unexpected synchronous exception at PC 0x[0-9a-f]+: ESR_EL1 "
-                  r"0x[0-9a-f]+ \(EC 0x0\)", c.serial, re.M) is not None,
-        "%s: the crash is reported with its PC and exception class" % c.name)
-    tap("SUMMARY:" not in c.serial, "%s: nothing ran after the crash" % c.name)
-
-
-def check_lattable_remote(c):
-    """latency-table.json (1.3) carries what the NUMA and C2C phases measured: the same matrix
-    as numa-matrix.json, one DRAM level per distance class, the curves, and the C2C classes
-    pooling every pair of c2c.json (or no c2c section when C2C skipped)."""
-    t = c.result_json("latency-table.json")
-    numa = c.result_json("numa-matrix.json")
-    if not tap(t is not None and t.get("schema") == "pmucal.latency-table/1.3" and "numa" in t,
-               "%s: latency-table.json is 1.3 with a numa section" % c.name):
-        return
-    n = t["numa"]
-    p50 = lambda m: [[x.get("p50_ns") for x in row] for row in m]
-    tap(numa is not None and p50(n["matrix"]) == p50(numa["matrix"]) and
-        n["n_nodes"] == len(numa["matrix"]),
-        "%s: the table's matrix is numa-matrix.json's (%dx%d)" % (c.name, n["n_nodes"], n["n_nodes"]))
-    lv = n["dram_levels"]
-    tap([k["name"] for k in lv] == [k["level"] for k in numa["classes"]] and
-        all((k["ns"] is None) == (k["n_cells"] == 0) for k in lv) and
-        all(k["ns"]["p10"] <= k["ns"]["p50"] <= k["ns"]["p90"] for k in lv if k["ns"]) and
-        sum(1 for k in lv if k["ns"] and k["upper_ns"] is None) == 1,
-        "%s: DRAM levels %s, percentiles ordered, one slowest level without a bound"
-        % (c.name, [k["name"] for k in lv]))
-    tap(t.get("loaded_latency", []) == numa.get("loaded_latency", []),
-        "%s: the table's loaded-latency curves are numa-matrix.json's (%d)"
-        % (c.name, len(numa.get("loaded_latency", []))))
-    j = c.result_json("c2c.json")
-    if j is None:
-        tap("c2c" not in t and re.search(r'^INFO: latency: latency-table.json: no "c2c" section',
-                                         c.serial, re.M) is not None,
-            "%s: no c2c section when c2c did not measure, and the console says so" % c.name)
-    else:
-        k = t.get("c2c", {})
-        pooled = sum(x["n_pairs"] for x in k.get("classes", []) if x["kind"] == "hitm")
-        tap(pooled == len(j["c2c"]["pairs"]) and k["method"]["emulated"] and
-            len(k["cpus"]) == j["method"]["n_cpus"],
-            "%s: the table's c2c classes pool all %d ordered pairs of c2c.json"
-            % (c.name, len(j["c2c"]["pairs"])))
-    tap(re.search(r"^PASS: latency: latency-table.json: section \"numa\" present", c.serial, re.M)
-        is not None and "FAIL: latency: latency-table.json: section" not in c.serial,
-        "%s: the latency phase checks its sections (PASS lines)" % c.name)
-
-
-CHECKS = {name[6:]: fn for name, fn in globals().items() if name.startswith("check_")}
+CHECKS = {name[6:]: fn for mod in (globals(), vars(qemu_checks_mp), vars(qemu_checks_arm64))
+          for name, fn in mod.items() if name.startswith("check_") and callable(fn)}
 CHECKS.update({name[6:]: (lambda c, fn=fn: fn(c, tap)) for name, fn in vars(qemu_volume).items()
                if name.startswith("check_")})
 
@@ -792,14 +496,14 @@ def main():
         for c, r in zip(cases, runs):
             r.result()
             print(c.summary_line)
-            failed_before = failed
+            failed_before = qemu_tap.failed
             for k in c.checks:
                 CHECKS[k](c)
             check_files_match_schemas(c, validators)
-            if failed == failed_before:  # keep what a failed case left, for a look
+            if qemu_tap.failed == failed_before:  # keep what a failed case left, for a look
                 shutil.rmtree(c.out, ignore_errors=True)
-    print("1..%d" % n)
-    return 1 if failed else 0
+    print("1..%d" % qemu_tap.n)
+    return 1 if qemu_tap.failed else 0
 
 
 if __name__ == "__main__":
