@@ -329,23 +329,18 @@ static status_t sweep_points(struct sweep *s, struct lat_curve *c, size_t cap)
         return st;
 }
 
-status_t bench_sweep_run(const struct bench_sweep_cfg *cfg, const struct cpu_info *cpu,
-                         struct lat_curve *out, struct bench_sweep_info *info)
+/* The sweep's settings: repetitions and window caps, the guard and the clock, and the largest
+ * working set the memory and the profile allow. */
+static void sweep_setup(const struct bench_sweep_cfg *cfg, const struct cpu_info *cpu,
+                        struct sweep *s, struct bench_sweep_info *info)
 {
         struct plat_mem_summary mem = { 0 };
-        struct sweep            s   = { .cfg = cfg, .info = info };
-        uint64_t                buf_bytes, cap_bytes;
-        size_t                  cap;
-        status_t                st;
+        uint64_t                cap_bytes;
 
-        if (!cfg || !out || !info || !(s.prof = bench_profile_desc(cfg->profile)) ||
-            (unsigned)cfg->layout >= BENCH_LAYOUT__COUNT || (unsigned)cfg->page > PLAT_PAGE_1G)
-                return ST_BAD_ARG;
-        *out  = (struct lat_curve){ 0 };
         *info = (struct bench_sweep_info){ 0 };
         info->repetitions   = cfg->repetitions < BENCH_MIN_REPETITIONS ? BENCH_MIN_REPETITIONS
                                                                        : cfg->repetitions;
-        info->loads_per_run = s.prof->iters_per_run * BENCH_CHASE_UNROLL;
+        info->loads_per_run = s->prof->iters_per_run * BENCH_CHASE_UNROLL;
         info->ci_permille   = cfg->ci_permille ? cfg->ci_permille : CI_PERMILLE;
         info->max_windows   = cfg->max_windows ? cfg->max_windows
                                                : info->repetitions * MAX_WINDOWS_FACTOR;
@@ -360,19 +355,28 @@ status_t bench_sweep_run(const struct bench_sweep_cfg *cfg, const struct cpu_inf
         else
                 bench_clock_init(&info->clock, cpu, CLOCK_CALIB_US, &info->guard);
 
-        cap_bytes = s.prof->max_bytes_cap;
+        cap_bytes = s->prof->max_bytes_cap;
         if (cfg->max_bytes && (!cap_bytes || cfg->max_bytes < cap_bytes))
                 cap_bytes = cfg->max_bytes;
         if (plat_mem_map(&mem, NULL, 0, NULL) != ST_OK)
                 mem.conventional_bytes = 0;
         info->max_bytes = bench_plan_max_bytes(cpu, mem.conventional_bytes / 2, cap_bytes);
-        s.no_warm_bytes = bench_plan_max_bytes(cpu, 0, 0) / 2; /* 4x largest / 2 */
+        s->no_warm_bytes = bench_plan_max_bytes(cpu, 0, 0) / 2; /* 4x largest / 2 */
 
-        /* One buffer for the whole sweep; halve the range when the memory is not there. */
+}
+
+/* One buffer for the whole sweep (halving the range when the memory is not there), mapped with
+ * the page size asked for where the caller can remap it. */
+static status_t sweep_buffer(const struct bench_sweep_cfg *cfg, struct sweep *s,
+                             struct bench_sweep_info *info, uint64_t *buf_bytes_out)
+{
+        uint64_t buf_bytes;
+        status_t st;
+
         for (;;) {
                 buf_bytes = (info->max_bytes + page_bytes(cfg->page) - 1) /
                             page_bytes(cfg->page) * page_bytes(cfg->page);
-                st = plat_alloc_pages(buf_bytes, cfg->page, (void **)&s.buf, &info->page_got);
+                st = plat_alloc_pages(buf_bytes, cfg->page, (void **)&s->buf, &info->page_got);
                 if (st != ST_NO_MEM || info->max_bytes <= MIN_FALLBACK_BYTES)
                         break;
                 info->max_bytes /= 2;
@@ -384,7 +388,7 @@ status_t bench_sweep_run(const struct bench_sweep_cfg *cfg, const struct cpu_inf
          * the buffer as asked in tables of its own, switched inside each window. */
         info->page_used = info->page_got;
         if (cfg->remap && info->page_got != cfg->page) {
-                if (cfg->remap(cfg->remap_ctx, s.buf, buf_bytes, cfg->page, info->page_got,
+                if (cfg->remap(cfg->remap_ctx, s->buf, buf_bytes, cfg->page, info->page_got,
                                &info->guard.hooks) == ST_OK && info->guard.hooks.enter) {
                         info->page_used = cfg->page;
                         info->remapped  = true;
@@ -393,6 +397,25 @@ status_t bench_sweep_run(const struct bench_sweep_cfg *cfg, const struct cpu_inf
                 }
         }
 
+        *buf_bytes_out = buf_bytes;
+        return ST_OK;
+}
+
+status_t bench_sweep_run(const struct bench_sweep_cfg *cfg, const struct cpu_info *cpu,
+                         struct lat_curve *out, struct bench_sweep_info *info)
+{
+        struct sweep s = { .cfg = cfg, .info = info };
+        uint64_t     buf_bytes = 0;
+        size_t       cap;
+        status_t     st;
+
+        if (!cfg || !out || !info || !(s.prof = bench_profile_desc(cfg->profile)) ||
+            (unsigned)cfg->layout >= BENCH_LAYOUT__COUNT || (unsigned)cfg->page > PLAT_PAGE_1G)
+                return ST_BAD_ARG;
+        *out = (struct lat_curve){ 0 };
+        sweep_setup(cfg, cpu, &s, info);
+        if ((st = sweep_buffer(cfg, &s, info, &buf_bytes)) != ST_OK)
+                return st;
         cap       = 64u * 16u + s.prof->max_refine_points; /* 16 octaves of up to 64 steps */
         s.lat_cap = info->max_windows;
         out->pts  = plat_alloc(cap * sizeof(*out->pts));
