@@ -261,19 +261,11 @@ uint32_t pmu_ibs_eilvt_reg(unsigned offset)
         return APIC_EILVT0 + APIC_EILVT_STRIDE * offset;
 }
 
-status_t pmu_ibs_op_decode(const struct pmu_ibs_info *ibs, const struct pmu_ibs_op_regs *r,
-                           struct pmu_ibs_op *out)
+/* IbsOpRip and IbsOpData: where the op was and how it retired. [APM-2] IbsOpData */
+static void decode_op_data(const struct pmu_ibs_info *ibs, const struct pmu_ibs_op_regs *r,
+                           bool nb, struct pmu_ibs_op *out)
 {
-        bool nb;
-        uint64_t d1, d2, d3;
-
-        if (!ibs || !r || !out)
-                return ST_BAD_ARG;
-        memset(out, 0, sizeof(*out));
-        nb = (ibs->quirks & PMU_IBS_Q_NB_LAYOUT) != 0;
-        d1 = r->op_data;
-        d2 = r->op_data2;
-        d3 = r->op_data3;
+        uint64_t d1 = r->op_data;
 
         out->valid = bit(r->op_ctl, IBSOPCTL_OP_VAL);
         out->rip = r->op_rip;
@@ -291,6 +283,14 @@ status_t pmu_ibs_op_decode(const struct pmu_ibs_info *ibs, const struct pmu_ibs_
         out->misp_return = nb && bit(d1, IBSOPDATA_OP_MISP_RETURN);
         out->br_target_valid = has(ibs, IBS_CAPS_BRNTRGT) && out->brn_ret;
         out->br_target = out->br_target_valid ? r->br_target : 0;
+}
+
+/* IbsOpData3 and the linear/physical addresses: the load or store, its TLB and cache outcome
+ * and its latency. [APM-2] IbsOpData3 */
+static void decode_op_data3(const struct pmu_ibs_info *ibs, const struct pmu_ibs_op_regs *r,
+                            bool nb, struct pmu_ibs_op *out)
+{
+        uint64_t d3 = r->op_data3;
 
         out->ld_op = bit(d3, IBSOPDATA3_LD_OP);
         out->st_op = bit(d3, IBSOPDATA3_ST_OP);
@@ -337,6 +337,13 @@ status_t pmu_ibs_op_decode(const struct pmu_ibs_info *ibs, const struct pmu_ibs_
                 out->tlb_refill_lat_cycles = (uint16_t)field(d3, IBSOPDATA3_TLB_REFILL_LAT,
                                                              IBSOPDATA3_TLB_REFILL_LAT_SHIFT);
         }
+}
+
+/* IbsOpData2: where a load's data came from. [APM-2] IbsOpData2 */
+static void decode_op_data2(const struct pmu_ibs_info *ibs, const struct pmu_ibs_op_regs *r,
+                            struct pmu_ibs_op *out)
+{
+        uint64_t d2 = r->op_data2;
 
         /* IbsOpData2 describes loads only (ibs.c perf_ibs_parse_ld_st_data). */
         out->data_src_valid = out->ld_op;
@@ -351,6 +358,20 @@ status_t pmu_ibs_op_decode(const struct pmu_ibs_info *ibs, const struct pmu_ibs_
                 out->cache_hit_st_valid = !(ibs->quirks & PMU_IBS_Q_CACHE_HIT_ST_BAD);
                 out->cache_hit_st_o = out->cache_hit_st_valid && bit(d2, IBSOPDATA2_CACHE_HIT_ST);
         }
+}
+
+status_t pmu_ibs_op_decode(const struct pmu_ibs_info *ibs, const struct pmu_ibs_op_regs *r,
+                           struct pmu_ibs_op *out)
+{
+        bool nb;
+
+        if (!ibs || !r || !out)
+                return ST_BAD_ARG;
+        memset(out, 0, sizeof(*out));
+        nb = (ibs->quirks & PMU_IBS_Q_NB_LAYOUT) != 0;
+        decode_op_data(ibs, r, nb, out);
+        decode_op_data3(ibs, r, nb, out);
+        decode_op_data2(ibs, r, out);
         out->ld_resync = has(ibs, IBS_CAPS_OPDATA4) && bit(r->op_data4, IBSOPDATA4_LD_RESYNC);
         return ST_OK;
 }
