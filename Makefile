@@ -305,6 +305,7 @@ TEST_LDFLAGS_vpmu_phase := $(VPMU_LDFLAGS)
 TEST_EXTRA_linuxfile := boot/linux/linux_file.c
 TEST_SUPPORT_SRCS := \
 	tests/acpi_fixture.c \
+	tests/config_fixture.c \
 	tests/cpuid_dump.c \
 	tests/fake_mem_node.c \
 	tests/fake_plat.c \
