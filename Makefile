@@ -287,8 +287,10 @@ VPMU_SRCS := \
 	tests/vpmu/vpmu_core.c \
 	tests/vpmu/vpmu_ibs.c \
 	tests/vpmu/vpmu_lbr.c \
+	tests/vpmu/vpmu_msr.c \
 	tests/vpmu/vpmu_parts.c \
 	tests/vpmu/vpmu_pebs.c \
+	tests/vpmu/vpmu_pmi.c \
 	tests/vpmu/vpmu_work.c
 VPMU_LDFLAGS := -Wl,--wrap=bench_loop -Wl,--wrap=bench_branch_pattern \
                 -Wl,--wrap=bench_skid_loop -Wl,--wrap=bench_chase -Wl,--wrap=bench_block_run \
@@ -304,6 +306,7 @@ TEST_LDFLAGS_vpmu_phase := $(VPMU_LDFLAGS)
 TEST_EXTRA_linuxfile := boot/linux/linux_file.c
 TEST_SUPPORT_SRCS := \
 	tests/acpi_fixture.c \
+	tests/config_fixture.c \
 	tests/cpuid_dump.c \
 	tests/fake_mem_node.c \
 	tests/fake_plat.c \

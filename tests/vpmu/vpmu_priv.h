@@ -55,8 +55,21 @@ struct vp_state {
 
 extern struct vp_state vp;
 
+/* vpmu_core.c */
 uint64_t vp_rand(void);
 uint64_t vp_width_mask(unsigned bits);
+uint64_t vp_tsc(void);
+bool     vp_amd(void);
+/** Number of core (GP / AMD) counters of the part. */
+unsigned vp_n_gp(void);
+/** The part has global control/status (Intel v2+, AMD PerfMonV2). */
+bool     vp_has_global(void);
+/** Count the time since the model last ran as harness cycles (see vpmu_core.c). */
+void     vp_accrue(const struct vpmu_step *s);
+/** The step the harness itself runs as (MSR accesses, PMIs outside a workload). */
+extern const struct vpmu_step vp_harness_step;
+
+/* vpmu_pmi.c */
 /** Raise a PMI through the LVT PMC entry (or the extended entry @p eilvt >= 0), with the
  *  interrupted RIP @p rip. Honors the LVT mask, lost-PMI faults; sets the mask on delivery. */
 void vp_pmi(uint64_t rip, int eilvt);
