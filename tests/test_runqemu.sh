@@ -2,9 +2,10 @@
 # run-qemu.sh's own behaviour: argument errors (no boot), and the closing line and status for
 # each way a boot can go wrong: the firmware never starts (a CPU without long mode), the app
 # never starts (a timeout before it, too little memory), the app is stopped mid-run (the last
-# line it printed is named: the VM is paused through QMP once the app is running), the app finishes but does not exit QEMU (stopped at once, not at
-# the timeout); with that last boot, --out from a bare FAT image, the log's record of the
-# options, the work folder's removal. Boots are short (profile = pmu, 1 CPU). One TAP line per check.
+# line it printed is named; the VM is paused through QMP once the app runs), the app finishes
+# but does not exit QEMU (stopped at once, not at the timeout); with that last boot, --out
+# from a bare FAT image, the log's record of the options, the work folder's removal. Boots are
+# short (profile = pmu, 1 CPU). One TAP line per check.
 set -u
 cd "$(dirname "$0")/.."
 RQ=./run-qemu.sh
