@@ -38,7 +38,8 @@ if [ -n "$ONLY" ] && [[ ",$ONLY," == *",asan,"* ]]; then
         SANITIZE=1; ONLY="$ONLY,unit"; stage shell || only_cli=1; ONLY="$ONLY,shell"
 fi
 if [ "$SANITIZE" -eq 1 ]; then U=$B/asan; else U=$B; fi
-export PMUCAL_UNIT_TESTS=$U/host/tests # the unit tests the shell tests may drive
+# the unit tests the shell tests may drive (an absolute path: pytest runs elsewhere)
+export PMUCAL_UNIT_TESTS=$([[ $U == /* ]] || printf %s "$PWD/")$U/host/tests
 
 # ---- the pool: launch KIND NAME LOG COMMAND... runs COMMAND in the background (at most
 # JOBS at once), its output in LOG and its exit status in LOG.rc; report() reads them back.
