@@ -30,7 +30,7 @@ OVMF_VARS  ?= /usr/share/OVMF/OVMF_VARS_4M.fd
 QEMU       ?= qemu-system-x86_64
 RUN_ARGS   ?=
 RESULTS    ?= $(B)/run/results
-FUZZ_SECONDS ?= 20
+FUZZ_SECONDS ?= 10
 ARCH       ?= x86_64
 
 B := build
@@ -528,15 +528,19 @@ coverage:
 		-f 'bench/' -f 'report/' -f 'lib/' -f 'host/' --txt --sort-percentage
 fuzz: $(FUZZ_BINS)
 
+# make test: everything built on every CPU (JOBS, default the CPU count), then
+# tests/run-tests.sh. The unit tests and the CLI cases run once, built with the sanitizers
+# below; `make unit` builds them plain for a quick look and `make coverage` with gcov.
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 test: deps
-	@$(MAKE) --no-print-directory check-layering all usb unit fuzz host test-asan-build
-	@$(MAKE) --no-print-directory ARCH=aarch64 all
-	@tests/run-tests.sh
+	@$(MAKE) --no-print-directory -j$(JOBS) check-layering all usb fuzz host test-asan-build
+	@$(MAKE) --no-print-directory -j$(JOBS) ARCH=aarch64 all
+	@JOBS=$(JOBS) tests/run-tests.sh
 
-# Sanitizers: the host tests and the CLI programs built once more under $(B)/asan with
-# AddressSanitizer (leaks included) and UndefinedBehaviorSanitizer, every report fatal (the
-# fuzzers carry both already). `make test` builds them and tests/run-tests.sh runs them
-# (stage asan: unit tests and the CLI cases); `make test-asan` runs that stage alone.
+# Sanitizers: the host tests and the CLI programs built under $(B)/asan with AddressSanitizer
+# (leaks included) and UndefinedBehaviorSanitizer, every report fatal (the fuzzers carry both
+# already). `make test` builds and runs them; `make test-asan` runs the unit tests and the CLI
+# cases alone.
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 test-asan-build:
 	@$(MAKE) --no-print-directory B=$(B)/asan HOST_CC="$(HOST_CC) $(SAN_FLAGS)" \

@@ -17,7 +17,10 @@ import pmucal
 ROOT = os.environ.get("PMUCAL_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.path.join(ROOT, "build", "host")
 CLI = os.environ.get("PMUCAL_TABLE", os.path.join(BUILD, "pmucal-table"))
-CTEST = os.path.join(BUILD, "tests", "test_libpmucal")
+# The C unit test that dumps its cases: from the build the unit stage runs (run-tests.sh names
+# it in PMUCAL_UNIT_TESTS), else the plain one.
+CTEST = os.path.join(os.environ.get("PMUCAL_UNIT_TESTS", os.path.join(BUILD, "tests")),
+                     "test_libpmucal")
 CORPUS = os.path.join(ROOT, "tests", "corpus", "table")
 WORK = tempfile.mkdtemp(prefix="pmucal-pytest-")
 
