@@ -114,7 +114,8 @@ BOOT_x86_CPU_SRCS := \
 # is under "aarch64" below).
 BOOT_arm64_PURE_SRCS := \
 	boot/arm64/gic_madt.c \
-	boot/arm64/idreg.c
+	boot/arm64/idreg.c \
+	boot/arm64/psci.c
 BOOT_UEFI_SRCS := \
 	boot/uefi/uefi_con.c \
 	boot/uefi/uefi_excl.c \
@@ -572,6 +573,9 @@ BOOT_arm64_CPU_SRCS := \
 	boot/arm64/gic.c \
 	boot/arm64/idreg_cpu.c \
 	boot/arm64/pmi.c \
+	boot/arm64/psci_call.c \
+	boot/arm64/smp.c \
+	boot/arm64/smp_entry_arm64.S \
 	boot/arm64/spin.c \
 	boot/arm64/topology_self.c \
 	boot/arm64/trap.c \

@@ -238,8 +238,11 @@ struct plat_info {
         uint64_t    image_base; /* load address of the harness's image (EFI_LOADED_IMAGE
                                    ImageBase), to turn a sampled RIP into an offset in the
                                    link-time symbol table; 0 where unknown (hosted, tests) */
-        bool        cpus_unlisted; /* the firmware cannot enumerate the processors (no UEFI
-                                      MP services, as under AAVMF): only the BSP is known */
+        bool        cpus_unlisted; /* the processors cannot be enumerated (no UEFI MP
+                                      services and no other way): only the BSP is known */
+        const char *cpus_via;      /* how they are listed and started: "firmware MP
+                                      services", "PSCI 1.1 CPU_ON over HVC, processors from
+                                      the MADT"; NULL where the platform does not say */
 };
 
 /** What the platform is; never NULL. */
