@@ -583,6 +583,7 @@ BOOT_arm64_CPU_SRCS := \
 PMU_arm64_SRCS := \
 	pmu/arm64/pmu_arm64.c
 BENCH_arm64_SRCS := \
+	bench/arm64/c2c_ops.c \
 	bench/arm64/kernel_branch.c \
 	bench/arm64/kernel_chase.c \
 	bench/arm64/kernel_skid.c
@@ -602,7 +603,7 @@ BOOT_UEFI_arm64_SRCS := \
 # ported yet SKIPping with their reason (app/phases_arm64.c).
 # The app files that run the x86-64 phases are left out (APP_x86_ONLY_SRCS); every other app
 # file is shared and comes along by itself.
-APP_x86_ONLY_SRCS := app/c2c.c app/gather_x86.c $(filter app/latency%,$(APP_SRCS)) \
+APP_x86_ONLY_SRCS := app/gather_x86.c $(filter app/latency%,$(APP_SRCS)) \
                      $(filter app/numa%,$(APP_SRCS)) app/pmu.c \
                      app/pmu_sample_run.c app/pmu_validate.c app/pmu_validate_mem.c \
                      $(filter app/sampling%,$(APP_SRCS)) app/selftest.c app/tlb.c app/tlb_out.c
@@ -614,10 +615,11 @@ APP_arm64_SRCS := $(filter-out $(APP_x86_ONLY_SRCS),$(APP_SRCS)) \
 	app/selftest_arm64.c
 A64_SRCS := $(LIB_SRCS) $(BOOT_SRCS) \
             $(BOOT_arm64_PURE_SRCS) $(BOOT_arm64_CPU_SRCS) $(BOOT_UEFI_arm64_SRCS) \
-            pmu/events.c $(PMU_EVENTS_GEN) $(PMU_arm64_SRCS) $(BENCH_arm64_SRCS) \
-            report/inventory.c report/inventory_json.c report/json.c report/json_check.c \
-            report/numa.c \
-            report/rep.c $(APP_arm64_SRCS)
+            pmu/events.c $(PMU_EVENTS_GEN) $(PMU_arm64_SRCS) \
+            bench/c2c.c bench/chain.c $(BENCH_arm64_SRCS) \
+            report/c2c.c report/inventory.c report/inventory_json.c report/json.c \
+            report/json_check.c report/lattable.c report/levels.c report/levels_plateau.c \
+            report/numa.c report/rep.c $(APP_arm64_SRCS)
 a64_obj = $(patsubst %,$(B)/aarch64/obj/%.o,$(basename $(1)))
 
 $(B)/aarch64/obj/bench/%.o: XFLAGS = $(BENCH_CFLAGS)

@@ -29,15 +29,6 @@ status_t phase_sampling(struct run *r)
         return ST_UNSUPPORTED;
 }
 
-status_t phase_c2c(struct run *r)
-{
-        (void)r;
-        rep_skip("cache-to-cache: not ported to AArch64 yet: its owner/reader operations and "
-                 "clock are x86-64 (bench/x86/c2c_ops.c, the TSC), and it needs a second CPU "
-                 "the firmware can start (AAVMF has no MP services)");
-        return ST_UNSUPPORTED;
-}
-
 status_t phase_numa(struct run *r)
 {
         (void)r;

@@ -48,6 +48,8 @@ static unsigned           n_cpus;
 static enum psci_conduit  conduit;
 static uint32_t           version;
 static char               method[96] = "no PSCI: not looked for";
+static uint64_t           boot_mpidr;
+static bool               boot_known;
 
 static uint64_t own_mpidr(void)
 {
@@ -68,6 +70,11 @@ static status_t boot_cpu_only(const char **why, const char *reason, status_t st)
         return st == ST_OK ? ST_UNSUPPORTED : st;
 }
 
+bool smp_on_secondary(void)
+{
+        return boot_known && (own_mpidr() & 0xff00ffffffull) != boot_mpidr;
+}
+
 status_t smp_init(const char **why)
 {
         struct plat_fw_table ft;
@@ -75,6 +82,8 @@ status_t smp_init(const char **why)
         size_t               n = 0;
         status_t             st;
 
+        boot_mpidr = own_mpidr() & 0xff00ffffffull;
+        boot_known = true;
         if (plat_fw_table(PLAT_FW_ACPI, "FACP", 0, &ft) != ST_OK)
                 return boot_cpu_only(why, "no FADT to name the PSCI conduit", ST_NOT_FOUND);
         if ((st = psci_conduit_from_fadt(ft.data, ft.len, &conduit, &w)) != ST_OK)

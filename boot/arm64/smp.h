@@ -52,6 +52,11 @@ status_t smp_cpu_start(unsigned idx, void (*fn)(void *arg), void *arg);
  *  (plat_cpu_join's contract). */
 status_t smp_cpu_join(unsigned idx, uint32_t timeout_us);
 
+/** True on a processor smp_cpu_start started (not the one running the harness): it runs
+ *  with interrupts masked and the harness's vectors throughout, so a measurement window
+ *  there only saves and restores DAIF (boot/arm64/pmi.c). */
+bool smp_on_secondary(void);
+
 /** Call PSCI function @p fn through @p conduit (SMC Calling Convention: x0 = ID, x1..x3 the
  *  arguments, the result in x0). boot/arm64/psci_call.c. */
 int64_t psci_call(enum psci_conduit conduit, uint32_t fn, uint64_t a1, uint64_t a2,
