@@ -9,8 +9,7 @@ from qemu_tap import tap
 
 def check_inventory_arm64(c):
     """inventory.json from the AArch64 build: arch, the PMUv3 from the ID registers, and the
-    topology QEMU was asked for as the MADT (GICC) and SRAT (GICC affinity) give it. AAVMF
-    has no MP services, so the processor list is the BSP alone."""
+    topology QEMU was asked for as the MADT (GICC) and SRAT (GICC affinity) give it."""
     inv = c.result_json("inventory.json")
     if not tap(inv is not None and re.match(r"pmucal\.inventory/1(\.\d+)?$", inv.get("schema", ""))
                and inv.get("arch") == "aarch64",
@@ -83,6 +82,32 @@ def check_pmu_arm64(c):
     tap(re.search(r"^SKIP: pmu: aliases: branches: BR_RETIRED \(0x0021\) not implemented", c.serial,
                   re.M) is not None,
         "%s: an alias PMCEID lacks is a SKIP with the reason" % c.name)
+
+
+def check_psci_arm64(c):
+    """AAVMF has no MP services: the processors are the MADT's GICC entries, started with PSCI
+    CPU_ON over HVC (QEMU virt without EL2/EL3), each parked AP reports its own MPIDR, C2C
+    runs on the pair with the AArch64 clock, and every AP goes back with CPU_OFF (a join that
+    fails prints a WARN)."""
+    m = re.search(r"^CPUs        : (\d+) logical, (\d+) enabled \(PSCI (\d+)\.(\d+) CPU_ON over HVC, "
+                  r"processors from the MADT\)", c.serial, re.M)
+    tap(m is not None and int(m.group(1)) == c.cpus and (int(m.group(3)), int(m.group(4))) >= (0, 2),
+        "%s: %d processors listed from the MADT and started with PSCI CPU_ON over HVC (%s)"
+        % (c.name, c.cpus, m.group(0) if m else "no such line"))
+    p = c.result_json("processors.json") or {}
+    own = sorted((x["index"], x.get("apic_id"), x.get("topology_source"))
+                 for x in p.get("processors", []) if x["state"] in ("bsp", "parked"))
+    tap(own == [(i, i, "MPIDR_EL1") for i in range(c.cpus)],
+        "%s: every processor described itself from its own MPIDR_EL1 %s" % (c.name, own))
+    j = c.result_json("c2c.json") or {}
+    meth = j.get("method", {})
+    tap(meth.get("clock") == "cntvct" and meth.get("topology_source") == "each CPU's own MPIDR_EL1",
+        "%s: c2c timed with CNTVCT_EL0, pairs from each CPU's MPIDR (%s, %s)"
+        % (c.name, meth.get("clock"), meth.get("topology_source")))
+    stuck = re.findall(r"^WARN: .*(?:did not return to the platform|did not power off|never parked|"
+                       r"could not be started|left out of the run).*$", c.serial, re.M)
+    tap(not stuck, "%s: every AP parked, answered and went back to the firmware%s"
+        % (c.name, "" if not stuck else ": %s" % stuck))
 
 
 def check_crashed_arm64(c):
