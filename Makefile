@@ -586,6 +586,7 @@ BENCH_arm64_SRCS := \
 	bench/arm64/c2c_ops.c \
 	bench/arm64/kernel_branch.c \
 	bench/arm64/kernel_chase.c \
+	bench/arm64/kernel_load.c \
 	bench/arm64/kernel_skid.c
 BOOT_UEFI_arm64_SRCS := \
 	boot/uefi/uefi_arm64.c \
@@ -594,6 +595,7 @@ BOOT_UEFI_arm64_SRCS := \
 	boot/uefi/uefi_libc.c \
 	boot/uefi/uefi_main.c \
 	boot/uefi/uefi_mem.c \
+	boot/uefi/uefi_mem_node.c \
 	boot/uefi/uefi_mp.c \
 	boot/uefi/uefi_status.c \
 	boot/uefi/uefi_tables.c \

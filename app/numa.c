@@ -16,7 +16,7 @@
 #include "app/cpus.h"
 #include "app/numa_priv.h"
 #include "bench/chain.h"
-#include "boot/x86/msr.h"
+#include "bench/kernel_load.h"
 #include "lib/stats.h"
 #include "report/inventory.h"
 #include "report/json.h"
@@ -256,7 +256,7 @@ static status_t write_json(struct run *r, const struct numa_run *s, bool emulate
         json_obj_begin(&w, NULL);
         json_str(&w, "schema", "pmucal.numa/1.0");
         json_obj_begin(&w, "method");
-        json_str(&w, "clock", "tsc");
+        json_str(&w, "clock", bench_load_clock_name());
         json_u64(&w, "tsc_hz", s->clock.tsc_hz);
         json_str(&w, "date", run_date(date, sizeof(date)));
         json_u64(&w, "working_set_bytes", s->ws);
@@ -305,10 +305,11 @@ static void print_matrix(const struct numa_run *s)
 }
 
 /* What a part of the phase cost: the chase windows and loads since the counters were last
- * cleared, and the wall time since @p t0 (TSC). make bench (tools/bench-numa.sh) reads it. */
+ * cleared, and the wall time since @p t0 (bench_load_now). make bench (tools/bench-numa.sh)
+ * reads it. */
 static void cost_line(struct numa_run *s, const char *what, unsigned n_items, uint64_t t0)
 {
-        uint64_t ms = (rdtsc_ordered() - t0) * 1000 / s->clock.tsc_hz;
+        uint64_t ms = (bench_load_now() - t0) * 1000 / s->clock.tsc_hz;
 
         rep_info("cost: %s: %u %s, %llu chase windows, %llu loads, %llu ms", what, n_items,
                  !strcmp(what, "matrix") ? "cells" : "curves", (unsigned long long)s->n_windows,
@@ -361,7 +362,7 @@ status_t phase_numa(struct run *r)
                  s->n_nodes == 1 ? "" : "s", r->inv->srat ? "" : " (no SRAT: one node)",
                  (unsigned long long)(s->ws / MiB), s->windows);
         place_buffers(s, r->inv);
-        uint64_t t0 = rdtsc_ordered();
+        uint64_t t0 = bench_load_now();
         failed = measure_matrix(s, &n_tried);
         cost_line(s, "matrix", n_tried, t0);
         report_placement(s);
@@ -376,7 +377,7 @@ status_t phase_numa(struct run *r)
         check_verdicts(s, r->inv, emulated);
 
         uint64_t w0 = s->n_windows, l0 = s->n_loads;
-        t0 = rdtsc_ordered();
+        t0 = bench_load_now();
         numa_loaded(s, r, emulated);
         s->n_windows -= w0;
         s->n_loads -= l0;
