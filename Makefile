@@ -160,6 +160,7 @@ BENCH_SRCS := \
 	bench/c2c.c \
 	bench/chain.c \
 	bench/chase_job.c \
+	bench/kernel_tlb.c \
 	bench/measure.c \
 	bench/ownpt.c \
 	bench/pagetable.c \
@@ -175,7 +176,8 @@ BENCH_x86_SRCS := \
 	bench/x86/kernel_load.c \
 	bench/x86/kernel_pmu.c \
 	bench/x86/kernel_skid.c \
-	bench/x86/kernel_tlb.c
+	bench/x86/tlb_ctl.c \
+	bench/x86/window_x86.c
 
 REPORT_SRCS := \
 	report/inventory.c \
@@ -572,6 +574,7 @@ BOOT_arm64_CPU_SRCS := \
 	boot/arm64/gic.c \
 	boot/arm64/idreg_cpu.c \
 	boot/arm64/pmi.c \
+	boot/arm64/prefetch.c \
 	boot/arm64/spin.c \
 	boot/arm64/topology_self.c \
 	boot/arm64/trap.c \
@@ -581,7 +584,9 @@ PMU_arm64_SRCS := \
 BENCH_arm64_SRCS := \
 	bench/arm64/kernel_branch.c \
 	bench/arm64/kernel_chase.c \
-	bench/arm64/kernel_skid.c
+	bench/arm64/kernel_skid.c \
+	bench/arm64/tlb_ctl.c \
+	bench/arm64/window_arm64.c
 BOOT_UEFI_arm64_SRCS := \
 	boot/uefi/uefi_arm64.c \
 	boot/uefi/uefi_con.c \
@@ -598,22 +603,27 @@ BOOT_UEFI_arm64_SRCS := \
 # ported yet SKIPping with their reason (app/phases_arm64.c).
 # The app files that run the x86-64 phases are left out (APP_x86_ONLY_SRCS); every other app
 # file is shared and comes along by itself.
-APP_x86_ONLY_SRCS := app/c2c.c app/gather_x86.c $(filter app/latency%,$(APP_SRCS)) \
+# Likewise in bench/ and report/: cache-to-cache transfers (they need a second CPU) and the
+# precise-sampling checks (IBS, PEBS, LBR).
+BENCH_x86_ONLY_SRCS := bench/c2c.c
+REPORT_x86_ONLY_SRCS := report/samples.c report/samples_check.c
+APP_x86_ONLY_SRCS := app/c2c.c app/gather_x86.c app/latency_clock.c \
                      $(filter app/numa%,$(APP_SRCS)) app/pmu.c \
                      app/pmu_sample_run.c app/pmu_validate.c app/pmu_validate_mem.c \
-                     $(filter app/sampling%,$(APP_SRCS)) app/selftest.c app/tlb.c app/tlb_out.c
+                     $(filter app/sampling%,$(APP_SRCS)) app/selftest.c app/tlb.c
 APP_arm64_SRCS := $(filter-out $(APP_x86_ONLY_SRCS),$(APP_SRCS)) \
 	app/arm64_validate.c \
 	app/gather_arm64.c \
+	app/latency_clock_arm64.c \
 	app/phases_arm64.c \
 	app/pmu_arm64.c \
+	app/tlb_arm64.c \
 	app/selftest_arm64.c
 A64_SRCS := $(LIB_SRCS) $(BOOT_SRCS) \
             $(BOOT_arm64_PURE_SRCS) $(BOOT_arm64_CPU_SRCS) $(BOOT_UEFI_arm64_SRCS) \
-            pmu/events.c $(PMU_EVENTS_GEN) $(PMU_arm64_SRCS) $(BENCH_arm64_SRCS) \
-            report/inventory.c report/inventory_json.c report/json.c report/json_check.c \
-            report/numa.c \
-            report/rep.c $(APP_arm64_SRCS)
+            pmu/events.c $(PMU_EVENTS_GEN) $(PMU_arm64_SRCS) \
+            $(filter-out $(BENCH_x86_ONLY_SRCS),$(BENCH_SRCS)) $(BENCH_arm64_SRCS) \
+            $(filter-out $(REPORT_x86_ONLY_SRCS),$(REPORT_SRCS)) $(APP_arm64_SRCS)
 a64_obj = $(patsubst %,$(B)/aarch64/obj/%.o,$(basename $(1)))
 
 $(B)/aarch64/obj/bench/%.o: XFLAGS = $(BENCH_CFLAGS)
