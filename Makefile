@@ -157,9 +157,11 @@ PMU_x86_SRCS := \
 	pmu/x86/quirks.c
 
 BENCH_SRCS := \
+	bench/branch_pattern.c \
 	bench/c2c.c \
 	bench/chain.c \
 	bench/chase_job.c \
+	bench/kernel_pmu.c \
 	bench/kernel_tlb.c \
 	bench/measure.c \
 	bench/ownpt.c \
@@ -174,7 +176,6 @@ BENCH_x86_SRCS := \
 	bench/x86/kernel_branch.c \
 	bench/x86/kernel_chase.c \
 	bench/x86/kernel_load.c \
-	bench/x86/kernel_pmu.c \
 	bench/x86/kernel_skid.c \
 	bench/x86/tlb_ctl.c \
 	bench/x86/window_x86.c
@@ -580,7 +581,9 @@ BOOT_arm64_CPU_SRCS := \
 	boot/arm64/trap.c \
 	boot/arm64/trap_arm64.S
 PMU_arm64_SRCS := \
-	pmu/arm64/pmu_arm64.c
+	pmu/arm64/clock.c \
+	pmu/arm64/pmu_arm64.c \
+	pmu/arm64/pmu_common.c
 BENCH_arm64_SRCS := \
 	bench/arm64/kernel_branch.c \
 	bench/arm64/kernel_chase.c \
@@ -608,8 +611,7 @@ BOOT_UEFI_arm64_SRCS := \
 BENCH_x86_ONLY_SRCS := bench/c2c.c
 REPORT_x86_ONLY_SRCS := report/samples.c report/samples_check.c
 APP_x86_ONLY_SRCS := app/c2c.c app/gather_x86.c app/latency_clock.c \
-                     $(filter app/numa%,$(APP_SRCS)) app/pmu.c \
-                     app/pmu_sample_run.c app/pmu_validate.c app/pmu_validate_mem.c \
+                     $(filter app/numa%,$(APP_SRCS)) app/pmu.c app/pmu_sample_run.c \
                      $(filter app/sampling%,$(APP_SRCS)) app/selftest.c app/tlb.c
 APP_arm64_SRCS := $(filter-out $(APP_x86_ONLY_SRCS),$(APP_SRCS)) \
 	app/arm64_validate.c \
