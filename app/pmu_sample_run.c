@@ -9,7 +9,7 @@
 #include "boot/cpu.h"
 #include "boot/plat.h"
 #include "report/rep.h"
-#include "pmu/x86/clock.h"
+#include "pmu/clock.h"
 
 #define SKID_BUCKET_BYTES 64
 #define TOP_N             10

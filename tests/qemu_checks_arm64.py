@@ -1,10 +1,19 @@
-"""QEMU case checks of the AArch64 boots: inventory, saved files, the fault self-test and the
-PMUv3 validation suite under -icount (used by tests/qemu_checks.py)."""
+"""QEMU case checks of the AArch64 boots: inventory, saved files, the fault self-test, the
+PMUv3 validation suite under -icount, and the latency and TLB calibrations timed with the
+generic timer (used by tests/qemu_checks.py)."""
 import json
 import os
 import re
+import subprocess
 
-from qemu_tap import tap
+from qemu_tap import ROOT, schema_is, tap
+
+# Under -icount shift=0 QEMU retires one instruction per ns of virtual time, its cycle counter
+# runs at 1 GHz of that time and the generic timer at CNTFRQ (62.5 MHz on virt). The chase
+# retires 34 instructions per 32 loads (bench/arm64/kernel_chase.c), so its figure is the
+# emulator's: 34/32 core cycles per load, whatever the working set (TCG models no caches).
+ICOUNT_CORE_HZ = 1000000000
+CHASE_CYC_PER_LOAD = 34 / 32
 
 
 def check_inventory_arm64(c):
@@ -82,6 +91,22 @@ def check_pmu_arm64(c):
     tap(re.search(r"^SKIP: pmu: aliases: branches: BR_RETIRED \(0x0021\) not implemented", c.serial,
                   re.M) is not None,
         "%s: an alias PMCEID lacks is a SKIP with the reason" % c.name)
+    # The shared suite of x86-64 through pmu/pmu.h on the PMUv3 (pmu/arm64/pmu_common.c): its
+    # known-count check decided by the same code path, the rest SKIPping with the reason.
+    m = re.search(r"^(PASS|FAIL): pmu: common: pmu-validate: insts-loop measured=(\d+) "
+                  r"expected=(\d+) tolerance=(\d+)", c.serial, re.M)
+    tap(m is not None and m.group(1) == "PASS" and m.group(2) == m.group(3) and m.group(4) == "0",
+        "%s: shared suite through pmu.h: insts-loop measured = expected (%s)"
+        % (c.name, m.groups() if m else None))
+    tap(re.search(r"^SKIP: pmu: common: pmu-validate: cycles-vs-tsc: no APERF/MPERF on AArch64",
+                  c.serial, re.M) is not None,
+        "%s: shared suite: cycles-vs-tsc SKIPs with the reason" % c.name)
+    v = c.result_json("pmu-validation.json")
+    verdicts = {x.get("check"): x.get("verdict") for x in (v or {}).get("checks", [])}
+    tap(schema_is(v, "pmu-validation") and v.get("event_table") == "arm-common" and
+        verdicts.get("insts-loop") == "PASS" and "FAIL" not in verdicts.values(),
+        "%s: pmu-validation.json from the shared suite: arm-common events, insts-loop PASS, "
+        "no FAIL (%s)" % (c.name, verdicts))
 
 
 def check_psci_arm64(c):
@@ -116,3 +141,84 @@ def check_crashed_arm64(c):
                   r"0x[0-9a-f]+ \(EC 0x0\)", c.serial, re.M) is not None,
         "%s: the crash is reported with its PC and exception class" % c.name)
     tap("SUMMARY:" not in c.serial, "%s: nothing ran after the crash" % c.name)
+
+
+def _core_clock_ok(c, hz, ratio, source):
+    """The core clock under -icount: PMCCNTR_EL0 against CNTVCT_EL0, 1 GHz of virtual time."""
+    tsc_hz = (c.result_json("inventory.json") or {}).get("tsc", {}).get("hz")
+    return (ratio is not None and hz is not None and tsc_hz and
+            abs(hz - ICOUNT_CORE_HZ) <= ICOUNT_CORE_HZ // 50 and
+            abs(ratio - ICOUNT_CORE_HZ / tsc_hz) <= ICOUNT_CORE_HZ / tsc_hz / 50 and
+            "PMCCNTR_EL0" in (source or "") and "CNTVCT_EL0" in (source or ""))
+
+
+def check_latency_arm64(c):
+    """The latency phase on AArch64: windows timed with the generic timer, core cycles from the
+    PMU's cycle counter (non-null under -icount), the table valid and read back by
+    pmucal-table, and the chase's figure the emulator's exact one."""
+    t = c.result_json("latency-table.json")
+    if not tap(schema_is(t, "latency-table"),
+               "%s: latency-table.json parses, schema pmucal.latency-table/1.x" % c.name):
+        return
+    m, cc = t["method"], t["method"].get("core_clock", {})
+    tap(_core_clock_ok(c, t["machine"].get("core_hz"), cc.get("core_per_tsc"), cc.get("source"))
+        and t["machine"].get("tsc_hz") == (c.result_json("inventory.json") or {}).get("tsc", {})
+        .get("hz"),
+        "%s: core clock PMCCNTR_EL0 against CNTVCT_EL0: %s Hz, %s cycles per tick (%s)"
+        % (c.name, t["machine"].get("core_hz"), cc.get("core_per_tsc"), cc.get("source")))
+    tap(all(l.get("core_cycles") and l.get("tsc_ticks") and l.get("ns") for l in t["levels"]),
+        "%s: every level has core-cycle, tick and ns figures (none null)" % c.name)
+    p50 = [l["core_cycles"]["p50"] for l in t["levels"] if l.get("core_cycles")]
+    tap(p50 and all(abs(v - CHASE_CYC_PER_LOAD) <= CHASE_CYC_PER_LOAD * 0.03 for v in p50),
+        "%s: chase p50 %s core cycles per load = 34/32 (the emulator's: one instruction per "
+        "cycle under -icount), within 3 %%" % (c.name, p50))
+    tap(m.get("page_tables") == "firmware identity map" and m.get("prefetchers") == "unchanged",
+        "%s: firmware identity map, prefetchers unchanged (no AArch64 control)" % c.name)
+    tap(re.search(r"^INFO: latency: clock: windows timed in CNTVCT_EL0 ticks \(\d+ Hz\); core "
+                  r"clock from PMU cycle counter PMCCNTR_EL0", c.serial, re.M) is not None and
+        re.search(r"^INFO: latency: windows: interrupts masked", c.serial, re.M) is not None,
+        "%s: console names the generic timer and the cycle counter, interrupts masked" % c.name)
+    tap(re.search(r"^FAIL: latency", c.serial, re.M) is None, "%s: no latency check failed" % c.name)
+    try:
+        rows = open(os.path.join(c.results, "latency-curve.csv")).read().splitlines()
+    except (OSError, TypeError):
+        rows = []
+    pts = [r for r in rows[1:] if re.match(r"^[0-9]+,", r)]
+    tap(len(pts) >= 20 and len(pts) == m.get("points"),
+        "%s: latency-curve.csv has %d points (>= 20, as many as the table says)" % (c.name, len(pts)))
+    tool = os.path.join(ROOT, "build", "host", "pmucal-table")
+    if os.access(tool, os.X_OK):
+        p = subprocess.run([tool, "check", os.path.join(c.results, "latency-table.json")],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        tap(p.returncode == 0, "%s: pmucal-table check accepts it (%s)"
+            % (c.name, p.stdout.strip().splitlines()[-1:] or p.returncode))
+    else:
+        tap(False, "%s: pmucal-table check: %s not built (make host)" % (c.name, tool))
+
+
+def check_tlb_arm64(c):
+    """The TLB phase on AArch64, on the firmware's identity map: the 4 KiB dTLB sweep measured,
+    what the map cannot give SKIPped with its reason, the table valid with a core clock."""
+    t = c.result_json("tlb-table.json")
+    if not tap(schema_is(t, "tlb"), "%s: tlb-table.json parses, schema pmucal.tlb/1.x" % c.name):
+        return
+    curves = t.get("curves", [])
+    tap(any(x["side"] == "dtlb" and x["page_bytes"] == 4096 and x["points"] >= 8 for x in curves),
+        "%s: a dtlb curve with 4 KiB pages (%s)" % (c.name,
+                                                    [(x["side"], x["page_bytes"], x["points"])
+                                                     for x in curves]))
+    ck = t.get("clock", {})
+    tap(ck.get("figures") == "tsc_ticks" and
+        _core_clock_ok(c, ck.get("core_hz"), ck.get("core_per_tsc"), ck.get("core_source")) and
+        all(k.get("lat_core_cycles") is not None for x in curves for k in x["classes"]),
+        "%s: tlb-table.json clock: generic-timer ticks with core cycles from PMCCNTR_EL0 (%s)"
+        % (c.name, ck.get("core_per_tsc")))
+    for what in (r"itlb 4 KiB near: the iTLB jump chain is x86-64 machine code",
+                 r"dtlb 1 GiB near: 1 GiB pages: "):
+        tap(re.search(r"^SKIP: tlb: " + what, c.serial, re.M) is not None,
+            "%s: %s SKIPs with its reason" % (c.name, what.split(":")[0]))
+    tap(re.search(r"^FAIL: tlb", c.serial, re.M) is None, "%s: no TLB check failed" % c.name)
+    lat = c.result_json("latency-table.json")
+    tap(lat is not None and lat.get("tlb", {}).get("schema", "").startswith("pmucal.tlb/1.") and
+        len(lat["tlb"].get("curves", [])) == len(curves),
+        "%s: latency-table.json carries the TLB table as its tlb member" % c.name)
