@@ -615,8 +615,7 @@ BOOT_UEFI_arm64_SRCS := \
 # file is shared and comes along by itself.
 # Likewise in report/: the precise-sampling checks (IBS, PEBS, LBR).
 REPORT_x86_ONLY_SRCS := report/samples.c report/samples_check.c
-APP_x86_ONLY_SRCS := app/gather_x86.c app/latency_clock.c \
-                     $(filter app/numa%,$(APP_SRCS)) app/pmu.c app/pmu_sample_run.c \
+APP_x86_ONLY_SRCS := app/gather_x86.c app/latency_clock.c app/pmu.c app/pmu_sample_run.c \
                      $(filter app/sampling%,$(APP_SRCS)) app/selftest.c app/tlb.c
 APP_arm64_SRCS := $(filter-out $(APP_x86_ONLY_SRCS),$(APP_SRCS)) \
 	app/arm64_validate.c \

@@ -25,11 +25,3 @@ status_t phase_sampling(struct run *r)
                          a->spe ? "present" : "absent", a->brbe ? "present" : "absent");
         return ST_UNSUPPORTED;
 }
-
-status_t phase_numa(struct run *r)
-{
-        (void)r;
-        rep_skip("NUMA latency and bandwidth matrix: not ported to AArch64 yet: its "
-                 "loaders need CPUs the firmware can start (AAVMF has no MP services)");
-        return ST_UNSUPPORTED;
-}

@@ -135,6 +135,34 @@ def check_psci_arm64(c):
         % (c.name, "" if not stuck else ": %s" % stuck))
 
 
+# QEMU's virt machine puts RAM at 1 GiB; run-qemu.sh splits it evenly between the nodes.
+VIRT_RAM_BASE = 0x40000000
+
+
+def check_numa_arm64(c):
+    """The NUMA phase on AArch64: each node's chase buffer lies inside that node's memory
+    (placed through SRAT's ranges and the UEFI memory map, every page checked), is chased by
+    that node's own CPU, and the figures are in generic-timer ticks."""
+    j = c.result_json("numa-matrix.json") or {}
+    inv = c.result_json("inventory.json") or {}
+    meth = j.get("method", {})
+    tap(meth.get("clock") == "cntvct" and meth.get("tsc_hz") == inv.get("tsc", {}).get("hz"),
+        "%s: numa timed with CNTVCT_EL0 at CNTFRQ (%s, %s Hz)"
+        % (c.name, meth.get("clock"), meth.get("tsc_hz")))
+    per_node = c.mem * 2**20 // max(c.nodes, 1)
+    nodes = j.get("nodes", [])
+    bad = []
+    for n in nodes:
+        k, phys = n["node"], int(n["buffer_phys"] or "0", 16)
+        lo = VIRT_RAM_BASE + k * per_node
+        if not (lo <= phys and phys + meth.get("working_set_bytes", 0) <= lo + per_node) or \
+                n["cpu_apic_id"] != k * c.cpus // max(c.nodes, 1):
+            bad.append((k, hex(phys), n["cpu_apic_id"]))
+    tap(len(nodes) == max(c.nodes, 1) and not bad,
+        "%s: every node's buffer inside its own memory, chased by its own CPU%s"
+        % (c.name, "" if not bad else ": %s" % bad))
+
+
 def check_crashed_arm64(c):
     tap(c.rc == c.status, "%s: exit status %d (expected %d, not a timeout)" % (c.name, c.rc, c.status))
     tap(re.search(r"^FATAL: unexpected synchronous exception at PC 0x[0-9a-f]+: ESR_EL1 "
