@@ -30,6 +30,8 @@
 #define WS_CACHE_FACTOR  4u               /* working set = 4 x the largest cache */
 #define WS_EMULATED      (8 * MiB)        /* QEMU TCG models no cache to overflow */
 #define WINDOW_US        400u
+#define WINDOW_US_EMULATED 50u            /* under -icount a load is 1 ns of virtual time but
+                                           * ~1 us of the host's: shorter windows, same figure */
 #define CHAIN_SEED       0x6e756d61
 #define TOL_SLIT_PCT     25u
 #define TOL_HMAT_PCT     25u
@@ -109,7 +111,7 @@ status_t numa_chase(struct numa_run *s, unsigned cpu, void *chain, struct bench_
         status_t st;
 
         *j = (struct bench_chase_job){ .start = chain, .clock = &s->clock, .guard = &s->guard,
-                                       .want = s->windows, .target_us = WINDOW_US };
+                                       .want = s->windows, .target_us = s->window_us };
         if ((st = mp_run(cpu, bench_chase_job_run, j, JOB_TIMEOUT_US)) != ST_OK)
                 return st;
         s->n_windows += j->n_kept + j->n_dropped;
@@ -351,6 +353,7 @@ status_t phase_numa(struct run *r)
         }
         memset(s, 0, sizeof(*s));
         s->ws      = working_set(r->inv, emulated);
+        s->window_us = emulated ? WINDOW_US_EMULATED : WINDOW_US;
         s->windows = r->cfg.repetitions < BENCH_JOB_MAX_WINDOWS ? r->cfg.repetitions
                                                                 : BENCH_JOB_MAX_WINDOWS;
         s->clock   = (struct bench_clock){ .kind = LAT_CLOCK_TSC, .tsc_hz = r->inv->tsc_hz,
