@@ -122,8 +122,11 @@ def check_psci_arm64(c):
     p = c.result_json("processors.json") or {}
     own = sorted((x["index"], x.get("apic_id"), x.get("topology_source"))
                  for x in p.get("processors", []) if x["state"] in ("bsp", "parked"))
-    tap(own == [(i, i, "MPIDR_EL1") for i in range(c.cpus)],
-        "%s: every processor described itself from its own MPIDR_EL1 %s" % (c.name, own))
+    tap(own == [(i, i, "MPIDR_EL1") for i in range(c.cpus)] and
+        re.search(r"^PASS: cpus: %d of %d processors report the MPIDR affinity the MADT \(PSCI\) "
+                  r"gives them" % (c.cpus, c.cpus), c.serial, re.M) is not None,
+        "%s: every processor described itself from its own MPIDR_EL1 %s, as the MADT says"
+        % (c.name, own))
     j = c.result_json("c2c.json") or {}
     meth = j.get("method", {})
     tap(meth.get("clock") == "cntvct" and meth.get("topology_source") == "each CPU's own MPIDR_EL1",
