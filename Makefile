@@ -615,7 +615,7 @@ BOOT_UEFI_arm64_SRCS := \
 # file is shared and comes along by itself.
 # Likewise in report/: the precise-sampling checks (IBS, PEBS, LBR).
 REPORT_x86_ONLY_SRCS := report/samples.c report/samples_check.c
-APP_x86_ONLY_SRCS := app/gather_x86.c app/latency_clock.c app/pmu.c app/pmu_sample_run.c \
+APP_x86_ONLY_SRCS := app/gather_x86.c app/latency_clock.c app/pmu.c \
                      $(filter app/sampling%,$(APP_SRCS)) app/selftest.c app/tlb.c
 APP_arm64_SRCS := $(filter-out $(APP_x86_ONLY_SRCS),$(APP_SRCS)) \
 	app/arm64_validate.c \
@@ -627,7 +627,7 @@ APP_arm64_SRCS := $(filter-out $(APP_x86_ONLY_SRCS),$(APP_SRCS)) \
 	app/selftest_arm64.c
 A64_SRCS := $(LIB_SRCS) $(BOOT_SRCS) \
             $(BOOT_arm64_PURE_SRCS) $(BOOT_arm64_CPU_SRCS) $(BOOT_UEFI_arm64_SRCS) \
-            pmu/events.c $(PMU_EVENTS_GEN) $(PMU_arm64_SRCS) \
+            pmu/events.c pmu/sample.c $(SYMS_NONE_SRC) $(PMU_EVENTS_GEN) $(PMU_arm64_SRCS) \
             $(BENCH_SRCS) $(BENCH_arm64_SRCS) \
             $(filter-out $(REPORT_x86_ONLY_SRCS),$(REPORT_SRCS)) $(APP_arm64_SRCS)
 a64_obj = $(patsubst %,$(B)/aarch64/obj/%.o,$(basename $(1)))

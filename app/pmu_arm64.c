@@ -10,6 +10,7 @@
 
 #include "app/arm64_validate.h"
 #include "app/pmu_validate.h"
+#include "pmu/sample.h"
 #include "boot/arm64/idreg.h"
 #include "pmu/arm64/pmu_arm64.h"
 #include "report/inventory.h"
@@ -36,6 +37,8 @@ static void common_suite(struct run *r)
         if (pmu_validate_run(&r->inv->cpu, reps, &json) == ST_OK)
                 run_add_file(r, "pmu-validation.json", &json);
         rep_buf_free(&json);
+        struct pmu_sample_figures fig = { 0 };
+        pmu_sample_run(pmu_harness_syms, pmu_harness_n_syms, plat_info()->image_base, &fig);
         pmu_restore();
         rep_pop();
 }

@@ -4,8 +4,9 @@
  * app/tlb.c). Each sweep gets one buffer spanning its largest N, asked of the platform with
  * the sweep's page size; the sweep runs only where the firmware's translation tables really
  * map the buffer with that size (TTBR0_EL1 walked by the platform: 4 KiB granule, 2 MiB
- * blocks at level 2), and says why not otherwise. What the identity map cannot give is
- * SKIPped with its reason: 1 GiB pages (a 1 GiB-aligned block per page), PTE layouts spaced
+ * blocks at level 2), with N cut down, halving, to the largest buffer so mapped, and says why
+ * not otherwise (AAVMF maps every buffer a quick sweep asks for with 4 KiB pages, so its
+ * 2 MiB sweep SKIPs). What the identity map cannot give is SKIPped with its reason: 1 GiB pages (a 1 GiB-aligned block per page), PTE layouts spaced
  * 512 pages apart (2 MiB of memory per page), and the iTLB sweep (its jump chain is x86-64
  * machine code, bench_itlb_gen). Windows mask interrupts (DAIF) and are timed with the
  * generic timer; the core clock is the PMU's cycle counter where it exists.
@@ -25,6 +26,7 @@
 /* Accesses per L-lap run: the generic timer may tick only every 16 ns or more (QEMU: 62.5
  * MHz), so a run lasts a thousand ticks or more even at one access per ns. */
 #define MIN_ACCESSES   20000u
+#define MIN_PAGES      16u       /* a sweep shorter than this shows no TLB level */
 
 /* The MIDR implementer 0x00 is "reserved for software use": QEMU's -cpu max under TCG. */
 static bool is_emulated(const struct cpu_info *cpu)
@@ -57,34 +59,63 @@ static const char *cannot_run(const struct tlbcal_sweep *s)
         return NULL;
 }
 
+/* A buffer for sweep @p s the firmware maps with its page size: the largest N from
+ * s->max_pages down to MIN_PAGES, halving, whose buffer can be had and is so mapped (N pages
+ * of 2 MiB need N x 2 MiB of memory without the harness's own tables to alias them). On ST_OK
+ * *@p n_max, *@p buf and *@p span describe it; otherwise the SKIP line is printed. */
+static status_t find_buffer(const struct tlbcal_sweep *s, uint32_t *n_max, void **buf,
+                            uint64_t *span)
+{
+        enum plat_page_kind got = PLAT_PAGE_4K;
+        status_t            st  = ST_OK;
+
+        for (uint32_t n = s->max_pages; n >= MIN_PAGES; n /= 2) {
+                struct bench_tlb_cfg big = { .page_bytes = s->page_bytes, .n_pages = n,
+                                             .pte = s->pte };
+                if ((st = bench_tlb_span(&big, span)) != ST_OK)
+                        return st;
+                if ((st = plat_alloc_pages(*span, page_kind(s->page_bytes), buf, &got)) != ST_OK)
+                        continue;
+                if (got == page_kind(s->page_bytes)) {
+                        *n_max = n;
+                        return ST_OK;
+                }
+                plat_free_pages(*buf, *span);
+        }
+        if (st != ST_OK)
+                rep_skip("%s %s %s: no buffer of %u pages or more (%s)", tlb_side_name(s->side),
+                         tlbcal_page_name(s->page_bytes), tlb_pte_layout_name(s->pte),
+                         MIN_PAGES, status_str(st));
+        else
+                rep_skip("%s %s %s: the firmware maps every buffer of %u to %u pages with %s "
+                         "pages, not %s", tlb_side_name(s->side),
+                         tlbcal_page_name(s->page_bytes), tlb_pte_layout_name(s->pte),
+                         MIN_PAGES, s->max_pages, tlbcal_page_name(kind_bytes(got)),
+                         tlbcal_page_name(s->page_bytes));
+        return ST_UNSUPPORTED;
+}
+
 /* Run sweep @p s into @p c on a buffer the firmware maps with s->page_bytes. */
 static status_t sweep(const struct tlbcal_sweep *s, uint8_t *ctl, uint64_t ctl_bytes,
                       const struct bench_tlb_run *run, struct tlb_curve *c)
 {
-        struct bench_tlb_cfg big = { .page_bytes = s->page_bytes, .n_pages = s->max_pages,
-                                     .pte = s->pte };
+        struct tlbcal_sweep  got_sw = *s;
         uint32_t             ns[TLBDET_MAX_POINTS];
         size_t               n;
         uint64_t             span;
         void                *buf = NULL;
-        enum plat_page_kind  got = PLAT_PAGE_4K;
         status_t             st;
 
-        if ((st = tlbcal_ns(s, ns, &n)) != ST_OK || (st = bench_tlb_span(&big, &span)) != ST_OK)
+        if ((st = find_buffer(s, &got_sw.max_pages, &buf, &span)) != ST_OK)
                 return st;
-        if ((st = plat_alloc_pages(span, page_kind(s->page_bytes), &buf, &got)) != ST_OK) {
-                rep_skip("%s %s %s: no %llu MiB buffer (%s)", tlb_side_name(s->side),
-                         tlbcal_page_name(s->page_bytes), tlb_pte_layout_name(s->pte),
-                         (unsigned long long)(span / MiB), status_str(st));
-                return ST_UNSUPPORTED;
-        }
-        if (got != page_kind(s->page_bytes)) {
-                rep_skip("%s %s %s: the firmware maps the buffer with %s pages, not %s",
-                         tlb_side_name(s->side), tlbcal_page_name(s->page_bytes),
-                         tlb_pte_layout_name(s->pte), tlbcal_page_name(kind_bytes(got)),
+        if (got_sw.max_pages < s->max_pages)
+                rep_info("%s %s %s: N up to %u, not %u: the largest buffer the firmware maps "
+                         "with %s pages", tlb_side_name(s->side), tlbcal_page_name(s->page_bytes),
+                         tlb_pte_layout_name(s->pte), got_sw.max_pages, s->max_pages,
                          tlbcal_page_name(s->page_bytes));
+        if ((st = tlbcal_ns(&got_sw, ns, &n)) != ST_OK) {
                 plat_free_pages(buf, span);
-                return ST_UNSUPPORTED;
+                return st;
         }
         if (!(c->pts = plat_alloc(n * sizeof(*c->pts)))) {
                 plat_free_pages(buf, span);
