@@ -114,7 +114,8 @@ BOOT_x86_CPU_SRCS := \
 # is under "aarch64" below).
 BOOT_arm64_PURE_SRCS := \
 	boot/arm64/gic_madt.c \
-	boot/arm64/idreg.c
+	boot/arm64/idreg.c \
+	boot/arm64/psci.c
 BOOT_UEFI_SRCS := \
 	boot/uefi/uefi_con.c \
 	boot/uefi/uefi_excl.c \
@@ -157,9 +158,12 @@ PMU_x86_SRCS := \
 	pmu/x86/quirks.c
 
 BENCH_SRCS := \
+	bench/branch_pattern.c \
 	bench/c2c.c \
 	bench/chain.c \
 	bench/chase_job.c \
+	bench/kernel_pmu.c \
+	bench/kernel_tlb.c \
 	bench/measure.c \
 	bench/ownpt.c \
 	bench/pagetable.c \
@@ -173,9 +177,9 @@ BENCH_x86_SRCS := \
 	bench/x86/kernel_branch.c \
 	bench/x86/kernel_chase.c \
 	bench/x86/kernel_load.c \
-	bench/x86/kernel_pmu.c \
 	bench/x86/kernel_skid.c \
-	bench/x86/kernel_tlb.c
+	bench/x86/tlb_ctl.c \
+	bench/x86/window_x86.c
 
 REPORT_SRCS := \
 	report/inventory.c \
@@ -576,16 +580,26 @@ BOOT_arm64_CPU_SRCS := \
 	boot/arm64/gic.c \
 	boot/arm64/idreg_cpu.c \
 	boot/arm64/pmi.c \
+	boot/arm64/prefetch.c \
+	boot/arm64/psci_call.c \
+	boot/arm64/smp.c \
+	boot/arm64/smp_entry_arm64.S \
 	boot/arm64/spin.c \
 	boot/arm64/topology_self.c \
 	boot/arm64/trap.c \
 	boot/arm64/trap_arm64.S
 PMU_arm64_SRCS := \
-	pmu/arm64/pmu_arm64.c
+	pmu/arm64/clock.c \
+	pmu/arm64/pmu_arm64.c \
+	pmu/arm64/pmu_common.c
 BENCH_arm64_SRCS := \
+	bench/arm64/c2c_ops.c \
 	bench/arm64/kernel_branch.c \
 	bench/arm64/kernel_chase.c \
-	bench/arm64/kernel_skid.c
+	bench/arm64/kernel_load.c \
+	bench/arm64/kernel_skid.c \
+	bench/arm64/tlb_ctl.c \
+	bench/arm64/window_arm64.c
 BOOT_UEFI_arm64_SRCS := \
 	boot/uefi/uefi_arm64.c \
 	boot/uefi/uefi_con.c \
@@ -593,6 +607,7 @@ BOOT_UEFI_arm64_SRCS := \
 	boot/uefi/uefi_libc.c \
 	boot/uefi/uefi_main.c \
 	boot/uefi/uefi_mem.c \
+	boot/uefi/uefi_mem_node.c \
 	boot/uefi/uefi_mp.c \
 	boot/uefi/uefi_status.c \
 	boot/uefi/uefi_tables.c \
@@ -602,22 +617,23 @@ BOOT_UEFI_arm64_SRCS := \
 # ported yet SKIPping with their reason (app/phases_arm64.c).
 # The app files that run the x86-64 phases are left out (APP_x86_ONLY_SRCS); every other app
 # file is shared and comes along by itself.
-APP_x86_ONLY_SRCS := app/c2c.c app/gather_x86.c $(filter app/latency%,$(APP_SRCS)) \
-                     $(filter app/numa%,$(APP_SRCS)) app/pmu.c \
-                     app/pmu_sample_run.c app/pmu_validate.c app/pmu_validate_mem.c \
-                     $(filter app/sampling%,$(APP_SRCS)) app/selftest.c app/tlb.c app/tlb_out.c
+# Likewise in report/: the precise-sampling checks (IBS, PEBS, LBR).
+REPORT_x86_ONLY_SRCS := report/samples.c report/samples_check.c
+APP_x86_ONLY_SRCS := app/gather_x86.c app/latency_clock.c app/pmu.c \
+                     $(filter app/sampling%,$(APP_SRCS)) app/selftest.c app/tlb.c
 APP_arm64_SRCS := $(filter-out $(APP_x86_ONLY_SRCS),$(APP_SRCS)) \
 	app/arm64_validate.c \
 	app/gather_arm64.c \
+	app/latency_clock_arm64.c \
 	app/phases_arm64.c \
 	app/pmu_arm64.c \
+	app/tlb_arm64.c \
 	app/selftest_arm64.c
 A64_SRCS := $(LIB_SRCS) $(BOOT_SRCS) \
             $(BOOT_arm64_PURE_SRCS) $(BOOT_arm64_CPU_SRCS) $(BOOT_UEFI_arm64_SRCS) \
-            pmu/events.c $(PMU_EVENTS_GEN) $(PMU_arm64_SRCS) $(BENCH_arm64_SRCS) \
-            report/inventory.c report/inventory_json.c report/json.c report/json_check.c \
-            report/numa.c \
-            report/rep.c $(APP_arm64_SRCS)
+            pmu/events.c pmu/sample.c $(SYMS_NONE_SRC) $(PMU_EVENTS_GEN) $(PMU_arm64_SRCS) \
+            $(BENCH_SRCS) $(BENCH_arm64_SRCS) \
+            $(filter-out $(REPORT_x86_ONLY_SRCS),$(REPORT_SRCS)) $(APP_arm64_SRCS)
 a64_obj = $(patsubst %,$(B)/aarch64/obj/%.o,$(basename $(1)))
 
 $(B)/aarch64/obj/bench/%.o: XFLAGS = $(BENCH_CFLAGS)

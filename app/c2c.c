@@ -15,7 +15,6 @@
 #include "app/cpus.h"
 #include "bench/chain.h"
 #include "boot/cpu.h"
-#include "boot/x86/msr.h"
 #include "report/c2c.h"
 #include "report/inventory.h"
 #include "report/json.h"
@@ -42,6 +41,7 @@ struct c2c_run {
         unsigned        rounds;
         void           *chain;
         uint64_t        n_transfers;                /* line transfers timed (cost line) */
+        const char     *topology_source;            /* "each CPU's own CPUID" / MPIDR_EL1 */
 };
 
 static struct c2c_run run_state;
@@ -120,6 +120,10 @@ static void gather_cpus(struct c2c_run *s)
                                                  .l3_domain = c->topo.llc_domain };
                 s->n++;
         }
+        /* AArch64 processors describe themselves from MPIDR_EL1 (boot/arm64/topology_self.c) */
+        const char *src = s->n ? cs->cpu[s->idx[0]].topo.source : NULL;
+        s->topology_source = src && !strcmp(src, "MPIDR_EL1") ? "each CPU's own MPIDR_EL1"
+                                                              : "each CPU's own CPUID";
 }
 
 /* Both directions of every planned pair; a pair that fails is reported and left out. */
@@ -184,14 +188,14 @@ static status_t write_json(struct run *r, const struct c2c_run *s, uint64_t tsc_
         json_obj_begin(&w, "method");
         json_str(&w, "platform", plat_info()->name);
         json_str(&w, "date", run_date(date, sizeof(date)));
-        json_str(&w, "clock", "tsc");
+        json_str(&w, "clock", bench_c2c_clock_name());
         json_u64(&w, "tsc_hz", tsc_hz);
         json_u64(&w, "lines", C2C_LINES);
         json_u64(&w, "rounds", s->rounds);
         json_u64(&w, "n_cpus", s->n);
         json_u64(&w, "n_pairs_planned", s->n_pairs);
         json_str(&w, "pair_plan", s->n <= C2C_ALL_UP_TO ? "every pair" : "sample per class");
-        json_str(&w, "topology_source", "each CPU's own CPUID");
+        json_str(&w, "topology_source", s->topology_source);
         json_bool(&w, "emulated", emulated);
         json_obj_end(&w);
         c2c_json(&w, s->res, s->n_res, tsc_hz);
@@ -267,14 +271,14 @@ status_t phase_c2c(struct run *r)
         rep_info("%u processors, %zu pairs (%s), both directions, %u rounds of %u lines",
                  s->n, s->n_pairs, s->n <= C2C_ALL_UP_TO ? "every pair" : "a sample per class",
                  s->rounds, C2C_LINES);
-        uint64_t t0     = rdtsc_ordered();
+        uint64_t t0     = bench_c2c_clock();
         s->n_transfers  = 0;
         unsigned failed = measure_pairs(s);
         if (tsc_hz)
                 rep_info("cost: %zu ordered pairs x 3 kinds x %u rounds of %u lines: %llu "
                          "transfers, %llu ms", s->n_res, s->rounds, C2C_LINES,
                          (unsigned long long)s->n_transfers,
-                         (unsigned long long)((rdtsc_ordered() - t0) * 1000 / tsc_hz));
+                         (unsigned long long)((bench_c2c_clock() - t0) * 1000 / tsc_hz));
         app_cpus_release();
         plat_free_pages(buf, C2C_LINES * 64);
         report(s, failed, tsc_hz, emulated);
@@ -283,7 +287,7 @@ status_t phase_c2c(struct run *r)
                         .res = s->res, .n = s->n_res, .lines = C2C_LINES, .rounds = s->rounds,
                         .n_cpus = s->n, .tsc_hz = tsc_hz, .emulated = emulated,
                         .pair_plan = s->n <= C2C_ALL_UP_TO ? "every pair" : "sample per class",
-                        .topology_source = "each CPU's own CPUID" };
+                        .topology_source = s->topology_source };
                 r->c2c_result = &result;
         }
         return write_json(r, s, tsc_hz, emulated);

@@ -88,7 +88,12 @@ static void gather_smbios(struct inventory *inv)
 static void check_consistency(const struct inventory *inv)
 {
         rep_push("consistency");
-        if (plat_info()->cpus_unlisted)
+        const char *via = plat_info()->cpus_via;
+
+        if (via && !strncmp(via, "PSCI", 4))
+                rep_info("MADT vs MP services: no MP services; the processors are the MADT's "
+                         "own (%s), %u enabled", via, inv->madt ? inv->madt->n_enabled : 0);
+        else if (plat_info()->cpus_unlisted)
                 rep_skip("MADT vs MP services: the firmware has no MP services protocol "
                          "(AAVMF has none), so only the BSP is enumerated; the MADT lists %u "
                          "enabled processors", inv->madt ? inv->madt->n_enabled : 0);

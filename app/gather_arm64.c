@@ -1,7 +1,8 @@
 /** @file
  * The AArch64 part of the inventory phase (see app/gather.h): the ID registers decoded into
  * the inventory's struct cpu_info (implementer as family, part number as model, revision as
- * stepping; caches from CLIDR/CCSIDR), the generic timer's frequency as the clock, the PMU's
+ * stepping; caches from CLIDR/CCSIDR; an emulator's CPU model, implementer 0x00, as
+ * hypervisor), the generic timer's frequency as the clock, the PMU's
  * registers, and idregs.txt with every raw value (a test fixture for new hardware, as
  * cpuid.txt is on x86-64).
  */
@@ -26,6 +27,12 @@ static void fill_cpu(const struct arm64_id_regs *r, const struct arm64_cpu_info 
         c->model     = a->part;
         c->stepping  = a->revision;
         c->signature = (uint32_t)r->midr;
+        /* MIDR_EL1.Implementer 0x00 is reserved for software use: an emulator's CPU model
+         * (QEMU's -cpu max under TCG), whose timings are the emulator's, as under a
+         * hypervisor on x86-64 (the latency phase then reports its limits, not failures). */
+        c->hypervisor = a->implementer == 0;
+        if (c->hypervisor)
+                fmt_snprintf(c->hv_vendor, sizeof(c->hv_vendor), "emulator");
         for (size_t i = 0; i < a->n_caches && c->n_caches < ARRAY_SIZE(c->caches); i++) {
                 const struct arm64_cache *s = &a->caches[i];
                 c->caches[c->n_caches++] = (struct cpu_cache){

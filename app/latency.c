@@ -116,6 +116,8 @@ static void fill_meta(struct lat_run *lr, const struct inventory *inv)
         m->n_remeasured     = lr->info.n_remeasured;
         m->loads_per_window = lr->info.loads_per_run;
         m->clock            = lr->curve.clock;
+        m->timer_name       = lr->info.clock.timer && !strcmp(lr->info.clock.timer, "CNTVCT_EL0")
+                              ? "cntvct" : NULL;
         m->prefetchers      = prefetch_word(lr->info.prefetch.state);
         m->pmucal_version   = PMUCAL_VERSION;
         m->platform         = plat_info()->name;
@@ -123,6 +125,12 @@ static void fill_meta(struct lat_run *lr, const struct inventory *inv)
                 m->date_zone = lat_date_utc(&t, lr->date, sizeof(lr->date));
                 m->date      = m->date_zone ? lr->date : NULL;
         }
+}
+
+/* The reference timer's name for the console: "TSC", "CNTVCT_EL0". */
+static const char *timer_of(const struct bench_sweep_info *in)
+{
+        return in->clock.timer ? in->clock.timer : "TSC";
 }
 
 static void print_method(const struct lat_run *lr)
@@ -137,15 +145,15 @@ static void print_method(const struct lat_run *lr)
                  in->repetitions, fmt_size(a, sizeof(a), in->max_bytes), in->n_planned,
                  in->n_refined);
         if (lr->curve.core_ppm)
-                rep_info("clock: windows timed in TSC ticks (%llu Hz); core clock from %s: %s "
-                         "core cycles per TSC tick (%s..%s over the points)",
+                rep_info("clock: windows timed in %s ticks (%llu Hz); core clock from %s: %s "
+                         "core cycles per tick (%s..%s over the points)", timer_of(in),
                          (unsigned long long)in->clock.tsc_hz, lr->curve.core_source,
                          fmt_fixed(a, sizeof(a), lr->curve.core_ppm / 1000, 3),
                          fmt_fixed(b, sizeof(b), lr->curve.core_ppm_lo / 1000, 3),
                          fmt_fixed(c, sizeof(c), lr->curve.core_ppm_hi / 1000, 3));
         else
-                rep_info("clock: windows timed in TSC ticks (%llu Hz); core clock unknown (%s): "
-                         "the table's core-cycle figures are null",
+                rep_info("clock: windows timed in %s ticks (%llu Hz); core clock unknown (%s): "
+                         "the table's core-cycle figures are null", timer_of(in),
                          (unsigned long long)in->clock.tsc_hz,
                          lr->curve.core_why ? lr->curve.core_why : "no source");
         rep_info("windows: at least %u per point, more until the median is known within "
@@ -160,10 +168,10 @@ static void print_method(const struct lat_run *lr)
                 rep_info("prefetchers: %s (MSR 0x%x was 0x%llx, %s)",
                          bench_prefetch_state_name(pf->state), (unsigned)pf->msr,
                          (unsigned long long)pf->saved, pf->source ? pf->source : "?");
-        rep_info("windows: interrupts %s, %u dropped as disturbed; N/2N removed %s TSC ticks "
-                 "per run, left %s TSC ticks per load",
+        rep_info("windows: interrupts %s, %u dropped as disturbed; N/2N removed %s ticks of "
+                 "the %s per run, left %s per load",
                  in->guard.irq_maskable ? "masked" : "NOT maskable", in->n_disturbed,
-                 fmt_fixed(a, sizeof(a), in->overhead_mcyc, 3),
+                 fmt_fixed(a, sizeof(a), in->overhead_mcyc, 3), timer_of(in),
                  fmt_fixed(b, sizeof(b), in->residual_mcyc, 3));
         for (int d = BENCH_WIN_OK + 1; d < BENCH_WIN__COUNT; d++)
                 if (in->n_dropped_by[d])
@@ -297,13 +305,13 @@ static void report_levels(const struct lat_run *lr)
                          "TLB), not necessarily the hardware's", lr->cpu->hv_vendor[0] ?
                          lr->cpu->hv_vendor : "unnamed");
         if (l->flags & LAT_F_NO_HIERARCHY)
-                rep_warn("NO CACHE HIERARCHY VISIBLE: latency is flat (p10..p90 %s..%s TSC ticks) from "
+                rep_warn("NO CACHE HIERARCHY VISIBLE: latency is flat (p10..p90 %s..%s %s ticks) from "
                          "%s to %s, as under QEMU TCG, which models no caches. "
                          "The table holds this one level, flagged no_hierarchy; a flat curve "
                          "is a result, not a failure.",
                          fmt_fixed(lo, sizeof(lo), (int64_t)l->lv[0].lat_mcyc.p10, 3),
                          fmt_fixed(hi, sizeof(hi), (int64_t)l->lv[0].lat_mcyc.p90, 3),
-                         fmt_size(a, sizeof(a), lr->curve.pts[0].ws_bytes),
+                         timer_of(&lr->info), fmt_size(a, sizeof(a), lr->curve.pts[0].ws_bytes),
                          fmt_size(bb, sizeof(bb), lr->curve.pts[lr->curve.n - 1].ws_bytes));
         if (rep_lat_levels_text(&b, &lr->curve, l) == ST_OK && rep_lat_plot(&b, &lr->curve, l) ==
             ST_OK && !b.oom)

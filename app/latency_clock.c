@@ -3,7 +3,7 @@
 
 #include "lib/fmt.h"
 #include "pmu/events.h"
-#include "pmu/x86/clock.h"
+#include "pmu/clock.h"
 
 static status_t read_pmu(void *ctx, uint64_t *core, uint64_t *ref)
 {

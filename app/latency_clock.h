@@ -2,8 +2,9 @@
  * The core clock of the firmware's latency sweep. bench_clock_init takes APERF/MPERF where
  * CPUID and the MSRs offer them; where they do not, the PMU's core-cycle counter serves:
  * Intel's fixed counter 1 (CPU_CLK_UNHALTED.THREAD), else general counter 0 counting the
- * cycles event (AMD's core cycles), read with the TSC around every window. Where neither is
- * readable (QEMU TCG has no PMU and no APERF) the clock keeps the reasons, and the table's
+ * cycles event (AMD's core cycles), read with the TSC around every window. On AArch64
+ * (app/latency_clock_arm64.c) the PMU's cycle counter PMCCNTR_EL0 with the generic timer.
+ * Where neither is readable (QEMU TCG has no PMU and no APERF) the clock keeps the reasons, and the table's
  * core figures are null. Portable: the PMU module does the register work.
  */
 #ifndef PMUCAL_APP_LATENCY_CLOCK_H

@@ -16,7 +16,7 @@
 #include "app/cpus.h"
 #include "app/numa_priv.h"
 #include "bench/chain.h"
-#include "boot/x86/msr.h"
+#include "bench/kernel_load.h"
 #include "lib/stats.h"
 #include "report/inventory.h"
 #include "report/json.h"
@@ -28,7 +28,10 @@
 #define WS_MIN           (64 * MiB)
 #define WS_MAX           (1 * GiB)
 #define WS_CACHE_FACTOR  4u               /* working set = 4 x the largest cache */
+#define WS_EMULATED      (8 * MiB)        /* QEMU TCG models no cache to overflow */
 #define WINDOW_US        400u
+#define WINDOW_US_EMULATED 50u            /* under -icount a load is 1 ns of virtual time but
+                                           * ~1 us of the host's: shorter windows, same figure */
 #define CHAIN_SEED       0x6e756d61
 #define TOL_SLIT_PCT     25u
 #define TOL_HMAT_PCT     25u
@@ -38,9 +41,14 @@ static struct numa_run        state;
 static struct bench_chase_job job;
 static struct lat_numa_in     result;   /* what the latency table gets (r->numa_result) */
 
-static uint64_t working_set(const struct inventory *inv)
+static uint64_t working_set(const struct inventory *inv, bool emulated)
 {
         uint64_t big = 0, ws;
+
+        /* An emulated CPU's loads cost the same at any size; a smaller buffer only saves the
+         * emulator's time in zeroing it and laying the chain. */
+        if (emulated)
+                return WS_EMULATED;
 
         for (size_t i = 0; inv && i < inv->cpu.n_caches; i++)
                 if (inv->cpu.caches[i].size_bytes > big)
@@ -103,7 +111,7 @@ status_t numa_chase(struct numa_run *s, unsigned cpu, void *chain, struct bench_
         status_t st;
 
         *j = (struct bench_chase_job){ .start = chain, .clock = &s->clock, .guard = &s->guard,
-                                       .want = s->windows, .target_us = WINDOW_US };
+                                       .want = s->windows, .target_us = s->window_us };
         if ((st = mp_run(cpu, bench_chase_job_run, j, JOB_TIMEOUT_US)) != ST_OK)
                 return st;
         s->n_windows += j->n_kept + j->n_dropped;
@@ -256,7 +264,7 @@ static status_t write_json(struct run *r, const struct numa_run *s, bool emulate
         json_obj_begin(&w, NULL);
         json_str(&w, "schema", "pmucal.numa/1.0");
         json_obj_begin(&w, "method");
-        json_str(&w, "clock", "tsc");
+        json_str(&w, "clock", bench_load_clock_name());
         json_u64(&w, "tsc_hz", s->clock.tsc_hz);
         json_str(&w, "date", run_date(date, sizeof(date)));
         json_u64(&w, "working_set_bytes", s->ws);
@@ -305,10 +313,11 @@ static void print_matrix(const struct numa_run *s)
 }
 
 /* What a part of the phase cost: the chase windows and loads since the counters were last
- * cleared, and the wall time since @p t0 (TSC). make bench (tools/bench-numa.sh) reads it. */
+ * cleared, and the wall time since @p t0 (bench_load_now). make bench (tools/bench-numa.sh)
+ * reads it. */
 static void cost_line(struct numa_run *s, const char *what, unsigned n_items, uint64_t t0)
 {
-        uint64_t ms = (rdtsc_ordered() - t0) * 1000 / s->clock.tsc_hz;
+        uint64_t ms = (bench_load_now() - t0) * 1000 / s->clock.tsc_hz;
 
         rep_info("cost: %s: %u %s, %llu chase windows, %llu loads, %llu ms", what, n_items,
                  !strcmp(what, "matrix") ? "cells" : "curves", (unsigned long long)s->n_windows,
@@ -343,7 +352,8 @@ status_t phase_numa(struct run *r)
                 return ST_OK;
         }
         memset(s, 0, sizeof(*s));
-        s->ws      = working_set(r->inv);
+        s->ws      = working_set(r->inv, emulated);
+        s->window_us = emulated ? WINDOW_US_EMULATED : WINDOW_US;
         s->windows = r->cfg.repetitions < BENCH_JOB_MAX_WINDOWS ? r->cfg.repetitions
                                                                 : BENCH_JOB_MAX_WINDOWS;
         s->clock   = (struct bench_clock){ .kind = LAT_CLOCK_TSC, .tsc_hz = r->inv->tsc_hz,
@@ -357,11 +367,12 @@ status_t phase_numa(struct run *r)
                          status_str(st));
                 numa_classes_from_slit(NULL, s->n_nodes, &s->cls);
         }
-        rep_info("%u node%s%s, %llu MiB random chase per cell, %u windows per cell", s->n_nodes,
-                 s->n_nodes == 1 ? "" : "s", r->inv->srat ? "" : " (no SRAT: one node)",
-                 (unsigned long long)(s->ws / MiB), s->windows);
+        rep_info("%u node%s%s, %llu MiB random chase per cell%s, %u windows per cell",
+                 s->n_nodes, s->n_nodes == 1 ? "" : "s",
+                 r->inv->srat ? "" : " (no SRAT: one node)", (unsigned long long)(s->ws / MiB),
+                 emulated ? " (emulated CPU: no cache to overflow)" : "", s->windows);
         place_buffers(s, r->inv);
-        uint64_t t0 = rdtsc_ordered();
+        uint64_t t0 = bench_load_now();
         failed = measure_matrix(s, &n_tried);
         cost_line(s, "matrix", n_tried, t0);
         report_placement(s);
@@ -376,7 +387,7 @@ status_t phase_numa(struct run *r)
         check_verdicts(s, r->inv, emulated);
 
         uint64_t w0 = s->n_windows, l0 = s->n_loads;
-        t0 = rdtsc_ordered();
+        t0 = bench_load_now();
         numa_loaded(s, r, emulated);
         s->n_windows -= w0;
         s->n_loads -= l0;

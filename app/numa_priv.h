@@ -22,6 +22,7 @@ struct numa_run {
         void              *chain[NUMA_MAX_NODES];
         uint64_t           ws;
         uint32_t           windows;
+        uint32_t           window_us;  /* a chase window's target length */
         struct numa_matrix m;
         struct numa_classes cls;
         struct bench_clock clock;

@@ -1,48 +1,27 @@
 /** @file
  * The phases of the x86-64 program that have no AArch64 counterpart yet: each SKIPs with
- * what stands in the way, so that a run's summary says what was not checked.
+ * what stands in the way, so that a run's summary says what was not checked. Precise
+ * sampling has nothing to run on without SPE or BRBE, and says which of them the ID registers
+ * show.
  */
 #include "app/run.h"
 
-status_t phase_latency(struct run *r)
-{
-        (void)r;
-        rep_skip("latency calibration: not ported to AArch64 yet: the sweep's window guard "
-                 "and clock are the TSC and x86 MSRs (bench/window.c); the AArch64 chase "
-                 "kernel exists (bench/arm64/kernel_chase.c)");
-        return ST_UNSUPPORTED;
-}
-
-status_t phase_tlb(struct run *r)
-{
-        (void)r;
-        rep_skip("TLB calibration: not ported to AArch64 yet: the harness's own page tables "
-                 "are x86-64 4-level tables loaded into CR3 (bench/pagetable.c, bench/ptlive.c)");
-        return ST_UNSUPPORTED;
-}
+#include "report/inventory.h"
 
 status_t phase_sampling(struct run *r)
 {
-        (void)r;
-        rep_skip("precise sampling: IBS, PEBS and LBR are x86; their AArch64 analogues (SPE, "
-                 "BRBE) are reported by the pmu phase");
-        return ST_UNSUPPORTED;
-}
+        const struct inv_arm64 *a = r->inv ? &r->inv->arm64 : NULL;
 
-status_t phase_c2c(struct run *r)
-{
-        (void)r;
-        rep_skip("cache-to-cache: not ported to AArch64 yet: its owner/reader operations and "
-                 "clock are x86-64 (bench/x86/c2c_ops.c, the TSC), and it needs a second CPU "
-                 "the firmware can start (AAVMF has no MP services)");
-        return ST_UNSUPPORTED;
-}
-
-status_t phase_numa(struct run *r)
-{
-        (void)r;
-        rep_skip("NUMA latency and bandwidth matrix: not ported to AArch64 yet: its chase "
-                 "windows use the x86-64 window guard and TSC (bench/window.c), and its "
-                 "loaders need CPUs the firmware can start (AAVMF has no MP services)");
+        if (!a || !a->valid)
+                rep_skip("precise sampling: no decoded ID registers from the inventory phase");
+        else if (!a->spe && !a->brbe)
+                rep_skip("precise sampling: ID_AA64DFR0_EL1 shows neither SPE (PMSVer 0) nor "
+                         "BRBE (BRBE 0), the AArch64 analogues of IBS/PEBS and LBR: nothing to "
+                         "sample loads or branches with (the pmu phase says what the harness "
+                         "would do with them)");
+        else
+                rep_skip("precise sampling: SPE %s, BRBE %s in ID_AA64DFR0_EL1, but their "
+                         "buffer and record drivers are not written yet",
+                         a->spe ? "present" : "absent", a->brbe ? "present" : "absent");
         return ST_UNSUPPORTED;
 }

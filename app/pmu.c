@@ -9,7 +9,7 @@
 #include "app/run.h"
 #include "lib/fmt.h"
 
-#include "pmu/x86/clock.h"
+#include "pmu/clock.h"
 #include "pmu/sample.h"
 #include "app/pmu_validate.h"
 #include "report/inventory.h"

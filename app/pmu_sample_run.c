@@ -9,7 +9,7 @@
 #include "boot/cpu.h"
 #include "boot/plat.h"
 #include "report/rep.h"
-#include "pmu/x86/clock.h"
+#include "pmu/clock.h"
 
 #define SKID_BUCKET_BYTES 64
 #define TOP_N             10
@@ -57,8 +57,9 @@ static void route_selftest(struct pmu_sample_figures *fig)
                 rep_skip("pmi-route: this APIC cannot address its own ID with an NMI");
                 return;
         }
-        if (rep_check(st == ST_OK && n == 1, "pmi-route: self-NMI through the LVT/IDT route "
-                      "reached the handler %llu time(s) (%s)", (unsigned long long)n,
+        if (rep_check(st == ST_OK && n == 1, "pmi-route: self-NMI through the PMI route (x86-64: "
+                      "LVT and IDT; AArch64: the PMU PPI pended by software) reached the "
+                      "handler %llu time(s) (%s)", (unsigned long long)n,
                       status_str(st)))
                 fig->selftest_tsc = rt;
 }

@@ -8,7 +8,7 @@
 #include "boot/plat.h"
 #include "lib/stats.h"
 #include "report/json.h"
-#include "pmu/x86/clock.h"
+#include "pmu/clock.h"
 
 #define LOOP_SHORT  10000ull  /* iterations; the difference carries the truth */
 #define LOOP_LONG   110000ull

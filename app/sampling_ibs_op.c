@@ -10,7 +10,7 @@
 
 #include "bench/kernel_chase.h"
 #include "lib/fmt.h"
-#include "pmu/x86/clock.h"
+#include "pmu/clock.h"
 
 #define IBS_OP_PERIOD       4096u    /* dispatched ops (or cycles) per sample */
 /* The chase's loop per iteration: 32 loads, dec, jnz; dec+jnz may fuse into one op. Ops per

@@ -9,7 +9,7 @@
 
 #include "bench/kernel_block.h"
 #include "lib/fmt.h"
-#include "pmu/x86/clock.h"
+#include "pmu/clock.h"
 #include "pmu/x86/lbr_session.h"
 
 #define LBR_PERIOD          100003u  /* cycles per PMI */

@@ -11,7 +11,7 @@
 
 #include "bench/kernel_chase.h"
 #include "lib/fmt.h"
-#include "pmu/x86/clock.h"
+#include "pmu/clock.h"
 #include "pmu/x86/pebs_session.h"
 
 #define PEBS_PERIOD         2003u    /* loads above the threshold per record (prime) */

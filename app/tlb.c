@@ -302,23 +302,6 @@ static status_t run_sweeps(struct tlb_ctx *x, const struct cpu_info *cpu,
         return st;
 }
 
-/* The latency table of this run gets the TLB table as its `tlb` member (docs/tlb-table.md),
- * so that one file carries both; tlb-table.json stays the document of its own. */
-static void add_to_latency_table(struct run *r, const struct rep_buf *tlb)
-{
-        for (unsigned i = 0; i < r->n_files; i++)
-                if (!strcmp(r->files[i].name, "latency-table.json")) {
-                        status_t st = json_doc_set_member(&r->files[i].data, "tlb", tlb->p,
-                                                          tlb->len);
-                        if (st != ST_OK)
-                                rep_err(st, "adding the tlb member to latency-table.json");
-                        else
-                                rep_info("latency-table.json: the TLB table added as its tlb "
-                                         "member");
-                        return;
-                }
-}
-
 status_t phase_tlb(struct run *r)
 {
         static struct tlb_ctx     x;
@@ -385,7 +368,7 @@ status_t phase_tlb(struct run *r)
                 lat_clock_pmu_end(&pc);
         }
         if (t.n && tlbcal_finish(&t, cpu, is_emulated(cpu), &json, &csv) == ST_OK) {
-                add_to_latency_table(r, &json);
+                tlbcal_add_to_latency_table(r, &json);
                 run_add_file(r, TLBCAL_TABLE_FILE, &json);
                 run_add_file(r, TLBCAL_CURVE_FILE, &csv);
         }

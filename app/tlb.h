@@ -1,6 +1,7 @@
 /** @file
- * The TLB calibration shared by the firmware phase (app/tlb.c, own page tables) and the hosted
- * driver (host/tlb_host.c, mmap + madvise): the sweep sizes per profile and page size, and the
+ * The TLB calibration shared by the firmware phases (app/tlb.c, own page tables on x86-64;
+ * app/tlb_arm64.c, the firmware's identity map on AArch64) and the hosted driver
+ * (host/tlb_host.c, mmap + madvise): the sweep sizes per profile and page size, and the
  * analysis that turns the measured curves into the Caliper-style dtlb/itlb console report,
  * tlb-table.json (schema pmucal.tlb/1, docs/tlb-table.md) and tlb-curve.csv. Portable.
  */
@@ -55,9 +56,13 @@ status_t tlbcal_finish(const struct tlbcal *t, const struct cpu_info *cpu, bool 
 /** Free the points of every curve of @p t. */
 void tlbcal_free(struct tlbcal *t);
 
+struct run;
+/** The latency table of run @p r (when the latency phase made one) gets the TLB table @p tlb
+ *  as its `tlb` member (docs/tlb-table.md), so that one file carries both; tlb-table.json
+ *  stays the document of its own. */
+void tlbcal_add_to_latency_table(struct run *r, const struct rep_buf *tlb);
+
 /** "4 KiB", "2 MiB", "1 GiB"; never NULL. */
 const char *tlbcal_page_name(uint64_t page_bytes);
-
-
 
 #endif

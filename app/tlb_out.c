@@ -4,6 +4,8 @@
  */
 #include "app/tlb.h"
 
+#include "app/run.h"
+
 #include "boot/plat.h"
 #include "report/json.h"
 
@@ -131,4 +133,19 @@ void tlbcal_free(struct tlbcal *t)
                 t->c[i].pts = NULL;
         }
         t->n = 0;
+}
+
+void tlbcal_add_to_latency_table(struct run *r, const struct rep_buf *tlb)
+{
+        for (unsigned i = 0; i < r->n_files; i++)
+                if (!strcmp(r->files[i].name, "latency-table.json")) {
+                        status_t st = json_doc_set_member(&r->files[i].data, "tlb", tlb->p,
+                                                          tlb->len);
+                        if (st != ST_OK)
+                                rep_err(st, "adding the tlb member to latency-table.json");
+                        else
+                                rep_info("latency-table.json: the TLB table added as its tlb "
+                                         "member");
+                        return;
+                }
 }

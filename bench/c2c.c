@@ -104,12 +104,3 @@ void bench_c2c_reader(void *arg)
         }
         c->reader_status = ST_OK;
 }
-
-const char *bench_c2c_kind_name(enum bench_c2c_kind k)
-{
-        static const char *const names[BENCH_C2C__COUNT] = {
-                [BENCH_C2C_HIT] = "hit", [BENCH_C2C_HITM] = "hitm", [BENCH_C2C_WRITE] = "write",
-        };
-
-        return (unsigned)k < BENCH_C2C__COUNT ? names[k] : "unknown";
-}

@@ -2,15 +2,15 @@
  * Cache-to-cache transfers: the latency of a load (or an atomic write) that finds its line in
  * another CPU's cache. Two CPUs share a chain of lines (bench/chain.h) and take turns:
  *
- *   HIT    the reader flushes every line (CLFLUSH evicts it from every cache of the
+ *   HIT    the reader flushes every line (CLFLUSH, DC CIVAC: evicted from every cache of the
  *          coherence domain), the owner reads them all (Exclusive in the owner's cache), the
  *          reader chases the chain: every load is served by the owner's cache, clean;
  *   HITM   the owner writes every line (Modified in the owner's cache, the reader's copies
  *          invalidated), the reader chases: every load is a transfer of a modified line;
- *   WRITE  the owner writes every line, the reader does a locked add to each line in chain
+ *   WRITE  the owner writes every line, the reader does an atomic add to each line in chain
  *          order: every access is a read-for-ownership of a line the owner holds modified.
  *
- * The reader times the whole lap with the TSC and divides by the number of lines, so one
+ * The reader times the whole lap with the clock (TSC; AArch64 CNTVCT_EL0) and divides by the number of lines, so one
  * round gives one figure per line already averaged over a lap; rounds give the spread.
  * The two sides run at the same time on two CPUs; starting them is the caller's business
  * (the MP mailbox in the firmware, pinned threads in pmucal-host). Each side spins on the
@@ -57,16 +57,31 @@ void bench_c2c_owner(void *c);
 /** The reader's side (it measures). */
 void bench_c2c_reader(void *c);
 
-/** "hit", "hitm", "write"; never NULL. */
-const char *bench_c2c_kind_name(enum bench_c2c_kind k);
+/** "hit", "hitm", "write"; never NULL. Inline: the tables' writers name the kinds on builds
+ *  that measure no cache-to-cache transfers. */
+static inline const char *bench_c2c_kind_name(enum bench_c2c_kind k)
+{
+        static const char *const names[BENCH_C2C__COUNT] = {
+                [BENCH_C2C_HIT] = "hit", [BENCH_C2C_HITM] = "hitm", [BENCH_C2C_WRITE] = "write",
+        };
+
+        return (unsigned)k < BENCH_C2C__COUNT ? names[k] : "unknown";
+}
 
 /* The per-architecture operations (bench/<arch>/c2c_ops.c). */
 
+/** The clock the laps are timed with, read ordered against the accesses before it (TSC on
+ *  x86-64; the generic timer's CNTVCT_EL0 on AArch64, whose rate is the inventory's tsc_hz
+ *  there too). */
+uint64_t bench_c2c_clock(void);
+/** Its name in c2c.json's method.clock: "tsc", "cntvct". */
+const char *bench_c2c_clock_name(void);
 /** Evict the line holding @p p from every cache of the coherence domain. */
 void bench_c2c_flush_line(const void *p);
-/** Follow the chain from @p p for @p n loads; returns the TSC ticks it took (ordered). */
+/** Follow the chain from @p p for @p n loads; returns the clock ticks it took (ordered). */
 uint64_t bench_c2c_chase_timed(void *p, size_t n);
-/** Locked add to word 1 of each of @p n lines in chain order from @p p; returns TSC ticks. */
+/** Atomic add to word 1 of each of @p n lines in chain order from @p p (x86 LOCK ADD,
+ *  AArch64 LDADD or LDXR/STXR); returns clock ticks. */
 uint64_t bench_c2c_rmw_timed(void *p, size_t n);
 
 #endif

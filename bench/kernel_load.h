@@ -30,7 +30,11 @@ struct bench_load {
 /** Run @p load (a struct bench_load *) on the calling processor until its deadline. */
 void bench_load_run(void *load);
 
-/** The TSC now (for the caller's deadlines). */
+/** The clock now, the one deadline_tsc and t_start/t_end are in (for the caller's deadlines
+ *  and spans): the TSC on x86-64, CNTVCT_EL0 on AArch64 (the inventory's tsc_hz is its
+ *  rate on both). */
 uint64_t bench_load_now(void);
+/** Its name in the results' method.clock: "tsc", "cntvct". */
+const char *bench_load_clock_name(void);
 
 #endif

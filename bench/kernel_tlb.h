@@ -9,8 +9,10 @@
  * The caller owns the memory: the window must be mapped with the page size being measured
  * (own page tables in the firmware, mmap + madvise in the hosted build), the control inside
  * few TLB entries, the iTLB chain executable. The chain is written, and every page touched,
- * before the first timed window. Timestamps come from rdtsc_ordered() unless a stamp hook is
- * given (a core-cycle source from bench/window.h can be plugged in there).
+ * before the first timed window. Timestamps come from bench_timer_now() (the TSC, or the
+ * generic timer on AArch64) unless a stamp hook is given (a core-cycle source from
+ * bench/window.h can be plugged in there). Portable; the control registers below are per
+ * architecture.
  */
 #ifndef PMUCAL_BENCH_KERNEL_TLB_H
 #define PMUCAL_BENCH_KERNEL_TLB_H
@@ -30,7 +32,7 @@
 struct bench_tlb_run {
         uint32_t n_windows;            /* BENCH_TLB_MIN_WINDOWS .. BENCH_TLB_MAX_WINDOWS */
         uint64_t min_accesses;         /* accesses in the L-lap run, at least; L >= 1 */
-        uint64_t (*stamp)(void *ctx);  /* NULL = rdtsc_ordered() */
+        uint64_t (*stamp)(void *ctx);  /* NULL = bench_timer_now() */
         void    *stamp_ctx;
 };
 
@@ -63,13 +65,14 @@ status_t bench_itlb_measure(void (*entry)(void), uint32_t n_pages,
 #define BENCH_CR4_SMEP  BIT_ULL(20)
 #define BENCH_CR4_SMAP  BIT_ULL(21)
 
-/** CR3 as it is now (ring 0 only: the firmware build). */
+/** CR3 as it is now (ring 0 only: the firmware build). AArch64: TTBR0_EL1, the root of the
+ *  translation tables the firmware's identity map lives in. */
 uint64_t bench_cr3_read(void);
-/** CR4 as it is now (ring 0 only). */
+/** CR4 as it is now (ring 0 only). AArch64: 0 (no PGE or PCIDE to honour). */
 uint64_t bench_cr4_read(void);
 /** Invalidate every TLB entry, global entries and all PCIDs included, by toggling CR4.PGE
  *  twice (ring 0 only, interrupts masked). A CR3 load alone keeps global entries and, with
- *  CR4.PCIDE, other PCIDs' entries. */
+ *  CR4.PCIDE, other PCIDs' entries. AArch64: TLBI VMALLE1 (every EL1&0 entry of this VMID). */
 void bench_tlb_flush_all(void);
 
 #endif

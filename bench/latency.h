@@ -52,6 +52,8 @@ struct lat_curve {
         uint32_t          core_ppm_lo, core_ppm_hi; /* smallest and largest point ratio */
         const char       *core_source; /* "APERF/MPERF", ...; NULL = none was readable */
         const char       *core_why;  /* core_ppm 0: why (static text) */
+        const char       *timer;     /* the reference timer's name for text: "TSC",
+                                        "CNTVCT_EL0" (AArch64); NULL = "TSC" */
 };
 
 const char *lat_clock_name(enum lat_clock c);

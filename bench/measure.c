@@ -169,8 +169,9 @@ static status_t measure_point(struct sweep *s, uint64_t ws, struct lat_point *pt
         if (s->ref_sum) {
                 uint64_t ppm = (uint64_t)(((unsigned __int128)s->core_sum * 1000000u +
                                            s->ref_sum / 2) / s->ref_sum);
-                pt->core_ppm = ppm >= BENCH_CORE_PPM_MIN && ppm <= BENCH_CORE_PPM_MAX
-                               ? (uint32_t)ppm : 0;
+                uint64_t max = s->info->clock.core.ppm_max ? s->info->clock.core.ppm_max
+                                                           : BENCH_CORE_PPM_MAX;
+                pt->core_ppm = ppm >= BENCH_CORE_PPM_MIN && ppm <= max ? (uint32_t)ppm : 0;
         }
         return bench_point_stats(s->lat, n_kept, pt);
 }
@@ -282,6 +283,7 @@ static void curve_clock(const struct bench_clock *clk, struct lat_curve *c)
 
         c->core_source = clk->core.name;
         c->core_why    = clk->core.name ? NULL : clk->core.why_none;
+        c->timer       = clk->timer;
         for (size_t i = 0; r && i < c->n; i++)
                 if (c->pts[i].core_ppm)
                         r[n++] = c->pts[i].core_ppm;

@@ -16,7 +16,7 @@
 #include "boot/x86/cpuid.h"
 #include "bench/latency.h"
 #include "bench/chain.h"
-#include "boot/x86/prefetch.h"
+#include "boot/prefetch.h"
 #include "bench/sweep.h"
 #include "bench/window.h"
 

@@ -178,7 +178,7 @@ status_t plat_fw_table(enum plat_fw_kind kind, const char sig[4], unsigned n,
 /* ---- processors ------------------------------------------------------------------------ */
 
 struct plat_cpu {
-        uint32_t apic_id;
+        uint32_t apic_id;  /* x86: APIC ID; AArch64: MPIDR_EL1 affinity, Aff3.Aff2.Aff1.Aff0 */
         bool     enabled;
         bool     is_bsp;
         uint32_t package, core, thread; /* firmware's location, when it reports one */
@@ -201,9 +201,10 @@ static inline unsigned plat_cpu_count(void)
 }
 
 /** Start @p fn(@p arg) on application processor @p idx (an index into the firmware's order)
- *  and return at once (boot/mp.h parks each AP with it once). ST_BAD_ARG for the BSP or an
- *  index out of range; ST_UNSUPPORTED where processors cannot run side by side (no MP
- *  services) or @p idx is disabled. */
+ *  and return at once (boot/mp.h parks each AP with it once): UEFI MP services, or on AArch64
+ *  without them PSCI CPU_ON (boot/arm64/smp.h). ST_BAD_ARG for the BSP or an index out of
+ *  range; ST_UNSUPPORTED where processors cannot run side by side (no way to start them) or
+ *  @p idx is disabled. */
 status_t plat_cpu_start(unsigned idx, void (*fn)(void *arg), void *arg);
 /** Wait up to @p timeout_us for the call plat_cpu_start made on @p idx to return: ST_OK, or
  *  ST_TIMEOUT (the processor is left to the firmware). ST_OK when nothing was started. */
@@ -238,8 +239,11 @@ struct plat_info {
         uint64_t    image_base; /* load address of the harness's image (EFI_LOADED_IMAGE
                                    ImageBase), to turn a sampled RIP into an offset in the
                                    link-time symbol table; 0 where unknown (hosted, tests) */
-        bool        cpus_unlisted; /* the firmware cannot enumerate the processors (no UEFI
-                                      MP services, as under AAVMF): only the BSP is known */
+        bool        cpus_unlisted; /* the processors cannot be enumerated (no UEFI MP
+                                      services and no other way): only the BSP is known */
+        const char *cpus_via;      /* how they are listed and started: "firmware MP
+                                      services", "PSCI 1.1 CPU_ON over HVC, processors from
+                                      the MADT"; NULL where the platform does not say */
 };
 
 /** What the platform is; never NULL. */

@@ -3,7 +3,10 @@
  * pmu_init() from CPUID facts and from probing, through rdmsr_safe, the MSRs no CPUID bit
  * guarantees), accessors that hide the vendor layout, and program / start / stop / read with
  * counter widths and wrap handled. Drivers: pmu/x86/drv_intel.c (architectural perfmon v1-v5)
- * and pmu/x86/drv_amd.c (legacy, extended core counters, PerfMonV2).
+ * and pmu/x86/drv_amd.c (legacy, extended core counters, PerfMonV2); on AArch64
+ * pmu/arm64/pmu_common.c puts this interface on the PMUv3 driver (general counter n = event
+ * counter n, no fixed counters, PMU_USR/PMU_OS = EL0/EL1), so that the shared validation suite
+ * runs there through the same calls.
  *
  * Counters are named by struct pmu_slot; a set of counters is a mask in the layout of
  * IA32_PERF_GLOBAL_CTRL (bit n = general counter n, bit 32 + n = fixed counter n), used for
@@ -46,7 +49,7 @@ struct pmu_perf_caps_fields {
         bool    perf_metrics;    /* [15] */
 };
 
-enum pmu_kind { PMU_NONE = 0, PMU_INTEL_ARCH, PMU_AMD_LEGACY, PMU_AMD_CORE_EXT };
+enum pmu_kind { PMU_NONE = 0, PMU_INTEL_ARCH, PMU_AMD_LEGACY, PMU_AMD_CORE_EXT, PMU_ARM_PMUV3 };
 
 /** What the core PMU of this CPU has; filled once by pmu_init(). */
 struct pmu_caps {

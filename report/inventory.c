@@ -223,8 +223,10 @@ static void print_pmu(const struct inventory *inv)
 
 static void print_cpus(const struct inventory *inv)
 {
-        rep_printf("CPUs        : %u logical, %u enabled (firmware MP services)%s\n",
-                   inv->n_cpus_total, inv->n_cpus_enabled,
+        const char *via = plat_info()->cpus_via;
+
+        rep_printf("CPUs        : %u logical, %u enabled (%s)%s\n",
+                   inv->n_cpus_total, inv->n_cpus_enabled, via ? via : "firmware MP services",
                    inv->n_cpus < inv->n_cpus_total ? " - list truncated" : "");
         rep_printf("              APIC IDs:");
         for (unsigned i = 0; i < inv->n_cpus; i++)

@@ -157,18 +157,25 @@ status_t rep_lat_csv(struct rep_buf *out, const struct lat_curve *c)
 }
 
 /* The console's heading: the clocks, by their names. */
+/* The reference timer's name in text: "TSC", "CNTVCT_EL0". */
+static const char *timer_name(const struct lat_curve *c)
+{
+        return c->timer ? c->timer : "TSC";
+}
+
 static void levels_heading(struct rep_buf *out, const struct lat_curve *c,
                            const struct lat_levels *l)
 {
         char hz[32], r[32];
 
-        rep_buf_printf(out, "latency levels: %zu; TSC %s GHz; ", l->n,
+        rep_buf_printf(out, "latency levels: %zu; %s %s GHz; ", l->n, timer_name(c),
                        c->tsc_hz ? fmt_fixed(hz, sizeof(hz), (int64_t)(c->tsc_hz / 1000000), 3)
                                  : "?");
         if (l->has_core && c->core_ppm)
-                rep_buf_printf(out, "core clock from %s: %s core cycles per TSC tick (%s GHz)\n",
+                rep_buf_printf(out, "core clock from %s: %s core cycles per %s tick (%s GHz)\n",
                                c->core_source ? c->core_source : lat_clock_name(c->clock),
                                fmt_fixed(r, sizeof(r), (int64_t)c->core_ppm / 1000, 3),
+                               timer_name(c),
                                fmt_fixed(hz, sizeof(hz), (int64_t)(c->core_hz / 1000000), 3));
         else if (l->has_core)
                 rep_buf_printf(out, "figures measured in core cycles (%s)\n",
@@ -183,10 +190,15 @@ status_t rep_lat_levels_text(struct rep_buf *out, const struct lat_curve *c,
 {
         if (!out || !c || !l)
                 return ST_BAD_ARG;
+        char h50[48], h1090[40], hbd[40];
+
         levels_heading(out, c, l);
+        fmt_snprintf(h50, sizeof(h50), "p50 %s ticks (95%% CI)", timer_name(c));
+        fmt_snprintf(h1090, sizeof(h1090), "p10..p90 %s ticks", timer_name(c));
+        fmt_snprintf(hbd, sizeof(hbd), "upper bound %s ticks", timer_name(c));
         rep_buf_printf(out, "  %-5s %-28s %-8s %-8s %-26s %-21s %11s %9s %s\n", "level",
-                       "capacity (range)", "CPUID", "vs CPUID", "p50 TSC ticks (95% CI)",
-                       "p10..p90 TSC ticks", "core cycles", "p50 ns", "upper bound TSC ticks");
+                       "capacity (range)", "CPUID", "vs CPUID", h50, h1090, "core cycles",
+                       "p50 ns", hbd);
         for (size_t k = 0; k < l->n; k++) {
                 const struct lat_level *v = &l->lv[k];
                 char cap[48] = "-", a[16], b[16], cp[16] = "-", p50[48], x[16], y[16], z[16],
@@ -361,9 +373,10 @@ status_t rep_lat_plot(struct rep_buf *out, const struct lat_curve *c, const stru
         for (size_t i = 0; i < c->n; i++)
                 p.g[row_of(&p, c->pts[i].p50_mcyc)][col_of(&p, c->pts[i].ws_bytes)] = '*';
 
-        rep_buf_printf(out, "latency per load in %s (log) by working set (log): * p50, : p10..p90,"
-                            " - - bounds\n",
-                       c->clock == LAT_CLOCK_TSC ? "TSC ticks" : "core cycles");
+        rep_buf_printf(out, "latency per load in %s%s (log) by working set (log): * p50, : "
+                            "p10..p90, - - bounds\n",
+                       c->clock == LAT_CLOCK_TSC ? timer_name(c) : "core cycles",
+                       c->clock == LAT_CLOCK_TSC ? " ticks" : "");
         for (unsigned r = 0; r < LAT_PLOT_H; r++) {
                 char     lab[16] = "", right[32] = "";
                 /* the latency at the middle of the row */

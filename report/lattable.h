@@ -71,6 +71,9 @@ struct lat_table_meta {
         size_t      n_remeasured;    /* outlier points measured again */
         uint32_t    loads_per_window;/* N of the N/2N difference; 0 = not recorded */
         enum lat_clock clock;
+        const char *timer_name;      /* method.clock for figures in ticks of the reference
+                                        timer: NULL = "tsc"; "cntvct" on AArch64 (CNTVCT_EL0
+                                        at CNTFRQ_EL0, which machine.tsc_hz then holds) */
         const char *prefetchers;     /* "off", "on", "unchanged", "failed", "unknown" */
         const char *pmucal_version;
         const char *platform;        /* plat_info()->name */

@@ -77,10 +77,12 @@ static void ratio_or_null(struct json_w *w, const char *key, uint32_t ppm)
 }
 
 /* The name schema 1.0 gave the clock of `cycles`. */
-static const char *legacy_clock(const struct lat_curve *c, const struct lat_levels *l)
+static const char *legacy_clock(const struct lat_table_meta *m, const struct lat_curve *c,
+                                const struct lat_levels *l)
 {
         if (!legacy_is_core(l))
-                return lat_clock_name(c->clock);
+                return c->clock == LAT_CLOCK_TSC && m->timer_name ? m->timer_name
+                                                                  : lat_clock_name(c->clock);
         if (c->clock != LAT_CLOCK_TSC)
                 return lat_clock_name(c->clock);
         return c->core_source && !strcmp(c->core_source, "APERF/MPERF")
@@ -145,7 +147,7 @@ static void write_method(struct json_w *w, const struct lat_table_meta *m,
         json_u64(w, "points_settled", m->n_settled);
         json_u64(w, "points_remeasured", m->n_remeasured);
         json_u64_or_null(w, "loads_per_window", m->loads_per_window);
-        json_str(w, "clock", legacy_clock(c, l));
+        json_str(w, "clock", legacy_clock(m, c, l));
         write_core_clock(w, c, l);
         json_str_or_null(w, "prefetchers", m->prefetchers);
         json_str_or_null(w, "pmucal_version", m->pmucal_version);

@@ -34,6 +34,7 @@ class Case:
         self.logs = logs
         self.cpus = int(opt(self.args, "--cpus", "4"))
         self.nodes = int(opt(self.args, "--nodes", "2"))
+        self.mem = int(opt(self.args, "--mem", "2048"))
         self.disk = None
         self.cluster = None
 

@@ -1,16 +1,24 @@
-"""QEMU case checks of the AArch64 boots: inventory, saved files, the fault self-test and the
-PMUv3 validation suite under -icount (used by tests/qemu_checks.py)."""
+"""QEMU case checks of the AArch64 boots: inventory, saved files, the fault self-test, the
+PMUv3 validation suite under -icount, and the latency and TLB calibrations timed with the
+generic timer (used by tests/qemu_checks.py)."""
 import json
 import os
 import re
+import subprocess
 
-from qemu_tap import tap
+from qemu_tap import ROOT, schema_is, tap
+
+# Under -icount shift=0 QEMU retires one instruction per ns of virtual time, its cycle counter
+# runs at 1 GHz of that time and the generic timer at CNTFRQ (62.5 MHz on virt). The chase
+# retires 34 instructions per 32 loads (bench/arm64/kernel_chase.c), so its figure is the
+# emulator's: 34/32 core cycles per load, whatever the working set (TCG models no caches).
+ICOUNT_CORE_HZ = 1000000000
+CHASE_CYC_PER_LOAD = 34 / 32
 
 
 def check_inventory_arm64(c):
     """inventory.json from the AArch64 build: arch, the PMUv3 from the ID registers, and the
-    topology QEMU was asked for as the MADT (GICC) and SRAT (GICC affinity) give it. AAVMF
-    has no MP services, so the processor list is the BSP alone."""
+    topology QEMU was asked for as the MADT (GICC) and SRAT (GICC affinity) give it."""
     inv = c.result_json("inventory.json")
     if not tap(inv is not None and re.match(r"pmucal\.inventory/1(\.\d+)?$", inv.get("schema", ""))
                and inv.get("arch") == "aarch64",
@@ -83,6 +91,85 @@ def check_pmu_arm64(c):
     tap(re.search(r"^SKIP: pmu: aliases: branches: BR_RETIRED \(0x0021\) not implemented", c.serial,
                   re.M) is not None,
         "%s: an alias PMCEID lacks is a SKIP with the reason" % c.name)
+    # The shared suite of x86-64 through pmu/pmu.h on the PMUv3 (pmu/arm64/pmu_common.c): its
+    # known-count check decided by the same code path, the rest SKIPping with the reason.
+    m = re.search(r"^(PASS|FAIL): pmu: common: pmu-validate: insts-loop measured=(\d+) "
+                  r"expected=(\d+) tolerance=(\d+)", c.serial, re.M)
+    tap(m is not None and m.group(1) == "PASS" and m.group(2) == m.group(3) and m.group(4) == "0",
+        "%s: shared suite through pmu.h: insts-loop measured = expected (%s)"
+        % (c.name, m.groups() if m else None))
+    tap(re.search(r"^SKIP: pmu: common: pmu-validate: cycles-vs-tsc: no APERF/MPERF on AArch64",
+                  c.serial, re.M) is not None,
+        "%s: shared suite: cycles-vs-tsc SKIPs with the reason" % c.name)
+    tap(re.search(r"^PASS: pmu: common: sampling: pmi-route: self-NMI through the PMI route "
+                  r".* reached the handler 1 time", c.serial, re.M) is not None and
+        re.search(r"^SKIP: pmu: common: sampling: skid: PMCEID0_EL0/PMCEID1_EL0 say", c.serial,
+                  re.M) is not None,
+        "%s: shared overflow sampling: the PMI route reached the handler, the branches skid "
+        "run SKIPs (QEMU implements no BR_RETIRED)" % c.name)
+    v = c.result_json("pmu-validation.json")
+    verdicts = {x.get("check"): x.get("verdict") for x in (v or {}).get("checks", [])}
+    tap(schema_is(v, "pmu-validation") and v.get("event_table") == "arm-common" and
+        verdicts.get("insts-loop") == "PASS" and "FAIL" not in verdicts.values(),
+        "%s: pmu-validation.json from the shared suite: arm-common events, insts-loop PASS, "
+        "no FAIL (%s)" % (c.name, verdicts))
+
+
+def check_psci_arm64(c):
+    """AAVMF has no MP services: the processors are the MADT's GICC entries, started with PSCI
+    CPU_ON over HVC (QEMU virt without EL2/EL3), each parked AP reports its own MPIDR, C2C
+    runs on the pair with the AArch64 clock, and every AP goes back with CPU_OFF (a join that
+    fails prints a WARN)."""
+    m = re.search(r"^CPUs        : (\d+) logical, (\d+) enabled \(PSCI (\d+)\.(\d+) CPU_ON over HVC, "
+                  r"processors from the MADT\)", c.serial, re.M)
+    tap(m is not None and int(m.group(1)) == c.cpus and (int(m.group(3)), int(m.group(4))) >= (0, 2),
+        "%s: %d processors listed from the MADT and started with PSCI CPU_ON over HVC (%s)"
+        % (c.name, c.cpus, m.group(0) if m else "no such line"))
+    p = c.result_json("processors.json") or {}
+    own = sorted((x["index"], x.get("apic_id"), x.get("topology_source"))
+                 for x in p.get("processors", []) if x["state"] in ("bsp", "parked"))
+    tap(own == [(i, i, "MPIDR_EL1") for i in range(c.cpus)] and
+        re.search(r"^PASS: cpus: %d of %d processors report the MPIDR affinity the MADT \(PSCI\) "
+                  r"gives them" % (c.cpus, c.cpus), c.serial, re.M) is not None,
+        "%s: every processor described itself from its own MPIDR_EL1 %s, as the MADT says"
+        % (c.name, own))
+    j = c.result_json("c2c.json") or {}
+    meth = j.get("method", {})
+    tap(meth.get("clock") == "cntvct" and meth.get("topology_source") == "each CPU's own MPIDR_EL1",
+        "%s: c2c timed with CNTVCT_EL0, pairs from each CPU's MPIDR (%s, %s)"
+        % (c.name, meth.get("clock"), meth.get("topology_source")))
+    stuck = re.findall(r"^WARN: .*(?:did not return to the platform|did not power off|never parked|"
+                       r"could not be started|left out of the run).*$", c.serial, re.M)
+    tap(not stuck, "%s: every AP parked, answered and went back to the firmware%s"
+        % (c.name, "" if not stuck else ": %s" % stuck))
+
+
+# QEMU's virt machine puts RAM at 1 GiB; run-qemu.sh splits it evenly between the nodes.
+VIRT_RAM_BASE = 0x40000000
+
+
+def check_numa_arm64(c):
+    """The NUMA phase on AArch64: each node's chase buffer lies inside that node's memory
+    (placed through SRAT's ranges and the UEFI memory map, every page checked), is chased by
+    that node's own CPU, and the figures are in generic-timer ticks."""
+    j = c.result_json("numa-matrix.json") or {}
+    inv = c.result_json("inventory.json") or {}
+    meth = j.get("method", {})
+    tap(meth.get("clock") == "cntvct" and meth.get("tsc_hz") == inv.get("tsc", {}).get("hz"),
+        "%s: numa timed with CNTVCT_EL0 at CNTFRQ (%s, %s Hz)"
+        % (c.name, meth.get("clock"), meth.get("tsc_hz")))
+    per_node = c.mem * 2**20 // max(c.nodes, 1)
+    nodes = j.get("nodes", [])
+    bad = []
+    for n in nodes:
+        k, phys = n["node"], int(n["buffer_phys"] or "0", 16)
+        lo = VIRT_RAM_BASE + k * per_node
+        if not (lo <= phys and phys + meth.get("working_set_bytes", 0) <= lo + per_node) or \
+                n["cpu_apic_id"] != k * c.cpus // max(c.nodes, 1):
+            bad.append((k, hex(phys), n["cpu_apic_id"]))
+    tap(len(nodes) == max(c.nodes, 1) and not bad,
+        "%s: every node's buffer inside its own memory, chased by its own CPU%s"
+        % (c.name, "" if not bad else ": %s" % bad))
 
 
 def check_crashed_arm64(c):
@@ -91,3 +178,88 @@ def check_crashed_arm64(c):
                   r"0x[0-9a-f]+ \(EC 0x0\)", c.serial, re.M) is not None,
         "%s: the crash is reported with its PC and exception class" % c.name)
     tap("SUMMARY:" not in c.serial, "%s: nothing ran after the crash" % c.name)
+
+
+def _core_clock_ok(c, hz, ratio, source):
+    """The core clock under -icount: PMCCNTR_EL0 against CNTVCT_EL0, 1 GHz of virtual time."""
+    tsc_hz = (c.result_json("inventory.json") or {}).get("tsc", {}).get("hz")
+    return (ratio is not None and hz is not None and tsc_hz and
+            abs(hz - ICOUNT_CORE_HZ) <= ICOUNT_CORE_HZ // 50 and
+            abs(ratio - ICOUNT_CORE_HZ / tsc_hz) <= ICOUNT_CORE_HZ / tsc_hz / 50 and
+            "PMCCNTR_EL0" in (source or "") and "CNTVCT_EL0" in (source or ""))
+
+
+def check_latency_arm64(c):
+    """The latency phase on AArch64: windows timed with the generic timer, core cycles from the
+    PMU's cycle counter (non-null under -icount), the table valid and read back by
+    pmucal-table, and the chase's figure the emulator's exact one."""
+    t = c.result_json("latency-table.json")
+    if not tap(schema_is(t, "latency-table"),
+               "%s: latency-table.json parses, schema pmucal.latency-table/1.x" % c.name):
+        return
+    m, cc = t["method"], t["method"].get("core_clock", {})
+    tap(_core_clock_ok(c, t["machine"].get("core_hz"), cc.get("core_per_tsc"), cc.get("source"))
+        and t["machine"].get("tsc_hz") == (c.result_json("inventory.json") or {}).get("tsc", {})
+        .get("hz"),
+        "%s: core clock PMCCNTR_EL0 against CNTVCT_EL0: %s Hz, %s cycles per tick (%s)"
+        % (c.name, t["machine"].get("core_hz"), cc.get("core_per_tsc"), cc.get("source")))
+    tap(all(l.get("core_cycles") and l.get("tsc_ticks") and l.get("ns") for l in t["levels"]),
+        "%s: every level has core-cycle, tick and ns figures (none null)" % c.name)
+    p50 = [l["core_cycles"]["p50"] for l in t["levels"] if l.get("core_cycles")]
+    tap(p50 and all(abs(v - CHASE_CYC_PER_LOAD) <= CHASE_CYC_PER_LOAD * 0.03 for v in p50),
+        "%s: chase p50 %s core cycles per load = 34/32 (the emulator's: one instruction per "
+        "cycle under -icount), within 3 %%" % (c.name, p50))
+    tap(m.get("page_tables") == "firmware identity map" and m.get("prefetchers") == "unchanged",
+        "%s: firmware identity map, prefetchers unchanged (no AArch64 control)" % c.name)
+    # QEMU's -cpu max has MIDR implementer 0x00 (software): the table says the figures are
+    # an emulator's, as the x86-64 table does under TCG.
+    tap(t["machine"].get("hypervisor") is True and "NO CACHE HIERARCHY VISIBLE" in c.serial,
+        "%s: table says hypervisor (emulator), flat curve said on the console" % c.name)
+    tap(re.search(r"^INFO: latency: clock: windows timed in CNTVCT_EL0 ticks \(\d+ Hz\); core "
+                  r"clock from PMU cycle counter PMCCNTR_EL0", c.serial, re.M) is not None and
+        re.search(r"^INFO: latency: windows: interrupts masked", c.serial, re.M) is not None,
+        "%s: console names the generic timer and the cycle counter, interrupts masked" % c.name)
+    tap(re.search(r"^FAIL: latency", c.serial, re.M) is None, "%s: no latency check failed" % c.name)
+    try:
+        rows = open(os.path.join(c.results, "latency-curve.csv")).read().splitlines()
+    except (OSError, TypeError):
+        rows = []
+    pts = [r for r in rows[1:] if re.match(r"^[0-9]+,", r)]
+    tap(len(pts) >= 20 and len(pts) == m.get("points"),
+        "%s: latency-curve.csv has %d points (>= 20, as many as the table says)" % (c.name, len(pts)))
+    tool = os.path.join(ROOT, "build", "host", "pmucal-table")
+    if os.access(tool, os.X_OK):
+        p = subprocess.run([tool, "check", os.path.join(c.results, "latency-table.json")],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        tap(p.returncode == 0, "%s: pmucal-table check accepts it (%s)"
+            % (c.name, p.stdout.strip().splitlines()[-1:] or p.returncode))
+    else:
+        tap(False, "%s: pmucal-table check: %s not built (make host)" % (c.name, tool))
+
+
+def check_tlb_arm64(c):
+    """The TLB phase on AArch64, on the firmware's identity map: the 4 KiB dTLB sweep measured,
+    what the map cannot give SKIPped with its reason, the table valid with a core clock."""
+    t = c.result_json("tlb-table.json")
+    if not tap(schema_is(t, "tlb"), "%s: tlb-table.json parses, schema pmucal.tlb/1.x" % c.name):
+        return
+    curves = t.get("curves", [])
+    tap(any(x["side"] == "dtlb" and x["page_bytes"] == 4096 and x["points"] >= 8 for x in curves),
+        "%s: a dtlb curve with 4 KiB pages (%s)" % (c.name,
+                                                    [(x["side"], x["page_bytes"], x["points"])
+                                                     for x in curves]))
+    ck = t.get("clock", {})
+    tap(ck.get("figures") == "tsc_ticks" and
+        _core_clock_ok(c, ck.get("core_hz"), ck.get("core_per_tsc"), ck.get("core_source")) and
+        all(k.get("lat_core_cycles") is not None for x in curves for k in x["classes"]),
+        "%s: tlb-table.json clock: generic-timer ticks with core cycles from PMCCNTR_EL0 (%s)"
+        % (c.name, ck.get("core_per_tsc")))
+    for what in (r"itlb 4 KiB near: the iTLB jump chain is x86-64 machine code",
+                 r"dtlb 1 GiB near: 1 GiB pages: "):
+        tap(re.search(r"^SKIP: tlb: " + what, c.serial, re.M) is not None,
+            "%s: %s SKIPs with its reason" % (c.name, what.split(":")[0]))
+    tap(re.search(r"^FAIL: tlb", c.serial, re.M) is None, "%s: no TLB check failed" % c.name)
+    lat = c.result_json("latency-table.json")
+    tap(lat is not None and lat.get("tlb", {}).get("schema", "").startswith("pmucal.tlb/1.") and
+        len(lat["tlb"].get("curves", [])) == len(curves),
+        "%s: latency-table.json carries the TLB table as its tlb member" % c.name)

@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "boot/x86/prefetch.h"
+#include "boot/prefetch.h"
 #include "bench/window.h"
 #include "boot/x86/msr_misc.h"
 #include "tests/fake_msr.h"

@@ -392,6 +392,14 @@ static void test_window(void **state)
                         assert_int_equal(lat, cases[i].lat);
                 assert_int_equal(bench_window_core_ppm(&cases[i].w), cases[i].ppm);
         }
+        /* a generic timer 16x slower than the core (QEMU: 1 GHz cycles, 62.5 MHz timer): a
+         * failed reading against a TSC, a ratio where the source allows it */
+        struct bench_window g = { .t_n = 4100, .t_2n = 8100, .core_d = 16000, .ref_d = 1000 };
+        assert_int_equal(bench_window_core_ppm(&g), 0);
+        g.ppm_max = BENCH_CORE_PPM_MAX_TIMER;
+        assert_int_equal(bench_window_core_ppm(&g), 16000000);
+        g.core_d = 2000000;
+        assert_int_equal(bench_window_core_ppm(&g), 0); /* 2000 per tick: past 1024 */
         struct bench_window w = { .t_n = 4100, .t_2n = 8100 };
         assert_int_equal(bench_window_overhead_mcyc(&w), 100000);
         assert_int_equal(bench_window_latency(NULL, 10, &(uint64_t){ 0 }), ST_BAD_ARG);

@@ -1,9 +1,12 @@
 /** @file
  * The pointer chase of kernel_chase.h in AArch64: 32 dependent "ldr x0, [x0]" per iteration,
  * so that the loop's subs/b.ne retire in the shadow of the loads and the per-load cost is
- * the load-to-use latency. Per iteration: 32 loads, 34 instructions, 1 branch.
+ * the load-to-use latency. Per iteration: 32 loads, 34 instructions, 1 branch. Its timed
+ * window (kernel_chase_window.inc) is stamped with the generic timer's CNTVCT_EL0.
  */
 #include "bench/kernel_chase.h"
+
+#include "boot/arm64/sysreg.h"
 
 _Static_assert(BENCH_CHASE_UNROLL == 32, "the .rept count in bench_chase()");
 
@@ -22,3 +25,11 @@ void *bench_chase(void *p, uint64_t iters)
                          : "memory", "cc");
         return p;
 }
+
+/* The window's timestamp (kernel_chase_window.inc): CNTVCT_EL0 unless the clock names another. */
+static inline uint64_t stamp(const struct bench_clock *clk)
+{
+        return clk->stamp ? clk->stamp(clk->ctx) : cntvct_ordered();
+}
+
+#include "bench/kernel_chase_window.inc"

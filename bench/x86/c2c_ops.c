@@ -4,6 +4,16 @@
 
 #include "boot/x86/msr.h"
 
+uint64_t bench_c2c_clock(void)
+{
+        return rdtsc_ordered();
+}
+
+const char *bench_c2c_clock_name(void)
+{
+        return "tsc";
+}
+
 void bench_c2c_flush_line(const void *p)
 {
         __asm__ volatile("clflush (%0)" : : "r"(p) : "memory");

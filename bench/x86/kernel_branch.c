@@ -32,14 +32,3 @@ void bench_branch_pattern(const uint8_t *pat, uint64_t n)
                          :
                          : "cc", "memory");
 }
-
-void bench_pattern_fill(uint8_t *pat, size_t n, bool random, uint64_t seed)
-{
-        /* Knuth MMIX LCG constants; the top bit is the best-distributed one. */
-        uint64_t x = seed;
-
-        for (size_t i = 0; i < n; i++) {
-                x      = x * 6364136223846793005ull + 1442695040888963407ull;
-                pat[i] = random ? (uint8_t)(x >> 63) : 0;
-        }
-}

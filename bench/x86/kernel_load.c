@@ -11,6 +11,11 @@ uint64_t bench_load_now(void)
         return rdtsc_ordered();
 }
 
+const char *bench_load_clock_name(void)
+{
+        return "tsc";
+}
+
 void bench_load_run(void *arg)
 {
         struct bench_load *l    = arg;

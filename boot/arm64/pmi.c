@@ -12,6 +12,7 @@
 #include "lib/base.h"
 
 #include "boot/arm64/gic.h"
+#include "boot/arm64/smp.h"
 #include "boot/arm64/sysreg.h"
 #include "boot/arm64/trap.h"
 #include "boot/cpu.h"
@@ -109,9 +110,18 @@ status_t cpu_pmi_selftest(uint64_t *round_trip)
         return ST_OK;
 }
 
+/* A window on a secondary processor (boot/arm64/smp.h): it never unmasks interrupts and
+ * keeps the harness's vectors, so its window saves DAIF alone; the window stack below is
+ * the boot processor's. */
+#define SECONDARY_SAVED BIT_ULL(63)
+
 bool cpu_irq_disable(uint64_t *saved)
 {
         uint64_t daif = daif_mask();
+        if (smp_on_secondary()) {
+                *saved = SECONDARY_SAVED | daif;
+                return true;
+        }
         *saved = depth;
         if (depth >= WINDOW_DEPTH)
                 return true; /* nested too deep: IRQs stay masked, nothing else changes */
@@ -128,6 +138,10 @@ bool cpu_irq_disable(uint64_t *saved)
 
 void cpu_irq_restore(uint64_t saved)
 {
+        if (saved & SECONDARY_SAVED) {
+                daif_restore(saved & ~SECONDARY_SAVED);
+                return;
+        }
         if (saved >= WINDOW_DEPTH || saved + 1 != depth)
                 return;
         struct window *w = &windows[--depth];

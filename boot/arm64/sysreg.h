@@ -58,6 +58,17 @@ static inline void isb(void)
         __asm__ volatile("isb" ::: "memory");
 }
 
+/** The generic timer's virtual count (CNTVCT_EL0, at CNTFRQ_EL0 Hz), ordered against what
+ *  comes before and after it: DSB waits for earlier loads to complete, the ISBs keep the read
+ *  from being taken early or later instructions from starting before it. [ARM-ARM] D12.1
+ *  "About the Generic Timer", D12.2.2 (reads of CNTVCT_EL0 may be out of order without ISB). */
+static inline uint64_t cntvct_ordered(void)
+{
+        uint64_t v;
+        __asm__ volatile("dsb ish\n\tisb\n\tmrs %0, cntvct_el0\n\tisb" : "=r"(v) : : "memory");
+        return v;
+}
+
 /** Mask IRQ and FIQ (PSTATE.I, F) and return the previous DAIF. [ARM-ARM] C5.2.2 DAIF. */
 static inline uint64_t daif_mask(void)
 {

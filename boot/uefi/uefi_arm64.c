@@ -6,6 +6,7 @@
  */
 #include "boot/uefi/uefi_priv.h"
 
+#include "boot/arm64/smp.h"
 #include "boot/arm64/sysreg.h"
 #include "boot/arm64/trap.h"
 #include "boot/cpu.h"
@@ -178,4 +179,32 @@ void uefi_ap_enter(uint64_t saved[2])
 void uefi_ap_leave(const uint64_t saved[2])
 {
         (void)saved;
+}
+
+/* AAVMF has no MP services: the harness starts the processors with PSCI (boot/arm64/smp.h). */
+unsigned uefi_own_mp_init(void)
+{
+        const char *why = NULL;
+
+        return smp_init(&why) == ST_OK ? smp_cpu_count() : 0;
+}
+
+const char *uefi_own_mp_method(void)
+{
+        return smp_method();
+}
+
+status_t uefi_own_mp_describe(unsigned idx, struct plat_cpu *out)
+{
+        return smp_cpu_describe(idx, out);
+}
+
+status_t uefi_own_mp_start(unsigned idx, void (*fn)(void *arg), void *arg)
+{
+        return smp_cpu_start(idx, fn, arg);
+}
+
+status_t uefi_own_mp_join(unsigned idx, uint32_t timeout_us)
+{
+        return smp_cpu_join(idx, timeout_us);
 }

@@ -363,3 +363,37 @@ void uefi_ap_leave(const uint64_t saved[2])
 
         __asm__ volatile("lidt %0" : : "m"(idtr) : "memory");
 }
+
+/* x86-64 processors are started by the firmware's MP services only (INIT-SIPI-SIPI by the
+ * harness would fight the firmware for them): without the protocol the BSP runs alone. */
+unsigned uefi_own_mp_init(void)
+{
+        return 0;
+}
+
+const char *uefi_own_mp_method(void)
+{
+        return NULL;
+}
+
+status_t uefi_own_mp_describe(unsigned idx, struct plat_cpu *out)
+{
+        (void)idx;
+        (void)out;
+        return ST_UNSUPPORTED;
+}
+
+status_t uefi_own_mp_start(unsigned idx, void (*fn)(void *arg), void *arg)
+{
+        (void)idx;
+        (void)fn;
+        (void)arg;
+        return ST_UNSUPPORTED;
+}
+
+status_t uefi_own_mp_join(unsigned idx, uint32_t timeout_us)
+{
+        (void)idx;
+        (void)timeout_us;
+        return ST_UNSUPPORTED;
+}

@@ -1,8 +1,10 @@
 /** @file
  * Other processors, through the firmware's MP services protocol. GNU-EFI has no header for
  * it, so it is declared here from [PI-1.8] Vol. 2 §13.4 "EFI_MP_SERVICES_PROTOCOL" (edk2
- * MdePkg/Include/Protocol/MpService.h has the same layout). Without the protocol (some
- * firmware, or a single-CPU machine) only the BSP is reported and runs work.
+ * MdePkg/Include/Protocol/MpService.h has the same layout). Without the protocol the
+ * architecture may start the processors itself (AArch64: PSCI CPU_ON for the MADT's GICC
+ * entries, boot/arm64/smp.h, through the uefi_own_mp_* calls of uefi_priv.h); where it
+ * cannot, only the BSP is reported and runs work.
  */
 #include "boot/uefi/uefi_priv.h"
 
@@ -62,6 +64,7 @@ struct _EFI_MP_SERVICES_PROTOCOL {
 static EFI_MP_SERVICES_PROTOCOL *mp;
 static UINTN                     n_cpus = 1;
 static uint32_t                  bsp_apic_id;
+static bool                      own_mp; /* the architecture's own start-up serves instead */
 
 bool uefi_on_ap(void)
 {
@@ -75,11 +78,21 @@ void uefi_mp_init(void)
 
         mp = NULL;
         n_cpus = 1;
+        own_mp = false;
         bsp_apic_id = uefi_own_cpu_id();
         if (EFI_ERROR(uefi_call_wrapper(BS->LocateProtocol, 3, &guid, NULL, (void **)&mp)))
                 mp = NULL;
         if (mp && !EFI_ERROR(mp->GetNumberOfProcessors(mp, &n, &n_enabled)) && n >= 1)
                 n_cpus = n;
+        if (!mp && (n = uefi_own_mp_init()) >= 1) {
+                own_mp = true;
+                n_cpus = n;
+        }
+}
+
+const char *uefi_mp_method(void)
+{
+        return mp ? "firmware MP services" : own_mp ? uefi_own_mp_method() : NULL;
 }
 
 bool uefi_mp_present(void)
@@ -99,6 +112,8 @@ static status_t cpu_describe(unsigned idx, struct plat_cpu *out)
         *out = (struct plat_cpu){ 0 };
         if (idx >= n_cpus)
                 return ST_BAD_ARG;
+        if (own_mp)
+                return uefi_own_mp_describe(idx, out);
         if (!mp) { /* the BSP only */
                 *out = (struct plat_cpu){ .apic_id = bsp_apic_id, .enabled = true,
                                           .is_bsp = true };
@@ -146,6 +161,8 @@ status_t plat_cpu_start(unsigned idx, void (*fn)(void *arg), void *arg)
 
         if (!fn || (st = cpu_describe(idx, &cpu)) != ST_OK || cpu.is_bsp)
                 return ST_BAD_ARG;
+        if (own_mp)
+                return uefi_own_mp_start(idx, fn, arg);
         if (!mp || !cpu.enabled)
                 return ST_UNSUPPORTED;
         if (!calls && !(calls = plat_alloc(n_cpus * sizeof(*calls))))
@@ -173,6 +190,8 @@ status_t plat_cpu_join(unsigned idx, uint32_t timeout_us)
 {
         struct ap_call *c = calls && idx < n_cpus ? &calls[idx] : NULL;
 
+        if (own_mp)
+                return uefi_own_mp_join(idx, timeout_us);
         if (!c || !c->busy)
                 return ST_OK;
         /* The firmware notices a finished AP from a timer callback (edk2 checks every

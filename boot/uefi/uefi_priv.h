@@ -27,6 +27,9 @@ void uefi_mp_init(void);
 bool uefi_on_ap(void);
 /** True when the firmware has MP services (AAVMF has none). */
 bool uefi_mp_present(void);
+/** How the other processors are listed and started: "firmware MP services", the
+ *  architecture's own way (uefi_own_mp_method), or NULL when only the BSP runs. */
+const char *uefi_mp_method(void);
 /** Write one line straight to the console devices (used by the crash path). */
 void uefi_con_emergency(const char *s);
 
@@ -40,6 +43,16 @@ void trap_restore(void);
 /** The calling processor's ID as the firmware's MP services name it (x86-64: x2APIC or
  *  initial APIC ID; AArch64: MPIDR_EL1 affinity). */
 uint32_t uefi_own_cpu_id(void);
+/** Processors started by the harness itself where the firmware has no MP services
+ *  (AArch64: PSCI CPU_ON for the MADT's GICC entries, boot/arm64/smp.h; x86-64: none).
+ *  uefi_own_mp_init returns how many processors it knows, BSP included, or 0 when it cannot
+ *  start any (the BSP alone runs then); the other three follow plat_cpu_info (describe),
+ *  plat_cpu_start and plat_cpu_join. */
+unsigned    uefi_own_mp_init(void);
+const char *uefi_own_mp_method(void);
+status_t    uefi_own_mp_describe(unsigned idx, struct plat_cpu *out);
+status_t    uefi_own_mp_start(unsigned idx, void (*fn)(void *arg), void *arg);
+status_t    uefi_own_mp_join(unsigned idx, uint32_t timeout_us);
 /** Around a harness procedure run on an application processor: take the harness's
  *  exception handlers on that CPU, and give the firmware's back (@p saved holds them). */
 void uefi_ap_enter(uint64_t saved[2]);

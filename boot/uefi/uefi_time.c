@@ -66,6 +66,7 @@ const struct plat_info *plat_info(void)
 
         info.name       = firmware_name();
         info.image_base = uefi_image_base();
-        info.cpus_unlisted = !uefi_mp_present();
+        info.cpus_via      = uefi_mp_method();
+        info.cpus_unlisted = !info.cpus_via;
         return &info;
 }

@@ -1,5 +1,6 @@
 /** @file Hardware prefetcher control, one documented row per CPU range (see prefetch.h). */
-#include "boot/x86/prefetch.h"
+#include "boot/prefetch.h"
+#include "boot/x86/msr_misc.h" /* the prefetcher-control registers */
 
 #include "boot/plat.h"
 #include "boot/x86/msr.h"

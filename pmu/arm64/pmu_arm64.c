@@ -172,8 +172,13 @@ status_t pmu_arm64_program(unsigned idx, uint16_t ev, unsigned flags, uint64_t s
 
 void pmu_arm64_start(uint32_t mask)
 {
-        SYSREG_WRITE(pmcntenset_el0, mask);
+        /* PMCR_EL0.E first, the counters' own enable last: counting starts at the
+         * PMCNTENSET write whether E was set already or not. The other order counts the
+         * read-modify-write of PMCR (3 instructions) when E is still set from an earlier
+         * start, which the shared suite's two loop lengths do not cancel. */
         SYSREG_WRITE(pmcr_el0, SYSREG_READ(pmcr_el0) | PMCR_E);
+        isb();
+        SYSREG_WRITE(pmcntenset_el0, mask);
         isb();
 }
 

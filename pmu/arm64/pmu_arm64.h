@@ -58,7 +58,8 @@ void pmu_arm64_reset(void);
  *  for @p ev at the levels in @p flags (PMU_EL0/EL1/EL2, PMU_ARM64_INT) with initial value
  *  @p start. Stopped until pmu_arm64_start. ST_BAD_ARG for a counter the CPU lacks. */
 status_t pmu_arm64_program(unsigned idx, uint16_t ev, unsigned flags, uint64_t start);
-/** Enable the counters in @p mask (and PMCR_EL0.E). */
+/** Enable the counters in @p mask (PMCR_EL0.E first, so that counting starts at the
+ *  PMCNTENSET_EL0 write whatever E was). */
 void pmu_arm64_start(uint32_t mask);
 /** Disable the counters in @p mask. */
 void pmu_arm64_stop(uint32_t mask);

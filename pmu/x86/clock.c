@@ -1,5 +1,5 @@
 /** @file TSC, APERF/MPERF and the core:TSC ratio of a run (see pmu/x86/clock.h). */
-#include "pmu/x86/clock.h"
+#include "pmu/clock.h"
 
 #include "boot/x86/coreclk.h"
 #include "boot/x86/msr.h"

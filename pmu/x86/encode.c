@@ -4,15 +4,6 @@
 #include "pmu/x86/msr_amd.h"
 #include "pmu/x86/msr_arch.h"
 
-uint64_t pmu_width_mask(unsigned width_bits)
-{
-        if (width_bits == 0)
-                return 0;
-        if (width_bits >= 64)
-                return ~0ull;
-        return (1ull << width_bits) - 1;
-}
-
 uint64_t pmu_counter_delta(uint64_t before, uint64_t after, unsigned width_bits)
 {
         uint64_t m = pmu_width_mask(width_bits);

@@ -30,8 +30,16 @@ uint64_t pmu_evtsel_encode(const struct pmu_event_desc *ev, unsigned flags);
  *  @p flags), not shifted. */
 uint64_t pmu_fixed_ctrl_encode(unsigned flags);
 
-/** All-ones mask of the low @p width_bits bits (0 -> 0, >= 64 -> all ones). */
-uint64_t pmu_width_mask(unsigned width_bits);
+/** All-ones mask of the low @p width_bits bits (0 -> 0, >= 64 -> all ones). Inline: every
+ *  architecture's counters use it (pmu/sample.c). */
+static inline uint64_t pmu_width_mask(unsigned width_bits)
+{
+        if (width_bits == 0)
+                return 0;
+        if (width_bits >= 64)
+                return ~0ull;
+        return (1ull << width_bits) - 1;
+}
 
 /** Events counted between two reads @p before and @p after of a @p width_bits counter,
  *  allowing for one wrap. */

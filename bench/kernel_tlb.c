@@ -1,10 +1,12 @@
-/** @file Timed dTLB chase and iTLB jump-chain kernels (see kernel_tlb.h). */
+/** @file Timed dTLB chase and iTLB jump-chain kernels (see kernel_tlb.h), the same on every
+ * architecture; the timer is bench_timer_now() (bench/window.h) and the translation-table
+ * control registers are per architecture (bench/x86/tlb_ctl.c, bench/arm64/tlb_ctl.c). */
 #include "bench/kernel_tlb.h"
 #include "lib/stats.h"
 
 #include "boot/cpu.h"
 #include "boot/plat.h"
-#include "boot/x86/msr.h"
+#include "bench/window.h"
 
 #define WARM_LAPS 2
 /* A window is kept when its 2L run took 2x its L run within 1/8: an interrupt, an SMI or a
@@ -47,7 +49,7 @@ static bool consistent(uint64_t t0, uint64_t t1, uint64_t t2)
 
 static uint64_t stamp(const struct bench_tlb_run *run)
 {
-        return run->stamp ? run->stamp(run->stamp_ctx) : rdtsc_ordered();
+        return run->stamp ? run->stamp(run->stamp_ctx) : bench_timer_now();
 }
 
 static bool run_ok(const struct bench_tlb_run *run)
@@ -62,8 +64,6 @@ static uint64_t laps_for(const struct bench_tlb_run *run, uint32_t n_pages)
 
         return l ? l : 1;
 }
-
-
 
 static status_t summarise(uint64_t *v, size_t n, uint32_t n_pages, struct tlb_point *out)
 {
@@ -200,33 +200,4 @@ status_t bench_itlb_measure(void (*entry)(void), uint32_t n_pages,
         }
         out->ctl_p50_mcyc = 0;
         return summarise(v, k, n_pages, out);
-}
-
-/* ---- control registers (ring 0 only; the firmware build) ---- */
-
-uint64_t bench_cr3_read(void)
-{
-        uint64_t v;
-
-        __asm__ volatile("mov %%cr3, %0" : "=r"(v));
-        return v;
-}
-
-uint64_t bench_cr4_read(void)
-{
-        uint64_t v;
-
-        __asm__ volatile("mov %%cr4, %0" : "=r"(v));
-        return v;
-}
-
-void bench_tlb_flush_all(void)
-{
-        uint64_t cr4 = bench_cr4_read();
-
-        /* A MOV to CR4 that changes PGE invalidates every TLB entry, global ones and those of
-         * every PCID, and the paging-structure caches. [SDM-3A] "Invalidation of TLBs and
-         * Paging-Structure Caches", operations that invalidate; [APM-2] "Global Pages". */
-        __asm__ volatile("mov %0, %%cr4" : : "r"(cr4 ^ BENCH_CR4_PGE) : "memory");
-        __asm__ volatile("mov %0, %%cr4" : : "r"(cr4) : "memory");
 }

@@ -2,10 +2,12 @@
  * The clocks a PMU measurement is scaled by: the TSC, APERF/MPERF, and the core:TSC ratio
  * over a run (APERF/MPERF where CPUID.06H:ECX[0] offers them, else the PMU's cycles event on
  * general counter 0). The phases above time and scale with these instead of reading MSRs or
- * the TSC themselves. [SDM-3B] "IA32_APERF", "IA32_MPERF"; [APM-2] "MPERF".
+ * the TSC themselves. [SDM-3B] "IA32_APERF", "IA32_MPERF"; [APM-2] "MPERF". Per architecture:
+ * pmu/x86/clock.c; pmu/arm64/clock.c, where the "TSC" is the generic timer (CNTVCT_EL0),
+ * there is no APERF/MPERF and the ratio comes from the cycle counter PMCCNTR_EL0.
  */
-#ifndef PMUCAL_PMU_X86_CLOCK_H
-#define PMUCAL_PMU_X86_CLOCK_H
+#ifndef PMUCAL_PMU_CLOCK_H
+#define PMUCAL_PMU_CLOCK_H
 
 #include <stdint.h>
 

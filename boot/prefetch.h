@@ -3,7 +3,8 @@
  * prefetcher-control MSR (Intel MSR_MISC_FEATURE_CONTROL 0x1A4, AMD Zen PrefetchControl
  * 0xC0000108; numbers and bits in boot/x86/msr_misc.h) the sweep can run with the prefetchers off and restore them afterwards. Which
  * models document which bits is a const table in prefetch.c, one source per row; everything
- * else is "unsupported" and the table says so.
+ * else is "unsupported" and the table says so. Implemented per architecture: boot/x86/prefetch.c,
+ * boot/arm64/prefetch.c (no control: always "unsupported").
  */
 #ifndef PMUCAL_BENCH_PREFETCH_H
 #define PMUCAL_BENCH_PREFETCH_H
@@ -13,7 +14,6 @@
 
 #include "lib/status.h"
 #include "boot/x86/cpuid.h"
-#include "boot/x86/msr_misc.h" /* the prefetcher-control registers */
 
 enum bench_pf_state {
         BENCH_PF_UNSUPPORTED = 0, /* no documented control for this CPU (prefetchers as found) */
