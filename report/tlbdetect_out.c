@@ -46,7 +46,7 @@ static status_t report_one(const struct tlb_result *r, const struct tlb_result *
         char a[32], b[32];
 
         rep_buf_printf(out, "TLB: %s, %s pages, PTE %s: %u points up to %u pages%s; "
-                            "noise %s cyc, step >= %s cyc\n",
+                            "noise %s ticks, step >= %s ticks\n",
                        tlb_side_name(r->side), page_name(r->page_bytes),
                        tlb_pte_layout_name(r->pte), r->n_points, r->max_n,
                        r->uses_control ? ", control subtracted" : "",
@@ -64,7 +64,7 @@ static status_t report_one(const struct tlb_result *r, const struct tlb_result *
         }
         if (!r->n_lvl)
                 rep_buf_printf(out, "  (no TLB level found: the curve is flat)\n");
-        rep_buf_printf(out, "  %-14s %12s %12s  %s\n", "Class", "Latency cyc", "Added cyc",
+        rep_buf_printf(out, "  %-14s %12s %12s  %s\n", "Class", "Latency ticks", "Added ticks",
                        "Pages");
         for (size_t k = 0; k < r->n_plat; k++) {
                 const struct tlb_plateau *p = &r->plat[k];
@@ -81,7 +81,7 @@ static status_t report_one(const struct tlb_result *r, const struct tlb_result *
                     tlb_class_cost(r, TLB_CLASS_WALK, &w) != ST_OK ||
                     tlb_class_cost(o, TLB_CLASS_WALK, &w0) != ST_OK)
                         continue;
-                rep_buf_printf(out, "  walk with PTE %s costs %s cyc more than with PTE near\n",
+                rep_buf_printf(out, "  walk with PTE %s costs %s ticks more than with PTE near\n",
                                tlb_pte_layout_name(r->pte),
                                fmt_fixed(a, sizeof(a), (int64_t)w - (int64_t)w0, 3));
         }
