@@ -71,6 +71,10 @@ void smp_ibs_op_run(struct smp_ctx *c, struct pmu_ibs_session *s, struct psample
         for (size_t i = 0; i < c->plan.n; i++) {
                 const struct smp_ws *w = &c->plan.ws[i];
 
+                if (w->ws_why) {
+                        smp_skip_ws(&c->log, SMP_MECH_IBS_OP, w, w->ws_why);
+                        continue;
+                }
                 if ((st = smp_chase_setup(&ch, w->bytes, 64)) != ST_OK) {
                         smp_skip_ws(&c->log, SMP_MECH_IBS_OP, w, status_str(st));
                         continue;

@@ -52,6 +52,10 @@ static void pebs_runs(struct smp_ctx *c, struct pmu_pebs_session *s, struct pmu_
         for (size_t i = 0; i < c->plan.n; i++) {
                 const struct smp_ws *w = &c->plan.ws[i];
 
+                if (w->ws_why) {
+                        smp_skip_ws(&c->log, SMP_MECH_PEBS, w, w->ws_why);
+                        continue;
+                }
                 if ((st = smp_chase_setup(&ch, w->bytes, 64)) != ST_OK) {
                         smp_skip_ws(&c->log, SMP_MECH_PEBS, w, status_str(st));
                         continue;
