@@ -88,8 +88,15 @@ struct vpmu_faults {
         uint64_t     ibs_phys_xor;    /* IBS DcPhysAd = linear ^ this */
         unsigned     ibs_fault_level; /* the three IBS faults hit loads from level - 1 only
                                        * (enum vpmu_level + 1); 0 = every level */
-        bool         pebs_no_data;    /* PEBS records without address/source/latency */
+        unsigned     pebs_no_data_every; /* every n-th PEBS record without address, source
+                                       * and latency (1: all of them) */
+        uint64_t     pebs_la_xor;     /* PEBS data linear address = the load's ^ this */
+        uint32_t     pebs_lat_scale_pct; /* PEBS load latency scaled (100 = right) */
+        unsigned     pebs_fault_level;/* pebs_la_xor and pebs_lat_scale_pct hit loads from
+                                       * level - 1 only (enum vpmu_level + 1); 0 = every level */
         uint32_t     lbr_cycles_scale_pct; /* LBR cycle counts scaled (100 = right) */
+        unsigned     lbr_stray_every; /* every n-th PMI's stack ends in a branch outside the
+                                       * kernel (the harness's code) */
         bool         ibs_wrong_src;   /* IBS DataSrc of a DRAM load says local cache */
         unsigned     spurious_pmi_every; /* an extra NMI without overflow after every n-th */
         bool         route_dead;      /* the LVT/IDT route never delivers (self-NMI lost) */
