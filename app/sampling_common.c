@@ -122,8 +122,8 @@ void smp_check_ws(struct smp_ctx *x, const char *mech, const struct smp_ws *w,
         fmt_snprintf(name, sizeof(name), "latency %s", w->name);
         if (w->lat_why)
                 smp_log_skip(lg, mech, name, w->lat_why);
-        else if (rep_check_latency(s, n, REP_SF_LOADS_ONLY | REP_SF_MISSES_ONLY, w->lat_lo, w->lat_hi,
-                              500, &v) == ST_OK) {
+        else if (rep_check_latency(s, n, REP_SF_LOADS_ONLY | REP_SF_MISSES_ONLY, w->lat_lo,
+                                   w->lat_hi, 500, &v) == ST_OK) {
                 len = strlen(v.why);
                 if (lat_note && v.v != REP_V_SKIP && len + 3 < sizeof(v.why))
                         fmt_snprintf(v.why + len, sizeof(v.why) - len, "; %s", lat_note);

@@ -85,7 +85,8 @@ struct verdicts {
 static void parse(const char *text, struct verdicts *out)
 {
         memset(out, 0, sizeof(*out));
-        for (const char *ln = text; ln && *ln; ln = strchr(ln, '\n') ? strchr(ln, '\n') + 1 : NULL) {
+        for (const char *ln = text; ln && *ln;
+             ln = strchr(ln, '\n') ? strchr(ln, '\n') + 1 : NULL) {
                 char v = ln[0];
 
                 if ((v != 'P' && v != 'F' && v != 'S') || ln[4] != ':' || out->n == MAX_V)
@@ -264,8 +265,9 @@ static void test_phase_faults(void **unused)
                         char want = !strcmp(n, fault_cases[i].check) ? 'F' : ref->v[k];
 
                         if (judged(n) && verdict_of(&v, n) != want)
-                                fail_msg("%s, fault for %s: %s is %c, want %c", fault_cases[i].p->name,
-                                         fault_cases[i].check, n, verdict_of(&v, n), want);
+                                fail_msg("%s, fault for %s: %s is %c, want %c",
+                                         fault_cases[i].p->name, fault_cases[i].check, n,
+                                         verdict_of(&v, n), want);
                 }
         }
 }
