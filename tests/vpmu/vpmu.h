@@ -74,6 +74,9 @@ struct vpmu_step {
         void (*op_at)(void *ctx, uint64_t i, struct vpmu_op *out);
         void *ctx;
         const struct vpmu_branch *br; /* n[VE_BRANCHES] taken branches repeat this one */
+        bool own_clock;              /* n[VE_CYCLES] and n[VE_REF_CYCLES] are the step's
+                                        time: the host's time since the last step is not
+                                        counted */
 };
 
 /** Switchable deviations, as real parts show them; all zero = a faithful model. */

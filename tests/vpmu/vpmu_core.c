@@ -348,7 +348,10 @@ void vpmu_retire(const struct vpmu_step *s)
 
         if (!vp.p || !s)
                 return;
-        vp_accrue(s);
+        if (s->own_clock)
+                vp.tsc_last = vp_tsc();
+        else
+                vp_accrue(s);
         memcpy(cnt, s->n, sizeof(cnt));
         if (s->op_at && vpmu_wants_ops()) {
                 static const enum vpmu_ev per_op[] = { VE_OPS, VE_LOADS, VE_L1D_MISS, VE_L2_MISS,

@@ -339,14 +339,15 @@ void __wrap_bench_block_run(uint64_t n)
         struct vpmu_branch br = { .from = addr(bench_block_jcc), .to = addr(bench_block_top),
                                   .cycles = BENCH_BLOCK_NOMINAL_CYCLES };
         struct vpmu_step s = { .rip_lo = b.lo, .rip_hi = b.hi, .br = &br, .op_at = block_op,
-                               .ctx = &b };
+                               .ctx = &b, .own_clock = true };
 
         /* The block costs what it is built to cost, BENCH_BLOCK_NOMINAL_CYCLES per iteration
          * (a chain of dependent imul): the core and reference cycles of its time are that
          * count, not the host's time, and each taken jnz records it in the LBR. The cycles
-         * counter, the LBR cycle counts and the TSC then add up whatever the host's load
-         * (the harness's own time around the kernel still counts as TSC ticks). */
-        vp_accrue(&vp_harness_step);
+         * counter and the LBR cycle counts then add up whatever the host's load. The host's
+         * time up to the call is not counted either: a descheduled test process would look
+         * like a core that spent millions of cycles on a call. */
+        vp.tsc_last = vp_tsc();
         if (!vpmu_part())
                 __real_bench_block_run(n);
         for (uint64_t done = 0; vpmu_part() && done < n;) {
@@ -354,9 +355,8 @@ void __wrap_bench_block_run(uint64_t n)
 
                 if (vpmu_wants_ops())
                         k = 1;
-                /* The kernel itself has no effect but time, which the model counts: it is
-                 * not run, and the host's time since the last chunk is not counted. */
-                vp.tsc_last = vp_tsc();
+                /* The kernel itself has no effect but time, which the step declares: it
+                 * is not run. */
                 s.n[VE_INSNS] = k * BENCH_BLOCK_INSNS_PER_ITER;
                 s.n[VE_BRANCHES] = k;
                 s.n[VE_OPS] = k * (BENCH_BLOCK_INSNS_PER_ITER - 1);
@@ -365,6 +365,7 @@ void __wrap_bench_block_run(uint64_t n)
                 vpmu_retire(&s);
                 done += k;
         }
+        vp.tsc_last = vp_tsc();
 }
 
 /* ---- the MMU under the samples ---------------------------------------------------------- */
