@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -128,10 +129,12 @@ static void run(const struct vpmu_part *p, const struct vpmu_faults *f, bool wit
                 struct verdicts *v)
 {
         struct rep_buf out = { 0 };
+        clock_t t0 = clock();
 
         phase(p, f, with_table, &out);
         if (getenv("VPMU_VERBOSE"))
-                fprintf(stderr, "==== %s\n%s\n", p->name, out.p);
+                fprintf(stderr, "==== %s (%ld ms CPU)\n%s\n", p->name,
+                        (long)((clock() - t0) * 1000 / CLOCKS_PER_SEC), out.p);
         parse(out.p, v);
         rep_buf_free(&out);
 }
