@@ -72,6 +72,9 @@ struct vpmu_step {
         uint64_t rip_ev;             /* the instruction that overflows (skid measured from it) */
         /* The step's ops in order, n[VE_OPS] of them (NULL: none is a load). */
         void (*op_at)(void *ctx, uint64_t i, struct vpmu_op *out);
+        /* Optional: add to @p cnt what ops i .. i + k - 1 count (as op_at one by one would)
+         * and move past them, for the stretches where no op is sampled. */
+        void (*ops_skip)(void *ctx, uint64_t i, uint64_t k, uint64_t cnt[]);
         void *ctx;
         const struct vpmu_branch *br; /* n[VE_BRANCHES] taken branches repeat this one */
         bool own_clock;              /* n[VE_CYCLES] and n[VE_REF_CYCLES] are the step's

@@ -371,7 +371,9 @@ void vpmu_retire(const struct vpmu_step *s)
                                 continue;
                         }
                         memset(cnt, 0, sizeof(cnt));
-                        for (uint64_t j = 0; j < k; j++) {
+                        if (s->ops_skip)
+                                s->ops_skip(s->ctx, i, k, cnt);
+                        for (uint64_t j = 0; !s->ops_skip && j < k; j++) {
                                 s->op_at(s->ctx, i + j, &op);
                                 op_counts(&op, cnt);
                         }

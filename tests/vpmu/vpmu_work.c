@@ -266,6 +266,34 @@ static void chase_op(void *arg, uint64_t i, struct vpmu_op *out)
         c->q = *c->q;
 }
 
+/* Loads among the first @p x ops of the chase (32 of every 34). */
+static uint64_t loads_before(uint64_t x)
+{
+        return x / 34 * 32 + (x % 34 < 32 ? x % 34 : 32);
+}
+
+static void chase_skip(void *arg, uint64_t i, uint64_t k, uint64_t cnt[])
+{
+        struct chase_ctx *c = arg;
+        uint64_t          n = loads_before(c->i + k) - loads_before(c->i);
+        struct vpmu_op    op = { .load = true, .level = c->level };
+
+        (void)i;
+        c->i += k;
+        cnt[VE_OPS] += k;
+        cnt[VE_LOADS] += n;
+        cnt[VE_L1D_MISS] += c->level > VL_L1 ? n : 0;
+        cnt[VE_L2_MISS] += c->level > VL_L2 ? n : 0;
+        cnt[VE_LLC_MISS] += c->level > VL_L3 ? n : 0;
+        cnt[VE_DTLB_MISS] += c->dtlb_miss ? n : 0;
+        cnt[VE_LDLAT] += vp.ldlat && vp_load_latency(&op) > (vp.ldlat & 0xffff) ? n : 0;
+        if (c->lap)
+                c->pos = (c->pos + n) % lap.n;
+        else
+                for (uint64_t j = 0; j < n; j++)
+                        c->q = *c->q;
+}
+
 void *__wrap_bench_chase(void *p, uint64_t iters)
 {
         const struct vpmu_part *part = vpmu_part();
@@ -275,7 +303,7 @@ void *__wrap_bench_chase(void *p, uint64_t iters)
          * while sampling it is also the code that performs the loads. */
         struct chase_ctx        c = { .q = p, .rip = addr(__wrap_bench_chase) + 16 };
         struct vpmu_step        s = { .rip_lo = c.rip, .rip_hi = c.rip + 32 * 4 + 8, .ctx = &c,
-                                      .op_at = chase_op };
+                                      .op_at = chase_op, .ops_skip = chase_skip };
 
         if (!part || !p || !iters)
                 return __real_bench_chase(p, iters);
