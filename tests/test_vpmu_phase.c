@@ -47,7 +47,10 @@ static void table_of(const struct vpmu_part *p, const struct cpu_info *ci, struc
 
 /* ---- running the phase -------------------------------------------------------------------- */
 
-static void phase(const struct vpmu_part *p, const struct vpmu_faults *f, bool with_table,
+/* How the phase finds the machine. */
+enum { WITH_TABLE = 1, NO_CACHES = 2, NO_CPU = 4 };
+
+static void phase(const struct vpmu_part *p, const struct vpmu_faults *f, unsigned how,
                   struct rep_buf *out)
 {
         static struct inventory  inv;
@@ -58,16 +61,19 @@ static void phase(const struct vpmu_part *p, const struct vpmu_faults *f, bool w
         memset(&r, 0, sizeof(r));
         vpmu_init(p, f);
         vpmu_cpu_info(&inv.cpu);
-        inv.cpu_st = ST_OK;
+        inv.cpu_st = how & NO_CPU ? ST_NOT_FOUND : ST_OK;
         inv.tsc_hz = 3000000000ull;
         r.inv = &inv;
-        if (with_table) {
+        if (how & NO_CACHES)
+                inv.cpu.n_caches = 0;
+        if (how & WITH_TABLE) {
                 table_of(p, &inv.cpu, &l);
                 r.levels = &l;
         }
         rep_reset();
         rep_add_sink(rep_buf_sink(out));
         assert_int_equal(phase_sampling(&r), ST_OK);
+        rep_flush(); /* a run of SKIPs is held until the next line */
         rep_reset();
         for (size_t i = 0; i < r.n_files; i++) /* the run owns the files the phase kept */
                 rep_buf_free(&r.files[i].data);
@@ -125,13 +131,13 @@ static bool judged(const char *name)
         return strncmp(name, "lbr: sample-count", 17) != 0;
 }
 
-static void run(const struct vpmu_part *p, const struct vpmu_faults *f, bool with_table,
+static void run(const struct vpmu_part *p, const struct vpmu_faults *f, unsigned how,
                 struct verdicts *v)
 {
         struct rep_buf out = { 0 };
         clock_t t0 = clock();
 
-        phase(p, f, with_table, &out);
+        phase(p, f, how, &out);
         if (getenv("VPMU_VERBOSE"))
                 fprintf(stderr, "==== %s (%ld ms CPU)\n%s\n", p->name,
                         (long)((clock() - t0) * 1000 / CLOCKS_PER_SEC), out.p);
@@ -172,7 +178,7 @@ static void test_phase_faithful(void **unused)
                 struct verdicts *v = &faithful[k];
                 unsigned n_pass = 0;
 
-                run(p, NULL, true, v);
+                run(p, NULL, WITH_TABLE, v);
                 for (unsigned i = 0; i < v->n; i++) {
                         const char *n = v->name[i];
 
@@ -207,7 +213,7 @@ static void test_phase_no_table(void **unused)
                 const struct verdicts *ref = faithful_of(p2[k]);
                 unsigned n_lat = 0;
 
-                run(p2[k], NULL, false, &v);
+                run(p2[k], NULL, 0, &v);
                 for (unsigned i = 0; i < ref->n; i++) {
                         const char *n = ref->name[i];
                         int j = index_of(&v, n);
@@ -224,6 +230,47 @@ static void test_phase_no_table(void **unused)
                 }
                 assert_int_equal(n_lat, 4); /* 4 levels (the other vendor: one SKIP line) */
         }
+}
+
+/* What the phase does with less to go by: no CPU inventory (every check SKIPs with that
+ * reason), no table and no CPUID caches (no working set: every per-level check SKIPs, the
+ * other checks keep their names), IBS without op sampling, IBS op sampling by cycles (no
+ * op count to compare with). */
+static void test_phase_edges(void **unused)
+{
+        struct vpmu_part no_opsam = vpmu_zen2, by_cycles = vpmu_zen2;
+        struct verdicts  v;
+        unsigned         n_skip = 0;
+
+        run(&vpmu_icx, NULL, NO_CPU, &v);
+        for (unsigned i = 0; i < v.n; i++) {
+                assert_int_equal(v.v[i], 'S');
+                assert_non_null(strstr(v.why[i], "no CPU inventory"));
+        }
+        assert_true(v.n >= 4);
+
+        run(&vpmu_spr, NULL, NO_CACHES, &v);
+        for (unsigned i = 0; i < v.n; i++)
+                if (strstr(v.name[i], "pebs: ") && v.v[i] == 'S' &&
+                    strstr(v.why[i], "working set is unknown"))
+                        n_skip++;
+        assert_true(n_skip >= 1); /* collapsed: one line per run of one reason */
+        assert_int_equal(verdict_of(&v, "pebs: sample-count"), 'S');
+        assert_non_null(strstr(v.why[index_of(&v, "pebs: sample-count")], "no working set ran"));
+        assert_int_equal(verdict_of(&v, "pebs: tlb page-stride"), 'P');
+        assert_int_equal(verdict_of(&v, "lbr: symbols"), 'P');
+
+        no_opsam.ibs_caps &= ~(uint32_t)(1u << 2);   /* CPUID 0x8000001B OpSam */
+        run(&no_opsam, NULL, 0, &v);
+        assert_non_null(strstr(v.why[index_of(&v, "ibs-op: 19 checks")], "op sampling not offered"));
+        assert_int_equal(verdict_of(&v, "ibs-fetch: fetch-addresses"), 'P');
+
+        by_cycles.ibs_caps &= ~(uint32_t)(1u << 4);  /* OpCnt: IBS op sampling counts cycles */
+        run(&by_cycles, NULL, WITH_TABLE, &v);
+        assert_int_equal(verdict_of(&v, "ibs-op: sample-count"), 'S');
+        assert_int_equal(verdict_of(&v, "ibs-op: op-count"), 'S');
+        assert_int_equal(verdict_of(&v, "ibs-op: addresses DRAM"), 'P');
+        assert_int_equal(verdict_of(&v, "ibs-op: latency DRAM"), 'P');
 }
 
 /* ---- one fault, one verdict --------------------------------------------------------------- */
@@ -263,7 +310,7 @@ static void test_phase_faults(void **unused)
                 const struct verdicts *ref = faithful_of(fault_cases[i].p);
 
                 assert_int_equal(verdict_of(ref, fault_cases[i].check), 'P');
-                run(fault_cases[i].p, &fault_cases[i].f, true, &v);
+                run(fault_cases[i].p, &fault_cases[i].f, WITH_TABLE, &v);
                 for (unsigned k = 0; k < ref->n; k++) {
                         const char *n = ref->name[k];
                         char want = !strcmp(n, fault_cases[i].check) ? 'F' : ref->v[k];
@@ -281,6 +328,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_phase_faithful),
                 cmocka_unit_test(test_phase_no_table),
+                cmocka_unit_test(test_phase_edges),
                 cmocka_unit_test(test_phase_faults),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
