@@ -41,12 +41,12 @@ void fake_plat_reset(void)
 }
 
 void fake_plat_set_mmu(enum plat_page_kind pages, bool load_cr3, bool restore_cr3,
-                       bool map_the_process)
+                       bool cover_process)
 {
         page_kind    = pages;
         cr3_loadable = load_cr3;
         cr3_restores = restore_cr3;
-        map_process  = map_the_process;
+        map_process  = cover_process;
         cr3          = FAKE_PLAT_FIRMWARE_CR3;
 }
 
@@ -125,41 +125,20 @@ void plat_mem_free(void *p, size_t bytes)
                 free(p);
 }
 
-/* With map_process: RAM around the process's code, stack and heap, 1 GiB-aligned windows
- * from 1 GiB below to 2 GiB above each, merged, appended to @p map (room for 3 more). */
+/* With map_process: the process's code, stack and heap are RAM too. Where a sanitizer's
+ * allocator and fake stacks put them is anyone's guess, so the whole rest of the user half
+ * of the address space, [4 GiB, 128 TiB), is one range (mapped by 1 GiB pages). */
 static size_t map_the_process(struct plat_mem_range *map, size_t n)
 {
-        static void *heap;
-        int          local = 0;
-        uint64_t     at[3] = { (uint64_t)(uintptr_t)plat_mem_map, (uint64_t)(uintptr_t)&local, 0 };
-
-        if (!heap)
-                heap = malloc(64);
-        at[2] = (uint64_t)(uintptr_t)heap;
-        for (size_t i = 0; i < 3; i++) {
-                uint64_t lo = (at[i] & ~(GiB - 1)) - GiB, hi = lo + 3 * GiB;
-                bool     merged = false;
-
-                for (size_t k = 3; k < n && !merged; k++)
-                        if (lo <= map[k].base + map[k].bytes && map[k].base <= hi) {
-                                uint64_t b = lo < map[k].base ? lo : map[k].base;
-                                uint64_t end = map[k].base + map[k].bytes;
-                                uint64_t e = hi > end ? hi : end;
-                                map[k].base = b;
-                                map[k].bytes = e - b;
-                                merged = true;
-                        }
-                if (!merged)
-                        map[n++] = (struct plat_mem_range){ .base = lo, .bytes = hi - lo,
-                                                            .kind = PLAT_MEM_RAM };
-        }
+        map[n++] = (struct plat_mem_range){ .base = 4 * GiB, .bytes = (1ull << 47) - 4 * GiB,
+                                            .kind = PLAT_MEM_RAM };
         return n;
 }
 
 status_t plat_mem_map(struct plat_mem_summary *sum, struct plat_mem_range *out, size_t max,
                       size_t *n)
 {
-        struct plat_mem_range map[6] = {
+        struct plat_mem_range map[4] = {
                 { .base = 0, .bytes = 640 * KiB, .kind = PLAT_MEM_RAM },
                 { .base = 1 * MiB, .bytes = 2 * GiB - 1 * MiB, .kind = PLAT_MEM_RAM },
                 { .base = 0xfec00000, .bytes = 4 * KiB, .kind = PLAT_MEM_MMIO, .uncached = true },

@@ -56,9 +56,9 @@ void fake_plat_cpus_reset(void);
  *  process): page buffers reported as mapped with @p pages; cpu_page_tables_load works when
  *  @p load_cr3 (the fake CR3 takes the root), cpu_page_tables_restore puts the saved value
  *  back when @p restore_cr3; plat_mem_map also covers the test process's code, stack and
- *  heap (as a firmware's map covers the harness) when @p map_the_process. */
+ *  heap (as a firmware's map covers the harness) when @p cover_process. */
 void fake_plat_set_mmu(enum plat_page_kind pages, bool load_cr3, bool restore_cr3,
-                       bool map_the_process);
+                       bool cover_process);
 /** The fake CR3 (what the tests' bench_cr3_read wrapper returns). */
 uint64_t fake_plat_cr3(void);
 
