@@ -299,6 +299,9 @@ VPMU_SRCS := \
 VPMU_LDFLAGS := -Wl,--wrap=bench_loop -Wl,--wrap=bench_branch_pattern \
                 -Wl,--wrap=bench_skid_loop -Wl,--wrap=bench_chase -Wl,--wrap=bench_block_run \
                 -Wl,--wrap=bench_ptlive_attach -Wl,--wrap=bench_pt_walk
+# The page chase's window reads CR3/CR4 and flushes the TLB: on the host, the fake MMU's.
+TEST_LDFLAGS_pmu_chase  := -Wl,--wrap=bench_cr3_read -Wl,--wrap=bench_cr4_read \
+                           -Wl,--wrap=bench_tlb_flush_all
 TEST_MSR_vpmu           := $(VPMU_SRCS)
 TEST_LDFLAGS_vpmu       := $(VPMU_LDFLAGS)
 TEST_MSR_vpmu_smp       := $(VPMU_SRCS)

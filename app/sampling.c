@@ -76,11 +76,20 @@ static void print_plan(const struct smp_plan *p)
                 rep_info("plan: the latency table is in TSC ticks (%llu Hz; no core-cycle clock "
                          "in the sweep): each run converts it with its measured core:TSC ratio",
                          (unsigned long long)p->clock_hz);
-        for (size_t i = 0; i < p->n; i++)
-                rep_info("plan: %-4s working set %llu KiB, chase latency %u %s, sampled miss "
-                         "latency accepted %u..%u %s", p->ws[i].name,
-                         (unsigned long long)(p->ws[i].bytes / KiB), p->ws[i].p50_cycles, unit,
-                         p->ws[i].lat_lo, p->ws[i].lat_hi, unit);
+        for (size_t i = 0; i < p->n; i++) {
+                const struct smp_ws *w = &p->ws[i];
+
+                if (w->ws_why)
+                        rep_info("plan: %-4s no working set: %s", w->name, w->ws_why);
+                else if (w->lat_why)
+                        rep_info("plan: %-4s working set %llu KiB, no expected latency: %s",
+                                 w->name, (unsigned long long)(w->bytes / KiB), w->lat_why);
+                else
+                        rep_info("plan: %-4s working set %llu KiB, chase latency %u %s, sampled "
+                                 "miss latency accepted %u..%u %s", w->name,
+                                 (unsigned long long)(w->bytes / KiB), w->p50_cycles, unit,
+                                 w->lat_lo, w->lat_hi, unit);
+        }
 }
 
 status_t phase_sampling(struct run *r)
@@ -93,10 +102,10 @@ status_t phase_sampling(struct run *r)
                 return rep_err(ST_NO_MEM, "sampling: %zu bytes of state", sizeof(*c));
         c->cpu = r->inv && r->inv->cpu_st == ST_OK ? &r->inv->cpu : NULL;
         c->tsc_hz = r->inv ? r->inv->tsc_hz : 0;
-        smp_plan_build(r->levels, &c->plan);
-        c->log.levels_source = c->plan.fallback
-                                       ? "fixed fallback (no latency table from the latency phase)"
-                                       : "latency phase";
+        smp_plan_build(r->levels, c->cpu, &c->plan);
+        c->log.levels_source = !c->plan.fallback ? "latency phase"
+                               : c->plan.ws[0].ws_why ? "none (no latency table, no CPUID caches)"
+                                                      : "CPUID caches (no latency expected)";
         rep_info("expected latencies: %s", c->log.levels_source);
         print_plan(&c->plan);
 

@@ -52,7 +52,7 @@ struct smp_log {
         size_t            n_checks, n_lost; /* n_lost: checks that did not fit */
         struct smp_figure figs[SMP_MAX_FIGURES];
         size_t            n_figs;
-        const char       *levels_source;    /* "latency phase" or "fixed fallback ..." */
+        const char       *levels_source;    /* "latency phase" or "CPUID caches ..." */
 };
 
 /** Record @p v under @p mech / @p name and print it as a PASS/FAIL/SKIP line with measured
@@ -76,6 +76,10 @@ struct smp_ws {
         enum psample_level level;        /* what the data source should say */
         uint32_t           lat_lo, lat_hi; /* accepted miss latency, cycles (tolerance in) */
         uint32_t           p50_cycles;   /* the chase latency of the level */
+        const char        *lat_why;      /* non-NULL: no expected latency (the latency
+                                            checks SKIP with this reason; static) */
+        const char        *ws_why;       /* non-NULL: no working set (every check of the
+                                            level SKIPs with this reason; static) */
 };
 
 /** Working sets and buckets for every level. */
@@ -84,7 +88,8 @@ struct smp_plan {
         size_t                n;
         struct rep_lat_bucket buckets[LAT_MAX_LEVELS];
         size_t                n_buckets;
-        bool                  fallback;   /* no latency table: fixed levels */
+        bool                  fallback;   /* no usable latency table: levels and working
+                                             sets from CPUID, no latencies, no buckets */
         bool                  tsc_cycles; /* cycles above are TSC ticks (table clock
                                              LAT_CLOCK_TSC), not the core cycles IBS and
                                              PEBS report: convert with smp_plan_core_cycles */
@@ -95,10 +100,14 @@ struct smp_plan {
 /** Largest working set the phase allocates. */
 #define SMP_WS_MAX_BYTES (256ull * MiB)
 
-/** Build the plan from @p l (NULL, or a table without a hierarchy: the fixed fallback of
- *  L1 16K/5, L2 256K/14, L3 4M/45, DRAM 128M/250 cycles). Latency tolerance: the level's
- *  bucket (between the neighbouring bounds) widened by a quarter on each side. */
-void smp_plan_build(const struct lat_levels *l, struct smp_plan *out);
+/** Build the plan from the measured table @p l: a working set in each plateau, the accepted
+ *  latency the level's bucket (between the neighbouring bounds) widened by a quarter on each
+ *  side. When @p l is NULL or shows no hierarchy (fewer than two levels, or flat), the levels
+ *  and working sets come from the CPUID caches of @p cpu (may be NULL) and no latency is
+ *  expected: each ws's lat_why (and without CPUID caches its ws_why) says why, and the
+ *  checks that need it SKIP with that reason. */
+void smp_plan_build(const struct lat_levels *l, const struct cpu_info *cpu,
+                    struct smp_plan *out);
 
 /** @p in with every latency (p50, accepted range, bucket bounds) in core cycles, into @p out
  *  (may not alias @p in), and out->lat_note saying how. A plan already in core cycles is

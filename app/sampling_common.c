@@ -120,8 +120,10 @@ void smp_check_ws(struct smp_ctx *x, const char *mech, const struct smp_ws *w,
         plat_free(walk);
 
         fmt_snprintf(name, sizeof(name), "latency %s", w->name);
-        if (rep_check_latency(s, n, REP_SF_LOADS_ONLY | REP_SF_MISSES_ONLY, w->lat_lo, w->lat_hi,
-                              500, &v) == ST_OK) {
+        if (w->lat_why)
+                smp_log_skip(lg, mech, name, w->lat_why);
+        else if (rep_check_latency(s, n, REP_SF_LOADS_ONLY | REP_SF_MISSES_ONLY, w->lat_lo,
+                                   w->lat_hi, 500, &v) == ST_OK) {
                 len = strlen(v.why);
                 if (lat_note && v.v != REP_V_SKIP && len + 3 < sizeof(v.why))
                         fmt_snprintf(v.why + len, sizeof(v.why) - len, "; %s", lat_note);
@@ -161,6 +163,8 @@ void smp_skip_mech(struct smp_log *lg, const char *mech, const struct smp_plan *
                 smp_log_skip(lg, mech, "sample-count", why);
                 if (!strcmp(mech, SMP_MECH_IBS_OP))
                         smp_log_skip(lg, mech, "op-count", why);
+                else
+                        smp_log_skip(lg, mech, "records-with-data", why);
         } else if (!strcmp(mech, SMP_MECH_IBS_FETCH)) {
                 smp_log_skip(lg, mech, "fetch-addresses", why);
                 smp_log_skip(lg, mech, "fetch-count", why);
@@ -216,6 +220,13 @@ void smp_dcache_report(struct smp_ctx *c, const struct smp_plan *p, const char *
 
         if (!work)
                 return;
+        if (!p->n_buckets) {
+                rep_buf_printf(&c->report, "%s, chase over %llu KiB (%s): no latency buckets: "
+                               "%s\n\n", mech, (unsigned long long)(w->bytes / KiB), w->name,
+                               p->lat_note);
+                plat_free(work);
+                return;
+        }
         fmt_snprintf(title, sizeof(title), "%s, chase over %llu KiB (%s); buckets: %s", mech,
                      (unsigned long long)(w->bytes / KiB), w->name, p->lat_note);
         rep_samples_dcache_report(&in, &c->report);

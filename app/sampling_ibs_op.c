@@ -63,6 +63,7 @@ void smp_ibs_op_run(struct smp_ctx *c, struct pmu_ibs_session *s, struct psample
         uint32_t q16;
         size_t n;
         status_t st;
+        bool counted = false;
 
         if ((st = pmu_ibs_op_ctl_encode(&s->info, IBS_OP_PERIOD, &opts, &ctl)) != ST_OK) {
                 smp_skip_mech(&c->log, SMP_MECH_IBS_OP, &c->plan, "op sampling cannot be encoded");
@@ -71,6 +72,10 @@ void smp_ibs_op_run(struct smp_ctx *c, struct pmu_ibs_session *s, struct psample
         for (size_t i = 0; i < c->plan.n; i++) {
                 const struct smp_ws *w = &c->plan.ws[i];
 
+                if (w->ws_why) {
+                        smp_skip_ws(&c->log, SMP_MECH_IBS_OP, w, w->ws_why);
+                        continue;
+                }
                 if ((st = smp_chase_setup(&ch, w->bytes, 64)) != ST_OK) {
                         smp_skip_ws(&c->log, SMP_MECH_IBS_OP, w, status_str(st));
                         continue;
@@ -84,12 +89,17 @@ void smp_ibs_op_run(struct smp_ctx *c, struct pmu_ibs_session *s, struct psample
                 q16 = pmu_clock_ratio_end(&rt);
                 smp_plan_core_cycles(&c->plan, q16, rt.how, &pc);
                 n = st == ST_OK ? ibs_decode(s, ps) : 0;
-                if (i == 0)
+                if (!counted)
                         ibs_counts(c, s, iters, opts.count == PMU_IBS_COUNT_DISPATCHED_OPS);
+                counted = true;
                 n = smp_filter_chase(ps, n);
                 smp_check_ws(c, SMP_MECH_IBS_OP, &pc.ws[i], &ch, ps, n, pc.lat_note);
                 smp_dcache_report(c, &pc, SMP_MECH_IBS_OP, &pc.ws[i], ps, n, IBS_OP_PERIOD);
                 smp_chase_free(&ch);
+        }
+        if (!counted) { /* the same check names whatever was sampled */
+                smp_log_skip(&c->log, SMP_MECH_IBS_OP, "sample-count", "no working set ran");
+                smp_log_skip(&c->log, SMP_MECH_IBS_OP, "op-count", "no working set ran");
         }
         if ((st = smp_chase_setup(&ch, SMP_TLB_CHASE_BYTES, 4096)) != ST_OK) {
                 smp_log_skip(&c->log, SMP_MECH_IBS_OP, "tlb page-stride", status_str(st));

@@ -82,8 +82,11 @@ static void lbr_checks(struct smp_ctx *c, struct pmu_lbr_session *s, uint64_t ex
         };
         struct lbr_block_stat st[64];
         struct lbr_block blk[PMU_LBR_MAX_DEPTH];
-        struct lbr_entry *in_kernel = plat_alloc(s->n_stacks * s->fmt.depth * sizeof(*in_kernel));
-        size_t n_st = 0, n_in = 0;
+        /* Every recorded branch of every stack: the PMIs land while the kernel runs, so a
+         * branch outside it is one the check must see, wherever in the stack it is. */
+        struct lbr_entry *all = plat_alloc((s->n_stacks ? s->n_stacks : 1) * s->fmt.depth *
+                                           sizeof(*all));
+        size_t n_st = 0, n_all = 0;
         struct rep_verdict v;
         unsigned nb;
 
@@ -92,24 +95,24 @@ static void lbr_checks(struct smp_ctx *c, struct pmu_lbr_session *s, uint64_t ex
 
                 if (pmu_lbr_blocks(e, s->stack_n[j], blk, PMU_LBR_MAX_DEPTH, &nb, NULL) == ST_OK)
                         pmu_lbr_block_accumulate(st, &n_st, ARRAY_SIZE(st), blk, nb);
-                /* Stacks whose newest branch is the kernel's: the PMI hit the kernel. */
-                if (in_kernel && s->stack_n[j] &&
-                    e[0].from - syms[0].addr < syms[0].bytes) {
-                        memcpy(&in_kernel[n_in], e, s->stack_n[j] * sizeof(*e));
-                        n_in += s->stack_n[j];
+                if (all && s->stack_n[j]) {
+                        memcpy(&all[n_all], e, s->stack_n[j] * sizeof(*e));
+                        n_all += s->stack_n[j];
                 }
         }
         if (rep_check_lbr_block_cost(st, n_st, (uint64_t)(uintptr_t)bench_block_top,
                                      (uint64_t)(uintptr_t)bench_block_jcc, expected_mcyc, 100,
                                      &v) == ST_OK)
                 smp_log_check(&c->log, SMP_MECH_LBR, "block-cost", &v);
-        if (rep_check_lbr_symbols(in_kernel, n_in, syms, ARRAY_SIZE(syms), &v) == ST_OK)
+        if (!all)
+                smp_log_skip(&c->log, SMP_MECH_LBR, "symbols", "no memory for the stacks");
+        else if (rep_check_lbr_symbols(all, n_all, syms, ARRAY_SIZE(syms), &v) == ST_OK)
                 smp_log_check(&c->log, SMP_MECH_LBR, "symbols", &v);
         if (rep_check_sample_count(s->n_stacks + s->n_dropped, run_cycles, s->period,
                                    SMP_COUNT_TOL_PERMILLE * 2, &v) == ST_OK)
                 smp_log_check(&c->log, SMP_MECH_LBR, "sample-count", &v);
         smp_lbr_block_report(st, n_st, syms, ARRAY_SIZE(syms), &c->report);
-        plat_free(in_kernel);
+        plat_free(all);
 }
 
 void smp_lbr_run(struct smp_ctx *c)

@@ -2,8 +2,8 @@
  * The PEBS load-latency pipeline of the sampling phase: probe (pmu/x86/pebs_session.c) ->
  * plan (DS area, buffers, the period and threshold) -> run (arm, chase each working set with
  * interrupts enabled, disarm) -> decode (pmu/x86/pebs.c, to portable samples) -> check
- * (addresses, physical, latency, data source per working set; the sample count; the
- * page-stride chase's STLB misses) -> report (the data-cache report). A probe that rules
+ * (addresses, physical, latency, data source per working set; the sample count; records
+ * that carry their data; the page-stride chase's STLB misses) -> report (the data-cache report). A probe that rules
  * PEBS out SKIPs every check with its reason before anything is allocated.
  */
 #include "app/sampling.h"
@@ -37,6 +37,33 @@ static size_t pebs_decode(const struct pmu_pebs_session *s, struct pmu_pebs_reco
         return k;
 }
 
+/* Keep in @p ps the samples that carry the load's data (linear address and a latency): a
+ * load-latency record without them is a fault of its own, judged by records-with-data, not
+ * by the per-working-set checks. Adds to @p n_all and @p n_data. */
+static size_t keep_with_data(struct psample *ps, size_t n, uint64_t *n_all, uint64_t *n_data)
+{
+        size_t k = 0;
+
+        for (size_t i = 0; i < n; i++)
+                if (ps[i].is_load && ps[i].data_la_valid && ps[i].lat_valid && ps[i].lat_cycles)
+                        ps[k++] = ps[i];
+        *n_all += n;
+        *n_data += k;
+        return k;
+}
+
+/* Every chase record is a load above the threshold: all of them must carry their data. */
+static void log_with_data(struct smp_ctx *c, uint64_t n_data, uint64_t n_all)
+{
+        struct rep_verdict v;
+
+        smp_permille_verdict(&v, n_data, n_all, 990);
+        fmt_snprintf(v.why, sizeof(v.why), "%llu of %llu chase records carry the load's "
+                     "address and latency", (unsigned long long)n_data,
+                     (unsigned long long)n_all);
+        smp_log_check(&c->log, SMP_MECH_PEBS, "records-with-data", &v);
+}
+
 static void pebs_runs(struct smp_ctx *c, struct pmu_pebs_session *s, struct pmu_pebs_record *rec,
                       struct psample *ps)
 {
@@ -45,6 +72,8 @@ static void pebs_runs(struct smp_ctx *c, struct pmu_pebs_session *s, struct pmu_
         struct pmu_clock_ratio rt;
         struct smp_plan pc;
         struct rep_verdict v;
+        uint64_t n_all = 0, n_data = 0;
+        bool counted = false;
         uint32_t q16;
         size_t n;
         status_t st;
@@ -52,6 +81,10 @@ static void pebs_runs(struct smp_ctx *c, struct pmu_pebs_session *s, struct pmu_
         for (size_t i = 0; i < c->plan.n; i++) {
                 const struct smp_ws *w = &c->plan.ws[i];
 
+                if (w->ws_why) {
+                        smp_skip_ws(&c->log, SMP_MECH_PEBS, w, w->ws_why);
+                        continue;
+                }
                 if ((st = smp_chase_setup(&ch, w->bytes, 64)) != ST_OK) {
                         smp_skip_ws(&c->log, SMP_MECH_PEBS, w, status_str(st));
                         continue;
@@ -66,14 +99,19 @@ static void pebs_runs(struct smp_ctx *c, struct pmu_pebs_session *s, struct pmu_
                 smp_plan_core_cycles(&c->plan, q16, rt.how, &pc);
                 n = st == ST_OK ? pebs_decode(s, rec, ps) : 0;
                 /* Every chase load takes longer than the threshold: one record per period. */
-                if (i == 0 && rep_check_sample_count(s->n_records, iters * BENCH_CHASE_UNROLL,
-                                                     PEBS_PERIOD, SMP_COUNT_TOL_PERMILLE, &v) == ST_OK)
+                if (!counted && rep_check_sample_count(s->n_records, iters * BENCH_CHASE_UNROLL,
+                                                       PEBS_PERIOD, SMP_COUNT_TOL_PERMILLE,
+                                                       &v) == ST_OK)
                         smp_log_check(&c->log, SMP_MECH_PEBS, "sample-count", &v);
-                n = smp_filter_chase(ps, n);
+                counted = true;
+                n = keep_with_data(ps, smp_filter_chase(ps, n), &n_all, &n_data);
                 smp_check_ws(c, SMP_MECH_PEBS, &pc.ws[i], &ch, ps, n, pc.lat_note);
                 smp_dcache_report(c, &pc, SMP_MECH_PEBS, &pc.ws[i], ps, n, PEBS_PERIOD);
                 smp_chase_free(&ch);
         }
+        if (!counted) /* the same check names whatever was sampled */
+                smp_log_skip(&c->log, SMP_MECH_PEBS, "sample-count", "no working set ran");
+        log_with_data(c, n_data, n_all);
         if ((st = smp_chase_setup(&ch, SMP_TLB_CHASE_BYTES, 4096)) != ST_OK) {
                 smp_log_skip(&c->log, SMP_MECH_PEBS, "tlb page-stride", status_str(st));
                 return;

@@ -1,28 +1,14 @@
 /** @file
  * The sampling phase's plan (see app/sampling.h): a working set and a latency bucket per
- * level of the latency table (or the fixed fallback), and its conversion to core cycles by
- * the core:TSC ratio measured over a run.
+ * level of the latency table (without one, working sets from the CPUID cache sizes and no
+ * expected latency), and its conversion to core cycles by the core:TSC ratio measured over
+ * a run.
  */
 #include "app/sampling.h"
 
 #include "lib/fmt.h"
 
 /* ---- the plan ---------------------------------------------------------------------------- */
-
-struct fallback_level {
-        const char        *name;
-        uint64_t           bytes;
-        uint32_t           p50_cycles;
-        enum psample_level level;
-};
-
-/* Typical of current x86 server cores; used only when the latency phase gave no table. */
-static const struct fallback_level fallback_levels[] = {
-        { "L1",   16 * KiB,   5,   PS_LVL_L1 },
-        { "L2",   256 * KiB,  14,  PS_LVL_L2 },
-        { "L3",   4 * MiB,    45,  PS_LVL_L3 },
-        { "DRAM", 128 * MiB,  250, PS_LVL_LOCAL_DRAM },
-};
 
 static enum psample_level level_of_name(const char *n)
 {
@@ -59,42 +45,101 @@ static void set_range(struct smp_plan *p, const uint32_t *bound, size_t i)
         w->lat_hi = hi + hi / 4;
 }
 
-void smp_plan_build(const struct lat_levels *l, struct smp_plan *out)
+/* The measured table: one working set in the middle of each plateau (past the last capacity
+ * for the last level), latencies and bounds from the table. */
+static void plan_from_table(const struct lat_levels *l, struct smp_plan *out, uint32_t *bound)
+{
+        out->n = l->n > LAT_MAX_LEVELS ? LAT_MAX_LEVELS : l->n;
+        out->tsc_cycles = l->clock == LAT_CLOCK_TSC;
+        out->clock_hz = l->clock_hz;
+        for (size_t i = 0; i < out->n; i++) {
+                const struct lat_level *lv = &l->lv[i];
+                struct smp_ws *w = &out->ws[i];
+
+                fmt_snprintf(w->name, sizeof(w->name), "%s", lv->name);
+                w->level = level_of_name(lv->name);
+                w->p50_cycles = (uint32_t)((lv->lat_mcyc.p50 + 500) / 1000);
+                w->bytes = i + 1 < out->n ? round_ws((lv->ws_lo_bytes + lv->ws_hi_bytes) / 2)
+                                          : round_ws(2 * lv->ws_lo_bytes);
+                if (i + 1 < out->n)
+                        bound[i] = (uint32_t)((l->bound_mcyc[i] + 500) / 1000);
+        }
+}
+
+/* Why the table gives no latencies (it is NULL or shows no hierarchy). */
+static const char *thin_why(const struct lat_levels *l)
+{
+        if (!l)
+                return "no latency table (the latency phase did not run or failed)";
+        if (l->flags & LAT_F_NO_HIERARCHY)
+                return "the latency table shows no cache hierarchy (one flat level)";
+        return "the latency table has fewer than two levels";
+}
+
+/* Size of the data (or unified) cache of level @p lvl in @p cpu; 0 when CPUID has none. */
+static uint64_t cpuid_cache(const struct cpu_info *cpu, unsigned lvl)
+{
+        for (size_t i = 0; cpu && i < cpu->n_caches && i < ARRAY_SIZE(cpu->caches); i++)
+                if (cpu->caches[i].level == lvl && cpu->caches[i].type != CACHE_INST)
+                        return cpu->caches[i].size_bytes;
+        return 0;
+}
+
+/* No usable table: working sets and levels from the CPUID caches (half the L1D; between two
+ * cache sizes; twice the last for DRAM). Latencies are not guessed: every ws carries
+ * lat_why and the latency checks SKIP with it. Without CPUID caches the usual level names
+ * carry ws_why instead and SKIP whole. */
+static void plan_from_cpuid(const struct lat_levels *l, const struct cpu_info *cpu,
+                            struct smp_plan *out)
+{
+        static const char *const names[] = { "L1", "L2", "L3", "L4" };
+        uint64_t prev = 0, sz;
+        size_t n = 0;
+
+        out->fallback = true;
+        fmt_snprintf(out->lat_note, sizeof(out->lat_note), "no expected latency: %s",
+                     thin_why(l));
+        for (unsigned lvl = 1; lvl <= 4 && (sz = cpuid_cache(cpu, lvl)) > prev; lvl++) {
+                struct smp_ws *w = &out->ws[n++];
+
+                fmt_snprintf(w->name, sizeof(w->name), "%s", names[lvl - 1]);
+                w->level = level_of_name(w->name);
+                w->bytes = round_ws(prev ? (prev + sz) / 2 : sz / 2);
+                prev = sz;
+        }
+        if (n == 0) {
+                for (; n < 3; n++) {
+                        fmt_snprintf(out->ws[n].name, sizeof(out->ws[n].name), "%s", names[n]);
+                        out->ws[n].level = level_of_name(names[n]);
+                        out->ws[n].ws_why = "no latency table and no CPUID cache sizes: the "
+                                            "level's working set is unknown";
+                }
+        }
+        struct smp_ws *d = &out->ws[n++];
+        fmt_snprintf(d->name, sizeof(d->name), "DRAM");
+        d->level = PS_LVL_LOCAL_DRAM;
+        d->bytes = prev ? round_ws(2 * prev) : 0;
+        if (!prev)
+                d->ws_why = out->ws[0].ws_why;
+        else if (d->bytes <= prev)
+                d->ws_why = "the largest working set the phase allocates fits the last-level "
+                            "cache";
+        out->n = n;
+        for (size_t i = 0; i < n; i++)
+                out->ws[i].lat_why = thin_why(l);
+}
+
+void smp_plan_build(const struct lat_levels *l, const struct cpu_info *cpu,
+                    struct smp_plan *out)
 {
         uint32_t bound[LAT_MAX_LEVELS] = { 0 };
 
         memset(out, 0, sizeof(*out));
         if (!l || l->n < 2 || (l->flags & LAT_F_NO_HIERARCHY)) {
-                out->fallback = true;
-                out->n = ARRAY_SIZE(fallback_levels);
-                for (size_t i = 0; i < out->n; i++) {
-                        const struct fallback_level *f = &fallback_levels[i];
-
-                        fmt_snprintf(out->ws[i].name, sizeof(out->ws[i].name), "%s", f->name);
-                        out->ws[i].bytes = f->bytes;
-                        out->ws[i].level = f->level;
-                        out->ws[i].p50_cycles = f->p50_cycles;
-                        if (i + 1 < out->n)
-                                bound[i] = (f->p50_cycles + fallback_levels[i + 1].p50_cycles) / 2;
-                }
-        } else {
-                out->n = l->n > LAT_MAX_LEVELS ? LAT_MAX_LEVELS : l->n;
-                out->tsc_cycles = l->clock == LAT_CLOCK_TSC;
-                out->clock_hz = l->clock_hz;
-                for (size_t i = 0; i < out->n; i++) {
-                        const struct lat_level *lv = &l->lv[i];
-                        struct smp_ws *w = &out->ws[i];
-
-                        fmt_snprintf(w->name, sizeof(w->name), "%s", lv->name);
-                        w->level = level_of_name(lv->name);
-                        w->p50_cycles = (uint32_t)((lv->lat_mcyc.p50 + 500) / 1000);
-                        /* Middle of the plateau; past the last capacity for the last level. */
-                        w->bytes = i + 1 < out->n ? round_ws((lv->ws_lo_bytes + lv->ws_hi_bytes) / 2)
-                                                  : round_ws(2 * lv->ws_lo_bytes);
-                        if (i + 1 < out->n)
-                                bound[i] = (uint32_t)((l->bound_mcyc[i] + 500) / 1000);
-                }
+                plan_from_cpuid(l, cpu, out);
+                return; /* no latency buckets */
         }
+        plan_from_table(l, out, bound);
         for (size_t i = 0; i < out->n; i++) {
                 set_range(out, bound, i);
                 out->buckets[i].name = out->ws[i].name;
@@ -124,9 +169,10 @@ void smp_plan_core_cycles(const struct smp_plan *in, uint32_t core_per_tsc_q16,
         *out = *in;
         for (size_t i = 0; i < out->n; i++)
                 out->buckets[i].name = out->ws[i].name;
+        if (in->fallback)
+                return; /* no latency to convert: lat_note says why */
         if (!in->tsc_cycles) {
-                fmt_snprintf(out->lat_note, sizeof(out->lat_note), "expected in core cycles%s",
-                             in->fallback ? " (fixed fallback)" : "");
+                fmt_snprintf(out->lat_note, sizeof(out->lat_note), "expected in core cycles");
                 return;
         }
         if (r == 0) {

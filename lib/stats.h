@@ -9,7 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/** Sort @p v[0..n) ascending in place (heap sort: O(n log n), no allocation). */
+/** Sort @p v[0..n) ascending in place (introsort: quicksort falling back to heap sort,
+ *  O(n log n) worst case, no allocation, stack depth O(log n)). */
 void lib_sort_u64(uint64_t *v, size_t n);
 
 /** Nearest-rank percentile @p pct (0..100) of the ascending @p v[0..n), n > 0: the value at

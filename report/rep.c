@@ -11,6 +11,7 @@
 static struct rep_sink   sinks[MAX_SINKS];
 static unsigned          n_sinks;
 static const char       *prefixes[MAX_PREFIXES];
+static bool              prefix_hw[MAX_PREFIXES]; /* checks under it need a hardware PMU */
 static unsigned          n_prefixes;
 static struct rep_counts counts;
 
@@ -178,11 +179,32 @@ void rep_printf(const char *fmt, ...)
         va_end(ap);
 }
 
+static void push(const char *prefix, bool hw)
+{
+        if (n_prefixes < MAX_PREFIXES) {
+                prefixes[n_prefixes] = prefix;
+                prefix_hw[n_prefixes] = hw;
+        }
+        n_prefixes++;
+}
+
 void rep_push(const char *prefix)
 {
-        if (n_prefixes < MAX_PREFIXES)
-                prefixes[n_prefixes] = prefix;
-        n_prefixes++;
+        push(prefix, false);
+}
+
+void rep_push_hw(const char *prefix)
+{
+        push(prefix, true);
+}
+
+/* True when a prefix in force says its checks need a hardware PMU. */
+static bool under_hw(void)
+{
+        for (unsigned i = 0; i < n_prefixes && i < MAX_PREFIXES; i++)
+                if (prefix_hw[i])
+                        return true;
+        return false;
 }
 
 void rep_pop(void)
@@ -269,6 +291,7 @@ void rep_skip(const char *fmt, ...)
         size_t  len, head = head_len("SKIP"), reason;
 
         counts.n_skip++;
+        counts.n_skip_hw += under_hw();
         va_start(ap, fmt);
         len = compose(line, sizeof(line), "SKIP", NULL, fmt, ap);
         va_end(ap);
@@ -347,6 +370,9 @@ int rep_summary(void)
         rep_flush();
         rep_printf("SUMMARY: %u passed, %u failed, %u skipped\n", counts.n_pass, counts.n_fail,
                    counts.n_skip);
+        rep_printf("CHECKS: %u decided here (PASS/FAIL), %u need a hardware PMU (SKIP), %u "
+                   "skipped for other reasons\n", counts.n_pass + counts.n_fail, counts.n_skip_hw,
+                   counts.n_skip - counts.n_skip_hw);
         if (counts.n_fail)
                 return 1;
         if (!counts.n_pass) /* everything skipped, or nothing ran at all */

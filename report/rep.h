@@ -7,6 +7,7 @@
  *     rep_push("amd"); rep_push("ibs-op");
  *     if (!rep_check(n > 0, "samples collected (%u)", n)) ...
  *     rep_pop(); rep_pop(); return rep_summary();  // "SUMMARY: 14 passed, 1 failed, 3 skipped"
+ *                                                  // "CHECKS: 15 decided here (PASS/FAIL), ..."
  */
 #ifndef PMUCAL_REP_H
 #define PMUCAL_REP_H
@@ -53,6 +54,9 @@ void rep_vprintf(const char *fmt, va_list ap);
 
 /** Push a prefix component ("pmu", "intel"); at most 8 deep. */
 void rep_push(const char *prefix);
+/** Push a prefix whose checks can only be decided with a hardware PMU (the pmu and sampling
+ *  phases): every SKIP under it counts as one that needs a hardware PMU in the summary. */
+void rep_push_hw(const char *prefix);
 void rep_pop(void);
 
 /** Print PASS or FAIL with the prefix path and message; returns @p pass. */
@@ -75,11 +79,14 @@ status_t rep_err(status_t st, const char *fmt, ...) PRINTF_FMT(2, 3);
 
 struct rep_counts {
         unsigned n_pass, n_fail, n_skip;
+        unsigned n_skip_hw; /* of n_skip: under a rep_push_hw prefix */
 };
 struct rep_counts rep_get_counts(void);
 
-/** Print "SUMMARY: N passed, N failed, N skipped"; return 0 if nothing failed and something
- *  passed, 1 on any failure, 2 when everything was skipped. */
+/** Print "SUMMARY: N passed, N failed, N skipped" and "CHECKS: N decided here (PASS/FAIL),
+ *  M need a hardware PMU (SKIP), K skipped for other reasons" (M: the SKIPs printed under a
+ *  rep_push_hw prefix); return 0 if nothing failed and something passed, 1 on any failure,
+ *  2 when everything was skipped. */
 int rep_summary(void);
 
 #endif

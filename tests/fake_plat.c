@@ -22,6 +22,13 @@ static struct plat_cpu cpus[MAX_CPUS];
 static unsigned        n_cpus;
 static struct rep_buf  console;
 
+/* The MMU as firmware leaves it (fake_plat_set_mmu): the page size page buffers are mapped
+ * with, whether CR3 can be loaded and restored, and whether the memory map covers the test
+ * process (code, stack, heap) the way a firmware's map covers the harness. */
+static enum plat_page_kind page_kind = PLAT_PAGE_4K;
+static bool                cr3_loadable, cr3_restores, map_process;
+static uint64_t            cr3 = FAKE_PLAT_FIRMWARE_CR3;
+
 void fake_plat_reset(void)
 {
         fake_volume_reset();
@@ -30,6 +37,22 @@ void fake_plat_reset(void)
         n_cpus = 0;
         rep_buf_free(&console);
         fake_mem_node_reset();
+        fake_plat_set_mmu(PLAT_PAGE_4K, false, false, false);
+}
+
+void fake_plat_set_mmu(enum plat_page_kind pages, bool load_cr3, bool restore_cr3,
+                       bool cover_process)
+{
+        page_kind    = pages;
+        cr3_loadable = load_cr3;
+        cr3_restores = restore_cr3;
+        map_process  = cover_process;
+        cr3          = FAKE_PLAT_FIRMWARE_CR3;
+}
+
+uint64_t fake_plat_cr3(void)
+{
+        return cr3;
 }
 
 const char *fake_plat_console(void)
@@ -91,7 +114,7 @@ status_t plat_mem_alloc(size_t bytes, enum plat_page_kind want, void **out,
                 vpmu_note_buffer(p, bytes);
         *out = p;
         if (got)
-                *got = PLAT_PAGE_4K;
+                *got = page_kind;
         return ST_OK;
 }
 
@@ -102,14 +125,25 @@ void plat_mem_free(void *p, size_t bytes)
                 free(p);
 }
 
+/* With map_process: the process's code, stack and heap are RAM too. Where a sanitizer's
+ * allocator and fake stacks put them is anyone's guess, so the whole rest of the user half
+ * of the address space, [4 GiB, 128 TiB), is one range (mapped by 1 GiB pages). */
+static size_t map_the_process(struct plat_mem_range *map, size_t n)
+{
+        map[n++] = (struct plat_mem_range){ .base = 4 * GiB, .bytes = (1ull << 47) - 4 * GiB,
+                                            .kind = PLAT_MEM_RAM };
+        return n;
+}
+
 status_t plat_mem_map(struct plat_mem_summary *sum, struct plat_mem_range *out, size_t max,
                       size_t *n)
 {
-        static const struct plat_mem_range map[] = {
+        struct plat_mem_range map[4] = {
                 { .base = 0, .bytes = 640 * KiB, .kind = PLAT_MEM_RAM },
                 { .base = 1 * MiB, .bytes = 2 * GiB - 1 * MiB, .kind = PLAT_MEM_RAM },
                 { .base = 0xfec00000, .bytes = 4 * KiB, .kind = PLAT_MEM_MMIO, .uncached = true },
         };
+        size_t n_map = map_process ? map_the_process(map, 3) : 3;
 
         if (sum)
                 *sum = (struct plat_mem_summary){ .total_bytes        = 2 * GiB,
@@ -117,12 +151,12 @@ status_t plat_mem_map(struct plat_mem_summary *sum, struct plat_mem_range *out, 
                                                   .reserved_bytes     = 64 * MiB,
                                                   .n_descriptors      = 42 };
         if (n)
-                *n = out ? ARRAY_SIZE(map) : 0;
+                *n = out ? n_map : 0;
         if (!out)
                 return ST_OK;
-        if (max < ARRAY_SIZE(map))
+        if (max < n_map)
                 return ST_NO_MEM;
-        memcpy(out, map, sizeof(map));
+        memcpy(out, map, n_map * sizeof(map[0]));
         return ST_OK;
 }
 
@@ -310,14 +344,17 @@ status_t cpu_fault_probe(enum cpu_fault_probe kind, unsigned *vector)
 
 status_t cpu_page_tables_load(uint64_t root_pa, uint64_t *saved)
 {
-        (void)root_pa;
-        *saved = 0;
-        return ST_UNSUPPORTED;
+        *saved = cr3;
+        if (!cr3_loadable)
+                return ST_UNSUPPORTED;
+        cr3 = root_pa;
+        return ST_OK;
 }
 
 void cpu_page_tables_restore(uint64_t saved)
 {
-        (void)saved;
+        if (cr3_restores)
+                cr3 = saved;
 }
 
 

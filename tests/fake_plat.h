@@ -50,6 +50,18 @@ int fake_plat_this_cpu(void);
 /** Forget started-but-dead processors (after mp_stop gave up on them). */
 void fake_plat_cpus_reset(void);
 
+/** CR3 of the firmware's page tables, as the fake MMU starts. */
+#define FAKE_PLAT_FIRMWARE_CR3 0x1000ull
+/** The MMU as the firmware leaves it (fake_plat_reset: 4 KiB, no CR3 load, map without the
+ *  process): page buffers reported as mapped with @p pages; cpu_page_tables_load works when
+ *  @p load_cr3 (the fake CR3 takes the root), cpu_page_tables_restore puts the saved value
+ *  back when @p restore_cr3; plat_mem_map also covers the test process's code, stack and
+ *  heap (as a firmware's map covers the harness) when @p cover_process. */
+void fake_plat_set_mmu(enum plat_page_kind pages, bool load_cr3, bool restore_cr3,
+                       bool cover_process);
+/** The fake CR3 (what the tests' bench_cr3_read wrapper returns). */
+uint64_t fake_plat_cr3(void);
+
 /* Physical placement (tests/fake_mem_node.c). */
 
 /** The free physical memory plat_alloc_pages_in() places blocks in (copied, at most 64

@@ -109,10 +109,34 @@ class Case:
 
 # ---- checks: each takes a Case and prints TAP lines through tap() ----
 
+def checks_from_lines(lines):
+    """(decided, need a PMU, other) counted from the verdict lines themselves: PASS and FAIL
+    are decided here; a SKIP of the pmu or sampling phase needs a hardware PMU, any other is
+    skipped for another reason; a collapsed "SKIP: pfx: N checks: why" counts N."""
+    decided = hw = other = 0
+    for l in lines:
+        if l.startswith(("PASS: ", "FAIL: ")):
+            decided += 1
+        elif l.startswith("SKIP: "):
+            m = re.search(r"(?:^SKIP|:) (\d+) checks: ", l)
+            n = int(m.group(1)) if m else 1
+            if l[6:].startswith(("pmu: ", "sampling: ")):
+                hw += n
+            else:
+                other += n
+    return decided, hw, other
+
+
 def check_console(c):
     tap(c.rc == c.status, "%s: exit status %d (expected %d)" % (c.name, c.rc, c.status))
     tap(re.search(r"^SUMMARY: \d+ passed, \d+ failed, \d+ skipped", c.serial, re.M) is not None,
         "%s: console has the SUMMARY line" % c.name)
+    m = re.search(r"^CHECKS: (\d+) decided here \(PASS/FAIL\), (\d+) need a hardware PMU "
+                  r"\(SKIP\), (\d+) skipped for other reasons", c.serial, re.M)
+    counted = checks_from_lines(c.lines())
+    tap(m is not None and tuple(int(x) for x in m.groups()) == counted,
+        "%s: CHECKS line %s agrees with the verdict lines (%d decided, %d need a PMU, %d other)"
+        % ((c.name, m.groups() if m else "missing") + counted))
     tap("FATAL:" not in c.serial and "X64 Exception" not in c.serial and
         "Synchronous Exception" not in c.serial,
         "%s: no unexpected exception" % c.name)

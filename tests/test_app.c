@@ -73,6 +73,41 @@ static const char *last_line(const char *s)
         return line;
 }
 
+/* The CHECKS line against the verdict lines themselves: PASS and FAIL lines are decided here;
+ * a SKIP line ("SKIP: pfx: N checks: why" counts N) of the pmu or sampling phase needs a
+ * hardware PMU, any other SKIP is skipped for another reason. Returns the PMU SKIPs. */
+static unsigned checks_agree(const char *con)
+{
+        unsigned decided = 0, hw = 0, other = 0, d, h, o;
+        const char *c;
+
+        for (const char *ln = con; ln && *ln; ln = strchr(ln, '\n') ? strchr(ln, '\n') + 1 : NULL) {
+                if (!strncmp(ln, "PASS: ", 6) || !strncmp(ln, "FAIL: ", 6)) {
+                        decided++;
+                } else if (!strncmp(ln, "SKIP: ", 6)) {
+                        unsigned n = 1;
+                        const char *e = strchr(ln, '\n'), *k = strstr(ln, " checks: ");
+                        if (k && (!e || k < e)) {
+                                const char *q = k;
+                                while (q > ln && q[-1] >= '0' && q[-1] <= '9')
+                                        q--;
+                                n = (unsigned)strtoul(q, NULL, 10);
+                        }
+                        if (!strncmp(ln + 6, "pmu: ", 5) || !strncmp(ln + 6, "sampling: ", 10))
+                                hw += n;
+                        else
+                                other += n;
+                }
+        }
+        assert_non_null(c = strstr(con, "\nCHECKS: "));
+        assert_int_equal(sscanf(c, "\nCHECKS: %u decided here (PASS/FAIL), %u need a hardware PMU "
+                                "(SKIP), %u skipped for other reasons", &d, &h, &o), 3);
+        assert_int_equal(d, decided);
+        assert_int_equal(h, hw);
+        assert_int_equal(o, other);
+        return hw;
+}
+
 static void test_saves_results(void **state)
 {
         size_t len;
@@ -107,6 +142,7 @@ static void test_saves_results(void **state)
         want(con, "PASS: inventory: consistency: MADT enabled processors (3) = MP services "
                   "enabled processors (3)");
         want(con, "SUMMARY: ");
+        assert_true(checks_agree(con) > 0); /* the fake platform has no PMU */
         assert_non_null(strstr(last_line(con), "RESULTS: saved to \\pmucal\\results\\20261123-081500-01\\"));
         const char *inv = fake_plat_get_file(RUN1 "/inventory.json", &len);
         assert_non_null(inv);

@@ -97,7 +97,7 @@ static void test_skip_collapse(void **state)
 {
         (void)state;
         clear();
-        rep_push("sampling");
+        rep_push_hw("sampling");
         rep_push("ibs-op");
         for (unsigned i = 0; i < 12; i++)
                 rep_skip("check %u: CPUID.80000001H:ECX[10] IBS is clear", i);
@@ -126,7 +126,9 @@ static void test_skip_collapse(void **state)
                             "SKIP: sampling: pebs: addresses L3: no PMU\n"
                             "SKIP: sampling: pebs: 2 checks: no name, one reason\n"
                             "SKIP: sampling: lbr: 3 checks: not an Intel CPU\n"
-                            "SUMMARY: 0 passed, 0 failed, 21 skipped\n");
+                            "SUMMARY: 0 passed, 0 failed, 21 skipped\n"
+                            "CHECKS: 0 decided here (PASS/FAIL), 21 need a hardware PMU (SKIP), "
+                            "0 skipped for other reasons\n");
 }
 
 static void test_formatting_and_return(void **state)
@@ -171,7 +173,7 @@ static const struct {
 static void test_summary(void **state)
 {
         for (size_t i = 0; i < sizeof(summaries) / sizeof(summaries[0]); i++) {
-                char want[96];
+                char want[256];
 
                 rep_reset();
                 rep_buf_free(&out);
@@ -193,13 +195,47 @@ static void test_summary(void **state)
 
                 clear();
                 assert_int_equal(rep_summary(), summaries[i].code);
-                snprintf(want, sizeof(want), "SUMMARY: %u passed, %u failed, %u skipped\n",
-                         summaries[i].pass, summaries[i].fail, summaries[i].skip);
+                snprintf(want, sizeof(want), "SUMMARY: %u passed, %u failed, %u skipped\n"
+                         "CHECKS: %u decided here (PASS/FAIL), 0 need a hardware PMU (SKIP), %u "
+                         "skipped for other reasons\n", summaries[i].pass, summaries[i].fail,
+                         summaries[i].skip, summaries[i].pass + summaries[i].fail,
+                         summaries[i].skip);
                 assert_string_equal(text(), want);
         }
         rep_reset();
         struct rep_counts c = rep_get_counts();
         assert_int_equal(c.n_pass + c.n_fail + c.n_skip, 0);
+}
+
+/* The CHECKS line counts what was printed: PASS and FAIL lines are decided here, SKIPs under
+ * a hardware-PMU prefix (however deep, collapsed or not) need a PMU, the rest are other. */
+static void test_checks_line(void **state)
+{
+        (void)state;
+        clear();
+        rep_push("tlb");
+        rep_skip("1 GiB pages: CPUID.80000001H:EDX[26] is clear");
+        rep_check(true, "4 KiB");
+        rep_pop();
+        rep_push_hw("pmu");
+        rep_push("sampling");
+        rep_skip("pmi-count: no PMU");
+        rep_skip("skid: no PMU");
+        rep_check(false, "route");
+        rep_pop();
+        rep_skip("aliases: no PMU");
+        rep_pop();
+        rep_skip("outside: single CPU");
+        rep_skip("outside: single CPU");
+        struct rep_counts c = rep_get_counts();
+        assert_int_equal(c.n_skip_hw, 3);
+        clear();
+        assert_int_equal(rep_summary(), 1);
+        assert_non_null(strstr(text(), "SUMMARY: 1 passed, 1 failed, 6 skipped\n"
+                                       "CHECKS: 2 decided here (PASS/FAIL), 3 need a hardware "
+                                       "PMU (SKIP), 3 skipped for other reasons\n"));
+        rep_reset();
+        assert_int_equal(rep_get_counts().n_skip_hw, 0);
 }
 
 /* ---- rep_err -------------------------------------------------------------------------------- */
@@ -346,6 +382,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_long_lines, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_sinks, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_skip_collapse, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_checks_line, setup, teardown),
                 cmocka_unit_test(test_buf),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,22 +20,70 @@
 
 /* ---- plan, report, JSON ----------------------------------------------------------------- */
 
+/* A CPU with L1D 48 KiB (and an L1I), L2 2 MiB, L3 32 MiB. */
+static void cpu_with_caches(struct cpu_info *ci)
+{
+        static const struct cpu_cache c[] = {
+                { .level = 1, .type = CACHE_DATA, .size_bytes = 48 * KiB },
+                { .level = 1, .type = CACHE_INST, .size_bytes = 32 * KiB },
+                { .level = 2, .type = CACHE_UNIFIED, .size_bytes = 2 * MiB },
+                { .level = 3, .type = CACHE_UNIFIED, .size_bytes = 32 * MiB },
+        };
+        memset(ci, 0, sizeof(*ci));
+        memcpy(ci->caches, c, sizeof(c));
+        ci->n_caches = 4;
+}
+
+/* Without a table that shows a hierarchy, the levels and working sets come from CPUID and no
+ * latency is expected: each level says why; without CPUID caches no working set either. */
+static void test_plan_thin_table(void **unused)
+{
+        static struct cpu_info ci;
+        struct lat_levels flat = { .n = 1, .flags = LAT_F_NO_HIERARCHY };
+        struct smp_plan p, pc;
+
+        cpu_with_caches(&ci);
+        smp_plan_build(NULL, &ci, &p);
+        assert_true(p.fallback);
+        assert_int_equal(p.n, 4);
+        assert_int_equal(p.n_buckets, 0);
+        static const char *names[] = { "L1", "L2", "L3", "DRAM" };
+        static const uint64_t bytes[] = { 24 * KiB, 1048 * KiB, 17 * MiB, 64 * MiB };
+        for (size_t i = 0; i < 4; i++) {
+                assert_string_equal(p.ws[i].name, names[i]);
+                assert_int_equal(p.ws[i].bytes, bytes[i]);
+                assert_null(p.ws[i].ws_why);
+                assert_non_null(strstr(p.ws[i].lat_why, "no latency table"));
+                assert_int_equal(p.ws[i].lat_hi, 0);
+        }
+        assert_int_equal(p.ws[3].level, PS_LVL_LOCAL_DRAM);
+        assert_int_equal(p.ws[2].level, PS_LVL_L3);
+        smp_plan_core_cycles(&p, 3u << 16, "APERF/MPERF", &pc);
+        assert_int_equal(pc.ws[1].lat_hi, 0);
+        assert_non_null(strstr(pc.lat_note, "no expected latency"));
+
+        smp_plan_build(&flat, &ci, &p);              /* one flat level (QEMU TCG) */
+        assert_true(p.fallback);
+        assert_non_null(strstr(p.ws[0].lat_why, "no cache hierarchy"));
+        flat.flags = 0;
+        smp_plan_build(&flat, &ci, &p);
+        assert_non_null(strstr(p.ws[0].lat_why, "fewer than two levels"));
+
+        smp_plan_build(NULL, NULL, &p);              /* nothing to go by */
+        assert_int_equal(p.n, 4);
+        for (size_t i = 0; i < 4; i++)
+                assert_non_null(strstr(p.ws[i].ws_why, "no CPUID cache sizes"));
+        ci.caches[0].size_bytes = 256 * MiB;         /* an L1 no allocation exceeds */
+        ci.n_caches = 1;
+        smp_plan_build(NULL, &ci, &p);
+        assert_int_equal(p.n, 2);
+        assert_non_null(strstr(p.ws[1].ws_why, "fits the last-level cache"));
+}
+
 static void test_plan(void **unused)
 {
         struct smp_plan p;
         struct lat_levels l = { .n = 3 };
-
-        smp_plan_build(NULL, &p);
-        assert_true(p.fallback);
-        assert_int_equal(p.n, 4);
-        assert_string_equal(p.ws[3].name, "DRAM");
-        assert_int_equal(p.ws[3].level, PS_LVL_LOCAL_DRAM);
-        assert_int_equal(p.n_buckets, 4);
-        for (size_t i = 1; i < p.n_buckets; i++)
-                assert_true(p.buckets[i].upper_cycles > p.buckets[i - 1].upper_cycles);
-        assert_int_equal(p.buckets[0].upper_cycles, 9);    /* (5 + 14) / 2 */
-        assert_int_equal(p.ws[1].lat_lo, 9 - 9 / 4);
-        assert_int_equal(p.ws[1].lat_hi, 29 + 29 / 4);
 
         static const char *names[] = { "L1", "L2", "DRAM" };
         for (size_t i = 0; i < 3; i++) {
@@ -46,15 +94,18 @@ static void test_plan(void **unused)
         }
         l.bound_mcyc[0] = 8000;
         l.bound_mcyc[1] = 100000;
-        smp_plan_build(&l, &p);
+        smp_plan_build(&l, NULL, &p);
         assert_false(p.fallback);
         assert_int_equal(p.n, 3);
         assert_int_equal(p.ws[0].bytes, 16384);            /* middle of 4K..32K, page multiple */
         assert_int_equal(p.ws[2].bytes, 128ull << 20);      /* twice the last plateau start */
         assert_int_equal(p.ws[2].lat_hi, 400 + 100);
         assert_int_equal(p.ws[1].level, PS_LVL_L2);
+        assert_int_equal(p.n_buckets, 3);
+        assert_int_equal(p.buckets[0].upper_cycles, 8);
+        assert_null(p.ws[1].lat_why);
         l.flags = LAT_F_NO_HIERARCHY;
-        smp_plan_build(&l, &p);
+        smp_plan_build(&l, NULL, &p);
         assert_true(p.fallback);
 }
 
@@ -83,7 +134,7 @@ static void test_json_read_back(void **unused)
         json_error_t err;
 
         memset(&lg, 0, sizeof(lg));
-        lg.levels_source = "fixed fallback";
+        lg.levels_source = "CPUID caches (no latency expected)";
         strcpy(v.why, "7 samples for 100 events / period 10 \"quoted\"");
         smp_log_check(&lg, "pebs", "sample-count", &v);
         smp_log_skip(&lg, "ibs-op", "addresses L1", "CPUID.80000001H:ECX[10] IBS is clear");
@@ -172,7 +223,7 @@ static void test_plan_core_cycles(void **unused)
         for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
                 l.clock = cases[k].clock;
                 l.clock_hz = 2100000000;
-                smp_plan_build(&l, &p);
+                smp_plan_build(&l, NULL, &p);
                 assert_int_equal(p.tsc_cycles, cases[k].clock == LAT_CLOCK_TSC);
                 assert_int_equal(p.clock_hz, 2100000000);
                 assert_int_equal(p.ws[1].lat_lo, 6);
@@ -190,11 +241,11 @@ static void test_plan_core_cycles(void **unused)
                         fail_msg("case %zu: note \"%s\" lacks \"%s\"", k, pc.lat_note,
                                  cases[k].note);
         }
-        smp_plan_build(NULL, &p);                   /* fixed fallback: core cycles */
+        smp_plan_build(NULL, NULL, &p);             /* no table: nothing to convert */
         assert_false(p.tsc_cycles);
         smp_plan_core_cycles(&p, 0, NULL, &pc);
-        assert_int_equal(pc.ws[1].lat_hi, p.ws[1].lat_hi);
-        assert_non_null(strstr(pc.lat_note, "fallback"));
+        assert_int_equal(pc.ws[1].lat_hi, 0);
+        assert_non_null(strstr(pc.lat_note, "no latency table"));
 }
 
 /* Physical addresses are compared with what the page-table walk says, not with the linear
@@ -256,6 +307,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_plan),
+                cmocka_unit_test(test_plan_thin_table),
                 cmocka_unit_test(test_block_report),
                 cmocka_unit_test(test_json_read_back),
                 cmocka_unit_test(test_levels_carry_clock),

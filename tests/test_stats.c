@@ -33,6 +33,27 @@ static void test_sort_matches_qsort(void **state)
         }
 }
 
+/* Orders that break naive quicksorts: sorted, reversed, all equal, organ pipe, and a long
+ * random run, each against qsort. */
+static void test_sort_adversarial(void **state)
+{
+        enum { N = 20000 };
+        static uint64_t v[N], w[N];
+        uint64_t        s = 0x9e3779b97f4a7c15ull;
+        (void)state;
+        for (int kind = 0; kind < 5; kind++) {
+                for (size_t i = 0; i < N; i++) {
+                        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+                        v[i] = kind == 0 ? i : kind == 1 ? N - i : kind == 2 ? 42
+                             : kind == 3 ? (i < N / 2 ? i : N - i) : s;
+                }
+                memcpy(w, v, sizeof(v));
+                lib_sort_u64(v, N);
+                qsort(w, N, sizeof(*w), cmp_u64);
+                assert_memory_equal(v, w, sizeof(v));
+        }
+}
+
 static void test_nearest_rank(void **state)
 {
         static const uint64_t v[] = { 10, 20, 30, 40, 50, 60, 70, 80, 90, 100 };
@@ -96,6 +117,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_sort_matches_qsort),
+                cmocka_unit_test(test_sort_adversarial),
                 cmocka_unit_test(test_nearest_rank),
                 cmocka_unit_test(test_median_ci_ranks),
                 cmocka_unit_test(test_isqrt),

@@ -1,4 +1,6 @@
-/** @file The IBS/PEBS/LBR sampling phase (app/sampling*.c) end to end on the virtual PMU. */
+/** @file The IBS/PEBS/LBR sampling phase (app/sampling*.c) end to end on the virtual PMU:
+ * every part the model knows, with the latency table the latency phase would measure there,
+ * without a table (working sets from CPUID, latency SKIPs), and with one fault at a time. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,28 +8,72 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
 #include "app/run.h"
 #include "report/inventory.h"
+#include "report/levels.h"
 #include "tests/vpmu/vpmu.h"
 
-static void phase(const struct vpmu_part *p, const struct vpmu_faults *f, struct rep_buf *out)
+/* ---- the latency table the part would give ------------------------------------------------ */
+
+/* A sweep of @p p at 4 points per octave from 4 KiB to four times the last cache, each point
+ * the load-to-use latency of the level the model serves that working set from (core cycles,
+ * as a PMU cycles clock would give), then the latency phase's own level detection. */
+static void table_of(const struct vpmu_part *p, const struct cpu_info *ci, struct lat_levels *l)
 {
-        static struct inventory inv;
-        static struct run       r;
+        static struct lat_point pts[LAT_MAX_POINTS];
+        uint64_t l1 = p->l1d_kib * 1024ull, l2 = p->l2_kib * 1024ull, l3 = p->l3_kib * 1024ull;
+        uint64_t top = 4 * (l3 ? l3 : l2);
+        struct lat_curve c = { .pts = pts, .clock = LAT_CLOCK_PMU_CYCLES,
+                               .core_hz = 3000000000ull, .tsc_hz = 1000000000ull };
+
+        for (uint64_t ws = 4096; ws <= top && c.n < LAT_MAX_POINTS; c.n++) {
+                enum vpmu_level lv = ws > l3 && l3 ? VL_DRAM : ws > l2 ? (l3 ? VL_L3 : VL_DRAM)
+                                   : ws > l1   ? VL_L2 : VL_L1;
+                uint64_t mcyc = p->lat[lv] * 1000ull;
+
+                pts[c.n] = (struct lat_point){ .ws_bytes = ws, .n_windows = 11, .min_mcyc = mcyc,
+                                               .p10_mcyc = mcyc, .p50_mcyc = mcyc,
+                                               .p90_mcyc = mcyc };
+                /* 4 points per octave */
+                uint64_t oct = 4096ull << ((c.n + 1) / 4);
+                ws = oct + oct * ((c.n + 1) % 4) / 4;
+        }
+        assert_int_equal(rep_levels_detect(&c, ci, l), ST_OK);
+}
+
+/* ---- running the phase -------------------------------------------------------------------- */
+
+/* How the phase finds the machine. */
+enum { WITH_TABLE = 1, NO_CACHES = 2, NO_CPU = 4 };
+
+static void phase(const struct vpmu_part *p, const struct vpmu_faults *f, unsigned how,
+                  struct rep_buf *out)
+{
+        static struct inventory  inv;
+        static struct run        r;
+        static struct lat_levels l;
 
         memset(&inv, 0, sizeof(inv));
         memset(&r, 0, sizeof(r));
         vpmu_init(p, f);
         vpmu_cpu_info(&inv.cpu);
-        inv.cpu_st = ST_OK;
+        inv.cpu_st = how & NO_CPU ? ST_NOT_FOUND : ST_OK;
         inv.tsc_hz = 3000000000ull;
         r.inv = &inv;
+        if (how & NO_CACHES)
+                inv.cpu.n_caches = 0;
+        if (how & WITH_TABLE) {
+                table_of(p, &inv.cpu, &l);
+                r.levels = &l;
+        }
         rep_reset();
         rep_add_sink(rep_buf_sink(out));
         assert_int_equal(phase_sampling(&r), ST_OK);
+        rep_flush(); /* a run of SKIPs is held until the next line */
         rep_reset();
         for (size_t i = 0; i < r.n_files; i++) /* the run owns the files the phase kept */
                 rep_buf_free(&r.files[i].data);
@@ -39,13 +85,15 @@ struct verdicts {
         unsigned n;
         char     name[MAX_V][48];
         char     v[MAX_V];
+        char     why[MAX_V][96];   /* SKIP reasons */
 };
 
-/* "<V>: <mech>: <check ...>: ..." -> name "<mech>: <check ...>". */
+/* "<V>: <mech>: <check ...>: <rest>" -> name "<mech>: <check ...>" (SKIP: rest kept). */
 static void parse(const char *text, struct verdicts *out)
 {
         memset(out, 0, sizeof(*out));
-        for (const char *ln = text; ln && *ln; ln = strchr(ln, '\n') ? strchr(ln, '\n') + 1 : NULL) {
+        for (const char *ln = text; ln && *ln;
+             ln = strchr(ln, '\n') ? strchr(ln, '\n') + 1 : NULL) {
                 char v = ln[0];
 
                 if ((v != 'P' && v != 'F' && v != 'S') || ln[4] != ':' || out->n == MAX_V)
@@ -54,86 +102,222 @@ static void parse(const char *text, struct verdicts *out)
                 if (!c2 || c2 - p >= 48)
                         continue;
                 memcpy(out->name[out->n], p, (size_t)(c2 - p));
+                const char *e = strchr(c2, '\n');
+                size_t len = e ? (size_t)(e - c2 - 2) : strlen(c2 + 2);
+                memcpy(out->why[out->n], c2 + 2, len < 95 ? len : 95);
                 out->v[out->n++] = v;
         }
 }
 
-static char verdict_of(const struct verdicts *v, const char *name)
+static int index_of(const struct verdicts *v, const char *name)
 {
         for (unsigned i = 0; i < v->n; i++)
                 if (!strcmp(v->name[i], name))
-                        return v->v[i];
-        return '?';
+                        return (int)i;
+        return -1;
 }
 
-/* On the model every IBS and PEBS check that the mechanism can answer PASSes; what SKIPs does
- * so for a reason of the hardware (IBS reports no latency for an L1 hit; PEBS gives no
- * physical address). LBR's block-cost and sample-count compare LBR cycles with the TSC over
- * runs whose emulated PMI handlers cost far more than real ones: not judged here. */
+static char verdict_of(const struct verdicts *v, const char *name)
+{
+        int i = index_of(v, name);
+
+        return i < 0 ? '?' : v->v[i];
+}
+
+/* The model's PMI handlers are emulated and cost far more than real ones, and its cycles are
+ * the host's TSC: LBR's sample-count (PMIs against TSC time) is not judged here. */
 static bool judged(const char *name)
 {
-        return strncmp(name, "lbr: block-cost", 15) && strncmp(name, "lbr: sample-count", 17);
+        return strncmp(name, "lbr: sample-count", 17) != 0;
 }
 
-/* @p other: the mechanisms of the other vendor, which SKIP whole. */
-static void check_faithful(const struct verdicts *v, const char *part, const char *const *other)
-{
-        for (unsigned i = 0; i < v->n; i++) {
-                const char *n = v->name[i];
-                bool ok_skip = strstr(n, "latency L1") || !strncmp(n, "pebs: physical", 14);
-
-                for (size_t k = 0; other[k]; k++)
-                        ok_skip |= !strncmp(n, other[k], strlen(other[k]));
-
-                if (!judged(n) || v->v[i] == 'P' || (v->v[i] == 'S' && ok_skip))
-                        continue;
-                fail_msg("%s: %s is %c", part, n, v->v[i]);
-        }
-}
-
-static void run(const struct vpmu_part *p, const struct vpmu_faults *f, struct verdicts *v)
+static void run(const struct vpmu_part *p, const struct vpmu_faults *f, unsigned how,
+                struct verdicts *v)
 {
         struct rep_buf out = { 0 };
+        clock_t t0 = clock();
 
-        phase(p, f, &out);
+        phase(p, f, how, &out);
         if (getenv("VPMU_VERBOSE"))
-                fprintf(stderr, "==== %s\n%s\n", p->name, out.p);
+                fprintf(stderr, "==== %s (%ld ms CPU)\n%s\n", p->name,
+                        (long)((clock() - t0) * 1000 / CLOCKS_PER_SEC), out.p);
         parse(out.p, v);
         rep_buf_free(&out);
 }
 
-static struct verdicts zen4, spr;
+/* ---- faithful: every check the mechanism can answer PASSes -------------------------------- */
+
+static const struct vpmu_part *const parts[] = { &vpmu_skx, &vpmu_icx, &vpmu_spr,
+                                                 &vpmu_zen2, &vpmu_zen4, &vpmu_zen5 };
+#define N_PARTS (sizeof(parts) / sizeof(parts[0]))
+static struct verdicts faithful[N_PARTS];
+
+static const struct verdicts *faithful_of(const struct vpmu_part *p)
+{
+        for (size_t i = 0; i < N_PARTS; i++)
+                if (parts[i] == p)
+                        return &faithful[i];
+        fail_msg("no faithful run of %s", p->name);
+        return NULL;
+}
+
+/* What may SKIP on a faithful model, for a reason of the hardware: IBS and PEBS report no
+ * miss latency for an L1 hit; PEBS gives no physical address; the other vendor's
+ * mechanisms SKIP whole. */
+static bool may_skip(const char *n, bool amd)
+{
+        return strstr(n, "latency L1") || !strncmp(n, "pebs: physical", 14) ||
+               (amd ? !strncmp(n, "pebs:", 5) || !strncmp(n, "lbr:", 4)
+                    : !strncmp(n, "ibs-", 4));
+}
 
 static void test_phase_faithful(void **unused)
 {
-        run(&vpmu_zen4, NULL, &zen4);
-        check_faithful(&zen4, "Zen 4", (const char *const[]){ "pebs:", "lbr:", NULL });
-        assert_int_equal(verdict_of(&zen4, "ibs-op: latency DRAM"), 'P');
-        run(&vpmu_spr, NULL, &spr);
-        check_faithful(&spr, "Sapphire Rapids", (const char *const[]){ "ibs-", NULL });
-        assert_int_equal(verdict_of(&spr, "pebs: data-source DRAM"), 'P');
-        assert_int_equal(verdict_of(&spr, "lbr: symbols"), 'P');
+        for (size_t k = 0; k < N_PARTS; k++) {
+                const struct vpmu_part *p = parts[k];
+                struct verdicts *v = &faithful[k];
+                unsigned n_pass = 0;
+
+                run(p, NULL, WITH_TABLE, v);
+                for (unsigned i = 0; i < v->n; i++) {
+                        const char *n = v->name[i];
+
+                        n_pass += v->v[i] == 'P';
+                        if (!judged(n) || v->v[i] == 'P' || (v->v[i] == 'S' && may_skip(n, p->amd)))
+                                continue;
+                        fail_msg("%s: %s is %c (%s)", p->name, n, v->v[i], v->why[i]);
+                }
+                /* IBS: 4 levels x 4 checks less L1 latency, TLB, 2 counts, 2 fetch = 20;
+                 * PEBS: 4 x 3 less L1 latency, TLB, count, data = 14, LBR 2 judged */
+                if (n_pass < (p->amd ? 20u : 16u))
+                        fail_msg("%s: only %u PASS", p->name, n_pass);
+                assert_int_equal(verdict_of(v, p->amd ? "ibs-op: latency DRAM"
+                                                      : "pebs: latency DRAM"), 'P');
+                assert_int_equal(verdict_of(v, p->amd ? "ibs-op: data-source L3"
+                                                      : "pebs: data-source L3"), 'P');
+                if (!p->amd) {
+                        assert_int_equal(verdict_of(v, "lbr: symbols"), 'P');
+                        assert_int_equal(verdict_of(v, "lbr: block-cost"), 'P');
+                }
+        }
 }
 
-/* One fault, one verdict: IBS latencies of DRAM loads in the wrong bucket, physical addresses
- * of L2 loads wrong, the data source of L3 loads wrong. */
-static void test_phase_faults(void **unused)
+/* No latency table: working sets from the CPUID caches still land in their levels (the
+ * addresses and data sources PASS as with the table), every latency SKIPs with the reason. */
+static void test_phase_no_table(void **unused)
 {
-        static const struct { const char *check; struct vpmu_faults f; } cases[] = {
-                { "ibs-op: latency DRAM", { .ibs_lat_scale_pct = 300, .ibs_fault_level = VL_DRAM + 1 } },
-                { "ibs-op: physical L2", { .ibs_phys_xor = 1ull << 40, .ibs_fault_level = VL_L2 + 1 } },
-                { "ibs-op: data-source DRAM", { .ibs_wrong_src = true, .ibs_fault_level = VL_DRAM + 1 } },
-        };
+        static const struct vpmu_part *const p2[] = { &vpmu_zen2, &vpmu_icx };
         struct verdicts v;
 
-        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-                run(&vpmu_zen4, &cases[i].f, &v);
-                for (unsigned k = 0; k < zen4.n; k++) {
-                        const char *n = zen4.name[k];
-                        char want = !strcmp(n, cases[i].check) ? 'F' : zen4.v[k];
+        for (size_t k = 0; k < 2; k++) {
+                const struct verdicts *ref = faithful_of(p2[k]);
+                unsigned n_lat = 0;
+
+                run(p2[k], NULL, 0, &v);
+                for (unsigned i = 0; i < ref->n; i++) {
+                        const char *n = ref->name[i];
+                        int j = index_of(&v, n);
+
+                        if (!strstr(n, ": latency ")) {
+                                if (judged(n) && (j < 0 || v.v[j] != ref->v[i]))
+                                        fail_msg("%s without a table: %s is %c, was %c",
+                                                 p2[k]->name, n, j < 0 ? '?' : v.v[j], ref->v[i]);
+                                continue;
+                        }
+                        assert_true(j >= 0);
+                        assert_int_equal(v.v[j], 'S');
+                        n_lat += strstr(v.why[j], "no latency table") != NULL;
+                }
+                assert_int_equal(n_lat, 4); /* 4 levels (the other vendor: one SKIP line) */
+        }
+}
+
+/* What the phase does with less to go by: no CPU inventory (every check SKIPs with that
+ * reason), no table and no CPUID caches (no working set: every per-level check SKIPs, the
+ * other checks keep their names), IBS without op sampling, IBS op sampling by cycles (no
+ * op count to compare with). */
+static void test_phase_edges(void **unused)
+{
+        struct vpmu_part no_opsam = vpmu_zen2, by_cycles = vpmu_zen2;
+        struct verdicts  v;
+        unsigned         n_skip = 0;
+
+        run(&vpmu_icx, NULL, NO_CPU, &v);
+        for (unsigned i = 0; i < v.n; i++) {
+                assert_int_equal(v.v[i], 'S');
+                assert_non_null(strstr(v.why[i], "no CPU inventory"));
+        }
+        assert_true(v.n >= 4);
+
+        run(&vpmu_spr, NULL, NO_CACHES, &v);
+        for (unsigned i = 0; i < v.n; i++)
+                if (strstr(v.name[i], "pebs: ") && v.v[i] == 'S' &&
+                    strstr(v.why[i], "working set is unknown"))
+                        n_skip++;
+        assert_true(n_skip >= 1); /* collapsed: one line per run of one reason */
+        assert_int_equal(verdict_of(&v, "pebs: sample-count"), 'S');
+        assert_non_null(strstr(v.why[index_of(&v, "pebs: sample-count")], "no working set ran"));
+        assert_int_equal(verdict_of(&v, "pebs: tlb page-stride"), 'P');
+        assert_int_equal(verdict_of(&v, "lbr: symbols"), 'P');
+
+        no_opsam.ibs_caps &= ~(uint32_t)(1u << 2);   /* CPUID 0x8000001B OpSam */
+        run(&no_opsam, NULL, 0, &v);
+        assert_non_null(strstr(v.why[index_of(&v, "ibs-op: 19 checks")], "op sampling not offered"));
+        assert_int_equal(verdict_of(&v, "ibs-fetch: fetch-addresses"), 'P');
+
+        by_cycles.ibs_caps &= ~(uint32_t)(1u << 4);  /* OpCnt: IBS op sampling counts cycles */
+        run(&by_cycles, NULL, WITH_TABLE, &v);
+        assert_int_equal(verdict_of(&v, "ibs-op: sample-count"), 'S');
+        assert_int_equal(verdict_of(&v, "ibs-op: op-count"), 'S');
+        assert_int_equal(verdict_of(&v, "ibs-op: addresses DRAM"), 'P');
+        assert_int_equal(verdict_of(&v, "ibs-op: latency DRAM"), 'P');
+}
+
+/* ---- one fault, one verdict --------------------------------------------------------------- */
+
+static const struct {
+        const struct vpmu_part *p;
+        const char             *check;
+        struct vpmu_faults      f;
+} fault_cases[] = {
+        /* IBS: DRAM latencies in the wrong bucket, wrong physical addresses of L2 loads, the
+         * data source of DRAM loads naming a cache (Zen 2: the smallest L3, the quickest
+         * run) */
+        { &vpmu_zen2, "ibs-op: latency DRAM",
+          { .ibs_lat_scale_pct = 300, .ibs_fault_level = VL_DRAM + 1 } },
+        { &vpmu_zen4, "ibs-op: physical L2",
+          { .ibs_phys_xor = 1ull << 40, .ibs_fault_level = VL_L2 + 1 } },
+        { &vpmu_zen2, "ibs-op: data-source DRAM",
+          { .ibs_wrong_src = true, .ibs_fault_level = VL_DRAM + 1 } },
+        /* PEBS: one record in four without data; wrong addresses of L3 loads; L2 latencies
+         * in the L3 bucket */
+        { &vpmu_skx, "pebs: records-with-data", { .pebs_no_data_every = 4 } },
+        { &vpmu_icx, "pebs: addresses L3",
+          { .pebs_la_xor = 1ull << 44, .pebs_fault_level = VL_L3 + 1 } },
+        { &vpmu_spr, "pebs: latency L2",
+          { .pebs_lat_scale_pct = 400, .pebs_fault_level = VL_L2 + 1 } },
+        /* LBR: cycle counts that do not add up to the cycles spent; a stack that reaches
+         * outside the kernel */
+        { &vpmu_icx, "lbr: block-cost", { .lbr_cycles_scale_pct = 50 } },
+        { &vpmu_spr, "lbr: symbols", { .lbr_stray_every = 7 } },
+};
+
+static void test_phase_faults(void **unused)
+{
+        struct verdicts v;
+
+        for (size_t i = 0; i < sizeof(fault_cases) / sizeof(fault_cases[0]); i++) {
+                const struct verdicts *ref = faithful_of(fault_cases[i].p);
+
+                assert_int_equal(verdict_of(ref, fault_cases[i].check), 'P');
+                run(fault_cases[i].p, &fault_cases[i].f, WITH_TABLE, &v);
+                for (unsigned k = 0; k < ref->n; k++) {
+                        const char *n = ref->name[k];
+                        char want = !strcmp(n, fault_cases[i].check) ? 'F' : ref->v[k];
 
                         if (judged(n) && verdict_of(&v, n) != want)
-                                fail_msg("fault for %s: %s is %c, want %c", cases[i].check, n,
+                                fail_msg("%s, fault for %s: %s is %c, want %c",
+                                         fault_cases[i].p->name, fault_cases[i].check, n,
                                          verdict_of(&v, n), want);
                 }
         }
@@ -143,6 +327,8 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_phase_faithful),
+                cmocka_unit_test(test_phase_no_table),
+                cmocka_unit_test(test_phase_edges),
                 cmocka_unit_test(test_phase_faults),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -72,8 +72,14 @@ struct vpmu_step {
         uint64_t rip_ev;             /* the instruction that overflows (skid measured from it) */
         /* The step's ops in order, n[VE_OPS] of them (NULL: none is a load). */
         void (*op_at)(void *ctx, uint64_t i, struct vpmu_op *out);
+        /* Optional: add to @p cnt what ops i .. i + k - 1 count (as op_at one by one would)
+         * and move past them, for the stretches where no op is sampled. */
+        void (*ops_skip)(void *ctx, uint64_t i, uint64_t k, uint64_t cnt[]);
         void *ctx;
         const struct vpmu_branch *br; /* n[VE_BRANCHES] taken branches repeat this one */
+        bool own_clock;              /* n[VE_CYCLES] and n[VE_REF_CYCLES] are the step's
+                                        time: the host's time since the last step is not
+                                        counted */
 };
 
 /** Switchable deviations, as real parts show them; all zero = a faithful model. */
@@ -88,8 +94,15 @@ struct vpmu_faults {
         uint64_t     ibs_phys_xor;    /* IBS DcPhysAd = linear ^ this */
         unsigned     ibs_fault_level; /* the three IBS faults hit loads from level - 1 only
                                        * (enum vpmu_level + 1); 0 = every level */
-        bool         pebs_no_data;    /* PEBS records without address/source/latency */
+        unsigned     pebs_no_data_every; /* every n-th PEBS record without address, source
+                                       * and latency (1: all of them) */
+        uint64_t     pebs_la_xor;     /* PEBS data linear address = the load's ^ this */
+        uint32_t     pebs_lat_scale_pct; /* PEBS load latency scaled (100 = right) */
+        unsigned     pebs_fault_level;/* pebs_la_xor and pebs_lat_scale_pct hit loads from
+                                       * level - 1 only (enum vpmu_level + 1); 0 = every level */
         uint32_t     lbr_cycles_scale_pct; /* LBR cycle counts scaled (100 = right) */
+        unsigned     lbr_stray_every; /* every n-th PMI's stack ends in a branch outside the
+                                       * kernel (the harness's code) */
         bool         ibs_wrong_src;   /* IBS DataSrc of a DRAM load says local cache */
         unsigned     spurious_pmi_every; /* an extra NMI without overflow after every n-th */
         bool         route_dead;      /* the LVT/IDT route never delivers (self-NMI lost) */

@@ -262,19 +262,45 @@ uint16_t vp_load_latency(const struct vpmu_op *op)
         return op->load ? vp.p->lat[op->level] : 0;
 }
 
+/* Add what @p op counts to @p cnt. */
+static void op_counts(const struct vpmu_op *op, uint64_t cnt[VE__COUNT])
+{
+        cnt[VE_OPS]++;
+        if (op->load) {
+                cnt[VE_LOADS]++;
+                cnt[VE_L1D_MISS] += op->level > VL_L1;
+                cnt[VE_L2_MISS] += op->level > VL_L2;
+                cnt[VE_LLC_MISS] += op->level > VL_L3;
+                cnt[VE_DTLB_MISS] += op->dtlb_miss;
+                cnt[VE_LDLAT] += vp.ldlat && vp_load_latency(op) > (vp.ldlat & 0xffff);
+        }
+}
+
+/* Ops that can retire in bulk before anything happens at one op: no counter can wrap (each
+ * op adds at most one event, two with a count fault), IBS tags none, no PEBS record is due.
+ * 0 or 1: retire the next op alone. */
+static uint64_t quiet_ops(void)
+{
+        uint64_t q = vp.pebs_armed ? 0 : vp_ibs_op_quiet();
+
+        for (unsigned c = 0; c < VP_MAX_GP + VP_MAX_FIXED && q > 1; c++) {
+                bool     fx = c >= VP_MAX_GP;
+                unsigned i = fx ? c - VP_MAX_GP : c;
+                uint64_t r;
+
+                if (fx ? !fixed_counts(i) : i >= vp_n_gp() || !gp_counts(i))
+                        continue;
+                r = fx ? room(vp.fctr[i], vp.p->fixed_width) : room(vp.ctr[i], gp_width());
+                q = (r - 1) / 2 < q ? (r - 1) / 2 : q;
+        }
+        return q;
+}
+
 static void retire_op(const struct vpmu_op *op, const struct vpmu_step *s)
 {
         uint64_t cnt[VE__COUNT] = { 0 };
 
-        cnt[VE_OPS] = 1;
-        if (op->load) {
-                cnt[VE_LOADS] = 1;
-                cnt[VE_L1D_MISS] = op->level > VL_L1;
-                cnt[VE_L2_MISS] = op->level > VL_L2;
-                cnt[VE_LLC_MISS] = op->level > VL_L3;
-                cnt[VE_DTLB_MISS] = op->dtlb_miss;
-                cnt[VE_LDLAT] = vp.ldlat && vp_load_latency(op) > (vp.ldlat & 0xffff);
-        }
+        op_counts(op, cnt);
         /* A PEBS record is written by the qualifying event after the overflow. */
         for (unsigned n = 0; n < vp_n_gp(); n++) {
                 bool ok;
@@ -322,7 +348,10 @@ void vpmu_retire(const struct vpmu_step *s)
 
         if (!vp.p || !s)
                 return;
-        vp_accrue(s);
+        if (s->own_clock)
+                vp.tsc_last = vp_tsc();
+        else
+                vp_accrue(s);
         memcpy(cnt, s->n, sizeof(cnt));
         if (s->op_at && vpmu_wants_ops()) {
                 static const enum vpmu_ev per_op[] = { VE_OPS, VE_LOADS, VE_L1D_MISS, VE_L2_MISS,
@@ -330,11 +359,27 @@ void vpmu_retire(const struct vpmu_step *s)
                 for (size_t i = 0; i < sizeof(per_op) / sizeof(per_op[0]); i++)
                         cnt[per_op[i]] = 0;
                 retire_counts(cnt, s);
-                for (uint64_t i = 0; i < s->n[VE_OPS]; i++) {
+                for (uint64_t i = 0, k; i < s->n[VE_OPS]; i += k) {
                         struct vpmu_op op;
 
-                        s->op_at(s->ctx, i, &op);
-                        retire_op(&op, s);
+                        k = quiet_ops();
+                        k = k < s->n[VE_OPS] - i ? k : s->n[VE_OPS] - i;
+                        if (k <= 1) { /* this op may overflow, be tagged or recorded */
+                                k = 1;
+                                s->op_at(s->ctx, i, &op);
+                                retire_op(&op, s);
+                                continue;
+                        }
+                        memset(cnt, 0, sizeof(cnt));
+                        if (s->ops_skip)
+                                s->ops_skip(s->ctx, i, k, cnt);
+                        for (uint64_t j = 0; !s->ops_skip && j < k; j++) {
+                                s->op_at(s->ctx, i + j, &op);
+                                op_counts(&op, cnt);
+                        }
+                        retire_counts(cnt, s);
+                        if (vp_ibs_op_on() && (vp.ibs_op_ctl & VP_OPCTL_CNT_CTL))
+                                vp_ibs_op_count(k, NULL, s);
                 }
         } else {
                 retire_counts(cnt, s);

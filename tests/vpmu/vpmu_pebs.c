@@ -140,9 +140,18 @@ void vp_pebs_event(unsigned n, const struct vpmu_op *op, const struct vpmu_step 
         uint8_t  rec[0x400];
         uint64_t ds = vp.ds_area, base, idx, max, thr;
         bool     adaptive = fmt() >= 4 && baseline() && (vp.sel[n] & VP_EVTSEL_ADAPTIVE);
-        bool     data = op && op->load && !vp.f.pebs_no_data;
+        bool     data = op && op->load && !(vp.f.pebs_no_data_every &&
+                                                (vp.stats.n_pebs_records + 1) %
+                                                vp.f.pebs_no_data_every == 0);
         unsigned sz = record_bytes(adaptive);
         uint16_t lat = op ? vp_load_latency(op) : 0;
+        uint64_t la = op ? op->la : 0;
+
+        if (op && (!vp.f.pebs_fault_level || vp.f.pebs_fault_level == op->level + 1u)) {
+                la ^= vp.f.pebs_la_xor;
+                if (vp.f.pebs_lat_scale_pct)
+                        lat = (uint16_t)(lat * vp.f.pebs_lat_scale_pct / 100);
+        }
 
         vp.pebs_armed &= ~(1u << n);
         if (!ds)
@@ -159,7 +168,7 @@ void vp_pebs_event(unsigned n, const struct vpmu_op *op, const struct vpmu_step 
                 wr64(rec, 0x10, 1ull << n);
                 wr64(rec, 0x18, vp.tsc_last);
                 if (groups & VP_DATACFG_MEMINFO && data) {
-                        wr64(rec, 0x20, op->la);
+                        wr64(rec, 0x20, la);
                         wr64(rec, 0x28, dse(op));
                         /* Sapphire Rapids and later split [15:0] instruction and [47:32]
                          * cache latency (Linux struct pebs_meminfo) */
@@ -170,7 +179,7 @@ void vp_pebs_event(unsigned n, const struct vpmu_op *op, const struct vpmu_step 
                 wr64(rec, VP_PEBS_IP, op ? op->rip + 4 : 0); /* IP after the instruction */
                 wr64(rec, VP_PEBS_STATUS, 1ull << n);
                 if (data) {
-                        wr64(rec, VP_PEBS_DLA, op->la);
+                        wr64(rec, VP_PEBS_DLA, la);
                         wr64(rec, VP_PEBS_DSE, dse(op));
                         wr64(rec, VP_PEBS_LAT, lat);
                 }

@@ -96,6 +96,8 @@ void vp_lbr_freeze(void);
 bool vp_ibs_rd(uint32_t msr, uint64_t *v);
 int  vp_ibs_wr(uint32_t msr, uint64_t v);
 bool vp_ibs_op_on(void);
+/* Ops that can retire without IBS tagging one (UINT64_MAX: op sampling does not count ops). */
+uint64_t vp_ibs_op_quiet(void);
 /** Count @p n IBS op-counter units (ops or cycles); @p op is the op retiring (NULL: none). */
 void vp_ibs_op_count(uint64_t n, const struct vpmu_op *op, const struct vpmu_step *s);
 void vp_ibs_fetch_count(uint64_t n, const struct vpmu_step *s);

@@ -10,10 +10,12 @@
  *   bench_chase           32 loads per iteration, each served by the level the chain's
  *                         working set fits (LRU over a cyclic chain: all misses beyond the
  *                         size), dTLB miss when its pages exceed the STLB
- *   bench_block_run       18 instructions, 17 ops, one taken jnz of 48 cycles per iteration
+ *   bench_block_run       18 instructions, 17 ops, one taken jnz of 48 cycles per iteration;
+ *                         its cycles are those 48, not the host's time
  */
 #include "tests/vpmu/vpmu_priv.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "bench/kernel_block.h"
@@ -38,14 +40,6 @@ void  __wrap_bench_block_run(uint64_t n);
 #define CALL_INSNS   6 /* call, prologue, epilogue, ret around each kernel */
 #define LOOP_BYTES   16
 #define CHUNK        4096
-
-static uint64_t tsc_now(void)
-{
-        uint32_t lo, hi;
-
-        __asm__ volatile("lfence; rdtsc; lfence" : "=a"(lo), "=d"(hi) : : "memory");
-        return ((uint64_t)hi << 32) | lo;
-}
 
 static uint64_t addr(const void *f)
 {
@@ -146,8 +140,9 @@ static struct chain chain_of(void *p)
         struct chain c = { .lo = a, .hi = a };
         void **q = p;
 
-        for (unsigned i = n_bufs < 64 ? n_bufs : 64; i-- > 0;)
-                if (a >= bufs[i].lo && a < bufs[i].lo + bufs[i].bytes) {
+        for (unsigned j = 0, i; j < (n_bufs < 64 ? n_bufs : 64); j++)
+                if (i = (n_bufs - 1 - j) % 64, /* newest first: freed buffers linger */
+                    a >= bufs[i].lo && a < bufs[i].lo + bufs[i].bytes) {
                         bool same = true;
 
                         for (unsigned k = 0; k < 8; k++, q = *q)
@@ -171,12 +166,84 @@ static struct chain chain_of(void *p)
         return c;
 }
 
+/* One lap of the chain from its start, in order: sampling describes millions of loads, and
+ * reading their addresses from this list costs far less than following the chain (which
+ * misses the host's caches as the chase does). Kept for the last chain; checked against the
+ * chain's first links before it is reused, since buffers come and go at the same addresses. */
+static struct {
+        void     *start;
+        uint64_t *a;
+        uint64_t  n, cap;
+} lap;
+
+static bool lap_room(uint64_t n)
+{
+        if (n <= lap.cap)
+                return true;
+        uint64_t *a = realloc(lap.a, n * sizeof(*a));
+        if (!a)
+                return false;
+        lap.a = a;
+        lap.cap = n;
+        return true;
+}
+
+/* A chain with one node at the start of every line of [lo, lo + 64 n): the successor of each
+ * line read in address order (the host prefetches that), then the lap followed in that small
+ * table rather than through the buffer. False if the buffer is not such a chain. */
+static bool lap_by_scan(void *p, uint64_t lo, uint64_t n)
+{
+        uint32_t *next = n && n < (1ull << 32) ? malloc(n * sizeof(*next)) : NULL;
+        uint64_t  j = (addr(p) - lo) / 64, k;
+        bool      ok = next && addr(p) >= lo && (addr(p) - lo) % 64 == 0 && j < n && lap_room(n);
+
+        for (k = 0; ok && k < n; k++) {
+                uint64_t to = *(const uint64_t *)(uintptr_t)(lo + 64 * k) - lo;
+                ok = to % 64 == 0 && to / 64 < n;
+                next[k] = (uint32_t)(to / 64);
+        }
+        for (k = 0; ok && k < n; k++, j = next[j]) {
+                lap.a[k] = lo + 64 * j;
+                ok = k == 0 || j != (addr(p) - lo) / 64;
+        }
+        ok = ok && j == (addr(p) - lo) / 64; /* one cycle through every line */
+        free(next);
+        lap.n = ok ? n : 0;
+        return ok;
+}
+
+static const uint64_t *lap_of(void *p, const struct chain *ch)
+{
+        void **q = p;
+
+        if (lap.start == p && lap.n > 2 && lap.a[1] == addr(*q) && lap.a[2] == addr(*(void **)*q))
+                return lap.a;
+        lap.start = NULL;
+        lap.n = 0;
+        if (ch->hi - ch->lo + 64 == 64 * ch->nodes && lap_by_scan(p, ch->lo, ch->nodes)) {
+                lap.start = p;
+                return lap.a;
+        }
+        do {
+                if (!lap_room(lap.n + 1 > lap.cap ? 2 * lap.cap + 4096 : lap.cap))
+                        return NULL;
+                lap.a[lap.n++] = addr(q);
+                q = *q;
+        } while ((void *)q != p && lap.n <= ch->nodes);
+        if ((void *)q != p)
+                return NULL; /* not a cycle through p: follow the chain op by op */
+        lap.start = p;
+        return lap.a;
+}
+
 struct chase_ctx {
         void          **q;
         enum vpmu_level level;
         bool            dtlb_miss;
         uint64_t        rip;
         uint64_t        i;
+        const uint64_t *lap;  /* NULL: follow q */
+        uint64_t        pos;  /* in lap */
 };
 
 static void chase_op(void *arg, uint64_t i, struct vpmu_op *out)
@@ -188,10 +255,43 @@ static void chase_op(void *arg, uint64_t i, struct vpmu_op *out)
         if (c->i++ % 34 >= 32)
                 return; /* dec, jnz */
         out->load = true;
-        out->la = addr(c->q);
         out->level = c->level;
         out->dtlb_miss = c->dtlb_miss;
+        if (c->lap) {
+                out->la = c->lap[c->pos];
+                c->pos = c->pos + 1 == lap.n ? 0 : c->pos + 1;
+                return;
+        }
+        out->la = addr(c->q);
         c->q = *c->q;
+}
+
+/* Loads among the first @p x ops of the chase (32 of every 34). */
+static uint64_t loads_before(uint64_t x)
+{
+        return x / 34 * 32 + (x % 34 < 32 ? x % 34 : 32);
+}
+
+static void chase_skip(void *arg, uint64_t i, uint64_t k, uint64_t cnt[])
+{
+        struct chase_ctx *c = arg;
+        uint64_t          n = loads_before(c->i + k) - loads_before(c->i);
+        struct vpmu_op    op = { .load = true, .level = c->level };
+
+        (void)i;
+        c->i += k;
+        cnt[VE_OPS] += k;
+        cnt[VE_LOADS] += n;
+        cnt[VE_L1D_MISS] += c->level > VL_L1 ? n : 0;
+        cnt[VE_L2_MISS] += c->level > VL_L2 ? n : 0;
+        cnt[VE_LLC_MISS] += c->level > VL_L3 ? n : 0;
+        cnt[VE_DTLB_MISS] += c->dtlb_miss ? n : 0;
+        cnt[VE_LDLAT] += vp.ldlat && vp_load_latency(&op) > (vp.ldlat & 0xffff) ? n : 0;
+        if (c->lap)
+                c->pos = (c->pos + n) % lap.n;
+        else
+                for (uint64_t j = 0; j < n; j++)
+                        c->q = *c->q;
 }
 
 void *__wrap_bench_chase(void *p, uint64_t iters)
@@ -203,7 +303,7 @@ void *__wrap_bench_chase(void *p, uint64_t iters)
          * while sampling it is also the code that performs the loads. */
         struct chase_ctx        c = { .q = p, .rip = addr(__wrap_bench_chase) + 16 };
         struct vpmu_step        s = { .rip_lo = c.rip, .rip_hi = c.rip + 32 * 4 + 8, .ctx = &c,
-                                      .op_at = chase_op };
+                                      .op_at = chase_op, .ops_skip = chase_skip };
 
         if (!part || !p || !iters)
                 return __real_bench_chase(p, iters);
@@ -216,6 +316,8 @@ void *__wrap_bench_chase(void *p, uint64_t iters)
                 : ws > (uint64_t)part->l1d_kib * KiB               ? VL_L2
                                                                     : VL_L1;
         c.dtlb_miss = pages > part->stlb_4k_entries;
+        if (vpmu_wants_ops())
+                c.lap = lap_of(p, &ch);
         /* Counting only: the loads are described in bulk and the chase stays where it is (the
          * suites' two lengths cancel whatever it costs); sampling walks the real chain. */
         void *end = p;
@@ -223,7 +325,7 @@ void *__wrap_bench_chase(void *p, uint64_t iters)
                 uint64_t k = iters - done;
 
                 if (vpmu_wants_ops())
-                        k = 1;
+                        k = k < 256 ? k : 256;
                 memset(s.n, 0, sizeof(s.n));
                 s.n[VE_INSNS] = 34 * k;
                 s.n[VE_BRANCHES] = k;
@@ -234,10 +336,10 @@ void *__wrap_bench_chase(void *p, uint64_t iters)
                 s.n[VE_LLC_MISS] = c.level > VL_L3 ? 32 * k : 0;
                 s.n[VE_DTLB_MISS] = c.dtlb_miss ? 32 * k : 0;
                 if (vpmu_wants_ops()) {
-                        s.n[VE_OPS] = 34; /* walked op by op in chase_op */
+                        s.n[VE_OPS] = 34 * k; /* walked op by op in chase_op */
                         c.i = 0;
                         vpmu_retire(&s);
-                        end = c.q;
+                        end = c.lap ? (void *)(uintptr_t)c.lap[c.pos] : c.q;
                 } else {
                         vpmu_retire(&s);
                 }
@@ -262,30 +364,36 @@ static void block_op(void *arg, uint64_t i, struct vpmu_op *out)
 void __wrap_bench_block_run(uint64_t n)
 {
         struct block_ctx b = { addr(bench_block_top), addr(bench_block_end) };
-        struct vpmu_branch br = { .from = addr(bench_block_jcc), .to = addr(bench_block_top) };
+        struct vpmu_branch br = { .from = addr(bench_block_jcc), .to = addr(bench_block_top),
+                                  .cycles = BENCH_BLOCK_NOMINAL_CYCLES };
         struct vpmu_step s = { .rip_lo = b.lo, .rip_hi = b.hi, .br = &br, .op_at = block_op,
-                               .ctx = &b };
+                               .ctx = &b, .own_clock = true };
 
-        /* Each taken jnz records the cycles an iteration really took on this host (the
-         * model's own work between chunks included, as a slower core would), in the model's
-         * core cycles (VPMU_CORE_PER_TSC per TSC tick): LBR cycle counts add up to what the
-         * cycles counter and APERF/MPERF say. */
-        uint64_t t_prev = tsc_now();
-        for (uint64_t done = 0; done < n;) {
-                uint64_t k = n - done < 64 ? n - done : 64, t1;
+        /* The block costs what it is built to cost, BENCH_BLOCK_NOMINAL_CYCLES per iteration
+         * (a chain of dependent imul): the core and reference cycles of its time are that
+         * count, not the host's time, and each taken jnz records it in the LBR. The cycles
+         * counter and the LBR cycle counts then add up whatever the host's load. The host's
+         * time up to the call is not counted either: a descheduled test process would look
+         * like a core that spent millions of cycles on a call. */
+        vp.tsc_last = vp_tsc();
+        if (!vpmu_part())
+                __real_bench_block_run(n);
+        for (uint64_t done = 0; vpmu_part() && done < n;) {
+                uint64_t k = n - done < 64 ? n - done : 64;
 
                 if (vpmu_wants_ops())
                         k = 1;
-                __real_bench_block_run(k);
-                t1 = tsc_now();
-                br.cycles = (uint16_t)((t1 - t_prev) * VPMU_CORE_PER_TSC / k);
+                /* The kernel itself has no effect but time, which the step declares: it
+                 * is not run. */
                 s.n[VE_INSNS] = k * BENCH_BLOCK_INSNS_PER_ITER;
                 s.n[VE_BRANCHES] = k;
                 s.n[VE_OPS] = k * (BENCH_BLOCK_INSNS_PER_ITER - 1);
+                s.n[VE_CYCLES] = k * BENCH_BLOCK_NOMINAL_CYCLES;
+                s.n[VE_REF_CYCLES] = k * BENCH_BLOCK_NOMINAL_CYCLES / VPMU_CORE_PER_TSC;
                 vpmu_retire(&s);
-                t_prev = t1;
                 done += k;
         }
+        vp.tsc_last = vp_tsc();
 }
 
 /* ---- the MMU under the samples ---------------------------------------------------------- */
@@ -319,8 +427,8 @@ status_t __wrap_bench_pt_walk(const struct bench_pt *pt, uint64_t va, uint64_t *
 {
         if (!pt || pt->root_pa != LIVE_ROOT_MARK)
                 return __real_bench_pt_walk(pt, va, pa, page_bytes, flags);
-        for (unsigned i = n_bufs < 64 ? n_bufs : 64; i-- > 0;)
-                if (va >= bufs[i].lo && va < bufs[i].lo + bufs[i].bytes) {
+        for (unsigned j = 0, i; j < (n_bufs < 64 ? n_bufs : 64); j++)
+                if (i = (n_bufs - 1 - j) % 64, va >= bufs[i].lo && va < bufs[i].lo + bufs[i].bytes) {
                         *pa = va;
                         if (page_bytes)
                                 *page_bytes = 4096;

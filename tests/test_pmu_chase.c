@@ -1,0 +1,182 @@
+/** @file The page chase of the validation suite under the harness's own page tables
+ *  (app/pmu_validate_mem.c) on the test platform's MMU model: the firmware maps the buffer
+ *  with 2 MiB pages (fake_plat_set_mmu), so the chase builds 4 KiB tables, checks them, loads
+ *  them into the fake CR3 around the counted window and puts the firmware's back; and each
+ *  way that can go wrong. The privileged reads the window makes (CR3, CR4, the TLB flush) are
+ *  wrapped at link time (-Wl,--wrap, see the Makefile) to read the fake MMU. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "app/pmu_validate.h"
+#include "bench/kernel_tlb.h"
+#include "bench/ownpt.h"
+#include "tests/fake_plat.h"
+
+static unsigned       n_flush;
+static uint64_t       cr4 = BENCH_CR4_PGE;
+static struct rep_buf out;
+
+uint64_t __wrap_bench_cr3_read(void);
+uint64_t __wrap_bench_cr4_read(void);
+void     __wrap_bench_tlb_flush_all(void);
+
+uint64_t __wrap_bench_cr3_read(void)
+{
+        return fake_plat_cr3();
+}
+
+uint64_t __wrap_bench_cr4_read(void)
+{
+        return cr4;
+}
+
+void __wrap_bench_tlb_flush_all(void)
+{
+        n_flush++;
+}
+
+static int setup(void **unused)
+{
+        (void)unused;
+        rep_reset();
+        rep_buf_free(&out);
+        rep_add_sink(rep_buf_sink(&out));
+        fake_plat_set_mmu(PLAT_PAGE_2M, true, true, true);
+        n_flush = 0;
+        cr4 = BENCH_CR4_PGE;
+        return 0;
+}
+
+static int teardown(void **unused)
+{
+        (void)unused;
+        rep_reset();
+        rep_buf_free(&out);
+        fake_plat_set_mmu(PLAT_PAGE_4K, false, false, false);
+        return 0;
+}
+
+/* A CPU with a 16-entry dTLB (the page chase: 16 x 16 pages, 1 MiB) and this host's
+ * MAXPHYADDR range for the table pages. */
+static struct cpu_info cpu(void)
+{
+        struct cpu_info ci = { .pdpe1gb = true, .max_ext_leaf = 0x80000008, .phys_addr_bits = 48,
+                               .n_tlbs = 1 };
+
+        ci.tlbs[0] = (struct cpu_tlb){ .level = 2, .type = TLB_UNIFIED, .page_sizes = TLB_PG_4K,
+                                       .entries = 16 };
+        return ci;
+}
+
+/* Set-up builds and checks the 4 KiB tables; the window loads them and restores the
+ * firmware's CR3, flushing around it because CR4.PGE is set. */
+static void test_window(void **unused)
+{
+        struct cpu_info  ci = cpu();
+        struct pmu_chase ch;
+        const char      *why = NULL;
+
+        (void)unused;
+        assert_int_equal(pmu_chase_setup(&ch, &ci, 256 * KiB, true, &why), ST_OK);
+        assert_non_null(ch.own);
+        assert_int_equal(ch.n_walked, 64);
+        assert_int_equal(pmu_chase_enter(&ch), ST_OK);
+        assert_int_equal(fake_plat_cr3(), ch.own->pt.root_pa);
+        assert_int_equal(n_flush, 1);
+        pmu_chase_leave(&ch);
+        assert_int_equal(fake_plat_cr3(), FAKE_PLAT_FIRMWARE_CR3);
+        assert_int_equal(n_flush, 2);
+        assert_int_equal(ch.n_cr3_bad, 0);
+        pmu_chase_free(&ch);
+        assert_null(ch.own);
+
+        cr4 = 0; /* no global pages, no PCIDs: the CR3 load alone flushes */
+        assert_int_equal(pmu_chase_setup(&ch, &ci, 64 * KiB, true, &why), ST_OK);
+        assert_int_equal(pmu_chase_enter(&ch), ST_OK);
+        pmu_chase_leave(&ch);
+        assert_int_equal(n_flush, 2);
+        pmu_chase_free(&ch);
+
+        /* a CR3 that does not come back is counted */
+        fake_plat_set_mmu(PLAT_PAGE_2M, true, false, true);
+        assert_int_equal(pmu_chase_setup(&ch, &ci, 64 * KiB, true, &why), ST_OK);
+        assert_int_equal(pmu_chase_enter(&ch), ST_OK);
+        pmu_chase_leave(&ch);
+        assert_int_equal(ch.n_cr3_bad, 1);
+        pmu_chase_free(&ch);
+}
+
+/* What refuses the own tables, each with its reason. */
+static void test_refusals(void **unused)
+{
+        struct cpu_info  ci = cpu();
+        struct pmu_chase ch;
+        const char      *why = NULL;
+
+        (void)unused;
+        assert_int_equal(pmu_chase_setup(&ch, NULL, 64 * KiB, true, &why), ST_UNSUPPORTED);
+        assert_non_null(strstr(why, "no CPU description"));
+        assert_null(ch.buf);
+        /* a map without the harness's code and stack: the tables would not run it */
+        fake_plat_set_mmu(PLAT_PAGE_2M, true, true, false);
+        assert_int_equal(pmu_chase_setup(&ch, &ci, 64 * KiB, true, &why), ST_BAD_DATA);
+        assert_non_null(strstr(why, "do not identity-map its code"));
+        /* no CR3 load: the window says so instead of running */
+        fake_plat_set_mmu(PLAT_PAGE_2M, false, false, true);
+        assert_int_equal(pmu_chase_setup(&ch, &ci, 64 * KiB, true, &why), ST_OK);
+        assert_int_equal(pmu_chase_enter(&ch), ST_UNSUPPORTED);
+        pmu_chase_free(&ch);
+        /* a per-line chase never needs them */
+        assert_int_equal(pmu_chase_setup(&ch, &ci, 64 * KiB, false, &why), ST_OK);
+        assert_null(ch.own);
+        pmu_chase_free(&ch);
+}
+
+/* The QEMU self-test of the own tables: one lap under them, PASS when it closes and CR3 is
+ * back; FAIL when CR3 is not restored or the tables do not map the harness; silent when CR3
+ * cannot be loaded. */
+static void test_selftest(void **unused)
+{
+        struct cpu_info ci = cpu();
+
+        (void)unused;
+        pmu_page_chase_selftest(&ci);
+        assert_non_null(strstr(out.p, "INFO: dtlb-misses-pagechase: 4 KiB test mapping ready, "
+                                      "256 pages walked"));
+        assert_non_null(strstr(out.p, "PASS: dtlb-misses-pagechase: one lap of 256 loads under the "
+                                      "harness's page tables closed, firmware CR3 restored"));
+        assert_int_equal(rep_get_counts().n_pass, 1);
+
+        fake_plat_set_mmu(PLAT_PAGE_2M, true, false, true);
+        pmu_page_chase_selftest(&ci);
+        assert_non_null(strstr(out.p, "FAIL: dtlb-misses-pagechase: one lap of 256 loads under the "
+                                      "harness's page tables closed, firmware CR3 NOT restored"));
+
+        fake_plat_set_mmu(PLAT_PAGE_2M, true, true, false);
+        pmu_page_chase_selftest(&ci);
+        assert_non_null(strstr(out.p, "FAIL: dtlb-misses-pagechase: 4 KiB test mapping: the "
+                                      "harness's own page tables do not identity-map"));
+        assert_int_equal(rep_get_counts().n_fail, 2);
+
+        fake_plat_set_mmu(PLAT_PAGE_2M, false, false, true);
+        size_t before = out.len;
+        pmu_page_chase_selftest(&ci);
+        assert_non_null(strstr(out.p + before, "4 KiB test mapping ready"));
+        assert_int_equal(rep_get_counts().n_pass + rep_get_counts().n_fail, 3);
+}
+
+int main(void)
+{
+        fake_plat_reset();
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup_teardown(test_window, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_selftest, setup, teardown),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
