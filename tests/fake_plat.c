@@ -71,6 +71,7 @@ void plat_console_serial(bool on)
 
 /* The virtual PMU learns the working set of a chase from the buffer it runs in. */
 void vpmu_note_buffer(const void *p, size_t bytes) __attribute__((weak));
+void vpmu_forget_buffer(const void *p) __attribute__((weak));
 
 status_t plat_mem_alloc(size_t bytes, enum plat_page_kind want, void **out,
                         enum plat_page_kind *got)
@@ -97,7 +98,8 @@ status_t plat_mem_alloc(size_t bytes, enum plat_page_kind want, void **out,
 
 void plat_mem_free(void *p, size_t bytes)
 {
-        (void)bytes;
+        if (bytes && vpmu_forget_buffer)
+                vpmu_forget_buffer(p);
         if (!fake_mem_node_forget(p))
                 free(p);
 }

@@ -70,8 +70,12 @@ struct vpmu_step {
         uint64_t n[VE__COUNT];
         uint64_t rip_lo, rip_hi;     /* the kernel's code: PMIs interrupt in here */
         uint64_t rip_ev;             /* the instruction that overflows (skid measured from it) */
-        /* The step's ops in order, n[VE_OPS] of them (NULL: none is a load). */
+        /* The step's ops, n[VE_OPS] of them (NULL: none is a load), asked for in order; ops
+         * that op_alike covers may be passed over. */
         void (*op_at)(void *ctx, uint64_t i, struct vpmu_op *out);
+        /* Optional: how many ops from @p i on (1 .. @p n) count alike (load, level, dTLB
+         * miss as op i's), so that the model may retire them at once. */
+        uint64_t (*op_alike)(void *ctx, uint64_t i, uint64_t n);
         void *ctx;
         const struct vpmu_branch *br; /* n[VE_BRANCHES] taken branches repeat this one */
 };

@@ -108,6 +108,48 @@ static bool fixed_counts(unsigned j)
 static const enum vpmu_ev fixed_ev[VP_MAX_FIXED] = { VE_INSNS, VE_CYCLES, VE_REF_CYCLES,
                                                      VE__COUNT };
 
+#define VP_N_CTR (VP_MAX_GP + VP_MAX_FIXED) /* GP counters, then the fixed ones */
+
+/* What each counter counts (VE__COUNT: nothing), a function of the part, the event selects,
+ * the fixed and global controls and the freeze bit only; it is derived again when one of
+ * those differs from the copy it was derived from. */
+static struct {
+        bool                    valid;
+        const struct vpmu_part *p;
+        uint64_t                sel[VP_MAX_GP], fctl, gctl, frz;
+        uint8_t                 ev[VP_N_CTR];
+} act;
+
+static const uint8_t *active_events(void)
+{
+        uint64_t frz = vp.gstatus & VP_STATUS_CTR_FRZ;
+
+        if (act.valid && act.p == vp.p && act.fctl == vp.fctl && act.gctl == vp.gctl && act.frz == frz &&
+            !memcmp(act.sel, vp.sel, sizeof(act.sel)))
+                return act.ev;
+        act.valid = true;
+        act.p = vp.p;
+        act.fctl = vp.fctl;
+        act.gctl = vp.gctl;
+        act.frz = frz;
+        memcpy(act.sel, vp.sel, sizeof(act.sel));
+        for (unsigned c = 0; c < VP_N_CTR; c++) {
+                bool         fx = c >= VP_MAX_GP, ok = true;
+                unsigned     i = fx ? c - VP_MAX_GP : c;
+                enum vpmu_ev ev = VE__COUNT;
+
+                if (fx ? fixed_counts(i) : i < vp_n_gp() && gp_counts(i))
+                        ev = fx ? fixed_ev[i] : gp_event(i, &ok);
+                act.ev[c] = (uint8_t)(ok ? ev : VE__COUNT);
+        }
+        return act.ev;
+}
+
+static bool ctr_dead(unsigned c)
+{
+        return c >= VP_MAX_GP ? (vp.f.dead_fixed >> (c - VP_MAX_GP)) & 1 : (vp.f.dead_gp >> c) & 1;
+}
+
 /* Events a counter sees of @p want, with the count fault applied (fraction carried). */
 static uint64_t faulty(enum vpmu_ev ev, uint64_t want, uint64_t *frac)
 {
@@ -166,25 +208,23 @@ static bool add_fixed(unsigned j, uint64_t k)
 }
 
 /* Retire @p cnt, splitting at each counter wrap so that every overflow is delivered at the
- * point it happens. */
+ * point it happens. An overflow runs the PMI handler, which may reprogram the counters: what
+ * the later ones count is looked up again after it. */
 static void retire_counts(uint64_t cnt[VE__COUNT], const struct vpmu_step *s)
 {
         for (;;) {
                 /* the counter that wraps first, as a fraction of its kind's remaining count */
-                int      best = -1;
-                uint64_t best_room = 0, best_left = 1;
+                const uint8_t *act_ev = active_events();
+                int            best = -1;
+                uint64_t       best_room = 0, best_left = 1;
 
-                for (unsigned c = 0; c < VP_MAX_GP + VP_MAX_FIXED; c++) {
-                        bool         fx = c >= VP_MAX_GP, ok = true;
+                for (unsigned c = 0; c < VP_N_CTR; c++) {
+                        bool         fx = c >= VP_MAX_GP;
                         unsigned     i = fx ? c - VP_MAX_GP : c;
-                        enum vpmu_ev ev;
+                        enum vpmu_ev ev = act_ev[c];
                         uint64_t     r, left;
 
-                        if (fx ? !fixed_counts(i) || (vp.f.dead_fixed & (1u << i))
-                               : i >= vp_n_gp() || !gp_counts(i) || (vp.f.dead_gp & (1u << i)))
-                                continue;
-                        ev = fx ? fixed_ev[i] : gp_event(i, &ok);
-                        if (!ok || ev >= VE__COUNT || !cnt[ev])
+                        if (ev >= VE__COUNT || !cnt[ev] || ctr_dead(c))
                                 continue;
                         left = faulty(ev, cnt[ev], fx ? &(uint64_t){ vp.ffrac[i] } : &(uint64_t){ vp.frac[i] });
                         r = fx ? room(vp.fctr[i], vp.p->fixed_width) : room(vp.ctr[i], gp_width());
@@ -202,23 +242,21 @@ static void retire_counts(uint64_t cnt[VE__COUNT], const struct vpmu_step *s)
                 for (unsigned e = 0; e < VE__COUNT; e++)
                         part[e] = best < 0 ? cnt[e]
                                            : (uint64_t)((__uint128_t)cnt[e] * best_room / best_left);
-                for (unsigned c = 0; c < VP_MAX_GP + VP_MAX_FIXED; c++) {
-                        bool         fx = c >= VP_MAX_GP, ok = true;
+                for (unsigned c = 0; c < VP_N_CTR; c++) {
+                        bool         fx = c >= VP_MAX_GP;
                         unsigned     i = fx ? c - VP_MAX_GP : c;
-                        enum vpmu_ev ev;
+                        enum vpmu_ev ev = act_ev[c];
 
-                        if (fx ? !fixed_counts(i) || (vp.f.dead_fixed & (1u << i))
-                               : i >= vp_n_gp() || !gp_counts(i) || (vp.f.dead_gp & (1u << i)))
-                                continue;
-                        ev = fx ? fixed_ev[i] : gp_event(i, &ok);
-                        if (!ok || ev >= VE__COUNT || !part[ev])
+                        if (ev >= VE__COUNT || !part[ev] || ctr_dead(c))
                                 continue;
                         uint64_t k = (int)c == best ? best_room
                                                     : faulty(ev, part[ev], fx ? &vp.ffrac[i] : &vp.frac[i]);
                         bool wrap = fx ? add_fixed(i, k) : add_gp(i, k);
 
-                        if (wrap)
+                        if (wrap) {
                                 fx ? overflow_fixed(i, s) : overflow_gp(i, s);
+                                act_ev = active_events();
+                        }
                 }
                 if (best < 0)
                         return;
@@ -262,10 +300,10 @@ uint16_t vp_load_latency(const struct vpmu_op *op)
         return op->load ? vp.p->lat[op->level] : 0;
 }
 
-static void retire_op(const struct vpmu_op *op, const struct vpmu_step *s)
+/* The per-op events of @p op (the rest zero). */
+static void op_counts(const struct vpmu_op *op, uint64_t cnt[VE__COUNT])
 {
-        uint64_t cnt[VE__COUNT] = { 0 };
-
+        memset(cnt, 0, VE__COUNT * sizeof(cnt[0]));
         cnt[VE_OPS] = 1;
         if (op->load) {
                 cnt[VE_LOADS] = 1;
@@ -275,13 +313,20 @@ static void retire_op(const struct vpmu_op *op, const struct vpmu_step *s)
                 cnt[VE_DTLB_MISS] = op->dtlb_miss;
                 cnt[VE_LDLAT] = vp.ldlat && vp_load_latency(op) > (vp.ldlat & 0xffff);
         }
+}
+
+static void retire_op(const struct vpmu_op *op, const struct vpmu_step *s)
+{
+        uint64_t cnt[VE__COUNT];
+        const uint8_t *act_ev = active_events();
+
+        op_counts(op, cnt);
         /* A PEBS record is written by the qualifying event after the overflow. */
         for (unsigned n = 0; n < vp_n_gp(); n++) {
-                bool ok;
-
-                if ((vp.pebs_armed & (1u << n)) && gp_counts(n) && gp_event(n, &ok) < VE__COUNT &&
-                    ok && cnt[gp_event(n, &ok)])
+                if ((vp.pebs_armed & (1u << n)) && act_ev[n] < VE__COUNT && cnt[act_ev[n]]) {
                         vp_pebs_event(n, op, s);
+                        act_ev = active_events();
+                }
         }
         struct vpmu_step one = *s;
         one.rip_ev = op->rip;
@@ -292,17 +337,139 @@ static void retire_op(const struct vpmu_op *op, const struct vpmu_step *s)
                 vp_ibs_op_count(0, op, &one);
 }
 
+/* ---- runs of ops ---------------------------------------------------------------------------- */
+
+/* Between the points where something can happen (a counter wraps, PEBS writes the record it
+ * armed, IBS sets or takes its tag) retiring an op only adds to counts: a run of such ops is
+ * added at once (the count fault's carry adds up the same) and the op at such a point
+ * retires alone (retire_op). */
+struct op_run {
+        unsigned n;                 /* counters a per-op event reaches */
+        uint8_t  c[VP_N_CTR], ev[VP_N_CTR];
+        uint64_t left[VP_N_CTR];    /* events each can take before the point */
+        uint64_t got[VP_N_CTR];     /* events taken, not yet added */
+        uint64_t ibs_left, ibs_got; /* likewise the IBS op counter (UINT64_MAX: ops do nothing) */
+};
+
+static bool per_op_event(enum vpmu_ev ev)
+{
+        return ev == VE_OPS || (ev >= VE_LOADS && ev <= VE_LDLAT);
+}
+
+/* Events counter @p c takes before it wraps: the count fault's carry included. */
+static uint64_t run_room(unsigned c, enum vpmu_ev ev)
+{
+        bool     fx = c >= VP_MAX_GP;
+        unsigned i = fx ? c - VP_MAX_GP : c;
+        uint64_t r = fx ? room(vp.fctr[i], vp.p->fixed_width) : room(vp.ctr[i], gp_width());
+        int64_t  ppm = 1000000 + (int64_t)vp.f.count_ppm;
+
+        if (!vp.f.count_ppm || vp.f.count_kind != ev)
+                return r - 1;
+        if (ppm <= 0)
+                return 0;
+        /* the largest k with (k x ppm + frac) / 10^6 < r */
+        return (uint64_t)(((__uint128_t)r * 1000000 - (fx ? vp.ffrac[i] : vp.frac[i]) - 1) /
+                          (uint64_t)ppm);
+}
+
+static void run_begin(struct op_run *r)
+{
+        const uint8_t *act_ev = active_events();
+
+        r->n = 0;
+        r->ibs_left = vp_ibs_op_room();
+        r->ibs_got = 0;
+        for (unsigned c = 0; c < VP_N_CTR; c++) {
+                enum vpmu_ev ev = act_ev[c];
+                bool         armed = c < VP_MAX_GP && (vp.pebs_armed & (1u << c));
+
+                if (ev >= VE__COUNT || !per_op_event(ev) || (!armed && ctr_dead(c)))
+                        continue;
+                r->c[r->n] = (uint8_t)c;
+                r->ev[r->n] = (uint8_t)ev;
+                r->left[r->n] = armed ? 0 : run_room(c, ev);
+                r->got[r->n++] = 0;
+        }
+}
+
+/* Take up to @p m ops with the per-op counts @p cnt into the run; returns how many fit. */
+static uint64_t run_take(struct op_run *r, const uint64_t cnt[VE__COUNT], uint64_t m)
+{
+        uint64_t k = m;
+
+        if (r->ibs_left != UINT64_MAX && r->ibs_left - r->ibs_got < k)
+                k = r->ibs_left - r->ibs_got;
+        for (unsigned j = 0; j < r->n; j++)
+                if (cnt[r->ev[j]] && r->left[j] - r->got[j] < k)
+                        k = r->left[j] - r->got[j];
+        for (unsigned j = 0; j < r->n; j++)
+                r->got[j] += cnt[r->ev[j]] ? k : 0;
+        if (r->ibs_left != UINT64_MAX)
+                r->ibs_got += k;
+        return k;
+}
+
+/* Add what the run took (no counter wraps, IBS does not reach its tag). */
+static void run_flush(struct op_run *r, const struct vpmu_step *s)
+{
+        for (unsigned j = 0; j < r->n; j++) {
+                unsigned c = r->c[j], i = c >= VP_MAX_GP ? c - VP_MAX_GP : c;
+
+                if (!r->got[j] || ctr_dead(c))
+                        continue;
+                if (c >= VP_MAX_GP)
+                        add_fixed(i, faulty(r->ev[j], r->got[j], &vp.ffrac[i]));
+                else
+                        add_gp(i, faulty(r->ev[j], r->got[j], &vp.frac[i]));
+                r->got[j] = 0;
+        }
+        if (r->ibs_got)
+                vp_ibs_op_count(r->ibs_got, NULL, s);
+        r->ibs_got = 0;
+}
+
+/* The step's ops: in runs, each op where something can happen alone. */
+static void retire_ops(const struct vpmu_step *s)
+{
+        uint64_t      n = s->n[VE_OPS], cnt[VE__COUNT];
+        struct op_run r;
+
+        run_begin(&r);
+        for (uint64_t i = 0; i < n;) {
+                struct vpmu_op op;
+                uint64_t       m = 1, k;
+
+                s->op_at(s->ctx, i, &op);
+                if (s->op_alike) {
+                        m = s->op_alike(s->ctx, i, n - i);
+                        m = m < 1 ? 1 : m > n - i ? n - i : m;
+                }
+                op_counts(&op, cnt);
+                k = run_take(&r, cnt, m);
+                i += k;
+                if (k == m)
+                        continue;
+                if (k)
+                        s->op_at(s->ctx, i, &op);
+                run_flush(&r, s);
+                retire_op(&op, s);
+                i++;
+                run_begin(&r);
+        }
+        run_flush(&r, s);
+}
+
 /* ---- public: workload ----------------------------------------------------------------------- */
 
 /* True when an enabled counter counts loads above the latency threshold. */
 static bool counting_ldlat(void)
 {
-        for (unsigned n = 0; n < vp_n_gp(); n++) {
-                bool ok;
+        const uint8_t *act_ev = active_events();
 
-                if (gp_counts(n) && gp_event(n, &ok) == VE_LDLAT && ok)
+        for (unsigned n = 0; n < VP_MAX_GP; n++)
+                if (act_ev[n] == VE_LDLAT)
                         return true;
-        }
         return false;
 }
 
@@ -330,12 +497,7 @@ void vpmu_retire(const struct vpmu_step *s)
                 for (size_t i = 0; i < sizeof(per_op) / sizeof(per_op[0]); i++)
                         cnt[per_op[i]] = 0;
                 retire_counts(cnt, s);
-                for (uint64_t i = 0; i < s->n[VE_OPS]; i++) {
-                        struct vpmu_op op;
-
-                        s->op_at(s->ctx, i, &op);
-                        retire_op(&op, s);
-                }
+                retire_ops(s);
         } else {
                 retire_counts(cnt, s);
                 if (vp_ibs_op_on() && (vp.ibs_op_ctl & VP_OPCTL_CNT_CTL) && s->n[VE_OPS]) {

@@ -209,6 +209,17 @@ void vp_ibs_op_count(uint64_t n, const struct vpmu_op *op, const struct vpmu_ste
         vp.ibs_op_tag = true;  /* the next op to retire is the sampled one */
 }
 
+uint64_t vp_ibs_op_room(void)
+{
+        uint64_t period = op_period();
+
+        if (!vp_ibs_op_on() || !period || (!(vp.ibs_op_ctl & VP_OPCTL_CNT_CTL) && !vp.ibs_op_tag))
+                return UINT64_MAX;
+        if (vp.ibs_op_tag)
+                return 0;
+        return vp.ibs_op_cnt + 1 < period ? period - vp.ibs_op_cnt - 1 : 0;
+}
+
 void vp_ibs_fetch_count(uint64_t n, const struct vpmu_step *s)
 {
         uint64_t max = (vp.ibs_fetch_ctl & VP_FETCH_MAXCNT) << 4;

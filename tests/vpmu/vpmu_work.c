@@ -14,6 +14,7 @@
  */
 #include "tests/vpmu/vpmu_priv.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "bench/kernel_block.h"
@@ -125,17 +126,30 @@ void __wrap_bench_skid_loop(uint64_t iters)
 
 struct chain {
         uint64_t lo, hi, nodes; /* address range and lap length of a chain */
+        uint64_t bytes;         /* the buffer it lies in, from lo (0: found by walking a lap) */
 };
 
 static struct chain chains[16];
 static unsigned     n_chains;
+/* The live page buffers, oldest first (tests/fake_plat.c says when they come and go). */
 static struct { uint64_t lo, bytes; } bufs[64];
 static unsigned     n_bufs;
 
 void vpmu_note_buffer(const void *p, size_t bytes)
 {
-        bufs[n_bufs % 64].lo = addr(p);
-        bufs[n_bufs++ % 64].bytes = bytes;
+        if (n_bufs == 64)
+                memmove(&bufs[0], &bufs[1], --n_bufs * sizeof(bufs[0]));
+        bufs[n_bufs].lo = addr(p);
+        bufs[n_bufs++].bytes = bytes;
+}
+
+void vpmu_forget_buffer(const void *p)
+{
+        for (unsigned i = n_bufs; i-- > 0;)
+                if (bufs[i].lo == addr(p)) {
+                        memmove(&bufs[i], &bufs[i + 1], (--n_bufs - i) * sizeof(bufs[0]));
+                        return;
+                }
 }
 
 /* The chain through @p p: from the buffer it lies in (one node per line, or per page when
@@ -146,7 +160,7 @@ static struct chain chain_of(void *p)
         struct chain c = { .lo = a, .hi = a };
         void **q = p;
 
-        for (unsigned i = n_bufs < 64 ? n_bufs : 64; i-- > 0;)
+        for (unsigned i = n_bufs; i-- > 0;)
                 if (a >= bufs[i].lo && a < bufs[i].lo + bufs[i].bytes) {
                         bool same = true;
 
@@ -155,6 +169,7 @@ static struct chain chain_of(void *p)
                         c.lo = bufs[i].lo;
                         c.hi = bufs[i].lo + bufs[i].bytes - 64;
                         c.nodes = bufs[i].bytes / (same ? 4096 : 64);
+                        c.bytes = bufs[i].bytes;
                         return c;
                 }
         for (unsigned i = 0; i < n_chains; i++)
@@ -171,27 +186,108 @@ static struct chain chain_of(void *p)
         return c;
 }
 
+#define CHASE_OPS   34 /* per iteration: 32 loads, dec, jnz */
+#define CHASE_LOADS 32
+
+/* Where the chase is. Load j of a step is the j-th node from the step's first: read off the
+ * lap's order when the chain has one (chase_index), else by following the pointers. */
 struct chase_ctx {
-        void          **q;
+        void          **q;         /* the node load `walked` of the step reads */
+        uint64_t        walked;
         enum vpmu_level level;
         bool            dtlb_miss;
         uint64_t        rip;
-        uint64_t        i;
+        /* the lap in order: node t is slot0 + ord[(pos + t) % lap] x spacing */
+        const uint32_t *ord;
+        uint64_t        lap, pos, slot0, spacing;
 };
+
+/* The chain as slots of its buffer, its lap in order: found from the pointers stored in every
+ * slot (a pass over the buffer) and a walk of those as slot numbers, much faster than
+ * following the chain itself once the buffer is larger than the caches. False (and the chase
+ * follows the pointers) unless the lap from @p p stays on the slots and comes back to it. */
+static bool chase_index(struct chase_ctx *c, const struct chain *ch, void *p, uint64_t spacing)
+{
+        static uint32_t *next, *ord;
+        static uint64_t  cap;
+        uint64_t         off = (addr(p) - ch->lo) % spacing, n = ch->nodes, k0, t;
+
+        if (!ch->bytes || !n || n != ch->bytes / spacing || off + 8 > spacing || n >= UINT32_MAX)
+                return false;
+        if (n > cap) {
+                free(next);
+                free(ord);
+                next = malloc(n * sizeof(*next));
+                ord = malloc(n * sizeof(*ord));
+                cap = next && ord ? n : 0;
+                if (!cap)
+                        return false;
+        }
+        c->slot0 = ch->lo + off;
+        c->spacing = spacing;
+        for (uint64_t k = 0; k < n; k++) {
+                uint64_t v = *(const uint64_t *)(uintptr_t)(c->slot0 + k * spacing);
+
+                next[k] = v >= c->slot0 && (v - c->slot0) % spacing == 0 &&
+                          (v - c->slot0) / spacing < n ? (uint32_t)((v - c->slot0) / spacing)
+                                                       : UINT32_MAX;
+        }
+        k0 = (addr(p) - c->slot0) / spacing;
+        ord[0] = (uint32_t)k0;
+        for (t = 1; t < n && next[ord[t - 1]] != k0; t++) {
+                if (next[ord[t - 1]] == UINT32_MAX)
+                        return false;
+                ord[t] = next[ord[t - 1]];
+        }
+        if (next[ord[t - 1]] != k0)
+                return false;
+        c->ord = ord;
+        c->lap = t;
+        c->pos = 0;
+        return true;
+}
+
+/* The node load @p j of the step reads (j never goes back within a step). */
+static void **chase_node(struct chase_ctx *c, uint64_t j)
+{
+        if (c->ord)
+                return (void **)(uintptr_t)(c->slot0 + c->ord[(c->pos + j) % c->lap] * c->spacing);
+        for (; c->walked < j; c->walked++)
+                c->q = *c->q;
+        return c->q;
+}
+
+/* The step is done: its @p loads loads move the chase on. */
+static void chase_step_end(struct chase_ctx *c, uint64_t loads)
+{
+        if (c->ord) {
+                c->pos = (c->pos + loads) % c->lap;
+                c->q = chase_node(c, 0);
+                return;
+        }
+        chase_node(c, loads);
+        c->walked = 0;
+}
 
 static void chase_op(void *arg, uint64_t i, struct vpmu_op *out)
 {
         struct chase_ctx *c = arg;
 
-        (void)i;
         *out = (struct vpmu_op){ .rip = c->rip };
-        if (c->i++ % 34 >= 32)
+        if (i % CHASE_OPS >= CHASE_LOADS)
                 return; /* dec, jnz */
         out->load = true;
-        out->la = addr(c->q);
+        out->la = addr(chase_node(c, i / CHASE_OPS * CHASE_LOADS + i % CHASE_OPS));
         out->level = c->level;
         out->dtlb_miss = c->dtlb_miss;
-        c->q = *c->q;
+}
+
+static uint64_t chase_alike(void *arg, uint64_t i, uint64_t n)
+{
+        uint64_t r = i % CHASE_OPS, m = r < CHASE_LOADS ? CHASE_LOADS - r : CHASE_OPS - r;
+
+        (void)arg;
+        return m < n ? m : n;
 }
 
 void *__wrap_bench_chase(void *p, uint64_t iters)
@@ -203,7 +299,8 @@ void *__wrap_bench_chase(void *p, uint64_t iters)
          * while sampling it is also the code that performs the loads. */
         struct chase_ctx        c = { .q = p, .rip = addr(__wrap_bench_chase) + 16 };
         struct vpmu_step        s = { .rip_lo = c.rip, .rip_hi = c.rip + 32 * 4 + 8, .ctx = &c,
-                                      .op_at = chase_op };
+                                      .op_at = chase_op, .op_alike = chase_alike };
+        bool                    tried = false;
 
         if (!part || !p || !iters)
                 return __real_bench_chase(p, iters);
@@ -221,8 +318,9 @@ void *__wrap_bench_chase(void *p, uint64_t iters)
         void *end = p;
         for (uint64_t done = 0; done < iters;) {
                 uint64_t k = iters - done;
+                bool     ops = vpmu_wants_ops();
 
-                if (vpmu_wants_ops())
+                if (ops)
                         k = 1;
                 memset(s.n, 0, sizeof(s.n));
                 s.n[VE_INSNS] = 34 * k;
@@ -233,10 +331,12 @@ void *__wrap_bench_chase(void *p, uint64_t iters)
                 s.n[VE_L2_MISS] = c.level > VL_L2 ? 32 * k : 0;
                 s.n[VE_LLC_MISS] = c.level > VL_L3 ? 32 * k : 0;
                 s.n[VE_DTLB_MISS] = c.dtlb_miss ? 32 * k : 0;
-                if (vpmu_wants_ops()) {
-                        s.n[VE_OPS] = 34; /* walked op by op in chase_op */
-                        c.i = 0;
+                if (ops) {
+                        if (!tried)
+                                tried = true, chase_index(&c, &ch, c.q, spacing);
+                        s.n[VE_OPS] = CHASE_OPS; /* walked op by op in chase_op */
                         vpmu_retire(&s);
+                        chase_step_end(&c, CHASE_LOADS);
                         end = c.q;
                 } else {
                         vpmu_retire(&s);
