@@ -202,24 +202,47 @@ struct chase_ctx {
         uint64_t        lap, pos, slot0, spacing;
 };
 
+/* Laps in order, kept by what they were derived from: the sampling runs chase the same chains
+ * (same seed, same sizes) again and again, each in a fresh buffer. */
+#define N_LAPS 8
+
+static struct lap {
+        uint64_t  n, k0, len;    /* slots, the first one, lap length */
+        uint32_t *next, *ord;    /* slot -> next slot (UINT32_MAX: off the slots); the lap */
+} laps[N_LAPS];
+static unsigned n_laps_made;
+
+/* The lap from slot @p k0 over @p next: in @p ord, its length returned (0: it leaves the slots
+ * or does not come back to k0). */
+static uint64_t lap_walk(const uint32_t *next, uint64_t n, uint64_t k0, uint32_t *ord)
+{
+        uint64_t t;
+
+        ord[0] = (uint32_t)k0;
+        for (t = 1; t < n && next[ord[t - 1]] != k0; t++) {
+                if (next[ord[t - 1]] == UINT32_MAX)
+                        return 0;
+                ord[t] = next[ord[t - 1]];
+        }
+        return next[ord[t - 1]] == k0 ? t : 0;
+}
+
 /* The chain as slots of its buffer, its lap in order: found from the pointers stored in every
  * slot (a pass over the buffer) and a walk of those as slot numbers, much faster than
  * following the chain itself once the buffer is larger than the caches. False (and the chase
  * follows the pointers) unless the lap from @p p stays on the slots and comes back to it. */
 static bool chase_index(struct chase_ctx *c, const struct chain *ch, void *p, uint64_t spacing)
 {
-        static uint32_t *next, *ord;
+        static uint32_t *next;
         static uint64_t  cap;
-        uint64_t         off = (addr(p) - ch->lo) % spacing, n = ch->nodes, k0, t;
+        uint64_t         off = (addr(p) - ch->lo) % spacing, n = ch->nodes, k0;
+        struct lap      *l = NULL;
 
         if (!ch->bytes || !n || n != ch->bytes / spacing || off + 8 > spacing || n >= UINT32_MAX)
                 return false;
         if (n > cap) {
                 free(next);
-                free(ord);
-                next = malloc(n * sizeof(*next));
-                ord = malloc(n * sizeof(*ord));
-                cap = next && ord ? n : 0;
+                cap = (next = malloc(n * sizeof(*next))) ? n : 0;
                 if (!cap)
                         return false;
         }
@@ -233,16 +256,27 @@ static bool chase_index(struct chase_ctx *c, const struct chain *ch, void *p, ui
                                                        : UINT32_MAX;
         }
         k0 = (addr(p) - c->slot0) / spacing;
-        ord[0] = (uint32_t)k0;
-        for (t = 1; t < n && next[ord[t - 1]] != k0; t++) {
-                if (next[ord[t - 1]] == UINT32_MAX)
+        for (unsigned i = 0; i < N_LAPS && !l; i++)
+                if (laps[i].n == n && laps[i].k0 == k0 && !memcmp(laps[i].next, next, n * 4))
+                        l = &laps[i];
+        if (!l) {
+                l = &laps[n_laps_made++ % N_LAPS];
+                free(l->next);
+                free(l->ord);
+                *l = (struct lap){ .n = n, .k0 = k0, .next = malloc(n * 4), .ord = malloc(n * 4) };
+                if (!l->next || !l->ord) {
+                        free(l->next);
+                        free(l->ord);
+                        *l = (struct lap){ 0 };
                         return false;
-                ord[t] = next[ord[t - 1]];
+                }
+                memcpy(l->next, next, n * 4);
+                l->len = lap_walk(next, n, k0, l->ord);
         }
-        if (next[ord[t - 1]] != k0)
+        if (!l->len)
                 return false;
-        c->ord = ord;
-        c->lap = t;
+        c->ord = l->ord;
+        c->lap = l->len;
         c->pos = 0;
         return true;
 }
