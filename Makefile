@@ -303,6 +303,8 @@ TEST_MSR_vpmu_suite     := $(VPMU_SRCS)
 TEST_LDFLAGS_vpmu_suite := $(VPMU_LDFLAGS)
 TEST_MSR_vpmu_phase     := $(VPMU_SRCS)
 TEST_LDFLAGS_vpmu_phase := $(VPMU_LDFLAGS)
+TEST_MSR_vpmu_ops       := $(VPMU_SRCS)
+TEST_LDFLAGS_vpmu_ops   := $(VPMU_LDFLAGS)
 TEST_EXTRA_linuxfile := boot/linux/linux_file.c
 TEST_SUPPORT_SRCS := \
 	tests/acpi_fixture.c \

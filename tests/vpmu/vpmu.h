@@ -170,6 +170,9 @@ const struct vpmu_stats *vpmu_stats(void);
 bool vpmu_write_at(size_t i, uint32_t *msr, uint64_t *val);
 void vpmu_clear_log(void);
 
+/** Tests: retire a step's ops in runs between the points where something can happen (the
+ *  default, reset by vpmu_init) or each op alone, the reference the runs must match. */
+void vpmu_set_op_runs(bool on);
 /** Tests: set how wide the skid is (bytes past rip_ev, uniform in [0, max)); default 16. */
 void vpmu_set_skid(uint64_t max_bytes);
 
