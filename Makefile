@@ -291,6 +291,7 @@ VPMU_SRCS := \
 	tests/vpmu/vpmu_parts.c \
 	tests/vpmu/vpmu_pebs.c \
 	tests/vpmu/vpmu_pmi.c \
+	tests/vpmu/vpmu_runs.c \
 	tests/vpmu/vpmu_work.c
 VPMU_LDFLAGS := -Wl,--wrap=bench_loop -Wl,--wrap=bench_branch_pattern \
                 -Wl,--wrap=bench_skid_loop -Wl,--wrap=bench_chase -Wl,--wrap=bench_block_run \

@@ -1,7 +1,7 @@
 /** @file
  * The virtual PMU's core: Intel architectural perfmon v1-v5 and AMD legacy/extended/PerfMonV2
  * counting, overflow, and set-up/inspection. The MSR space is in vpmu_msr.c, the PMI in
- * vpmu_pmi.c. See vpmu.h.
+ * vpmu_pmi.c, a step's ops in runs in vpmu_runs.c. See vpmu.h.
  */
 #include "tests/vpmu/vpmu_priv.h"
 
@@ -108,8 +108,6 @@ static bool fixed_counts(unsigned j)
 static const enum vpmu_ev fixed_ev[VP_MAX_FIXED] = { VE_INSNS, VE_CYCLES, VE_REF_CYCLES,
                                                      VE__COUNT };
 
-#define VP_N_CTR (VP_MAX_GP + VP_MAX_FIXED) /* GP counters, then the fixed ones */
-
 /* What each counter counts (VE__COUNT: nothing), a function of the part, the event selects,
  * the fixed and global controls and the freeze bit only; it is derived again when one of
  * those differs from the copy it was derived from. */
@@ -120,7 +118,7 @@ static struct {
         uint8_t                 ev[VP_N_CTR];
 } act;
 
-static const uint8_t *active_events(void)
+const uint8_t *vp_active_events(void)
 {
         uint64_t frz = vp.gstatus & VP_STATUS_CTR_FRZ;
 
@@ -145,7 +143,7 @@ static const uint8_t *active_events(void)
         return act.ev;
 }
 
-static bool ctr_dead(unsigned c)
+bool vp_ctr_dead(unsigned c)
 {
         return c >= VP_MAX_GP ? (vp.f.dead_fixed >> (c - VP_MAX_GP)) & 1 : (vp.f.dead_gp >> c) & 1;
 }
@@ -207,6 +205,22 @@ static bool add_fixed(unsigned j, uint64_t k)
         return wrap;
 }
 
+uint64_t vp_ctr_room(unsigned c)
+{
+        return c >= VP_MAX_GP ? room(vp.fctr[c - VP_MAX_GP], vp.p->fixed_width)
+                              : room(vp.ctr[c], gp_width());
+}
+
+void vp_ctr_add(unsigned c, enum vpmu_ev ev, uint64_t n)
+{
+        unsigned i = c >= VP_MAX_GP ? c - VP_MAX_GP : c;
+
+        if (c >= VP_MAX_GP)
+                add_fixed(i, faulty(ev, n, &vp.ffrac[i]));
+        else
+                add_gp(i, faulty(ev, n, &vp.frac[i]));
+}
+
 /* Retire @p cnt, splitting at each counter wrap so that every overflow is delivered at the
  * point it happens. An overflow runs the PMI handler, which may reprogram the counters: what
  * the later ones count is looked up again after it. */
@@ -214,7 +228,7 @@ static void retire_counts(uint64_t cnt[VE__COUNT], const struct vpmu_step *s)
 {
         for (;;) {
                 /* the counter that wraps first, as a fraction of its kind's remaining count */
-                const uint8_t *act_ev = active_events();
+                const uint8_t *act_ev = vp_active_events();
                 int            best = -1;
                 uint64_t       best_room = 0, best_left = 1;
 
@@ -224,7 +238,7 @@ static void retire_counts(uint64_t cnt[VE__COUNT], const struct vpmu_step *s)
                         enum vpmu_ev ev = act_ev[c];
                         uint64_t     r, left;
 
-                        if (ev >= VE__COUNT || !cnt[ev] || ctr_dead(c))
+                        if (ev >= VE__COUNT || !cnt[ev] || vp_ctr_dead(c))
                                 continue;
                         left = faulty(ev, cnt[ev], fx ? &(uint64_t){ vp.ffrac[i] } : &(uint64_t){ vp.frac[i] });
                         r = fx ? room(vp.fctr[i], vp.p->fixed_width) : room(vp.ctr[i], gp_width());
@@ -249,7 +263,7 @@ static void retire_counts(uint64_t cnt[VE__COUNT], const struct vpmu_step *s)
 
                         /* (the first to wrap does, even when the count fault stretches one
                          * event over its room and its kind's share rounds down to none) */
-                        if (ev >= VE__COUNT || (!part[ev] && (int)c != best) || ctr_dead(c))
+                        if (ev >= VE__COUNT || (!part[ev] && (int)c != best) || vp_ctr_dead(c))
                                 continue;
                         uint64_t k = (int)c == best ? best_room
                                                     : faulty(ev, part[ev], fx ? &vp.ffrac[i] : &vp.frac[i]);
@@ -257,7 +271,7 @@ static void retire_counts(uint64_t cnt[VE__COUNT], const struct vpmu_step *s)
 
                         if (wrap) {
                                 fx ? overflow_fixed(i, s) : overflow_gp(i, s);
-                                act_ev = active_events();
+                                act_ev = vp_active_events();
                         }
                 }
                 if (best < 0)
@@ -303,7 +317,7 @@ uint16_t vp_load_latency(const struct vpmu_op *op)
 }
 
 /* The per-op events of @p op (the rest zero). */
-static void op_counts(const struct vpmu_op *op, uint64_t cnt[VE__COUNT])
+void vp_op_counts(const struct vpmu_op *op, uint64_t cnt[VE__COUNT])
 {
         memset(cnt, 0, VE__COUNT * sizeof(cnt[0]));
         cnt[VE_OPS] = 1;
@@ -317,17 +331,17 @@ static void op_counts(const struct vpmu_op *op, uint64_t cnt[VE__COUNT])
         }
 }
 
-static void retire_op(const struct vpmu_op *op, const struct vpmu_step *s)
+void vp_retire_op(const struct vpmu_op *op, const struct vpmu_step *s)
 {
         uint64_t cnt[VE__COUNT];
-        const uint8_t *act_ev = active_events();
+        const uint8_t *act_ev = vp_active_events();
 
-        op_counts(op, cnt);
+        vp_op_counts(op, cnt);
         /* A PEBS record is written by the qualifying event after the overflow. */
         for (unsigned n = 0; n < vp_n_gp(); n++) {
                 if ((vp.pebs_armed & (1u << n)) && act_ev[n] < VE__COUNT && cnt[act_ev[n]]) {
                         vp_pebs_event(n, op, s);
-                        act_ev = active_events();
+                        act_ev = vp_active_events();
                 }
         }
         struct vpmu_step one = *s;
@@ -339,151 +353,12 @@ static void retire_op(const struct vpmu_op *op, const struct vpmu_step *s)
                 vp_ibs_op_count(0, op, &one);
 }
 
-/* ---- runs of ops ---------------------------------------------------------------------------- */
-
-/* Between the points where something can happen (a counter wraps, PEBS writes the record it
- * armed, IBS sets or takes its tag) retiring an op only adds to counts: a run of such ops is
- * added at once (the count fault's carry adds up the same) and the op at such a point
- * retires alone (retire_op). */
-struct op_run {
-        unsigned n;                 /* counters a per-op event reaches */
-        uint8_t  c[VP_N_CTR], ev[VP_N_CTR];
-        uint64_t left[VP_N_CTR];    /* events each can take before the point */
-        uint64_t got[VP_N_CTR];     /* events taken, not yet added */
-        uint64_t ibs_left, ibs_got; /* likewise the IBS op counter (UINT64_MAX: ops do nothing) */
-};
-
-static bool per_op_event(enum vpmu_ev ev)
-{
-        return ev == VE_OPS || (ev >= VE_LOADS && ev <= VE_LDLAT);
-}
-
-/* Events counter @p c takes before it wraps: the count fault's carry included. */
-static uint64_t run_room(unsigned c, enum vpmu_ev ev)
-{
-        bool     fx = c >= VP_MAX_GP;
-        unsigned i = fx ? c - VP_MAX_GP : c;
-        uint64_t r = fx ? room(vp.fctr[i], vp.p->fixed_width) : room(vp.ctr[i], gp_width());
-        int64_t  ppm = 1000000 + (int64_t)vp.f.count_ppm;
-
-        if (!vp.f.count_ppm || vp.f.count_kind != ev)
-                return r - 1;
-        if (ppm <= 0)
-                return 0;
-        /* the largest k with (k x ppm + frac) / 10^6 < r */
-        return (uint64_t)(((__uint128_t)r * 1000000 - (fx ? vp.ffrac[i] : vp.frac[i]) - 1) /
-                          (uint64_t)ppm);
-}
-
-static void run_begin(struct op_run *r)
-{
-        const uint8_t *act_ev = active_events();
-
-        r->n = 0;
-        r->ibs_left = vp_ibs_op_room();
-        r->ibs_got = 0;
-        for (unsigned c = 0; c < VP_N_CTR; c++) {
-                enum vpmu_ev ev = act_ev[c];
-                bool         armed = c < VP_MAX_GP && (vp.pebs_armed & (1u << c));
-
-                if (ev >= VE__COUNT || !per_op_event(ev) || (!armed && ctr_dead(c)))
-                        continue;
-                r->c[r->n] = (uint8_t)c;
-                r->ev[r->n] = (uint8_t)ev;
-                r->left[r->n] = armed ? 0 : run_room(c, ev);
-                r->got[r->n++] = 0;
-        }
-}
-
-/* Take up to @p m ops with the per-op counts @p cnt into the run; returns how many fit. */
-static uint64_t run_take(struct op_run *r, const uint64_t cnt[VE__COUNT], uint64_t m)
-{
-        uint64_t k = m;
-
-        if (r->ibs_left != UINT64_MAX && r->ibs_left - r->ibs_got < k)
-                k = r->ibs_left - r->ibs_got;
-        for (unsigned j = 0; j < r->n; j++)
-                if (cnt[r->ev[j]] && r->left[j] - r->got[j] < k)
-                        k = r->left[j] - r->got[j];
-        for (unsigned j = 0; j < r->n; j++)
-                r->got[j] += cnt[r->ev[j]] ? k : 0;
-        if (r->ibs_left != UINT64_MAX)
-                r->ibs_got += k;
-        return k;
-}
-
-/* Add what the run took (no counter wraps, IBS does not reach its tag). */
-static void run_flush(struct op_run *r, const struct vpmu_step *s)
-{
-        for (unsigned j = 0; j < r->n; j++) {
-                unsigned c = r->c[j], i = c >= VP_MAX_GP ? c - VP_MAX_GP : c;
-
-                if (!r->got[j] || ctr_dead(c))
-                        continue;
-                if (c >= VP_MAX_GP)
-                        add_fixed(i, faulty(r->ev[j], r->got[j], &vp.ffrac[i]));
-                else
-                        add_gp(i, faulty(r->ev[j], r->got[j], &vp.frac[i]));
-                r->got[j] = 0;
-        }
-        if (r->ibs_got)
-                vp_ibs_op_count(r->ibs_got, NULL, s);
-        r->ibs_got = 0;
-}
-
-static bool ops_alone; /* vpmu_set_op_runs(false): every op alone, the reference */
-
-void vpmu_set_op_runs(bool on)
-{
-        ops_alone = !on;
-}
-
-/* The step's ops: in runs, each op where something can happen alone. */
-static void retire_ops(const struct vpmu_step *s)
-{
-        uint64_t      n = s->n[VE_OPS], cnt[VE__COUNT];
-        struct op_run r;
-
-        if (ops_alone) {
-                for (uint64_t i = 0; i < n; i++) {
-                        struct vpmu_op op;
-
-                        s->op_at(s->ctx, i, &op);
-                        retire_op(&op, s);
-                }
-                return;
-        }
-        run_begin(&r);
-        for (uint64_t i = 0; i < n;) {
-                struct vpmu_op op;
-                uint64_t       m = 1, k;
-
-                s->op_at(s->ctx, i, &op);
-                if (s->op_alike) {
-                        m = s->op_alike(s->ctx, i, n - i);
-                        m = m < 1 ? 1 : m > n - i ? n - i : m;
-                }
-                op_counts(&op, cnt);
-                k = run_take(&r, cnt, m);
-                i += k;
-                if (k == m)
-                        continue;
-                if (k)
-                        s->op_at(s->ctx, i, &op);
-                run_flush(&r, s);
-                retire_op(&op, s);
-                i++;
-                run_begin(&r);
-        }
-        run_flush(&r, s);
-}
-
 /* ---- public: workload ----------------------------------------------------------------------- */
 
 /* True when an enabled counter counts loads above the latency threshold. */
 static bool counting_ldlat(void)
 {
-        const uint8_t *act_ev = active_events();
+        const uint8_t *act_ev = vp_active_events();
 
         for (unsigned n = 0; n < VP_MAX_GP; n++)
                 if (act_ev[n] == VE_LDLAT)
@@ -515,7 +390,7 @@ void vpmu_retire(const struct vpmu_step *s)
                 for (size_t i = 0; i < sizeof(per_op) / sizeof(per_op[0]); i++)
                         cnt[per_op[i]] = 0;
                 retire_counts(cnt, s);
-                retire_ops(s);
+                vp_retire_ops(s);
         } else {
                 retire_counts(cnt, s);
                 if (vp_ibs_op_on() && (vp.ibs_op_ctl & VP_OPCTL_CNT_CTL) && s->n[VE_OPS]) {
@@ -541,7 +416,7 @@ void vpmu_set_faults(const struct vpmu_faults *f)
 void vpmu_init(const struct vpmu_part *p, const struct vpmu_faults *f)
 {
         memset(&vp, 0, sizeof(vp));
-        ops_alone = false;
+        vpmu_set_op_runs(true);
         vp.p = p;
         vp.rng = 0x9e3779b97f4a7c15ull;
         vp.skid_max = 16;
