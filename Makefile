@@ -295,6 +295,7 @@ VPMU_SRCS := \
 	tests/vpmu/vpmu_parts.c \
 	tests/vpmu/vpmu_pebs.c \
 	tests/vpmu/vpmu_pmi.c \
+	tests/vpmu/vpmu_runs.c \
 	tests/vpmu/vpmu_work.c
 VPMU_LDFLAGS := -Wl,--wrap=bench_loop -Wl,--wrap=bench_branch_pattern \
                 -Wl,--wrap=bench_skid_loop -Wl,--wrap=bench_chase -Wl,--wrap=bench_block_run \
@@ -310,6 +311,8 @@ TEST_MSR_vpmu_suite     := $(VPMU_SRCS)
 TEST_LDFLAGS_vpmu_suite := $(VPMU_LDFLAGS)
 TEST_MSR_vpmu_phase     := $(VPMU_SRCS)
 TEST_LDFLAGS_vpmu_phase := $(VPMU_LDFLAGS)
+TEST_MSR_vpmu_ops       := $(VPMU_SRCS)
+TEST_LDFLAGS_vpmu_ops   := $(VPMU_LDFLAGS)
 TEST_EXTRA_linuxfile := boot/linux/linux_file.c
 TEST_SUPPORT_SRCS := \
 	tests/acpi_fixture.c \

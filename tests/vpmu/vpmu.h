@@ -70,11 +70,12 @@ struct vpmu_step {
         uint64_t n[VE__COUNT];
         uint64_t rip_lo, rip_hi;     /* the kernel's code: PMIs interrupt in here */
         uint64_t rip_ev;             /* the instruction that overflows (skid measured from it) */
-        /* The step's ops in order, n[VE_OPS] of them (NULL: none is a load). */
+        /* The step's ops, n[VE_OPS] of them (NULL: none is a load), asked for in order; ops
+         * that op_alike covers may be passed over. */
         void (*op_at)(void *ctx, uint64_t i, struct vpmu_op *out);
-        /* Optional: add to @p cnt what ops i .. i + k - 1 count (as op_at one by one would)
-         * and move past them, for the stretches where no op is sampled. */
-        void (*ops_skip)(void *ctx, uint64_t i, uint64_t k, uint64_t cnt[]);
+        /* Optional: how many ops from @p i on (1 .. @p n) count alike (load, level, dTLB
+         * miss as op i's), so that the model may retire them at once. */
+        uint64_t (*op_alike)(void *ctx, uint64_t i, uint64_t n);
         void *ctx;
         const struct vpmu_branch *br; /* n[VE_BRANCHES] taken branches repeat this one */
         bool own_clock;              /* n[VE_CYCLES] and n[VE_REF_CYCLES] are the step's
@@ -179,6 +180,9 @@ const struct vpmu_stats *vpmu_stats(void);
 bool vpmu_write_at(size_t i, uint32_t *msr, uint64_t *val);
 void vpmu_clear_log(void);
 
+/** Tests: retire a step's ops in runs between the points where something can happen (the
+ *  default, reset by vpmu_init) or each op alone, the reference the runs must match. */
+void vpmu_set_op_runs(bool on);
 /** Tests: set how wide the skid is (bytes past rip_ev, uniform in [0, max)); default 16. */
 void vpmu_set_skid(uint64_t max_bytes);
 

@@ -1,7 +1,7 @@
 /** @file
  * The virtual PMU's core: Intel architectural perfmon v1-v5 and AMD legacy/extended/PerfMonV2
  * counting, overflow, and set-up/inspection. The MSR space is in vpmu_msr.c, the PMI in
- * vpmu_pmi.c. See vpmu.h.
+ * vpmu_pmi.c, a step's ops in runs in vpmu_runs.c. See vpmu.h.
  */
 #include "tests/vpmu/vpmu_priv.h"
 
@@ -108,6 +108,46 @@ static bool fixed_counts(unsigned j)
 static const enum vpmu_ev fixed_ev[VP_MAX_FIXED] = { VE_INSNS, VE_CYCLES, VE_REF_CYCLES,
                                                      VE__COUNT };
 
+/* What each counter counts (VE__COUNT: nothing), a function of the part, the event selects,
+ * the fixed and global controls and the freeze bit only; it is derived again when one of
+ * those differs from the copy it was derived from. */
+static struct {
+        bool                    valid;
+        const struct vpmu_part *p;
+        uint64_t                sel[VP_MAX_GP], fctl, gctl, frz;
+        uint8_t                 ev[VP_N_CTR];
+} act;
+
+const uint8_t *vp_active_events(void)
+{
+        uint64_t frz = vp.gstatus & VP_STATUS_CTR_FRZ;
+
+        if (act.valid && act.p == vp.p && act.fctl == vp.fctl && act.gctl == vp.gctl && act.frz == frz &&
+            !memcmp(act.sel, vp.sel, sizeof(act.sel)))
+                return act.ev;
+        act.valid = true;
+        act.p = vp.p;
+        act.fctl = vp.fctl;
+        act.gctl = vp.gctl;
+        act.frz = frz;
+        memcpy(act.sel, vp.sel, sizeof(act.sel));
+        for (unsigned c = 0; c < VP_N_CTR; c++) {
+                bool         fx = c >= VP_MAX_GP, ok = true;
+                unsigned     i = fx ? c - VP_MAX_GP : c;
+                enum vpmu_ev ev = VE__COUNT;
+
+                if (fx ? fixed_counts(i) : i < vp_n_gp() && gp_counts(i))
+                        ev = fx ? fixed_ev[i] : gp_event(i, &ok);
+                act.ev[c] = (uint8_t)(ok ? ev : VE__COUNT);
+        }
+        return act.ev;
+}
+
+bool vp_ctr_dead(unsigned c)
+{
+        return c >= VP_MAX_GP ? (vp.f.dead_fixed >> (c - VP_MAX_GP)) & 1 : (vp.f.dead_gp >> c) & 1;
+}
+
 /* Events a counter sees of @p want, with the count fault applied (fraction carried). */
 static uint64_t faulty(enum vpmu_ev ev, uint64_t want, uint64_t *frac)
 {
@@ -165,26 +205,40 @@ static bool add_fixed(unsigned j, uint64_t k)
         return wrap;
 }
 
+uint64_t vp_ctr_room(unsigned c)
+{
+        return c >= VP_MAX_GP ? room(vp.fctr[c - VP_MAX_GP], vp.p->fixed_width)
+                              : room(vp.ctr[c], gp_width());
+}
+
+void vp_ctr_add(unsigned c, enum vpmu_ev ev, uint64_t n)
+{
+        unsigned i = c >= VP_MAX_GP ? c - VP_MAX_GP : c;
+
+        if (c >= VP_MAX_GP)
+                add_fixed(i, faulty(ev, n, &vp.ffrac[i]));
+        else
+                add_gp(i, faulty(ev, n, &vp.frac[i]));
+}
+
 /* Retire @p cnt, splitting at each counter wrap so that every overflow is delivered at the
- * point it happens. */
+ * point it happens. An overflow runs the PMI handler, which may reprogram the counters: what
+ * the later ones count is looked up again after it. */
 static void retire_counts(uint64_t cnt[VE__COUNT], const struct vpmu_step *s)
 {
         for (;;) {
                 /* the counter that wraps first, as a fraction of its kind's remaining count */
-                int      best = -1;
-                uint64_t best_room = 0, best_left = 1;
+                const uint8_t *act_ev = vp_active_events();
+                int            best = -1;
+                uint64_t       best_room = 0, best_left = 1;
 
-                for (unsigned c = 0; c < VP_MAX_GP + VP_MAX_FIXED; c++) {
-                        bool         fx = c >= VP_MAX_GP, ok = true;
+                for (unsigned c = 0; c < VP_N_CTR; c++) {
+                        bool         fx = c >= VP_MAX_GP;
                         unsigned     i = fx ? c - VP_MAX_GP : c;
-                        enum vpmu_ev ev;
+                        enum vpmu_ev ev = act_ev[c];
                         uint64_t     r, left;
 
-                        if (fx ? !fixed_counts(i) || (vp.f.dead_fixed & (1u << i))
-                               : i >= vp_n_gp() || !gp_counts(i) || (vp.f.dead_gp & (1u << i)))
-                                continue;
-                        ev = fx ? fixed_ev[i] : gp_event(i, &ok);
-                        if (!ok || ev >= VE__COUNT || !cnt[ev])
+                        if (ev >= VE__COUNT || !cnt[ev] || vp_ctr_dead(c))
                                 continue;
                         left = faulty(ev, cnt[ev], fx ? &(uint64_t){ vp.ffrac[i] } : &(uint64_t){ vp.frac[i] });
                         r = fx ? room(vp.fctr[i], vp.p->fixed_width) : room(vp.ctr[i], gp_width());
@@ -202,23 +256,23 @@ static void retire_counts(uint64_t cnt[VE__COUNT], const struct vpmu_step *s)
                 for (unsigned e = 0; e < VE__COUNT; e++)
                         part[e] = best < 0 ? cnt[e]
                                            : (uint64_t)((__uint128_t)cnt[e] * best_room / best_left);
-                for (unsigned c = 0; c < VP_MAX_GP + VP_MAX_FIXED; c++) {
-                        bool         fx = c >= VP_MAX_GP, ok = true;
+                for (unsigned c = 0; c < VP_N_CTR; c++) {
+                        bool         fx = c >= VP_MAX_GP;
                         unsigned     i = fx ? c - VP_MAX_GP : c;
-                        enum vpmu_ev ev;
+                        enum vpmu_ev ev = act_ev[c];
 
-                        if (fx ? !fixed_counts(i) || (vp.f.dead_fixed & (1u << i))
-                               : i >= vp_n_gp() || !gp_counts(i) || (vp.f.dead_gp & (1u << i)))
-                                continue;
-                        ev = fx ? fixed_ev[i] : gp_event(i, &ok);
-                        if (!ok || ev >= VE__COUNT || !part[ev])
+                        /* (the first to wrap does, even when the count fault stretches one
+                         * event over its room and its kind's share rounds down to none) */
+                        if (ev >= VE__COUNT || (!part[ev] && (int)c != best) || vp_ctr_dead(c))
                                 continue;
                         uint64_t k = (int)c == best ? best_room
                                                     : faulty(ev, part[ev], fx ? &vp.ffrac[i] : &vp.frac[i]);
                         bool wrap = fx ? add_fixed(i, k) : add_gp(i, k);
 
-                        if (wrap)
+                        if (wrap) {
                                 fx ? overflow_fixed(i, s) : overflow_gp(i, s);
+                                act_ev = vp_active_events();
+                        }
                 }
                 if (best < 0)
                         return;
@@ -262,52 +316,33 @@ uint16_t vp_load_latency(const struct vpmu_op *op)
         return op->load ? vp.p->lat[op->level] : 0;
 }
 
-/* Add what @p op counts to @p cnt. */
-static void op_counts(const struct vpmu_op *op, uint64_t cnt[VE__COUNT])
+/* The per-op events of @p op (the rest zero). */
+void vp_op_counts(const struct vpmu_op *op, uint64_t cnt[VE__COUNT])
 {
-        cnt[VE_OPS]++;
+        memset(cnt, 0, VE__COUNT * sizeof(cnt[0]));
+        cnt[VE_OPS] = 1;
         if (op->load) {
-                cnt[VE_LOADS]++;
-                cnt[VE_L1D_MISS] += op->level > VL_L1;
-                cnt[VE_L2_MISS] += op->level > VL_L2;
-                cnt[VE_LLC_MISS] += op->level > VL_L3;
-                cnt[VE_DTLB_MISS] += op->dtlb_miss;
-                cnt[VE_LDLAT] += vp.ldlat && vp_load_latency(op) > (vp.ldlat & 0xffff);
+                cnt[VE_LOADS] = 1;
+                cnt[VE_L1D_MISS] = op->level > VL_L1;
+                cnt[VE_L2_MISS] = op->level > VL_L2;
+                cnt[VE_LLC_MISS] = op->level > VL_L3;
+                cnt[VE_DTLB_MISS] = op->dtlb_miss;
+                cnt[VE_LDLAT] = vp.ldlat && vp_load_latency(op) > (vp.ldlat & 0xffff);
         }
 }
 
-/* Ops that can retire in bulk before anything happens at one op: no counter can wrap (each
- * op adds at most one event, two with a count fault), IBS tags none, no PEBS record is due.
- * 0 or 1: retire the next op alone. */
-static uint64_t quiet_ops(void)
+void vp_retire_op(const struct vpmu_op *op, const struct vpmu_step *s)
 {
-        uint64_t q = vp.pebs_armed ? 0 : vp_ibs_op_quiet();
+        uint64_t cnt[VE__COUNT];
+        const uint8_t *act_ev = vp_active_events();
 
-        for (unsigned c = 0; c < VP_MAX_GP + VP_MAX_FIXED && q > 1; c++) {
-                bool     fx = c >= VP_MAX_GP;
-                unsigned i = fx ? c - VP_MAX_GP : c;
-                uint64_t r;
-
-                if (fx ? !fixed_counts(i) : i >= vp_n_gp() || !gp_counts(i))
-                        continue;
-                r = fx ? room(vp.fctr[i], vp.p->fixed_width) : room(vp.ctr[i], gp_width());
-                q = (r - 1) / 2 < q ? (r - 1) / 2 : q;
-        }
-        return q;
-}
-
-static void retire_op(const struct vpmu_op *op, const struct vpmu_step *s)
-{
-        uint64_t cnt[VE__COUNT] = { 0 };
-
-        op_counts(op, cnt);
+        vp_op_counts(op, cnt);
         /* A PEBS record is written by the qualifying event after the overflow. */
         for (unsigned n = 0; n < vp_n_gp(); n++) {
-                bool ok;
-
-                if ((vp.pebs_armed & (1u << n)) && gp_counts(n) && gp_event(n, &ok) < VE__COUNT &&
-                    ok && cnt[gp_event(n, &ok)])
+                if ((vp.pebs_armed & (1u << n)) && act_ev[n] < VE__COUNT && cnt[act_ev[n]]) {
                         vp_pebs_event(n, op, s);
+                        act_ev = vp_active_events();
+                }
         }
         struct vpmu_step one = *s;
         one.rip_ev = op->rip;
@@ -323,12 +358,11 @@ static void retire_op(const struct vpmu_op *op, const struct vpmu_step *s)
 /* True when an enabled counter counts loads above the latency threshold. */
 static bool counting_ldlat(void)
 {
-        for (unsigned n = 0; n < vp_n_gp(); n++) {
-                bool ok;
+        const uint8_t *act_ev = vp_active_events();
 
-                if (gp_counts(n) && gp_event(n, &ok) == VE_LDLAT && ok)
+        for (unsigned n = 0; n < VP_MAX_GP; n++)
+                if (act_ev[n] == VE_LDLAT)
                         return true;
-        }
         return false;
 }
 
@@ -359,28 +393,7 @@ void vpmu_retire(const struct vpmu_step *s)
                 for (size_t i = 0; i < sizeof(per_op) / sizeof(per_op[0]); i++)
                         cnt[per_op[i]] = 0;
                 retire_counts(cnt, s);
-                for (uint64_t i = 0, k; i < s->n[VE_OPS]; i += k) {
-                        struct vpmu_op op;
-
-                        k = quiet_ops();
-                        k = k < s->n[VE_OPS] - i ? k : s->n[VE_OPS] - i;
-                        if (k <= 1) { /* this op may overflow, be tagged or recorded */
-                                k = 1;
-                                s->op_at(s->ctx, i, &op);
-                                retire_op(&op, s);
-                                continue;
-                        }
-                        memset(cnt, 0, sizeof(cnt));
-                        if (s->ops_skip)
-                                s->ops_skip(s->ctx, i, k, cnt);
-                        for (uint64_t j = 0; !s->ops_skip && j < k; j++) {
-                                s->op_at(s->ctx, i + j, &op);
-                                op_counts(&op, cnt);
-                        }
-                        retire_counts(cnt, s);
-                        if (vp_ibs_op_on() && (vp.ibs_op_ctl & VP_OPCTL_CNT_CTL))
-                                vp_ibs_op_count(k, NULL, s);
-                }
+                vp_retire_ops(s);
         } else {
                 retire_counts(cnt, s);
                 if (vp_ibs_op_on() && (vp.ibs_op_ctl & VP_OPCTL_CNT_CTL) && s->n[VE_OPS]) {
@@ -406,6 +419,7 @@ void vpmu_set_faults(const struct vpmu_faults *f)
 void vpmu_init(const struct vpmu_part *p, const struct vpmu_faults *f)
 {
         memset(&vp, 0, sizeof(vp));
+        vpmu_set_op_runs(true);
         vp.p = p;
         vp.rng = 0x9e3779b97f4a7c15ull;
         vp.skid_max = 16;

@@ -191,19 +191,6 @@ drop:
         vp.ibs_op_cnt = 1 + vp_rand() % 127;
 }
 
-uint64_t vp_ibs_op_quiet(void)
-{
-        uint64_t period = op_period();
-
-        if (!vp_ibs_op_on() || !period)
-                return UINT64_MAX;
-        if (vp.ibs_op_tag)
-                return 0;
-        if (!(vp.ibs_op_ctl & VP_OPCTL_CNT_CTL))
-                return UINT64_MAX; /* counts cycles: tags come from vp_accrue */
-        return vp.ibs_op_cnt + 1 < period ? period - vp.ibs_op_cnt - 1 : 0;
-}
-
 void vp_ibs_op_count(uint64_t n, const struct vpmu_op *op, const struct vpmu_step *s)
 {
         uint64_t period = op_period();
@@ -220,6 +207,17 @@ void vp_ibs_op_count(uint64_t n, const struct vpmu_op *op, const struct vpmu_ste
                 return;
         vp.ibs_op_cnt = period;
         vp.ibs_op_tag = true;  /* the next op to retire is the sampled one */
+}
+
+uint64_t vp_ibs_op_room(void)
+{
+        uint64_t period = op_period();
+
+        if (!vp_ibs_op_on() || !period || (!(vp.ibs_op_ctl & VP_OPCTL_CNT_CTL) && !vp.ibs_op_tag))
+                return UINT64_MAX;
+        if (vp.ibs_op_tag)
+                return 0;
+        return vp.ibs_op_cnt + 1 < period ? period - vp.ibs_op_cnt - 1 : 0;
 }
 
 void vp_ibs_fetch_count(uint64_t n, const struct vpmu_step *s)

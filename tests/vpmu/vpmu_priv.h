@@ -68,6 +68,24 @@ bool     vp_has_global(void);
 void     vp_accrue(const struct vpmu_step *s);
 /** The step the harness itself runs as (MSR accesses, PMIs outside a workload). */
 extern const struct vpmu_step vp_harness_step;
+/** What counter c counts (GP 0-7 at c, fixed j at VP_MAX_GP + j), VE__COUNT when it does not
+ *  count: derived again only when the registers it depends on change. */
+#define VP_N_CTR (VP_MAX_GP + VP_MAX_FIXED)
+const uint8_t *vp_active_events(void);
+/** Counter c never counts (a dead-counter fault). */
+bool     vp_ctr_dead(unsigned c);
+/** Events until counter c wraps (1 .. 2^width). */
+uint64_t vp_ctr_room(unsigned c);
+/** Add @p n events of @p ev to counter c through the count fault; it must not wrap. */
+void     vp_ctr_add(unsigned c, enum vpmu_ev ev, uint64_t n);
+/** The per-op events of @p op (the rest zero). */
+void     vp_op_counts(const struct vpmu_op *op, uint64_t cnt[VE__COUNT]);
+/** Retire one op: PEBS records armed for it, its counts, IBS. */
+void     vp_retire_op(const struct vpmu_op *op, const struct vpmu_step *s);
+
+/* vpmu_runs.c */
+/** Retire the ops of step @p s (n[VE_OPS] of them through op_at). */
+void     vp_retire_ops(const struct vpmu_step *s);
 
 /* vpmu_pmi.c */
 /** Raise a PMI through the LVT PMC entry (or the extended entry @p eilvt >= 0), with the
@@ -96,10 +114,11 @@ void vp_lbr_freeze(void);
 bool vp_ibs_rd(uint32_t msr, uint64_t *v);
 int  vp_ibs_wr(uint32_t msr, uint64_t v);
 bool vp_ibs_op_on(void);
-/* Ops that can retire without IBS tagging one (UINT64_MAX: op sampling does not count ops). */
-uint64_t vp_ibs_op_quiet(void);
 /** Count @p n IBS op-counter units (ops or cycles); @p op is the op retiring (NULL: none). */
 void vp_ibs_op_count(uint64_t n, const struct vpmu_op *op, const struct vpmu_step *s);
 void vp_ibs_fetch_count(uint64_t n, const struct vpmu_step *s);
+/** Ops that can retire before one makes IBS act (sets or takes the tag); UINT64_MAX when
+ *  retiring ops does nothing to IBS. */
+uint64_t vp_ibs_op_room(void);
 
 #endif

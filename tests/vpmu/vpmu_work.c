@@ -119,17 +119,30 @@ void __wrap_bench_skid_loop(uint64_t iters)
 
 struct chain {
         uint64_t lo, hi, nodes; /* address range and lap length of a chain */
+        uint64_t bytes;         /* the buffer it lies in, from lo (0: found by walking a lap) */
 };
 
 static struct chain chains[16];
 static unsigned     n_chains;
+/* The live page buffers, oldest first (tests/fake_plat.c says when they come and go). */
 static struct { uint64_t lo, bytes; } bufs[64];
 static unsigned     n_bufs;
 
 void vpmu_note_buffer(const void *p, size_t bytes)
 {
-        bufs[n_bufs % 64].lo = addr(p);
-        bufs[n_bufs++ % 64].bytes = bytes;
+        if (n_bufs == 64)
+                memmove(&bufs[0], &bufs[1], --n_bufs * sizeof(bufs[0]));
+        bufs[n_bufs].lo = addr(p);
+        bufs[n_bufs++].bytes = bytes;
+}
+
+void vpmu_forget_buffer(const void *p)
+{
+        for (unsigned i = n_bufs; i-- > 0;)
+                if (bufs[i].lo == addr(p)) {
+                        memmove(&bufs[i], &bufs[i + 1], (--n_bufs - i) * sizeof(bufs[0]));
+                        return;
+                }
 }
 
 /* The chain through @p p: from the buffer it lies in (one node per line, or per page when
@@ -140,9 +153,8 @@ static struct chain chain_of(void *p)
         struct chain c = { .lo = a, .hi = a };
         void **q = p;
 
-        for (unsigned j = 0, i; j < (n_bufs < 64 ? n_bufs : 64); j++)
-                if (i = (n_bufs - 1 - j) % 64, /* newest first: freed buffers linger */
-                    a >= bufs[i].lo && a < bufs[i].lo + bufs[i].bytes) {
+        for (unsigned i = n_bufs; i-- > 0;)
+                if (a >= bufs[i].lo && a < bufs[i].lo + bufs[i].bytes) {
                         bool same = true;
 
                         for (unsigned k = 0; k < 8; k++, q = *q)
@@ -150,6 +162,7 @@ static struct chain chain_of(void *p)
                         c.lo = bufs[i].lo;
                         c.hi = bufs[i].lo + bufs[i].bytes - 64;
                         c.nodes = bufs[i].bytes / (same ? 4096 : 64);
+                        c.bytes = bufs[i].bytes;
                         return c;
                 }
         for (unsigned i = 0; i < n_chains; i++)
@@ -166,132 +179,142 @@ static struct chain chain_of(void *p)
         return c;
 }
 
-/* One lap of the chain from its start, in order: sampling describes millions of loads, and
- * reading their addresses from this list costs far less than following the chain (which
- * misses the host's caches as the chase does). Kept for the last chain; checked against the
- * chain's first links before it is reused, since buffers come and go at the same addresses. */
-static struct {
-        void     *start;
-        uint64_t *a;
-        uint64_t  n, cap;
-} lap;
+#define CHASE_OPS   34 /* per iteration: 32 loads, dec, jnz */
+#define CHASE_LOADS 32
 
-static bool lap_room(uint64_t n)
-{
-        if (n <= lap.cap)
-                return true;
-        uint64_t *a = realloc(lap.a, n * sizeof(*a));
-        if (!a)
-                return false;
-        lap.a = a;
-        lap.cap = n;
-        return true;
-}
-
-/* A chain with one node at the start of every line of [lo, lo + 64 n): the successor of each
- * line read in address order (the host prefetches that), then the lap followed in that small
- * table rather than through the buffer. False if the buffer is not such a chain. */
-static bool lap_by_scan(void *p, uint64_t lo, uint64_t n)
-{
-        uint32_t *next = n && n < (1ull << 32) ? malloc(n * sizeof(*next)) : NULL;
-        uint64_t  j = (addr(p) - lo) / 64, k;
-        bool      ok = next && addr(p) >= lo && (addr(p) - lo) % 64 == 0 && j < n && lap_room(n);
-
-        for (k = 0; ok && k < n; k++) {
-                uint64_t to = *(const uint64_t *)(uintptr_t)(lo + 64 * k) - lo;
-                ok = to % 64 == 0 && to / 64 < n;
-                next[k] = (uint32_t)(to / 64);
-        }
-        for (k = 0; ok && k < n; k++, j = next[j]) {
-                lap.a[k] = lo + 64 * j;
-                ok = k == 0 || j != (addr(p) - lo) / 64;
-        }
-        ok = ok && j == (addr(p) - lo) / 64; /* one cycle through every line */
-        free(next);
-        lap.n = ok ? n : 0;
-        return ok;
-}
-
-static const uint64_t *lap_of(void *p, const struct chain *ch)
-{
-        void **q = p;
-
-        if (lap.start == p && lap.n > 2 && lap.a[1] == addr(*q) && lap.a[2] == addr(*(void **)*q))
-                return lap.a;
-        lap.start = NULL;
-        lap.n = 0;
-        if (ch->hi - ch->lo + 64 == 64 * ch->nodes && lap_by_scan(p, ch->lo, ch->nodes)) {
-                lap.start = p;
-                return lap.a;
-        }
-        do {
-                if (!lap_room(lap.n + 1 > lap.cap ? 2 * lap.cap + 4096 : lap.cap))
-                        return NULL;
-                lap.a[lap.n++] = addr(q);
-                q = *q;
-        } while ((void *)q != p && lap.n <= ch->nodes);
-        if ((void *)q != p)
-                return NULL; /* not a cycle through p: follow the chain op by op */
-        lap.start = p;
-        return lap.a;
-}
-
+/* Where the chase is. Load j of a step is the j-th node from the step's first: read off the
+ * lap's order when the chain has one (chase_index), else by following the pointers. */
 struct chase_ctx {
-        void          **q;
+        void          **q;         /* the node load `walked` of the step reads */
+        uint64_t        walked;
         enum vpmu_level level;
         bool            dtlb_miss;
         uint64_t        rip;
-        uint64_t        i;
-        const uint64_t *lap;  /* NULL: follow q */
-        uint64_t        pos;  /* in lap */
+        /* the lap in order: node t is slot0 + ord[(pos + t) % lap] x spacing */
+        const uint32_t *ord;
+        uint64_t        lap, pos, slot0, spacing;
 };
+
+/* Laps in order, kept by what they were derived from: the sampling runs chase the same chains
+ * (same seed, same sizes) again and again, each in a fresh buffer. */
+#define N_LAPS 8
+
+static struct lap {
+        uint64_t  n, k0, len;    /* slots, the first one, lap length */
+        uint32_t *next, *ord;    /* slot -> next slot (UINT32_MAX: off the slots); the lap */
+} laps[N_LAPS];
+static unsigned n_laps_made;
+
+/* The lap from slot @p k0 over @p next: in @p ord, its length returned (0: it leaves the slots
+ * or does not come back to k0). */
+static uint64_t lap_walk(const uint32_t *next, uint64_t n, uint64_t k0, uint32_t *ord)
+{
+        uint64_t t;
+
+        ord[0] = (uint32_t)k0;
+        for (t = 1; t < n && next[ord[t - 1]] != k0; t++) {
+                if (next[ord[t - 1]] == UINT32_MAX)
+                        return 0;
+                ord[t] = next[ord[t - 1]];
+        }
+        return next[ord[t - 1]] == k0 ? t : 0;
+}
+
+/* The chain as slots of its buffer, its lap in order: found from the pointers stored in every
+ * slot (a pass over the buffer) and a walk of those as slot numbers, much faster than
+ * following the chain itself once the buffer is larger than the caches. False (and the chase
+ * follows the pointers) unless the lap from @p p stays on the slots and comes back to it. */
+static bool chase_index(struct chase_ctx *c, const struct chain *ch, void *p, uint64_t spacing)
+{
+        static uint32_t *next;
+        static uint64_t  cap;
+        uint64_t         off = (addr(p) - ch->lo) % spacing, n = ch->nodes, k0;
+        struct lap      *l = NULL;
+
+        if (!ch->bytes || !n || n != ch->bytes / spacing || off + 8 > spacing || n >= UINT32_MAX)
+                return false;
+        if (n > cap) {
+                free(next);
+                cap = (next = malloc(n * sizeof(*next))) ? n : 0;
+                if (!cap)
+                        return false;
+        }
+        c->slot0 = ch->lo + off;
+        c->spacing = spacing;
+        for (uint64_t k = 0; k < n; k++) {
+                uint64_t v = *(const uint64_t *)(uintptr_t)(c->slot0 + k * spacing);
+
+                next[k] = v >= c->slot0 && (v - c->slot0) % spacing == 0 &&
+                          (v - c->slot0) / spacing < n ? (uint32_t)((v - c->slot0) / spacing)
+                                                       : UINT32_MAX;
+        }
+        k0 = (addr(p) - c->slot0) / spacing;
+        for (unsigned i = 0; i < N_LAPS && !l; i++)
+                if (laps[i].n == n && laps[i].k0 == k0 && !memcmp(laps[i].next, next, n * 4))
+                        l = &laps[i];
+        if (!l) {
+                l = &laps[n_laps_made++ % N_LAPS];
+                free(l->next);
+                free(l->ord);
+                *l = (struct lap){ .n = n, .k0 = k0, .next = malloc(n * 4), .ord = malloc(n * 4) };
+                if (!l->next || !l->ord) {
+                        free(l->next);
+                        free(l->ord);
+                        *l = (struct lap){ 0 };
+                        return false;
+                }
+                memcpy(l->next, next, n * 4);
+                l->len = lap_walk(next, n, k0, l->ord);
+        }
+        if (!l->len)
+                return false;
+        c->ord = l->ord;
+        c->lap = l->len;
+        c->pos = 0;
+        return true;
+}
+
+/* The node load @p j of the step reads (j never goes back within a step). */
+static void **chase_node(struct chase_ctx *c, uint64_t j)
+{
+        if (c->ord)
+                return (void **)(uintptr_t)(c->slot0 + c->ord[(c->pos + j) % c->lap] * c->spacing);
+        for (; c->walked < j; c->walked++)
+                c->q = *c->q;
+        return c->q;
+}
+
+/* The step is done: its @p loads loads move the chase on. */
+static void chase_step_end(struct chase_ctx *c, uint64_t loads)
+{
+        if (c->ord) {
+                c->pos = (c->pos + loads) % c->lap;
+                c->q = chase_node(c, 0);
+                return;
+        }
+        chase_node(c, loads);
+        c->walked = 0;
+}
 
 static void chase_op(void *arg, uint64_t i, struct vpmu_op *out)
 {
         struct chase_ctx *c = arg;
 
-        (void)i;
         *out = (struct vpmu_op){ .rip = c->rip };
-        if (c->i++ % 34 >= 32)
+        if (i % CHASE_OPS >= CHASE_LOADS)
                 return; /* dec, jnz */
         out->load = true;
+        out->la = addr(chase_node(c, i / CHASE_OPS * CHASE_LOADS + i % CHASE_OPS));
         out->level = c->level;
         out->dtlb_miss = c->dtlb_miss;
-        if (c->lap) {
-                out->la = c->lap[c->pos];
-                c->pos = c->pos + 1 == lap.n ? 0 : c->pos + 1;
-                return;
-        }
-        out->la = addr(c->q);
-        c->q = *c->q;
 }
 
-/* Loads among the first @p x ops of the chase (32 of every 34). */
-static uint64_t loads_before(uint64_t x)
+static uint64_t chase_alike(void *arg, uint64_t i, uint64_t n)
 {
-        return x / 34 * 32 + (x % 34 < 32 ? x % 34 : 32);
-}
+        uint64_t r = i % CHASE_OPS, m = r < CHASE_LOADS ? CHASE_LOADS - r : CHASE_OPS - r;
 
-static void chase_skip(void *arg, uint64_t i, uint64_t k, uint64_t cnt[])
-{
-        struct chase_ctx *c = arg;
-        uint64_t          n = loads_before(c->i + k) - loads_before(c->i);
-        struct vpmu_op    op = { .load = true, .level = c->level };
-
-        (void)i;
-        c->i += k;
-        cnt[VE_OPS] += k;
-        cnt[VE_LOADS] += n;
-        cnt[VE_L1D_MISS] += c->level > VL_L1 ? n : 0;
-        cnt[VE_L2_MISS] += c->level > VL_L2 ? n : 0;
-        cnt[VE_LLC_MISS] += c->level > VL_L3 ? n : 0;
-        cnt[VE_DTLB_MISS] += c->dtlb_miss ? n : 0;
-        cnt[VE_LDLAT] += vp.ldlat && vp_load_latency(&op) > (vp.ldlat & 0xffff) ? n : 0;
-        if (c->lap)
-                c->pos = (c->pos + n) % lap.n;
-        else
-                for (uint64_t j = 0; j < n; j++)
-                        c->q = *c->q;
+        (void)arg;
+        return m < n ? m : n;
 }
 
 void *__wrap_bench_chase(void *p, uint64_t iters)
@@ -303,7 +326,8 @@ void *__wrap_bench_chase(void *p, uint64_t iters)
          * while sampling it is also the code that performs the loads. */
         struct chase_ctx        c = { .q = p, .rip = addr(__wrap_bench_chase) + 16 };
         struct vpmu_step        s = { .rip_lo = c.rip, .rip_hi = c.rip + 32 * 4 + 8, .ctx = &c,
-                                      .op_at = chase_op, .ops_skip = chase_skip };
+                                      .op_at = chase_op, .op_alike = chase_alike };
+        bool                    tried = false;
 
         if (!part || !p || !iters)
                 return __real_bench_chase(p, iters);
@@ -316,15 +340,14 @@ void *__wrap_bench_chase(void *p, uint64_t iters)
                 : ws > (uint64_t)part->l1d_kib * KiB               ? VL_L2
                                                                     : VL_L1;
         c.dtlb_miss = pages > part->stlb_4k_entries;
-        if (vpmu_wants_ops())
-                c.lap = lap_of(p, &ch);
         /* Counting only: the loads are described in bulk and the chase stays where it is (the
          * suites' two lengths cancel whatever it costs); sampling walks the real chain. */
         void *end = p;
         for (uint64_t done = 0; done < iters;) {
                 uint64_t k = iters - done;
+                bool     ops = vpmu_wants_ops();
 
-                if (vpmu_wants_ops())
+                if (ops)
                         k = k < 256 ? k : 256;
                 memset(s.n, 0, sizeof(s.n));
                 s.n[VE_INSNS] = 34 * k;
@@ -335,11 +358,13 @@ void *__wrap_bench_chase(void *p, uint64_t iters)
                 s.n[VE_L2_MISS] = c.level > VL_L2 ? 32 * k : 0;
                 s.n[VE_LLC_MISS] = c.level > VL_L3 ? 32 * k : 0;
                 s.n[VE_DTLB_MISS] = c.dtlb_miss ? 32 * k : 0;
-                if (vpmu_wants_ops()) {
-                        s.n[VE_OPS] = 34 * k; /* walked op by op in chase_op */
-                        c.i = 0;
+                if (ops) {
+                        if (!tried)
+                                tried = true, chase_index(&c, &ch, c.q, spacing);
+                        s.n[VE_OPS] = CHASE_OPS * k; /* walked op by op in chase_op */
                         vpmu_retire(&s);
-                        end = c.lap ? (void *)(uintptr_t)c.lap[c.pos] : c.q;
+                        chase_step_end(&c, CHASE_LOADS * k);
+                        end = c.q;
                 } else {
                         vpmu_retire(&s);
                 }
@@ -427,8 +452,8 @@ status_t __wrap_bench_pt_walk(const struct bench_pt *pt, uint64_t va, uint64_t *
 {
         if (!pt || pt->root_pa != LIVE_ROOT_MARK)
                 return __real_bench_pt_walk(pt, va, pa, page_bytes, flags);
-        for (unsigned j = 0, i; j < (n_bufs < 64 ? n_bufs : 64); j++)
-                if (i = (n_bufs - 1 - j) % 64, va >= bufs[i].lo && va < bufs[i].lo + bufs[i].bytes) {
+        for (unsigned i = n_bufs; i-- > 0;)
+                if (va >= bufs[i].lo && va < bufs[i].lo + bufs[i].bytes) {
                         *pa = va;
                         if (page_bytes)
                                 *page_bytes = 4096;
