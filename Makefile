@@ -105,7 +105,9 @@ BOOT_x86_SRCS := \
 	boot/x86/prefetch.c \
 	boot/x86/spin.c \
 	boot/x86/topology.c \
-	boot/x86/topology_self.c
+	boot/x86/topology_self.c \
+	boot/x86/trap_cpu.c \
+	boot/x86/trap_self.c
 BOOT_x86_CPU_SRCS := \
 	boot/x86/msr_cpu.c \
 	boot/x86/pmi_x86_64.S \
@@ -285,6 +287,7 @@ TEST_MSR_latpages := tests/fake_msr_none.c
 TEST_MSR_sweep    := tests/fake_msr_none.c
 TEST_EXTRA_app    := tests/fake_topology.c tests/fake_spin.c
 TEST_EXTRA_results := $(TEST_EXTRA_app)
+TEST_EXTRA_trap   := tests/fake_trap_self.c
 # The virtual PMU (tests/vpmu/) is the MSR back end of the tests that run on it; the suite's
 # kernels are wrapped at link time by descriptions of what they retire (vpmu_work.c).
 VPMU_SRCS := \

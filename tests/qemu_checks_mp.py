@@ -37,6 +37,11 @@ def check_processors(c):
         and own == list(range(c.cpus)),
         "%s: the APIC IDs each CPU reports %s match MP services and the MADT %s"
         % (c.name, own, madt))
+    m = re.search(r"^PASS: cpus: (\d+) of (\d+) processors recovered their own deliberate faults",
+                  c.serial, re.M)
+    tap(m is not None and int(m.group(1)) == c.cpus,
+        "%s: every CPU, APs included, recovered its own #UD and rdpmc fault (%s)"
+        % (c.name, m.group(0) if m else "no PASS line"))
     bad = [(x["apic_id"], x["node"]) for x in taking if x["node"] != node_of_cpu(c, x["apic_id"])]
     tap(not bad, "%s: each CPU's node follows run-qemu.sh's split%s"
         % (c.name, "" if not bad else ": %s" % bad))
