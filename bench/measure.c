@@ -145,7 +145,7 @@ static uint64_t window_iters(struct sweep *s, void **p)
         return iters < MIN_ITERS ? MIN_ITERS : iters;
 }
 
-static status_t measure_point(struct sweep *s, uint64_t ws, struct lat_point *pt)
+static status_t measure_point_here(struct sweep *s, uint64_t ws, struct lat_point *pt)
 {
         struct bench_chain_cfg cc = { .layout = s->cfg->layout, .line_bytes = LINE_BYTES,
                                       .seed = s->cfg->seed ^ ws };
@@ -176,6 +176,36 @@ static status_t measure_point(struct sweep *s, uint64_t ws, struct lat_point *pt
         return bench_point_stats(s->lat, n_kept, pt);
 }
 
+/* One piece of CPU work for cfg->run_on: a point, the overhead figures, the prefetchers. */
+struct remote_job {
+        struct sweep          *s;
+        uint64_t               ws;
+        struct lat_point      *pt;
+        const struct lat_point *base;
+        const struct cpu_info *cpu;
+        status_t               st;
+};
+
+static void job_point(void *arg)
+{
+        struct remote_job *j = arg;
+
+        j->st = measure_point_here(j->s, j->ws, j->pt);
+}
+
+/* A point on the CPU the config chose (the caller's by default). */
+static status_t measure_point(struct sweep *s, uint64_t ws, struct lat_point *pt)
+{
+        struct remote_job j = { .s = s, .ws = ws, .pt = pt, .st = ST_TIMEOUT };
+        status_t          st;
+
+        if (!s->cfg->run_on)
+                return measure_point_here(s, ws, pt);
+        if ((st = s->cfg->run_on(s->cfg->run_on_ctx, job_point, &j)) != ST_OK)
+                return st;
+        return j.st;
+}
+
 /* Median of the signed @p v[0..n), n > 0, sorted in place by the one unsigned sort: flipping
  * the sign bit maps int64_t onto uint64_t in the same order. */
 static int64_t median_i64(int64_t *v, size_t n)
@@ -189,7 +219,7 @@ static int64_t median_i64(int64_t *v, size_t n)
 }
 
 /* Overhead figures at the smallest working set: what N/2N removes and what it leaves. */
-static void measure_overhead(struct sweep *s, uint64_t ws, const struct lat_point *base)
+static void measure_overhead_here(struct sweep *s, uint64_t ws, const struct lat_point *base)
 {
         struct bench_chain_cfg cc = { .layout = s->cfg->layout, .line_bytes = LINE_BYTES,
                                       .seed = s->cfg->seed ^ ws };
@@ -215,6 +245,60 @@ static void measure_overhead(struct sweep *s, uint64_t ws, const struct lat_poin
                 return;
         /* min, not p50: the least disturbed window of each, so noise does not pass for it */
         s->info->residual_mcyc = (int64_t)base->min_mcyc - (int64_t)twice.min_mcyc;
+}
+
+static void job_overhead(void *arg)
+{
+        struct remote_job *j = arg;
+
+        measure_overhead_here(j->s, j->ws, j->base);
+}
+
+static void measure_overhead(struct sweep *s, uint64_t ws, const struct lat_point *base)
+{
+        struct remote_job j = { .s = s, .ws = ws, .base = base };
+
+        if (!s->cfg->run_on)
+                measure_overhead_here(s, ws, base);
+        else
+                s->cfg->run_on(s->cfg->run_on_ctx, job_overhead, &j);
+}
+
+static void job_prefetch_off(void *arg)
+{
+        struct remote_job *j = arg;
+
+        bench_prefetch_disable(j->cpu, j->s->cfg->prefetchers_off, &j->s->info->prefetch);
+}
+
+static void job_prefetch_restore(void *arg)
+{
+        struct remote_job *j = arg;
+
+        j->st = bench_prefetch_restore(&j->s->info->prefetch);
+}
+
+/* The prefetchers of the CPU the windows run on: turned off as the config asks, and back. */
+static void prefetch_off(struct sweep *s, const struct cpu_info *cpu)
+{
+        struct remote_job j = { .s = s, .cpu = cpu };
+
+        if (!s->cfg->run_on)
+                bench_prefetch_disable(cpu, s->cfg->prefetchers_off, &s->info->prefetch);
+        else if (s->cfg->run_on(s->cfg->run_on_ctx, job_prefetch_off, &j) != ST_OK)
+                s->info->prefetch.state = BENCH_PF_UNSUPPORTED;
+}
+
+static status_t prefetch_restore(struct sweep *s)
+{
+        struct remote_job j = { .s = s, .st = ST_TIMEOUT };
+        status_t          st;
+
+        if (!s->cfg->run_on)
+                return bench_prefetch_restore(&s->info->prefetch);
+        if ((st = s->cfg->run_on(s->cfg->run_on_ctx, job_prefetch_restore, &j)) != ST_OK)
+                return st;
+        return j.st;
 }
 
 /* Measure @p ws and insert it into the curve. A point whose every window was disturbed is
@@ -427,11 +511,11 @@ status_t bench_sweep_run(const struct bench_sweep_cfg *cfg, const struct cpu_inf
                 st = ST_NO_MEM;
                 goto done;
         }
-        bench_prefetch_disable(cpu, cfg->prefetchers_off, &info->prefetch);
+        prefetch_off(&s, cpu);
         st = sweep_points(&s, out, cap);
         if (st == ST_OK && !out->n)
                 st = ST_TIMEOUT; /* every point disturbed throughout */
-        if (bench_prefetch_restore(&info->prefetch) != ST_OK)
+        if (prefetch_restore(&s) != ST_OK)
                 log_warn("could not restore MSR 0x%x to 0x%llx", (unsigned)info->prefetch.msr,
                          (unsigned long long)info->prefetch.saved);
 
