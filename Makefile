@@ -191,6 +191,7 @@ REPORT_SRCS := \
 	report/lattable.c \
 	report/lattable_json.c \
 	report/lattable_numa.c \
+	report/lattable_sets.c \
 	report/c2c.c \
 	report/levels.c \
 	report/loaded.c \
@@ -214,6 +215,7 @@ APP_SRCS := \
 	app/latency.c \
 	app/latency_clock.c \
 	app/latency_pages.c \
+	app/latency_sets.c \
 	app/numa.c \
 	app/numa_loaded.c \
 	app/numa_mem.c \
@@ -243,6 +245,7 @@ LIBPMUCAL_SRCS := \
 	host/libpmucal_json.c \
 	host/libpmucal_numa.c \
 	host/libpmucal_numa_classify.c \
+	host/libpmucal_sets.c \
 	host/libpmucal_tlb.c \
 	host/libpmucal_tlb_classify.c
 PMUCAL_TABLE_SRCS := \

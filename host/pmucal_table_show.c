@@ -55,6 +55,30 @@ static void print_stat(const char *unit, const struct pmucal_stat *s)
         printf(" %s p50 %.3f (p10 %.3f, p90 %.3f, min %.3f)", unit, s->p50, s->p10, s->p90, s->min);
 }
 
+/* One line per level set: what it covers, where it was measured, its levels' medians. */
+static void show_core_set(size_t i, const struct pmucal_core_set *s, const char *u)
+{
+        printf("set %zu:    core type %s, caches", i, s->core_type ? cli_esc(s->core_type) : "-");
+        for (size_t k = 0; k < s->n_cache_levels; k++)
+                printf("%s%llu", k ? "/" : " ", (unsigned long long)s->cache_bytes[k]);
+        printf(" B; APIC IDs");
+        for (size_t k = 0; k < s->n_apic_ids; k++)
+                printf("%s%u", k ? "," : " ", s->apic_ids[k]);
+        printf("; %zu LLC domain%s%s", s->n_llc_domains, s->n_llc_domains == 1 ? "" : "s",
+               s->n_llc_domains > 1 ? " (alike, calibrated once)" : "");
+        if (!s->measured) {
+                printf("; not measured: %s\n", cli_esc(s->why_not_measured));
+                return;
+        }
+        printf("; %s APIC ID %u:", s->bsp_set ? "the BSP's levels," : "measured on",
+               s->measured_on_apic_id);
+        for (size_t k = 0; k < s->n_levels; k++)
+                printf("%s %s %.3f %s", k ? "," : "", cli_esc(s->levels[k].name),
+                       s->levels[k].has_ns ? s->levels[k].ns.p50 : s->levels[k].cycles.p50,
+                       s->levels[k].has_ns ? "ns" : u);
+        printf("\n");
+}
+
 static void show_table_text(const char *path, const struct pmucal_table *t)
 {
         const char *u = pmucal_unit_name(t->cycles_unit);
@@ -96,6 +120,8 @@ static void show_table_text(const char *path, const struct pmucal_table *t)
         for (size_t i = 0; i < t->n_flags; i++)
                 printf(" %s", cli_esc(t->flags[i]));
         printf("%s\n", t->n_flags ? "" : " none");
+        for (size_t i = 0; i < t->n_core_sets; i++)
+                show_core_set(i, &t->core_sets[i], u);
 }
 
 static void show_tlb_text(const char *path, const struct pmucal_tlb *k)

@@ -165,7 +165,7 @@ def check_lattable_remote(c):
     pooling every pair of c2c.json (or no c2c section when C2C skipped)."""
     t = c.result_json("latency-table.json")
     numa = c.result_json("numa-matrix.json")
-    if not tap(t is not None and t.get("schema") == "pmucal.latency-table/1.3" and "numa" in t,
+    if not tap(t is not None and t.get("schema") == "pmucal.latency-table/1.4" and "numa" in t,
                "%s: latency-table.json is 1.3 with a numa section" % c.name):
         return
     n = t["numa"]
