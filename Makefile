@@ -257,6 +257,7 @@ PMUCAL_TABLE_SRCS := \
 	host/pmucal_table_show.c
 PMUCAL_HOST_SRCS := \
 	host/c2c_host.c \
+	host/numa_host.c \
 	host/host_args.c \
 	host/perf_clock.c \
 	host/pmucal_host.c \

@@ -61,7 +61,7 @@ static void show_core_set(size_t i, const struct pmucal_core_set *s, const char 
         printf("set %zu:    core type %s, caches", i, s->core_type ? cli_esc(s->core_type) : "-");
         for (size_t k = 0; k < s->n_cache_levels; k++)
                 printf("%s%llu", k ? "/" : " ", (unsigned long long)s->cache_bytes[k]);
-        printf(" B; APIC IDs");
+        printf("%s; APIC IDs", s->n_cache_levels ? " B" : " none reported");
         for (size_t k = 0; k < s->n_apic_ids; k++)
                 printf("%s%u", k ? "," : " ", s->apic_ids[k]);
         printf("; %zu LLC domain%s%s", s->n_llc_domains, s->n_llc_domains == 1 ? "" : "s",

@@ -160,13 +160,13 @@ def check_numa(c):
 # ---- aarch64 (run-qemu.sh --arch aarch64: virt + GICv3 + AAVMF) ----
 
 def check_lattable_remote(c):
-    """latency-table.json (1.3) carries what the NUMA and C2C phases measured: the same matrix
+    """latency-table.json (1.4) carries what the NUMA and C2C phases measured: the same matrix
     as numa-matrix.json, one DRAM level per distance class, the curves, and the C2C classes
     pooling every pair of c2c.json (or no c2c section when C2C skipped)."""
     t = c.result_json("latency-table.json")
     numa = c.result_json("numa-matrix.json")
     if not tap(t is not None and t.get("schema") == "pmucal.latency-table/1.4" and "numa" in t,
-               "%s: latency-table.json is 1.3 with a numa section" % c.name):
+               "%s: latency-table.json is 1.4 with a numa section" % c.name):
         return
     n = t["numa"]
     p50 = lambda m: [[x.get("p50_ns") for x in row] for row in m]
@@ -195,6 +195,16 @@ def check_lattable_remote(c):
             len(k["cpus"]) == j["method"]["n_cpus"],
             "%s: the table's c2c classes pool all %d ordered pairs of c2c.json"
             % (c.name, len(j["c2c"]["pairs"])))
+    # level sets: QEMU's vCPUs are alike (one socket), so one set covers every CPU, calibrated
+    # once on the BSP with the table's own levels
+    ct = t.get("core_types") or {}
+    sets = ct.get("sets", [])
+    tap(ct.get("mode") == "auto" and len(sets) == 1 and sets[0]["bsp_set"] and
+        sets[0]["apic_ids"] == list(range(c.cpus)) and sets[0]["levels"] == t["levels"] and
+        re.search(r"^INFO: latency: level sets: every processor has the BSP's core type and "
+                  r"cache geometry", c.serial, re.M) is not None,
+        "%s: core_types: one level set covering APIC IDs %s, calibrated once on the BSP"
+        % (c.name, sets[0]["apic_ids"] if sets else None))
     tap(re.search(r"^PASS: latency: latency-table.json: section \"numa\" present", c.serial, re.M)
         is not None and "FAIL: latency: latency-table.json: section" not in c.serial,
         "%s: the latency phase checks its sections (PASS lines)" % c.name)
