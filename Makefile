@@ -167,6 +167,7 @@ BENCH_SRCS := \
 	bench/kernel_pmu.c \
 	bench/kernel_tlb.c \
 	bench/measure.c \
+	bench/measure_on.c \
 	bench/ownpt.c \
 	bench/pagetable.c \
 	bench/ptlive.c \
@@ -258,6 +259,7 @@ PMUCAL_TABLE_SRCS := \
 PMUCAL_HOST_SRCS := \
 	host/c2c_host.c \
 	host/numa_host.c \
+	host/numa_host_nodes.c \
 	host/host_args.c \
 	host/perf_clock.c \
 	host/pmucal_host.c \

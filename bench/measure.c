@@ -1,5 +1,6 @@
 /** @file The latency sweep runner (see measure.h). */
 #include "bench/measure.h"
+#include "bench/measure_priv.h"
 
 #include "lib/log.h"
 #include "lib/stats.h"
@@ -31,19 +32,6 @@ static const char *const page_names[] = {
         [PLAT_PAGE_1G] = "1g",
 };
 
-struct sweep {
-        const struct bench_sweep_cfg    *cfg;
-        const struct bench_profile_desc *prof;
-        struct bench_sweep_info         *info;
-        uint8_t                         *buf;
-        uint64_t                        *lat;     /* window latencies of one point */
-        uint64_t                        *scratch; /* a sorted copy of them */
-        uint64_t                         no_warm_bytes; /* 2 x largest cache; 0 = unknown */
-        uint64_t                         core_sum, ref_sum; /* core source over the kept
-                                                               windows of one point */
-        bool                             overhead_done;
-        size_t                           lat_cap;  /* windows kept at most (the cap) */
-};
 
 static uint64_t page_bytes(enum plat_page_kind k)
 {
@@ -145,7 +133,7 @@ static uint64_t window_iters(struct sweep *s, void **p)
         return iters < MIN_ITERS ? MIN_ITERS : iters;
 }
 
-static status_t measure_point_here(struct sweep *s, uint64_t ws, struct lat_point *pt)
+status_t bench_sweep_point_here(struct sweep *s, uint64_t ws, struct lat_point *pt)
 {
         struct bench_chain_cfg cc = { .layout = s->cfg->layout, .line_bytes = LINE_BYTES,
                                       .seed = s->cfg->seed ^ ws };
@@ -176,36 +164,6 @@ static status_t measure_point_here(struct sweep *s, uint64_t ws, struct lat_poin
         return bench_point_stats(s->lat, n_kept, pt);
 }
 
-/* One piece of CPU work for cfg->run_on: a point, the overhead figures, the prefetchers. */
-struct remote_job {
-        struct sweep          *s;
-        uint64_t               ws;
-        struct lat_point      *pt;
-        const struct lat_point *base;
-        const struct cpu_info *cpu;
-        status_t               st;
-};
-
-static void job_point(void *arg)
-{
-        struct remote_job *j = arg;
-
-        j->st = measure_point_here(j->s, j->ws, j->pt);
-}
-
-/* A point on the CPU the config chose (the caller's by default). */
-static status_t measure_point(struct sweep *s, uint64_t ws, struct lat_point *pt)
-{
-        struct remote_job j = { .s = s, .ws = ws, .pt = pt, .st = ST_TIMEOUT };
-        status_t          st;
-
-        if (!s->cfg->run_on)
-                return measure_point_here(s, ws, pt);
-        if ((st = s->cfg->run_on(s->cfg->run_on_ctx, job_point, &j)) != ST_OK)
-                return st;
-        return j.st;
-}
-
 /* Median of the signed @p v[0..n), n > 0, sorted in place by the one unsigned sort: flipping
  * the sign bit maps int64_t onto uint64_t in the same order. */
 static int64_t median_i64(int64_t *v, size_t n)
@@ -219,7 +177,7 @@ static int64_t median_i64(int64_t *v, size_t n)
 }
 
 /* Overhead figures at the smallest working set: what N/2N removes and what it leaves. */
-static void measure_overhead_here(struct sweep *s, uint64_t ws, const struct lat_point *base)
+void bench_sweep_overhead_here(struct sweep *s, uint64_t ws, const struct lat_point *base)
 {
         struct bench_chain_cfg cc = { .layout = s->cfg->layout, .line_bytes = LINE_BYTES,
                                       .seed = s->cfg->seed ^ ws };
@@ -247,66 +205,12 @@ static void measure_overhead_here(struct sweep *s, uint64_t ws, const struct lat
         s->info->residual_mcyc = (int64_t)base->min_mcyc - (int64_t)twice.min_mcyc;
 }
 
-static void job_overhead(void *arg)
-{
-        struct remote_job *j = arg;
-
-        measure_overhead_here(j->s, j->ws, j->base);
-}
-
-static void measure_overhead(struct sweep *s, uint64_t ws, const struct lat_point *base)
-{
-        struct remote_job j = { .s = s, .ws = ws, .base = base };
-
-        if (!s->cfg->run_on)
-                measure_overhead_here(s, ws, base);
-        else
-                s->cfg->run_on(s->cfg->run_on_ctx, job_overhead, &j);
-}
-
-static void job_prefetch_off(void *arg)
-{
-        struct remote_job *j = arg;
-
-        bench_prefetch_disable(j->cpu, j->s->cfg->prefetchers_off, &j->s->info->prefetch);
-}
-
-static void job_prefetch_restore(void *arg)
-{
-        struct remote_job *j = arg;
-
-        j->st = bench_prefetch_restore(&j->s->info->prefetch);
-}
-
-/* The prefetchers of the CPU the windows run on: turned off as the config asks, and back. */
-static void prefetch_off(struct sweep *s, const struct cpu_info *cpu)
-{
-        struct remote_job j = { .s = s, .cpu = cpu };
-
-        if (!s->cfg->run_on)
-                bench_prefetch_disable(cpu, s->cfg->prefetchers_off, &s->info->prefetch);
-        else if (s->cfg->run_on(s->cfg->run_on_ctx, job_prefetch_off, &j) != ST_OK)
-                s->info->prefetch.state = BENCH_PF_UNSUPPORTED;
-}
-
-static status_t prefetch_restore(struct sweep *s)
-{
-        struct remote_job j = { .s = s, .st = ST_TIMEOUT };
-        status_t          st;
-
-        if (!s->cfg->run_on)
-                return bench_prefetch_restore(&s->info->prefetch);
-        if ((st = s->cfg->run_on(s->cfg->run_on_ctx, job_prefetch_restore, &j)) != ST_OK)
-                return st;
-        return j.st;
-}
-
 /* Measure @p ws and insert it into the curve. A point whose every window was disturbed is
  * left out (and said so), not made up. */
 static status_t add_point(struct sweep *s, struct lat_curve *c, size_t cap, uint64_t ws)
 {
         struct lat_point pt;
-        status_t         st = measure_point(s, ws, &pt);
+        status_t         st = bench_sweep_point(s, ws, &pt);
 
         if (st == ST_TIMEOUT) {
                 log_warn("working set %llu bytes: all %zu windows disturbed, point left out",
@@ -317,7 +221,7 @@ static status_t add_point(struct sweep *s, struct lat_curve *c, size_t cap, uint
                 st = bench_curve_insert(c->pts, &c->n, cap, &pt);
         if (st == ST_OK && c->n == 1 && !s->overhead_done) {
                 s->overhead_done = true;
-                measure_overhead(s, ws, &pt);
+                bench_sweep_overhead(s, ws, &pt);
         }
         return st;
 }
@@ -336,7 +240,7 @@ static status_t remeasure_outliers(struct sweep *s, struct lat_curve *c)
                         continue;
                 tries[0] = c->pts[i];
                 for (unsigned t = 0; t < OUTLIER_TRIES; t++) {
-                        st = measure_point(s, c->pts[i].ws_bytes, &tries[n]);
+                        st = bench_sweep_point(s, c->pts[i].ws_bytes, &tries[n]);
                         if (st == ST_TIMEOUT)
                                 continue;
                         if (st != ST_OK)
@@ -511,11 +415,11 @@ status_t bench_sweep_run(const struct bench_sweep_cfg *cfg, const struct cpu_inf
                 st = ST_NO_MEM;
                 goto done;
         }
-        prefetch_off(&s, cpu);
+        bench_sweep_prefetch_off(&s, cpu);
         st = sweep_points(&s, out, cap);
         if (st == ST_OK && !out->n)
                 st = ST_TIMEOUT; /* every point disturbed throughout */
-        if (prefetch_restore(&s) != ST_OK)
+        if (bench_sweep_prefetch_restore(&s) != ST_OK)
                 log_warn("could not restore MSR 0x%x to 0x%llx", (unsigned)info->prefetch.msr,
                          (unsigned long long)info->prefetch.saved);
 

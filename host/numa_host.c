@@ -6,7 +6,7 @@
  * counterpart of checking every page's physical address against SRAT; the chase and the loads
  * run on pinned threads. The kernels (bench/chase_job.h, bench/kernel_load.h), the analysis
  * (report/numa.h, report/loaded.h) and numa-matrix.json are the firmware's. A machine with one
- * node gives a 1 x 1 matrix and says so. Raw syscalls, so no libnuma is needed.
+ * node gives a 1 x 1 matrix and says so. Nodes and placement: host/numa_host_nodes.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -27,6 +27,7 @@
 #include "boot/x86/cpuid.h"
 #include "host/host.h"
 #include "host/host_args.h"
+#include "host/numa_host.h"
 #include "lib/stats.h"
 #include "report/json.h"
 #include "report/loaded.h"
@@ -34,28 +35,15 @@
 #include "report/numa_out.h"
 #include "report/rep.h"
 
-#define MAX_CPUS       256u
 #define NUMA_FILE      "numa-matrix.json"
 #define WINDOW_US      400u
 #define CHAIN_SEED     0x6e756d61 /* the firmware's */
 #define TOL_SLIT_PCT   25u
 #define TOL_HMAT_PCT   25u
-#define PAGE           4096u
 #define CHASE_TRIES    3u
-#define MPOL_BIND_     2          /* <linux/mempolicy.h> */
-#define MPOL_MF_STRICT_ (1u << 0)
-#define MPOL_MF_MOVE_   (1u << 1)
 
 static const uint32_t delays[] = { LOADED_IDLE, 2048, 512, 128, 32, 8, 0 };
 
-struct hnode {
-        unsigned id;                    /* Linux node number */
-        unsigned cpu[MAX_CPUS], n_cpus; /* allowed CPUs on it */
-        uint8_t *buf, *load;            /* chase buffer, loaders' buffer */
-        void    *chain;
-        unsigned pages_checked;
-        char     why[128];              /* placement failure; "" when placed */
-};
 
 static struct hnode        nodes[NUMA_MAX_NODES];
 static unsigned            n_nodes;
@@ -77,124 +65,6 @@ static status_t console_sink(void *ctx, const char *s, size_t n)
         (void)ctx;
         fwrite(s, 1, n, stdout);
         return ST_OK;
-}
-
-/* "0-3,8,10-11" into the CPUs of @p set: true when the list parsed. */
-static bool parse_cpulist(const char *s, const cpu_set_t *allowed, struct hnode *n)
-{
-        while (*s && *s != '\n') {
-                char         *end;
-                unsigned long lo = strtoul(s, &end, 10), hi = lo;
-                if (end == s)
-                        return false;
-                if (*end == '-')
-                        hi = strtoul(end + 1, &end, 10);
-                for (unsigned long c = lo; c <= hi && c < CPU_SETSIZE; c++)
-                        if (CPU_ISSET(c, allowed) && n->n_cpus < MAX_CPUS)
-                                n->cpu[n->n_cpus++] = (unsigned)c;
-                s = *end == ',' ? end + 1 : end;
-        }
-        return true;
-}
-
-static bool read_line(const char *path, char *buf, size_t cap)
-{
-        FILE *f = fopen(path, "r");
-        bool  ok = f && fgets(buf, (int)cap, f);
-
-        if (f)
-                fclose(f);
-        return ok;
-}
-
-/* Linux's nodes with the CPUs this process may run on, and their distances (the SLIT). One
- * node holding every allowed CPU where sysfs has none (a kernel without NUMA). */
-static void read_nodes(void)
-{
-        cpu_set_t allowed;
-        char      path[96], line[4096];
-
-        n_nodes = 0;
-        if (sched_getaffinity(0, sizeof(allowed), &allowed))
-                CPU_ZERO(&allowed);
-        for (unsigned id = 0; id < 1024 && n_nodes < NUMA_MAX_NODES; id++) {
-                snprintf(path, sizeof(path), "/sys/devices/system/node/node%u/cpulist", id);
-                if (!read_line(path, line, sizeof(line)))
-                        continue;
-                nodes[n_nodes] = (struct hnode){ .id = id };
-                parse_cpulist(line, &allowed, &nodes[n_nodes]);
-                pd[n_nodes] = id;
-                n_nodes++;
-        }
-        if (!n_nodes) {
-                nodes[0] = (struct hnode){ .id = 0 };
-                for (unsigned c = 0; c < CPU_SETSIZE && nodes[0].n_cpus < MAX_CPUS; c++)
-                        if (CPU_ISSET(c, &allowed))
-                                nodes[0].cpu[nodes[0].n_cpus++] = c;
-                pd[0]   = 0;
-                n_nodes = 1;
-                return;
-        }
-        have_slit = true;
-        slit.n    = n_nodes;
-        for (unsigned i = 0; i < n_nodes && have_slit; i++) {
-                char    *p = line, *end;
-                unsigned j = 0;
-                snprintf(path, sizeof(path), "/sys/devices/system/node/node%u/distance",
-                         nodes[i].id);
-                if (!read_line(path, line, sizeof(line))) {
-                        have_slit = false;
-                        break;
-                }
-                for (unsigned long d; j < n_nodes && (d = strtoul(p, &end, 10), end != p);
-                     p = end, j++)
-                        slit.dist[i][j] = (uint8_t)(d > 255 ? 255 : d);
-                have_slit = j == n_nodes;
-        }
-}
-
-/* @p bytes bound to node @p id, faulted in, every page's node read back. NULL with @p why. */
-static uint8_t *place(unsigned id, size_t bytes, unsigned *checked, char *why, size_t cap)
-{
-        unsigned long mask[16] = { 0 };
-        uint8_t      *p;
-        size_t        n = bytes / PAGE;
-
-        *checked = 0;
-        p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p == MAP_FAILED) {
-                snprintf(why, cap, "mmap of %zu bytes: %s", bytes, strerror(errno));
-                return NULL;
-        }
-        mask[id / 64] = 1ul << (id % 64);
-        bool bound = !syscall(SYS_mbind, p, bytes, MPOL_BIND_, mask, 1024ul,
-                              MPOL_MF_STRICT_ | MPOL_MF_MOVE_);
-        if (!bound && (errno != ENOSYS || n_nodes > 1)) {
-                snprintf(why, cap, "mbind to node %u: %s", id, strerror(errno));
-                munmap(p, bytes);
-                return NULL;
-        }
-        memset(p, 1, bytes);
-        if (!bound)
-                return p; /* a kernel without NUMA: one node, nothing to check against */
-        void **pages  = malloc(n * sizeof(*pages));
-        int   *status = malloc(n * sizeof(*status));
-        for (size_t i = 0; pages && status && i < n; i++)
-                pages[i] = p + i * PAGE;
-        if (pages && status && !syscall(SYS_move_pages, 0, n, pages, NULL, status, 0)) {
-                for (size_t i = 0; i < n && !why[0]; i++)
-                        if (status[i] != (int)id)
-                                snprintf(why, cap, "page %zu of the buffer is on node %d, not %u",
-                                         i, status[i], id);
-                *checked = why[0] ? 0 : (unsigned)n;
-        }
-        free(pages);
-        free(status);
-        if (why[0]) {
-                munmap(p, bytes);
-                return NULL;
-        }
-        return p;
 }
 
 /* One chase on @p cpu through @p chain: p10/p50/p90 in ps (as app/numa.c's numa_chase). */
@@ -445,13 +315,14 @@ static unsigned place_all(void)
                 struct bench_chain_cfg cc = { .layout = BENCH_LAYOUT_RANDOM, .seed = CHAIN_SEED ^ k };
 
                 h->why[0] = '\0';
-                if (!(h->buf = place(h->id, ws, &h->pages_checked, h->why, sizeof(h->why))))
+                if (!(h->buf = numa_host_place(h->id, ws, n_nodes, &h->pages_checked, h->why,
+                                               sizeof(h->why))))
                         continue;
                 if (bench_chain_build(h->buf, ws, &cc, &h->chain) != ST_OK) {
                         snprintf(h->why, sizeof(h->why), "no chain of %zu bytes", ws);
                         continue;
                 }
-                h->load = place(h->id, ws, &checked, h->why, sizeof(h->why));
+                h->load = numa_host_place(h->id, ws, n_nodes, &checked, h->why, sizeof(h->why));
                 rep_printf("numa: node %u (Linux node %u): %u CPU%s, chaser CPU %d; buffers of %zu "
                            "MiB bound with mbind, %u pages each read back on the node%s%s\n", k,
                            h->id, h->n_cpus, h->n_cpus == 1 ? "" : "s",
@@ -542,7 +413,7 @@ int host_numa_main(const struct host_opts *o)
         status_t                 st;
 
         rep_add_sink((struct rep_sink){ .write = console_sink });
-        read_nodes();
+        n_nodes = numa_host_read_nodes(nodes, pd, &slit, &have_slit);
         if (!nodes[0].n_cpus && n_nodes == 1)
                 return rep_err(ST_NOT_FOUND, "numa: no CPU this process may run on"), 1;
         linux_plat_pin_cpu(nodes[0].n_cpus ? nodes[0].cpu[0] : 0);
