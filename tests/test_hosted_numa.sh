@@ -2,7 +2,7 @@
 # Hosted NUMA run on this machine (part of `make test`): pmucal-host --numa with small sizes
 # (8 MiB per node, 11 windows, 100 ms of load per point), then
 #   1. numa-matrix.json is schema pmucal.numa/1 with one node per Linux node, an n x n matrix
-#      with p10 <= p50 <= p90 in 20 ns .. 10 us (DRAM or L3 on this VM, never an L1 figure),
+#      with p10 <= p50 <= p90 in 5 ns .. 10 us (8 MiB: L3 or DRAM on this VM, never an L1 figure),
 #      each node's buffer read back page by page on its node (pages_checked = 8 MiB / 4 KiB);
 #   2. a loaded-latency curve of 7 points per node with two CPUs, idle first with no loaders,
 #      the others with bandwidth above 0; the n x n bandwidth matrix above 0;
@@ -39,7 +39,7 @@ m = d["matrix"]
 assert len(m) == n and all(len(r) == n for r in m), m
 for row in m:
     for c in row:
-        assert c["measured"] and 20 <= c["p10_ns"] <= c["p50_ns"] <= c["p90_ns"] <= 10000, c
+        assert c["measured"] and 5 <= c["p10_ns"] <= c["p50_ns"] <= c["p90_ns"] <= 10000, c
 print("matrix %dx%d ok" % (n, n))
 curves = d["loaded_latency"]
 if cpus >= 2:
