@@ -195,16 +195,18 @@ def check_lattable_remote(c):
             len(k["cpus"]) == j["method"]["n_cpus"],
             "%s: the table's c2c classes pool all %d ordered pairs of c2c.json"
             % (c.name, len(j["c2c"]["pairs"])))
-    # level sets: QEMU's vCPUs are alike (one socket), so one set covers every CPU, calibrated
-    # once on the BSP with the table's own levels
+    # level sets: QEMU's vCPUs are alike (one socket), so one set covers every CPU taking part,
+    # calibrated once on the BSP with the table's own levels
     ct = t.get("core_types") or {}
     sets = ct.get("sets", [])
-    tap(ct.get("mode") == "auto" and len(sets) == 1 and sets[0]["bsp_set"] and
-        sets[0]["apic_ids"] == list(range(c.cpus)) and sets[0]["levels"] == t["levels"] and
+    procs = (c.result_json("processors.json") or {}).get("processors", [])
+    taking = sorted(x["apic_id"] for x in procs if x["state"] in ("bsp", "parked"))
+    tap(ct.get("mode") == "auto" and len(sets) == 1 and sets[0]["bsp_set"] and taking and
+        sets[0]["apic_ids"] == taking and sets[0]["levels"] == t["levels"] and
         re.search(r"^INFO: latency: level sets: every processor has the BSP's core type and "
                   r"cache geometry", c.serial, re.M) is not None,
-        "%s: core_types: one level set covering APIC IDs %s, calibrated once on the BSP"
-        % (c.name, sets[0]["apic_ids"] if sets else None))
+        "%s: core_types: one level set covering the APIC IDs taking part %s, calibrated once on "
+        "the BSP" % (c.name, sets[0]["apic_ids"] if sets else None))
     tap(re.search(r"^PASS: latency: latency-table.json: section \"numa\" present", c.serial, re.M)
         is not None and "FAIL: latency: latency-table.json: section" not in c.serial,
         "%s: the latency phase checks its sections (PASS lines)" % c.name)
