@@ -12,10 +12,18 @@
 #include "app/latency_sets.h"
 
 #include "app/cpus.h"
+#include "boot/x86/msr.h"
 #include "report/inventory.h"
 
 #define POINT_TIMEOUT_US (60u * 1000 * 1000) /* one point's windows, emulated DRAM included */
 #define CLOCK_CALIB_US   5000u
+
+/* What the extra sweeps cost, for the cost line make bench reads. */
+static struct {
+        unsigned n_sweeps;
+        size_t   n_points;
+        uint64_t ms;
+} cost;
 
 struct on_cpu {
         unsigned idx;
@@ -95,9 +103,11 @@ static void measure_set(const struct bench_sweep_cfg *base, const struct invento
         cfg.remap_ctx  = NULL;
         cfg.run_on     = run_on_ap;
         cfg.run_on_ctx = &on;
+        cost.n_sweeps++;
         if (bench_sweep_run(&cfg, cpu, &curve, &info) != ST_OK) {
                 s->why_not = on.lost ? "its processor did not answer in time" : "the sweep failed";
         } else {
+                cost.n_points += curve.n;
                 if (rep_levels_detect(&curve, cpu, &s->lv) != ST_OK)
                         s->why_not = "no levels detected";
                 else
@@ -133,10 +143,14 @@ struct lat_sets *lat_sets_measure(const struct run *r, const struct bench_sweep_
                         n_other++;
                 }
         }
+        memset(&cost, 0, sizeof(cost));
         if (n_other && app_cpus_park(r) == ST_OK) {
+                uint64_t t0 = rdtsc_ordered();
                 for (size_t i = 0; i < sets->n; i++)
                         if (!sets->set[i].is_bsp_set)
                                 measure_set(base, r->inv, &sets->set[i]);
+                if (r->inv->tsc_hz)
+                        cost.ms = (rdtsc_ordered() - t0) * 1000 / r->inv->tsc_hz;
                 app_cpus_release();
         }
         for (size_t i = 0; i < sets->n; i++)
@@ -182,4 +196,8 @@ void lat_sets_report(const struct lat_sets *s)
         else if (n_measured)
                 rep_check(n_ordered == n_measured, "level sets: %u of %u sets measured on their "
                           "own processor have levels ordered by latency", n_ordered, n_measured);
+        if (cost.n_sweeps)
+                rep_info("level sets: cost: %u sweep%s on other processors, %zu points, %llu ms",
+                         cost.n_sweeps, cost.n_sweeps == 1 ? "" : "s", cost.n_points,
+                         (unsigned long long)cost.ms);
 }
