@@ -174,6 +174,34 @@ static json_t *jstat(const struct pmucal_stat *s)
                          s->p90);
 }
 
+/* The level sets (1.4) with each set's level medians; [] for an older table. */
+static json_t *core_sets_json(const struct pmucal_table *t)
+{
+        json_t *a = json_array();
+
+        for (size_t i = 0; i < t->n_core_sets; i++) {
+                const struct pmucal_core_set *s = &t->core_sets[i];
+                json_t *ids = json_array(), *lv = json_array();
+                for (size_t k = 0; k < s->n_apic_ids; k++)
+                        json_array_append_new(ids, json_integer(s->apic_ids[k]));
+                for (size_t k = 0; k < s->n_levels; k++)
+                        json_array_append_new(lv, json_pack("{s:o,s:o,s:o}", "name",
+                                                            jstr(s->levels[k].name), "cycles",
+                                                            jstat(&s->levels[k].cycles), "ns",
+                                                            s->levels[k].has_ns
+                                                                    ? jstat(&s->levels[k].ns)
+                                                                    : jnull()));
+                json_array_append_new(a, json_pack("{s:o,s:o,s:I,s:b,s:b,s:o,s:o}", "core_type",
+                                                   jstr(s->core_type), "apic_ids", ids,
+                                                   "measured_on_apic_id",
+                                                   (json_int_t)s->measured_on_apic_id, "bsp_set",
+                                                   s->bsp_set, "measured", s->measured,
+                                                   "why_not_measured", jstr(s->why_not_measured),
+                                                   "levels", lv));
+        }
+        return a;
+}
+
 static json_t *table_json(const struct pmucal_table *t)
 {
         json_t *lv = json_array(), *fl = json_array();
@@ -195,7 +223,7 @@ static json_t *table_json(const struct pmucal_table *t)
                 json_array_append_new(fl, json_string(t->flags[i]));
         return json_pack(
                 "{s:o,s:{s:o,s:i,s:i,s:i,s:o,s:o,s:o,s:o,s:o,s:o},s:{s:o,s:o,s:o,s:i,s:o,s:o,s:o,s:o},"
-                "s:{s:s,s:b,s:o},s:o,s:o}",
+                "s:{s:s,s:b,s:o},s:o,s:o,s:o}",
                 "schema", jstr(t->schema), "machine", "vendor", jstr(t->vendor), "family", t->family,
                 "model", t->model, "stepping", t->stepping, "brand", jstr(t->brand), "core_hz",
                 ju64(t->core_hz), "tsc_hz", ju64(t->tsc_hz), "smbios_manufacturer",
@@ -205,7 +233,7 @@ static json_t *table_json(const struct pmucal_table *t)
                 "prefetchers", jstr(t->prefetchers), "pmucal_version", jstr(t->pmucal_version), "date",
                 jstr(t->date), "units", "cycles", pmucal_unit_name(t->cycles_unit), "core_ratio_measured",
                 t->has_core_ratio, "core_per_tsc", t->has_core_ratio ? json_real(t->core_per_tsc) : jnull(),
-                "levels", lv, "flags", fl);
+                "levels", lv, "flags", fl, "core_sets", core_sets_json(t));
 }
 
 static json_t *tlb_json(const struct pmucal_tlb *k)
