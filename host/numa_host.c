@@ -45,7 +45,7 @@
 static const uint32_t delays[] = { LOADED_IDLE, 2048, 512, 128, 32, 8, 0 };
 
 
-static struct hnode        nodes[NUMA_MAX_NODES];
+static struct host_numa_node        nodes[NUMA_MAX_NODES];
 static unsigned            n_nodes;
 static struct acpi_slit    slit;
 static bool                have_slit;
@@ -311,18 +311,18 @@ static unsigned place_all(void)
         unsigned n = 0, checked;
 
         for (unsigned k = 0; k < n_nodes; k++) {
-                struct hnode          *h  = &nodes[k];
+                struct host_numa_node          *h  = &nodes[k];
                 struct bench_chain_cfg cc = { .layout = BENCH_LAYOUT_RANDOM, .seed = CHAIN_SEED ^ k };
 
                 h->why[0] = '\0';
-                if (!(h->buf = numa_host_place(h->id, ws, n_nodes, &h->pages_checked, h->why,
+                if (!(h->buf = host_numa_place(h->id, ws, n_nodes, &h->pages_checked, h->why,
                                                sizeof(h->why))))
                         continue;
                 if (bench_chain_build(h->buf, ws, &cc, &h->chain) != ST_OK) {
                         snprintf(h->why, sizeof(h->why), "no chain of %zu bytes", ws);
                         continue;
                 }
-                h->load = numa_host_place(h->id, ws, n_nodes, &checked, h->why, sizeof(h->why));
+                h->load = host_numa_place(h->id, ws, n_nodes, &checked, h->why, sizeof(h->why));
                 rep_printf("numa: node %u (Linux node %u): %u CPU%s, chaser CPU %d; buffers of %zu "
                            "MiB bound with mbind, %u pages each read back on the node%s%s\n", k,
                            h->id, h->n_cpus, h->n_cpus == 1 ? "" : "s",
@@ -413,7 +413,7 @@ int host_numa_main(const struct host_opts *o)
         status_t                 st;
 
         rep_add_sink((struct rep_sink){ .write = console_sink });
-        n_nodes = numa_host_read_nodes(nodes, pd, &slit, &have_slit);
+        n_nodes = host_numa_read_nodes(nodes, pd, &slit, &have_slit);
         if (!nodes[0].n_cpus && n_nodes == 1)
                 return rep_err(ST_NOT_FOUND, "numa: no CPU this process may run on"), 1;
         linux_plat_pin_cpu(nodes[0].n_cpus ? nodes[0].cpu[0] : 0);

@@ -19,7 +19,7 @@
 #define MPOL_MF_MOVE_   (1u << 1)
 
 /* "0-3,8,10-11" into the CPUs of @p set: true when the list parsed. */
-static bool parse_cpulist(const char *s, const cpu_set_t *allowed, struct hnode *n)
+static bool parse_cpulist(const char *s, const cpu_set_t *allowed, struct host_numa_node *n)
 {
         while (*s && *s != '\n') {
                 char         *end;
@@ -46,7 +46,7 @@ static bool read_line(const char *path, char *buf, size_t cap)
         return ok;
 }
 
-unsigned numa_host_read_nodes(struct hnode *nodes, uint32_t *pd, struct acpi_slit *slit,
+unsigned host_numa_read_nodes(struct host_numa_node *nodes, uint32_t *pd, struct acpi_slit *slit,
                               bool *have_slit)
 {
         cpu_set_t allowed;
@@ -60,13 +60,13 @@ unsigned numa_host_read_nodes(struct hnode *nodes, uint32_t *pd, struct acpi_sli
                 snprintf(path, sizeof(path), "/sys/devices/system/node/node%u/cpulist", id);
                 if (!read_line(path, line, sizeof(line)))
                         continue;
-                nodes[n_nodes] = (struct hnode){ .id = id };
+                nodes[n_nodes] = (struct host_numa_node){ .id = id };
                 parse_cpulist(line, &allowed, &nodes[n_nodes]);
                 pd[n_nodes] = id;
                 n_nodes++;
         }
         if (!n_nodes) {
-                nodes[0] = (struct hnode){ .id = 0 };
+                nodes[0] = (struct host_numa_node){ .id = 0 };
                 for (unsigned c = 0; c < CPU_SETSIZE && nodes[0].n_cpus < MAX_CPUS; c++)
                         if (CPU_ISSET(c, &allowed))
                                 nodes[0].cpu[nodes[0].n_cpus++] = c;
@@ -92,7 +92,7 @@ unsigned numa_host_read_nodes(struct hnode *nodes, uint32_t *pd, struct acpi_sli
         return n_nodes;
 }
 
-uint8_t *numa_host_place(unsigned id, size_t bytes, unsigned n_nodes, unsigned *checked,
+uint8_t *host_numa_place(unsigned id, size_t bytes, unsigned n_nodes, unsigned *checked,
                          char *why, size_t cap)
 {
         unsigned long mask[16] = { 0 };
