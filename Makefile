@@ -294,6 +294,7 @@ TEST_MSR_sweep    := tests/fake_msr_none.c
 TEST_EXTRA_app    := tests/fake_topology.c tests/fake_spin.c
 TEST_EXTRA_results := $(TEST_EXTRA_app)
 TEST_EXTRA_trap   := tests/fake_trap_self.c
+TEST_EXTRA_latency_sets := tests/fake_topology.c
 # The virtual PMU (tests/vpmu/) is the MSR back end of the tests that run on it; the suite's
 # kernels are wrapped at link time by descriptions of what they retire (vpmu_work.c).
 VPMU_SRCS := \

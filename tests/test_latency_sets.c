@@ -13,7 +13,10 @@
 
 #include <cmocka.h>
 
+#include "app/cpus.h"
+#include "app/latency_sets.h"
 #include "bench/measure.h"
+#include "report/inventory.h"
 #include "boot/mp.h"
 #include "host/include/pmucal/table.h"
 #include "report/lattable.h"
@@ -154,6 +157,69 @@ static void test_sweep_on_ap(void **state)
         bench_sweep_free(&c);
 }
 
+/* The whole path on the test platform: three P-cores (BSP 0, 2, 4) and two E-cores (16, 17)
+ * describe themselves in the cpus phase; the latency phase's level sets are then two, the
+ * E-cores' measured on APIC ID 16 (a thread of the test platform) with levels of their own, and
+ * the console says so. level_sets = off: none. */
+static void test_measure_hybrid(void **state)
+{
+        static const struct plat_cpu cpus[5] = {
+                { .apic_id = 0, .enabled = true, .is_bsp = true }, { .apic_id = 2, .enabled = true },
+                { .apic_id = 16, .enabled = true }, { .apic_id = 4, .enabled = true },
+                { .apic_id = 17, .enabled = true },
+        };
+        static struct inventory inv;
+        static struct run       r;
+        static struct lat_levels bsp;
+        struct rep_buf          out = { 0 };
+        struct bench_sweep_cfg  cfg = { .profile = BENCH_PROFILE_QUICK,
+                                        .layout = BENCH_LAYOUT_RANDOM, .page = PLAT_PAGE_4K,
+                                        .repetitions = 11, .max_bytes = 64 * KB, .seed = 1 };
+        struct lat_sets        *s;
+        (void)state;
+
+        fake_plat_reset();
+        fake_plat_set_cpus(cpus, 5);
+        fake_plat_real_stall(true);
+        for (unsigned i = 0; i < 5; i++)
+                fake_topology_set_kind(i, i == 2 || i == 4 ? 0x20 : 0x40, i == 2 || i == 4 ? 4 * MB
+                                                                                          : 2 * MB);
+        memset(&inv, 0, sizeof(inv));
+        memset(&r, 0, sizeof(r));
+        inv.cpu    = (struct cpu_info){ .vendor = VEN_INTEL };
+        inv.cpu_st = ST_OK;
+        inv.tsc_hz = 2000000000ull;
+        r.inv      = &inv;
+        config_defaults(&r.cfg);
+        rep_reset();
+        rep_add_sink(rep_buf_sink(&out));
+        assert_int_equal(phase_cpus(&r), ST_OK);
+        bsp = (struct lat_levels){ .n = 1 };
+        strcpy(bsp.lv[0].name, "flat");
+        assert_non_null(s = lat_sets_measure(&r, &cfg, &bsp));
+        lat_sets_report(s);
+        assert_int_equal(s->n, 2);
+        assert_true(s->set[0].is_bsp_set && s->set[0].n_cpus == 3 && s->set[0].lv.n == 1);
+        assert_int_equal(s->set[1].n_cpus, 2);
+        assert_int_equal(s->set[1].measure_apic, 16);
+        assert_true(s->set[1].measured);
+        assert_true(s->set[1].lv.n >= 1);
+        if (!strstr(out.p, "PASS: level sets: 2 sets cover 5 of 5 processors") ||
+            !strstr(out.p, "set 1: core type atom") || !strstr(out.p, "measured on APIC ID 16") ||
+            !strstr(out.p, "INFO: level sets: cost: 1 sweep on other processors"))
+                fail_msg("console:\n%s", out.p);
+        plat_free(s);
+        r.cfg.level_sets = CONFIG_SETS_OFF;
+        assert_null(lat_sets_measure(&r, &cfg, &bsp));
+        for (unsigned i = 0; i < 5; i++)
+                fake_topology_set_kind(i, 0, 0);
+        for (size_t i = 0; i < r.n_files; i++)
+                rep_buf_free(&r.files[i].data);
+        rep_reset();
+        rep_buf_free(&out);
+        fake_plat_cpus_reset();
+}
+
 /* L1 4, L2 14, L3 50, DRAM 300 TSC ticks (E-cores: L2 18, from 4 MiB). */
 static void make_curve(struct lat_curve *c, struct lat_point *pts, bool ecore)
 {
@@ -265,6 +331,7 @@ int main(void)
                 cmocka_unit_test(test_group_hybrid),
                 cmocka_unit_test(test_group_domains),
                 cmocka_unit_test(test_sweep_on_ap),
+                cmocka_unit_test(test_measure_hybrid),
                 cmocka_unit_test(test_table_round_trip),
                 cmocka_unit_test(test_table_errors),
         };
