@@ -155,7 +155,8 @@ static void check_faults(void)
                       (c->pmc_vec == 6 || c->pmc_vec == 13);
         }
         if (unsupported)
-                rep_skip("fault recovery on %u processors: no fault handlers of ours here",
+                rep_skip("fault recovery on %u processors: not probed here (no fault handlers "
+                         "of ours, or no such probe on this architecture)",
                          unsupported);
         if (n)
                 rep_check(ok == n, "%u of %u processors recovered their own deliberate faults "

@@ -12,7 +12,6 @@
 #include "app/latency_sets.h"
 
 #include "app/cpus.h"
-#include "boot/x86/msr.h"
 #include "report/inventory.h"
 
 #define POINT_TIMEOUT_US (60u * 1000 * 1000) /* one point's windows, emulated DRAM included */
@@ -145,12 +144,12 @@ struct lat_sets *lat_sets_measure(const struct run *r, const struct bench_sweep_
         }
         memset(&cost, 0, sizeof(cost));
         if (n_other && app_cpus_park(r) == ST_OK) {
-                uint64_t t0 = rdtsc_ordered();
+                uint64_t t0 = bench_timer_now();
                 for (size_t i = 0; i < sets->n; i++)
                         if (!sets->set[i].is_bsp_set)
                                 measure_set(base, r->inv, &sets->set[i]);
-                if (r->inv->tsc_hz)
-                        cost.ms = (rdtsc_ordered() - t0) * 1000 / r->inv->tsc_hz;
+                if (base->clock && base->clock->tsc_hz)
+                        cost.ms = (bench_timer_now() - t0) * 1000 / base->clock->tsc_hz;
                 app_cpus_release();
         }
         for (size_t i = 0; i < sets->n; i++)

@@ -5,7 +5,7 @@ import json
 import os
 import re
 
-from qemu_tap import tap
+from qemu_tap import opt, tap
 
 
 def qemu_slit(nodes):
@@ -37,11 +37,17 @@ def check_processors(c):
         and own == list(range(c.cpus)),
         "%s: the APIC IDs each CPU reports %s match MP services and the MADT %s"
         % (c.name, own, madt))
-    m = re.search(r"^PASS: cpus: (\d+) of (\d+) processors recovered their own deliberate faults",
-                  c.serial, re.M)
-    tap(m is not None and int(m.group(1)) == c.cpus,
-        "%s: every CPU, APs included, recovered its own #UD and rdpmc fault (%s)"
-        % (c.name, m.group(0) if m else "no PASS line"))
+    if opt(c.args, "--arch", "x86_64") == "aarch64":
+        # the per-processor fault fixups are x86-64's: said, not claimed
+        tap(re.search(r"^SKIP: cpus: fault recovery on %d processors: not probed here" % c.cpus,
+                      c.serial, re.M) is not None,
+            "%s: the per-CPU fault probe SKIPs with its reason on AArch64" % c.name)
+    else:
+        m = re.search(r"^PASS: cpus: (\d+) of (\d+) processors recovered their own deliberate "
+                      r"faults", c.serial, re.M)
+        tap(m is not None and int(m.group(1)) == c.cpus,
+            "%s: every CPU, APs included, recovered its own #UD and rdpmc fault (%s)"
+            % (c.name, m.group(0) if m else "no PASS line"))
     bad = [(x["apic_id"], x["node"]) for x in taking if x["node"] != node_of_cpu(c, x["apic_id"])]
     tap(not bad, "%s: each CPU's node follows run-qemu.sh's split%s"
         % (c.name, "" if not bad else ": %s" % bad))
