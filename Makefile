@@ -105,7 +105,9 @@ BOOT_x86_SRCS := \
 	boot/x86/prefetch.c \
 	boot/x86/spin.c \
 	boot/x86/topology.c \
-	boot/x86/topology_self.c
+	boot/x86/topology_self.c \
+	boot/x86/trap_cpu.c \
+	boot/x86/trap_self.c
 BOOT_x86_CPU_SRCS := \
 	boot/x86/msr_cpu.c \
 	boot/x86/pmi_x86_64.S \
@@ -165,6 +167,7 @@ BENCH_SRCS := \
 	bench/kernel_pmu.c \
 	bench/kernel_tlb.c \
 	bench/measure.c \
+	bench/measure_on.c \
 	bench/ownpt.c \
 	bench/pagetable.c \
 	bench/ptlive.c \
@@ -189,6 +192,7 @@ REPORT_SRCS := \
 	report/lattable.c \
 	report/lattable_json.c \
 	report/lattable_numa.c \
+	report/lattable_sets.c \
 	report/c2c.c \
 	report/levels.c \
 	report/loaded.c \
@@ -212,6 +216,7 @@ APP_SRCS := \
 	app/latency.c \
 	app/latency_clock.c \
 	app/latency_pages.c \
+	app/latency_sets.c \
 	app/numa.c \
 	app/numa_loaded.c \
 	app/numa_mem.c \
@@ -241,6 +246,7 @@ LIBPMUCAL_SRCS := \
 	host/libpmucal_json.c \
 	host/libpmucal_numa.c \
 	host/libpmucal_numa_classify.c \
+	host/libpmucal_sets.c \
 	host/libpmucal_tlb.c \
 	host/libpmucal_tlb_classify.c
 PMUCAL_TABLE_SRCS := \
@@ -252,6 +258,8 @@ PMUCAL_TABLE_SRCS := \
 	host/pmucal_table_show.c
 PMUCAL_HOST_SRCS := \
 	host/c2c_host.c \
+	host/numa_host.c \
+	host/numa_host_nodes.c \
 	host/host_args.c \
 	host/perf_clock.c \
 	host/pmucal_host.c \
@@ -285,6 +293,8 @@ TEST_MSR_latpages := tests/fake_msr_none.c
 TEST_MSR_sweep    := tests/fake_msr_none.c
 TEST_EXTRA_app    := tests/fake_topology.c tests/fake_spin.c
 TEST_EXTRA_results := $(TEST_EXTRA_app)
+TEST_EXTRA_trap   := tests/fake_trap_self.c
+TEST_EXTRA_latency_sets := tests/fake_topology.c
 # The virtual PMU (tests/vpmu/) is the MSR back end of the tests that run on it; the suite's
 # kernels are wrapped at link time by descriptions of what they retire (vpmu_work.c).
 VPMU_SRCS := \

@@ -81,6 +81,15 @@ enum config_pages {
         CONFIG_PAGES_2M,       /* 2 MiB, likewise */
 };
 
+/** Level calibration per core type / cache domain (app/latency_sets.c). */
+enum config_level_sets {
+        CONFIG_SETS_AUTO = 0, /* once more for each core type or cache geometry the BSP's
+                               * does not share (hybrid parts, differing L3 domains) */
+        CONFIG_SETS_DOMAINS,  /* once more for every last-level-cache domain, even when its
+                               * geometry is the BSP's */
+        CONFIG_SETS_OFF,      /* the BSP's levels only */
+};
+
 /** The effective settings. Filled by config_defaults or config_parse. */
 struct pmucal_config {
         enum config_profile  profile;       /* default quick */
@@ -96,6 +105,7 @@ struct pmucal_config {
         bool                 crash_test;    /* end the self-test with an unhandled #UD, to
                                              * check the crash path; default off */
         enum config_pages    latency_pages; /* latency buffer page size; default auto */
+        enum config_level_sets level_sets;  /* default auto */
         uint32_t             from_file;     /* bit i: key table row i was set by the file */
 };
 

@@ -40,6 +40,12 @@ static const char *const pages_names[] = {
         [CONFIG_PAGES_2M]   = "2m",
 };
 
+static const char *const sets_names[] = {
+        [CONFIG_SETS_AUTO]    = "auto",
+        [CONFIG_SETS_DOMAINS] = "domains",
+        [CONFIG_SETS_OFF]     = "off",
+};
+
 #define FIELD(f) .offset = offsetof(struct pmucal_config, f), \
                  .size   = sizeof(((struct pmucal_config *)0)->f)
 #define NAMES(a) .names = (a), .n_names = ARRAY_SIZE(a)
@@ -64,6 +70,8 @@ const struct key_desc config_keys[] = {
         { .name = "crash_test", .type = KT_BOOL, FIELD(crash_test), .def = 0 },
         { .name = "latency_pages", .type = KT_ENUM, FIELD(latency_pages), NAMES(pages_names),
           .def = CONFIG_PAGES_AUTO },
+        { .name = "level_sets", .type = KT_ENUM, FIELD(level_sets), NAMES(sets_names),
+          .def = CONFIG_SETS_AUTO },
 };
 
 _Static_assert(ARRAY_SIZE(config_keys) <= CONFIG_MAX_KEYS, "pmucal_config.from_file has one bit per key");

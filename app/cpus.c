@@ -26,9 +26,14 @@ const struct app_cpus *app_cpus_get(void)
         return &cpus;
 }
 
+/* Each processor describes itself and recovers two deliberate faults of its own, so that an
+ * AP's *_safe accessors are known to report "unsupported" as the BSP's do. */
 static void describe_self(void *arg)
 {
-        cpu_topology_self(arg);
+        struct app_cpu *c = arg;
+
+        cpu_topology_self(&c->topo);
+        app_cpus_fault_self(c);
 }
 
 static bool madt_has(const struct inventory *inv, uint32_t apic_id)
@@ -109,7 +114,7 @@ static void describe_all(const struct inventory *inv)
                 c->fw_apic = mp_cpu_apic_id(i);
                 c->node    = inv ? inventory_node_of_apic(inv, c->fw_apic) : -1;
                 if (s == MP_BSP || s == MP_PARKED)
-                        c->described = mp_run(i, describe_self, &c->topo, CALL_TIMEOUT_US) == ST_OK;
+                        c->described = mp_run(i, describe_self, c, CALL_TIMEOUT_US) == ST_OK;
                 c->state = mp_cpu_state(i); /* lost if it did not answer */
         }
 }
@@ -128,6 +133,34 @@ static void print_table(void)
                            state_name(c->state), c->fw_apic, c->topo.apic_id, c->topo.package,
                            c->topo.core, c->topo.thread, c->topo.llc_domain, c->node);
         }
+}
+
+/* Every processor that described itself also took a #UD (ud2) and an RDPMC of a counter no
+ * CPU has (#GP, or #UD where RDPMC is not emulated) and came back through its own fixup. */
+static void check_faults(void)
+{
+        unsigned n = 0, ok = 0, unsupported = 0;
+
+        for (unsigned i = 0; i < cpus.n; i++) {
+                const struct app_cpu *c = &cpus.cpu[i];
+                if (!c->described)
+                        continue;
+                if (c->ud_st == ST_UNSUPPORTED || c->pmc_st == ST_UNSUPPORTED) {
+                        /* no handlers of ours (hosted), or an architecture without the probe */
+                        unsupported++;
+                        continue;
+                }
+                n++;
+                ok += c->ud_st == ST_OK && c->ud_vec == 6 && c->pmc_st == ST_FAULT &&
+                      (c->pmc_vec == 6 || c->pmc_vec == 13);
+        }
+        if (unsupported)
+                rep_skip("fault recovery on %u processors: not probed here (no fault handlers "
+                         "of ours, or no such probe on this architecture)",
+                         unsupported);
+        if (n)
+                rep_check(ok == n, "%u of %u processors recovered their own deliberate faults "
+                          "(ud2 -> #UD, rdpmc of a counter no CPU has -> #GP or #UD)", ok, n);
 }
 
 static void check(const struct inventory *inv)
@@ -154,6 +187,7 @@ static void check(const struct inventory *inv)
                           madt_ok, n);
         else
                 rep_skip("no MADT to hold the processors against");
+        check_faults();
         if (inv && inv->srat)
                 rep_check(srat_ok == n, "%u of %u processors have a node in SRAT", srat_ok, n);
         else

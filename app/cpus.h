@@ -16,6 +16,8 @@ struct app_cpu {
         bool                described;  /* topo is the CPU's own word */
         struct cpu_topology topo;
         int                 node;       /* SRAT proximity domain; -1 unknown */
+        status_t            ud_st, pmc_st; /* its own deliberate #UD (ud2) and rdpmc fault */
+        unsigned            ud_vec, pmc_vec;
 };
 
 struct app_cpus {
@@ -34,6 +36,10 @@ status_t app_cpus_park(const struct run *r);
 /** True when the CPU is emulated (QEMU TCG): every memory access costs what the emulator
  *  makes it cost, so figures are reported as the emulator's and no check fails for them. */
 bool app_cpus_emulated(const struct run *r);
+/** On the calling processor: raise a #UD (ud2) and an RDPMC of a counter no CPU has under
+ *  this processor's own fault fixup and record the outcomes in @p c (app/gather_x86.c;
+ *  ST_UNSUPPORTED on an architecture without these probes). */
+void app_cpus_fault_self(struct app_cpu *c);
 /** Return every parked AP to the platform (idempotent). */
 void app_cpus_release(void);
 

@@ -7,6 +7,7 @@
  * cpuid.txt is on x86-64).
  */
 #include "app/gather.h"
+#include "app/cpus.h"
 
 #include "boot/arm64/idreg.h"
 #include "lib/fmt.h"
@@ -113,4 +114,12 @@ void gather_cpu_files(struct run *r, struct gather_cpu_raw *raw)
         rep_buf_free(&b);
         plat_free(raw->regs);
         raw->regs = NULL;
+}
+
+/* No application processors run under AAVMF (no MP services): the per-processor fault
+ * probes are x86-64's. */
+void app_cpus_fault_self(struct app_cpu *c)
+{
+        c->ud_st = c->pmc_st = ST_UNSUPPORTED;
+        c->ud_vec = c->pmc_vec = 0;
 }

@@ -3,6 +3,9 @@
  * guarantees (probed through the safe accessors), microcode and the TSC rate.
  */
 #include "app/gather.h"
+#include "app/cpus.h"
+#include "boot/cpu.h"
+#include "pmu/x86/fault_probe.h"
 
 #include "lib/stats.h"
 
@@ -118,4 +121,12 @@ void gather_cpu_files(struct run *r, struct gather_cpu_raw *raw)
         rep_buf_free(&b);
         plat_free(raw->regs);
         raw->regs = NULL;
+}
+
+void app_cpus_fault_self(struct app_cpu *c)
+{
+        uint64_t v;
+
+        c->ud_st  = cpu_fault_probe(CPU_PROBE_UD2, &c->ud_vec);
+        c->pmc_st = pmu_fault_probe_rdpmc(&v, &c->pmc_vec);
 }

@@ -12,6 +12,7 @@
 
 #include "app/latency_clock.h"
 #include "app/latency_pages.h"
+#include "app/latency_sets.h"
 #include "bench/measure.h"
 #include "report/inventory.h"
 #include "report/json.h"
@@ -353,7 +354,8 @@ status_t phase_latency(struct run *r)
         const struct inventory *inv = r->inv;
         struct lat_run         *lr;
         struct rep_buf          json = { 0 }, csv = { 0 };
-        struct lat_json_section sec[LAT_REMOTE_MAX_SECTIONS];
+        struct lat_json_section sec[LAT_REMOTE_MAX_SECTIONS + 1];
+        struct lat_sets        *sets = NULL;
         size_t                  n_sec;
         status_t                st;
 
@@ -396,13 +398,17 @@ status_t phase_latency(struct run *r)
                 goto out;
         }
         fill_meta(lr, inv);
+        sets  = lat_sets_measure(r, &lr->cfg, &lr->lv);
         n_sec = lat_remote_sections(r->numa_result, r->c2c_result, sec);
+        if (sets)
+                sec[n_sec++] = (struct lat_json_section){ lat_sets_json, sets };
         if ((st = rep_lat_json(&json, &lr->meta, &lr->curve, &lr->lv, sec, n_sec)) != ST_OK ||
             (st = rep_lat_csv(&csv, &lr->curve)) != ST_OK) {
                 rep_err(st, "formatting %s and %s", TABLE_FILE, CURVE_FILE);
                 goto out;
         }
         report_levels(lr);
+        lat_sets_report(sets);
         report_remote(r, &json);
         check_results(lr, &json, &csv);
 
@@ -413,6 +419,7 @@ status_t phase_latency(struct run *r)
         run_add_file(r, TABLE_FILE, &json);
         run_add_file(r, CURVE_FILE, &csv);
 out:
+        plat_free(sets);
         rep_buf_free(&json);
         rep_buf_free(&csv);
         bench_sweep_free(&lr->curve);

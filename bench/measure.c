@@ -1,5 +1,6 @@
 /** @file The latency sweep runner (see measure.h). */
 #include "bench/measure.h"
+#include "bench/measure_priv.h"
 
 #include "lib/log.h"
 #include "lib/stats.h"
@@ -31,19 +32,6 @@ static const char *const page_names[] = {
         [PLAT_PAGE_1G] = "1g",
 };
 
-struct sweep {
-        const struct bench_sweep_cfg    *cfg;
-        const struct bench_profile_desc *prof;
-        struct bench_sweep_info         *info;
-        uint8_t                         *buf;
-        uint64_t                        *lat;     /* window latencies of one point */
-        uint64_t                        *scratch; /* a sorted copy of them */
-        uint64_t                         no_warm_bytes; /* 2 x largest cache; 0 = unknown */
-        uint64_t                         core_sum, ref_sum; /* core source over the kept
-                                                               windows of one point */
-        bool                             overhead_done;
-        size_t                           lat_cap;  /* windows kept at most (the cap) */
-};
 
 static uint64_t page_bytes(enum plat_page_kind k)
 {
@@ -145,7 +133,7 @@ static uint64_t window_iters(struct sweep *s, void **p)
         return iters < MIN_ITERS ? MIN_ITERS : iters;
 }
 
-static status_t measure_point(struct sweep *s, uint64_t ws, struct lat_point *pt)
+status_t bench_sweep_point_here(struct sweep *s, uint64_t ws, struct lat_point *pt)
 {
         struct bench_chain_cfg cc = { .layout = s->cfg->layout, .line_bytes = LINE_BYTES,
                                       .seed = s->cfg->seed ^ ws };
@@ -189,7 +177,7 @@ static int64_t median_i64(int64_t *v, size_t n)
 }
 
 /* Overhead figures at the smallest working set: what N/2N removes and what it leaves. */
-static void measure_overhead(struct sweep *s, uint64_t ws, const struct lat_point *base)
+void bench_sweep_overhead_here(struct sweep *s, uint64_t ws, const struct lat_point *base)
 {
         struct bench_chain_cfg cc = { .layout = s->cfg->layout, .line_bytes = LINE_BYTES,
                                       .seed = s->cfg->seed ^ ws };
@@ -222,7 +210,7 @@ static void measure_overhead(struct sweep *s, uint64_t ws, const struct lat_poin
 static status_t add_point(struct sweep *s, struct lat_curve *c, size_t cap, uint64_t ws)
 {
         struct lat_point pt;
-        status_t         st = measure_point(s, ws, &pt);
+        status_t         st = bench_sweep_point(s, ws, &pt);
 
         if (st == ST_TIMEOUT) {
                 log_warn("working set %llu bytes: all %zu windows disturbed, point left out",
@@ -233,7 +221,7 @@ static status_t add_point(struct sweep *s, struct lat_curve *c, size_t cap, uint
                 st = bench_curve_insert(c->pts, &c->n, cap, &pt);
         if (st == ST_OK && c->n == 1 && !s->overhead_done) {
                 s->overhead_done = true;
-                measure_overhead(s, ws, &pt);
+                bench_sweep_overhead(s, ws, &pt);
         }
         return st;
 }
@@ -252,7 +240,7 @@ static status_t remeasure_outliers(struct sweep *s, struct lat_curve *c)
                         continue;
                 tries[0] = c->pts[i];
                 for (unsigned t = 0; t < OUTLIER_TRIES; t++) {
-                        st = measure_point(s, c->pts[i].ws_bytes, &tries[n]);
+                        st = bench_sweep_point(s, c->pts[i].ws_bytes, &tries[n]);
                         if (st == ST_TIMEOUT)
                                 continue;
                         if (st != ST_OK)
@@ -427,11 +415,11 @@ status_t bench_sweep_run(const struct bench_sweep_cfg *cfg, const struct cpu_inf
                 st = ST_NO_MEM;
                 goto done;
         }
-        bench_prefetch_disable(cpu, cfg->prefetchers_off, &info->prefetch);
+        bench_sweep_prefetch_off(&s, cpu);
         st = sweep_points(&s, out, cap);
         if (st == ST_OK && !out->n)
                 st = ST_TIMEOUT; /* every point disturbed throughout */
-        if (bench_prefetch_restore(&info->prefetch) != ST_OK)
+        if (bench_sweep_prefetch_restore(&s) != ST_OK)
                 log_warn("could not restore MSR 0x%x to 0x%llx", (unsigned)info->prefetch.msr,
                          (unsigned long long)info->prefetch.saved);
 

@@ -53,6 +53,13 @@ struct bench_sweep_cfg {
         bench_remap_fn       remap;          /* called once after allocation when the page
                                                 size obtained is not @c page; NULL = never */
         void                *remap_ctx;
+        /* Where the windows run: NULL = the calling CPU; else run_on(run_on_ctx, fn, arg) runs
+         * fn(arg) on the chosen CPU and returns when it finished (ST_OK) or gave up. What
+         * runs there is only what touches the CPU (a point's chain, warm-up and windows, the
+         * prefetcher MSR); planning, allocation and logging stay on the caller, so the chosen
+         * CPU needs no platform services (an AP under UEFI may call none). */
+        status_t           (*run_on)(void *ctx, void (*fn)(void *arg), void *arg);
+        void                *run_on_ctx;
 };
 
 /** How it was run: the method section of the table and the benchmark figures. */

@@ -14,6 +14,8 @@ struct host_opts;
 
 /** `--tlb`: the dTLB calibration (host/tlb_host.c). */
 int host_tlb_main(const struct host_opts *o);
+/** `--numa`: the NUMA matrix, loaded latency and bandwidth matrix (host/numa_host.c). */
+int host_numa_main(const struct host_opts *o);
 /** `--c2c`: cache-to-cache latency between every ordered pair of CPUs (host/c2c_host.c). */
 int host_c2c_main(const struct host_opts *o);
 

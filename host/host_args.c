@@ -11,7 +11,7 @@
 #include "boot/linux/linux_plat.h"
 
 /* The modes an option applies to. */
-enum { M_LAT = 1, M_TLB = 2, M_C2C = 4, M_SWEEP = M_LAT | M_TLB, M_ALL = 7 };
+enum { M_LAT = 1, M_TLB = 2, M_C2C = 4, M_NUMA = 8, M_SWEEP = M_LAT | M_TLB, M_ALL = 15 };
 
 #define C2C_ROUNDS_MAX (BENCH_C2C_MAX_ROUNDS - 24) /* the kernel's own extra rounds */
 enum opt_kind { K_FLAG, K_STR, K_NUM, K_WORD };
@@ -35,6 +35,9 @@ static const struct opt {
           "calibrate the data TLBs instead of the memory latency" },
         { "--c2c",      NULL,   M_ALL,   K_FLAG, 0,  0,              NULL,
           "measure cache-to-cache latency between every pair of CPUs instead" },
+        { "--numa",     NULL,   M_ALL,   K_FLAG, 0,  0,              NULL,
+          "measure the NUMA latency matrix, loaded latency and the bandwidth matrix with "
+          "buffers bound to each node instead" },
         { "--out",      "DIR",  M_ALL,   K_STR,  0,  0,              NULL,
           "folder for the results, created and locked for the run (default: a new folder "
           "pmucal-<UTC date>T<time>Z in the current directory)" },
@@ -60,6 +63,12 @@ static const struct opt {
           "c2c section" },
         { "--rounds",   "N",    M_C2C,   K_NUM,  11, C2C_ROUNDS_MAX, NULL,
           "rounds per pair, 11..1000 (default 200)" },
+        { "--ws-mib",   "N",    M_NUMA,  K_NUM,  1,  65536,          NULL,
+          "buffer per node in MiB, 1..65536 (default: four times the largest cache, 64..1024)" },
+        { "--windows",  "N",    M_NUMA,  K_NUM,  11, BENCH_JOB_MAX_WINDOWS, NULL,
+          "timing windows per cell and point, 11..64 (default 11)" },
+        { "--load-ms",  "N",    M_NUMA,  K_NUM,  1,  10000,          NULL,
+          "how long the loaders stream per point, 1..10000 ms (default 20)" },
         { "--help",     NULL,   M_ALL,   K_FLAG, 0,  0,              NULL, "print this help and exit" },
 };
 
@@ -91,22 +100,23 @@ static void print_wrapped(FILE *f, const char *lhs, const char *text, const char
 static const char *mode_note(unsigned modes)
 {
         return modes == M_LAT ? " [latency]" : modes == M_SWEEP ? " [latency, --tlb]"
-             : modes == M_C2C ? " [--c2c]" : "";
+             : modes == M_C2C ? " [--c2c]" : modes == M_NUMA ? " [--numa]" : "";
 }
 
 /* The modes' flags, for messages. */
 static const char *mode_flag(enum host_mode m)
 {
-        return m == HOST_MODE_TLB ? "--tlb" : m == HOST_MODE_C2C ? "--c2c" : "the latency sweep";
+        return m == HOST_MODE_TLB ? "--tlb" : m == HOST_MODE_C2C ? "--c2c"
+             : m == HOST_MODE_NUMA ? "--numa" : "the latency sweep";
 }
 
 static void help(FILE *f)
 {
-        fprintf(f, "usage: pmucal-host [--tlb|--c2c] [--out DIR] [OPTION...]\n"
+        fprintf(f, "usage: pmucal-host [--tlb|--c2c|--numa] [--out DIR] [OPTION...]\n"
                    "Measures this machine's memory latency per cache level (default), its\n"
-                   "data TLBs (--tlb) or cache-to-cache latency (--c2c), and writes\n"
-                   "latency-table.json and latency-curve.csv (tlb-table.json and\n"
-                   "tlb-curve.csv; c2c.json).\n\n");
+                   "data TLBs (--tlb), cache-to-cache latency (--c2c) or the NUMA matrix\n"
+                   "(--numa), and writes latency-table.json and latency-curve.csv\n"
+                   "(tlb-table.json and tlb-curve.csv; c2c.json; numa-matrix.json).\n\n");
         for (size_t i = 0; i < ARRAY_SIZE(opts); i++) {
                 char lhs[32];
                 snprintf(lhs, sizeof(lhs), "%s%s%s", opts[i].name, opts[i].arg ? " " : "",
@@ -180,7 +190,7 @@ static void word_list(const char *const *words, char *dst, size_t cap)
 static void defaults(int argc, char **argv, struct host_opts *o)
 {
         *o = (struct host_opts){ .full = true, .tlb_pages = HOST_TLB_PAGE_4K | HOST_TLB_PAGE_2M,
-                                 .rounds = 200 };
+                                 .rounds = 200, .numa_windows = 11, .numa_load_ms = 20 };
         for (int k = 0, len = 0; k < argc && len < (int)sizeof(o->cmdline); k++)
                 len += snprintf(o->cmdline + len, sizeof(o->cmdline) - (size_t)len, "%s%s",
                                 k ? " " : "", argv[k]);
@@ -214,6 +224,12 @@ static void apply(const struct opt *op, const char *v, uint64_t num, struct host
                 o->sweep.seed = num;
         else if (!strcmp(n, "--rounds"))
                 o->rounds = (unsigned)num;
+        else if (!strcmp(n, "--ws-mib"))
+                o->numa_ws_mib = (unsigned)num;
+        else if (!strcmp(n, "--windows"))
+                o->numa_windows = (unsigned)num;
+        else if (!strcmp(n, "--load-ms"))
+                o->numa_load_ms = (unsigned)num;
 }
 
 /* The --page value, once the mode is known. */
@@ -254,13 +270,15 @@ int host_args_parse(int argc, char **argv, unsigned n_cpus, struct host_opts *o,
                         return usage_error(err, "unknown %s '%s'", a[0] == '-' ? "option" : "argument", a);
                 seen[op - opts] = op->name;
                 if (op->kind == K_FLAG) {
-                        if (!strcmp(a, "--tlb") || !strcmp(a, "--c2c")) {
-                                enum host_mode m = a[2] == 't' ? HOST_MODE_TLB : HOST_MODE_C2C;
+                        if (!strcmp(a, "--tlb") || !strcmp(a, "--c2c") || !strcmp(a, "--numa")) {
+                                enum host_mode m = a[2] == 't' ? HOST_MODE_TLB
+                                                 : a[2] == 'c' ? HOST_MODE_C2C : HOST_MODE_NUMA;
                                 if (o->mode != HOST_MODE_LATENCY && o->mode != m)
-                                        return usage_error(err, "--tlb and --c2c are two runs: "
-                                                           "give one of them");
+                                        return usage_error(err, "--tlb, --c2c and --numa are "
+                                                           "separate runs: give one of them");
                                 o->mode   = m;
-                                mode_bits = m == HOST_MODE_TLB ? M_TLB : M_C2C;
+                                mode_bits = m == HOST_MODE_TLB ? M_TLB : m == HOST_MODE_C2C ? M_C2C
+                                                                                          : M_NUMA;
                                 continue;
                         }
                         if (!strcmp(a, "--with-c2c")) {
@@ -304,6 +322,7 @@ int host_args_parse(int argc, char **argv, unsigned n_cpus, struct host_opts *o,
                                            mode_flag(o->mode),
                                            opts[k].modes == M_LAT ? "the latency sweep"
                                            : opts[k].modes == M_C2C ? "--c2c"
+                                           : opts[k].modes == M_NUMA ? "--numa"
                                                                     : "the latency sweep and --tlb");
         return page ? apply_page(page, o, err) : HOST_ARGS_OK;
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "bench/c2c.h"
+#include "bench/chase_job.h"
 #include "bench/measure.h"
 
 #define HOST_ARGS_OK    0
@@ -24,6 +25,8 @@ enum host_mode {
         HOST_MODE_LATENCY = 0, /* the latency sweep (default) */
         HOST_MODE_TLB,         /* --tlb: the dTLB calibration (host/tlb_host.c) */
         HOST_MODE_C2C,         /* --c2c: cache-to-cache latency (host/c2c_host.c) */
+        HOST_MODE_NUMA,        /* --numa: the NUMA matrix, loaded latency, bandwidth
+                                  (host/numa_host.c) */
 };
 
 /** What pmucal-host was asked to do. */
@@ -36,6 +39,9 @@ struct host_opts {
         unsigned               tlb_pages;    /* --tlb --page: HOST_TLB_PAGE_* bits */
         unsigned               rounds;       /* --c2c --rounds */
         bool                   with_c2c;     /* --with-c2c: the latency table's c2c section */
+        unsigned               numa_ws_mib;  /* --numa --ws-mib; 0 = from the caches */
+        unsigned               numa_windows; /* --numa --windows */
+        unsigned               numa_load_ms; /* --numa --load-ms */
         struct bench_sweep_cfg sweep;        /* the latency sweep's settings */
 };
 

@@ -195,7 +195,7 @@ static bool load_bounds(struct pmucal__ctx *c, json_t *arr, struct pmucal_table 
         return true;
 }
 
-static bool load_levels(struct pmucal__ctx *c, json_t *root, struct pmucal_table *t)
+bool pmucal__load_levels(struct pmucal__ctx *c, json_t *root, struct pmucal_table *t)
 {
         json_t *arr = pmucal__member(c, root, "levels", false), *bo, *b;
         size_t  n   = pmucal__push_key(c, "levels");
@@ -309,7 +309,8 @@ static enum pmucal_err load_root(struct pmucal__ctx *c, json_t *root, struct pmu
         t       = &p->pub;
         c->pool = &p->pool;
         if (check_schema(c, root, t) && load_machine(c, root, t) && load_method(c, root, t) &&
-            load_levels(c, root, t) && load_flags(c, root, t))
+            pmucal__load_levels(c, root, t) && load_flags(c, root, t) &&
+            pmucal__load_core_sets(c, root, t))
                 derive(t);
         t->has_tlb = json_object_get(root, "tlb") != NULL;
         if (c->e != PMUCAL_OK)

@@ -126,4 +126,11 @@ PMUCAL_HIDDEN bool pmucal__check_num(struct pmucal__ctx *c, json_t *v, double *o
 PMUCAL_HIDDEN bool pmucal__get_stat(struct pmucal__ctx *c, json_t *obj, const char *key,
                                     struct pmucal_stat *s);
 
+/** The "levels" array and "bucket_upper_bounds" of @p obj (the table's top level, or a level
+ *  set) into t->levels / t->n_levels, checked as the top level's are (host/libpmucal.c). */
+PMUCAL_HIDDEN bool pmucal__load_levels(struct pmucal__ctx *c, json_t *obj, struct pmucal_table *t);
+/** The optional "core_types" section (1.4) into t->core_sets (host/libpmucal_sets.c). */
+PMUCAL_HIDDEN bool pmucal__load_core_sets(struct pmucal__ctx *c, json_t *root,
+                                          struct pmucal_table *t);
+
 #endif

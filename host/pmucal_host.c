@@ -271,6 +271,8 @@ int main(int argc, char **argv)
                 return host_tlb_main(&o);
         if (o.mode == HOST_MODE_C2C) /* cache-to-cache latency, host/c2c_host.c */
                 return host_c2c_main(&o);
+        if (o.mode == HOST_MODE_NUMA) /* the NUMA matrix, host/numa_host.c */
+                return host_numa_main(&o);
         rep_add_sink((struct rep_sink){ .write = console_sink });
         host_c2c_save_cpus();
         if ((st = linux_plat_pin_cpu(o.cpu)) != ST_OK) {

@@ -55,6 +55,30 @@ static void print_stat(const char *unit, const struct pmucal_stat *s)
         printf(" %s p50 %.3f (p10 %.3f, p90 %.3f, min %.3f)", unit, s->p50, s->p10, s->p90, s->min);
 }
 
+/* One line per level set: what it covers, where it was measured, its levels' medians. */
+static void show_core_set(size_t i, const struct pmucal_core_set *s, const char *u)
+{
+        printf("set %zu:    core type %s, caches", i, s->core_type ? cli_esc(s->core_type) : "-");
+        for (size_t k = 0; k < s->n_cache_levels; k++)
+                printf("%s%llu", k ? "/" : " ", (unsigned long long)s->cache_bytes[k]);
+        printf("%s; APIC IDs", s->n_cache_levels ? " B" : " none reported");
+        for (size_t k = 0; k < s->n_apic_ids; k++)
+                printf("%s%u", k ? "," : " ", s->apic_ids[k]);
+        printf("; %zu LLC domain%s%s", s->n_llc_domains, s->n_llc_domains == 1 ? "" : "s",
+               s->n_llc_domains > 1 ? " (alike, calibrated once)" : "");
+        if (!s->measured) {
+                printf("; not measured: %s\n", cli_esc(s->why_not_measured));
+                return;
+        }
+        printf("; %s APIC ID %u:", s->bsp_set ? "the BSP's levels," : "measured on",
+               s->measured_on_apic_id);
+        for (size_t k = 0; k < s->n_levels; k++)
+                printf("%s %s %.3f %s", k ? "," : "", cli_esc(s->levels[k].name),
+                       s->levels[k].has_ns ? s->levels[k].ns.p50 : s->levels[k].cycles.p50,
+                       s->levels[k].has_ns ? "ns" : u);
+        printf("\n");
+}
+
 static void show_table_text(const char *path, const struct pmucal_table *t)
 {
         const char *u = pmucal_unit_name(t->cycles_unit);
@@ -96,6 +120,8 @@ static void show_table_text(const char *path, const struct pmucal_table *t)
         for (size_t i = 0; i < t->n_flags; i++)
                 printf(" %s", cli_esc(t->flags[i]));
         printf("%s\n", t->n_flags ? "" : " none");
+        for (size_t i = 0; i < t->n_core_sets; i++)
+                show_core_set(i, &t->core_sets[i], u);
 }
 
 static void show_tlb_text(const char *path, const struct pmucal_tlb *k)
@@ -148,6 +174,34 @@ static json_t *jstat(const struct pmucal_stat *s)
                          s->p90);
 }
 
+/* The level sets (1.4) with each set's level medians; [] for an older table. */
+static json_t *core_sets_json(const struct pmucal_table *t)
+{
+        json_t *a = json_array();
+
+        for (size_t i = 0; i < t->n_core_sets; i++) {
+                const struct pmucal_core_set *s = &t->core_sets[i];
+                json_t *ids = json_array(), *lv = json_array();
+                for (size_t k = 0; k < s->n_apic_ids; k++)
+                        json_array_append_new(ids, json_integer(s->apic_ids[k]));
+                for (size_t k = 0; k < s->n_levels; k++)
+                        json_array_append_new(lv, json_pack("{s:o,s:o,s:o}", "name",
+                                                            jstr(s->levels[k].name), "cycles",
+                                                            jstat(&s->levels[k].cycles), "ns",
+                                                            s->levels[k].has_ns
+                                                                    ? jstat(&s->levels[k].ns)
+                                                                    : jnull()));
+                json_array_append_new(a, json_pack("{s:o,s:o,s:I,s:b,s:b,s:o,s:o}", "core_type",
+                                                   jstr(s->core_type), "apic_ids", ids,
+                                                   "measured_on_apic_id",
+                                                   (json_int_t)s->measured_on_apic_id, "bsp_set",
+                                                   s->bsp_set, "measured", s->measured,
+                                                   "why_not_measured", jstr(s->why_not_measured),
+                                                   "levels", lv));
+        }
+        return a;
+}
+
 static json_t *table_json(const struct pmucal_table *t)
 {
         json_t *lv = json_array(), *fl = json_array();
@@ -169,7 +223,7 @@ static json_t *table_json(const struct pmucal_table *t)
                 json_array_append_new(fl, json_string(t->flags[i]));
         return json_pack(
                 "{s:o,s:{s:o,s:i,s:i,s:i,s:o,s:o,s:o,s:o,s:o,s:o},s:{s:o,s:o,s:o,s:i,s:o,s:o,s:o,s:o},"
-                "s:{s:s,s:b,s:o},s:o,s:o}",
+                "s:{s:s,s:b,s:o},s:o,s:o,s:o}",
                 "schema", jstr(t->schema), "machine", "vendor", jstr(t->vendor), "family", t->family,
                 "model", t->model, "stepping", t->stepping, "brand", jstr(t->brand), "core_hz",
                 ju64(t->core_hz), "tsc_hz", ju64(t->tsc_hz), "smbios_manufacturer",
@@ -179,7 +233,7 @@ static json_t *table_json(const struct pmucal_table *t)
                 "prefetchers", jstr(t->prefetchers), "pmucal_version", jstr(t->pmucal_version), "date",
                 jstr(t->date), "units", "cycles", pmucal_unit_name(t->cycles_unit), "core_ratio_measured",
                 t->has_core_ratio, "core_per_tsc", t->has_core_ratio ? json_real(t->core_per_tsc) : jnull(),
-                "levels", lv, "flags", fl);
+                "levels", lv, "flags", fl, "core_sets", core_sets_json(t));
 }
 
 static json_t *tlb_json(const struct pmucal_tlb *k)

@@ -1,5 +1,5 @@
 /** @file
- * Outputs of the latency calibration: latency-table.json (schema "pmucal.latency-table/1.3",
+ * Outputs of the latency calibration: latency-table.json (schema "pmucal.latency-table/1.4",
  * documented field by field in docs/latency-table.md), latency-curve.csv (every sweep point),
  * the console levels table and an ASCII plot of the curve readable on a serial console. All
  * writers append text to a caller's struct rep_buf (the caller writes it to a file or prints
@@ -31,7 +31,7 @@
  *  and ns, method.core_clock, the intervals and the adaptive-window figures; 1.3 the
  *  remote-DRAM and cache-to-cache sections of report/lattable_numa.h); readers ignore fields
  *  they do not know and reject another major version. */
-#define LAT_TABLE_SCHEMA       "pmucal.latency-table/1.3"
+#define LAT_TABLE_SCHEMA       "pmucal.latency-table/1.4"
 #define LAT_TABLE_SCHEMA_MAJOR 1
 
 /** Header line of latency-curve.csv for a curve in TSC ticks (every sweep pmucal runs): the

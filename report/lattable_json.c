@@ -2,6 +2,7 @@
  *  ticks, core cycles and ns, the clock each is in named, core figures null with the reason
  *  where no core clock was readable. */
 #include "report/lattable.h"
+#include "report/lattable_sets.h"
 
 #include "lib/fmt.h"
 
@@ -203,6 +204,15 @@ static void write_bounds(struct json_w *w, const struct lat_levels *l)
         json_obj_end(w);
 }
 
+void rep_lat_json_levels(struct json_w *w, const struct lat_levels *l)
+{
+        json_arr_begin(w, "levels");
+        for (size_t k = 0; k < l->n; k++)
+                write_level(w, l, &l->lv[k]);
+        json_arr_end(w);
+        write_bounds(w, l);
+}
+
 status_t rep_lat_json(struct rep_buf *out, const struct lat_table_meta *m,
                       const struct lat_curve *c, const struct lat_levels *l,
                       const struct lat_json_section *extra, size_t n_extra)
@@ -217,11 +227,7 @@ status_t rep_lat_json(struct rep_buf *out, const struct lat_table_meta *m,
         write_machine(&w, m, c);
         write_method(&w, m, c, l);
 
-        json_arr_begin(&w, "levels");
-        for (size_t k = 0; k < l->n; k++)
-                write_level(&w, l, &l->lv[k]);
-        json_arr_end(&w);
-        write_bounds(&w, l);
+        rep_lat_json_levels(&w, l);
 
         json_arr_begin(&w, "flags");
         for (unsigned b = 0; b < 64; b++)

@@ -176,6 +176,8 @@ def field_rows(s, root, schemas, prefix=""):
             it, suffix = target.get("items"), "[]"
             while isinstance(it, dict) and it.get("type") == "array" and isinstance(it.get("items"), dict):
                 it, suffix = it["items"], suffix + "[]"
+            if isinstance(it, dict) and it.get("$ref", "").startswith("#/$defs/"):
+                it = root["$defs"][it["$ref"][len("#/$defs/"):]]
             if isinstance(it, dict) and "properties" in it:
                 rows += field_rows(it, root, schemas, path + suffix + ".")
     return rows

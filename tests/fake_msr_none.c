@@ -8,7 +8,7 @@
 #define VEC_UD 6  /* [SDM-3A] Table 6-1: #UD invalid opcode */
 #define VEC_GP 13 /* [SDM-3A] Table 6-1: #GP general protection */
 
-static unsigned last_vector;
+static __thread unsigned last_vector; /* per processor: the test "CPUs" are threads */
 
 status_t rdmsr_safe(uint32_t msr, uint64_t *out)
 {

@@ -62,6 +62,12 @@ void fake_plat_set_mmu(enum plat_page_kind pages, bool load_cr3, bool restore_cr
 /** The fake CR3 (what the tests' bench_cr3_read wrapper returns). */
 uint64_t fake_plat_cr3(void);
 
+/* Topology (tests/fake_topology.c, for the tests that link it). */
+
+/** Processor @p idx describes itself as a core of a hybrid part: core type @p core_type
+ *  (0x20 atom, 0x40 core; 0: back to a plain processor) with an L2 of @p l2_bytes. */
+void fake_topology_set_kind(unsigned idx, uint8_t core_type, uint64_t l2_bytes);
+
 /* Physical placement (tests/fake_mem_node.c). */
 
 /** The free physical memory plat_alloc_pages_in() places blocks in (copied, at most 64

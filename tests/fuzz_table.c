@@ -1,7 +1,7 @@
 /* libFuzzer target for host/libpmucal.c: the input is a latency-table document, loaded with
  * pmucal_table_load_buf() from an exact-size heap copy (no NUL terminator, so ASan sees any
  * read past the end), and as a TLB table. A table that loads is then classified at a few
- * latencies (its remote sections too) and freed.
+ * latencies (its remote sections too), its level sets checked, and freed.
  * Seeds: tests/corpus/table/ (valid tables and near misses). */
 #include <math.h>
 #include <stddef.h>
@@ -47,6 +47,23 @@ static void fuzz_numa(const struct pmucal_table *t, const char *buf, size_t size
         pmucal_numa_free(n);
 }
 
+/* The level sets of a table that loaded (1.4 core_types): each covers at least one APIC ID,
+ * ascending, none in two sets; a measured set has levels; the set of each listed APIC ID is
+ * the set that lists it. */
+static void fuzz_core_sets(const struct pmucal_table *t)
+{
+        for (size_t i = 0; i < t->n_core_sets; i++) {
+                const struct pmucal_core_set *s = &t->core_sets[i];
+                if (!s->n_apic_ids || (s->measured && !s->n_levels) ||
+                    (!s->measured && (s->n_levels || !s->why_not_measured)))
+                        abort();
+                for (size_t a = 0; a < s->n_apic_ids; a++)
+                        if ((a && s->apic_ids[a] <= s->apic_ids[a - 1]) ||
+                            pmucal_table_core_set(t, s->apic_ids[a]) != s)
+                                abort();
+        }
+}
+
 static void latency(const char *buf, size_t size)
 {
         struct pmucal_table *t;
@@ -74,6 +91,7 @@ static void latency(const char *buf, size_t size)
                                         abort();
         }
         pmucal_table_has_flag(t, "noisy");
+        fuzz_core_sets(t);
         fuzz_numa(t, buf, size);
         pmucal_table_free(t);
 }

@@ -117,6 +117,7 @@ static void test_saves_results(void **state)
         /* every processor of the fake platform took part and described itself */
         want(con, "INFO: cpus: 3 of 3 processors take part (cpus = all)");
         want(con, "PASS: cpus: 3 of 3 processors report the APIC ID MP services gives them");
+        want(con, "PASS: cpus: 3 of 3 processors recovered their own deliberate faults");
         want(con, "PASS: cpus: 3 of 3 processors' own APIC IDs are enabled in the MADT");
         /* every pair of the three bounced a line both ways through the mailboxes */
         want(con, "PASS: c2c: 6 of 6 ordered pairs measured (hit, hitm, write; 11 rounds each), "

@@ -64,6 +64,9 @@ sed 's/"n_nodes": 4/"n_nodes": 5/' "$numa" >"$tmp/numa-rows.json"
 case_ "show prints the NUMA matrix"   0 "^ +2 +228\.8 +224\.4 +100\.0 +154\.5$" show "$numa"
 case_ "show prints the DRAM levels"   0 "level DRAM-remote-2hop +SLIT 22, 8 cell\(s\)" show "$numa"
 case_ "show prints the C2C classes"   0 "c2c other-package hitm +4 pair\(s\) tsc p50 353\.000" show "$numa"
+sets=$CORPUS/core-sets.json
+case_ "show prints the level sets"    0 "^set 1: +core type atom, caches 32768/4194304/37748736 B; APIC IDs 16,17; 1 LLC domain; measured on APIC ID 16: L1 2\.000 ns, L2 9\.000 ns" show "$sets"
+case_ "show names the BSP's set"      0 "^set 0: +core type core, .*APIC IDs 0,2; .*the BSP's levels, APIC ID 0:" show "$sets"
 case_ "show a bad numa section names its path" 1 "numa-rows.json: numa: matrix: 4 rows for 5 nodes" show "$tmp/numa-rows.json"
 case_ "classify-source remote DRAM"   0 $'=150ns DRAM-remote-1hop fits (96.900..471.015 ns, p50 153.000)\n30ns DRAM-remote-1hop FASTER than the bucket (96.900..471.015 ns, p50 153.000)' classify-source "$numa" dram-remote 150ns 30ns
 case_ "classify-source remote HITM in cycles" 0 "^540 c2c-other-package-hitm fits" classify-source "$numa" c2c-remote-hitm 540
@@ -210,6 +213,12 @@ n=$((n + 1)); if [ $rc -eq 0 ] && python3 -c 'import json,sys; t=json.load(open(
 assert [l["name"] for l in t["levels"]] == ["L1","L2","L3","DRAM"]; assert t["levels"][3]["upper_cycles"] is None
 assert t["units"]["cycles"] == "tsc" and t["machine"]["nodes"] is None' "$tmp/show.json"; then
         echo "ok $n - show --json: levels, null for unknown, the unit"; else failed=$((failed + 1)); echo "not ok $n - show --json"; fi
+"$BIN" show --json "$sets" > "$tmp/showsets.json"; rc=$?
+n=$((n + 1)); if [ $rc -eq 0 ] && python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); s=t["core_sets"]
+assert [(x["core_type"], x["apic_ids"], x["bsp_set"]) for x in s] == [("core", [0, 2], True), ("atom", [16, 17], False)]
+assert [l["name"] for l in s[1]["levels"]] == ["L1","L2","L3","DRAM"] and abs(s[1]["levels"][1]["cycles"]["p50"] - 18) < 0.5' "$tmp/showsets.json" &&
+   python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["core_sets"] == []' "$tmp/show.json"; then
+        echo "ok $n - show --json: the level sets (1.4), [] for an older table"; else failed=$((failed + 1)); echo "not ok $n - show --json level sets"; fi
 "$BIN" show --json "$tmp/tlb-table.json" > "$tmp/showtlb.json"; rc=$?
 n=$((n + 1)); if [ $rc -eq 0 ] && python3 -c 'import json,sys; t=json.load(open(sys.argv[1]));
 assert [c["label"] for c in t["curves"][0]["classes"]] == ["l1_hit","l2_hit","walk"]; assert t["clock"] == "tsc"' "$tmp/showtlb.json"; then

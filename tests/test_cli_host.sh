@@ -61,14 +61,16 @@ usage "--c2c last"           "--cpu is not an option of --c2c"                  
 usage "--rounds without --c2c" "--rounds is not an option of the latency sweep \(it is for --c2c\)" --rounds 20
 usage "--c2c --rounds 10"    "--rounds: \"10\" is not a whole number in 11\.\.1000" --c2c --rounds 10
 usage "--c2c --rounds 1001"  "--rounds: \"1001\" is not a whole number in 11\.\.1000" --rounds 1001 --c2c
-usage "--tlb and --c2c"      "--tlb and --c2c are two runs"                         --tlb --quick --c2c
+usage "--tlb and --c2c"      "--tlb, --c2c and --numa are separate runs"            --tlb --quick --c2c
+usage "--c2c and --numa"     "--tlb, --c2c and --numa are separate runs"            --numa --c2c
+usage "--ws-mib without --numa" "--ws-mib is not an option of the latency sweep \(it is for --numa\)" --ws-mib 8
 usage "--tlb checks --cpu"   "--cpu: \"x\""                                         --page 4k --cpu x --tlb
 usage "no run before a usage error" "--reps: \"1\""                                 --out "$tmp/never" --reps 1
 t "$([ ! -e "$tmp/never" ]; echo $?)" "a usage error creates no output folder"
 
 help=$("$BIN" --help 2>&1); rc=$?
 missing=""
-for o in --tlb --c2c --out --cpu --quick --full --page --layout --reps --max-mib --prefetch --seed --rounds --help; do
+for o in --tlb --c2c --numa --out --cpu --quick --full --page --layout --reps --max-mib --prefetch --seed --rounds --ws-mib --windows --load-ms --help; do
         grep -q -- "^  $o" <<<"$help" || missing="$missing $o"
 done
 t "$([ $rc -eq 0 ] && [ -z "$missing" ]; echo $?)" "--help exits 0 and lists every option${missing:+ (missing:$missing)}" "$help"

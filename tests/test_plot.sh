@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make plot (tools/plot.sh): without a folder it takes the newest results under
-# build/run/results/ and draws the latency curve and the TLB curves; titles name the page size
+# build/run/results/ and draws the latency curve, the TLB curves, the loaded-latency curves
+# and the C2C heat map (from fixture JSON of the NUMA and C2C phases' formats); titles name the page size
 # as a size and family/model by the one rule; a folder without results is an error. Runs on a
 # copy of recorded tables in a scratch tree. TAP output; "ok # SKIP" without gnuplot.
 set -u
@@ -44,11 +45,53 @@ with open(d + "/tlb-curve.csv", "w") as f:
             v = 3000 if n <= 64 else 9000
             f.write("dtlb,%d,near,%d,11,%d,%d,%d,%d,0\n" % (pb, n, v, v, v, v))
 PY
+# the NUMA phase's loaded-latency curves (two nodes and every node) and a C2C pair matrix
+python3 - "$new" <<'PY'
+import json, sys
+d = sys.argv[1]
+def curve(kind, node, apic, base):
+    pts = [{"delay": None, "n_loaders": 0, "measured": True, "bandwidth_gb_s": 0.0,
+            "p10_ns": base - 2, "p50_ns": base, "p90_ns": base + 3}]
+    for i, (delay, gb) in enumerate(((2048, 0.5), (512, 2.0), (128, 8.0), (32, 20.0), (8, 35.0), (0, 42.0))):
+        p50 = base + gb * gb / 10
+        pts.append({"delay": delay, "n_loaders": 3, "measured": i != 2, "bandwidth_gb_s": gb,
+                    "p10_ns": p50 - 3, "p50_ns": p50, "p90_ns": p50 + 8})
+    return {"loaded": kind, "node": node, "chaser_apic_id": apic, "points": pts}
+json.dump({"schema": "pmucal.numa/1.0", "method": {"emulated": False},
+           "loaded_latency": [curve("node", 0, 0, 90.0), curve("node", 1, 4, 95.0),
+                              curve("all", None, 0, 110.0)]},
+          open(d + "/numa-matrix.json", "w"))
+pairs = []
+for o in (0, 2, 4):
+    for r in (0, 2, 4):
+        if o != r:
+            ns = 20.0 if abs(o - r) == 2 else 110.0
+            f = {"p10_ns": ns - 1, "p50_ns": ns, "p90_ns": ns + 2}
+            pairs.append({"owner_apic_id": o, "reader_apic_id": r, "hit": f, "hitm": f, "write": f})
+json.dump({"schema": "pmucal.c2c/1.1", "c2c": {"classes": [], "pairs": pairs}},
+          open(d + "/c2c.json", "w"))
+PY
 touch -d '2026-01-01' "$tmp/build/run/results/20260101-000000-01"
 out=$(cd "$tmp" && bash "$root/tools/plot.sh" 2>&1)
 t $? "no RESULTS: exit 0 ($(echo "$out" | head -1))"
 t "$([ -s "$new/latency-curve.png" ] && [ -s "$new/tlb-curve.png" ] && echo 0 || echo 1)" \
   "the newest folder got latency-curve.png and tlb-curve.png"
+t "$([ -s "$new/loaded-latency.png" ] && [ -s "$new/c2c-heatmap.png" ] && echo 0 || echo 1)" \
+  "the newest folder got loaded-latency.png and c2c-heatmap.png"
+png() { [ "$(head -c 4 "$1" | tail -c 3)" = PNG ]; }
+t "$(png "$new/loaded-latency.png" && png "$new/c2c-heatmap.png" && echo 0 || echo 1)" \
+  "both are PNG images"
+# C2C alone (pmucal-host --c2c's folder) is enough to draw; a NUMA file without curves
+# (one CPU) draws nothing
+only=$tmp/c2c-only
+mkdir -p "$only" && cp "$new/c2c.json" "$only/"
+(cd "$tmp" && bash "$root/tools/plot.sh" "$only" >/dev/null 2>&1)
+t "$([ $? -eq 0 ] && [ -s "$only/c2c-heatmap.png" ] && echo 0 || echo 1)" "a c2c.json alone gives the heat map"
+none=$tmp/numa-flat
+mkdir -p "$none" && echo '{"schema": "pmucal.numa/1.0", "method": {}, "loaded_latency": []}' > "$none/numa-matrix.json"
+(cd "$tmp" && bash "$root/tools/plot.sh" "$none" >/dev/null 2>&1)
+t "$([ $? -ne 0 ] && [ ! -e "$none/loaded-latency.png" ] && echo 0 || echo 1)" \
+  "numa-matrix.json without curves draws nothing (an error)"
 t "$(echo "$out" | grep -q "newest results: build/run/results/20260102-000000-01" && echo 0 || echo 1)" \
   "says which folder it drew"
 title=$(cd "$tmp" && PLOT_TITLE_ONLY=1 bash "$root/tools/plot.sh" "$new" 2>&1 | grep '^title: ' | sed 's/^title: //' | tr '\n' '|')

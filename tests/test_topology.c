@@ -85,6 +85,41 @@ static void test_fields_from_id(void **state)
         free(d);
 }
 
+/* Raptor Lake is hybrid (CPUID.07H:EDX[15]); the recorded CPU is a P-core (1AH: 0x40) with
+ * 48 KiB L1d, 2 MiB L2, 36 MiB L3. Edited into an E-core: type 0x20, 4 MiB L2 (the cluster's).
+ * The Zen 4 desktop is not hybrid: no core type. */
+static void test_core_type_and_caches(void **state)
+{
+        struct cpuid_dump  *d = load("intel-i9-13900k.txt");
+        struct cpuid_regs   r;
+        struct cpu_topology t;
+        (void)state;
+
+        cpu_topology_decode(d, &t);
+        assert_true(t.hybrid);
+        assert_int_equal(t.core_type, 0x40);
+        assert_int_equal(t.cache_bytes[0], 48 * 1024);
+        assert_int_equal(t.cache_bytes[1], 2 * 1024 * 1024);
+        assert_int_equal(t.cache_bytes[2], 36 * 1024 * 1024);
+        assert_int_equal(t.cache_bytes[3], 0);
+        assert_true(cpuid_dump_get(d, 4, 2, &r));
+        r.ecx = 4095; /* 16 ways x 64 B x 4096 sets */
+        assert_int_equal(cpuid_dump_put(d, 4, 2, r), ST_OK);
+        assert_int_equal(cpuid_dump_put(d, 0x1a, 0, (struct cpuid_regs){ .eax = 0x20000001 }),
+                         ST_OK);
+        cpu_topology_decode(d, &t);
+        assert_int_equal(t.core_type, 0x20);
+        assert_int_equal(t.cache_bytes[1], 4 * 1024 * 1024);
+        free(d);
+
+        d = load("amd-ryzen9-7950x.txt");
+        cpu_topology_decode(d, &t);
+        assert_false(t.hybrid);
+        assert_int_equal(t.core_type, 0);
+        assert_int_equal(t.cache_bytes[1], 1024 * 1024); /* Zen 4: 1 MiB L2 (0x8000001D) */
+        free(d);
+}
+
 /* Without leaves 0xB/0x1F: leaf 1's initial APIC ID and logical count, AMD's
  * ApicIdCoreIdSize and threads per core. */
 static void test_legacy(void **state)
@@ -124,6 +159,7 @@ int main(void)
                 cmocka_unit_test(test_recorded),
                 cmocka_unit_test(test_fields_from_id),
                 cmocka_unit_test(test_legacy),
+                cmocka_unit_test(test_core_type_and_caches),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,7 +6,8 @@
 #   2. hosted: pmucal-host --c2c on this machine's CPUs, its wall time and transfers, and its
 #      HITM figure beside an independent reference measured in the same run: a CAS ping-pong
 #      between the same two CPUs (C, written below, compiled here), with the ratio;
-#   3. a hosted full latency sweep's wall time (the level calibration);
+#   3. a hosted full latency sweep's wall time (the level calibration), and pmucal-host --numa's
+#      wall time (matrix, loaded latency, bandwidth with mbind-bound buffers) and figures;
 #   4. a cost model for a 2-socket, 2 x 64-core server (256 threads; NPS1 = 2 nodes and
 #      NPS4 = 8 nodes): pairs, points, windows and expected seconds from the per-window and
 #      per-transfer costs measured above, against a target of 60 s for the whole calibration.
@@ -147,12 +148,35 @@ if [ -x "$host" ]; then
         sweep_ms=$(( $(ms_now) - t0 ))
 fi
 
+numa_ms=0
+if [ -x "$host" ]; then
+        rm -rf "$out/hnuma"
+        t0=$(ms_now)
+        "$host" --numa --out "$out/hnuma" >"$out/hnuma.txt" 2>&1
+        numa_ms=$(( $(ms_now) - t0 ))
+fi
+
 # ---- figures and the cost model ---------------------------------------------------------------
-python3 - "$out" "$qemu_ms" "$c2c_ms" "$sweep_ms" "${ref:-}" "${ref2:-}" <<'PY'
+python3 - "$out" "$qemu_ms" "$c2c_ms" "$sweep_ms" "${ref:-}" "${ref2:-}" "$numa_ms" <<'PY'
 import json, os, re, statistics, sys
 out, qemu_ms, c2c_ms, sweep_ms = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 refs = [r.split() for r in sys.argv[5:7] if r]
+numa_ms = int(sys.argv[7])
 say = lambda s: print("bench-numa: " + s)
+
+p = os.path.join(out, "hnuma", "numa-matrix.json")
+if os.path.exists(p):
+    d = json.load(open(p))
+    cells = [c for row in d["matrix"] for c in row if c["measured"]]
+    curves = d.get("loaded_latency") or []
+    say("hosted --numa: %d node(s), %d cell(s), %d MiB per node, %d curve(s), in %d ms wall; local p50 "
+        "%s ns" % (len(d["nodes"]), len(cells), d["method"]["working_set_bytes"] >> 20, len(curves),
+                  numa_ms, "/".join("%.1f" % c["p50_ns"] for c in cells)))
+    for cv in curves:
+        pts = [x for x in cv["points"] if x["measured"]]
+        if pts:
+            say("hosted --numa loaded, chase on CPU %d: %.1f ns idle, %.1f ns at %.1f GB/s"
+                % (cv["chaser_apic_id"], pts[0]["p50_ns"], pts[-1]["p50_ns"], pts[-1]["bandwidth_gb_s"]))
 
 # per-window and per-transfer costs under QEMU, from the cost lines
 log = os.path.join(out, "qemu", "serial.log")

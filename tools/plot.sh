@@ -1,8 +1,11 @@
 #!/bin/sh
 # make plot [RESULTS=DIR]: draw DIR/latency-curve.csv with the levels, capacities and bucket
-# bounds of DIR/latency-table.json into DIR/latency-curve.png, and DIR/tlb-curve.csv into
-# DIR/tlb-curve.png (gnuplot, from gnuplot-nox). Without DIR: the newest results folder under
-# build/run/results/ (where `make run` puts them). Figures are TSC ticks, as the tables say.
+# bounds of DIR/latency-table.json into DIR/latency-curve.png, DIR/tlb-curve.csv into
+# DIR/tlb-curve.png, the loaded-latency curves of DIR/numa-matrix.json (latency against the
+# bandwidth the loaders achieved, one line per node and one with every node loaded) into
+# DIR/loaded-latency.png, and the HITM pair matrix of DIR/c2c.json as a heat map into
+# DIR/c2c-heatmap.png (gnuplot, from gnuplot-nox). Without DIR: the newest results folder under
+# build/run/results/ (where `make run` puts them). Figures are TSC ticks or ns, as the files say.
 set -eu
 dir=${1:-}
 if [ -z "$dir" ]; then
@@ -132,4 +135,81 @@ GP
                 drew=1
         fi
 fi
-[ "$drew" = 1 ] || { echo "plot: $dir has neither latency-curve.csv + latency-table.json nor tlb-curve.csv" >&2; exit 1; }
+if [ -r "$dir/numa-matrix.json" ]; then
+        # one data file per curve: GB/s, p50, p10, p90 (ns) of each measured point
+        python3 - "$dir/numa-matrix.json" "$tmp" > "$tmp/loaded" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for k, c in enumerate(d.get("loaded_latency") or []):
+    pts = [p for p in c["points"] if p["measured"] and p.get("p50_ns") is not None]
+    if not pts:
+        continue
+    with open("%s/loaded%d.dat" % (sys.argv[2], k), "w") as f:
+        for p in pts:
+            f.write("%g %g %g %g\n" % (p["bandwidth_gb_s"] or 0, p["p50_ns"], p["p10_ns"], p["p90_ns"]))
+    who = "every node loaded" if c["loaded"] != "node" else "node %d loaded" % c["node"]
+    print("%s/loaded%d.dat\t%s, chase on APIC ID %d" % (sys.argv[2], k, who, c["chaser_apic_id"]))
+PY
+        plot=""
+        while IFS="$(printf '\t')" read -r f name; do
+                plot="$plot${plot:+, }'$f' using 1:2:3:4 with yerrorlines pt 7 ps 0.6 title '$name'"
+        done < "$tmp/loaded"
+        if [ -n "$plot" ]; then
+                emu=$(python3 -c 'import json,sys; print(" (emulated: the emulator'"'"'s figures)" if json.load(open(sys.argv[1]))["method"].get("emulated") else "")' "$dir/numa-matrix.json")
+                gnuplot <<GP
+set terminal pngcairo size 1000,650 font "sans,10"
+set output "$dir/loaded-latency.png"
+set title "loaded latency: chase p50 (p10..p90) against the loaders' read bandwidth$emu" noenhanced
+set key top left noenhanced
+set xlabel "read bandwidth achieved by the loaders (GB/s)"
+set ylabel "chase latency per load (ns)"
+set grid xtics ytics lc rgb "#dddddd"
+set yrange [0:*]
+plot $plot
+GP
+                echo "plot: wrote $dir/loaded-latency.png"
+                drew=1
+        fi
+fi
+
+if [ -r "$dir/c2c.json" ]; then
+        # the HITM p50 matrix, owner (rows) x reader (columns), as x y ns triples by index
+        python3 - "$dir/c2c.json" "$tmp/c2c.dat" > "$tmp/c2c.tics" <<'PY'
+import json, sys
+pairs = json.load(open(sys.argv[1]))["c2c"]["pairs"]
+ids = sorted({p["owner_apic_id"] for p in pairs} | {p["reader_apic_id"] for p in pairs})
+ix = {a: i for i, a in enumerate(ids)}
+ns = {(p["owner_apic_id"], p["reader_apic_id"]): p["hitm"]["p50_ns"] for p in pairs if p.get("hitm")}
+with open(sys.argv[2], "w") as f:
+    for o in ids:
+        for r in ids:
+            v = ns.get((o, r))
+            if v is not None:
+                f.write("%d %d %g\n" % (ix[r], ix[o], v))
+print(", ".join('"%d" %d' % (a, i) for i, a in enumerate(ids)))
+print(len(ids))
+PY
+        tics=$(sed -n 1p "$tmp/c2c.tics")
+        n=$(sed -n 2p "$tmp/c2c.tics")
+        if [ "${n:-0}" -ge 2 ]; then
+                gnuplot <<GP
+set terminal pngcairo size 800,700 font "sans,10"
+set output "$dir/c2c-heatmap.png"
+set title "cache to cache: HITM p50 (ns), owner (rows) -> reader (columns); blank: same CPU" noenhanced
+set xlabel "reader APIC ID"
+set ylabel "owner APIC ID"
+set xtics ($tics)
+set ytics ($tics)
+set xrange [-0.5:$n-0.5]
+set yrange [$n-0.5:-0.5]
+set cblabel "ns"
+set palette defined (0 "#ffffcc", 1 "#fd8d3c", 2 "#800026")
+set style fill solid 1.0 noborder
+plot "$tmp/c2c.dat" using 1:2:(0.5):(0.5):3 with boxxyerror fc palette notitle, \
+     "$tmp/c2c.dat" using 1:2:(sprintf("%.1f", \$3)) with labels font "sans,8" notitle
+GP
+                echo "plot: wrote $dir/c2c-heatmap.png"
+                drew=1
+        fi
+fi
+[ "$drew" = 1 ] || { echo "plot: $dir has none of latency-curve.csv + latency-table.json, tlb-curve.csv, numa-matrix.json with curves, c2c.json" >&2; exit 1; }

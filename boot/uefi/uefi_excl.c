@@ -95,9 +95,7 @@ bool trap_install(void)
         set_gate(&our_idt[VEC_UD], trap_ud_entry, cs);
         set_gate(&our_idt[VEC_GP], trap_gp_entry, cs);
         our_idtr = (struct idtr){ .limit = (uint16_t)(bytes - 1), .base = (uintptr_t)our_idt };
-        trap_fixup_rip   = 0;
-        trap_vector      = 0;
-        trap_n_recovered = 0;
+        trap_cpus_reset();
         __asm__ volatile("lidt %0" : : "m"(our_idtr) : "memory");
         active = true;
         return true;
@@ -167,12 +165,13 @@ void trap_unexpected(uint64_t vector, const uint64_t *frame)
 
 status_t cpu_fault_probe(enum cpu_fault_probe kind, unsigned *vector)
 {
-        uint64_t cr4;
+        uint64_t         cr4;
+        struct trap_cpu *c;
 
         *vector = 0;
-        if (!active)
+        if (!active || !(c = trap_cpu_self()))
                 return ST_UNSUPPORTED;
-        trap_vector = 0;
+        c->vector = 0;
         switch (kind) {
         case CPU_PROBE_UD2:
                 __asm__ volatile("leaq 1f(%%rip), %%r11\n\t"
@@ -180,7 +179,7 @@ status_t cpu_fault_probe(enum cpu_fault_probe kind, unsigned *vector)
                                  "ud2\n"
                                  "1:\n\t"
                                  "movq $0, %[fix]"
-                                 : [fix] "=m"(trap_fixup_rip)
+                                 : [fix] "=m"(c->fixup_rip)
                                  :
                                  : "r11", "memory");
                 break;
@@ -191,7 +190,7 @@ status_t cpu_fault_probe(enum cpu_fault_probe kind, unsigned *vector)
                                  "movq (%[p]), %[p]\n"
                                  "1:\n\t"
                                  "movq $0, %[fix]"
-                                 : [fix] "=m"(trap_fixup_rip), [p] "+r"(v)
+                                 : [fix] "=m"(c->fixup_rip), [p] "+r"(v)
                                  :
                                  : "r11", "memory");
                 break;
@@ -215,10 +214,10 @@ status_t cpu_fault_probe(enum cpu_fault_probe kind, unsigned *vector)
                                  "mov %[v], %%cr4\n"
                                  "1:\n\t"
                                  "movq $0, %[fix]"
-                                 : [fix] "=m"(trap_fixup_rip)
+                                 : [fix] "=m"(c->fixup_rip)
                                  : [v] "r"(bad)
                                  : "r11", "memory");
-                if (!trap_vector) /* it did not fault: put CR4 back at once */
+                if (!c->vector) /* it did not fault: put CR4 back at once */
                         __asm__ volatile("mov %0, %%cr4" : : "r"(cr4) : "memory");
                 break;
         }
@@ -228,8 +227,8 @@ status_t cpu_fault_probe(enum cpu_fault_probe kind, unsigned *vector)
         default:
                 return ST_BAD_ARG;
         }
-        *vector = trap_vector;
-        return trap_vector ? ST_OK : ST_FAULT;
+        *vector = c->vector;
+        return c->vector ? ST_OK : ST_FAULT;
 }
 
 /* On an application processor boot services are out of bounds ([PI-1.8] Vol. 2 §13.4: an AP

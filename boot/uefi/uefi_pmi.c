@@ -72,10 +72,12 @@ void pmi_dispatch(const uint64_t *frame)
 {
         /* The NMI may have landed between a *_safe accessor arming its fixup and the
          * instruction it guards; the handler's own accessors must not lose that. */
-        uint64_t fix = trap_fixup_rip;
-        uint32_t vec = trap_vector;
+        struct trap_cpu *c   = trap_cpu_find();
+        uint64_t         fix = c ? c->fixup_rip : 0;
+        uint32_t         vec = c ? c->vector : 0;
 
-        trap_fixup_rip = 0;
+        if (c)
+                c->fixup_rip = 0;
         pmi.n_nmi++;
         if (pmi.fn) {
                 struct cpu_pmi_frame f = { .rip = frame[0], .cs = frame[1], .rflags = frame[2],
@@ -87,8 +89,10 @@ void pmi_dispatch(const uint64_t *frame)
                 if (pmi.ext >= 0)
                         apic_write(APIC_EILVT((unsigned)pmi.ext), pmi.lvt);
         }
-        trap_vector    = vec;
-        trap_fixup_rip = fix;
+        if (c) {
+                c->vector    = vec;
+                c->fixup_rip = fix;
+        }
 }
 
 static uint64_t irq_save(void)

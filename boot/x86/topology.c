@@ -76,12 +76,50 @@ static void last_level_cache(const struct cpuid_dump *d, struct cpu_topology *t)
                 }
 }
 
+/* The data and unified caches' sizes by level (leaf 4, or 0x8000001D on AMD), as this CPU
+ * reports them: ways x partitions x line x sets, each field + 1. [SDM-2A] CPUID leaf 04H. */
+static void cache_sizes(const struct cpuid_dump *d, struct cpu_topology *t)
+{
+        static const uint32_t leaves[] = { 4, 0x8000001d };
+        struct cpuid_regs     r;
+
+        for (size_t i = 0; i < ARRAY_SIZE(leaves); i++)
+                for (uint32_t s = 0; s < SUBLEAF_MAX && cpuid_dump_get(d, leaves[i], s, &r); s++) {
+                        uint32_t type  = bits(r.eax, 4, 0);
+                        uint32_t level = bits(r.eax, 7, 5);
+
+                        if (!type)
+                                break;
+                        if (type == 2 || level < 1 || level > TOPO_CACHE_LEVELS) /* 2: code */
+                                continue;
+                        t->cache_bytes[level - 1] = (uint64_t)(bits(r.ebx, 31, 22) + 1) *
+                                                    (bits(r.ebx, 21, 12) + 1) *
+                                                    (bits(r.ebx, 11, 0) + 1) * ((uint64_t)r.ecx + 1);
+                }
+}
+
+/* Hybrid parts: CPUID.07H:EDX[15] says the package mixes core types; then CPUID.1AH:EAX[31:24]
+ * is this core's (0x20 Intel Atom, 0x40 Intel Core). [SDM-2A] CPUID leaves 07H, 1AH. */
+static void core_type(const struct cpuid_dump *d, struct cpu_topology *t)
+{
+        struct cpuid_regs r, r0;
+
+        if (!cpuid_dump_get(d, 0, 0, &r0) || r0.eax < 7 || !cpuid_dump_get(d, 7, 0, &r) ||
+            !bits(r.edx, 15, 15))
+                return;
+        t->hybrid = true;
+        if (r0.eax >= 0x1a && cpuid_dump_get(d, 0x1a, 0, &r))
+                t->core_type = (uint8_t)bits(r.eax, 31, 24);
+}
+
 void cpu_topology_decode(const struct cpuid_dump *d, struct cpu_topology *out)
 {
         *out = (struct cpu_topology){ 0 };
         if (!from_levels(d, 0x1f, out) && !from_levels(d, 0xb, out))
                 from_legacy(d, out);
         last_level_cache(d, out);
+        cache_sizes(d, out);
+        core_type(d, out);
         if (!out->llc_level)
                 out->llc_shift = out->pkg_shift;
         out->package    = out->apic_id >> out->pkg_shift;

@@ -7,7 +7,7 @@
 
 void cpu_topology_self(struct cpu_topology *out)
 {
-        static const uint32_t plain[]  = { 0, 1, 0x80000000, 0x80000008, 0x8000001e };
+        static const uint32_t plain[]  = { 0, 1, 7, 0x1a, 0x80000000, 0x80000008, 0x8000001e };
         static const uint32_t walked[] = { 4, 0xb, 0x1f, 0x8000001d };
         struct cpuid_dump     d; /* 12 KiB of stack; UEFI gives an AP 32 KiB */
         struct cpuid_regs     r;
@@ -19,7 +19,7 @@ void cpu_topology_self(struct cpu_topology *out)
         }
         for (size_t i = 0; i < ARRAY_SIZE(walked); i++) {
                 uint32_t leaf = walked[i];
-                uint32_t max  = leaf >= 0x80000000 ? d.leaves[2].r.eax : d.leaves[0].r.eax;
+                uint32_t max  = leaf >= 0x80000000 ? d.leaves[4].r.eax : d.leaves[0].r.eax;
                 bool     cache = leaf == 4 || leaf == 0x8000001d;
 
                 for (uint32_t s = 0; leaf <= max && s < 16; s++) {

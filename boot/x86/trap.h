@@ -3,15 +3,18 @@
  *
  * While the harness runs, boot/ installs its own IDT (a copy of the firmware's with vectors
  * 6 and 13 replaced, boot/x86/trap_x86_64.S). Before a probing instruction, the caller stores the
- * address to resume at in trap_fixup_rip; if the instruction faults, the handler records the
- * vector in trap_vector, clears trap_fixup_rip and resumes there. A fault with no fixup armed is
- * a real crash: it is reported (trap_unexpected) and handed to the firmware's own handler. The
- * idea is kvm-unit-tests' ASM_TRY, with a per-site store instead of an exception table so that
- * it works unchanged in a PIC image relocated by the firmware.
+ * address to resume at in its own processor's slot (trap_cpu_self()->fixup_rip); if the
+ * instruction faults, the handler finds the slot of the processor it runs on (by the APIC ID
+ * that processor's CPUID reports), records the vector there, clears the fixup and resumes at
+ * it. A fault with no fixup armed on that processor is a real crash: it is reported
+ * (trap_unexpected) and handed to the firmware's own handler. The idea is kvm-unit-tests'
+ * ASM_TRY, with a per-site store instead of an exception table so that it works unchanged in a
+ * PIC image relocated by the firmware.
  *
- * Only the bootstrap processor runs with these handlers; application processors keep the
- * firmware's IDT, so the *_safe accessors are for the BSP (and for APs that install the IDT
- * themselves through trap_load_on_this_cpu()).
+ * The slots are per processor so that application processors, which load the harness's IDT
+ * when they park (trap_load_on_this_cpu()), probe at the same time as the BSP and as each
+ * other: one processor's fault never resumes at another's fixup. Finding the slot costs a
+ * CPUID, which is why the *_safe accessors stay out of timed code.
  */
 #ifndef PMUCAL_TRAP_H
 #define PMUCAL_TRAP_H
@@ -21,12 +24,36 @@
 
 #define TRAP_HIDDEN __attribute__((visibility("hidden")))
 
-/** Address to resume at if the next instruction faults; 0 = not armed. */
-extern volatile uint64_t trap_fixup_rip TRAP_HIDDEN;
-/** Vector of the last recovered fault (6 = #UD, 13 = #GP); 0 = none. */
-extern volatile uint32_t trap_vector TRAP_HIDDEN;
-/** Number of faults recovered since trap_install(). */
+#define TRAP_VEC_UD   6
+#define TRAP_VEC_GP   13
+#define TRAP_MAX_CPUS 256u /* as many as boot/mp.h drives */
+
+/** One processor's fixup state, alone in its cache line. */
+struct trap_cpu {
+        _Alignas(64) volatile uint64_t owner; /* APIC ID + 1; 0 = free */
+        volatile uint64_t fixup_rip;          /* address to resume at; 0 = not armed */
+        volatile uint32_t vector;             /* last recovered fault (6, 13); 0 = none */
+        volatile uint64_t n_recovered;
+};
+
+extern struct trap_cpu trap_cpus[TRAP_MAX_CPUS] TRAP_HIDDEN;
+/** Faults recovered on every processor since trap_install(). */
 extern volatile uint64_t trap_n_recovered TRAP_HIDDEN;
+
+/** The calling processor's APIC ID from its own CPUID (boot/x86/trap_self.c; the tests
+ *  answer for their thread "processors"). */
+uint32_t trap_self_id(void);
+/** The calling processor's slot, claimed on first use; NULL when every slot is taken (the
+ *  *_safe accessors then report ST_UNSUPPORTED). */
+struct trap_cpu *trap_cpu_self(void);
+/** The calling processor's slot if it has one (never claims: for the handlers). */
+struct trap_cpu *trap_cpu_find(void);
+/** Forget every slot (trap_install, with only the BSP running). */
+void trap_cpus_reset(void);
+/** The C half of the #UD/#GP handlers: when the calling processor has a fixup armed, take it
+ *  (record @p vector, count it, disarm), write it as the resume RIP into the CPU-pushed
+ *  @p frame ([error code,] RIP, ...) and return 1; else 0 (an unexpected fault). */
+uint64_t trap_fault_fixup(uint64_t vector, uint64_t *frame);
 
 /** Install the harness's IDT (copy of the current one with #UD/#GP replaced) on this CPU.
  *  Returns false if it could not allocate the table (then *_safe accessors are unavailable). */

@@ -6,6 +6,7 @@
     t.to_dicts()                                           # one dict per level
     tlb = pmucal.load_tlb_table("tlb-table.json")
     tlb.classify("dtlb", 4096, 23.0)                       # "walk" (a further walk: "walk2")
+    t.core_set(16).levels                                  # 1.4: the levels of APIC ID 16's set
     n = pmucal.load_numa("latency-table.json")             # 1.3: DRAM by distance, C2C
     pmucal.classify_source(t, n, "c2c-remote-hitm", 180.0).bucket   # "c2c-other-package-hitm"
 
@@ -14,12 +15,12 @@ compare them on the same fixtures); schema versions follow the one rule of every
 (pmucal.schema_version).
 """
 from .errors import TableError, schema_version
-from .table import BEYOND, LatencyTable, Level, Stat, load_latency_table, loads_latency_table
+from .table import BEYOND, CoreSet, LatencyTable, Level, Stat, load_latency_table, loads_latency_table
 from .tlb import TlbClass, TlbCurve, TlbTable, load_tlb_table, loads_tlb_table
 from .numa import Match, Numa, classify, classify_source, load_numa, loads_numa
 
 __version__ = "1.1.0"
-__all__ = ["TableError", "schema_version", "BEYOND", "LatencyTable", "Level", "Stat", "load_latency_table",
+__all__ = ["TableError", "schema_version", "BEYOND", "CoreSet", "LatencyTable", "Level", "Stat", "load_latency_table",
            "loads_latency_table", "TlbClass", "TlbCurve", "TlbTable", "load_tlb_table",
            "loads_tlb_table", "Match", "Numa", "classify", "classify_source", "load_numa",
            "loads_numa"]

@@ -55,6 +55,21 @@ BEYOND = _Beyond()
 
 
 @dataclass
+class CoreSet:
+    """A level set (1.4 "core_types"): processors of one core type / cache geometry (or one LLC
+    domain) and the levels measured on one of them."""
+    core_type: Optional[str]
+    cache_bytes: List[int]
+    apic_ids: List[int]
+    llc_domains: List[int]
+    measured_on_apic_id: int
+    bsp_set: bool
+    measured: bool
+    why_not_measured: Optional[str]
+    levels: List[Level]
+
+
+@dataclass
 class LatencyTable:
     schema: str
     major: int
@@ -63,6 +78,14 @@ class LatencyTable:
     method: dict
     levels: List[Level]
     flags: List[str] = field(default_factory=list)
+    core_sets: list = field(default_factory=list)   # CoreSet, 1.4 "core_types"
+
+    def core_set(self, apic_id):
+        """The level set covering processor @apic_id (1.4), or None (the table's levels apply)."""
+        for s in self.core_sets:
+            if apic_id in s.apic_ids:
+                return s
+        return None
 
     @property
     def has_ns(self):
@@ -302,30 +325,99 @@ def _check_order(c, before, lv, path):
                 break
 
 
-def _load_levels(c, root):
-    arr, _ = _member(c, root, "levels", "", False)
+def _load_levels(c, root, path=""):
+    arr, _ = _member(c, root, "levels", path, False)
+    lp = _join(path, "levels")
     if not isinstance(arr, list):
-        c.fail("schema", "levels", "expected an array, got %s" % _json.type_name(arr))
+        c.fail("schema", lp, "expected an array, got %s" % _json.type_name(arr))
     if not 1 <= len(arr) <= MAX_LEVELS:
-        c.fail("schema", "levels", "%d levels (want 1..%d)" % (len(arr), MAX_LEVELS))
+        c.fail("schema", lp, "%d levels (want 1..%d)" % (len(arr), MAX_LEVELS))
     levels = []
     for i, o in enumerate(arr):
-        lv = _load_level(c, o, "levels[%d]" % i)
-        _check_order(c, levels, lv, "levels[%d]" % i)
+        lv = _load_level(c, o, "%s[%d]" % (lp, i))
+        _check_order(c, levels, lv, "%s[%d]" % (lp, i))
         levels.append(lv)
     all_ns = all(lv.ns is not None for lv in levels)
-    bo = _get_obj(c, root, "bucket_upper_bounds", "")
-    b, _ = _member(c, bo, "cycles", "bucket_upper_bounds", False)
-    _load_bounds(c, b, levels, False, "bucket_upper_bounds.cycles")
+    bp = _join(path, "bucket_upper_bounds")
+    bo = _get_obj(c, root, "bucket_upper_bounds", path)
+    b, _ = _member(c, bo, "cycles", bp, False)
+    _load_bounds(c, b, levels, False, bp + ".cycles")
     b = bo.get("ns")
     if b is not None:
         if not all_ns:
-            c.fail("schema", "bucket_upper_bounds.ns", "ns bounds but not every level has ns")
-        _load_bounds(c, b, levels, True, "bucket_upper_bounds.ns")
+            c.fail("schema", bp + ".ns", "ns bounds but not every level has ns")
+        _load_bounds(c, b, levels, True, bp + ".ns")
     else:
         for lv in levels:
             lv.ns = None
     return levels
+
+
+def _int_array(c, o, key, path, nullable, maximum, cap, ascending):
+    arr, _ = _member(c, o, key, path, False)
+    p = _join(path, key)
+    if not isinstance(arr, list):
+        c.fail("schema", p, "expected an array, got %s" % _json.type_name(arr))
+    if len(arr) > cap:
+        c.fail("schema", p, "%d entries (at most %d)" % (len(arr), cap))
+    out = []
+    for i, v in enumerate(arr):
+        if nullable and v is None:
+            out.append(0)
+            continue
+        if not _json.is_int(v) or v < 0 or v > maximum:
+            c.fail("schema", "%s[%d]" % (p, i), "expected an integer 0..%d" % maximum)
+        if ascending and out and v <= out[-1]:
+            c.fail("schema", "%s[%d]" % (p, i), "not ascending")
+        out.append(v)
+    return out
+
+
+def _get_bool(c, o, key, path):
+    v, _ = _member(c, o, key, path, False)
+    if not isinstance(v, bool):
+        c.fail("schema", _join(path, key), "expected a boolean, got %s" % _json.type_name(v))
+    return v
+
+
+def _load_core_sets(c, root):
+    """1.4 "core_types": the level sets, as host/libpmucal_sets.c reads them."""
+    ct = root.get("core_types")
+    if ct is None:
+        return []
+    if not isinstance(ct, dict):
+        c.fail("schema", "core_types", "expected an object, got %s" % _json.type_name(ct))
+    arr, _ = _member(c, ct, "sets", "core_types", False)
+    if not isinstance(arr, list):
+        c.fail("schema", "core_types.sets", "expected an array, got %s" % _json.type_name(arr))
+    if len(arr) > 64:
+        c.fail("schema", "core_types.sets", "%d sets (at most 64)" % len(arr))
+    sets = []
+    for i, o in enumerate(arr):
+        p = "core_types.sets[%d]" % i
+        if not isinstance(o, dict):
+            c.fail("schema", p, "expected an object, got %s" % _json.type_name(o))
+        core_type = _get_str(c, o, "core_type", p, True)
+        cache = _int_array(c, o, "cache_bytes", p, True, 2 ** 64 - 1, 8, False)
+        ids = _int_array(c, o, "apic_ids", p, False, 2 ** 32 - 1, 4096, True)
+        doms = _int_array(c, o, "llc_domains", p, False, 2 ** 32 - 1, 4096, True)
+        on = _get_u64(c, o, "measured_on_apic_id", p, False, 2 ** 32 - 1)
+        bsp = _get_bool(c, o, "bsp_set", p)
+        measured = _get_bool(c, o, "measured", p)
+        why = _get_str(c, o, "why_not_measured", p, True)
+        if not ids:
+            c.fail("schema", p, "apic_ids: a set covers no processor")
+        levels = []
+        if measured:
+            levels = _load_levels(c, o, p)
+        elif why is None:
+            c.fail("schema", p + ".why_not_measured", "null, but the set was not measured")
+        for j, other in enumerate(sets):
+            dup = [a for a in ids if a in other.apic_ids]
+            if dup:
+                c.fail("schema", p, "apic_ids: %d is also in set %d" % (dup[0], j))
+        sets.append(CoreSet(core_type, cache, ids, doms, on, bsp, measured, why, levels))
+    return sets
 
 
 def _load_flags(c, root):
@@ -352,12 +444,13 @@ def loads_latency_table(data, name="<buffer>"):
     method = _load_method(c, root)
     levels = _load_levels(c, root)
     flags = _load_flags(c, root)
+    core_sets = _load_core_sets(c, root)
     if "no_dram" in flags or "no_hierarchy" in flags:
         last = levels[-1]
         last.ceiling_cycles = CEILING_FACTOR * last.cycles.p90
         if last.ns is not None:
             last.ceiling_ns = CEILING_FACTOR * last.ns.p90
-    return LatencyTable(schema, major, minor, machine, method, levels, flags)
+    return LatencyTable(schema, major, minor, machine, method, levels, flags, core_sets)
 
 
 def load_latency_table(path):

@@ -1,4 +1,5 @@
 """The Python reader on its own: loading, the one version rule, classification, dicts."""
+import copy
 import json
 import math
 import os
@@ -202,3 +203,25 @@ def test_tlb_clock_object_is_accepted():
     t = pmucal.loads_tlb_table(json.dumps(_tlb_edit(lambda d: d.update(
         schema="pmucal.tlb/1.2", clock={"figures": "tsc_ticks", "core_per_tsc": 1.5, "tsc_hz": 1000000000}))))
     assert t.clock["core_per_tsc"] == 1.5 and t.classify("dtlb", 4096, 20) == "walk"
+
+
+def test_core_sets():
+    """1.4 core_types: the level sets, the set of an APIC ID, and the errors libpmucal gives."""
+    path = os.path.join(CORPUS, "core-sets.json")
+    t = pmucal.load_latency_table(path)
+    assert t.minor == 4 and len(t.core_sets) == 2
+    p, e = t.core_sets
+    assert p.bsp_set and p.core_type == "core" and p.apic_ids == [0, 2]
+    assert e.core_type == "atom" and e.apic_ids == [16, 17] and e.measured_on_apic_id == 16
+    assert e.cache_bytes[1] == 4 << 20 and len(e.levels) == 4
+    assert abs(e.levels[1].cycles.p50 - 18) < 0.5 and abs(p.levels[1].cycles.p50 - 14) < 0.5
+    assert t.core_set(17) is e and t.core_set(2) is p and t.core_set(99) is None
+    doc = json.load(open(path))
+    for edit, msg in ((lambda s: s.__setitem__("apic_ids", [18, 17]), "not ascending"),
+                      (lambda s: s.__setitem__("apic_ids", [2, 17]), "2 is also in set 0"),
+                      (lambda s: s.__setitem__("measured", False), "not measured")):
+        d = copy.deepcopy(doc)
+        edit(d["core_types"]["sets"][1])
+        with pytest.raises(pmucal.TableError) as ex:
+            pmucal.loads_latency_table(json.dumps(d), "t.json")
+        assert msg in str(ex.value) and "core_types.sets[1]" in str(ex.value)

@@ -60,6 +60,24 @@ struct pmucal_level {
         double             ceiling_ns;           /* valid when has_ns */
 };
 
+/** A level set (1.4 "core_types"): the processors of one core type / cache geometry (or one
+ *  LLC domain) and the levels measured on one of them. */
+struct pmucal_core_set {
+        const char          *core_type;           /* "core", "atom", "other"; NULL: not hybrid */
+        size_t               n_cache_levels;
+        const uint64_t      *cache_bytes;         /* by level, L1 first; 0 = none reported */
+        size_t               n_apic_ids;
+        const uint32_t      *apic_ids;            /* ascending */
+        size_t               n_llc_domains;
+        const uint32_t      *llc_domains;         /* more than one: alike, calibrated once */
+        uint32_t             measured_on_apic_id;
+        bool                 bsp_set;             /* its levels are the table's own */
+        bool                 measured;            /* false: n_levels = 0, see why_not_measured */
+        const char          *why_not_measured;
+        size_t               n_levels;
+        struct pmucal_level *levels;              /* as pmucal_table.levels */
+};
+
 struct pmucal_table {
         const char *schema;                     /* as written, "pmucal.latency-table/1.2" */
         unsigned    major, minor;
@@ -87,6 +105,9 @@ struct pmucal_table {
         size_t               n_flags;
         const char *const   *flags;             /* "no_hierarchy", "noisy", ... */
         bool                 has_tlb;           /* a "tlb" member (pmucal_tlb_load reads it) */
+        /* level sets per core type / cache domain (1.4); 0 and NULL for older tables */
+        size_t                        n_core_sets;
+        const struct pmucal_core_set *core_sets;
 };
 
 /** Load and validate the table in file @p path (at most 16 MiB). On success *@p out is a new
@@ -129,6 +150,10 @@ PMUCAL_API enum pmucal_err pmucal_table_convert(const struct pmucal_table *t, do
                                                 double *out);
 
 /** True when the table carries flag @p name ("no_hierarchy", "noisy", ...). */
+/** The level set covering processor @p apic_id (1.4 tables with "core_types"); NULL when the
+ *  table has none or no set lists that APIC ID (then the table's own levels apply). */
+PMUCAL_API const struct pmucal_core_set *pmucal_table_core_set(const struct pmucal_table *t,
+                                                               uint32_t apic_id);
 PMUCAL_API bool pmucal_table_has_flag(const struct pmucal_table *t, const char *name);
 
 #ifdef __cplusplus
