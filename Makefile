@@ -309,7 +309,8 @@ VPMU_SRCS := \
 	tests/vpmu/vpmu_work.c
 VPMU_LDFLAGS := -Wl,--wrap=bench_loop -Wl,--wrap=bench_branch_pattern \
                 -Wl,--wrap=bench_skid_loop -Wl,--wrap=bench_chase -Wl,--wrap=bench_block_run \
-                -Wl,--wrap=bench_ptlive_attach -Wl,--wrap=bench_pt_walk
+                -Wl,--wrap=bench_ptlive_attach -Wl,--wrap=bench_pt_walk \
+                -Wl,--wrap=pmu_clock_tsc_read
 # The page chase's window reads CR3/CR4 and flushes the TLB: on the host, the fake MMU's.
 TEST_LDFLAGS_pmu_chase  := -Wl,--wrap=bench_cr3_read -Wl,--wrap=bench_cr4_read \
                            -Wl,--wrap=bench_tlb_flush_all

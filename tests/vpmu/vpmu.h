@@ -10,8 +10,11 @@
  * is wrapped at link time (-Wl,--wrap, tests/vpmu/vpmu_work.c) by a description of what it
  * retires (instructions, branches, mispredicts, loads and the level each is served from,
  * dTLB misses), handed to vpmu_retire() in steps. Cycles are the host's TSC ticks while a
- * counter is enabled, times VPMU_CORE_PER_TSC (APERF/MPERF say the same). Faults (struct vpmu_faults) make the model deviate the way real parts
- * do, one at a time, so that each verdict can be shown to fail.
+ * counter is enabled, times VPMU_CORE_PER_TSC (APERF/MPERF say the same), or what a step
+ * declares. The model has its own TSC (vpmu_tsc, which the harness reads through
+ * pmu_clock_tsc_read): it advances with the cycles the model counts, so the host time of the
+ * model's own PMI emulation is in neither. Faults (struct vpmu_faults) make the model deviate
+ * the way real parts do, one at a time, so that each verdict can be shown to fail.
  *
  * Host tests only; one model per process, state is global like the CPU's.
  */
@@ -185,6 +188,11 @@ void vpmu_clear_log(void);
 void vpmu_set_op_runs(bool on);
 /** Tests: set how wide the skid is (bytes past rip_ev, uniform in [0, max)); default 16. */
 void vpmu_set_skid(uint64_t max_bytes);
+
+/** The model's TSC: the host's less the time of the model's PMI emulation and of the host
+ *  around steps with their own clock, plus the time those steps declare (reference cycles,
+ *  one per tick). The harness's pmu_clock_tsc_read reads it (-Wl,--wrap). */
+uint64_t vpmu_tsc(void);
 
 /* ---- the PMI route (tests/fake_plat.c forwards cpu_pmi_* here) ---- */
 status_t vpmu_pmi_enable(cpu_pmi_fn fn, void *ctx, int ext_lvt_offset);

@@ -36,6 +36,18 @@ uint64_t vp_tsc(void)
         return ((uint64_t)hi << 32) | lo;
 }
 
+/* The model's TSC is the host's less the host time the model does not count as the
+ * program's (its own PMI emulation, the host's time around a step that declares its own) and
+ * plus the time such steps declare: it advances with the reference cycles the model counts,
+ * as the TSC and the reference cycles of a CPU do. */
+void vp_clock_skip(void)
+{
+        uint64_t now = vp_tsc();
+
+        vp.tsc_adj -= (int64_t)(now - vp.tsc_last);
+        vp.tsc_last = now;
+}
+
 bool vp_amd(void)
 {
         return vp.p && vp.p->amd;
@@ -295,13 +307,15 @@ void vp_accrue(const struct vpmu_step *s)
 
         if (!vp.p)
                 return;
+        /* The model's own work in the handler (tens of emulated MSR accesses) is not the
+         * program's: as if the handler took no time (counters and the model's TSC stand). */
+        if (vp.in_pmi) {
+                vp_clock_skip();
+                return;
+        }
         cnt[VE_REF_CYCLES] = now - vp.tsc_last;
         cnt[VE_CYCLES]     = cnt[VE_REF_CYCLES] * VPMU_CORE_PER_TSC;
         vp.tsc_last = now;
-        /* The model's own work in the handler (tens of emulated MSR accesses) is not the
-         * program's: as if the counters froze on PMI. */
-        if (vp.in_pmi)
-                return;
         retire_counts(cnt, s);
         if (vp_ibs_op_on() && !(vp.ibs_op_ctl & VP_OPCTL_CNT_CTL))
                 vp_ibs_op_count(cnt[VE_CYCLES], NULL, s);
@@ -382,9 +396,10 @@ void vpmu_retire(const struct vpmu_step *s)
 
         if (!vp.p || !s)
                 return;
-        if (s->own_clock)
-                vp.tsc_last = vp_tsc();
-        else
+        if (s->own_clock) {
+                vp_clock_skip();
+                vp.tsc_adj += (int64_t)s->n[VE_REF_CYCLES];
+        } else
                 vp_accrue(s);
         memcpy(cnt, s->n, sizeof(cnt));
         if (s->op_at && vpmu_wants_ops()) {

@@ -1,11 +1,27 @@
 /** @file
  * The virtual PMU's MSR space (core counters, global control/status, the PEBS/LBR/IBS
- * registers through their files, poked MSRs, the write log) and the MSR accessors of
- * pmu/msr.h on the model. See vpmu.h.
+ * registers through their files, poked MSRs, the write log), the MSR accessors of pmu/msr.h
+ * on the model, and its TSC (pmu_clock_tsc_read wrapped at link time). See vpmu.h.
  */
 #include "tests/vpmu/vpmu_priv.h"
 
 #include "boot/x86/msr.h"
+
+/* ---- the TSC ------------------------------------------------------------------------------ */
+
+uint64_t vpmu_tsc(void)
+{
+        vp_accrue(&vp_harness_step);
+        return vp_tsc() + (uint64_t)vp.tsc_adj;
+}
+
+uint64_t __wrap_pmu_clock_tsc_read(void);
+
+/* The harness's TSC (pmu/x86/clock.c, -Wl,--wrap=pmu_clock_tsc_read) is the model's. */
+uint64_t __wrap_pmu_clock_tsc_read(void)
+{
+        return vpmu_tsc();
+}
 
 /* ---- MSR space ------------------------------------------------------------------------------ */
 
@@ -75,10 +91,10 @@ static bool other_rd(uint32_t msr, uint64_t *v)
 
         switch (msr) {
         case VP_IA32_APERF:
-                *v = vp_tsc() * VPMU_CORE_PER_TSC; /* actual core clock */
+                *v = vpmu_tsc() * VPMU_CORE_PER_TSC; /* actual core clock */
                 return true;
         case VP_IA32_MPERF:
-                *v = vp_tsc(); /* the reference clock ticks at the TSC rate */
+                *v = vpmu_tsc(); /* the reference clock ticks at the TSC rate */
                 return true;
         }
         if (!vp_amd()) {

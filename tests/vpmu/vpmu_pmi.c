@@ -48,8 +48,8 @@ void vp_pmi(uint64_t rip, int eilvt)
         vp.pmi_fn(&fr, vp.pmi_ctx);
         if (vp.f.spurious_pmi_every && vp.stats.n_pmi % vp.f.spurious_pmi_every == 0)
                 vp.pmi_fn(&fr, vp.pmi_ctx); /* an NMI from elsewhere, no overflow status */
+        vp_clock_skip();
         vp.in_pmi = false;
-        vp.tsc_last = vp_tsc();
         /* the platform unmasks after the handler (boot/plat.h cpu_pmi_fn) */
         *lvt &= ~VP_APIC_LVT_MASKED;
 }

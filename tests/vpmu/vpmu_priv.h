@@ -24,7 +24,8 @@ struct vp_state {
         uint64_t fctr[VP_MAX_FIXED], ffrac[VP_MAX_FIXED], fctl;
         uint64_t gctl, gstatus;
         uint64_t misc_enable, debugctl;
-        uint64_t tsc_last;
+        uint64_t tsc_last;         /* host TSC the model last counted up to */
+        int64_t  tsc_adj;          /* the model's TSC less the host's (vpmu_tsc) */
         /* PEBS */
         uint64_t ds_area, pebs_enable, data_cfg, ldlat;
         uint32_t pebs_armed;       /* GP counters whose next qualifying event records */
@@ -64,6 +65,9 @@ bool     vp_amd(void);
 unsigned vp_n_gp(void);
 /** The part has global control/status (Intel v2+, AMD PerfMonV2). */
 bool     vp_has_global(void);
+/** The host time since the model last counted is not the program's: the model's TSC skips
+ *  it (see vpmu_tsc). */
+void     vp_clock_skip(void);
 /** Count the time since the model last ran as harness cycles (see vpmu_core.c). */
 void     vp_accrue(const struct vpmu_step *s);
 /** The step the harness itself runs as (MSR accesses, PMIs outside a workload). */

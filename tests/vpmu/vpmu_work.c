@@ -400,7 +400,7 @@ void __wrap_bench_block_run(uint64_t n)
          * counter and the LBR cycle counts then add up whatever the host's load. The host's
          * time up to the call is not counted either: a descheduled test process would look
          * like a core that spent millions of cycles on a call. */
-        vp.tsc_last = vp_tsc();
+        vp_clock_skip();
         if (!vpmu_part())
                 __real_bench_block_run(n);
         for (uint64_t done = 0; vpmu_part() && done < n;) {
@@ -418,7 +418,7 @@ void __wrap_bench_block_run(uint64_t n)
                 vpmu_retire(&s);
                 done += k;
         }
-        vp.tsc_last = vp_tsc();
+        vp_clock_skip();
 }
 
 /* ---- the MMU under the samples ---------------------------------------------------------- */
