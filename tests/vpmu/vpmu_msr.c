@@ -9,10 +9,15 @@
 
 /* ---- the TSC ------------------------------------------------------------------------------ */
 
+/* The instant the counters were last brought up to: a TSC read and the cycles the model
+ * counts up to it are of the same moment (a second rdtsc here would put the host time between
+ * the two reads, a preemption included, into the TSC but not the counters). */
 uint64_t vpmu_tsc(void)
 {
+        if (!vp.p)
+                return vp_tsc() + (uint64_t)vp.tsc_adj;
         vp_accrue(&vp_harness_step);
-        return vp_tsc() + (uint64_t)vp.tsc_adj;
+        return vp.tsc_last + (uint64_t)vp.tsc_adj;
 }
 
 uint64_t __wrap_pmu_clock_tsc_read(void);
