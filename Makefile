@@ -248,7 +248,8 @@ LIBPMUCAL_SRCS := \
 	host/libpmucal_numa_classify.c \
 	host/libpmucal_sets.c \
 	host/libpmucal_tlb.c \
-	host/libpmucal_tlb_classify.c
+	host/libpmucal_tlb_classify.c \
+	host/libpmucal_units.c
 PMUCAL_TABLE_SRCS := \
 	host/pmucal_table.c \
 	host/pmucal_table_classify.c \

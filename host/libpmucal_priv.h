@@ -133,4 +133,26 @@ PMUCAL_HIDDEN bool pmucal__load_levels(struct pmucal__ctx *c, json_t *obj, struc
 PMUCAL_HIDDEN bool pmucal__load_core_sets(struct pmucal__ctx *c, json_t *root,
                                           struct pmucal_table *t);
 
+/* ---- a level's figures and bounds by unit (host/libpmucal_units.c) ---- */
+
+/** Level object @p o's figures in each unit into @p u (after @p l's cycles and ns are read):
+ *  tsc_ticks and core_cycles (null or absent: none), the p50 intervals. */
+PMUCAL_HIDDEN bool pmucal__load_level_units(struct pmucal__ctx *c, json_t *o,
+                                            const struct pmucal_level *l,
+                                            struct pmucal_level_units *u);
+
+/** bucket_upper_bounds (@p bo) in each unit into @p lu (t->n_levels entries): cycles is
+ *  required; a unit whose bounds are null or absent has its figures cleared (has = false). */
+PMUCAL_HIDDEN bool pmucal__load_unit_bounds(struct pmucal__ctx *c, json_t *bo,
+                                            struct pmucal_table *t,
+                                            struct pmucal_level_units *lu);
+
+/** The bounds a classifier compares a latency in @p unit with: @p upper[i] for the
+ *  n_levels - 1 levels with a bound, and the last level's ceiling. Each the table's own in
+ *  @p unit where the level has it, else converted from the cycle figures with the table's
+ *  overall ratio (PMUCAL_E_NO_RATIO when it cannot be). */
+PMUCAL_HIDDEN enum pmucal_err pmucal__unit_bounds(const struct pmucal_table *t,
+                                                  enum pmucal_unit unit, double *upper,
+                                                  bool *has_ceiling, double *ceiling);
+
 #endif
