@@ -254,6 +254,7 @@ PMUCAL_TABLE_SRCS := \
 	host/pmucal_table.c \
 	host/pmucal_table_classify.c \
 	host/pmucal_table_diff.c \
+	host/pmucal_table_diff_tlb.c \
 	host/pmucal_table_match.c \
 	host/pmucal_table_remote.c \
 	host/pmucal_table_show.c
