@@ -306,26 +306,19 @@ enum pmucal_err pmucal_table_load_buf(const char *buf, size_t len, const char *n
         return c.e;
 }
 
+/* pmucal__load_path's loader: pmucal_table_load_buf with a typed out. */
+static enum pmucal_err load_buf(const char *buf, size_t len, const char *name, void *out,
+                                char *err, size_t errlen)
+{
+        return pmucal_table_load_buf(buf, len, name, out, err, errlen);
+}
+
 enum pmucal_err pmucal_table_load(const char *path, struct pmucal_table **out, char *err,
                                   size_t errlen)
 {
-        char            tmp[1], *buf;
-        size_t          n;
-        enum pmucal_err e;
-
-        if (err && errlen)
-                err[0] = '\0';
-        if (!path || !out)
-                return PMUCAL_E_ARG;
-        *out = NULL;
-        if ((e = pmucal__read_file(path, &buf, &n, err && errlen ? err : tmp,
-                                   err && errlen ? errlen : sizeof(tmp))) != PMUCAL_OK) {
-                pmucal__escape_msg(err, errlen);
-                return e;
-        }
-        e = pmucal_table_load_buf(buf, n, path, out, err, errlen);
-        free(buf);
-        return e;
+        if (out)
+                *out = NULL;
+        return pmucal__load_path(path, out, load_buf, err, errlen);
 }
 
 void pmucal_table_free(struct pmucal_table *t)

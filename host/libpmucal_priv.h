@@ -11,6 +11,7 @@
 #ifndef PMUCAL_LIBPMUCAL_PRIV_H
 #define PMUCAL_LIBPMUCAL_PRIV_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #include <jansson.h>
@@ -29,6 +30,23 @@
  *  On failure a message "PATH: ..." is in @p err. */
 PMUCAL_HIDDEN enum pmucal_err pmucal__read_file(const char *path, char **buf, size_t *len,
                                                 char *err, size_t errlen);
+
+/** A pmucal_*_load_buf behind a wrapper that gives @p out its type. */
+typedef enum pmucal_err (*pmucal__buf_loader)(const char *buf, size_t len, const char *name,
+                                              void *out, char *err, size_t errlen);
+
+/** The one body of every pmucal_*_load(path, out, err, errlen): @p err cleared,
+ *  PMUCAL_E_ARG for a NULL @p path or @p out, the file read (pmucal__read_file; its message
+ *  escaped) and handed to @p load with @p path as its name. The caller has set its *out to
+ *  NULL. */
+PMUCAL_HIDDEN enum pmucal_err pmucal__load_path(const char *path, void *out,
+                                                pmucal__buf_loader load, char *err,
+                                                size_t errlen);
+
+/** Write "NAME: PATH: message" to @p err (@p errlen bytes; nothing when NULL or 0), without
+ *  "PATH: " when @p path is NULL or empty: the message format of every loader. */
+PMUCAL_HIDDEN void pmucal__format_err(char *err, size_t errlen, const char *name,
+                                      const char *path, const char *fmt, va_list ap);
 
 /** Check the schema string @p s against "@p prefix <major>[.<minor>]" (docs/versioning.md).
  *  PMUCAL_OK with *@p minor set (0 when absent) when the major is @p major; PMUCAL_E_KIND

@@ -38,19 +38,13 @@ __attribute__((format(printf, 3, 4)))
 static int fail(struct tctx *c, enum pmucal_err e, const char *fmt, ...)
 {
         va_list ap;
-        int     k;
 
         if (c->e != PMUCAL_OK)
                 return 0;
         c->e = e;
-        if (!c->err || !c->errlen)
-                return 0;
-        k = snprintf(c->err, c->errlen, "%s: %s%s", c->name, c->path, c->path[0] ? ": " : "");
-        if (k >= 0 && (size_t)k < c->errlen) {
-                va_start(ap, fmt);
-                vsnprintf(c->err + k, c->errlen - (size_t)k, fmt, ap);
-                va_end(ap);
-        }
+        va_start(ap, fmt);
+        pmucal__format_err(c->err, c->errlen, c->name, c->path, fmt, ap);
+        va_end(ap);
         return 0;
 }
 
@@ -403,26 +397,19 @@ enum pmucal_err pmucal_tlb_load_buf(const char *buf, size_t len, const char *nam
         return finish(&c, json_loadb(buf ? buf : "", len, JSON_REJECT_DUPLICATES, &je), &je, out);
 }
 
+/* pmucal__load_path's loader: pmucal_tlb_load_buf with a typed out. */
+static enum pmucal_err load_buf(const char *buf, size_t len, const char *name, void *out,
+                                char *err, size_t errlen)
+{
+        return pmucal_tlb_load_buf(buf, len, name, out, err, errlen);
+}
+
 enum pmucal_err pmucal_tlb_load(const char *path, struct pmucal_tlb **out, char *err,
                                 size_t errlen)
 {
-        char            tmp[1], *buf;
-        size_t          n;
-        enum pmucal_err e;
-
-        if (err && errlen)
-                err[0] = '\0';
-        if (!path || !out)
-                return PMUCAL_E_ARG;
-        *out = NULL;
-        if ((e = pmucal__read_file(path, &buf, &n, err && errlen ? err : tmp,
-                                   err && errlen ? errlen : sizeof(tmp))) != PMUCAL_OK) {
-                pmucal__escape_msg(err, errlen);
-                return e;
-        }
-        e = pmucal_tlb_load_buf(buf, n, path, out, err, errlen);
-        free(buf);
-        return e;
+        if (out)
+                *out = NULL;
+        return pmucal__load_path(path, out, load_buf, err, errlen);
 }
 
 void pmucal_tlb_free(struct pmucal_tlb *t)
