@@ -334,6 +334,7 @@ TEST_SUPPORT_SRCS := \
 	tests/fake_mem_node.c \
 	tests/fake_plat.c \
 	tests/fake_volume.c \
+	tests/table_cases.c \
 	tests/test_util.c
 TEST_LAYER_SRCS := $(PORTABLE_SRCS) $(SYMS_NONE_SRC) $(LIBPMUCAL_SRCS) $(BOOT_arm64_PURE_SRCS)
 TEST_LIBS := -lcmocka -ljansson -lm -lpthread $(COV_FLAGS)

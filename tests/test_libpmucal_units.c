@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "host/include/pmucal/table.h"
+#include "tests/table_cases.h"
 
 /* Core clock 3 GHz, TSC 2 GHz: overall ratio 1.5, but L2's own ratio is 1.0 and DRAM's 1.2.
  * The core bounds take the ratio of the level below them (6 = 4 x 1.5, 30 = 30 x 1.0). */
@@ -86,17 +87,9 @@ static const struct {
 
 static char *make_doc(size_t i, size_t *len)
 {
-        const char *at = strstr(base, cases[i].from);
-        size_t      pre, fl = strlen(cases[i].from), tl = strlen(cases[i].to);
-        char       *d;
+        char *d = table_case_doc(base, cases[i].from, cases[i].to, len);
 
-        assert_non_null(at);
-        pre = (size_t)(at - base);
-        d   = malloc(sizeof(base) + tl);
-        memcpy(d, base, pre);
-        memcpy(d + pre, cases[i].to, tl);
-        strcpy(d + pre + tl, at + fl);
-        *len = strlen(d);
+        assert_non_null(d);
         return d;
 }
 
@@ -234,25 +227,18 @@ static void test_ceiling(void **state)
         pmucal_table_free(t);
 }
 
+static char *units_case(size_t i, size_t *len, bool *ok, const char **name)
+{
+        *ok   = cases[i].want == PMUCAL_OK;
+        *name = cases[i].name;
+        return make_doc(i, len);
+}
+
 static int dump_cases(const char *dir)
 {
-        char  path[512];
-        FILE *idx, *f;
-
-        snprintf(path, sizeof(path), "%s/cases-units.tsv", dir);
-        if (!(idx = fopen(path, "w")))
-                return perror(path), 1;
-        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-                size_t len;
-                char  *doc = make_doc(i, &len);
-                snprintf(path, sizeof(path), "%s/units-%02zu.json", dir, i);
-                if (!(f = fopen(path, "wb")) || fwrite(doc, 1, len, f) != len || fclose(f))
-                        return perror(path), 1;
-                fprintf(idx, "units-%02zu.json\tlatency\t%d\t%s\n", i, cases[i].want == PMUCAL_OK,
-                        cases[i].name);
-                free(doc);
-        }
-        return fclose(idx) ? 1 : 0;
+        const struct table_case_set set = { "units", "latency", sizeof(cases) / sizeof(cases[0]),
+                                            units_case };
+        return table_cases_dump(dir, "cases-units.tsv", &set, 1);
 }
 
 int main(int argc, char **argv)
