@@ -248,11 +248,13 @@ LIBPMUCAL_SRCS := \
 	host/libpmucal_numa_classify.c \
 	host/libpmucal_sets.c \
 	host/libpmucal_tlb.c \
-	host/libpmucal_tlb_classify.c
+	host/libpmucal_tlb_classify.c \
+	host/libpmucal_units.c
 PMUCAL_TABLE_SRCS := \
 	host/pmucal_table.c \
 	host/pmucal_table_classify.c \
 	host/pmucal_table_diff.c \
+	host/pmucal_table_diff_tlb.c \
 	host/pmucal_table_match.c \
 	host/pmucal_table_remote.c \
 	host/pmucal_table_show.c
@@ -332,6 +334,7 @@ TEST_SUPPORT_SRCS := \
 	tests/fake_mem_node.c \
 	tests/fake_plat.c \
 	tests/fake_volume.c \
+	tests/table_cases.c \
 	tests/test_util.c
 TEST_LAYER_SRCS := $(PORTABLE_SRCS) $(SYMS_NONE_SRC) $(LIBPMUCAL_SRCS) $(BOOT_arm64_PURE_SRCS)
 TEST_LIBS := -lcmocka -ljansson -lm -lpthread $(COV_FLAGS)

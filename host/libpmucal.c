@@ -107,7 +107,8 @@ static bool load_method(struct pmucal__ctx *c, json_t *root, struct pmucal_table
         return ok;
 }
 
-static bool load_level(struct pmucal__ctx *c, json_t *o, struct pmucal_level *l)
+static bool load_level(struct pmucal__ctx *c, json_t *o, struct pmucal_level *l,
+                       struct pmucal_level_units *u)
 {
         uint64_t lvl = 0;
         json_t  *ns;
@@ -132,7 +133,7 @@ static bool load_level(struct pmucal__ctx *c, json_t *o, struct pmucal_level *l)
                         return false;
                 l->has_ns = true;
         }
-        return true;
+        return pmucal__load_level_units(c, o, l, u);
 }
 
 /* Level @p i against the levels before it: a name of its own, a median and a capacity above
@@ -163,43 +164,11 @@ static bool check_order(struct pmucal__ctx *c, const struct pmucal_table *t, siz
         return true;
 }
 
-static bool load_bounds(struct pmucal__ctx *c, json_t *arr, struct pmucal_table *t, bool ns)
-{
-        size_t want = t->n_levels - 1;
-
-        if (!json_is_array(arr))
-                return pmucal__fail(c, PMUCAL_E_SCHEMA, "expected an array, got %s", pmucal__type_name(arr));
-        if (json_array_size(arr) != want)
-                return pmucal__fail(c, PMUCAL_E_SCHEMA, "%zu bounds for %zu levels (want %zu)",
-                            json_array_size(arr), t->n_levels, want);
-        for (size_t i = 0; i < want; i++) {
-                struct pmucal_level *a = &t->levels[i], *b = &t->levels[i + 1];
-                double               lo = ns ? a->ns.p50 : a->cycles.p50;
-                double               hi = ns ? b->ns.p50 : b->cycles.p50;
-                double               v;
-                size_t               k = pmucal__push_idx(c, i);
-
-                if (!pmucal__check_num(c, json_array_get(arr, i), &v))
-                        return false;
-                if (v < lo || v >= hi)
-                        return pmucal__fail(c, PMUCAL_E_SCHEMA,
-                                    "%g is not between the medians of %s (%g) and %s (%g)", v,
-                                    a->name, lo, b->name, hi);
-                pmucal__pop(c, k);
-                a->has_upper = true;
-                if (ns)
-                        a->upper_ns = v;
-                else
-                        a->upper_cycles = v;
-        }
-        return true;
-}
-
 bool pmucal__load_levels(struct pmucal__ctx *c, json_t *root, struct pmucal_table *t)
 {
-        json_t *arr = pmucal__member(c, root, "levels", false), *bo, *b;
-        size_t  n   = pmucal__push_key(c, "levels");
-        bool    all_ns = true;
+        json_t                    *arr = pmucal__member(c, root, "levels", false), *bo;
+        size_t                     n   = pmucal__push_key(c, "levels");
+        struct pmucal_level_units *lu;
 
         if (!arr)
                 return false;
@@ -210,15 +179,16 @@ bool pmucal__load_levels(struct pmucal__ctx *c, json_t *root, struct pmucal_tabl
                             MAX_LEVELS);
         t->n_levels = json_array_size(arr);
         t->levels   = pmucal__pool_alloc(c->pool, t->n_levels * sizeof(*t->levels));
-        if (!t->levels)
+        lu          = pmucal__pool_alloc(c->pool, t->n_levels * sizeof(*lu));
+        if (!t->levels || !lu)
                 return pmucal__fail(c, PMUCAL_E_NOMEM, "out of memory");
+        t->level_units = lu;
         for (size_t i = 0; i < t->n_levels; i++) {
                 size_t k = pmucal__push_idx(c, i);
-                if (!load_level(c, json_array_get(arr, i), &t->levels[i]))
+                if (!load_level(c, json_array_get(arr, i), &t->levels[i], &lu[i]))
                         return false;
                 if (!check_order(c, t, i))
                         return false;
-                all_ns = all_ns && t->levels[i].has_ns;
                 pmucal__pop(c, k);
         }
         pmucal__pop(c, n);
@@ -226,25 +196,16 @@ bool pmucal__load_levels(struct pmucal__ctx *c, json_t *root, struct pmucal_tabl
         if (!(bo = pmucal__get_obj(c, root, "bucket_upper_bounds", false)))
                 return false;
         n = pmucal__push_key(c, "bucket_upper_bounds");
-        if (!(b = pmucal__member(c, bo, "cycles", false)))
+        if (!pmucal__load_unit_bounds(c, bo, t, lu))
                 return false;
-        size_t k = pmucal__push_key(c, "cycles");
-        if (!load_bounds(c, b, t, false))
-                return false;
-        pmucal__pop(c, k);
-        b = pmucal__member(c, bo, "ns", true);
-        if (b && !json_is_null(b)) {
-                k = pmucal__push_key(c, "ns");
-                if (!all_ns)
-                        return pmucal__fail(c, PMUCAL_E_SCHEMA, "ns bounds but not every level has ns");
-                if (!load_bounds(c, b, t, true))
-                        return false;
-                pmucal__pop(c, k);
-        } else {
-                for (size_t i = 0; i < t->n_levels; i++)
-                        t->levels[i].has_ns = false;
-        }
         pmucal__pop(c, n);
+        for (size_t i = 0; i < t->n_levels; i++) { /* the 1.0 fields */
+                struct pmucal_level *l = &t->levels[i];
+                l->has_upper    = lu[i].unit[PMUCAL_UNIT_TABLE].has_upper;
+                l->upper_cycles = lu[i].unit[PMUCAL_UNIT_TABLE].upper;
+                l->has_ns       = lu[i].unit[PMUCAL_UNIT_NS].has;
+                l->upper_ns     = lu[i].unit[PMUCAL_UNIT_NS].upper;
+        }
         return true;
 }
 
@@ -345,26 +306,19 @@ enum pmucal_err pmucal_table_load_buf(const char *buf, size_t len, const char *n
         return c.e;
 }
 
+/* pmucal__load_path's loader: pmucal_table_load_buf with a typed out. */
+static enum pmucal_err load_buf(const char *buf, size_t len, const char *name, void *out,
+                                char *err, size_t errlen)
+{
+        return pmucal_table_load_buf(buf, len, name, out, err, errlen);
+}
+
 enum pmucal_err pmucal_table_load(const char *path, struct pmucal_table **out, char *err,
                                   size_t errlen)
 {
-        char            tmp[1], *buf;
-        size_t          n;
-        enum pmucal_err e;
-
-        if (err && errlen)
-                err[0] = '\0';
-        if (!path || !out)
-                return PMUCAL_E_ARG;
-        *out = NULL;
-        if ((e = pmucal__read_file(path, &buf, &n, err && errlen ? err : tmp,
-                                   err && errlen ? errlen : sizeof(tmp))) != PMUCAL_OK) {
-                pmucal__escape_msg(err, errlen);
-                return e;
-        }
-        e = pmucal_table_load_buf(buf, n, path, out, err, errlen);
-        free(buf);
-        return e;
+        if (out)
+                *out = NULL;
+        return pmucal__load_path(path, out, load_buf, err, errlen);
 }
 
 void pmucal_table_free(struct pmucal_table *t)

@@ -1,6 +1,8 @@
 /** @file libpmucal: the latency-table classifier and unit conversion (see
  *  host/include/pmucal/table.h). Pure functions of a loaded table: no allocation, no state,
- *  safe to call from any number of threads at once. */
+ *  safe to call from any number of threads at once. A latency is compared with the bounds in
+ *  its own unit (the table's where it gives them, else converted once per call), never
+ *  converted itself. */
 #include "host/include/pmucal/table.h"
 #include "host/libpmucal_priv.h"
 
@@ -23,53 +25,46 @@ enum pmucal_err pmucal_table_convert(const struct pmucal_table *t, double v,
         return pmucal__convert(&c, v, from, to, out);
 }
 
-/* The scale a classification compares on: the ns figures for ns input where the table has
- * them (no conversion at all), else the table's cycles after converting the input. */
-struct scale {
-        bool   ns;
-        double factor; /* input x factor = the value compared */
+/* The bounds one call compares with, in the caller's unit (host/libpmucal_units.c). */
+struct bounds {
+        size_t n;                    /* levels with an upper bound: n_levels - 1 */
+        double upper[64];            /* the loader reads at most 64 levels */
+        bool   has_ceiling;
+        double ceiling;
 };
 
-static enum pmucal_err scale_for(const struct pmucal_table *t, enum pmucal_unit unit,
-                                 struct scale *s)
+static enum pmucal_err bounds_for(const struct pmucal_table *t, enum pmucal_unit unit,
+                                  struct bounds *b)
 {
-        struct pmucal__clocks c = clocks(t);
-
-        if ((unsigned)unit > PMUCAL_UNIT_NS)
+        if ((unsigned)unit > PMUCAL_UNIT_NS || t->n_levels > sizeof(b->upper) / sizeof(b->upper[0]))
                 return PMUCAL_E_ARG;
-        if (unit == PMUCAL_UNIT_NS && t->levels[0].has_ns) {
-                *s = (struct scale){ true, 1.0 };
-                return PMUCAL_OK;
-        }
-        s->ns = false;
-        return pmucal__convert(&c, 1.0, unit, PMUCAL_UNIT_TABLE, &s->factor);
+        b->n = t->n_levels - 1;
+        return pmucal__unit_bounds(t, unit, b->upper, &b->has_ceiling, &b->ceiling);
 }
 
-static int level_of(const struct pmucal_table *t, double v, bool ns)
+static int level_of(const struct bounds *b, double v)
 {
-        const struct pmucal_level *last = &t->levels[t->n_levels - 1];
-
-        for (size_t i = 0; i + 1 < t->n_levels; i++)
-                if (v <= (ns ? t->levels[i].upper_ns : t->levels[i].upper_cycles))
+        for (size_t i = 0; i < b->n; i++)
+                if (v <= b->upper[i])
                         return (int)i;
-        if (last->has_ceiling && v > (ns ? last->ceiling_ns : last->ceiling_cycles))
+        if (b->has_ceiling && v > b->ceiling)
                 return PMUCAL_LEVEL_BEYOND;
-        return (int)t->n_levels - 1;
+        return (int)b->n;
 }
 
 enum pmucal_err pmucal_table_classify(const struct pmucal_table *t, double latency,
                                       enum pmucal_unit unit, int *level)
 {
-        struct scale    s;
+        struct bounds   b;
         enum pmucal_err e;
 
         if (!t || !level || !t->n_levels)
                 return PMUCAL_E_ARG;
-        if ((e = scale_for(t, unit, &s)) != PMUCAL_OK)
+        if ((e = bounds_for(t, unit, &b)) != PMUCAL_OK)
                 return e;
         if (!pmucal__latency_ok(latency))
                 return PMUCAL_E_RANGE;
-        *level = level_of(t, latency * s.factor, s.ns);
+        *level = level_of(&b, latency);
         return PMUCAL_OK;
 }
 
@@ -77,20 +72,20 @@ enum pmucal_err pmucal_table_classify_batch(const struct pmucal_table *t,
                                             const double *latencies, size_t n,
                                             enum pmucal_unit unit, int *levels, size_t *n_invalid)
 {
-        struct scale    s;
+        struct bounds   b;
         enum pmucal_err e;
         size_t          bad = 0;
 
         if (!t || !t->n_levels || (n && (!latencies || !levels)))
                 return PMUCAL_E_ARG;
-        if ((e = scale_for(t, unit, &s)) != PMUCAL_OK)
+        if ((e = bounds_for(t, unit, &b)) != PMUCAL_OK)
                 return e;
         for (size_t i = 0; i < n; i++) {
                 if (!pmucal__latency_ok(latencies[i])) {
                         levels[i] = PMUCAL_LEVEL_INVALID;
                         bad++;
                 } else {
-                        levels[i] = level_of(t, latencies[i] * s.factor, s.ns);
+                        levels[i] = level_of(&b, latencies[i]);
                 }
         }
         if (n_invalid)

@@ -114,6 +114,40 @@ enum pmucal_err pmucal__read_file(const char *path, char **buf, size_t *len, cha
         return PMUCAL_OK;
 }
 
+enum pmucal_err pmucal__load_path(const char *path, void *out, pmucal__buf_loader load, char *err,
+                                  size_t errlen)
+{
+        char            tmp[1], *buf;
+        size_t          n;
+        enum pmucal_err e;
+
+        if (err && errlen)
+                err[0] = '\0';
+        if (!path || !out)
+                return PMUCAL_E_ARG;
+        if ((e = pmucal__read_file(path, &buf, &n, err && errlen ? err : tmp,
+                                   err && errlen ? errlen : sizeof(tmp))) != PMUCAL_OK) {
+                pmucal__escape_msg(err, errlen);
+                return e;
+        }
+        e = load(buf, n, path, out, err, errlen);
+        free(buf);
+        return e;
+}
+
+void pmucal__format_err(char *err, size_t errlen, const char *name, const char *path,
+                        const char *fmt, va_list ap)
+{
+        bool with_path = path && path[0];
+        int  k;
+
+        if (!err || !errlen)
+                return;
+        k = snprintf(err, errlen, "%s: %s%s", name, with_path ? path : "", with_path ? ": " : "");
+        if (k >= 0 && (size_t)k < errlen)
+                vsnprintf(err + k, errlen - (size_t)k, fmt, ap);
+}
+
 /* A version number: "0" or a digit 1-9 followed by digits, at most 9 in all (no sign, no
  * leading zero). Returns the end, or NULL. */
 static const char *number(const char *p, long *v)

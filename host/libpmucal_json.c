@@ -12,22 +12,13 @@
 bool pmucal__fail(struct pmucal__ctx *c, enum pmucal_err e, const char *fmt, ...)
 {
         va_list ap;
-        int     k;
 
         if (c->e != PMUCAL_OK)
                 return false;
         c->e = e;
-        if (!c->err || !c->errlen)
-                return false;
-        if (e == PMUCAL_E_SCHEMA)
-                k = snprintf(c->err, c->errlen, "%s: %s: ", c->name, c->path);
-        else
-                k = snprintf(c->err, c->errlen, "%s: ", c->name);
-        if (k >= 0 && (size_t)k < c->errlen) {
-                va_start(ap, fmt);
-                vsnprintf(c->err + k, c->errlen - (size_t)k, fmt, ap);
-                va_end(ap);
-        }
+        va_start(ap, fmt);
+        pmucal__format_err(c->err, c->errlen, c->name, e == PMUCAL_E_SCHEMA ? c->path : NULL, fmt, ap);
+        va_end(ap);
         return false;
 }
 

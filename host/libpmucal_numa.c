@@ -28,19 +28,13 @@ __attribute__((format(printf, 3, 4)))
 static bool fail(struct nctx *c, enum pmucal_err e, const char *fmt, ...)
 {
         va_list ap;
-        int     k;
 
         if (c->e != PMUCAL_OK)
                 return false;
         c->e = e;
-        if (!c->err || !c->errlen)
-                return false;
-        k = snprintf(c->err, c->errlen, "%s: %s%s", c->name, c->path, c->path[0] ? ": " : "");
-        if (k >= 0 && (size_t)k < c->errlen) {
-                va_start(ap, fmt);
-                vsnprintf(c->err + k, c->errlen - (size_t)k, fmt, ap);
-                va_end(ap);
-        }
+        va_start(ap, fmt);
+        pmucal__format_err(c->err, c->errlen, c->name, c->path, fmt, ap);
+        va_end(ap);
         return false;
 }
 
@@ -453,21 +447,17 @@ enum pmucal_err pmucal_numa_load_buf(const char *buf, size_t len, const char *na
         return n ? PMUCAL_OK : c.e;
 }
 
+/* pmucal__load_path's loader: pmucal_numa_load_buf with a typed out. */
+static enum pmucal_err load_buf(const char *buf, size_t len, const char *name, void *out,
+                                char *err, size_t errlen)
+{
+        return pmucal_numa_load_buf(buf, len, name, out, err, errlen);
+}
+
 enum pmucal_err pmucal_numa_load(const char *path, struct pmucal_numa **out, char *err,
                                  size_t errlen)
 {
-        char           *buf;
-        size_t          len;
-        enum pmucal_err e;
-
-        if (err && errlen)
-                err[0] = '\0';
-        if (!path || !out)
-                return PMUCAL_E_ARG;
-        *out = NULL;
-        if ((e = pmucal__read_file(path, &buf, &len, err, errlen)) != PMUCAL_OK)
-                return e;
-        e = pmucal_numa_load_buf(buf, len, path, out, err, errlen);
-        free(buf);
-        return e;
+        if (out)
+                *out = NULL;
+        return pmucal__load_path(path, out, load_buf, err, errlen);
 }

@@ -11,6 +11,7 @@
 #ifndef PMUCAL_LIBPMUCAL_PRIV_H
 #define PMUCAL_LIBPMUCAL_PRIV_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #include <jansson.h>
@@ -29,6 +30,23 @@
  *  On failure a message "PATH: ..." is in @p err. */
 PMUCAL_HIDDEN enum pmucal_err pmucal__read_file(const char *path, char **buf, size_t *len,
                                                 char *err, size_t errlen);
+
+/** A pmucal_*_load_buf behind a wrapper that gives @p out its type. */
+typedef enum pmucal_err (*pmucal__buf_loader)(const char *buf, size_t len, const char *name,
+                                              void *out, char *err, size_t errlen);
+
+/** The one body of every pmucal_*_load(path, out, err, errlen): @p err cleared,
+ *  PMUCAL_E_ARG for a NULL @p path or @p out, the file read (pmucal__read_file; its message
+ *  escaped) and handed to @p load with @p path as its name. The caller has set its *out to
+ *  NULL. */
+PMUCAL_HIDDEN enum pmucal_err pmucal__load_path(const char *path, void *out,
+                                                pmucal__buf_loader load, char *err,
+                                                size_t errlen);
+
+/** Write "NAME: PATH: message" to @p err (@p errlen bytes; nothing when NULL or 0), without
+ *  "PATH: " when @p path is NULL or empty: the message format of every loader. */
+PMUCAL_HIDDEN void pmucal__format_err(char *err, size_t errlen, const char *name,
+                                      const char *path, const char *fmt, va_list ap);
 
 /** Check the schema string @p s against "@p prefix <major>[.<minor>]" (docs/versioning.md).
  *  PMUCAL_OK with *@p minor set (0 when absent) when the major is @p major; PMUCAL_E_KIND
@@ -132,5 +150,27 @@ PMUCAL_HIDDEN bool pmucal__load_levels(struct pmucal__ctx *c, json_t *obj, struc
 /** The optional "core_types" section (1.4) into t->core_sets (host/libpmucal_sets.c). */
 PMUCAL_HIDDEN bool pmucal__load_core_sets(struct pmucal__ctx *c, json_t *root,
                                           struct pmucal_table *t);
+
+/* ---- a level's figures and bounds by unit (host/libpmucal_units.c) ---- */
+
+/** Level object @p o's figures in each unit into @p u (after @p l's cycles and ns are read):
+ *  tsc_ticks and core_cycles (null or absent: none), the p50 intervals. */
+PMUCAL_HIDDEN bool pmucal__load_level_units(struct pmucal__ctx *c, json_t *o,
+                                            const struct pmucal_level *l,
+                                            struct pmucal_level_units *u);
+
+/** bucket_upper_bounds (@p bo) in each unit into @p lu (t->n_levels entries): cycles is
+ *  required; a unit whose bounds are null or absent has its figures cleared (has = false). */
+PMUCAL_HIDDEN bool pmucal__load_unit_bounds(struct pmucal__ctx *c, json_t *bo,
+                                            struct pmucal_table *t,
+                                            struct pmucal_level_units *lu);
+
+/** The bounds a classifier compares a latency in @p unit with: @p upper[i] for the
+ *  n_levels - 1 levels with a bound, and the last level's ceiling. Each the table's own in
+ *  @p unit where the level has it, else converted from the cycle figures with the table's
+ *  overall ratio (PMUCAL_E_NO_RATIO when it cannot be). */
+PMUCAL_HIDDEN enum pmucal_err pmucal__unit_bounds(const struct pmucal_table *t,
+                                                  enum pmucal_unit unit, double *upper,
+                                                  bool *has_ceiling, double *ceiling);
 
 #endif

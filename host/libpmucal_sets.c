@@ -1,6 +1,7 @@
 /** @file libpmucal: the latency table's level sets per core type and cache domain (1.4
  * "core_types", docs/latency-table.md). Optional: a table without them has n_core_sets 0.
- * Each set's levels are checked as the top-level ones are. */
+ * Each set's levels, with their figures and bounds in each unit, are read and checked by the
+ * same function as the top-level ones (pmucal__load_levels). */
 #include "host/include/pmucal/table.h"
 #include "host/libpmucal_priv.h"
 
@@ -107,8 +108,9 @@ static bool load_set(struct pmucal__ctx *c, json_t *o, struct pmucal_core_set *s
                 struct pmucal_table lv = { 0 };
                 if (!pmucal__load_levels(c, o, &lv))
                         return false;
-                s->n_levels = lv.n_levels;
-                s->levels   = lv.levels;
+                s->n_levels    = lv.n_levels;
+                s->levels      = lv.levels;
+                s->level_units = lv.level_units;
         } else if (!s->why_not_measured) {
                 pmucal__push_key(c, "why_not_measured");
                 return pmucal__fail(c, PMUCAL_E_SCHEMA, "null, but the set was not measured");

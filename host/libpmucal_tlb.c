@@ -38,19 +38,13 @@ __attribute__((format(printf, 3, 4)))
 static int fail(struct tctx *c, enum pmucal_err e, const char *fmt, ...)
 {
         va_list ap;
-        int     k;
 
         if (c->e != PMUCAL_OK)
                 return 0;
         c->e = e;
-        if (!c->err || !c->errlen)
-                return 0;
-        k = snprintf(c->err, c->errlen, "%s: %s%s", c->name, c->path, c->path[0] ? ": " : "");
-        if (k >= 0 && (size_t)k < c->errlen) {
-                va_start(ap, fmt);
-                vsnprintf(c->err + k, c->errlen - (size_t)k, fmt, ap);
-                va_end(ap);
-        }
+        va_start(ap, fmt);
+        pmucal__format_err(c->err, c->errlen, c->name, c->path, fmt, ap);
+        va_end(ap);
         return 0;
 }
 
@@ -108,11 +102,20 @@ static const char *const side_names[]  = { "dtlb", "itlb", NULL };
 static const char *const pte_names[]   = { "near", "line", "page", NULL };
 static const char *const class_names[] = { "l1_hit", "l2_hit", "walk", "miss", NULL };
 
-static int load_levels(struct tctx *c, json_t *lv, size_t i, struct pmucal_tlb_curve *cv)
+/* An integer member of an object, 0 when absent or not a positive integer. */
+static uint64_t opt_u64(json_t *o, const char *key)
+{
+        json_t *v = json_object_get(o, key);
+        return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
+}
+
+static int load_levels(struct tctx *c, json_t *lv, size_t i, struct pmucal_tlb_curve *cv,
+                       struct pmucal_tlb_spread *sp)
 {
         uint64_t *ent = pmucal__pool_alloc(c->pool, (json_array_size(lv) + 1) * sizeof(*ent));
+        uint64_t *nxt = pmucal__pool_alloc(c->pool, (json_array_size(lv) + 1) * sizeof(*nxt));
 
-        if (!ent)
+        if (!ent || !nxt)
                 return fail(c, PMUCAL_E_NOMEM, "out of memory");
         for (size_t k = 0; k < json_array_size(lv); k++) {
                 json_t *e = json_array_get(lv, k);
@@ -124,7 +127,9 @@ static int load_levels(struct tctx *c, json_t *lv, size_t i, struct pmucal_tlb_c
                 if (!ent[k] || (k && ent[k] <= ent[k - 1]))
                         return fail(c, PMUCAL_E_SCHEMA, "entries: %" PRIu64 " is not above the level "
                                     "before it (%" PRIu64 ")", ent[k], k ? ent[k - 1] : 0);
+                nxt[k] = opt_u64(e, "next_pages");
         }
+        sp->level_next_pages = nxt;
         cv->level_entries = ent;
         cv->n_levels      = json_array_size(lv);
         return 1;
@@ -179,7 +184,8 @@ static int load_class(struct tctx *c, json_t *e, size_t i, size_t k, size_t n,
         return 1;
 }
 
-static int load_curve(struct tctx *c, json_t *o, size_t i, struct pmucal_tlb_curve *cv)
+static int load_curve(struct tctx *c, json_t *o, size_t i, struct pmucal_tlb_curve *cv,
+                      struct pmucal_tlb_spread *sp)
 {
         json_t *lv, *cl;
         int     side, pte;
@@ -205,8 +211,10 @@ static int load_curve(struct tctx *c, json_t *o, size_t i, struct pmucal_tlb_cur
         if (json_array_size(lv) > MAX_LEVELS || json_array_size(cl) > MAX_CLASSES)
                 return fail(c, PMUCAL_E_SCHEMA, "%zu levels and %zu classes (at most %d and %d)",
                             json_array_size(lv), json_array_size(cl), MAX_LEVELS, MAX_CLASSES);
-        if (!load_levels(c, lv, i, cv))
+        if (!load_levels(c, lv, i, cv, sp))
                 return 0;
+        sp->noise_cycles = (double)opt_u64(o, "noise_mcyc") / 1000;
+        sp->step_cycles  = (double)opt_u64(o, "step_mcyc") / 1000;
         cv->classes = pmucal__pool_alloc(c->pool, (json_array_size(cl) + 1) * sizeof(*cv->classes));
         if (!cv->classes)
                 return fail(c, PMUCAL_E_NOMEM, "out of memory");
@@ -214,13 +222,6 @@ static int load_curve(struct tctx *c, json_t *o, size_t i, struct pmucal_tlb_cur
                 if (!load_class(c, json_array_get(cl, k), i, k, json_array_size(cl), cv))
                         return 0;
         return 1;
-}
-
-/* An integer member of an object, 0 when absent or not a positive integer. */
-static uint64_t opt_u64(json_t *o, const char *key)
-{
-        json_t *v = json_object_get(o, key);
-        return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
 }
 
 /* The 1.2 clock object: its figures must be TSC ticks; its rates and measured ratio. */
@@ -280,6 +281,7 @@ static int load_clock(struct tctx *c, json_t *root, json_t *tlb, struct pmucal_t
 
 static int load_root(struct tctx *c, json_t *root, struct pmucal_tlb *t)
 {
+        struct pmucal_tlb_spread *sp;
         json_t         *tlb = root, *cv, *u;
         const char     *s;
         char            msg[256];
@@ -319,11 +321,13 @@ static int load_root(struct tctx *c, json_t *root, struct pmucal_tlb *t)
         if (json_array_size(cv) > MAX_CURVES)
                 return at(c, "curves"), fail(c, PMUCAL_E_SCHEMA, "more than %d", MAX_CURVES);
         t->curves = pmucal__pool_alloc(c->pool, (json_array_size(cv) + 1) * sizeof(*t->curves));
-        if (!t->curves)
+        sp        = pmucal__pool_alloc(c->pool, (json_array_size(cv) + 1) * sizeof(*sp));
+        if (!t->curves || !sp)
                 return fail(c, PMUCAL_E_NOMEM, "out of memory");
+        t->spread = sp;
         for (size_t i = 0; i < json_array_size(cv); i++) {
                 struct pmucal_tlb_curve *a = &t->curves[i];
-                if (!load_curve(c, json_array_get(cv, i), i, a))
+                if (!load_curve(c, json_array_get(cv, i), i, a, &sp[i]))
                         return 0;
                 for (size_t j = 0; j < i; j++)
                         if (t->curves[j].side == a->side && t->curves[j].page_bytes == a->page_bytes &&
@@ -393,26 +397,19 @@ enum pmucal_err pmucal_tlb_load_buf(const char *buf, size_t len, const char *nam
         return finish(&c, json_loadb(buf ? buf : "", len, JSON_REJECT_DUPLICATES, &je), &je, out);
 }
 
+/* pmucal__load_path's loader: pmucal_tlb_load_buf with a typed out. */
+static enum pmucal_err load_buf(const char *buf, size_t len, const char *name, void *out,
+                                char *err, size_t errlen)
+{
+        return pmucal_tlb_load_buf(buf, len, name, out, err, errlen);
+}
+
 enum pmucal_err pmucal_tlb_load(const char *path, struct pmucal_tlb **out, char *err,
                                 size_t errlen)
 {
-        char            tmp[1], *buf;
-        size_t          n;
-        enum pmucal_err e;
-
-        if (err && errlen)
-                err[0] = '\0';
-        if (!path || !out)
-                return PMUCAL_E_ARG;
-        *out = NULL;
-        if ((e = pmucal__read_file(path, &buf, &n, err && errlen ? err : tmp,
-                                   err && errlen ? errlen : sizeof(tmp))) != PMUCAL_OK) {
-                pmucal__escape_msg(err, errlen);
-                return e;
-        }
-        e = pmucal_tlb_load_buf(buf, n, path, out, err, errlen);
-        free(buf);
-        return e;
+        if (out)
+                *out = NULL;
+        return pmucal__load_path(path, out, load_buf, err, errlen);
 }
 
 void pmucal_tlb_free(struct pmucal_tlb *t)

@@ -3,8 +3,8 @@
  * the command line and the helpers the subcommands share (host/pmucal_table.h).
  *
  * Exit codes: 0 success; 1 a table is bad or cannot answer (or, for match, no table fits);
- * 2 usage error; 3 classify -: some input lines were not latencies, diff: a level moved
- * beyond the runs' own spread. */
+ * 2 usage error; 3 classify -: some input lines were not latencies, diff: a level or TLB
+ * figure moved beyond the runs' own spread. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,13 +29,13 @@ static int usage(const char *why)
                 "       pmucal-table match DIR\n"
                 "       pmucal-table --version | --help\n"
                 "FILE: a latency table (latency-table.json) or a TLB table (tlb-table.json);\n"
-                "classify-tlb also reads the tlb member of a latency table.\n"
+                "classify-tlb and diff also read the tlb member of a latency table.\n"
                 "A latency is a number with an optional unit suffix: ns, tsc (TSC ticks) or core\n"
                 "(core cycles); a bare number is in --unit U: table (default: the clock of the\n"
                 "table's own figures), tsc, core or ns. '-' reads one latency per line from\n"
                 "standard input; a bad line is reported with its number and skipped.\n"
                 "exit: 0 ok, 1 bad table (or no match), 2 usage, 3 bad input lines (classify -)\n"
-                "      or a level beyond the runs' spread (diff)\n");
+                "      or a level or TLB figure beyond the runs' spread (diff)\n");
         return why ? EXIT_USAGE : 0;
 }
 

@@ -15,7 +15,7 @@
 
 #define EXIT_BAD   1 /* a table is bad or cannot answer, or match found no table */
 #define EXIT_USAGE 2 /* unknown command, wrong arguments, a malformed latency argument */
-#define EXIT_FOUND 3 /* classify -: some input lines were bad; diff: a level moved beyond
+#define EXIT_FOUND 3 /* classify -: some input lines were bad; diff: a figure moved beyond
                         the runs' own spread */
 
 /** @p s escaped for printing (pmucal_escape): text from a file or a directory listing never
@@ -47,6 +47,10 @@ int cmd_classify_tlb(int argc, char **argv);
 int cmd_classify_source(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_match(int argc, char **argv);
+
+/** diff's TLB part (host/pmucal_table_diff_tlb.c): print A against B, curve by curve; the
+ *  number of figures that moved beyond the runs' spread or are in one table only. */
+unsigned cli_diff_tlb(const struct pmucal_tlb *a, const struct pmucal_tlb *b);
 
 /** What `show` prints of a table's 1.3 remote sections (host/pmucal_table_remote.c): 0, or
  *  EXIT_BAD after printing the library's message. */

@@ -2,8 +2,10 @@
  *  median latency of each in A and in B, the change, and whether it exceeds the runs' own
  *  spread, i.e. each run's median lies outside the other's p10..p90 (a shift the windows of
  *  either run do not cover); capacities with their change. Both in one unit: the tables'
- *  cycles when their clocks agree, else ns where both have them. Exit 3 when a level moved
- *  beyond the spread, 0 when none did. */
+ *  cycles when their clocks agree, else ns where both have them. Then, where both files have
+ *  a TLB table (a tlb-table.json, or a latency table's tlb member), the TLB figures
+ *  (host/pmucal_table_diff_tlb.c). Exit 3 when a figure moved beyond the spread, 0 when none
+ *  did. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -47,23 +49,15 @@ static bool level(const struct pmucal_level *a, const struct pmucal_level *b, bo
         return beyond;
 }
 
-int cmd_diff(int argc, char **argv)
+/* The latency part; the number of levels that moved or are in one table only, or -1 when
+ * the tables have no unit in common (printed). */
+static int diff_latency(const char *pa, const struct pmucal_table *a, const char *pb,
+                        const struct pmucal_table *b)
 {
-        struct pmucal_table *a, *b;
-        const char          *unit;
-        bool                 ns, all_ns = true;
-        unsigned             moved = 0, only = 0;
+        const char *unit;
+        bool        ns, all_ns = true;
+        unsigned    moved = 0, only = 0;
 
-        if (argc != 2) {
-                fprintf(stderr, "pmucal-table: diff: wrong number of arguments (A B)\n");
-                return EXIT_USAGE;
-        }
-        if (!(a = cli_load_table(argv[0])))
-                return EXIT_BAD;
-        if (!(b = cli_load_table(argv[1]))) {
-                pmucal_table_free(a);
-                return EXIT_BAD;
-        }
         for (size_t i = 0; i < a->n_levels; i++)
                 all_ns = all_ns && a->levels[i].has_ns;
         for (size_t i = 0; i < b->n_levels; i++)
@@ -71,15 +65,11 @@ int cmd_diff(int argc, char **argv)
         ns = a->cycles_unit != b->cycles_unit || a->cycles_unit == PMUCAL_UNIT_TABLE;
         if (ns && !all_ns) {
                 fprintf(stderr, "pmucal-table: diff: %s is in %s, %s in %s, and not both have ns "
-                                "figures: no common unit\n", cli_esc(argv[0]), cli_esc(a->clock),
-                        cli_esc(argv[1]), cli_esc(b->clock));
-                pmucal_table_free(a);
-                pmucal_table_free(b);
-                return EXIT_BAD;
+                                "figures: no common unit\n", cli_esc(pa), cli_esc(a->clock),
+                        cli_esc(pb), cli_esc(b->clock));
+                return -1;
         }
         unit = ns ? "ns" : pmucal_unit_name(a->cycles_unit);
-        printf("A: %s (%s)\nB: %s (%s)\n", cli_esc(argv[0]), cli_str(a->date), cli_esc(argv[1]),
-               cli_str(b->date));
         printf("level  A p50 %-4s B p50 %-4s  change   A p10..p90   B p10..p90   verdict\n", unit, unit);
         for (size_t i = 0; i < a->n_levels; i++) {
                 const struct pmucal_level *lb = find(b, a->levels[i].name);
@@ -97,7 +87,66 @@ int cmd_diff(int argc, char **argv)
                 }
         printf("%u level%s moved beyond the runs' spread%s\n", moved, moved == 1 ? "" : "s",
                only ? "; the tables do not have the same levels" : "");
+        return (int)(moved + only);
+}
+
+/* Load @p path as a latency table into *@p t, or leave it NULL when the file is another kind
+ * of table; false after printing the message of any other failure. */
+static bool load_latency(const char *path, struct pmucal_table **t)
+{
+        char            err[512];
+        enum pmucal_err e = pmucal_table_load(path, t, err, sizeof(err));
+
+        if (e != PMUCAL_OK && e != PMUCAL_E_KIND) {
+                fprintf(stderr, "pmucal-table: %s\n", err);
+                return false;
+        }
+        return true;
+}
+
+/* The TLB part, where both files have a TLB table: its count, or -1 (printed). */
+static int diff_tlb(const char *pa, const char *pb)
+{
+        struct pmucal_tlb *a = cli_load_tlb(pa), *b = a ? cli_load_tlb(pb) : NULL;
+        int                n = -1;
+
+        if (a && b)
+                n = (int)cli_diff_tlb(a, b);
+        pmucal_tlb_free(a);
+        pmucal_tlb_free(b);
+        return n;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+        struct pmucal_table *a = NULL, *b = NULL;
+        int                  lat = 0, tlb = 0, rc = 0;
+        bool                 with_tlb;
+
+        if (argc != 2) {
+                fprintf(stderr, "pmucal-table: diff: wrong number of arguments (A B)\n");
+                return EXIT_USAGE;
+        }
+        if (!load_latency(argv[0], &a) || !load_latency(argv[1], &b)) {
+                pmucal_table_free(a);
+                return EXIT_BAD;
+        }
+        with_tlb = (!a || a->has_tlb) && (!b || b->has_tlb);
+        if (!(a && b) && !with_tlb) {
+                fprintf(stderr, "pmucal-table: diff: %s and %s are not the same kind of table (a "
+                                "latency table without a tlb member and a TLB table)\n",
+                        cli_esc(argv[0]), cli_esc(argv[1]));
+                rc = EXIT_BAD;
+        } else {
+                printf("A: %s (%s)\nB: %s (%s)\n", cli_esc(argv[0]), cli_str(a ? a->date : NULL),
+                       cli_esc(argv[1]), cli_str(b ? b->date : NULL));
+                if (a && b)
+                        lat = diff_latency(argv[0], a, argv[1], b);
+                if (lat >= 0 && with_tlb)
+                        tlb = diff_tlb(argv[0], argv[1]);
+                rc = lat < 0 || tlb < 0 ? EXIT_BAD : lat || tlb ? EXIT_FOUND : 0;
+        }
         pmucal_table_free(a);
         pmucal_table_free(b);
-        return moved || only ? EXIT_FOUND : 0;
+        return rc;
 }

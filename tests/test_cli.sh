@@ -236,6 +236,21 @@ case_ "diff of two runs"              0 "L3 +38.741 +34.713 +-10.4%.*within spre
 case_ "diff: a level that moved"      3 "L3 +38.741 +62.200 +\+60.6%.*BEYOND SPREAD" diff "$good" "$tmp/moved.json"
 case_ "diff: levels that differ"      3 "flat +only in B" diff "$good" $CORPUS/flat-tcg.json
 case_ "diff: one file is usage"       2 "wrong number of arguments" diff "$good"
+# diff of TLB tables: entries against each run's [entries, next_pages), class costs against
+# the larger of the runs' smallest counted step (step_mcyc).
+walks=$CORPUS/tlb-walks.json
+sed 's/"max_pages": 32768,/"max_pages": 32768, "noise_mcyc": 200, "step_mcyc": 1500,/' $walks > "$tmp/tlbA.json"
+sed 's/"entries": 64, "next_pages": 76/"entries": 80, "next_pages": 96/; s/"entries": 2048, "next_pages": 2436/"entries": 2200, "next_pages": 2600/; s/"added_mcyc": 26000/"added_mcyc": 29000/; s/"added_mcyc": 37000/"added_mcyc": 38000/' "$tmp/tlbA.json" > "$tmp/tlbB.json"
+case_ "diff: a TLB table with itself"  0 "0 TLB figures moved beyond the runs' spread" diff "$tmp/tlbA.json" "$tmp/tlbA.json"
+case_ "diff: TLB entries that moved"   3 "L1 entries +64 +80 +\+25.0% +\[64, 76\) +\[80, 96\) +BEYOND SPREAD" diff "$tmp/tlbA.json" "$tmp/tlbB.json"
+case_ "diff: TLB entries within"       3 "L2 entries +2048 +2200 +\+7.4% +\[2048, 2436\) +\[2200, 2600\) +within spread" diff "$tmp/tlbA.json" "$tmp/tlbB.json"
+case_ "diff: a walk that moved"        3 "walk added +26.000 +29.000 +\+11.5% +step 1.500 +step 1.500 +BEYOND SPREAD" diff "$tmp/tlbA.json" "$tmp/tlbB.json"
+case_ "diff: a second walk within"     3 "walk2 added +37.000 +38.000 +\+2.7% .*within spread" diff "$tmp/tlbA.json" "$tmp/tlbB.json"
+case_ "diff: TLB count"                3 "^2 TLB figures moved beyond" diff "$tmp/tlbA.json" "$tmp/tlbB.json"
+case_ "diff: TLB without steps"        0 "l2_hit added .*spread unknown" diff $walks $walks
+case_ "diff: TLB curve in one only"    3 "itlb 2 MiB pages, PTEs line: only in A" diff $walks $CORPUS/with-tlb.json
+case_ "diff: latency and tlb members"  0 "^0 TLB figures moved" diff $CORPUS/with-tlb.json $CORPUS/with-tlb.json
+case_ "diff: latency against TLB"      1 "not the same kind of table" diff "$good" "$tmp/tlbA.json"
 
 # match: only the answer on stdout; equal scores go to the newest run.
 mkdir -p "$tmp/tie/a" "$tmp/tie/b" "$tmp/tie/0"

@@ -296,6 +296,13 @@ static void test_table_round_trip(void **state)
         assert_int_equal(t->core_sets[1].n_levels, 4);
         assert_true(fabs(t->core_sets[1].levels[1].cycles.p50 - 18) < 0.5);
         assert_true(fabs(t->core_sets[0].levels[1].cycles.p50 - 14) < 0.5);
+        /* a set's figures by unit come from the same loader as the table's */
+        assert_non_null(t->core_sets[1].level_units);
+        assert_true(t->core_sets[1].level_units[1].unit[PMUCAL_UNIT_TSC].has);
+        assert_true(t->core_sets[1].level_units[1].unit[PMUCAL_UNIT_TSC].has_upper);
+        assert_true(t->core_sets[1].level_units[1].unit[PMUCAL_UNIT_TSC].upper ==
+                    t->core_sets[1].levels[1].upper_cycles);
+        assert_false(t->core_sets[1].level_units[1].unit[PMUCAL_UNIT_CORE].has);
         assert_ptr_equal(pmucal_table_core_set(t, 17), &t->core_sets[1]);
         assert_ptr_equal(pmucal_table_core_set(t, 2), &t->core_sets[0]);
         assert_null(pmucal_table_core_set(t, 99));

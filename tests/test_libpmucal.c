@@ -16,6 +16,7 @@
 #include "host/include/pmucal/tlb.h"
 #include "report/json.h"
 #include "report/tlbdetect.h"
+#include "tests/table_cases.h"
 
 /* A valid table: three levels, ns present. */
 static const char base[] =
@@ -152,14 +153,8 @@ static char *make_doc(size_t i, size_t *len)
         } else if (!cases[i].from) {
                 d = strdup(cases[i].to);
         } else {
-                const char *at = strstr(base, cases[i].from);
-                size_t      pre, fl = strlen(cases[i].from), tl = strlen(cases[i].to);
-                assert_non_null(at);
-                pre = (size_t)(at - base);
-                d   = malloc(sizeof(base) + tl);
-                memcpy(d, base, pre);
-                memcpy(d + pre, cases[i].to, tl);
-                strcpy(d + pre + tl, at + fl);
+                d = table_case_doc(base, cases[i].from, cases[i].to, len);
+                assert_non_null(d);
         }
         *len = strlen(d);
         return d;
@@ -447,33 +442,28 @@ static void test_tlb_roundtrip(void **state)
 /* --dump-cases DIR: write every document above to DIR (lat-NN.json, tlb-NN.json) and an index
  * DIR/cases.tsv (file, loader, 1 if it must load else 0, case name), so that other readers
  * (python/tests) are checked against the very same documents. */
+static char *lat_case(size_t i, size_t *len, bool *ok, const char **name)
+{
+        *ok   = cases[i].want == PMUCAL_OK;
+        *name = cases[i].name;
+        return make_doc(i, len);
+}
+
+static char *tlb_case(size_t i, size_t *len, bool *ok, const char **name)
+{
+        *ok   = tlb_cases[i].want == PMUCAL_OK;
+        *name = tlb_cases[i].name;
+        *len  = strlen(tlb_cases[i].json);
+        return strdup(tlb_cases[i].json);
+}
+
 static int dump_cases(const char *dir)
 {
-        char  path[512];
-        FILE *idx, *f;
-
-        snprintf(path, sizeof(path), "%s/cases.tsv", dir);
-        if (!(idx = fopen(path, "w")))
-                return perror(path), 1;
-        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-                size_t len;
-                char  *doc = make_doc(i, &len);
-                snprintf(path, sizeof(path), "%s/lat-%02zu.json", dir, i);
-                if (!(f = fopen(path, "wb")) || fwrite(doc, 1, len, f) != len || fclose(f))
-                        return perror(path), 1;
-                fprintf(idx, "lat-%02zu.json\tlatency\t%d\t%s\n", i, cases[i].want == PMUCAL_OK,
-                        cases[i].name);
-                free(doc);
-        }
-        for (size_t i = 0; i < sizeof(tlb_cases) / sizeof(tlb_cases[0]); i++) {
-                size_t len = strlen(tlb_cases[i].json);
-                snprintf(path, sizeof(path), "%s/tlb-%02zu.json", dir, i);
-                if (!(f = fopen(path, "wb")) || fwrite(tlb_cases[i].json, 1, len, f) != len || fclose(f))
-                        return perror(path), 1;
-                fprintf(idx, "tlb-%02zu.json\ttlb\t%d\t%s\n", i, tlb_cases[i].want == PMUCAL_OK,
-                        tlb_cases[i].name);
-        }
-        return fclose(idx) ? 1 : 0;
+        const struct table_case_set sets[] = {
+                { "lat", "latency", sizeof(cases) / sizeof(cases[0]), lat_case },
+                { "tlb", "tlb", sizeof(tlb_cases) / sizeof(tlb_cases[0]), tlb_case },
+        };
+        return table_cases_dump(dir, "cases.tsv", sets, 2);
 }
 
 int main(int argc, char **argv)

@@ -19,7 +19,7 @@ from .table import BEYOND, CoreSet, LatencyTable, Level, Stat, load_latency_tabl
 from .tlb import TlbClass, TlbCurve, TlbTable, load_tlb_table, loads_tlb_table
 from .numa import Match, Numa, classify, classify_source, load_numa, loads_numa
 
-__version__ = "1.1.0"
+__version__ = "1.2.0"
 __all__ = ["TableError", "schema_version", "BEYOND", "CoreSet", "LatencyTable", "Level", "Stat", "load_latency_table",
            "loads_latency_table", "TlbClass", "TlbCurve", "TlbTable", "load_tlb_table",
            "loads_tlb_table", "Match", "Numa", "classify", "classify_source", "load_numa",

@@ -8,7 +8,8 @@ class TableError(Exception):
     (not this kind of table: another schema name, none, or a top level that is not an object --
     try the other loader), "version" (a malformed version, or another major version), "schema"
     (a field is missing, of the wrong type, out of range or against the table's meaning; the
-    message has its JSON path)."""
+    message has its JSON path), "no_ratio" (classify: the table cannot give bounds in the unit
+    asked for: no measured core:TSC ratio, or no TSC rate)."""
 
     def __init__(self, kind, message):
         super().__init__(message)

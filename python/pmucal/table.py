@@ -1,6 +1,9 @@
 """The latency table (latency-table.json, schema pmucal.latency-table/1.x): loaded and validated
-with the rules of libpmucal's pmucal_table_load() (host/libpmucal.c), so that the same files are
-accepted and rejected, and classified the same way as pmucal_table_classify_cycles()."""
+with the rules of libpmucal's pmucal_table_load() (host/libpmucal.c, host/libpmucal_units.c), so
+that the same files are accepted and rejected, and classified the same way as
+pmucal_table_classify(): a latency in TSC ticks, core cycles or ns against the table's own
+bounds in that unit, the cycle bounds converted with the table's overall ratio only where a
+level lacks that unit."""
 import math
 from dataclasses import asdict, dataclass, field
 from typing import List, Optional
@@ -16,6 +19,11 @@ MAX_FILE = 16 << 20
 MAX_STRING = 65536                       # bytes; a longer string is an error, never cut
 CEILING_FACTOR = 1.3                     # the last level's ceiling: this times its p90
 STAT_KEYS = ("min", "p10", "p50", "p90")
+UNITS = ("table", "tsc", "core", "ns")    # what classify() takes, as enum pmucal_unit
+# the member of each unit in a level and in bucket_upper_bounds, and the Level attributes
+UNIT_KEY = {"table": "cycles", "tsc": "tsc_ticks", "core": "core_cycles", "ns": "ns"}
+_UPPER = {"table": "upper_cycles", "tsc": "upper_tsc", "core": "upper_core", "ns": "upper_ns"}
+_FIGS = {"table": "cycles", "tsc": "tsc_ticks", "core": "core_cycles", "ns": "ns"}
 
 
 @dataclass
@@ -24,6 +32,8 @@ class Stat:
     p10: float
     p50: float
     p90: float
+    p50_lo: Optional[float] = None       # the p50's 95 % interval; None when not given
+    p50_hi: Optional[float] = None
 
 
 @dataclass
@@ -39,6 +49,10 @@ class Level:
     upper_ns: Optional[float] = None
     ceiling_cycles: Optional[float] = None  # the last level when it is not DRAM: above is BEYOND
     ceiling_ns: Optional[float] = None
+    tsc_ticks: Optional[Stat] = None     # 1.2: the figures in TSC ticks (None: not given, or
+    core_cycles: Optional[Stat] = None   # the table gives no bounds in that unit), core cycles
+    upper_tsc: Optional[float] = None    # the table's own bounds in those units
+    upper_core: Optional[float] = None
 
 
 class _Beyond:
@@ -106,6 +120,80 @@ class LatencyTable:
             return BEYOND
         return last
 
+    def _rate(self, unit):
+        """Ticks per second of @unit as the table knows them (libpmucal's rules); 0 unknown."""
+        if unit == "table":
+            unit = self.cycles_unit
+        tsc, core = self.machine.get("tsc_hz"), self.machine.get("core_hz")
+        if unit == "ns":
+            return 1e9
+        if unit == "tsc":
+            return float(tsc or 0)
+        if unit == "core" and self.cycles_unit == "core" and core and tsc:
+            return float(core)
+        return 0.0
+
+    @property
+    def cycles_unit(self):
+        """The unit of the cycles figures: "tsc", "core", or "table" for a clock not known."""
+        return {"tsc": "tsc", "tsc-aperf-mperf": "core", "pmu-core-cycles": "core"}.get(
+            self.method.get("clock"), "table")
+
+    def convert(self, v, frm, to):
+        """@v from unit @frm to @to with what the table says (pmucal_table_convert); None when
+        it cannot (no measured core:TSC ratio, or no TSC rate)."""
+        if frm not in UNITS or to not in UNITS:
+            raise ValueError("unit %r or %r is not one of %s" % (frm, to, ", ".join(UNITS)))
+        if frm == "table" and self.cycles_unit != "table":
+            frm = self.cycles_unit
+        if to == "table" and self.cycles_unit != "table":
+            to = self.cycles_unit
+        if frm == to:
+            return v
+        a, b = self._rate(frm), self._rate(to)
+        if not a > 0 or not b > 0:
+            return None
+        return v / a * b
+
+    def bounds(self, unit):
+        """(upper bounds, ceiling or None) a latency in @unit is compared with: each level's own
+        bound in @unit where the table gives it, else its cycle bound converted with the
+        table's overall ratio. Raises TableError "no_ratio" when a bound cannot be converted."""
+        if unit not in UNITS:
+            raise ValueError("unit %r is not one of %s" % (unit, ", ".join(UNITS)))
+        upper = []
+        for lv in self.levels[:-1]:
+            b = getattr(lv, _UPPER[unit])
+            if b is None:
+                b = self.convert(lv.upper_cycles, "table", unit)
+            if b is None:
+                raise TableError("no_ratio", "this table cannot convert %s" % unit)
+            upper.append(b)
+        last = self.levels[-1]
+        if last.ceiling_cycles is None:
+            return upper, None
+        own = getattr(last, _FIGS[unit])
+        ceiling = CEILING_FACTOR * own.p90 if own is not None else \
+            self.convert(last.ceiling_cycles, "table", unit)
+        if ceiling is None:
+            raise TableError("no_ratio", "this table cannot convert %s" % unit)
+        return upper, ceiling
+
+    def classify(self, latency, unit="table"):
+        """The level a load latency in @unit ("table": the table's own cycles, "tsc", "core",
+        "ns") belongs to, as pmucal_table_classify: a Level, BEYOND above the last level's
+        ceiling, None for NaN, infinite or negative. Raises TableError "no_ratio" when the
+        table cannot give bounds in @unit."""
+        upper, ceiling = self.bounds(unit)
+        if latency is None or isinstance(latency, bool) or not math.isfinite(latency) or latency < 0:
+            return None
+        for lv, b in zip(self.levels, upper):
+            if latency <= b:
+                return lv
+        if ceiling is not None and latency > ceiling:
+            return BEYOND
+        return self.levels[-1]
+
     def classify_cycles(self, cycles):
         """The level a load latency of @cycles belongs to: the first whose upper bound is >= it,
         else the last, or BEYOND above the last level's ceiling when that level is not DRAM;
@@ -121,9 +209,9 @@ class LatencyTable:
         out = []
         for lv in self.levels:
             d = asdict(lv)
-            for unit in ("cycles", "ns"):
+            for unit in ("cycles", "ns", "tsc_ticks", "core_cycles"):
                 st = d.pop(unit)
-                for k in STAT_KEYS:
+                for k in STAT_KEYS + ("p50_lo", "p50_hi"):
                     d["%s_%s" % (unit, k)] = st[k] if st else None
             out.append(d)
         return out
@@ -201,6 +289,17 @@ def _get_stat(c, obj, key, path):
         if i and vals[i] < vals[i - 1]:
             c.fail("schema", _join(p, k), "%g is below %s (%g)" % (vals[i], STAT_KEYS[i - 1], vals[i - 1]))
     return Stat(*vals)
+
+
+def _load_interval(c, obj, key, path, st):
+    """p50_lo and p50_hi of figure object @key: numbers, or null/absent (no interval)."""
+    o = obj[key]
+    got = [None, None]
+    for i, k in enumerate(("p50_lo", "p50_hi")):
+        if o.get(k) is not None:
+            got[i] = _check_num(c, o[k], _join(_join(path, key), k))
+    if None not in got:
+        st.p50_lo, st.p50_hi = got
 
 
 def _check_schema(c, root):
@@ -283,27 +382,45 @@ def _load_level(c, o, path):
     ns = None
     if o.get("ns") is not None:
         ns = _get_stat(c, o, "ns", path)
-    return Level(name, cap, ccap, clvl, agree, cycles, ns)
+    lv = Level(name, cap, ccap, clvl, agree, cycles, ns)
+    _load_interval(c, o, "cycles", path, cycles)
+    for key in ("tsc_ticks", "core_cycles", "ns"):
+        if o.get(key) is None:
+            continue
+        if key != "ns":
+            setattr(lv, key, _get_stat(c, o, key, path))
+        _load_interval(c, o, key, path, getattr(lv, key))
+    return lv
 
 
-def _load_bounds(c, arr, levels, ns, path):
+def _load_bounds(c, arr, levels, unit, path):
+    """bucket_upper_bounds.<unit>: len(levels) - 1 numbers, when every level has that unit.
+    cycles and ns bounds lie between the medians of the two levels they separate; tsc_ticks
+    and core_cycles bounds at or above the median of the level below and not below the
+    previous bound (libpmucal_units.c)."""
+    figs, upper = _FIGS[unit], _UPPER[unit]
     want = len(levels) - 1
+    if any(getattr(lv, figs) is None for lv in levels):
+        c.fail("schema", path, "%s bounds but not every level has %s" % (UNIT_KEY[unit], UNIT_KEY[unit]))
     if not isinstance(arr, list):
         c.fail("schema", path, "expected an array, got %s" % _json.type_name(arr))
     if len(arr) != want:
         c.fail("schema", path, "%d bounds for %d levels (want %d)" % (len(arr), len(levels), want))
     for i in range(want):
         a, b = levels[i], levels[i + 1]
-        lo = a.ns.p50 if ns else a.cycles.p50
-        hi = b.ns.p50 if ns else b.cycles.p50
-        v = _check_num(c, arr[i], "%s[%d]" % (path, i))
-        if v < lo or v >= hi:
-            c.fail("schema", "%s[%d]" % (path, i), "%g is not between the medians of %s (%g) and %s (%g)"
-                   % (v, a.name, lo, b.name, hi))
-        if ns:
-            a.upper_ns = v
+        lo, hi = getattr(a, figs).p50, getattr(b, figs).p50
+        p = "%s[%d]" % (path, i)
+        v = _check_num(c, arr[i], p)
+        if unit in ("table", "ns"):
+            if v < lo or v >= hi:
+                c.fail("schema", p, "%g is not between the medians of %s (%g) and %s (%g)"
+                       % (v, a.name, lo, b.name, hi))
         else:
-            a.upper_cycles = v
+            if v < lo:
+                c.fail("schema", p, "%g is below the median of %s (%g)" % (v, a.name, lo))
+            if i and v < getattr(levels[i - 1], upper):
+                c.fail("schema", p, "%g is below the previous bound (%g)" % (v, getattr(levels[i - 1], upper)))
+        setattr(a, upper, v)
 
 
 def _check_order(c, before, lv, path):
@@ -337,19 +454,17 @@ def _load_levels(c, root, path=""):
         lv = _load_level(c, o, "%s[%d]" % (lp, i))
         _check_order(c, levels, lv, "%s[%d]" % (lp, i))
         levels.append(lv)
-    all_ns = all(lv.ns is not None for lv in levels)
     bp = _join(path, "bucket_upper_bounds")
     bo = _get_obj(c, root, "bucket_upper_bounds", path)
     b, _ = _member(c, bo, "cycles", bp, False)
-    _load_bounds(c, b, levels, False, bp + ".cycles")
-    b = bo.get("ns")
-    if b is not None:
-        if not all_ns:
-            c.fail("schema", bp + ".ns", "ns bounds but not every level has ns")
-        _load_bounds(c, b, levels, True, bp + ".ns")
-    else:
-        for lv in levels:
-            lv.ns = None
+    _load_bounds(c, b, levels, "table", bp + ".cycles")
+    for unit in ("ns", "tsc", "core"):
+        b = bo.get(UNIT_KEY[unit])
+        if b is not None:
+            _load_bounds(c, b, levels, unit, bp + "." + UNIT_KEY[unit])
+        else:  # no bounds in this unit: its figures are not used to classify
+            for lv in levels:
+                setattr(lv, _FIGS[unit], None)
     return levels
 
 

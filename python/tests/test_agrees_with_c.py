@@ -1,6 +1,6 @@
 """The Python reader against libpmucal, through build/host/pmucal-table, on the fixtures the C
 tests use: tests/corpus/table/*.json, every document of tests/test_libpmucal.c (written out by
-`test_libpmucal --dump-cases`) and the tables tests/test_cli.sh derives from the corpus. Each
+`test_libpmucal --dump-cases`, and of tests/test_libpmucal_units.c) and the tables tests/test_cli.sh derives from the corpus. Each
 file must be accepted by both or rejected by both, by the latency and by the TLB loader, and
 every accepted table must classify a set of latencies identically. Needs `make host unit`."""
 import glob
@@ -17,10 +17,10 @@ import pmucal
 ROOT = os.environ.get("PMUCAL_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.path.join(ROOT, "build", "host")
 CLI = os.environ.get("PMUCAL_TABLE", os.path.join(BUILD, "pmucal-table"))
-# The C unit test that dumps its cases: from the build the unit stage runs (run-tests.sh names
-# it in PMUCAL_UNIT_TESTS), else the plain one.
-CTEST = os.path.join(os.environ.get("PMUCAL_UNIT_TESTS", os.path.join(BUILD, "tests")),
-                     "test_libpmucal")
+# The C unit tests that dump their cases: from the build the unit stage runs (run-tests.sh
+# names it in PMUCAL_UNIT_TESTS), else the plain one.
+CTESTS = [os.path.join(os.environ.get("PMUCAL_UNIT_TESTS", os.path.join(BUILD, "tests")), n)
+          for n in ("test_libpmucal", "test_libpmucal_units")]
 CORPUS = os.path.join(ROOT, "tests", "corpus", "table")
 WORK = tempfile.mkdtemp(prefix="pmucal-pytest-")
 
@@ -57,11 +57,13 @@ def _c_cases():
     """{file: (loader, must load)} of the documents in tests/test_libpmucal.c."""
     out = os.path.join(WORK, "c-cases")
     os.makedirs(out)
-    subprocess.run([CTEST, "--dump-cases", out], check=True)
     cases = {}
-    for line in open(os.path.join(out, "cases.tsv")):
-        f, loader, ok, _name = line.rstrip("\n").split("\t", 3)
-        cases[os.path.join(out, f)] = (loader, ok == "1")
+    for ctest in CTESTS:
+        subprocess.run([ctest, "--dump-cases", out], check=True)
+    for tsv in sorted(glob.glob(os.path.join(out, "cases*.tsv"))):
+        for line in open(tsv):
+            f, loader, ok, _name = line.rstrip("\n").split("\t", 3)
+            cases[os.path.join(out, f)] = (loader, ok == "1")
     return cases
 
 
@@ -169,20 +171,46 @@ def test_enough_tables_to_classify():
     assert len(LAT_OK) >= 8 and len(TLB_OK) >= 5
 
 
+SUFFIX = {"table": "", "tsc": "tsc", "core": "core", "ns": "ns"}
+
+
 @pytest.mark.parametrize("path", LAT_OK, ids=_ids(LAT_OK))
 def test_latency_classification_agrees(path):
+    """Every unit the Python reader can classify in, around every figure and bound of the
+    table in that unit (own or converted), gives the level pmucal-table classify gives."""
     t = pmucal.load_latency_table(path)
-    figs = [x for lv in t.levels for x in (lv.cycles.p10, lv.cycles.p50, lv.cycles.p90, lv.upper_cycles)]
-    args = [repr(v) for v in _samples(figs)]
-    want = ["%s %s" % (a, t.classify_cycles(float(a)).name) for a in args]
-    if t.has_ns:
-        nsf = [x for lv in t.levels for x in (lv.ns.p50, lv.upper_ns)]
-        ns = [repr(v) + "ns" for v in _samples(nsf)]
-        args += ns
-        want += ["%s %s" % (a, t.classify_ns(float(a[:-2])).name) for a in ns]
+    args, want = [], []
+    for unit, suffix in SUFFIX.items():
+        try:
+            upper, ceiling = t.bounds(unit)
+        except pmucal.TableError as e:
+            assert e.kind == "no_ratio"
+            p = run_cli("classify", path, "1" + suffix)
+            assert p.returncode != 0 and ("cannot convert" in p.stderr or "no measured" in p.stderr), p.stderr
+            continue
+        figs = list(upper) + ([ceiling] if ceiling is not None else [])
+        for lv in t.levels:
+            st = getattr(lv, pmucal.table.UNIT_KEY[unit])
+            figs += [st.p10, st.p50, st.p90] if st is not None else []
+        for v in _samples(figs):
+            args.append(repr(v) + suffix)
+            want.append("%s %s" % (args[-1], t.classify(v, unit).name))
+    if t.has_ns:  # the 1.0 calls agree with classify()
+        assert all(t.classify_ns(lv.ns.p50) is t.classify(lv.ns.p50, "ns") for lv in t.levels)
+    assert all(t.classify_cycles(lv.cycles.p90) is t.classify(lv.cycles.p90) for lv in t.levels)
     p = run_cli("classify", path, *args)
     assert p.returncode == 0, p.stderr
     assert p.stdout.splitlines() == want
+
+
+def test_own_bounds_differ_from_converted():
+    """The units fixture classifies TSC ticks with its own bounds: 25 ticks is L2, where the
+    cycle bound (30 core cycles) at the overall ratio 1.5 would make it DRAM; and so does C."""
+    path = next(f for f, (k, ok) in C_CASES.items() if os.path.basename(f) == "units-00.json")
+    t = pmucal.load_latency_table(path)
+    assert t.classify(25.0, "tsc").name == "L2"
+    assert t.convert(25.0, "tsc", "core") > t.levels[1].upper_cycles
+    assert run_cli("classify", path, "25tsc").stdout.split() == ["25tsc", "L2"]
 
 
 @pytest.mark.parametrize("path", TLB_OK, ids=_ids(TLB_OK))

@@ -216,6 +216,9 @@ def test_core_sets():
     assert e.cache_bytes[1] == 4 << 20 and len(e.levels) == 4
     assert abs(e.levels[1].cycles.p50 - 18) < 0.5 and abs(p.levels[1].cycles.p50 - 14) < 0.5
     assert t.core_set(17) is e and t.core_set(2) is p and t.core_set(99) is None
+    # a set's figures by unit come from the same loader as the table's
+    assert e.levels[1].tsc_ticks is not None and e.levels[1].upper_tsc == e.levels[1].upper_cycles
+    assert e.levels[1].core_cycles is None
     doc = json.load(open(path))
     for edit, msg in ((lambda s: s.__setitem__("apic_ids", [18, 17]), "not ascending"),
                       (lambda s: s.__setitem__("apic_ids", [2, 17]), "2 is also in set 0"),

@@ -13,10 +13,15 @@
  *
  * Units: the cycle figures of a table are in the clock its method.clock names
  * (cycles_unit: TSC ticks for "tsc", core cycles for "tsc-aperf-mperf" and
- * "pmu-core-cycles"). A latency in the other clock is converted with the table's measured
- * core:TSC ratio (machine.core_hz / machine.tsc_hz of a table whose clock measured the core
- * clock) or refused with PMUCAL_E_NO_RATIO; nanoseconds use the table's ns figures, or are
- * refused the same way when it has none.
+ * "pmu-core-cycles"). Tables of schema 1.2 and later also give every level's figures and the
+ * bucket bounds in each unit (levels[].tsc_ticks, .core_cycles, .ns and
+ * bucket_upper_bounds.tsc_ticks, .core_cycles, .ns; level_units below). A latency in TSC
+ * ticks, core cycles or ns is compared with that unit's own bounds, so that each level's own
+ * core:TSC ratio is kept. Only where a level lacks that unit (a 1.0/1.1 table; a table whose
+ * bounds in that unit are null) is its bound converted from the cycle figures with the
+ * table's overall ratio (machine.core_hz / machine.tsc_hz of a table whose clock measured the
+ * core clock; the TSC rate for ns); a bound that cannot be converted either way makes the
+ * classifier return PMUCAL_E_NO_RATIO.
  */
 #ifndef PMUCAL_TABLE_H
 #define PMUCAL_TABLE_H
@@ -60,6 +65,23 @@ struct pmucal_level {
         double             ceiling_ns;           /* valid when has_ns */
 };
 
+/** A level's latency in one unit as its file gives it (library 1.1). */
+struct pmucal_figures {
+        bool               has;          /* the file gives the level's figures in this unit */
+        struct pmucal_stat stat;         /* valid when has */
+        bool               has_interval; /* p50_lo and p50_hi were given (not null) */
+        double             p50_lo, p50_hi; /* the p50's 95 % confidence interval */
+        bool               has_upper;    /* the file gives its bucket bound in this unit */
+        double             upper;        /* inclusive upper bound (not the last level) */
+};
+
+/** A level's figures by unit: unit[PMUCAL_UNIT_TSC] (levels[].tsc_ticks),
+ *  unit[PMUCAL_UNIT_CORE] (.core_cycles), unit[PMUCAL_UNIT_NS] (.ns), and
+ *  unit[PMUCAL_UNIT_TABLE] the 1.0 member cycles (in cycles_unit). */
+struct pmucal_level_units {
+        struct pmucal_figures unit[PMUCAL_UNIT_NS + 1];
+};
+
 /** A level set (1.4 "core_types"): the processors of one core type / cache geometry (or one
  *  LLC domain) and the levels measured on one of them. */
 struct pmucal_core_set {
@@ -76,6 +98,9 @@ struct pmucal_core_set {
         const char          *why_not_measured;
         size_t               n_levels;
         struct pmucal_level *levels;              /* as pmucal_table.levels */
+        /* 1.1: each level's figures in each unit, n_levels entries, as
+         * pmucal_table.level_units */
+        const struct pmucal_level_units *level_units;
 };
 
 struct pmucal_table {
@@ -105,9 +130,13 @@ struct pmucal_table {
         size_t               n_flags;
         const char *const   *flags;             /* "no_hierarchy", "noisy", ... */
         bool                 has_tlb;           /* a "tlb" member (pmucal_tlb_load reads it) */
-        /* level sets per core type / cache domain (1.4); 0 and NULL for older tables */
+        /* 1.1: level sets per core type / cache domain (table 1.4); 0 and NULL for older
+         * tables */
         size_t                        n_core_sets;
         const struct pmucal_core_set *core_sets;
+        /* 1.1: each level's figures in each unit, n_levels entries (level_units[i] for
+         * levels[i]) */
+        const struct pmucal_level_units *level_units;
 };
 
 /** Load and validate the table in file @p path (at most 16 MiB). On success *@p out is a new
@@ -128,8 +157,10 @@ PMUCAL_API void pmucal_table_free(struct pmucal_table *t);
 /** The level a load latency of @p latency (in @p unit) belongs to: *@p level is the index of
  *  the first level whose inclusive upper bound is >= it, the last level when it is above
  *  every bound (the last level has no bound), or PMUCAL_LEVEL_BEYOND when that last level has
- *  a ceiling and the latency is above it. PMUCAL_E_RANGE for NaN, infinite or negative,
- *  PMUCAL_E_NO_RATIO when the unit cannot be converted (*@p level is then untouched). */
+ *  a ceiling and the latency is above it. The bounds are the table's own in @p unit where it
+ *  gives them (level_units), else the cycle bounds converted with the table's overall ratio
+ *  (see Units above). PMUCAL_E_RANGE for NaN, infinite or negative, PMUCAL_E_NO_RATIO when a
+ *  bound the table lacks in @p unit cannot be converted (*@p level is then untouched). */
 PMUCAL_API enum pmucal_err pmucal_table_classify(const struct pmucal_table *t, double latency,
                                                  enum pmucal_unit unit, int *level);
 

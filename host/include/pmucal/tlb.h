@@ -68,6 +68,18 @@ struct pmucal_tlb_curve {
         struct pmucal_tlb_class *classes;     /* cheapest first */
 };
 
+/** What a run says of its own spread for one curve (library 1.1). Informative members, read
+ *  where the file gives them as positive integers and not checked further; 0 = not given. */
+struct pmucal_tlb_spread {
+        double          noise_cycles;     /* noise_mcyc / 1000: the curve's point-to-point
+                                             noise (about one sigma of a point), TSC ticks */
+        double          step_cycles;      /* step_mcyc / 1000: the smallest step the run's
+                                             detector counts as a change of plateau */
+        const uint64_t *level_next_pages; /* n_levels entries: levels[].next_pages, the first N
+                                             past the level's crossing (the true entry count
+                                             lies in [entries, next_pages)) */
+};
+
 struct pmucal_tlb {
         const char              *schema;      /* as written */
         unsigned                 major, minor;
@@ -79,6 +91,8 @@ struct pmucal_tlb {
         uint64_t                 tsc_hz, core_hz; /* 0 = unknown */
         size_t                   n_curves;
         struct pmucal_tlb_curve *curves;
+        /* 1.1: spread[i] is what curves[i]'s run says of its spread (n_curves entries) */
+        const struct pmucal_tlb_spread *spread;
 };
 
 /** Load the TLB table in @p path (a pmucal.tlb document, or a latency table with a "tlb"
