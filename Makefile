@@ -164,6 +164,7 @@ BENCH_SRCS := \
 	bench/c2c.c \
 	bench/chain.c \
 	bench/chase_job.c \
+	bench/kernel_load.c \
 	bench/kernel_pmu.c \
 	bench/kernel_tlb.c \
 	bench/measure.c \
@@ -179,7 +180,7 @@ BENCH_x86_SRCS := \
 	bench/x86/kernel_block.c \
 	bench/x86/kernel_branch.c \
 	bench/x86/kernel_chase.c \
-	bench/x86/kernel_load.c \
+	bench/x86/kernel_load_x86.c \
 	bench/x86/kernel_skid.c \
 	bench/x86/tlb_ctl.c \
 	bench/x86/window_x86.c
@@ -616,7 +617,7 @@ BENCH_arm64_SRCS := \
 	bench/arm64/c2c_ops.c \
 	bench/arm64/kernel_branch.c \
 	bench/arm64/kernel_chase.c \
-	bench/arm64/kernel_load.c \
+	bench/arm64/kernel_load_arm64.c \
 	bench/arm64/kernel_skid.c \
 	bench/arm64/tlb_ctl.c \
 	bench/arm64/window_arm64.c
