@@ -329,21 +329,11 @@ void cpu_page_tables_restore(uint64_t saved)
         __asm__ volatile("mov %0, %%cr3" : : "r"(saved) : "memory");
 }
 
-/* This CPU's APIC ID as MP services gives it: the x2APIC ID of CPUID 0xB where that leaf
- * exists (EBX != 0 on sub-leaf 0), else the initial APIC ID of CPUID 1. [SDM-2A] CPUID. */
+/* This CPU's APIC ID as MP services gives it: the ID the per-processor fault fixups use
+ * (x2APIC ID of CPUID 0xB, else the initial APIC ID of CPUID 1; boot/x86/trap_self.c). */
 uint32_t uefi_own_cpu_id(void)
 {
-        struct cpuid_regs r;
-
-        cpuid_raw(0, 0, &r);
-        if (r.eax >= 0xb) {
-                struct cpuid_regs x;
-                cpuid_raw(0xb, 0, &x);
-                if (x.ebx)
-                        return x.edx;
-        }
-        cpuid_raw(1, 0, &r);
-        return r.ebx >> 24;
+        return trap_self_id();
 }
 
 void uefi_ap_enter(uint64_t saved[2])
