@@ -8,23 +8,6 @@
 
 #define MATRIX_MAX_CPUS 256u   /* the C2C pair matrix: CPUs beyond are left out of it */
 
-static uint64_t isqrt64(uint64_t v)
-{
-        uint64_t r = 0, bit = 1ull << 62;
-
-        while (bit > v)
-                bit >>= 2;
-        for (; bit; bit >>= 2) {
-                if (v >= r + bit) {
-                        v -= r + bit;
-                        r = (r >> 1) + bit;
-                } else {
-                        r >>= 1;
-                }
-        }
-        return r;
-}
-
 /* ps -> TSC ticks x 1000 */
 static uint64_t tsc_milli(uint64_t ps, uint64_t tsc_hz)
 {
@@ -103,8 +86,8 @@ void lat_dram_levels(const struct numa_matrix *m, const struct numa_classes *c,
                 uint64_t                     bound;
 
                 a->overlap = a->p90_ps >= b->p10_ps;
-                bound      = a->overlap ? isqrt64(a->p50_ps * b->p50_ps)
-                                        : isqrt64(a->p90_ps * b->p10_ps);
+                bound      = a->overlap ? lib_isqrt_u64(a->p50_ps * b->p50_ps)
+                                        : lib_isqrt_u64(a->p90_ps * b->p10_ps);
                 a->has_upper = true;
                 a->upper_ps  = bound < a->p50_ps ? a->p50_ps : bound;
         }

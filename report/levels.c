@@ -37,25 +37,6 @@ uint64_t rep_exp2_q8(uint32_t x)
         return (r + (1ull << (29 - e))) >> (30 - e);
 }
 
-static uint64_t isqrt64(uint64_t v)
-{
-        uint64_t r = 0, bit = 1ull << 62;
-
-        while (bit > v)
-                bit >>= 2;
-        while (bit) {
-                if (v >= r + bit) {
-                        v -= r + bit;
-                        r = (r >> 1) + bit;
-                } else {
-                        r >>= 1;
-                }
-                bit >>= 2;
-        }
-        return r;
-}
-
-
 /* Data/unified CPUID caches sorted by level, one per level. Returns their count. */
 static size_t cpuid_caches(const struct cpu_info *cpu, const struct cpu_cache **cc, size_t max)
 {
@@ -313,10 +294,10 @@ static void set_bounds(struct lat_levels *out)
                 uint64_t               bound;
 
                 if (a->p90 < b->p10) {
-                        bound = isqrt64(a->p90 * b->p10);
+                        bound = lib_isqrt_u64(a->p90 * b->p10);
                 } else {
                         out->flags |= LAT_F_OVERLAP;
-                        bound = isqrt64(a->p50 * b->p50);
+                        bound = lib_isqrt_u64(a->p50 * b->p50);
                 }
                 if (bound < a->p50)
                         bound = a->p50;
