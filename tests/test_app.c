@@ -50,29 +50,6 @@ static int run(void)
         return code;
 }
 
-static void want(const char *text, const char *needle)
-{
-        if (!strstr(text, needle))
-        {
-                fprintf(stderr, "%s\n", text);
-                fail_msg("missing \"%s\" (console above)", needle);
-        }
-}
-
-/* The last non-empty line of the console. */
-static const char *last_line(const char *s)
-{
-        static char line[512];
-        const char *end = s + strlen(s);
-        while (end > s && end[-1] == '\n')
-                end--;
-        const char *start = end;
-        while (start > s && start[-1] != '\n')
-                start--;
-        snprintf(line, sizeof(line), "%.*s", (int)(end - start), start);
-        return line;
-}
-
 /* The CHECKS line against the verdict lines themselves: PASS and FAIL lines are decided here;
  * a SKIP line ("SKIP: pfx: N checks: why" counts N) of the pmu or sampling phase needs a
  * hardware PMU, any other SKIP is skipped for another reason. Returns the PMU SKIPs. */

@@ -18,6 +18,7 @@
 #include "app/run.h"
 #include "boot/plat.h"
 #include "tests/fake_plat.h"
+#include "tests/test_util.h"
 
 #define RESULTS "pmucal/results"
 #define BASE    RESULTS "/20261123-081500"
@@ -48,37 +49,6 @@ static int run(void)
 
         assert_int_equal(code, out.exit_code);
         return code;
-}
-
-static void want(const char *text, const char *needle)
-{
-        if (!strstr(text, needle)) {
-                fprintf(stderr, "%s\n", text);
-                fail_msg("missing \"%s\" (console above)", needle);
-        }
-}
-
-static void want_not(const char *text, const char *needle)
-{
-        if (strstr(text, needle)) {
-                fprintf(stderr, "%s\n", text);
-                fail_msg("unexpected \"%s\" (console above)", needle);
-        }
-}
-
-/* The last non-empty line of the console. */
-static const char *last_line(const char *s)
-{
-        static char line[512];
-        const char *end = s + strlen(s);
-
-        while (end > s && end[-1] == '\n')
-                end--;
-        const char *start = end;
-        while (start > s && start[-1] != '\n')
-                start--;
-        snprintf(line, sizeof(line), "%.*s", (int)(end - start), start);
-        return line;
 }
 
 /* The report is complete (the summary came before), exactly one RESULTS line closes it. */

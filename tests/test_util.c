@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -31,4 +32,34 @@ void *test_load(const char *rel, size_t *len)
         if (len)
                 *len = (size_t)n;
         return buf;
+}
+
+void want(const char *text, const char *needle)
+{
+        if (!strstr(text, needle)) {
+                fprintf(stderr, "%s\n", text);
+                fail_msg("missing \"%s\" (console above)", needle);
+        }
+}
+
+void want_not(const char *text, const char *needle)
+{
+        if (strstr(text, needle)) {
+                fprintf(stderr, "%s\n", text);
+                fail_msg("unexpected \"%s\" (console above)", needle);
+        }
+}
+
+const char *last_line(const char *s)
+{
+        static char line[512];
+        const char *end = s + strlen(s);
+
+        while (end > s && end[-1] == '\n')
+                end--;
+        const char *start = end;
+        while (start > s && start[-1] != '\n')
+                start--;
+        snprintf(line, sizeof(line), "%.*s", (int)(end - start), start);
+        return line;
 }
