@@ -19,7 +19,7 @@ import qemu_checks_mp
 import qemu_checks_phases
 import qemu_tap
 import qemu_volume
-from qemu_tap import ROOT, opt, schema_is, tap
+from qemu_tap import ROOT, diag, opt, schema_is, tap, why_status
 
 class Case:
     def __init__(self, name, sec, logs):
@@ -129,7 +129,8 @@ def checks_from_lines(lines):
 
 
 def check_console(c):
-    tap(c.rc == c.status, "%s: exit status %d (expected %d)" % (c.name, c.rc, c.status))
+    if not tap(c.rc == c.status, "%s: exit status %d (expected %d)" % (c.name, c.rc, c.status)):
+        diag(why_status(c))
     tap(re.search(r"^SUMMARY: \d+ passed, \d+ failed, \d+ skipped", c.serial, re.M) is not None,
         "%s: console has the SUMMARY line" % c.name)
     m = re.search(r"^CHECKS: (\d+) decided here \(PASS/FAIL\), (\d+) need a hardware PMU "
@@ -268,7 +269,9 @@ def check_config_diagnostics(c):
 
 
 def check_crashed(c):
-    tap(c.rc == c.status, "%s: exit status %d (expected %d, not a timeout)" % (c.name, c.rc, c.status))
+    if not tap(c.rc == c.status, "%s: exit status %d (expected %d, not a timeout)"
+               % (c.name, c.rc, c.status)):
+        diag(why_status(c))
     tap(re.search(r"^FATAL: unexpected #UD at RIP 0x[0-9a-f]+ .*pmucal crashed", c.serial, re.M)
         is not None, "%s: the crash is reported with its RIP" % c.name)
     tap("SUMMARY:" not in c.serial, "%s: nothing ran after the crash" % c.name)

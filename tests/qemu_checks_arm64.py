@@ -6,7 +6,7 @@ import os
 import re
 import subprocess
 
-from qemu_tap import ROOT, schema_is, tap
+from qemu_tap import ROOT, diag, schema_is, tap, why_status
 
 # Under -icount shift=0 QEMU retires one instruction per ns of virtual time, its cycle counter
 # runs at 1 GHz of that time and the generic timer at CNTFRQ (62.5 MHz on virt). The chase
@@ -173,7 +173,9 @@ def check_numa_arm64(c):
 
 
 def check_crashed_arm64(c):
-    tap(c.rc == c.status, "%s: exit status %d (expected %d, not a timeout)" % (c.name, c.rc, c.status))
+    if not tap(c.rc == c.status, "%s: exit status %d (expected %d, not a timeout)"
+               % (c.name, c.rc, c.status)):
+        diag(why_status(c))
     tap(re.search(r"^FATAL: unexpected synchronous exception at PC 0x[0-9a-f]+: ESR_EL1 "
                   r"0x[0-9a-f]+ \(EC 0x0\)", c.serial, re.M) is not None,
         "%s: the crash is reported with its PC and exception class" % c.name)

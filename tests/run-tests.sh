@@ -59,7 +59,9 @@ report_tap() { # name log
         n=$(grep -cE '^(ok|not ok)( |$)' "$log")
         p=$(grep -cE '^ok( |$)' "$log"); q=$(grep -cE '^not ok( |$)' "$log")
         pass=$((pass + p)); fail=$((fail + q))
-        grep -E '^not ok' "$log" | sed "s|^|  $name: |"
+        # a not-ok line and the TAP diagnostics ("# ...") right under it, which say why
+        awk -v n="$name" '/^not ok/ { print "  " n ": " $0; d = 1; next }
+                          d && /^#   / { print "  " n ":   " $0; next } { d = 0 }' "$log"
         if [ "$n" -eq 0 ]; then
                 echo "  $name: no test lines (exit $rc): counted as a failure"; fail=$((fail + 1))
         elif [ "$rc" -ne 0 ] && [ "$q" -eq 0 ]; then
