@@ -13,6 +13,7 @@
 #include "app/latency_clock.h"
 #include "app/latency_pages.h"
 #include "app/latency_sets.h"
+#include "app/cpus.h"
 #include "bench/measure.h"
 #include "report/inventory.h"
 #include "report/json.h"
@@ -389,7 +390,15 @@ status_t phase_latency(struct run *r)
         lat_clock_pmu_end(&lr->pmu_clock);
         if (st != ST_OK) {
                 lat_pages_checks(&lr->pages); /* windows may have run under the own tables */
-                goto out;                     /* reported by the runner */
+                if (st == ST_DISTURBED) {
+                        rep_skip("every point of the sweep left out: the timer disagreed with "
+                                 "itself in every window (%s)",
+                                 app_cpus_emulated(r) ? "an emulated CPU shares its host's cores"
+                                                      : "interrupts, SMIs or a hypervisor took "
+                                                        "time");
+                        st = ST_UNSUPPORTED;
+                }
+                goto out; /* anything else reported by the runner */
         }
         print_method(lr);
         lat_pages_checks(&lr->pages);

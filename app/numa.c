@@ -154,7 +154,11 @@ static unsigned measure_matrix(struct numa_run *s, unsigned *n_tried)
                                 continue;
                         (*n_tried)++;
                         status_t st = measure_cell(s, i, j);
-                        if (st != ST_OK) {
+                        if (st == ST_DISTURBED) {
+                                s->n_disturbed++;
+                                rep_info("CPU %d on node %u, memory on node %u: left out, every "
+                                         "window disturbed", s->cpu[i], s->pd[i], s->pd[j]);
+                        } else if (st != ST_OK) {
                                 failed++;
                                 rep_err(st, "CPU %d on node %u, memory on node %u", s->cpu[i],
                                         s->pd[i], s->pd[j]);
@@ -380,8 +384,14 @@ status_t phase_numa(struct run *r)
                           &(struct numa_tolerance){ TOL_SLIT_PCT, TOL_HMAT_PCT });
         print_matrix(s);
         check_placement(s);
-        rep_check(n_tried > 0 && failed == 0, "%u of %u cells measured (%u node%s, p10/p50/p90 "
-                  "each)", n_tried - failed, n_tried, s->n_nodes, s->n_nodes == 1 ? "" : "s");
+        if (n_tried && !failed && s->n_disturbed == n_tried)
+                rep_skip("every one of %u cells left out: every window disturbed", n_tried);
+        else
+                rep_check(n_tried > 0 && failed == 0,
+                          "%u of %u cells measured (%u node%s, p10/p50/p90 each)%s",
+                          n_tried - failed - s->n_disturbed, n_tried, s->n_nodes,
+                          s->n_nodes == 1 ? "" : "s",
+                          s->n_disturbed ? ", the rest left out as disturbed" : "");
         if (s->n_nodes == 1)
                 rep_info("one node: the matrix is 1 x 1 (local DRAM only)");
         check_verdicts(s, r->inv, emulated);

@@ -18,6 +18,7 @@
 #include "app/cpus.h"
 #include "bench/kernel_load.h"
 #include "boot/spin.h"
+#include "lib/fmt.h"
 #include "report/inventory.h"
 
 #define LOAD_US          20000u     /* loaders run this long per point on hardware */
@@ -164,6 +165,21 @@ static status_t point(struct numa_run *s, unsigned chaser, unsigned home, const 
         return st;
 }
 
+/* "node 1, delay 512" / "every node, idle": a point of a curve, for the console. */
+static void point_name(char *out, size_t len, int k, uint32_t delay)
+{
+        char node[16];
+
+        if (k < 0)
+                fmt_snprintf(node, sizeof(node), "every node");
+        else
+                fmt_snprintf(node, sizeof(node), "node %d", k);
+        if (delay == LOADED_IDLE)
+                fmt_snprintf(out, len, "%s, idle (no load)", node);
+        else
+                fmt_snprintf(out, len, "%s, delay %u", node, delay);
+}
+
 /* The curve of node @p k (every node when k < 0). False when there is nothing to load with. */
 static bool curve(struct numa_run *s, int k, uint32_t load_us, unsigned *n_failed,
                   unsigned *n_early)
@@ -181,9 +197,13 @@ static bool curve(struct numa_run *s, int k, uint32_t load_us, unsigned *n_faile
                 bool     early;
                 status_t st = point(s, cpu[0], home, cpu + 1, n - 1, delays[q], load_us,
                                     &c->pt[q], &early);
-                if (st != ST_OK) {
-                        rep_err(st, "loaded latency, %s %d, delay %u", k < 0 ? "all nodes" : "node",
-                                k, delays[q]);
+                char what[48];
+                point_name(what, sizeof(what), k, delays[q]);
+                if (st == ST_DISTURBED) {
+                        rep_info("loaded latency, %s: left out, every window disturbed", what);
+                        s->n_disturbed++;
+                } else if (st != ST_OK) {
+                        rep_err(st, "loaded latency, %s", what);
                         (*n_failed)++;
                 }
                 *n_early += early;
@@ -218,16 +238,24 @@ static void place_load_buffers(struct numa_run *s, const struct run *r)
                 app_numa_place(r->inv ? r->inv->srat : NULL, s->pd[k], s->ws, &s->load_place[k]);
 }
 
-static void report(struct numa_run *s, unsigned n_points, unsigned failed, unsigned early,
-                   bool emulated)
+static void report(struct numa_run *s, unsigned n_points, unsigned failed, unsigned disturbed,
+                   unsigned n_bw_failed, unsigned early, bool emulated)
 {
         struct rep_buf b = { 0 };
 
         if (loaded_text(&b, s->curve, s->n_curves, &s->bw) == ST_OK && b.p)
                 rep_printf("%s", b.p);
         rep_buf_free(&b);
-        rep_check(failed == 0, "loaded latency: %zu curve%s, %u of %u points measured", s->n_curves,
-                  s->n_curves == 1 ? "" : "s", n_points - failed, n_points);
+        if (!failed && !n_bw_failed && disturbed == n_points)
+                rep_skip("loaded latency: every one of %u points left out: every window "
+                         "disturbed", n_points);
+        else
+                rep_check(failed == 0 && n_bw_failed == 0,
+                          "loaded latency: %zu curve%s, %u of %u points measured%s, "
+                          "%u bandwidth cell%s failed", s->n_curves, s->n_curves == 1 ? "" : "s",
+                          n_points - failed - disturbed, n_points,
+                          disturbed ? " (the rest left out as disturbed)" : "", n_bw_failed,
+                          n_bw_failed == 1 ? "" : "s");
         if (emulated) {
                 rep_info("loaded latency: the CPU is emulated (QEMU TCG): vCPUs take turns on "
                          "one host thread, so load and chase barely overlap; the emulator's "
@@ -253,7 +281,7 @@ static void report(struct numa_run *s, unsigned n_points, unsigned failed, unsig
 void numa_loaded(struct numa_run *s, struct run *r, bool emulated)
 {
         uint32_t load_us = emulated ? LOAD_US_EMULATED : LOAD_US;
-        unsigned failed = 0, early = 0, n_bw_failed = 0;
+        unsigned failed = 0, early = 0, n_bw_failed = 0, disturbed0 = s->n_disturbed;
 
         s->n_curves = 0;
         s->bw       = (struct bw_matrix){ .n_nodes = s->n_nodes };
@@ -273,13 +301,15 @@ void numa_loaded(struct numa_run *s, struct run *r, bool emulated)
                 return;
         }
         for (unsigned i = 0; i < s->n_nodes; i++)
-                for (unsigned j = 0; j < s->n_nodes; j++)
-                        if (bw_cell(s, i, j, load_us) != ST_OK) {
-                                rep_err(ST_TIMEOUT, "bandwidth, node %u reading node %u", i, j);
+                for (unsigned j = 0; j < s->n_nodes; j++) {
+                        status_t st = bw_cell(s, i, j, load_us);
+                        if (st != ST_OK) {
+                                rep_err(st, "bandwidth, node %u reading node %u", i, j);
                                 n_bw_failed++;
                         }
-        report(s, (unsigned)(s->n_curves * ARRAY_SIZE(delays)), failed + n_bw_failed, early,
-               emulated);
+                }
+        report(s, (unsigned)(s->n_curves * ARRAY_SIZE(delays)), failed,
+               s->n_disturbed - disturbed0, n_bw_failed, early, emulated);
 }
 
 void numa_loaded_free(struct numa_run *s)

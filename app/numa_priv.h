@@ -29,6 +29,8 @@ struct numa_run {
         struct bench_guard guard;
         uint64_t           n_windows, n_loads;  /* every chase so far (numa_chase), for the
                                                  * cost lines make bench reads */
+        unsigned           n_disturbed;         /* cells and points left out: every window
+                                                 * disturbed (ST_DISTURBED) */
         /* loaded latency (app/numa_loaded.c) */
         struct numa_place   load_place[NUMA_MAX_NODES];   /* the loaders' buffer per node */
         struct loaded_curve curve[NUMA_MAX_NODES + 1];

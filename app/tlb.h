@@ -48,7 +48,7 @@ status_t tlbcal_ns(const struct tlbcal_sweep *s, uint32_t *ns, size_t *n);
 
 /** Detect levels in every curve of @p t, cross-check with @p cpu (may be NULL), print the
  *  dtlb/itlb report and verdict lines, and build tlb-table.json into @p json and
- *  tlb-curve.csv into @p csv (caller frees both). @p hyper_tcg: the CPU is emulated, so a
+ *  tlb-curve.csv into @p csv (caller frees both). @p emulated: the CPU is emulated, so a
  *  flat curve is an INFO ("no TLB hierarchy visible"), never a failure. */
 status_t tlbcal_finish(const struct tlbcal *t, const struct cpu_info *cpu, bool emulated,
                        struct rep_buf *json, struct rep_buf *csv);

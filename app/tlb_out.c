@@ -96,8 +96,21 @@ status_t tlbcal_finish(const struct tlbcal *t, const struct cpu_info *cpu, bool 
         status_t                 st;
 
         for (size_t i = 0; i < t->n; i++) {
-                if (t->c[i].n < 2)
+                const struct tlb_curve *c = &t->c[i];
+                if (c->n_left_out)
+                        rep_info("%s %s: %u of %zu points left out: the timer disagreed with "
+                                 "itself in every window (%s)",
+                                 tlb_side_name(c->side), tlbcal_page_name(c->page_bytes),
+                                 c->n_left_out, c->n + c->n_left_out,
+                                 emulated ? "an emulated CPU shares its host's cores"
+                                          : "interrupts, SMIs or a hypervisor took time");
+                if (c->n < 2) {
+                        if (c->n_left_out)
+                                rep_skip("%s %s: %zu points measured, too few to analyse",
+                                         tlb_side_name(c->side), tlbcal_page_name(c->page_bytes),
+                                         c->n);
                         continue;
+                }
                 if ((st = tlb_detect(&t->c[i], NULL, &res[n])) != ST_OK) {
                         rep_err(st, "analysing the %s %s curve", tlb_side_name(t->c[i].side),
                                 tlbcal_page_name(t->c[i].page_bytes));

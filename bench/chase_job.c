@@ -48,5 +48,5 @@ void bench_chase_job_run(void *arg)
                                          &j->lat_mcyc[j->n_kept]) == ST_OK)
                         j->n_kept++;
         }
-        j->st = j->n_kept ? ST_OK : ST_TIMEOUT;
+        j->st = j->n_kept ? ST_OK : ST_DISTURBED;
 }

@@ -25,7 +25,7 @@ struct bench_chase_job {
         uint32_t                  target_us;   /* a window's N + 2N runs, about this long */
 
         /* results */
-        status_t st;                           /* ST_TIMEOUT: every window was disturbed */
+        status_t st;                           /* ST_DISTURBED: every window was disturbed */
         uint32_t n_kept, n_dropped;
         uint64_t iters;                        /* per N run, as sized */
         uint64_t lat_mcyc[BENCH_JOB_MAX_WINDOWS]; /* kept windows, per load, clock x 1000 */

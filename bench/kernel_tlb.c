@@ -68,7 +68,7 @@ static uint64_t laps_for(const struct bench_tlb_run *run, uint32_t n_pages)
 static status_t summarise(uint64_t *v, size_t n, uint32_t n_pages, struct tlb_point *out)
 {
         if (!n)
-                return ST_TIMEOUT;
+                return ST_DISTURBED;
         lib_sort_u64(v, n);
         out->n_pages   = n_pages;
         out->n_windows = (uint32_t)n;

@@ -39,7 +39,7 @@ struct bench_tlb_run {
 /** Measure one N of the dTLB curve. @p win / @p win_bytes: the window (at least the span of
  *  @p cfg); @p ctl / @p ctl_bytes: the control buffer (>= cfg->n_pages * 64 bytes), or NULL
  *  to skip the control. Fills @p out (ctl_p50_mcyc = 0 without control). ST_BAD_ARG on a
- *  short buffer or bad run, ST_NO_MEM when the plan does not fit, ST_TIMEOUT when every
+ *  short buffer or bad run, ST_NO_MEM when the plan does not fit, ST_DISTURBED when every
  *  window was disturbed (2L run not longer than the L run). */
 status_t bench_dtlb_measure(uint8_t *win, uint64_t win_bytes, uint8_t *ctl, uint64_t ctl_bytes,
                             const struct bench_tlb_cfg *cfg, const struct bench_tlb_run *run,

@@ -153,7 +153,7 @@ status_t bench_sweep_point_here(struct sweep *s, uint64_t ws, struct lat_point *
                 return st;
         pt->n_disturbed = n_dropped;
         if (!n_kept)
-                return ST_TIMEOUT; /* every window disturbed */
+                return ST_DISTURBED; /* every window disturbed */
         if (s->ref_sum) {
                 uint64_t ppm = (uint64_t)(((unsigned __int128)s->core_sum * 1000000u +
                                            s->ref_sum / 2) / s->ref_sum);
@@ -212,7 +212,7 @@ static status_t add_point(struct sweep *s, struct lat_curve *c, size_t cap, uint
         struct lat_point pt;
         status_t         st = bench_sweep_point(s, ws, &pt);
 
-        if (st == ST_TIMEOUT) {
+        if (st == ST_DISTURBED) {
                 log_warn("working set %llu bytes: all %zu windows disturbed, point left out",
                          (unsigned long long)ws, s->lat_cap);
                 return ST_OK;
@@ -241,7 +241,7 @@ static status_t remeasure_outliers(struct sweep *s, struct lat_curve *c)
                 tries[0] = c->pts[i];
                 for (unsigned t = 0; t < OUTLIER_TRIES; t++) {
                         st = bench_sweep_point(s, c->pts[i].ws_bytes, &tries[n]);
-                        if (st == ST_TIMEOUT)
+                        if (st == ST_DISTURBED)
                                 continue;
                         if (st != ST_OK)
                                 return st;
@@ -418,7 +418,7 @@ status_t bench_sweep_run(const struct bench_sweep_cfg *cfg, const struct cpu_inf
         bench_sweep_prefetch_off(&s, cpu);
         st = sweep_points(&s, out, cap);
         if (st == ST_OK && !out->n)
-                st = ST_TIMEOUT; /* every point disturbed throughout */
+                st = ST_DISTURBED; /* every point disturbed throughout */
         if (bench_sweep_prefetch_restore(&s) != ST_OK)
                 log_warn("could not restore MSR 0x%x to 0x%llx", (unsigned)info->prefetch.msr,
                          (unsigned long long)info->prefetch.saved);
@@ -434,6 +434,8 @@ done:
         plat_free_pages(s.buf, buf_bytes);
         if (st != ST_OK) {
                 bench_sweep_free(out);
+                if (st == ST_DISTURBED) /* not a fault: the caller says what was left out */
+                        return st;
                 return log_err(st, "sweep (%s, %s layout)", s.prof->name,
                                bench_layout_name(cfg->layout));
         }

@@ -69,6 +69,7 @@ struct tlb_curve {
         uint64_t            page_bytes; /* 4 KiB, 2 MiB, 1 GiB */
         enum lat_clock      clock;
         uint64_t            core_hz;    /* 0 = unknown */
+        uint32_t            n_left_out; /* points whose every window was disturbed: not in pts */
 };
 
 /** What to plan. */

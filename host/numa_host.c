@@ -83,7 +83,7 @@ static status_t chase(unsigned cpu, void *chain, unsigned windows, struct bench_
                 *j = (struct bench_chase_job){ .start = chain, .clock = &clk, .guard = &guard,
                                                .want = windows, .target_us = WINDOW_US };
                 bench_chase_job_run(j);
-                if (j->st != ST_TIMEOUT)
+                if (j->st != ST_DISTURBED)
                         break;
         }
         if (j->st != ST_OK)
@@ -375,11 +375,13 @@ static void loaded(unsigned windows, uint32_t load_us)
                 return;
         }
         for (unsigned i = 0; i < n_nodes; i++)
-                for (unsigned k = 0; k < n_nodes; k++)
-                        if (bw_cell(i, k, load_us) != ST_OK) {
-                                rep_err(ST_TIMEOUT, "bandwidth, node %u reading node %u", i, k);
+                for (unsigned k = 0; k < n_nodes; k++) {
+                        status_t st = bw_cell(i, k, load_us);
+                        if (st != ST_OK) {
+                                rep_err(st, "bandwidth, node %u reading node %u", i, k);
                                 failed++;
                         }
+                }
         if (loaded_text(&b, curves, n_curves, &bw) == ST_OK && b.p)
                 rep_printf("%s", b.p);
         rep_buf_free(&b);

@@ -13,6 +13,7 @@ static const char *const status_text[ST__COUNT] = {
         [ST_BAD_DATA]    = "malformed data",
         [ST_READ_ONLY]   = "volume is write-protected",
         [ST_NO_SPACE]    = "volume is full",
+        [ST_DISTURBED]   = "every timed window disturbed",
 };
 
 const char *status_str(status_t st)
