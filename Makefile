@@ -169,6 +169,7 @@ BENCH_SRCS := \
 	bench/kernel_tlb.c \
 	bench/measure.c \
 	bench/measure_on.c \
+	bench/measure_points.c \
 	bench/ownpt.c \
 	bench/pagetable.c \
 	bench/ptlive.c \

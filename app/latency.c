@@ -113,6 +113,7 @@ static void fill_meta(struct lat_run *lr, const struct inventory *inv)
         m->page_tables      = lat_pages_tables_name(&lr->info);
         m->n_windows        = lr->info.repetitions;
         m->max_windows      = lr->info.max_windows;
+        m->passes           = lr->info.passes;
         m->ci_permille      = lr->info.ci_permille;
         m->n_settled        = lr->info.n_settled;
         m->n_remeasured     = lr->info.n_remeasured;

@@ -2,7 +2,8 @@
  * The latency sweep runner: allocates the measurement buffer once (page size as asked, what
  * the platform really gave is recorded), switches the prefetchers off where documented and
  * allowed, measures every planned working set with the pointer-chase kernel (chain, warm-up
- * lap, windows until `repetitions` undisturbed ones are kept), refines where the latency
+ * lap, windows until `repetitions` undisturbed ones are kept, in interleaved passes over the
+ * points, more where a median is not yet known within the target), refines where the latency
  * jumps, restores the prefetchers and returns a struct lat_curve for report/levels.h.
  * Runs on the calling processor; the caller pins it (hosted) or runs it on the BSP.
  */
@@ -76,6 +77,8 @@ struct bench_sweep_info {
         uint32_t              repetitions;    /* windows kept per point at least */
         uint32_t              ci_permille;    /* adaptive target: p50 within +/- this */
         uint32_t              max_windows;    /* ... windows kept per point at most */
+        uint32_t              passes;         /* interleaved passes over the points: each
+                                                 pass takes a share of every point's windows */
         size_t                n_settled;      /* points whose p50 met the target */
         size_t                n_remeasured;   /* outlier points measured again */
         uint32_t              loads_per_run;  /* N at most; shortened per point so that a

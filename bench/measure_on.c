@@ -1,33 +1,36 @@
 /** @file The latency sweep's CPU work on the CPU bench_sweep_cfg.run_on names (see
- *  bench/measure_priv.h): a point, the overhead figures, the prefetcher switch. */
+ *  bench/measure_priv.h): a visit of a point, the overhead figures, the prefetcher switch. */
 #include "bench/measure_priv.h"
 
-/* One piece of CPU work for cfg->run_on: a point, the overhead figures, the prefetchers. */
+/* One piece of CPU work for cfg->run_on: a visit, the overhead figures, the prefetchers. */
 struct remote_job {
-        struct sweep          *s;
-        uint64_t               ws;
-        struct lat_point      *pt;
+        struct sweep           *s;
+        uint64_t                ws;
+        struct pstore          *ps;
+        size_t                  want, extra;
         const struct lat_point *base;
-        const struct cpu_info *cpu;
-        status_t               st;
+        const struct cpu_info  *cpu;
+        status_t                st;
 };
 
-static void job_point(void *arg)
+static void job_visit(void *arg)
 {
         struct remote_job *j = arg;
 
-        j->st = bench_sweep_point_here(j->s, j->ws, j->pt);
+        j->st = bench_sweep_visit_here(j->s, j->ws, j->ps, j->want, j->extra);
 }
 
-/* A point on the CPU the config chose (the caller's by default). */
-status_t bench_sweep_point(struct sweep *s, uint64_t ws, struct lat_point *pt)
+/* A visit of a point on the CPU the config chose (the caller's by default). */
+status_t bench_sweep_visit(struct sweep *s, uint64_t ws, struct pstore *ps, size_t want,
+                           size_t extra)
 {
-        struct remote_job j = { .s = s, .ws = ws, .pt = pt, .st = ST_TIMEOUT };
+        struct remote_job j = { .s = s, .ws = ws, .ps = ps, .want = want, .extra = extra,
+                                .st = ST_TIMEOUT };
         status_t          st;
 
         if (!s->cfg->run_on)
-                return bench_sweep_point_here(s, ws, pt);
-        if ((st = s->cfg->run_on(s->cfg->run_on_ctx, job_point, &j)) != ST_OK)
+                return bench_sweep_visit_here(s, ws, ps, want, extra);
+        if ((st = s->cfg->run_on(s->cfg->run_on_ctx, job_visit, &j)) != ST_OK)
                 return st;
         return j.st;
 }

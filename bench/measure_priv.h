@@ -1,11 +1,21 @@
 /** @file
- * Internal to the latency sweep runner (bench/measure.c): its state, and the pieces of CPU
- * work bench/measure_on.c runs on the CPU the config chose (bench_sweep_cfg.run_on).
+ * The latency sweep runner's internals shared by its two halves: bench/measure.c (set-up, the
+ * buffer, the clock summary) and bench/measure_points.c (measuring the points: interleaved
+ * passes over the planned working sets, adaptive windows, refinement, outliers measured
+ * again), and the pieces of CPU work bench/measure_on.c runs on the CPU the config chose
+ * (bench_sweep_cfg.run_on). Not for other folders: bench/measure.h is the interface.
  */
 #ifndef PMUCAL_BENCH_MEASURE_PRIV_H
 #define PMUCAL_BENCH_MEASURE_PRIV_H
 
 #include "bench/measure.h"
+
+#define LINE_BYTES          64u
+#define CLOCK_CALIB_US      5000u  /* five clean 1 ms stalls */
+#define MIN_FALLBACK_BYTES  (4 * MiB)
+#define CI_PERMILLE         10u    /* a point's median known within +/- 1 % (95 % confidence) */
+#define MAX_WINDOWS_FACTOR  4u     /* ... or at most 4 x repetitions windows kept */
+#define SWEEP_PASSES        3u     /* the planned points are measured in this many passes */
 
 struct sweep {
         const struct bench_sweep_cfg    *cfg;
@@ -15,19 +25,37 @@ struct sweep {
         uint64_t                        *lat;     /* window latencies of one point */
         uint64_t                        *scratch; /* a sorted copy of them */
         uint64_t                         no_warm_bytes; /* 2 x largest cache; 0 = unknown */
-        uint64_t                         core_sum, ref_sum; /* core source over the kept
-                                                               windows of one point */
         bool                             overhead_done;
         size_t                           lat_cap;  /* windows kept at most (the cap) */
 };
 
-/** One point's chain, warm-up and windows on the calling CPU (bench/measure.c). */
-status_t bench_sweep_point_here(struct sweep *s, uint64_t ws, struct lat_point *pt);
+/** One point's windows so far, over the passes (kept on the caller; filled where they run). */
+struct pstore {
+        uint64_t *lat;               /* kept window latencies (s->lat_cap at most) */
+        size_t    n;                 /* kept */
+        uint32_t  dropped;           /* disturbed */
+        uint64_t  core_sum, ref_sum; /* the core source over the kept windows */
+        uint64_t  iters;             /* iterations per N run (0: not yet chosen) */
+};
+
+/** Bytes of a page of kind @p k. */
+uint64_t bench_page_bytes(enum plat_page_kind k);
+
+/** Measure the planned working sets, refine where the latency jumps, measure outliers again:
+ *  the points into @p c (at most @p cap). */
+status_t bench_sweep_points(struct sweep *s, struct lat_curve *c, size_t cap);
+
+/** One visit of working set @p ws on the calling CPU (bench/measure_points.c): its chain
+ *  built and warmed, then windows until @p ps holds @p want kept ones, trying at most a
+ *  fixed number per missing one plus @p extra. */
+status_t bench_sweep_visit_here(struct sweep *s, uint64_t ws, struct pstore *ps, size_t want,
+                                size_t extra);
 /** The N/2N overhead figures at the smallest working set, on the calling CPU. */
 void bench_sweep_overhead_here(struct sweep *s, uint64_t ws, const struct lat_point *base);
 
 /* On the CPU the config chose (the caller's by default), bench/measure_on.c: */
-status_t bench_sweep_point(struct sweep *s, uint64_t ws, struct lat_point *pt);
+status_t bench_sweep_visit(struct sweep *s, uint64_t ws, struct pstore *ps, size_t want,
+                           size_t extra);
 void     bench_sweep_overhead(struct sweep *s, uint64_t ws, const struct lat_point *base);
 void     bench_sweep_prefetch_off(struct sweep *s, const struct cpu_info *cpu);
 status_t bench_sweep_prefetch_restore(struct sweep *s);

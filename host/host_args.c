@@ -46,7 +46,8 @@ static const struct opt {
         { "--quick",    NULL,   M_SWEEP, K_FLAG, 0,  0,              NULL, "short sweep" },
         { "--full",     NULL,   M_SWEEP, K_FLAG, 0,  0,              NULL, "complete sweep (default)" },
         { "--page",     "SIZE", M_SWEEP, K_WORD, 0,  0,              pages_tlb,
-          "pages of the buffer: 4k (default) or 2m; with --tlb also both (default)" },
+          "pages of the buffer: 4k or 2m (default: 2m for --full, whose DRAM points lie far "
+          "beyond a 4 KiB-page TLB's reach, 4k for --quick); with --tlb also both (default)" },
         { "--layout",   "L",    M_LAT,   K_WORD, 0,  0,              layouts,
           "pointer-chase order: random (default), groups or stride" },
         { "--reps",     "N",    M_LAT,   K_NUM,  11, 1001,           NULL,
@@ -324,5 +325,9 @@ int host_args_parse(int argc, char **argv, unsigned n_cpus, struct host_opts *o,
                                            : opts[k].modes == M_C2C ? "--c2c"
                                            : opts[k].modes == M_NUMA ? "--numa"
                                                                     : "the latency sweep and --tlb");
+        /* As the firmware's plans: 2 MiB pages (transparent, MADV_HUGEPAGE) for the full
+         * sweep, so that page walks do not mix into the DRAM latency; 4 KiB for the quick
+         * one, which ends inside the L2 TLB's reach of 4 KiB pages. */
+        o->sweep.page = o->full ? PLAT_PAGE_2M : PLAT_PAGE_4K;
         return page ? apply_page(page, o, err) : HOST_ARGS_OK;
 }

@@ -133,6 +133,7 @@ static status_t report(const struct lat_curve *c, const struct cpu_info *cpu,
         m.page_bytes       = info->page_got == PLAT_PAGE_2M ? 2 * MiB : 4 * KiB;
         m.n_windows        = info->repetitions;
         m.max_windows      = info->max_windows;
+        m.passes           = info->passes;
         m.ci_permille      = info->ci_permille;
         m.n_settled        = info->n_settled;
         m.n_remeasured     = info->n_remeasured;

@@ -66,6 +66,7 @@ struct lat_table_meta {
                                         NULL: member left out */
         uint32_t    n_windows;       /* repetitions per point (at least) */
         uint32_t    max_windows;     /* adaptive cap; 0 = not recorded (null) */
+        uint32_t    passes;          /* interleaved passes over the points; 0 = not recorded */
         uint32_t    ci_permille;     /* adaptive target, +/- per mille of p50; 0 = none */
         size_t      n_settled;       /* points whose p50 met it */
         size_t      n_remeasured;    /* outlier points measured again */

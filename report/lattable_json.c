@@ -141,6 +141,7 @@ static void write_method(struct json_w *w, const struct lat_table_meta *m,
                 json_str(w, "page_tables", m->page_tables);
         json_u64(w, "windows", m->n_windows);
         json_u64_or_null(w, "max_windows", m->max_windows);
+        json_u64_or_null(w, "passes", m->passes);
         if (m->ci_permille)
                 json_fixed(w, "median_ci_target", (int64_t)m->ci_permille, 3);
         else
