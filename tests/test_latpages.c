@@ -208,6 +208,10 @@ static void test_sweep_remap(void **unused)
                 assert_int_equal(info.page_got, PLAT_PAGE_4K);
                 assert_int_equal(info.page_used, cases[i].used);
                 assert_int_equal(info.remapped, cases[i].remapped);
+                /* interleaved passes: every point got its windows over the three of them */
+                assert_int_equal(info.passes, 3);
+                for (size_t k = 0; k < c.n; k++)
+                        assert_true(c.pts[k].n_windows >= 11);
                 if (cases[i].calls) {
                         assert_int_equal(r.want, cases[i].ask);
                         assert_int_equal(r.got, PLAT_PAGE_4K);
