@@ -70,6 +70,8 @@ struct tlb_curve {
         enum lat_clock      clock;
         uint64_t            core_hz;    /* 0 = unknown */
         uint32_t            n_left_out; /* points whose every window was disturbed: not in pts */
+        uint32_t            passes;     /* interleaved passes each point is the median of;
+                                           0 = one pass, not recorded */
 };
 
 /** What to plan. */

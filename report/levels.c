@@ -130,16 +130,16 @@ static void capacity_interval(const struct lat_point *p, size_t first, size_t la
                 *hi = cap;
 }
 
-/* Non-decreasing least-squares fit of ly[first..last] into fit[] (pool adjacent violators):
+/* Non-decreasing least-squares fit of y[first..last] into fit[] (pool adjacent violators):
  * blocks of points whose mean falls below the block before them are pooled. A transition
  * measured on a shared machine wobbles (a point 50 % up, the next back down); the monotone
  * fit averages such wobbles instead of letting the first one decide where the rise is. */
-static void monotone_fit(struct lv_work *w, size_t first, size_t last)
+static void monotone_fit(struct lv_work *w, const uint32_t *y, size_t first, size_t last)
 {
         size_t nb = 0, i = first;
 
         for (size_t k = first; k <= last; k++) {
-                w->tmp[nb]   = w->ly[k]; /* block sums */
+                w->tmp[nb]   = y[k]; /* block sums */
                 w->blk_n[nb] = 1;
                 nb++;
                 while (nb > 1 && w->tmp[nb - 2] * w->blk_n[nb - 1] > w->tmp[nb - 1] * w->blk_n[nb - 2]) {
@@ -154,22 +154,29 @@ static void monotone_fit(struct lv_work *w, size_t first, size_t last)
 }
 
 /* Capacity between plateaus a and a+1: the working set at which the latency is half-way,
- * in cycles, between the two plateaus' median latencies, i.e. where half the loads miss the
- * faster level (latency is linear in the miss fraction). A physically indexed cache fed
- * 4 KiB pages at random spills some sets early and others late; half the loads miss at about
- * its capacity. The half-way point in log (the geometric mean) lies at a third of the misses
- * and came out 10-30 % low on this machine's L2. Found on the monotone fit of log latency over
- * both plateaus, interpolated in log-log between the two points bracketing it. */
+ * in cycles, between the two plateaus' latencies, i.e. where half the loads miss the faster
+ * level (latency is linear in the miss fraction). A physically indexed cache fed 4 KiB pages
+ * at random spills some sets early and others late; half the loads miss at about its
+ * capacity. The half-way point in log (the geometric mean) lies at a third of the misses and
+ * came out 10-30 % low on this machine's L2. Found on the points' p10 (the windows of the
+ * least disturbed tenth): on a shared machine another tenant evicting the working set only
+ * ever slows a window, and in a shared last-level cache's transition the windows split
+ * between hits and misses as the neighbours come and go, so the median flips between the two
+ * from run to run (one VM's L3 came out 7.6 to 15.4 MiB over five runs on p50) while the p10
+ * follows the cache as it is when the neighbours are quiet. On the monotone fit of log p10
+ * over both plateaus, interpolated in log-log between the two points bracketing it. @p half
+ * gets the p50 half-way figure (the capacity interval's). */
 static uint64_t half_rise_bytes(struct lv_work *w, size_t a, uint64_t *half)
 {
         const struct lv_plateau *A = &w->pl[a], *B = &w->pl[a + 1];
-        uint64_t lo = rep_exp2_q8(lv_median_range(w, w->ly, A->first, A->last));
-        uint64_t hi = rep_exp2_q8(lv_median_range(w, w->ly, B->first, B->last));
+        uint64_t lo = rep_exp2_q8(lv_median_range(w, w->lq, A->first, A->last));
+        uint64_t hi = rep_exp2_q8(lv_median_range(w, w->lq, B->first, B->last));
         uint32_t t  = rep_log2_q8(lo / 2 + hi / 2);
         size_t   i  = A->first;
 
-        *half = lo / 2 + hi / 2;
-        monotone_fit(w, A->first, B->last);
+        *half = rep_exp2_q8(lv_median_range(w, w->ly, A->first, A->last)) / 2 +
+                rep_exp2_q8(lv_median_range(w, w->ly, B->first, B->last)) / 2;
+        monotone_fit(w, w->lq, A->first, B->last);
         while (i < B->last && w->fit[i] < t)
                 i++;
         if (i == A->first || w->fit[i] <= w->fit[i - 1] || w->fit[i] < t)

@@ -57,6 +57,7 @@ void lv_logs_fill(struct lv_work *w, const struct lat_point *p, size_t n)
         for (size_t i = 0; i < n; i++) {
                 w->lx[i] = rep_log2_q8(p[i].ws_bytes);
                 w->ly[i] = rep_log2_q8(p[i].p50_mcyc);
+                w->lq[i] = rep_log2_q8(p[i].p10_mcyc ? p[i].p10_mcyc : p[i].p50_mcyc);
         }
         /* Median of 3 removes single outlier points; the end points take the median of the
          * three nearest, so that one outlier at either end cannot make a level either. */

@@ -36,6 +36,7 @@ struct lv_plateau {
 struct lv_work {
         uint32_t       lx[LAT_MAX_POINTS];   /* log2 working set */
         uint32_t       ly[LAT_MAX_POINTS];   /* log2 p50 */
+        uint32_t       lq[LAT_MAX_POINTS];   /* log2 p10 (capacity search) */
         uint32_t       sy[LAT_MAX_POINTS];   /* ly, median of 3 */
         bool           rising[LAT_MAX_POINTS];
         uint64_t       tmp[LAT_MAX_POINTS];
@@ -49,7 +50,7 @@ struct lv_work {
 
 /** Median of the Q8 values @p v[first..last] (uses w->tmp). */
 uint32_t lv_median_range(struct lv_work *w, const uint32_t *v, size_t first, size_t last);
-/** Fill w->lx / w->ly / w->sy from the @p n points @p p. */
+/** Fill w->lx / w->ly / w->lq / w->sy from the @p n points @p p. */
 void lv_logs_fill(struct lv_work *w, const struct lat_point *p, size_t n);
 /** Window spread and point-to-point noise of the curve into @p out (spread_q8, noise_q8,
  *  the noisy flag). */

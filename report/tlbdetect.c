@@ -311,6 +311,7 @@ status_t tlb_detect(const struct tlb_curve *c, const struct tlbdet_params *p,
         out->page_bytes   = c->page_bytes;
         out->n_points     = (uint32_t)n;
         out->max_n        = c->pts[n - 1].n_pages;
+        out->passes       = c->passes;
         out->uses_control = ctl;
         point_lat(c, ctl, y, abs_y);
         step = set_step(out, y, n, &par);

@@ -81,6 +81,7 @@ struct tlb_result {
         bool                uses_control;
         uint64_t            noise_mcyc; /* point-to-point noise estimate */
         uint64_t            step_mcyc;  /* smallest step counted */
+        uint32_t            passes;     /* the curve's passes (struct tlb_curve); 0: unrecorded */
         struct tlb_plateau  plat[TLBDET_MAX_PLATEAUS];
         size_t              n_plat;
         struct tlb_level    lvl[TLBDET_MAX_PLATEAUS - 1];

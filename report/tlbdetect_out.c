@@ -178,6 +178,8 @@ void tlb_json_write(struct json_w *w, const char *key, const struct tlb_result *
                 json_bool(w, "uses_control", x->uses_control);
                 json_u64(w, "noise_mcyc", x->noise_mcyc);
                 json_u64(w, "step_mcyc", x->step_mcyc);
+                if (x->passes)
+                        json_u64(w, "passes", x->passes);
                 json_arr_begin(w, "flags");
                 for (size_t f = 0; f < ARRAY_SIZE(flag_names); f++)
                         if (x->flags & flag_names[f].flag)
