@@ -109,7 +109,7 @@ static void test_synthetic(void **state)
                 size_t n     = build(s, pts, ns);
                 pts[n / 2].p50_mcyc += 30000; /* one outlier: not a level */
                 struct tlb_curve cv = { pts, n, TLB_SIDE_DATA, TLB_PTE_NEAR, 4 * KiB,
-                                        LAT_CLOCK_TSC, 0, 0 };
+                                        LAT_CLOCK_TSC, 0, 0, 0 };
                 assert_int_equal(tlb_detect(&cv, NULL, &r), ST_OK);
                 assert_int_equal(r.n_lvl, want_lvl);
                 assert_int_equal(r.n_plat, want_lvl + 1);
@@ -149,7 +149,7 @@ static void test_no_invented_levels(void **state)
                 rng_state = seed;
                 size_t           n  = build(&flat, pts, ns);
                 struct tlb_curve cv = { pts, n, TLB_SIDE_DATA, TLB_PTE_NEAR, 4 * KiB,
-                                        LAT_CLOCK_TSC, 0, 0 };
+                                        LAT_CLOCK_TSC, 0, 0, 0 };
                 assert_int_equal(tlb_detect(&cv, NULL, &r), ST_OK);
                 assert_int_equal(r.n_lvl, 0);
                 assert_int_equal(r.n_plat, 1);
@@ -160,7 +160,7 @@ static void test_no_invented_levels(void **state)
         size_t           n   = build(&cut, pts, ns);
         pts[n - 1].p50_mcyc += 40000;
         pts[n - 2].p50_mcyc += 30000;
-        struct tlb_curve cv = { pts, n, TLB_SIDE_DATA, TLB_PTE_NEAR, 4 * KiB, LAT_CLOCK_TSC, 0, 0 };
+        struct tlb_curve cv = { pts, n, TLB_SIDE_DATA, TLB_PTE_NEAR, 4 * KiB, LAT_CLOCK_TSC, 0, 0, 0 };
         assert_int_equal(tlb_detect(&cv, NULL, &r), ST_OK);
         assert_int_equal(r.n_lvl, 1);
         assert_true(r.flags & TLBDET_F_STILL_RISING);
@@ -181,7 +181,7 @@ static void test_bad_input(void **state)
 {
         struct tlb_point  pts[4] = { { 4, 11, 1, 1, 1, 1, 0 }, { 8, 11, 1, 1, 1, 1, 0 },
                                      { 16, 11, 1, 1, 1, 1, 0 }, { 12, 11, 1, 1, 1, 1, 0 } };
-        struct tlb_curve  cv     = { pts, 4, TLB_SIDE_DATA, TLB_PTE_NEAR, 4 * KiB, 0, 0, 0 };
+        struct tlb_curve  cv     = { pts, 4, TLB_SIDE_DATA, TLB_PTE_NEAR, 4 * KiB, 0, 0, 0, 0 };
         struct tlb_result r;
 
         assert_int_equal(tlb_detect(NULL, NULL, &r), ST_BAD_ARG);
@@ -243,7 +243,7 @@ static void test_crosscheck(void **state)
                 rng_state = c;
                 size_t n  = build(&s, pts, ns);
                 struct tlb_curve cv = { pts, n, TLB_SIDE_DATA, TLB_PTE_NEAR, 4 * KiB,
-                                        LAT_CLOCK_TSC, 0, 0 };
+                                        LAT_CLOCK_TSC, 0, 0, 0 };
                 memset(&cpu, 0, sizeof(cpu));
                 add_tlb(&cpu, 1, TLB_INST, TLB_PG_4K, 5000);        /* other side: ignored */
                 add_tlb(&cpu, 2, TLB_DATA, TLB_PG_2M, 7);           /* other page size */
@@ -270,7 +270,7 @@ static void test_crosscheck(void **state)
         }
         struct tlb_result r = { 0 };
         struct tlb_point  p[2] = { { 4, 1, 0, 0, 1, 0, 0 }, { 8, 1, 0, 0, 1, 0, 0 } };
-        struct tlb_curve  cv   = { p, 2, 0, 0, 4 * KiB, 0, 0, 0 };
+        struct tlb_curve  cv   = { p, 2, 0, 0, 4 * KiB, 0, 0, 0, 0 };
         assert_int_equal(tlb_crosscheck(&r, &cv, NULL), ST_OK);
         assert_true(r.flags & TLBDET_F_NOT_CHECKED);
         (void)state;
@@ -357,8 +357,8 @@ static void test_outputs(void **state)
 
         rng_state               = 5;
         size_t           n      = build(&s, pts, ns);
-        struct tlb_curve cv[2]  = { { pts, n, TLB_SIDE_DATA, TLB_PTE_NEAR, 4 * KiB, 0, 0, 0 },
-                                    { pts, n, TLB_SIDE_DATA, TLB_PTE_LINE, 4 * KiB, 0, 0, 0 } };
+        struct tlb_curve cv[2]  = { { pts, n, TLB_SIDE_DATA, TLB_PTE_NEAR, 4 * KiB, 0, 0, 0, 0 },
+                                    { pts, n, TLB_SIDE_DATA, TLB_PTE_LINE, 4 * KiB, 0, 0, 0, 0 } };
         assert_int_equal(tlb_detect(&cv[0], NULL, &r[0]), ST_OK);
         assert_int_equal(tlb_detect(&cv[1], NULL, &r[1]), ST_OK);
 
