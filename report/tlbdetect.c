@@ -12,6 +12,7 @@ struct seg {
         size_t   a, b;
         uint64_t y;   /* median of y over the piece */
         uint64_t abs; /* median of the uncorrected p50 */
+        bool     open; /* the last piece, still rising where the sweep ends */
 };
 
 /* ---- statistics ---- */
@@ -47,16 +48,18 @@ static uint64_t sse(const uint64_t *s1, const uint64_t *s2, size_t a, size_t b)
 /* What tidy() needs to judge pieces. */
 struct judge {
         const uint64_t *y, *abs_y;
+        const uint32_t *x; /* pages per point */
         uint64_t        step;
         uint32_t        pct, min_points;
 };
 
 static void seg_set(const struct judge *j, struct seg *s, size_t a, size_t b)
 {
-        s->a   = a;
-        s->b   = b;
-        s->y   = median(j->y, a, b);
-        s->abs = median(j->abs_y, a, b);
+        s->a    = a;
+        s->b    = b;
+        s->y    = median(j->y, a, b);
+        s->abs  = median(j->abs_y, a, b);
+        s->open = false;
 }
 
 
@@ -111,20 +114,36 @@ static uint64_t thr(const struct judge *j, const struct seg *s)
         return r > j->step ? r : j->step;
 }
 
-/* A plateau is long enough and does not climb: its first and last thirds agree. */
+/* A plateau is long enough and does not climb: its first and last thirds agree. Long enough
+ * is min_points points spanning at least half an octave of N: a real TLB level holds several
+ * times the entries of the one below it (72 and 3072 on Zen 4, 64 and 1536-2048 on Intel
+ * cores), while a virtual machine's nested walks show short shelves (a few points, 76 to 91
+ * 2 MiB pages on one EPYC guest) that come and go from run to run. */
 static bool is_plateau(const struct judge *j, const struct seg *s)
 {
-        size_t q = (s->b - s->a) / 3;
+        size_t   q  = (s->b - s->a) / 3;
+        uint64_t lo = j->x[s->a], hi = j->x[s->b - 1];
 
-        if (s->b - s->a < j->min_points)
+        if (s->b - s->a < j->min_points || hi * hi < 2 * lo * lo)
                 return false;
         q = q ? q : 1;
         return absdiff(median(j->y, s->a, s->a + q), median(j->y, s->b - q, s->b)) < thr(j, s);
 }
 
+/* Whether piece @p i and every piece after it are neither plateaus nor open. */
+static bool trailing(const struct judge *j, const struct seg *s, size_t n, size_t i)
+{
+        for (size_t k = i; k < n; k++)
+                if (s[k].open || is_plateau(j, &s[k]))
+                        return false;
+        return true;
+}
+
 /* Merge neighbours closer than the threshold and drop pieces that are not plateaus: those
- * between two plateaus are transitions, a last one above the plateau before it means the
- * sweep ended inside a step. */
+ * between two plateaus are transitions. A last one above the plateau before it means the
+ * sweep ended inside a step: the pieces of that rise become one open piece (flag
+ * TLBDET_F_STILL_RISING), kept as the last plateau, so that a run whose last points happen to
+ * level off and one whose last points still climb find the same levels. */
 static uint32_t tidy(const struct judge *j, struct seg *s, size_t *n)
 {
         uint32_t flags = 0;
@@ -144,12 +163,22 @@ static uint32_t tidy(const struct judge *j, struct seg *s, size_t *n)
                 if (changed)
                         continue;
                 for (size_t i = 0; i < *n && *n > 1; i++) {
-                        if (is_plateau(j, &s[i]))
+                        if (s[i].open || is_plateau(j, &s[i]))
                                 continue;
                         if (i == 0 && s[0].b - s[0].a < j->min_points) {
                                 seg_set(j, &s[1], s[0].a, s[1].b); /* the first few N */
+                        } else if (i + 1 < *n && trailing(j, s, *n, i)) {
+                                /* the rise at the end of the sweep, in one piece */
+                                seg_set(j, &s[i], s[i].a, s[i + 1].b);
+                                seg_remove(s, n, i + 1);
+                                changed = true;
+                                break;
                         } else if (i + 1 == *n && s[i].y > s[i - 1].y) {
                                 flags |= TLBDET_F_STILL_RISING;
+                                if (s[i].b - s[i].a >= j->min_points) {
+                                        s[i].open = true;
+                                        continue;
+                                }
                         }
                         seg_remove(s, n, i);
                         changed = true;
@@ -268,7 +297,9 @@ static void set_plateaus(struct tlb_result *out, const struct tlb_curve *c, cons
 }
 
 /* Up to @p max_levels levels, each sized where @p y first crosses the middle of the step up
- * to the next plateau. */
+ * to the next plateau (an open piece's median stands for the plateau the sweep did not reach:
+ * on a rise that levels off in a shoulder it lies there, and where the rise begins moves with
+ * a set-associative TLB's conflict misses from run to run, its middle does not). */
 static void set_levels(struct tlb_result *out, const struct tlb_curve *c, const struct seg *s,
                        const uint64_t *y, uint32_t max_levels)
 {
@@ -281,8 +312,12 @@ static void set_levels(struct tlb_result *out, const struct tlb_curve *c, const 
                 uint64_t mid = (s[k].y + s[k + 1].y) / 2;
                 size_t   i   = s[k + 1].a;
 
-                while (i - 1 > s[k].a && y[i - 1] > mid)
-                        i--;
+                if (s[k + 1].open) /* the rise is inside the open piece: its first point above */
+                        while (i + 1 < s[k + 1].b && y[i] <= mid)
+                                i++;
+                else
+                        while (i - 1 > s[k].a && y[i - 1] > mid)
+                                i--;
                 out->lvl[k].entries = c->pts[i - 1].n_pages;
                 out->lvl[k].next_n  = c->pts[i].n_pages;
         }
@@ -316,7 +351,10 @@ status_t tlb_detect(const struct tlb_curve *c, const struct tlbdet_params *p,
         point_lat(c, ctl, y, abs_y);
         step = set_step(out, y, n, &par);
 
-        struct judge jd = { y, abs_y, step, par.min_step_pct, par.min_points };
+        uint32_t x[TLBDET_MAX_POINTS];
+        for (size_t i = 0; i < n; i++)
+                x[i] = c->pts[i].n_pages;
+        struct judge jd = { y, abs_y, x, step, par.min_step_pct, par.min_points };
         ns = partition(&jd, n, step * step, s);
         out->flags |= tidy(&jd, s, &ns);
         if (ns > TLBDET_MAX_PLATEAUS)
