@@ -174,7 +174,9 @@ static status_t sweep(struct tlb_ctx *x, const struct tlbcal_sweep *s, const str
         for (size_t i = 0; i < n; i++) {
                 struct bench_tlb_cfg cfg = { .page_bytes = s->page_bytes, .n_pages = ns[i],
                                              .pte = s->pte, .seed = SEED };
-                st = window(x, s, w, &cfg, run, &c->pts[c->n]);
+                st = ST_DISTURBED;
+                for (unsigned t = 0; t < TLBCAL_POINT_TRIES && st == ST_DISTURBED; t++)
+                        st = window(x, s, w, &cfg, run, &c->pts[c->n]);
                 if (st == ST_DISTURBED) { /* every window disturbed: left out, not made up */
                         c->n_left_out++;
                         continue;

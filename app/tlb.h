@@ -19,6 +19,10 @@
 #include "report/tlbdetect.h"
 
 #define TLBCAL_MAX_CURVES 8
+/* A point whose every window was disturbed is measured this many times in all before it is
+ * left out: a stall of the host (a hypervisor's or the emulator's, tens of ms) covers all the
+ * windows of one try, rarely those of the next. */
+#define TLBCAL_POINT_TRIES 3u
 #define TLBCAL_TABLE_FILE "tlb-table.json"
 #define TLBCAL_CURVE_FILE "tlb-curve.csv"
 

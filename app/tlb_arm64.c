@@ -126,7 +126,10 @@ static status_t sweep(const struct tlbcal_sweep *s, uint8_t *ctl, uint64_t ctl_b
         for (size_t i = 0; i < n && st == ST_OK; i++) {
                 struct bench_tlb_cfg cfg = { .page_bytes = s->page_bytes, .n_pages = ns[i],
                                              .pte = s->pte, .seed = SEED };
-                st = bench_dtlb_measure(buf, span, ctl, ctl_bytes, &cfg, run, &c->pts[c->n]);
+                st = ST_DISTURBED;
+                for (unsigned t = 0; t < TLBCAL_POINT_TRIES && st == ST_DISTURBED; t++)
+                        st = bench_dtlb_measure(buf, span, ctl, ctl_bytes, &cfg, run,
+                                                &c->pts[c->n]);
                 if (st == ST_OK) {
                         c->n++;
                 } else if (st == ST_DISTURBED) { /* every window disturbed: left out */

@@ -99,9 +99,9 @@ status_t tlbcal_finish(const struct tlbcal *t, const struct cpu_info *cpu, bool 
                 const struct tlb_curve *c = &t->c[i];
                 if (c->n_left_out)
                         rep_info("%s %s: %u of %zu points left out: the timer disagreed with "
-                                 "itself in every window (%s)",
+                                 "itself in every window of %u tries (%s)",
                                  tlb_side_name(c->side), tlbcal_page_name(c->page_bytes),
-                                 c->n_left_out, c->n + c->n_left_out,
+                                 c->n_left_out, c->n + c->n_left_out, TLBCAL_POINT_TRIES,
                                  emulated ? "an emulated CPU shares its host's cores"
                                           : "interrupts, SMIs or a hypervisor took time");
                 if (c->n < 2) {

@@ -66,7 +66,7 @@ static void test_left_out(void **unused)
         t.c[1].page_bytes = 2u << 20;
         assert_int_equal(tlbcal_finish(&t, NULL, true, &json, &csv), ST_OK);
         want(text(), "dtlb 4 KiB: 3 of 13 points left out: the timer disagreed with itself in "
-                     "every window (an emulated CPU shares its host's cores)");
+                     "every window of 3 tries (an emulated CPU shares its host's cores)");
         want(text(), "dtlb 2 MiB: 9 of 10 points left out");
         want(text(), "SKIP: dtlb 2 MiB: 1 points measured, too few to analyse");
         want_not(text(), "ERROR");
