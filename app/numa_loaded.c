@@ -251,11 +251,10 @@ static void report(struct numa_run *s, unsigned n_points, unsigned failed, unsig
                          "disturbed", n_points);
         else
                 rep_check(failed == 0 && n_bw_failed == 0,
-                          "loaded latency: %zu curve%s, %u of %u points measured%s, "
-                          "%u bandwidth cell%s failed", s->n_curves, s->n_curves == 1 ? "" : "s",
-                          n_points - failed - disturbed, n_points,
-                          disturbed ? " (the rest left out as disturbed)" : "", n_bw_failed,
-                          n_bw_failed == 1 ? "" : "s");
+                          "loaded latency: %zu curve%s, %u of %u points measured (%u left out "
+                          "as disturbed), %u bandwidth cell%s failed", s->n_curves,
+                          s->n_curves == 1 ? "" : "s", n_points - failed - disturbed, n_points,
+                          disturbed, n_bw_failed, n_bw_failed == 1 ? "" : "s");
         if (emulated) {
                 rep_info("loaded latency: the CPU is emulated (QEMU TCG): vCPUs take turns on "
                          "one host thread, so load and chase barely overlap; the emulator's "
