@@ -319,6 +319,12 @@ VPMU_LDFLAGS := -Wl,--wrap=bench_loop -Wl,--wrap=bench_branch_pattern \
                 -Wl,--wrap=bench_skid_loop -Wl,--wrap=bench_chase -Wl,--wrap=bench_block_run \
                 -Wl,--wrap=bench_ptlive_attach -Wl,--wrap=bench_pt_walk \
                 -Wl,--wrap=pmu_clock_tsc_read
+# The TLB phase on the fake MMU: CR3/CR4 and the flush as for the page chase; the timed kernels
+# (whose windows exist only in the harness's tables) answered by a model of a TLB hierarchy.
+TEST_MSR_tlb_phase     := tests/fake_msr_none.c
+TEST_LDFLAGS_tlb_phase := -Wl,--wrap=bench_cr3_read -Wl,--wrap=bench_cr4_read \
+                          -Wl,--wrap=bench_tlb_flush_all -Wl,--wrap=bench_dtlb_measure_off \
+                          -Wl,--wrap=bench_itlb_gen_off -Wl,--wrap=bench_itlb_measure
 # The page chase's window reads CR3/CR4 and flushes the TLB: on the host, the fake MMU's.
 TEST_LDFLAGS_pmu_chase  := -Wl,--wrap=bench_cr3_read -Wl,--wrap=bench_cr4_read \
                            -Wl,--wrap=bench_tlb_flush_all

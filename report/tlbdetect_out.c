@@ -81,9 +81,20 @@ static status_t report_one(const struct tlb_result *r, const struct tlb_result *
                     tlb_class_cost(r, TLB_CLASS_WALK, &w) != ST_OK ||
                     tlb_class_cost(o, TLB_CLASS_WALK, &w0) != ST_OK)
                         continue;
-                rep_buf_printf(out, "  walk with PTE %s costs %s ticks more than with PTE near\n",
+                /* a curve that ends inside a step or lacks a level has no walk class to
+                 * compare: its last class is a lower bound or a second-level hit */
+                if ((r->flags | o->flags) & (TLBDET_F_STILL_RISING | TLBDET_F_MISSING_LEVEL)) {
+                        rep_buf_printf(out, "  walk with PTE %s: not compared with PTE near (%s)\n",
+                                       tlb_pte_layout_name(r->pte),
+                                       (r->flags | o->flags) & TLBDET_F_STILL_RISING
+                                               ? "a sweep ends inside a step"
+                                               : "a curve misses a CPUID level");
+                        continue;
+                }
+                int64_t d = (int64_t)w - (int64_t)w0;
+                rep_buf_printf(out, "  walk with PTE %s costs %s ticks %s than with PTE near\n",
                                tlb_pte_layout_name(r->pte),
-                               fmt_fixed(a, sizeof(a), (int64_t)w - (int64_t)w0, 3));
+                               fmt_fixed(a, sizeof(a), d < 0 ? -d : d, 3), d < 0 ? "less" : "more");
         }
         for (size_t f = 0; f < ARRAY_SIZE(flag_names); f++)
                 if (r->flags & flag_names[f].flag)

@@ -1,0 +1,248 @@
+/** @file The firmware's TLB phase (app/tlb.c) end to end on the test platform: its own page
+ *  tables built over the fake memory map, every window (4 KiB near and line, 2 MiB, 1 GiB
+ *  aliased onto one frame, the iTLB) walked by the software walker, the fake CR3 loaded around
+ *  each point and the firmware's put back, the curves analysed against CPUID and handed to the
+ *  run as tlb-table.json and tlb-curve.csv. The windows' addresses exist only in those tables,
+ *  so the timed kernels are wrapped at link time (-Wl,--wrap, see the Makefile) by a model of a
+ *  TLB hierarchy that answers per N; it can disturb every window of chosen points, to check
+ *  that a point is tried three times and then left out, never an error. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "app/run.h"
+#include "app/tlb.h"
+#include "bench/kernel_tlb.h"
+#include "report/inventory.h"
+#include "tests/fake_plat.h"
+#include "tests/test_util.h"
+
+#define L1_4K 64u   /* the model's first-level dTLB, 4 KiB pages */
+#define L2_4K 1536u /* its second level */
+#define L1_2M 32u
+#define L1_IT 128u  /* first-level iTLB */
+
+uint64_t __wrap_bench_cr3_read(void);
+uint64_t __wrap_bench_cr4_read(void);
+void     __wrap_bench_tlb_flush_all(void);
+status_t __wrap_bench_dtlb_measure_off(uint8_t *win, uint64_t win_bytes, uint8_t *ctl,
+                                       uint64_t ctl_bytes, const struct bench_tlb_cfg *cfg,
+                                       const struct bench_tlb_run *run, uint64_t *off,
+                                       size_t n_off, struct tlb_point *out);
+status_t __wrap_bench_itlb_gen_off(const struct bench_tlb_cfg *cfg, uint64_t *off, size_t n_off,
+                                   uint8_t *buf, uint64_t buf_bytes, uint64_t *entry_off);
+status_t __wrap_bench_itlb_measure(void (*entry)(void), uint32_t n_pages,
+                                   const struct bench_tlb_run *run, struct tlb_point *out);
+
+static struct {
+        uint64_t page_bytes; /* the disturbed points: this page size ... */
+        uint32_t n_pages;    /* ... and N (0: none), on the PTE-near curve */
+        unsigned disturbed;  /* tries of it that come back disturbed */
+        unsigned calls;      /* tries of it made */
+        unsigned n_loaded;   /* windows that ran with the harness's CR3 loaded */
+        unsigned n_other;    /* ... and without */
+} model;
+
+uint64_t __wrap_bench_cr3_read(void)
+{
+        return fake_plat_cr3();
+}
+
+uint64_t __wrap_bench_cr4_read(void)
+{
+        return BENCH_CR4_PGE;
+}
+
+void __wrap_bench_tlb_flush_all(void)
+{
+}
+
+/* mcyc per access of the model: an L1 hit 3 cycles, an L2 hit 10 more, a walk 40 more. */
+static uint64_t cost(uint64_t page_bytes, uint32_t n, bool inst)
+{
+        uint32_t l1 = inst ? L1_IT : page_bytes == 4 * KiB ? L1_4K : L1_2M;
+        uint64_t c  = 3000;
+
+        if (n > l1)
+                c += 10000;
+        if (n > L2_4K && page_bytes != GiB)
+                c += 40000;
+        return c;
+}
+
+static status_t point(uint64_t page_bytes, uint32_t n, bool near, bool inst,
+                      struct tlb_point *out)
+{
+        if (fake_plat_cr3() == FAKE_PLAT_FIRMWARE_CR3)
+                model.n_other++;
+        else
+                model.n_loaded++;
+        if (model.n_pages && page_bytes == model.page_bytes && n == model.n_pages && near &&
+            !inst && model.calls++ < model.disturbed)
+                return ST_DISTURBED;
+        uint64_t c = cost(page_bytes, n, inst);
+        *out = (struct tlb_point){ .n_pages = n, .n_windows = 11, .min_mcyc = c - 20,
+                                   .p10_mcyc = c - 10, .p50_mcyc = c, .p90_mcyc = c + 30,
+                                   .ctl_p50_mcyc = inst ? 0 : 3000 };
+        return ST_OK;
+}
+
+status_t __wrap_bench_dtlb_measure_off(uint8_t *win, uint64_t win_bytes, uint8_t *ctl,
+                                       uint64_t ctl_bytes, const struct bench_tlb_cfg *cfg,
+                                       const struct bench_tlb_run *run, uint64_t *off,
+                                       size_t n_off, struct tlb_point *out)
+{
+        (void)win, (void)win_bytes, (void)ctl, (void)ctl_bytes, (void)run, (void)off,
+                (void)n_off;
+        return point(cfg->page_bytes, cfg->n_pages, cfg->pte == TLB_PTE_NEAR, false, out);
+}
+
+status_t __wrap_bench_itlb_gen_off(const struct bench_tlb_cfg *cfg, uint64_t *off, size_t n_off,
+                                   uint8_t *buf, uint64_t buf_bytes, uint64_t *entry_off)
+{
+        (void)cfg, (void)off, (void)n_off, (void)buf, (void)buf_bytes;
+        *entry_off = 0;
+        return ST_OK;
+}
+
+status_t __wrap_bench_itlb_measure(void (*entry)(void), uint32_t n_pages,
+                                   const struct bench_tlb_run *run, struct tlb_point *out)
+{
+        (void)entry, (void)run;
+        return point(4 * KiB, n_pages, true, true, out);
+}
+
+static struct inventory inv;
+static struct run       r;
+static struct rep_buf   con;
+
+/* A CPU with the model's TLBs in CPUID, 1 GiB pages and this host's MAXPHYADDR range. */
+static int setup(void **unused)
+{
+        (void)unused;
+        fake_plat_reset();
+        fake_plat_set_mmu(PLAT_PAGE_2M, true, true, true);
+        memset(&model, 0, sizeof(model));
+        memset(&inv, 0, sizeof(inv));
+        memset(&r, 0, sizeof(r));
+        inv.cpu = (struct cpu_info){ .vendor = VEN_AMD, .pdpe1gb = true,
+                                     .max_ext_leaf = 0x80000008, .phys_addr_bits = 48,
+                                     .n_tlbs = 3 };
+        inv.cpu.tlbs[0] = (struct cpu_tlb){ .level = 1, .type = TLB_DATA, .entries = L1_4K,
+                                            .page_sizes = TLB_PG_4K, .source = "model" };
+        inv.cpu.tlbs[1] = (struct cpu_tlb){ .level = 2, .type = TLB_DATA, .entries = L2_4K,
+                                            .page_sizes = TLB_PG_4K, .source = "model" };
+        inv.cpu.tlbs[2] = (struct cpu_tlb){ .level = 1, .type = TLB_INST, .entries = L1_IT,
+                                            .page_sizes = TLB_PG_4K, .source = "model" };
+        inv.cpu_st = ST_OK;
+        inv.tsc_hz = 2000000000ull;
+        r.inv      = &inv;
+        config_defaults(&r.cfg);
+        r.cfg.profile = CONFIG_PROFILE_TLB;
+        rep_reset();
+        rep_buf_free(&con);
+        rep_add_sink(rep_buf_sink(&con));
+        rep_push("tlb");
+        return 0;
+}
+
+static int teardown(void **unused)
+{
+        (void)unused;
+        rep_reset();
+        for (size_t i = 0; i < r.n_files; i++)
+                rep_buf_free(&r.files[i].data);
+        rep_buf_free(&con);
+        fake_plat_set_mmu(PLAT_PAGE_4K, false, false, false);
+        return 0;
+}
+
+static const char *text(void)
+{
+        return con.p ? con.p : "";
+}
+
+static const struct rep_buf *file(const char *name)
+{
+        for (size_t i = 0; i < r.n_files; i++)
+                if (!strcmp(r.files[i].name, name))
+                        return &r.files[i].data;
+        return NULL;
+}
+
+/* Every sweep measured under the harness's tables, the firmware's CR3 back after each, the
+ * model's levels found and agreeing with CPUID, both files handed to the run. */
+static void test_full_sweep(void **unused)
+{
+        (void)unused;
+        status_t st = phase_tlb(&r);
+        const char *c = text();
+        if (st != ST_OK)
+                fail_msg("phase_tlb: %s; console:\n%s", status_str(st), c);
+        want(c, "PASS: tlb: page tables: ");
+        want(c, "walk to the intended frames, sizes and rights");
+        want(c, "PASS: tlb: firmware CR3 restored after every window (0 differed)");
+        want(c, "PASS: tlb: every chase returned to its start (0 did not)");
+        want(c, "INFO: tlb: 1 GiB pages: ");
+        want(c, "INFO: tlb: dtlb: 1 GiB pages used (");
+        want(c, "INFO: tlb: dtlb: 4 KiB: near: L1: 64 entries (agree)");
+        /* 1536 lies in [1448, 1579): the last N before the half-way crossing, the next N */
+        want(c, "INFO: tlb: dtlb: 4 KiB: near: L2: 1448 entries (agree)");
+        want(c, "INFO: tlb: itlb: 4 KiB: near: L1: 128 entries (agree)");
+        want(c, "INFO: tlb: dtlb: 1 GiB: near: L1: 32 entries (no_cpuid)");
+        /* the line curve ends inside its walk step: no walk to compare with the near one */
+        want(c, "  walk with PTE line: not compared with PTE near (a sweep ends inside a step)");
+        want_not(c, "ERROR");
+        want_not(c, "FAIL");
+        want_not(c, "left out");
+        assert_int_equal(fake_plat_cr3(), FAKE_PLAT_FIRMWARE_CR3);
+        assert_int_equal(model.n_other, 0); /* every window under the harness's tables */
+        assert_true(model.n_loaded > 200);
+        const struct rep_buf *t = file(TLBCAL_TABLE_FILE), *v = file(TLBCAL_CURVE_FILE);
+        assert_non_null(t);
+        assert_non_null(v);
+        want(t->p, "\"schema\": \"pmucal.tlb/1");
+        want(v->p, "dtlb,1073741824,near,");
+        want(v->p, "itlb,4096,near,");
+}
+
+/* A point disturbed in two tries is measured in the third; one disturbed in all three is left
+ * out and counted, and the rest of its curve analysed as before. */
+static void test_disturbed_points(void **unused)
+{
+        (void)unused;
+        model = (typeof(model)){ .page_bytes = 4 * KiB, .n_pages = 128, .disturbed = 2 };
+        assert_int_equal(phase_tlb(&r), ST_OK);
+        assert_int_equal(model.calls, 3);
+        want_not(text(), "left out");
+        want_not(text(), "ERROR");
+
+        teardown(NULL);
+        setup(NULL);
+        model = (typeof(model)){ .page_bytes = 4 * KiB, .n_pages = 128, .disturbed = 99 };
+        assert_int_equal(phase_tlb(&r), ST_OK);
+        assert_int_equal(model.calls, 3);
+        const char *c = text();
+        want(c, "INFO: tlb: dtlb 4 KiB: 1 of ");
+        want(c, "points left out: the timer disagreed with itself in every window of 3 tries "
+                "(interrupts, SMIs or a hypervisor took time)");
+        want(c, "INFO: tlb: dtlb: 4 KiB: near: L2: 1448 entries (agree)");
+        want_not(c, "ERROR");
+        want_not(c, "FAIL");
+        want(file(TLBCAL_CURVE_FILE)->p, "dtlb,4096,near,117,");
+        want(file(TLBCAL_CURVE_FILE)->p, "dtlb,4096,near,140,");
+        want_not(file(TLBCAL_CURVE_FILE)->p, "dtlb,4096,near,128,");
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup_teardown(test_full_sweep, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_disturbed_points, setup, teardown),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
