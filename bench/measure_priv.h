@@ -15,7 +15,8 @@
 #define MIN_FALLBACK_BYTES  (4 * MiB)
 #define CI_PERMILLE         10u    /* a point's median known within +/- 1 % (95 % confidence) */
 #define MAX_WINDOWS_FACTOR  4u     /* ... or at most 4 x repetitions windows kept */
-#define SWEEP_PASSES        3u     /* the planned points are measured in this many passes */
+#define SWEEP_PASSES        5u     /* the planned points are measured in this many passes
+                                      * (3 before the warm-up streamed: visits were dear) */
 
 struct sweep {
         const struct bench_sweep_cfg    *cfg;
