@@ -20,7 +20,7 @@ typedef enum {
         ST_BAD_DATA,      /* malformed input: config, ACPI table, JSON, CPUID dump */
         ST_READ_ONLY,     /* write-protected volume */
         ST_NO_SPACE,      /* volume full */
-        ST_DISTURBED,     /* every timed window was disturbed: a measurement left out, not a fault */
+        ST_DISTURBED,     /* every timed window disturbed: a measurement left out, not a fault */
         ST__COUNT
 } status_t;
 

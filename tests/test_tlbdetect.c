@@ -222,7 +222,8 @@ static void test_no_invented_levels(void **state)
         size_t           n   = build(&cut, pts, ns);
         pts[n - 1].p50_mcyc += 40000;
         pts[n - 2].p50_mcyc += 30000;
-        struct tlb_curve cv = { pts, n, TLB_SIDE_DATA, TLB_PTE_NEAR, 4 * KiB, LAT_CLOCK_TSC, 0, 0, 0 };
+        struct tlb_curve cv = { pts, n, TLB_SIDE_DATA, TLB_PTE_NEAR, 4 * KiB, LAT_CLOCK_TSC,
+                                0, 0, 0 };
         assert_int_equal(tlb_detect(&cv, NULL, &r), ST_OK);
         assert_int_equal(r.n_lvl, 1);
         assert_true(r.flags & TLBDET_F_STILL_RISING);
