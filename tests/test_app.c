@@ -20,25 +20,12 @@
 #define RUN1 "pmucal/results/20261123-081500-01"
 #define RUN2 "pmucal/results/20261123-081500-02"
 
-static void *srat_raw, *madt_raw;
-
+static unsigned char *srat; /* the published SRAT, for the malformed-table case */
 
 static int setup(void **state)
 {
-        static const struct plat_cpu cpus[3] = {
-                { .apic_id = 0, .enabled = true, .is_bsp = true },
-                { .apic_id = 1, .enabled = true },
-                { .apic_id = 2, .enabled = true },
-        };
         (void)state;
-        fake_plat_reset();
-        fake_plat_set_cpus(cpus, 3);
-        free(madt_raw);
-        free(srat_raw);
-        madt_raw = test_load("acpi/qemu72-q35-3node-hmat-apic.dat", NULL);
-        srat_raw = test_load("acpi/qemu72-q35-3node-hmat-srat.dat", NULL);
-        fake_plat_add_acpi(madt_raw);
-        fake_plat_add_acpi(srat_raw);
+        srat = fake_plat_qemu_3node();
         return 0;
 }
 
@@ -229,7 +216,7 @@ static void test_results_off_and_shutdown(void **state)
 static void test_malformed_acpi(void **state)
 {
         (void)state;
-        ((unsigned char *)srat_raw)[40] ^= 0x5a;
+        srat[40] ^= 0x5a;
         assert_int_equal(run(), PMUCAL_EXIT_OK);
         const char *con = fake_plat_console();
         want(con, "WARN: inventory: ACPI SRAT malformed at offset");
@@ -250,8 +237,5 @@ int main(void)
                 cmocka_unit_test_setup(test_results_off_and_shutdown, setup),
                 cmocka_unit_test_setup(test_malformed_acpi, setup),
         };
-        int rc = cmocka_run_group_tests(tests, NULL, NULL);
-        free(madt_raw);
-        free(srat_raw);
-        return rc;
+        return cmocka_run_group_tests(tests, NULL, NULL);
 }

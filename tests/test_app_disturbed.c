@@ -8,13 +8,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "boot/plat.h"
-#include "boot/acpi.h"
 #include "bench/window.h"
 #include "tests/fake_plat.h"
 #include "tests/test_util.h"
@@ -30,24 +28,10 @@ enum bench_disturb __wrap_bench_window_check(const struct bench_window *w, uint6
         return disturb_all ? BENCH_WIN_INCONSISTENT : __real_bench_window_check(w, slack);
 }
 
-static void *srat_raw, *madt_raw;
-
 static int setup(void **state)
 {
-        static const struct plat_cpu cpus[3] = {
-                { .apic_id = 0, .enabled = true, .is_bsp = true },
-                { .apic_id = 1, .enabled = true },
-                { .apic_id = 2, .enabled = true },
-        };
         (void)state;
-        fake_plat_reset();
-        fake_plat_set_cpus(cpus, 3);
-        free(madt_raw);
-        free(srat_raw);
-        madt_raw = test_load("acpi/qemu72-q35-3node-hmat-apic.dat", NULL);
-        srat_raw = test_load("acpi/qemu72-q35-3node-hmat-srat.dat", NULL);
-        fake_plat_add_acpi(madt_raw);
-        fake_plat_add_acpi(srat_raw);
+        fake_plat_qemu_3node();
         disturb_all = true;
         return 0;
 }
