@@ -198,7 +198,8 @@ static bool curve(struct numa_run *s, int k, uint32_t load_us, unsigned *n_faile
                 status_t st = point(s, cpu[0], home, cpu + 1, n - 1, delays[q], load_us,
                                     &c->pt[q], &early);
                 char what[48];
-                point_name(what, sizeof(what), k, delays[q]);
+                if (st != ST_OK)
+                        point_name(what, sizeof(what), k, delays[q]);
                 if (st == ST_DISTURBED) {
                         rep_info("loaded latency, %s: left out, every window disturbed", what);
                         s->n_disturbed++;
