@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "report/rep.h"
-#include "tests/test_util.h"
 
 #define MAX_TABLES 32
 #define MAX_CPUS   64
@@ -81,26 +80,6 @@ void fake_plat_set_cpus(const struct plat_cpu *c, unsigned n)
 {
         n_cpus = n < MAX_CPUS ? n : MAX_CPUS;
         memcpy(cpus, c, n_cpus * sizeof(*c));
-}
-
-unsigned char *fake_plat_qemu_3node(void)
-{
-        static const struct plat_cpu three[3] = {
-                { .apic_id = 0, .enabled = true, .is_bsp = true },
-                { .apic_id = 1, .enabled = true },
-                { .apic_id = 2, .enabled = true },
-        };
-        static void *madt, *srat;
-
-        fake_plat_reset();
-        fake_plat_set_cpus(three, 3);
-        free(madt);
-        free(srat);
-        madt = test_load("acpi/qemu72-q35-3node-hmat-apic.dat", NULL);
-        srat = test_load("acpi/qemu72-q35-3node-hmat-srat.dat", NULL);
-        fake_plat_add_acpi(madt);
-        fake_plat_add_acpi(srat);
-        return srat;
 }
 
 /* ---- the platform interface ---- */

@@ -40,10 +40,6 @@ void fake_plat_add_acpi(const void *table);
 void fake_plat_set_smbios(const void *table, size_t len, unsigned major, unsigned minor);
 /** Describe the processors plat_cpu_info reports (copied, at most 64). */
 void fake_plat_set_cpus(const struct plat_cpu *cpus, unsigned n);
-/** fake_plat_reset, then the machine of QEMU's three-node HMAT case: three enabled CPUs (APIC
- *  IDs 0-2, 0 the BSP) and its recorded MADT and SRAT (tests/data/acpi/). Returns the SRAT as
- *  published, which a test may corrupt; it is the platform's until the next call. */
-unsigned char *fake_plat_qemu_3node(void);
 /** Processor @p idx never runs what plat_cpu_start hands it (a CPU that does not answer). */
 void fake_plat_cpu_dead(unsigned idx, bool dead);
 /** Make plat_stall_us really wait (default: return at once, so calibrations are instant);

@@ -25,7 +25,7 @@ static unsigned char *srat; /* the published SRAT, for the malformed-table case 
 static int setup(void **state)
 {
         (void)state;
-        srat = fake_plat_qemu_3node();
+        srat = test_platform_qemu_3node();
         return 0;
 }
 

@@ -31,7 +31,7 @@ enum bench_disturb __wrap_bench_window_check(const struct bench_window *w, uint6
 static int setup(void **state)
 {
         (void)state;
-        fake_plat_qemu_3node();
+        test_platform_qemu_3node();
         disturb_all = true;
         return 0;
 }

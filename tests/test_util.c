@@ -11,6 +11,8 @@
 
 #include "tests/test_util.h"
 
+#include "tests/fake_plat.h"
+
 void *test_load(const char *rel, size_t *len)
 {
         const char *dir = getenv("PMUCAL_TESTDATA");
@@ -62,4 +64,24 @@ const char *last_line(const char *s)
                 start--;
         snprintf(line, sizeof(line), "%.*s", (int)(end - start), start);
         return line;
+}
+
+unsigned char *test_platform_qemu_3node(void)
+{
+        static const struct plat_cpu three[3] = {
+                { .apic_id = 0, .enabled = true, .is_bsp = true },
+                { .apic_id = 1, .enabled = true },
+                { .apic_id = 2, .enabled = true },
+        };
+        static void *madt, *srat;
+
+        fake_plat_reset();
+        fake_plat_set_cpus(three, 3);
+        free(madt);
+        free(srat);
+        madt = test_load("acpi/qemu72-q35-3node-hmat-apic.dat", NULL);
+        srat = test_load("acpi/qemu72-q35-3node-hmat-srat.dat", NULL);
+        fake_plat_add_acpi(madt);
+        fake_plat_add_acpi(srat);
+        return srat;
 }

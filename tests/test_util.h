@@ -17,5 +17,10 @@ void want(const char *text, const char *needle);
 void want_not(const char *text, const char *needle);
 /** The last non-empty line of @p s, in a static buffer (at most 511 characters). */
 const char *last_line(const char *s);
+/** fake_plat_reset, then the machine of QEMU's three-node HMAT case on the test platform: three
+ *  enabled CPUs (APIC IDs 0-2, 0 the BSP) and its recorded MADT and SRAT (tests/data/acpi/).
+ *  Returns the SRAT as published, which a test may corrupt; it is the platform's until the
+ *  next call. */
+unsigned char *test_platform_qemu_3node(void);
 
 #endif
