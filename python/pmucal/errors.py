@@ -17,6 +17,22 @@ class TableError(Exception):
         self.message = message
 
 
+MAX_FILE = 16 << 20  # bytes: libpmucal's PMUCAL_MAX_FILE
+
+
+def read_table_file(path):
+    """The bytes of the table file @path, as libpmucal's loaders read one (pmucal__load_path):
+    TableError "io" when it cannot be read or is larger than MAX_FILE."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_FILE + 1)
+    except OSError as e:
+        raise TableError("io", "%s: cannot open: %s" % (path, e.strerror or e)) from None
+    if len(data) > MAX_FILE:
+        raise TableError("io", "%s: larger than %d bytes" % (path, MAX_FILE))
+    return data
+
+
 _VERSION = re.compile(r"(0|[1-9][0-9]{0,8})(?:\.(0|[1-9][0-9]{0,8}))?")
 
 

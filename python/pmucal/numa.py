@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from typing import List, Optional
 
 from . import _json
-from .errors import TableError, schema_version
-from .table import MAJOR, MAX_FILE, SCHEMA_PREFIX, STAT_KEYS, Stat
+from .errors import TableError, read_table_file, schema_version
+from .table import MAJOR, SCHEMA_PREFIX, STAT_KEYS, Stat
 
 SLACK = 1.5   # PMUCAL_FIT_SLACK
 FITS, FASTER, SLOWER = "fits", "faster", "slower"
@@ -114,12 +114,7 @@ def loads_numa(data, name="<buffer>"):
 
 def load_numa(path):
     """As loads_numa for the file @path. Raises TableError."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_FILE + 1)
-    except OSError as e:
-        raise TableError("io", "%s: cannot open: %s" % (path, e.strerror or e)) from None
-    return loads_numa(data, path)
+    return loads_numa(read_table_file(path), path)
 
 
 # ---- buckets ---------------------------------------------------------------------------------

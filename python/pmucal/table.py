@@ -8,13 +8,12 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import List, Optional
 
-from .errors import TableError, schema_version
+from .errors import MAX_FILE, TableError, schema_version  # noqa: F401 (MAX_FILE: re-exported)
 
 SCHEMA_PREFIX = "pmucal.latency-table/"
 MAJOR = 1
 MAX_LEVELS = 64
 MAX_FLAGS = 256
-MAX_FILE = 16 << 20
 MAX_STRING = 65536                       # bytes; a longer string is an error, never cut
 CEILING_FACTOR = 1.3                     # the last level's ceiling: this times its p90
 STAT_KEYS = ("min", "p10", "p50", "p90")

@@ -4,8 +4,8 @@ and rejected with the same kind of error. The table it returns is pmucal.table's
 import math
 
 from . import _json
-from .errors import TableError, schema_version
-from .table import (CEILING_FACTOR, MAJOR, MAX_FILE, MAX_FLAGS, MAX_LEVELS, MAX_STRING,
+from .errors import TableError, read_table_file, schema_version
+from .table import (CEILING_FACTOR, MAJOR, MAX_FLAGS, MAX_LEVELS, MAX_STRING,
                     SCHEMA_PREFIX, STAT_KEYS, UNIT_KEY, _FIGS, _UPPER, CoreSet, LatencyTable,
                     Level, Stat)
 
@@ -363,11 +363,4 @@ def loads_latency_table(data, name="<buffer>"):
 
 def load_latency_table(path):
     """Load and validate the latency table in file @path. Raises TableError."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_FILE + 1)
-    except OSError as e:
-        raise TableError("io", "%s: cannot open: %s" % (path, e.strerror or e)) from None
-    if len(data) > MAX_FILE:
-        raise TableError("io", "%s: larger than %d bytes" % (path, MAX_FILE))
-    return loads_latency_table(data, path)
+    return loads_latency_table(read_table_file(path), path)

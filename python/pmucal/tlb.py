@@ -6,14 +6,13 @@ from dataclasses import asdict, dataclass, field
 from typing import List, Optional
 
 from . import _json
-from .errors import TableError, schema_version
+from .errors import MAX_FILE, TableError, read_table_file, schema_version  # noqa: F401
 
 SCHEMA_PREFIX = "pmucal.tlb/"
 MAJOR = 1
 MAX_CURVES = 64
 MAX_LEVELS = 16
 MAX_CLASSES = 64
-MAX_FILE = 16 << 20
 SIDES = ("dtlb", "itlb")
 PTES = ("near", "line", "page")
 CLASSES = ("l1_hit", "l2_hit", "walk", "miss")
@@ -231,11 +230,4 @@ def loads_tlb_table(data, name="<buffer>"):
 
 def load_tlb_table(path):
     """Load and validate the TLB table in file @path. Raises TableError."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_FILE + 1)
-    except OSError as e:
-        raise TableError("io", "%s: cannot open: %s" % (path, e.strerror or e)) from None
-    if len(data) > MAX_FILE:
-        raise TableError("io", "%s: larger than %d bytes" % (path, MAX_FILE))
-    return loads_tlb_table(data, path)
+    return loads_tlb_table(read_table_file(path), path)
