@@ -106,6 +106,17 @@ def test_missing_file():
     assert e.value.kind == "io"
 
 
+def test_file_over_the_limit(tmp_path):
+    """Every loader refuses a file over 16 MiB as "io", as libpmucal does (not a JSON error)."""
+    from pmucal import numa, tlb
+    big = tmp_path / "big.json"
+    big.write_bytes(b" " * (16 << 20) + b"{}")
+    for load in (pmucal.load_latency_table, tlb.load_tlb_table, numa.load_numa):
+        with pytest.raises(pmucal.TableError) as e:
+            load(str(big))
+        assert e.value.kind == "io" and "larger than 16777216 bytes" in str(e.value), str(e.value)
+
+
 def test_tlb_section_of_latency_table():
     t = pmucal.loads_tlb_table(json.dumps({"schema": "pmucal.latency-table/1.1", "tlb": TLB}))
     assert t.classify("dtlb", 4096, 20) == "walk"
