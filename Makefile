@@ -262,6 +262,7 @@ PMUCAL_TABLE_SRCS := \
 	host/pmucal_table_show.c
 PMUCAL_HOST_SRCS := \
 	host/c2c_host.c \
+	host/clock_check.c \
 	host/numa_host.c \
 	host/numa_host_nodes.c \
 	host/host_args.c \

@@ -23,6 +23,10 @@ int host_c2c_main(const struct host_opts *o);
  *  install perf_event_open's hardware cycles counter of the calling thread (user mode), read
  *  with the TSC around every window; else add the reason to src->why_none (static storage). */
 void host_perf_core_src(struct bench_core_src *src);
+/** The core clock check (host/clock_check.c): core cycles per TSC tick, in ppm, from a chain
+ *  of dependent adds (one core cycle each) timed in TSC ticks; an estimate for the console,
+ *  never a table's core-cycle figure. ST_UNSUPPORTED off x86-64. */
+status_t host_clock_check(uint32_t *core_per_tick_ppm);
 struct lat_c2c_in;
 /** For `pmucal-host --with-c2c`: measure every ordered pair of the CPUs this process may run
  *  on (HOST_C2C_TABLE_ROUNDS rounds), print the class table, write c2c.json into the output

@@ -221,6 +221,33 @@ static void print_method(const struct cpu_info *cpu, const struct host_opts *o,
                  fmt_fixed(r[1], sizeof(r[1]), info->residual_mcyc, 3));
 }
 
+/* The core clock check before (@p st_before, @p before) and after the sweep: whether the core
+ * clock held still while the windows ran, i.e. whether this run's TSC-tick figures compare
+ * with another run's (host/clock_check.c). */
+static void print_clock_check(status_t st_before, uint32_t before, const struct bench_clock *clk)
+{
+        uint32_t after = 0;
+        status_t st    = st_before == ST_OK ? host_clock_check(&after) : st_before;
+        char     r[3][24];
+
+        if (st != ST_OK) {
+                rep_info("latency: core clock check: %s", status_str(st));
+                return;
+        }
+        uint32_t lo = before < after ? before : after, hi = before < after ? after : before;
+        uint64_t moved_pm = (uint64_t)(hi - lo) * 1000 / lo;
+        rep_info("latency: core clock check (dependent adds, one core cycle each, timed in TSC "
+                 "ticks; an estimate, not in the table): %s core cycles per TSC tick before the "
+                 "sweep, %s after (%s GHz): %s",
+                 fmt_fixed(r[0], sizeof(r[0]), before / 1000, 3),
+                 fmt_fixed(r[1], sizeof(r[1]), after / 1000, 3),
+                 fmt_fixed(r[2], sizeof(r[2]), clk->tsc_hz / 1000000 * after / 1000000, 3),
+                 moved_pm <= 20 ? "steady" : "the core clock moved during the run");
+        if (moved_pm > 20)
+                rep_info("latency:   by %s %%: TSC-tick figures of runs at different core "
+                         "clocks do not compare", fmt_fixed(r[0], sizeof(r[0]), moved_pm, 1));
+}
+
 /* The output folder: --out (created if needed) or a new dated folder; locked for the run. */
 static int open_out_dir(struct host_opts *o)
 {
@@ -260,7 +287,8 @@ int main(int argc, char **argv)
         struct lat_c2c_in        c2c;
         bool                     have_c2c = false;
         long                     n_cpus = sysconf(_SC_NPROCESSORS_CONF);
-        status_t                 st;
+        status_t                 st, st_before;
+        uint32_t                 ppm_before = 0;
         int                      rc;
 
         rc = host_args_parse(argc, argv, n_cpus > 0 ? (unsigned)n_cpus : 1, &o, stderr);
@@ -293,12 +321,14 @@ int main(int argc, char **argv)
                                                                   linux_plat_ctx_switches });
         host_perf_core_src(&clk.core);
         o.sweep.clock = &clk;
+        st_before = host_clock_check(&ppm_before);
         rep_push("latency"); /* what the sweep says, it says under this prefix */
         st = bench_sweep_run(&o.sweep, &cpu, &curve, &info);
         rep_pop();
         if (st != ST_OK)
                 return 1;
         print_method(&cpu, &o, &info, &curve);
+        print_clock_check(st_before, ppm_before, &clk);
         if (o.with_c2c && host_c2c_for_table(o.out, &c2c) == ST_OK)
                 have_c2c = true;
         st = report(&curve, &cpu, &o, &info, have_c2c ? &c2c : NULL);

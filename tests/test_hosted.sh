@@ -114,6 +114,25 @@ sys.exit(1 if bad else 0)
 PY
 )
 check $? "clock: $why"
+# The core clock check (dependent adds timed in TSC ticks): both figures plausible, and the
+# L1 hit they imply in core cycles is a load-to-use latency of an x86-64 core (3 to 6 cycles:
+# 4 on Zen and Skylake, 5 on Ice Lake), from the L1's least disturbed windows (p10).
+why=$(python3 - "$dir.txt" "$dir/latency-table.json" <<'PY'
+import json, re, sys
+m = re.search(r"core clock check \(.*?\): ([0-9.]+) core cycles per TSC tick before the sweep, "
+              r"([0-9.]+) after \(([0-9.]+) GHz\): (steady|the core clock moved during the run)",
+              open(sys.argv[1]).read())
+if not m:
+    print("no core clock check line"); sys.exit(1)
+a, b = float(m.group(1)), float(m.group(2))
+l1 = next(l for l in json.load(open(sys.argv[2]))["levels"] if l["name"] == "L1")
+cyc = l1["tsc_ticks"]["p10"] * max(a, b)
+print("%.3f and %.3f core cycles per TSC tick, %s; L1 p10 %.3f TSC ticks = %.2f core cycles"
+      % (a, b, m.group(4), l1["tsc_ticks"]["p10"], cyc))
+sys.exit(0 if 0.2 < a < 8 and 0.2 < b < 8 and 3 <= cyc <= 6 else 1)
+PY
+)
+check $? "core clock check: $why"
 ! grep -Eq '[0-9] cyc\b|mcyc|cyc/| cycles, |TSC cycles' "$dir.txt"
 check $? "console names units as TSC ticks, core cycles or ns (no cyc, mcyc, TSC cycles)"
 

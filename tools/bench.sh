@@ -5,6 +5,8 @@
 #     the worst run-to-run difference per level (p50: L1/L2 within 3 %, DRAM within 10 %;
 #     capacity within one sweep step, 2^(1/4)) and per TLB figure (entries within one step
 #     of that curve's sweep; added latencies reported); exit status 1 when a target is missed;
+#     beside them, per run, the core clock check and the L1 hit's p50 over its p10, and per
+#     level the p10's run-to-run difference, to tell a method's spread from a busy machine's;
 #   - the measurement overhead: what the N/2N difference removes per timed run, and what it
 #     leaves per load (p50 from (N, 2N) minus p50 from (2N, 4N) at the smallest working set);
 #   - the QEMU boot with the quick profile (run-qemu.sh, default topology; target < 60 s),
@@ -71,6 +73,20 @@ for t in T:
         if l["name"] not in names:
             names.append(l["name"])
 lat_target = {"L1": 3, "L2": 3, "DRAM": 10}
+# What each run's machine was like: the core clock check before and after the sweep (dependent
+# adds timed in TSC ticks; a TSC-tick figure moves with the core clock) and how far the L1
+# hit's median window lies above its least disturbed tenth (a 4-cycle load cannot slow down by
+# itself: the gap is time the core gave to something else, e.g. a co-tenant on its sibling).
+import re
+for r in range(1, runs + 1):
+    m = re.search(r"core clock check \(.*?\): ([0-9.]+) core cycles per TSC tick before the "
+                  r"sweep, ([0-9.]+) after", open("%s/%d.txt" % (base, r)).read())
+    l1 = next((l for l in T[r - 1]["levels"] if l["name"] == "L1"), None)
+    clock = ("core clock %s -> %s core cycles per TSC tick" % m.groups()) if m else "no core clock check"
+    gap = ("; L1 p50 %.3f, p10 %.3f TSC ticks (+%.1f %%)"
+           % (l1["tsc_ticks"]["p50"], l1["tsc_ticks"]["p10"],
+              100 * (l1["tsc_ticks"]["p50"] / l1["tsc_ticks"]["p10"] - 1))) if l1 else ""
+    print("bench:   run %d: %s%s" % (r, clock, gap))
 for n in names:
     lv = [next((l for l in t["levels"] if l["name"] == n), None) for t in T]
     if any(l is None for l in lv):
@@ -83,6 +99,10 @@ for n in names:
     print("bench:   %-4s p50 %s TSC ticks: worst difference %5.2f %%%s"
           % (n, " ".join("%.3f" % x for x in p), rel,
              verdict(rel <= tg, "%d %%" % tg) if tg else ""))
+    q = [(l.get("tsc_ticks") or l["cycles"])["p10"] for l in lv]
+    print("bench:   %-4s p10 %s TSC ticks: worst difference %5.2f %% (the least disturbed "
+          "windows; no target)" % (n, " ".join("%.3f" % x for x in q),
+                                   100 * (max(q) - min(q)) / (sum(q) / len(q))))
     caps = [l["capacity_bytes"] for l in lv]
     if all(caps):
         r = max(caps) / min(caps)
