@@ -40,9 +40,10 @@ for c in a["curves"]:
     ea = [l["entries"] for l in c["levels"]]; eb = [l["entries"] for l in d["levels"]]
     print("bench-tlb: %s: entries a %s b %s (CPUID %s)" % (name, ea, eb, [l["cpuid_entries"] for l in c["levels"]]))
     for x, y in zip(c["classes"], d["classes"]):
-        m = (x["added_mcyc"] + y["added_mcyc"]) / 2
-        rel = abs(x["added_mcyc"] - y["added_mcyc"]) / m * 100 if m else 0
-        print("bench-tlb:   %-7s added %7.2f / %7.2f cyc (%5.1f %%)" % (x["class"], x["added_mcyc"] / 1000, y["added_mcyc"] / 1000, rel))
+        xa, ya = x["added_tsc_ticks"], y["added_tsc_ticks"]
+        m = (xa + ya) / 2
+        rel = abs(xa - ya) / m * 100 if m else 0
+        print("bench-tlb:   %-7s added %7.2f / %7.2f TSC ticks (%5.1f %%)" % (x["class"], xa, ya, rel))
     if len(c["classes"]) != len(d["classes"]):
         print("bench-tlb:   classes differ: %d vs %d" % (len(c["classes"]), len(d["classes"])))
 PY
