@@ -78,6 +78,7 @@ lat_target = {"L1": 3, "L2": 3, "DRAM": 10}
 # hit's median window lies above its least disturbed tenth (a 4-cycle load cannot slow down by
 # itself: the gap is time the core gave to something else, e.g. a co-tenant on its sibling).
 import re
+clocks, gaps = [], []
 for r in range(1, runs + 1):
     m = re.search(r"core clock check \(.*?\): ([0-9.]+) core cycles per TSC tick before the "
                   r"sweep, ([0-9.]+) after", open("%s/%d.txt" % (base, r)).read())
@@ -87,6 +88,10 @@ for r in range(1, runs + 1):
            % (l1["tsc_ticks"]["p50"], l1["tsc_ticks"]["p10"],
               100 * (l1["tsc_ticks"]["p50"] / l1["tsc_ticks"]["p10"] - 1))) if l1 else ""
     print("bench:   run %d: %s%s" % (r, clock, gap))
+    if m:
+        clocks += [float(m.group(1)), float(m.group(2))]
+    if l1:
+        gaps.append(100 * (l1["tsc_ticks"]["p50"] / l1["tsc_ticks"]["p10"] - 1))
 for n in names:
     lv = [next((l for l in t["levels"] if l["name"] == n), None) for t in T]
     if any(l is None for l in lv):
@@ -133,6 +138,12 @@ for i, c0 in enumerate(T[0].get("tlb", {}).get("curves", [])):
               % (name, cs[0]["classes"][k]["class"], " ".join("%.2f" % x for x in a),
                  100 * (max(a) - min(a)) / m if m else 0))
 print("bench: stability: %s" % ("every target met" if not missed else "%d target(s) MISSED" % missed))
+if clocks and gaps:
+    print("bench: the machine over the runs: core clock %.3f..%.3f core cycles per TSC tick "
+          "(%.1f %% apart); the L1 hit's p50 up to %.1f %% over its p10 (an L1 hit takes a "
+          "fixed number of core cycles: what lies above its p10 is time the core gave to "
+          "something else)"
+          % (min(clocks), max(clocks), 100 * (max(clocks) / min(clocks) - 1), max(gaps)))
 sys.exit(1 if missed else 0)
 PY
 stable=$?
