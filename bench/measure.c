@@ -69,12 +69,12 @@ static void sweep_setup(const struct bench_sweep_cfg *cfg, const struct cpu_info
                 bench_clock_init(&info->clock, cpu, CLOCK_CALIB_US, &info->guard);
 
         cap_bytes = s->prof->max_bytes_cap;
-        if (cfg->max_bytes && (!cap_bytes || cfg->max_bytes < cap_bytes))
-                cap_bytes = cfg->max_bytes;
         if (plat_mem_map(&mem, NULL, 0, NULL) != ST_OK)
                 mem.conventional_bytes = 0;
-        info->max_bytes = bench_plan_max_bytes(cpu, mem.conventional_bytes / 2, cap_bytes);
-        s->no_warm_bytes = bench_plan_max_bytes(cpu, 0, 0) / 2; /* 4x largest / 2 */
+        /* asked for (sweep_max_mib): also beyond four times the largest cache */
+        info->max_bytes  = bench_plan_max_bytes(cpu, cfg->max_bytes, mem.conventional_bytes / 2,
+                                                cap_bytes);
+        s->no_warm_bytes = bench_plan_max_bytes(cpu, 0, 0, 0) / 2; /* 4x largest / 2 */
 
 }
 

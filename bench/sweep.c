@@ -93,15 +93,16 @@ const char *bench_profile_name(enum bench_profile p)
         return (unsigned)p < BENCH_PROFILE__COUNT ? profiles[p].name : "unknown";
 }
 
-uint64_t bench_plan_max_bytes(const struct cpu_info *cpu, uint64_t avail_bytes,
-                              uint64_t cap_bytes)
+uint64_t bench_plan_max_bytes(const struct cpu_info *cpu, uint64_t asked_bytes,
+                              uint64_t avail_bytes, uint64_t cap_bytes)
 {
-        uint64_t largest = 0, max;
+        uint64_t largest = 0, max = asked_bytes;
 
         for (size_t i = 0; cpu && i < cpu->n_caches && i < ARRAY_SIZE(cpu->caches); i++)
                 if (cpu->caches[i].type != CACHE_INST && cpu->caches[i].size_bytes > largest)
                         largest = cpu->caches[i].size_bytes;
-        max = 4 * (largest ? largest : NO_CACHE_GUESS_BYTES);
+        if (!max)
+                max = 4 * (largest ? largest : NO_CACHE_GUESS_BYTES);
         if (avail_bytes && avail_bytes < max)
                 max = avail_bytes;
         if (cap_bytes && cap_bytes < max)

@@ -39,11 +39,12 @@ const struct bench_profile_desc *bench_profile_desc(enum bench_profile p);
 /** "quick" / "full" / "unknown". */
 const char *bench_profile_name(enum bench_profile p);
 
-/** Largest working set: 4x the largest cache in @p cpu (16 MiB when CPUID names none),
- *  limited by @p avail_bytes (memory the sweep may use; 0 = no limit) and @p cap_bytes (config
- *  sweep_max_mib and the profile cap; 0 = none), rounded down to 4 KiB, at least 4 KiB. */
-uint64_t bench_plan_max_bytes(const struct cpu_info *cpu, uint64_t avail_bytes,
-                              uint64_t cap_bytes);
+/** Largest working set: @p asked_bytes (config sweep_max_mib; 0 = 4x the largest cache in
+ *  @p cpu, 16 MiB when CPUID names none), limited by @p avail_bytes (memory the sweep may use;
+ *  0 = no limit) and @p cap_bytes (the profile's cap; 0 = none), rounded down to 4 KiB, at
+ *  least 4 KiB. */
+uint64_t bench_plan_max_bytes(const struct cpu_info *cpu, uint64_t asked_bytes,
+                              uint64_t avail_bytes, uint64_t cap_bytes);
 
 /** 2^(1/@p steps) in 16.16 fixed point (65536 < r <= 131072); @p steps >= 1. */
 uint32_t bench_root2_fixed(uint32_t steps);

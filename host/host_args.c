@@ -53,8 +53,8 @@ static const struct opt {
         { "--reps",     "N",    M_LAT,   K_NUM,  11, 1001,           NULL,
           "timing windows kept per point, 11..1001 (default 11)" },
         { "--max-mib",  "N",    M_LAT,   K_NUM,  0,  1048576,        NULL,
-          "largest working set in MiB, 0..1048576 (default 0: four times the largest CPUID "
-          "cache)" },
+          "largest working set in MiB, 0..1048576, at most half the memory (default 0: four "
+          "times the largest CPUID cache; the quick profile stops at 4 MiB)" },
         { "--prefetch", "P",    M_LAT,   K_WORD, 0,  0,              prefetches,
           "hardware prefetchers during the sweep: off (default) or keep" },
         { "--seed",     "N",    M_LAT,   K_NUM,  0,  UINT64_MAX,     NULL,

@@ -112,12 +112,17 @@ static void test_max_bytes(void **state)
         cpu.caches[2] = (struct cpu_cache){ .level = 2, .type = CACHE_UNIFIED, .size_bytes = 1 * MiB };
         cpu.caches[3] = (struct cpu_cache){ .level = 3, .type = CACHE_UNIFIED, .size_bytes = 32 * MiB };
         cpu.n_caches  = 4;
-        assert_int_equal(bench_plan_max_bytes(&cpu, 0, 0), 128 * MiB);          /* 4 x L3 */
-        assert_int_equal(bench_plan_max_bytes(&cpu, 100 * MiB, 0), 100 * MiB);  /* memory */
-        assert_int_equal(bench_plan_max_bytes(&cpu, 100 * MiB, 8 * MiB), 8 * MiB); /* config */
-        assert_int_equal(bench_plan_max_bytes(&cpu, 5000, 0), 4 * KiB);          /* floor */
-        assert_int_equal(bench_plan_max_bytes(&cpu, 0, 3 * MiB + 100), 3 * MiB);  /* 4K round */
-        assert_int_equal(bench_plan_max_bytes(NULL, 0, 0), 64 * MiB);             /* no CPUID */
+        assert_int_equal(bench_plan_max_bytes(&cpu, 0, 0, 0), 128 * MiB);          /* 4 x L3 */
+        assert_int_equal(bench_plan_max_bytes(&cpu, 0, 100 * MiB, 0), 100 * MiB);  /* memory */
+        assert_int_equal(bench_plan_max_bytes(&cpu, 8 * MiB, 100 * MiB, 0), 8 * MiB); /* config */
+        assert_int_equal(bench_plan_max_bytes(&cpu, 0, 100 * MiB, 4 * MiB), 4 * MiB); /* profile */
+        assert_int_equal(bench_plan_max_bytes(&cpu, 0, 5000, 0), 4 * KiB);          /* floor */
+        assert_int_equal(bench_plan_max_bytes(&cpu, 3 * MiB + 100, 0, 0), 3 * MiB);  /* 4K round */
+        /* the config may ask for more than 4 x L3, up to the memory and the profile's cap */
+        assert_int_equal(bench_plan_max_bytes(&cpu, 512 * MiB, 0, 0), 512 * MiB);
+        assert_int_equal(bench_plan_max_bytes(&cpu, 512 * MiB, 300 * MiB, 0), 300 * MiB);
+        assert_int_equal(bench_plan_max_bytes(&cpu, 512 * MiB, 0, 4 * MiB), 4 * MiB);
+        assert_int_equal(bench_plan_max_bytes(NULL, 0, 0, 0), 64 * MiB);             /* no CPUID */
 }
 
 /* ---- refinement ---- */
