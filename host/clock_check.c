@@ -5,10 +5,11 @@
  *  an estimate resting on the add's latency, not a counter: the table's core-cycle figures
  *  stay with the counters of host/perf_clock.c and are null without one.
  *
- *  ADD r64, imm has a latency of one core cycle on every x86-64 core since K8 and Core 2
- *  (Agner Fog, "Instruction tables", ADD r,r/i: latency 1 on every listed AMD and Intel core
- *  but the Pentium 4). Each sample times CHAIN_SHORT or CHAIN_LONG adds between two ordered TSC
- *  reads; the difference of the two (trimmed) means removes the reads' own cost. */
+ *  ADD r64, imm has a latency of one core cycle on AMD's x86-64 cores since K8 and Intel's
+ *  since Core 2 (Agner Fog, "Instruction tables", ADD r,i: latency 1; the Pentium 4's
+ *  double-speed ALU is the exception). Each sample times CHAIN_SHORT or CHAIN_LONG adds
+ *  between two ordered TSC reads; the difference of the two (trimmed) means removes the reads'
+ *  own cost. */
 #define _GNU_SOURCE
 #include <stdlib.h>
 

@@ -235,17 +235,17 @@ static void print_clock_check(status_t st_before, uint32_t before, const struct 
                 return;
         }
         uint32_t lo = before < after ? before : after, hi = before < after ? after : before;
-        uint64_t moved_pm = (uint64_t)(hi - lo) * 1000 / lo;
+        uint64_t moved_permille = (uint64_t)(hi - lo) * 1000 / lo;
         rep_info("latency: core clock check (dependent adds, one core cycle each, timed in TSC "
                  "ticks; an estimate, not in the table): %s core cycles per TSC tick before the "
                  "sweep, %s after (%s GHz): %s",
                  fmt_fixed(r[0], sizeof(r[0]), before / 1000, 3),
                  fmt_fixed(r[1], sizeof(r[1]), after / 1000, 3),
                  fmt_fixed(r[2], sizeof(r[2]), clk->tsc_hz / 1000000 * after / 1000000, 3),
-                 moved_pm <= 20 ? "steady" : "the core clock moved during the run");
-        if (moved_pm > 20)
+                 moved_permille <= 20 ? "steady" : "the core clock moved during the run");
+        if (moved_permille > 20)
                 rep_info("latency:   by %s %%: TSC-tick figures of runs at different core "
-                         "clocks do not compare", fmt_fixed(r[0], sizeof(r[0]), moved_pm, 1));
+                         "clocks do not compare", fmt_fixed(r[0], sizeof(r[0]), moved_permille, 1));
 }
 
 /* The output folder: --out (created if needed) or a new dated folder; locked for the run. */
