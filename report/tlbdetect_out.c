@@ -241,8 +241,8 @@ status_t tlb_curve_csv(const struct tlb_curve *c, size_t n, struct rep_buf *out)
 {
         if (!out || (!c && n))
                 return ST_BAD_ARG;
-        rep_buf_printf(out, "side,page_bytes,pte,n_pages,n_windows,min_mcyc,p10_mcyc,p50_mcyc,"
-                            "p90_mcyc,ctl_p50_mcyc\n");
+        rep_buf_printf(out, "side,page_bytes,pte,n_pages,n_windows,min_mtick,p10_mtick,p50_mtick,"
+                            "p90_mtick,ctl_p50_mtick\n");
         for (size_t i = 0; i < n; i++) {
                 if (!c[i].pts && c[i].n)
                         return ST_BAD_ARG;

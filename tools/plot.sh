@@ -99,6 +99,8 @@ import csv, sys
 rows = [r for r in csv.reader(l for l in open(sys.argv[1]) if not l.startswith("#"))]
 head, rows = rows[0], rows[1:]
 ix = {k: i for i, k in enumerate(head)}
+for q in ("p10", "p50", "p90"):  # files written before the _mtick names say _mcyc
+    ix.setdefault(q + "_mtick", ix.get(q + "_mcyc"))
 curves = {}
 for r in rows:
     curves.setdefault((r[ix["side"]], int(r[ix["page_bytes"]]), r[ix["pte"]]), []).append(r)
@@ -106,8 +108,8 @@ size = lambda b: "1 GiB" if b == 1 << 30 else "2 MiB" if b == 2 << 20 else "%d K
 for k, (key, pts) in enumerate(sorted(curves.items())):
     with open("%s/tlb%d.dat" % (sys.argv[2], k), "w") as f:
         for r in pts:
-            f.write("%s %g %g %g\n" % (r[ix["n_pages"]], int(r[ix["p50_mcyc"]]) / 1000,
-                                       int(r[ix["p10_mcyc"]]) / 1000, int(r[ix["p90_mcyc"]]) / 1000))
+            f.write("%s %g %g %g\n" % (r[ix["n_pages"]], int(r[ix["p50_mtick"]]) / 1000,
+                                       int(r[ix["p10_mtick"]]) / 1000, int(r[ix["p90_mtick"]]) / 1000))
     print("%s/tlb%d.dat\t%s %s pages, PTE %s" % (sys.argv[2], k, key[0], size(key[1]), key[2]))
 PY
         json=$dir/tlb-table.json
