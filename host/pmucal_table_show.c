@@ -89,13 +89,24 @@ static void show_table_text(const char *path, const struct pmucal_table *t)
                cli_str(t->brand));
         if (t->has_microcode)
                 printf("          microcode 0x%llx\n", (unsigned long long)t->microcode);
-        printf("          core %.3f GHz, TSC %.3f GHz, SMBIOS %s %s, %u node(s)\n", t->core_hz / 1e9,
-               t->tsc_hz / 1e9, cli_str(t->smbios_manufacturer), cli_str(t->smbios_product), t->nodes);
+        if (t->core_hz)
+                printf("          core %.3f GHz, ", t->core_hz / 1e9);
+        else
+                printf("          core clock unknown, ");
+        printf("TSC %.3f GHz, ", t->tsc_hz / 1e9);
+        if (t->smbios_manufacturer || t->smbios_product)
+                printf("SMBIOS %s %s, ", cli_str(t->smbios_manufacturer), cli_str(t->smbios_product));
+        else
+                printf("SMBIOS unknown, ");
+        if (t->nodes)
+                printf("%u node(s)\n", t->nodes);
+        else
+                printf("nodes unknown\n");
         printf("method:   %s, layout %s, %llu-byte pages, %u windows, prefetchers %s, pmucal %s, "
                "date %s\n", cli_str(t->kernel), cli_str(t->layout),
                (unsigned long long)t->page_bytes, t->windows, cli_str(t->prefetchers),
                cli_str(t->pmucal_version), cli_str(t->date));
-        printf("clock:    %s: cycles are %s%s\n", cli_esc(t->clock),
+        printf("clock:    %s: figures in %s%s\n", cli_esc(t->clock),
                t->cycles_unit == PMUCAL_UNIT_TSC ? "TSC ticks"
                : t->cycles_unit == PMUCAL_UNIT_CORE ? "core cycles" : "in a clock this library does not know",
                t->has_core_ratio ? "; measured core:TSC ratio" : "; no measured core:TSC ratio");
@@ -288,12 +299,21 @@ static void csv_num(bool has, double v, const char *sep)
         fputs(sep, stdout);
 }
 
+/* The column suffix of figures in @p u, as the JSON members name them (tsc_ticks, core_cycles);
+ * "cycles" for a clock this library does not know. */
+static const char *unit_col(enum pmucal_unit u)
+{
+        return u == PMUCAL_UNIT_TSC ? "tsc_ticks" : u == PMUCAL_UNIT_CORE ? "core_cycles" : "cycles";
+}
+
 static void show_table_csv(const char *path, const struct pmucal_table *t)
 {
-        printf("# pmucal-table show --csv %s: %s, cycles in %s (clock %s)\n", cli_esc(path),
-               cli_esc(t->schema), pmucal_unit_name(t->cycles_unit), cli_esc(t->clock));
-        printf("level,name,capacity_bytes,cpuid_capacity_bytes,agreement,min_cycles,p10_cycles,"
-               "p50_cycles,p90_cycles,min_ns,p10_ns,p50_ns,p90_ns,upper_cycles,upper_ns\n");
+        const char *u = unit_col(t->cycles_unit);
+
+        printf("# pmucal-table show --csv %s: %s, figures in %s and ns (clock %s)\n", cli_esc(path),
+               cli_esc(t->schema), u, cli_esc(t->clock));
+        printf("level,name,capacity_bytes,cpuid_capacity_bytes,agreement,min_%s,p10_%s,p50_%s,"
+               "p90_%s,min_ns,p10_ns,p50_ns,p90_ns,upper_%s,upper_ns\n", u, u, u, u, u);
         for (size_t i = 0; i < t->n_levels; i++) {
                 const struct pmucal_level *l = &t->levels[i];
                 printf("%zu,", i);
@@ -314,10 +334,12 @@ static void show_table_csv(const char *path, const struct pmucal_table *t)
 
 static void show_tlb_csv(const char *path, const struct pmucal_tlb *k)
 {
-        printf("# pmucal-table show --csv %s: %s, cycles in %s\n", cli_esc(path), cli_esc(k->schema),
-               cli_esc(k->clock));
-        printf("side,page_bytes,pte,class,kind,ordinal,lat_cycles,added_cycles,upper_added_cycles,"
-               "first_pages,last_pages\n");
+        const char *u = unit_col(k->cycles_unit);
+
+        printf("# pmucal-table show --csv %s: %s, figures in %s (clock %s)\n", cli_esc(path),
+               cli_esc(k->schema), u, cli_esc(k->clock));
+        printf("side,page_bytes,pte,class,kind,ordinal,lat_%s,added_%s,upper_added_%s,"
+               "first_pages,last_pages\n", u, u, u);
         for (size_t i = 0; i < k->n_curves; i++)
                 for (size_t j = 0; j < k->curves[i].n_classes; j++) {
                         const struct pmucal_tlb_curve *c = &k->curves[i];

@@ -224,7 +224,9 @@ n=$((n + 1)); if [ $rc -eq 0 ] && python3 -c 'import json,sys; t=json.load(open(
 assert [c["label"] for c in t["curves"][0]["classes"]] == ["l1_hit","l2_hit","walk"]; assert t["clock"] == "tsc"' "$tmp/showtlb.json"; then
         echo "ok $n - show --json of a TLB table"; else failed=$((failed + 1)); echo "not ok $n - show --json of a TLB table"; fi
 case_ "show --csv latency rows"       0 "^3,DRAM,,,no-cpuid,344.409,350.647,403.338,462.868," show --csv "$good"
-case_ "show --csv latency header"     0 "^level,name,capacity_bytes,cpuid_capacity_bytes,agreement,min_cycles" show --csv "$good"
+case_ "show --csv latency header"     0 "^level,name,capacity_bytes,cpuid_capacity_bytes,agreement,min_tsc_ticks,p10_tsc_ticks,p50_tsc_ticks,p90_tsc_ticks,min_ns,p10_ns,p50_ns,p90_ns,upper_tsc_ticks,upper_ns$" show --csv "$good"
+case_ "show --csv TLB header"         0 "^side,page_bytes,pte,class,kind,ordinal,lat_tsc_ticks,added_tsc_ticks,upper_added_tsc_ticks,first_pages,last_pages$" show --csv "$tmp/tlb-table.json"
+case_ "show names the clock's unit"   0 "^clock: +tsc: figures in TSC ticks; no measured core:TSC ratio$" show "$good"
 case_ "show --csv TLB rows"           0 "^dtlb,4096,near,walk,walk,1,29.000,26.000,,3444,8192$" show --csv "$tmp/tlb-table.json"
 case_ "show a TLB table"              0 "class l2_hit .*bucket <= \+16.000" show "$tmp/tlb-table.json"
 case_ "show --xml is usage"           2 "show: wrong arguments"        show --xml "$good"
