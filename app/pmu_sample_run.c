@@ -206,7 +206,7 @@ static void top_run(const struct pmu_sym *syms, size_t n_syms, uint64_t image_ba
                 buf[i].rip -= image_base;
         if (pmu_sample_top(buf, s.n, syms, n_syms, top, TOP_N, &n_top, &unknown) != ST_OK)
                 return;
-        rep_info("top-functions: %llu samples every %llu cycles, image base 0x%llx:",
+        rep_info("top-functions: %llu samples every %llu core cycles, image base 0x%llx:",
                  (unsigned long long)s.n, (unsigned long long)s.period,
                  (unsigned long long)image_base);
         pmu_sample_print_top(top, n_top, s.n);

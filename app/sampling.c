@@ -70,7 +70,7 @@ static void run_ibs(struct smp_ctx *c)
 
 static void print_plan(const struct smp_plan *p)
 {
-        const char *unit = p->tsc_cycles ? "TSC ticks" : "cycles";
+        const char *unit = p->tsc_cycles ? "TSC ticks" : "core cycles";
 
         if (p->tsc_cycles)
                 rep_info("plan: the latency table is in TSC ticks (%llu Hz; no core-cycle clock "

@@ -139,7 +139,7 @@ void smp_lbr_run(struct smp_ctx *c)
         s->stacks = plat_alloc(s->stack_cap * s->fmt.depth * sizeof(*s->stacks));
         s->stack_n = plat_alloc(s->stack_cap * sizeof(*s->stack_n));
         expected_mcyc = block_cost_tsc(s, &ratio_q16);
-        rep_info("lbr: block cost by TSC %llu.%03llu cycles (core:TSC %llu/65536; nominal %u)",
+        rep_info("lbr: block cost by TSC %llu.%03llu core cycles (core:TSC %llu/65536; nominal %u)",
                  (unsigned long long)(expected_mcyc / 1000),
                  (unsigned long long)(expected_mcyc % 1000), (unsigned long long)ratio_q16,
                  BENCH_BLOCK_NOMINAL_CYCLES);

@@ -178,7 +178,7 @@ status_t rep_samples_dcache_report(const struct rep_dcache_in *in, struct rep_bu
                        "%llu  period %llu\n", in->n, (unsigned long long)n_loads,
                        (unsigned long long)n_miss, (unsigned long long)n_lat,
                        (unsigned long long)in->period);
-        rep_buf_printf(out, "\nLatency bucket (cycles)          samples  permille\n");
+        rep_buf_printf(out, "\nLatency bucket (core cycles)     samples  permille\n");
         for (size_t j = 0; j <= in->n_buckets; j++) {
                 char range[48];
 

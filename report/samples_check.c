@@ -186,7 +186,7 @@ status_t rep_check_latency(const struct psample *s, size_t n, unsigned flags, ui
                 n_in += s[i].lat_cycles >= lo && s[i].lat_cycles <= hi;
         }
         if (n_lat == 0) {
-                verdict(out, REP_V_SKIP, 0, 0, lo, hi, "cycles");
+                verdict(out, REP_V_SKIP, 0, 0, lo, hi, "core cycles");
                 fmt_snprintf(out->why, sizeof(out->why), "no sample with a latency");
                 return ST_OK;
         }
@@ -204,8 +204,8 @@ status_t rep_check_latency(const struct psample *s, size_t n, unsigned flags, ui
         }
         verdict(out, a >= lo && a <= hi && permille(n_in, n_lat) >= min_permille ? REP_V_PASS
                                                                                   : REP_V_FAIL,
-                a, ((int64_t)lo + hi) / 2, lo, hi, "cycles");
-        fmt_snprintf(out->why, sizeof(out->why), "median %u cycles; %llu of %llu (%u permille, "
+                a, ((int64_t)lo + hi) / 2, lo, hi, "core cycles");
+        fmt_snprintf(out->why, sizeof(out->why), "median %u core cycles; %llu of %llu (%u permille, "
                      "need %u) within [%u, %u]", a, (unsigned long long)n_in,
                      (unsigned long long)n_lat, permille(n_in, n_lat), min_permille, lo, hi);
         return ST_OK;
