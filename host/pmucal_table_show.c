@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "host/pmucal_table.h"
+#include "lib/fmt.h"
 
 enum fmt { F_TEXT, F_JSON, F_CSV };
 
@@ -58,10 +59,12 @@ static void print_stat(const char *unit, const struct pmucal_stat *s)
 /* One line per level set: what it covers, where it was measured, its levels' medians. */
 static void show_core_set(size_t i, const struct pmucal_core_set *s, const char *u)
 {
+        char sz[32];
+
         printf("set %zu:    core type %s, caches", i, s->core_type ? cli_esc(s->core_type) : "-");
         for (size_t k = 0; k < s->n_cache_levels; k++)
-                printf("%s%llu", k ? "/" : " ", (unsigned long long)s->cache_bytes[k]);
-        printf("%s; APIC IDs", s->n_cache_levels ? " B" : " none reported");
+                printf("%s%s", k ? " / " : " ", fmt_size(sz, sizeof(sz), s->cache_bytes[k]));
+        printf("%s; APIC IDs", s->n_cache_levels ? "" : " none reported");
         for (size_t k = 0; k < s->n_apic_ids; k++)
                 printf("%s%u", k ? "," : " ", s->apic_ids[k]);
         printf("; %zu LLC domain%s%s", s->n_llc_domains, s->n_llc_domains == 1 ? "" : "s",
@@ -112,12 +115,15 @@ static void show_table_text(const char *path, const struct pmucal_table *t)
                t->has_core_ratio ? "; measured core:TSC ratio" : "; no measured core:TSC ratio");
         for (size_t i = 0; i < t->n_levels; i++) {
                 const struct pmucal_level *l = &t->levels[i];
+                char sz[2][32];
+
                 printf("level %-5s", cli_esc(l->name));
                 if (l->capacity_bytes)
-                        printf(" capacity %llu B", (unsigned long long)l->capacity_bytes);
+                        printf(" capacity %s", fmt_size(sz[0], sizeof(sz[0]), l->capacity_bytes));
                 if (l->cpuid_capacity_bytes)
-                        printf(" (CPUID L%u %llu B, %s)", l->cpuid_level,
-                               (unsigned long long)l->cpuid_capacity_bytes, cli_esc(l->agreement));
+                        printf(" (CPUID L%u %s, %s)", l->cpuid_level,
+                               fmt_size(sz[1], sizeof(sz[1]), l->cpuid_capacity_bytes),
+                               cli_esc(l->agreement));
                 print_stat(u, &l->cycles);
                 if (l->has_ns)
                         print_stat("ns", &l->ns);

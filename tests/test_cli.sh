@@ -51,7 +51,7 @@ case_ "check wrong type names path"   1 "wrongtype.json: machine.family: expecte
 case_ "check missing field names path" 1 "missing.json: levels\[1\].cycles.p50: missing" check "$tmp/missing.json"
 case_ "check binary garbage"          1 "binary.json:1:"               check "$tmp/binary.json"
 case_ "check missing file"            1 "nonexistent.json: cannot open" check "$tmp/nonexistent.json"
-case_ "show a good table"             0 "level L3 .*CPUID L3 33554432 B, smaller" show "$good"
+case_ "show a good table"             0 "level L3 .*CPUID L3 32 MiB, smaller" show "$good"
 case_ "show prints flags"             0 "flags: +cpuid_differs"        show "$good"
 case_ "show a bad table"              1 "trunc.json:"                  show "$tmp/trunc.json"
 case_ "classify cycles"               0 $'=2.8 L1\n15 L2\n37 L3\n1000 DRAM' classify "$good" 2.8 15 37 1000
@@ -65,7 +65,7 @@ case_ "show prints the NUMA matrix"   0 "^ +2 +228\.8 +224\.4 +100\.0 +154\.5$" 
 case_ "show prints the DRAM levels"   0 "level DRAM-remote-2hop +SLIT 22, 8 cell\(s\)" show "$numa"
 case_ "show prints the C2C classes"   0 "c2c other-package hitm +4 pair\(s\) tsc p50 353\.000" show "$numa"
 sets=$CORPUS/core-sets.json
-case_ "show prints the level sets"    0 "^set 1: +core type atom, caches 32768/4194304/37748736 B; APIC IDs 16,17; 1 LLC domain; measured on APIC ID 16: L1 2\.000 ns, L2 9\.000 ns" show "$sets"
+case_ "show prints the level sets"    0 "^set 1: +core type atom, caches 32 KiB / 4 MiB / 36 MiB; APIC IDs 16,17; 1 LLC domain; measured on APIC ID 16: L1 2\.000 ns, L2 9\.000 ns" show "$sets"
 case_ "show names the BSP's set"      0 "^set 0: +core type core, .*APIC IDs 0,2; .*the BSP's levels, APIC ID 0:" show "$sets"
 case_ "show a bad numa section names its path" 1 "numa-rows.json: numa: matrix: 4 rows for 5 nodes" show "$tmp/numa-rows.json"
 case_ "classify-source remote DRAM"   0 $'=150ns DRAM-remote-1hop fits (96.900..471.015 ns, p50 153.000)\n30ns DRAM-remote-1hop FASTER than the bucket (96.900..471.015 ns, p50 153.000)' classify-source "$numa" dram-remote 150ns 30ns
