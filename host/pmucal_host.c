@@ -174,9 +174,9 @@ static void print_method(const struct cpu_info *cpu, const struct host_opts *o,
         char                         r[3][24];
 
         for (size_t i = 0; i < cpu->n_caches; i++)
-                rep_info("cpuid: L%u %s %llu KiB, %u-way, %u B lines", cpu->caches[i].level,
+                rep_info("cpuid: L%u %s %s, %u-way, %u B lines", cpu->caches[i].level,
                          cpu_cache_type_name(cpu->caches[i].type),
-                         (unsigned long long)(cpu->caches[i].size_bytes / KiB),
+                         fmt_size(r[0], sizeof(r[0]), cpu->caches[i].size_bytes),
                          cpu->caches[i].ways, cpu->caches[i].line_bytes);
         if (c->core_ppm)
                 rep_info("latency: windows timed in TSC ticks (%llu Hz); core clock from %s: %s "

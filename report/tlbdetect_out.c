@@ -28,10 +28,16 @@ static const char *const verdict_names[] = {
 static const struct {
         uint32_t    flag;
         const char *name;
+        const char *meaning; /* as docs/tlb-table.md says it */
 } flag_names[] = {
-        { TLBDET_F_STILL_RISING, "still_rising" },   { TLBDET_F_EXTRA_LEVEL, "extra_level" },
-        { TLBDET_F_MISSING_LEVEL, "missing_level" }, { TLBDET_F_DISAGREE, "disagree" },
-        { TLBDET_F_NON_MONOTONIC, "non_monotonic" }, { TLBDET_F_NOT_CHECKED, "not_checked" },
+        { TLBDET_F_STILL_RISING, "still_rising",
+          "the sweep ended inside a step: the last class's latency is below the plateau the "
+          "sweep did not reach" },
+        { TLBDET_F_EXTRA_LEVEL, "extra_level", "more steps than CPUID has levels" },
+        { TLBDET_F_MISSING_LEVEL, "missing_level", "a CPUID level within the sweep showed no step" },
+        { TLBDET_F_DISAGREE, "disagree", "a level's entries disagree with CPUID" },
+        { TLBDET_F_NON_MONOTONIC, "non_monotonic", "a plateau lies below the one before it" },
+        { TLBDET_F_NOT_CHECKED, "not_checked", "no CPUID TLB figures to check against" },
 };
 
 static const char *page_name(uint64_t page_bytes)
@@ -98,7 +104,8 @@ static status_t report_one(const struct tlb_result *r, const struct tlb_result *
         }
         for (size_t f = 0; f < ARRAY_SIZE(flag_names); f++)
                 if (r->flags & flag_names[f].flag)
-                        rep_buf_printf(out, "  WARN: %s\n", flag_names[f].name);
+                        rep_buf_printf(out, "  flag %s: %s\n", flag_names[f].name,
+                                       flag_names[f].meaning);
         return out->oom ? ST_NO_MEM : ST_OK;
 }
 
