@@ -454,6 +454,22 @@ usb: all
 	$(Q)tools/mkimage.sh $(B)/pmucal.img $(B)/pmucal.efi
 endif
 
+# ---- the version string ---------------------------------------------------------------------
+# Every object gets -DPMUCAL_VERSION; the files that print or record it are rebuilt when it
+# changes (a new commit, a tree that turns dirty or clean), through a stamp rewritten only
+# then. Without it a results file could carry the version of the build that last compiled
+# app/latency.c.
+VERSIONED_SRCS := app/pmucal.c app/latency.c host/pmucal_host.c host/pmucal_table.c
+VERSION_STAMP  := $(B)/version.stamp
+$(VERSION_STAMP): FORCE
+	@mkdir -p $(@D)
+	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' > $@
+$(call efi_obj,$(VERSIONED_SRCS)) $(call host_obj,$(VERSIONED_SRCS)) \
+$(call test_obj,$(VERSIONED_SRCS)) $(patsubst %,$(B)/aarch64/obj/%.o,$(basename $(VERSIONED_SRCS))): \
+	$(VERSION_STAMP)
+FORCE:
+.PHONY: FORCE
+
 # ---- host builds ---------------------------------------------------------------------------
 $(B)/efi/bench/%.o $(B)/host/obj/bench/%.o $(B)/test/obj/bench/%.o: \
 	XFLAGS = $(BENCH_CFLAGS)
