@@ -118,6 +118,147 @@ static void test_lbr_probe_reasons(void **unused)
         assert_non_null(strstr(s.why, "no core PMU"));
 }
 
+/* Skylake-X as fake_intel_skx, but with IA32_PERF_CAPABILITIES @p perf_caps (pdcm false: the
+ * MSR absent) and arch perfmon @p version. */
+static struct cpu_info skx_with(bool pdcm, uint64_t perf_caps, unsigned version)
+{
+        struct cpu_info ci = fake_intel_skx();
+        struct fake_msr_cfg cfg = { .layout = FAKE_INTEL, .version = version, .n_gp = 4,
+                                    .gp_width = 48, .n_fixed = 3, .fixed_width = 48,
+                                    .pdcm = pdcm, .perf_caps = perf_caps };
+
+        ci.intel.pdcm = pdcm;
+        ci.intel.version = version;
+        fake_msr_setup(&cfg);
+        fake_msr_add(MSR_IA32_DEBUGCTLMSR, 0);
+        fake_msr_add(MSR_LBR_SELECT, 0);
+        fake_msr_add(MSR_LBR_TOS, 0);
+        for (unsigned i = 0; i < 32; i++) {
+                fake_msr_add(MSR_LBR_NHM_FROM + i, 0);
+                fake_msr_add(MSR_LBR_NHM_TO + i, 0);
+                fake_msr_add(MSR_LBR_INFO_0 + i, 0);
+        }
+        assert_int_equal(pmu_init(&ci), ST_OK);
+        return ci;
+}
+
+/* Legacy LBR that cannot serve: each says why, in words a reader can act on. */
+static void test_lbr_probe_legacy_reasons(void **unused)
+{
+        struct pmu_lbr_session s;
+        struct cpu_info ci;
+        (void)unused;
+
+        ci = skx_with(false, 0, 4);
+        assert_int_equal(pmu_lbr_session_probe(&ci, &s), ST_UNSUPPORTED);
+        assert_non_null(strstr(s.why, "no IA32_PERF_CAPABILITIES"));
+        ci = skx_with(true, 0x300 | 0x3f, 4);              /* LBR format 63 */
+        assert_int_equal(pmu_lbr_session_probe(&ci, &s), ST_UNSUPPORTED);
+        assert_non_null(strstr(s.why, "LBR format 63 not known"));
+        ci = skx_with(true, 0x300 | LBR_FORMAT_EIP_FLAGS, 4); /* format 3: no cycle counts */
+        assert_int_equal(pmu_lbr_session_probe(&ci, &s), ST_UNSUPPORTED);
+        assert_non_null(strstr(s.why, "no cycle counts"));
+        ci = skx_with(true, 0x305, 4);
+        fake_msr_remove(MSR_LBR_NHM_TO);                   /* the stack faults on read */
+        assert_int_equal(pmu_lbr_session_probe(&ci, &s), ST_UNSUPPORTED);
+        assert_non_null(strstr(s.why, "faults on read"));
+}
+
+/* An MSR write that faults while arming undoes what was set: DEBUGCTL and LBR_SELECT as
+ * found, counter 0 stopped, and the caller gets the fault. */
+static void test_lbr_arm_fault_undoes(void **unused)
+{
+        struct cpu_info ci = skx_with(true, 0x305, 4);
+        struct pmu_lbr_session s;
+        struct lbr_entry stacks[32];
+        unsigned stack_n[1];
+        (void)unused;
+
+        assert_int_equal(pmu_lbr_session_probe(&ci, &s), ST_OK);
+        s.stacks = stacks;
+        s.stack_n = stack_n;
+        s.stack_cap = 1;
+        fake_msr_add(MSR_IA32_DEBUGCTLMSR, 0x2);           /* BTF, the caller's */
+        fake_msr_add(MSR_LBR_SELECT, 0x1);                 /* the caller's filter */
+        fake_msr_remove(MSR_ARCH_PERFMON_EVENTSEL0);       /* the trigger cannot be programmed */
+        assert_int_equal(pmu_lbr_session_arm(&s, 100003), ST_FAULT);
+        assert_int_equal(fake_msr_peek(MSR_IA32_DEBUGCTLMSR), 0x2);
+        assert_int_equal(fake_msr_peek(MSR_LBR_SELECT), 0x1);
+        assert_int_equal(fake_msr_peek(MSR_CORE_PERF_GLOBAL_CTRL) & 1, 0);
+        fake_msr_add(MSR_ARCH_PERFMON_EVENTSEL0, 0);
+        fake_msr_remove(MSR_LBR_SELECT);                   /* the first write faults */
+        assert_int_equal(pmu_lbr_session_arm(&s, 100003), ST_FAULT);
+        assert_int_equal(fake_msr_peek(MSR_IA32_DEBUGCTLMSR), 0x2);
+        assert_int_equal(pmu_lbr_session_arm(NULL, 1), ST_BAD_ARG);
+        s.stacks = NULL;
+        assert_int_equal(pmu_lbr_session_arm(&s, 1), ST_BAD_ARG);
+}
+
+/* Perfmon v3: the freeze clears DEBUGCTL.LBR and the PMI sets it again; an entry that faults
+ * on read is counted as an error and the stack is still taken. */
+static void test_lbr_pmi_v3_and_read_errors(void **unused)
+{
+        struct cpu_info ci = skx_with(true, 0x305, 3);
+        struct pmu_lbr_session s;
+        struct lbr_entry stacks[2 * 32];
+        unsigned stack_n[2];
+        (void)unused;
+
+        assert_int_equal(pmu_lbr_session_probe(&ci, &s), ST_OK);
+        s.stacks = stacks;
+        s.stack_n = stack_n;
+        s.stack_cap = 2;
+        assert_int_equal(pmu_lbr_session_arm(&s, 100003), ST_OK);
+        fake_msr_add(MSR_IA32_DEBUGCTLMSR, 0);             /* frozen: LBR cleared */
+        fake_msr_add(MSR_CORE_PERF_GLOBAL_STATUS, 1);
+        pmu_lbr_session_on_pmi(&s);
+        assert_int_equal(s.n_stacks, 1);
+        assert_int_equal(s.n_errors, 0);
+        assert_true(fake_msr_peek(MSR_IA32_DEBUGCTLMSR) & DEBUGCTLMSR_LBR);
+        fake_msr_remove(MSR_LBR_INFO_0 + 5);
+        fake_msr_add(MSR_CORE_PERF_GLOBAL_STATUS, 1);
+        pmu_lbr_session_on_pmi(&s);
+        assert_int_equal(s.n_stacks, 2);
+        assert_int_equal(s.n_errors, 1);
+        assert_int_equal(pmu_lbr_session_disarm(&s), ST_OK);
+        assert_int_equal(pmu_lbr_session_disarm(NULL), ST_BAD_ARG);
+}
+
+/* Architectural LBR: arming sets the depth (which clears the entries) and the control;
+ * disarming gives back both as the caller had them. */
+static void test_lbr_arch_restores_depth(void **unused)
+{
+        struct cpu_info ci = fake_intel_skx();
+        struct pmu_lbr_session s;
+        struct lbr_entry stacks[32];
+        unsigned stack_n[1];
+        (void)unused;
+
+        ci.intel.arch_lbr = true;
+        ci.intel.arch_lbr_depth_mask = 0x08;        /* depth 32 */
+        ci.intel.arch_lbr_ecx = 0x7;                /* mispredict, timed, branch type */
+        ci.intel.arch_lbr_ebx = 0x7;
+        fake_msr_add(MSR_ARCH_LBR_CTL, 0);
+        fake_msr_add(MSR_ARCH_LBR_DEPTH, 8);        /* the caller's depth */
+        for (unsigned i = 0; i < 32; i++) {
+                fake_msr_add(MSR_ARCH_LBR_FROM_0 + i, 0);
+                fake_msr_add(MSR_ARCH_LBR_TO_0 + i, 0);
+                fake_msr_add(MSR_ARCH_LBR_INFO_0 + i, 0);
+        }
+        assert_int_equal(pmu_lbr_session_probe(&ci, &s), ST_OK);
+        assert_true(s.fmt.arch);
+        assert_int_equal(s.fmt.depth, 32);
+        s.stacks = stacks;
+        s.stack_n = stack_n;
+        s.stack_cap = 1;
+        assert_int_equal(pmu_lbr_session_arm(&s, 100003), ST_OK);
+        assert_int_equal(fake_msr_peek(MSR_ARCH_LBR_DEPTH), 32);
+        assert_true(fake_msr_peek(MSR_ARCH_LBR_CTL) & 1); /* LBREn */
+        assert_int_equal(pmu_lbr_session_disarm(&s), ST_OK);
+        assert_int_equal(fake_msr_peek(MSR_ARCH_LBR_DEPTH), 8);
+        assert_int_equal(fake_msr_peek(MSR_ARCH_LBR_CTL), 0);
+}
+
 /* ---- plan, report, JSON ----------------------------------------------------------------- */
 
 int main(void)
@@ -126,6 +267,10 @@ int main(void)
                 cmocka_unit_test(test_lbr_model_depth),
                 cmocka_unit_test(test_lbr_freeze_read_unfreeze),
                 cmocka_unit_test(test_lbr_probe_reasons),
+                cmocka_unit_test(test_lbr_probe_legacy_reasons),
+                cmocka_unit_test(test_lbr_arm_fault_undoes),
+                cmocka_unit_test(test_lbr_pmi_v3_and_read_errors),
+                cmocka_unit_test(test_lbr_arch_restores_depth),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

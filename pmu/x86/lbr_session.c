@@ -217,6 +217,7 @@ status_t pmu_lbr_session_arm(struct pmu_lbr_session *s, uint64_t period)
         rdmsr_safe(MSR_IA32_DEBUGCTLMSR, &s->saved_debugctl);
         if (s->fmt.arch) {
                 rdmsr_safe(MSR_ARCH_LBR_CTL, &s->saved_ctl);
+                rdmsr_safe(MSR_ARCH_LBR_DEPTH, &s->saved_depth);
                 /* Writing the depth clears every entry. [SDM-3B] IA32_LBR_DEPTH */
                 if ((st = wrmsr_safe(MSR_ARCH_LBR_DEPTH, s->fmt.depth)) != ST_OK ||
                     (st = wrmsr_safe(MSR_ARCH_LBR_CTL,
@@ -295,9 +296,11 @@ status_t pmu_lbr_session_disarm(struct pmu_lbr_session *s)
                 first = st;
         if ((st = wrmsr_safe(MSR_IA32_DEBUGCTLMSR, s->saved_debugctl)) != ST_OK && !first)
                 first = st;
-        if (s->fmt.arch)
+        if (s->fmt.arch) {
                 st = wrmsr_safe(MSR_ARCH_LBR_CTL, s->saved_ctl);
-        else
+                if (s->saved_depth) /* 0 is not a depth: the read failed */
+                        wrmsr_safe(MSR_ARCH_LBR_DEPTH, s->saved_depth);
+        } else
                 st = wrmsr_safe(MSR_LBR_SELECT, s->saved_select);
         if (st != ST_OK && !first)
                 first = st;

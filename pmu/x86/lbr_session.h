@@ -30,7 +30,7 @@ struct pmu_lbr_session {
         uint32_t           cpuid_1c_ebx;                  /* Arch LBR filters offered */
         const struct pmu_event_desc *ev;                  /* trigger: "cycles" */
         uint64_t           period;
-        uint64_t           saved_debugctl, saved_select, saved_ctl;
+        uint64_t           saved_debugctl, saved_select, saved_ctl, saved_depth;
         struct lbr_entry  *stacks;      /* caller's: stack_cap stacks of fmt.depth entries */
         unsigned          *stack_n;     /* entries in each stack */
         size_t             stack_cap, n_stacks;
