@@ -144,6 +144,101 @@ static void test_pebs_drain_on_pmi(void **unused)
         assert_int_equal(fake_msr_peek(MSR_IA32_DS_AREA), 0);
 }
 
+/* Skylake-X as fake_intel_skx with IA32_PERF_CAPABILITIES @p perf_caps (pdcm false: absent). */
+static struct cpu_info skx_caps(bool pdcm, uint64_t perf_caps)
+{
+        struct cpu_info ci = fake_intel_skx();
+        struct fake_msr_cfg cfg = { .layout = FAKE_INTEL, .version = 4, .n_gp = 4, .gp_width = 48,
+                                    .n_fixed = 3, .fixed_width = 48, .pdcm = pdcm,
+                                    .perf_caps = perf_caps };
+
+        ci.intel.pdcm = pdcm;
+        fake_msr_setup(&cfg);
+        fake_msr_add(MSR_IA32_MISC_ENABLE, 0);
+        fake_msr_add(MSR_IA32_DS_AREA, 0);
+        fake_msr_add(MSR_IA32_PEBS_ENABLE, 0);
+        fake_msr_add(MSR_PEBS_LD_LAT_THRESHOLD, 0);
+        assert_int_equal(pmu_init(&ci), ST_OK);
+        return ci;
+}
+
+/* The probe's other refusals, each with its reason. */
+static void test_pebs_probe_more_reasons(void **unused)
+{
+        struct pmu_pebs_session s;
+        struct cpu_info ci;
+        (void)unused;
+
+        fake_msr_setup(NULL);                       /* no PMU at all (TCG) */
+        ci = (struct cpu_info){ .vendor = VEN_INTEL, .family = 6, .model = 0x55 };
+        ci.intel.ds = ci.intel.dtes64 = true;
+        pmu_init(&ci);
+        assert_int_equal(pmu_pebs_session_probe(&ci, &s), ST_UNSUPPORTED);
+        assert_non_null(strstr(s.why, "no core PMU"));
+        ci = skx_caps(false, 0);
+        assert_int_equal(pmu_pebs_session_probe(&ci, &s), ST_UNSUPPORTED);
+        assert_non_null(strstr(s.why, "no IA32_PERF_CAPABILITIES"));
+        ci = skx_caps(true, 0x305);
+        ci.model = 0x97;                            /* hybrid Alder Lake: no data-source table */
+        assert_int_equal(pmu_pebs_session_probe(&ci, &s), ST_UNSUPPORTED);
+        assert_non_null(strstr(s.why, "no PEBS data-source table for family 0x6 model 0x97"));
+        ci = skx_caps(true, 0xf05);                 /* PEBS record format 15 */
+        assert_int_equal(pmu_pebs_session_probe(&ci, &s), ST_UNSUPPORTED);
+        assert_non_null(strstr(s.why, "PEBS record format 15 not known"));
+        assert_int_equal(pmu_pebs_session_probe(NULL, &s), ST_BAD_ARG);
+}
+
+/* Arming refuses what cannot work, undoes a half-armed state, and disarming gives back every
+ * MSR the session wrote as the caller had it: DS area, PEBS enable, load-latency threshold. */
+static void test_pebs_arm_undo_and_restore(void **unused)
+{
+        struct cpu_info ci = skx_caps(true, 0x305);
+        struct pmu_pebs_session s;
+        const char *why;
+        static struct pmu_ds_area ds;
+        static uint8_t buf[16 * PEBS_REC_SIZE_FMT3], raw[2 * PEBS_REC_SIZE_FMT3];
+        (void)unused;
+
+        assert_int_equal(pmu_pebs_session_probe(&ci, &s), ST_OK);
+        assert_int_equal(pmu_alias_event("insts", &s.ev, &why), ST_OK);
+        assert_int_equal(pmu_pebs_session_arm(NULL, 1, 3), ST_BAD_ARG);
+        assert_int_equal(pmu_pebs_session_arm(&s, 2003, 3), ST_BAD_ARG);  /* no DS area yet */
+        s.ds = &ds;
+        s.buf = buf;
+        s.buf_bytes = PEBS_REC_SIZE_FMT3;                                 /* room for one */
+        assert_int_equal(pmu_pebs_session_arm(&s, 2003, 3), ST_BAD_ARG);
+        s.buf_bytes = sizeof(buf);
+        s.raw = raw;
+        s.raw_cap = sizeof(raw);
+
+        fake_msr_add(MSR_IA32_DS_AREA, 0x5000);     /* the caller's */
+        fake_msr_add(MSR_PEBS_LD_LAT_THRESHOLD, 0x20);
+        fake_msr_remove(MSR_ARCH_PERFMON_EVENTSEL0 + 1); /* the PEBS counter cannot be programmed */
+        assert_int_equal(pmu_pebs_session_arm(&s, 2003, 3), ST_FAULT);
+        assert_int_equal(fake_msr_peek(MSR_IA32_DS_AREA), 0x5000);
+        assert_int_equal(fake_msr_peek(MSR_PEBS_LD_LAT_THRESHOLD), 0x20);
+        assert_int_equal(fake_msr_peek(MSR_IA32_PEBS_ENABLE), 0);
+
+        fake_msr_add(MSR_ARCH_PERFMON_EVENTSEL0 + 1, 0);
+        assert_int_equal(pmu_pebs_session_arm(&s, 2003, 3), ST_OK);
+        assert_int_equal(fake_msr_peek(MSR_PEBS_LD_LAT_THRESHOLD), 3);
+        /* Room for two records in the raw copy: four at once are counted as dropped, two fit. */
+        ds.pebs_index = ds.pebs_buffer_base + 4 * PEBS_REC_SIZE_FMT3;
+        fake_msr_add(MSR_CORE_PERF_GLOBAL_STATUS, GLOBAL_STATUS_BUFFER_OVF);
+        pmu_pebs_session_on_pmi(&s);
+        ds.pebs_index = ds.pebs_buffer_base + 2 * PEBS_REC_SIZE_FMT3;
+        fake_msr_add(MSR_CORE_PERF_GLOBAL_STATUS, GLOBAL_STATUS_BUFFER_OVF);
+        pmu_pebs_session_on_pmi(&s);
+        assert_int_equal(s.n_records, 6);
+        assert_int_equal(s.n_dropped, 4);
+        assert_int_equal(s.raw_len, 2 * PEBS_REC_SIZE_FMT3); /* four did not fit, two did */
+        assert_int_equal(pmu_pebs_session_disarm(&s), ST_OK);
+        assert_int_equal(fake_msr_peek(MSR_IA32_DS_AREA), 0x5000);
+        assert_int_equal(fake_msr_peek(MSR_PEBS_LD_LAT_THRESHOLD), 0x20);
+        assert_int_equal(fake_msr_peek(MSR_IA32_PEBS_ENABLE), 0);
+        assert_int_equal(pmu_pebs_session_disarm(NULL), ST_BAD_ARG);
+}
+
 /* ---- the load-latency event from the tables -------------------------------------------- */
 
 /* Every model-specific Intel mapfile row whose models the PEBS data-source table claims (the
@@ -287,6 +382,8 @@ int main(void)
                 cmocka_unit_test(test_pebs_model_dse),
                 cmocka_unit_test(test_pebs_probe_reasons),
                 cmocka_unit_test(test_pebs_drain_on_pmi),
+                cmocka_unit_test(test_pebs_probe_more_reasons),
+                cmocka_unit_test(test_pebs_arm_undo_and_restore),
                 cmocka_unit_test(test_ldlat_event_in_claimed_tables),
                 cmocka_unit_test(test_tables_from_cpuid_signature),
                 cmocka_unit_test(test_pebs_probe_finds_icelake_event),

@@ -223,6 +223,9 @@ status_t pmu_pebs_session_arm(struct pmu_pebs_session *s, uint64_t period, uint3
         s->n_pmi = s->n_spurious = s->n_dropped = s->n_errors = s->n_records = 0;
         rdmsr_safe(MSR_IA32_DS_AREA, &s->saved_ds_area);
         rdmsr_safe(MSR_IA32_PEBS_ENABLE, &s->saved_pebs_enable);
+        rdmsr_safe(MSR_PEBS_LD_LAT_THRESHOLD, &s->saved_ld_lat);
+        if (s->fmt.caps.baseline)
+                rdmsr_safe(MSR_PEBS_DATA_CFG, &s->saved_data_cfg);
         if ((st = wrmsr_safe(MSR_PEBS_LD_LAT_THRESHOLD, v)) != ST_OK ||
             (st = wrmsr_safe(MSR_IA32_DS_AREA, (uint64_t)(uintptr_t)s->ds)) != ST_OK)
                 goto undo;
@@ -283,7 +286,8 @@ status_t pmu_pebs_session_disarm(struct pmu_pebs_session *s)
         if (s->ds)
                 drain(s);
         if (s->fmt.caps.baseline)
-                wrmsr_safe(MSR_PEBS_DATA_CFG, 0);
+                wrmsr_safe(MSR_PEBS_DATA_CFG, s->saved_data_cfg);
+        wrmsr_safe(MSR_PEBS_LD_LAT_THRESHOLD, s->saved_ld_lat);
         if ((st = wrmsr_safe(MSR_IA32_DS_AREA, s->saved_ds_area)) != ST_OK && !first)
                 first = st;
         pmu_ovf_clear(pmu_slot_bit(pebs_ctr) | GLOBAL_STATUS_BUFFER_OVF);

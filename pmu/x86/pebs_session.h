@@ -34,7 +34,7 @@ struct pmu_pebs_session {
         size_t                       raw_cap, raw_len;
         uint64_t                     period;
         uint32_t                     ldlat_cycles;
-        uint64_t                     saved_ds_area, saved_pebs_enable;
+        uint64_t                     saved_ds_area, saved_pebs_enable, saved_ld_lat, saved_data_cfg;
         uint64_t                     n_pmi, n_spurious, n_dropped, n_errors, n_records;
         char                         why[PMU_WHY_BYTES];
 };
