@@ -1,5 +1,6 @@
 /** @file The real suites end to end on the virtual PMU: the counting validation suite
- *  (app/pmu_validate.c) on Skylake-SP, Ice Lake-SP, Sapphire Rapids, Zen 2, Zen 4 and Zen 5.
+ *  (app/pmu_validate.c) on Skylake-SP, Ice Lake-SP, Sapphire Rapids, Zen 2, Zen 4 and Zen 5,
+ *  overflow sampling, and the pmu phase around them (app/pmu.c).
  *  Faithful, every check that can run on the part PASSes; with one fault switched on, the
  *  check that fault concerns FAILs and no other verdict changes. */
 #include <setjmp.h>
@@ -15,8 +16,10 @@
 #include "app/pmu_validate.h"
 #include "app/run.h"
 #include "bench/kernel_branch.h"
+#include "boot/x86/msr.h"
 #include "bench/kernel_skid.h"
 #include "pmu/sample.h"
+#include "report/inventory.h"
 #include "tests/vpmu/vpmu.h"
 
 #define MAX_V 32
@@ -264,6 +267,65 @@ static void test_skid_needs_samples(void **unused)
 
 /* The fault-recovery self-test checks the vector that came back: #GP for a missing MSR, #GP or
  * #UD for RDPMC of a counter no CPU has, and says how many of the faults it raised it saw. */
+/* The pmu phase as the firmware runs it (app/pmu.c): the capabilities it prints are the
+ * part's, the suite's document is kept, no check FAILs on a faithful part, and the counter
+ * MSRs hold the firmware's values again at the end (a value left in counter 0 by the
+ * "firmware" is there afterwards). */
+static void test_phase_pmu(void **unused)
+{
+        static struct inventory inv;
+        static struct run       r;
+        (void)unused;
+
+        for (size_t i = 0; i < N_PARTS; i++) {
+                const struct vpmu_part *p = parts[i];
+                struct rep_buf          out = { 0 };
+                const uint32_t          ctr0 = p->amd ? 0xc0010201u : 0xc1u; /* PerfCtr0 / PMC0 */
+                char                    want[96];
+                bool                    kept = false;
+
+                memset(&inv, 0, sizeof(inv));
+                memset(&r, 0, sizeof(r));
+                pmu_restore(); /* the tests before left a saved state (one save per restore) */
+                vpmu_init(p, NULL);
+                vpmu_cpu_info(&inv.cpu);
+                inv.tsc_hz = 3000000000ull;
+                r.inv = &inv;
+                r.cfg.repetitions = 1;
+                assert_int_equal(wrmsr_safe(ctr0, 0x1234), ST_OK); /* the firmware's value */
+                rep_reset();
+                rep_add_sink(rep_buf_sink(&out));
+                assert_int_equal(phase_pmu(&r), ST_OK);
+                rep_flush();
+                rep_reset();
+                /* what the part's CPUID says: AMD 6 extended counters (PerfMonV2: its count)
+                 * of 48 bits [APM-2]; Intel CPUID.0AH */
+                unsigned n_gp = !p->amd ? p->n_gp
+                                : p->perfmon_v2 && p->amd_n_core ? p->amd_n_core
+                                : p->ext_core ? 6 : 4;
+                snprintf(want, sizeof(want), "caps: %u general counters x %u bits", n_gp,
+                         p->amd ? 48 : p->gp_width);
+                if (!strstr(out.p, want))
+                        fail_msg("%s: no \"%s\" in:\n%s", p->name, want, out.p);
+                assert_non_null(strstr(out.p, p->amd ? "AMD extended core counters"
+                                                     : "Intel architectural perfmon"));
+                assert_non_null(strstr(out.p, "caps: event table "));
+                assert_non_null(strstr(out.p, "suite took "));
+                assert_non_null(strstr(out.p, "PMI round trip "));
+                if (strstr(out.p, "FAIL:"))
+                        fail_msg("%s: a check FAILed:\n%s", p->name, out.p);
+                for (size_t f = 0; f < r.n_files; f++) {
+                        kept |= !strcmp(r.files[f].name, "pmu-validation.json");
+                        rep_buf_free(&r.files[f].data);
+                }
+                assert_true(kept);
+                if (vpmu_peek(ctr0) != 0x1234)
+                        fail_msg("%s: counter 0 holds 0x%llx after the phase, want 0x1234", p->name,
+                                 (unsigned long long)vpmu_peek(ctr0));
+                rep_buf_free(&out);
+        }
+}
+
 static void test_selftest_vectors(void **unused)
 {
         static const unsigned vec[] = { 0, 14 };
@@ -298,6 +360,7 @@ int main(void)
                 cmocka_unit_test(test_fixed_pair_floor),
                 cmocka_unit_test(test_skid_needs_samples),
                 cmocka_unit_test(test_selftest_vectors),
+                cmocka_unit_test(test_phase_pmu),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
