@@ -49,6 +49,7 @@ void lat_clock_pmu_begin(struct lat_clock_pmu *p, struct bench_clock *clk,
                 clk->core = (struct bench_core_src){ .name = name, .read = read_pmu, .ctx = p };
                 return;
         }
+        pmu_restore(); /* the counter MSRs as pmu_init found them (nothing if it saved none) */
         fmt_snprintf(p->why, sizeof(p->why), "%s; PMU: %s",
                      clk->core.why_none ? clk->core.why_none : "no APERF/MPERF", why);
         clk->core.why_none = p->why;
@@ -56,7 +57,9 @@ void lat_clock_pmu_begin(struct lat_clock_pmu *p, struct bench_clock *clk,
 
 void lat_clock_pmu_end(struct lat_clock_pmu *p)
 {
-        if (p->running)
+        if (p->running) {
                 pmu_stop(pmu_slot_bit(p->slot));
+                pmu_restore(); /* the counter MSRs as the firmware left them */
+        }
         p->running = false;
 }

@@ -29,7 +29,8 @@ struct lat_clock_pmu {
 void lat_clock_pmu_begin(struct lat_clock_pmu *p, struct bench_clock *clk,
                          const struct cpu_info *cpu);
 
-/** Stop the counter lat_clock_pmu_begin started (nothing when it started none). */
+/** Stop the counter lat_clock_pmu_begin started and give the counter MSRs back as pmu_init
+ *  found them (nothing when it started none). */
 void lat_clock_pmu_end(struct lat_clock_pmu *p);
 
 #endif

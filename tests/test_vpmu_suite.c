@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "app/pmu_validate.h"
+#include "app/latency_clock.h"
 #include "app/run.h"
 #include "bench/kernel_branch.h"
 #include "boot/x86/msr.h"
@@ -326,6 +327,39 @@ static void test_phase_pmu(void **unused)
         }
 }
 
+/* The latency sweep's PMU core clock (app/latency_clock.c): fixed counter 1 on Intel, general
+ * counter 0 on AMD, counting while the sweep runs; afterwards the counter and its controls
+ * hold the firmware's values again. */
+static void test_latency_clock_restores(void **unused)
+{
+        (void)unused;
+        for (size_t i = 0; i < N_PARTS; i++) {
+                const struct vpmu_part *p = parts[i];
+                const uint32_t ctr = p->amd ? 0xc0010201u : 0x30au; /* PerfCtr0 / FIXED_CTR1 */
+                struct lat_clock_pmu lc;
+                struct bench_clock   clk;
+                struct cpu_info      ci;
+                uint64_t             core = 0, ref = 0;
+
+                pmu_restore(); /* a save left by the tests before */
+                vpmu_init(p, NULL);
+                vpmu_cpu_info(&ci);
+                assert_int_equal(wrmsr_safe(ctr, 0x4321), ST_OK); /* the firmware's value */
+                memset(&lc, 0, sizeof(lc));
+                memset(&clk, 0, sizeof(clk));
+                lat_clock_pmu_begin(&lc, &clk, &ci);
+                assert_non_null(clk.core.name);
+                assert_non_null(strstr(clk.core.name, p->amd ? "general counter 0" : "fixed counter 1"));
+                assert_true(lc.running);
+                assert_int_equal(clk.core.read(clk.core.ctx, &core, &ref), ST_OK);
+                lat_clock_pmu_end(&lc);
+                assert_false(lc.running);
+                if (vpmu_peek(ctr) != 0x4321)
+                        fail_msg("%s: the core-clock counter holds 0x%llx after the sweep, want "
+                                 "0x4321", p->name, (unsigned long long)vpmu_peek(ctr));
+        }
+}
+
 static void test_selftest_vectors(void **unused)
 {
         static const unsigned vec[] = { 0, 14 };
@@ -361,6 +395,7 @@ int main(void)
                 cmocka_unit_test(test_skid_needs_samples),
                 cmocka_unit_test(test_selftest_vectors),
                 cmocka_unit_test(test_phase_pmu),
+                cmocka_unit_test(test_latency_clock_restores),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
