@@ -300,8 +300,9 @@ status_t pmu_lbr_session_disarm(struct pmu_lbr_session *s)
                 st = wrmsr_safe(MSR_ARCH_LBR_CTL, s->saved_ctl);
                 if (s->saved_depth) /* 0 is not a depth: the read failed */
                         wrmsr_safe(MSR_ARCH_LBR_DEPTH, s->saved_depth);
-        } else
+        } else {
                 st = wrmsr_safe(MSR_LBR_SELECT, s->saved_select);
+        }
         if (st != ST_OK && !first)
                 first = st;
         pmu_ovf_clear(pmu_slot_bit(ctr0) | GLOBAL_STATUS_LBRS_FROZEN);
