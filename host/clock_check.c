@@ -64,7 +64,8 @@ status_t host_clock_check(uint32_t *core_per_tick_ppm)
         if (ml <= ms)
                 return ST_BAD_DATA;
         d = ml - ms; /* milli-ticks of CHAIN_LONG - CHAIN_SHORT adds */
-        *core_per_tick_ppm = (uint32_t)(((uint64_t)(CHAIN_LONG - CHAIN_SHORT) * 1000000000u + d / 2) / d);
+        *core_per_tick_ppm =
+                (uint32_t)(((uint64_t)(CHAIN_LONG - CHAIN_SHORT) * 1000000000u + d / 2) / d);
         return ST_OK;
 }
 #else

@@ -126,10 +126,10 @@ static status_t host_sweep(const struct tlbcal_sweep *s, struct tlb_curve *c)
                                  .passes = HOST_TLB_PASSES };
         st = c->pts ? measure_passes(win, span, ctl, &cfg, &run, ns, n, s, c) : ST_NO_MEM;
         rep_check(st == ST_OK && c->n > 0,
-                  "dtlb %s: %zu of %zu points (%u left out: every window of every pass "
-                  "disturbed), each the median of %u interleaved passes, every chase returned to "
-                  "its start", tlbcal_page_name(s->page_bytes), c->n, n, c->n_left_out,
-                  HOST_TLB_PASSES);
+                  "dtlb %s: %zu of %zu points measured (%u left out because every window of "
+                  "every pass was disturbed), each the median of %u interleaved passes, every "
+                  "chase returned to its start", tlbcal_page_name(s->page_bytes), c->n, n,
+                  c->n_left_out, HOST_TLB_PASSES);
         plat_free_pages(win, span);
         plat_free_pages(ctl, 2 * MiB);
         return st;

@@ -34,7 +34,8 @@ static const struct {
           "the sweep ended inside a step: the last class's latency is below the plateau the "
           "sweep did not reach" },
         { TLBDET_F_EXTRA_LEVEL, "extra_level", "more steps than CPUID has levels" },
-        { TLBDET_F_MISSING_LEVEL, "missing_level", "a CPUID level within the sweep showed no step" },
+        { TLBDET_F_MISSING_LEVEL, "missing_level",
+          "a CPUID level within the sweep showed no step" },
         { TLBDET_F_DISAGREE, "disagree", "a level's entries disagree with CPUID" },
         { TLBDET_F_NON_MONOTONIC, "non_monotonic", "a plateau lies below the one before it" },
         { TLBDET_F_NOT_CHECKED, "not_checked", "no CPUID TLB figures to check against" },

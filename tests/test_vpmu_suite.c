@@ -349,7 +349,8 @@ static void test_latency_clock_restores(void **unused)
                 memset(&clk, 0, sizeof(clk));
                 lat_clock_pmu_begin(&lc, &clk, &ci);
                 assert_non_null(clk.core.name);
-                assert_non_null(strstr(clk.core.name, p->amd ? "general counter 0" : "fixed counter 1"));
+                assert_non_null(strstr(clk.core.name,
+                                       p->amd ? "general counter 0" : "fixed counter 1"));
                 assert_true(lc.running);
                 assert_int_equal(clk.core.read(clk.core.ctx, &core, &ref), ST_OK);
                 lat_clock_pmu_end(&lc);
