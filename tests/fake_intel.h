@@ -27,15 +27,17 @@ static inline const struct fake_msr_write *fake_msr_last_write(void)
         return n ? fake_msr_write_at(n - 1) : NULL;
 }
 
-static inline struct cpu_info fake_intel_skx(void)
+/* The Skylake-X below with arch perfmon @p version and IA32_PERF_CAPABILITIES @p perf_caps
+ * (@p pdcm false: the MSR absent, as with CPUID.01H:ECX[15] clear). */
+static inline struct cpu_info fake_intel_skx_caps(bool pdcm, uint64_t perf_caps, unsigned version)
 {
         struct cpu_info ci = { .vendor = VEN_INTEL, .family = 6, .model = 0x55 };
-        ci.intel = (struct cpu_pmu_intel){ .version = 4, .n_gp = 4, .gp_width = 48, .ebx_len = 7,
-                                           .n_fixed = 3, .fixed_width = 48, .pdcm = true,
-                                           .ds = true, .dtes64 = true };
-        struct fake_msr_cfg cfg = { .layout = FAKE_INTEL, .version = 4, .n_gp = 4, .gp_width = 48,
-                                    .n_fixed = 3, .fixed_width = 48, .pdcm = true,
-                                    .perf_caps = 0x305 | PERF_CAP_FW_WRITES };
+        ci.intel = (struct cpu_pmu_intel){ .version = version, .n_gp = 4, .gp_width = 48,
+                                           .ebx_len = 7, .n_fixed = 3, .fixed_width = 48,
+                                           .pdcm = pdcm, .ds = true, .dtes64 = true };
+        struct fake_msr_cfg cfg = { .layout = FAKE_INTEL, .version = version, .n_gp = 4,
+                                    .gp_width = 48, .n_fixed = 3, .fixed_width = 48,
+                                    .pdcm = pdcm, .perf_caps = perf_caps };
         fake_msr_setup(&cfg);
         fake_msr_add(MSR_IA32_MISC_ENABLE, 0);
         fake_msr_add(MSR_IA32_DS_AREA, 0);
@@ -51,6 +53,11 @@ static inline struct cpu_info fake_intel_skx(void)
         }
         assert_int_equal(pmu_init(&ci), ST_OK);
         return ci;
+}
+
+static inline struct cpu_info fake_intel_skx(void)
+{
+        return fake_intel_skx_caps(true, 0x305 | PERF_CAP_FW_WRITES, 4);
 }
 
 #endif

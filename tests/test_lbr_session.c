@@ -118,28 +118,14 @@ static void test_lbr_probe_reasons(void **unused)
         assert_non_null(strstr(s.why, "no core PMU"));
 }
 
-/* Skylake-X as fake_intel_skx, but with IA32_PERF_CAPABILITIES @p perf_caps (pdcm false: the
- * MSR absent) and arch perfmon @p version. */
-static struct cpu_info skx_with(bool pdcm, uint64_t perf_caps, unsigned version)
+/* A probed session on @p ci with room for @p cap stacks in @p stacks / @p stack_n. */
+static void probe_with_stacks(const struct cpu_info *ci, struct pmu_lbr_session *s,
+                              struct lbr_entry *stacks, unsigned *stack_n, size_t cap)
 {
-        struct cpu_info ci = fake_intel_skx();
-        struct fake_msr_cfg cfg = { .layout = FAKE_INTEL, .version = version, .n_gp = 4,
-                                    .gp_width = 48, .n_fixed = 3, .fixed_width = 48,
-                                    .pdcm = pdcm, .perf_caps = perf_caps };
-
-        ci.intel.pdcm = pdcm;
-        ci.intel.version = version;
-        fake_msr_setup(&cfg);
-        fake_msr_add(MSR_IA32_DEBUGCTLMSR, 0);
-        fake_msr_add(MSR_LBR_SELECT, 0);
-        fake_msr_add(MSR_LBR_TOS, 0);
-        for (unsigned i = 0; i < 32; i++) {
-                fake_msr_add(MSR_LBR_NHM_FROM + i, 0);
-                fake_msr_add(MSR_LBR_NHM_TO + i, 0);
-                fake_msr_add(MSR_LBR_INFO_0 + i, 0);
-        }
-        assert_int_equal(pmu_init(&ci), ST_OK);
-        return ci;
+        assert_int_equal(pmu_lbr_session_probe(ci, s), ST_OK);
+        s->stacks = stacks;
+        s->stack_n = stack_n;
+        s->stack_cap = cap;
 }
 
 /* Legacy LBR that cannot serve: each says why, in words a reader can act on. */
@@ -149,16 +135,17 @@ static void test_lbr_probe_legacy_reasons(void **unused)
         struct cpu_info ci;
         (void)unused;
 
-        ci = skx_with(false, 0, 4);
+        ci = fake_intel_skx_caps(false, 0, 4);
         assert_int_equal(pmu_lbr_session_probe(&ci, &s), ST_UNSUPPORTED);
         assert_non_null(strstr(s.why, "no IA32_PERF_CAPABILITIES"));
-        ci = skx_with(true, 0x300 | 0x3f, 4);              /* LBR format 63 */
+        ci = fake_intel_skx_caps(true, 0x300 | 0x3f, 4);       /* LBR format 63 */
         assert_int_equal(pmu_lbr_session_probe(&ci, &s), ST_UNSUPPORTED);
         assert_non_null(strstr(s.why, "LBR format 63 not known"));
-        ci = skx_with(true, 0x300 | LBR_FORMAT_EIP_FLAGS, 4); /* format 3: no cycle counts */
+        /* format 3: no cycle counts */
+        ci = fake_intel_skx_caps(true, 0x300 | LBR_FORMAT_EIP_FLAGS, 4);
         assert_int_equal(pmu_lbr_session_probe(&ci, &s), ST_UNSUPPORTED);
         assert_non_null(strstr(s.why, "no cycle counts"));
-        ci = skx_with(true, 0x305, 4);
+        ci = fake_intel_skx_caps(true, 0x305, 4);
         fake_msr_remove(MSR_LBR_NHM_TO);                   /* the stack faults on read */
         assert_int_equal(pmu_lbr_session_probe(&ci, &s), ST_UNSUPPORTED);
         assert_non_null(strstr(s.why, "faults on read"));
@@ -168,16 +155,13 @@ static void test_lbr_probe_legacy_reasons(void **unused)
  * found, counter 0 stopped, and the caller gets the fault. */
 static void test_lbr_arm_fault_undoes(void **unused)
 {
-        struct cpu_info ci = skx_with(true, 0x305, 4);
+        struct cpu_info ci = fake_intel_skx_caps(true, 0x305, 4);
         struct pmu_lbr_session s;
         struct lbr_entry stacks[32];
         unsigned stack_n[1];
         (void)unused;
 
-        assert_int_equal(pmu_lbr_session_probe(&ci, &s), ST_OK);
-        s.stacks = stacks;
-        s.stack_n = stack_n;
-        s.stack_cap = 1;
+        probe_with_stacks(&ci, &s, stacks, stack_n, 1);
         fake_msr_add(MSR_IA32_DEBUGCTLMSR, 0x2);           /* BTF, the caller's */
         fake_msr_add(MSR_LBR_SELECT, 0x1);                 /* the caller's filter */
         fake_msr_remove(MSR_ARCH_PERFMON_EVENTSEL0);       /* the trigger cannot be programmed */
@@ -198,16 +182,13 @@ static void test_lbr_arm_fault_undoes(void **unused)
  * on read is counted as an error and the stack is still taken. */
 static void test_lbr_pmi_v3_and_read_errors(void **unused)
 {
-        struct cpu_info ci = skx_with(true, 0x305, 3);
+        struct cpu_info ci = fake_intel_skx_caps(true, 0x305, 3);
         struct pmu_lbr_session s;
         struct lbr_entry stacks[2 * 32];
         unsigned stack_n[2];
         (void)unused;
 
-        assert_int_equal(pmu_lbr_session_probe(&ci, &s), ST_OK);
-        s.stacks = stacks;
-        s.stack_n = stack_n;
-        s.stack_cap = 2;
+        probe_with_stacks(&ci, &s, stacks, stack_n, 2);
         assert_int_equal(pmu_lbr_session_arm(&s, 100003), ST_OK);
         fake_msr_add(MSR_IA32_DEBUGCTLMSR, 0);             /* frozen: LBR cleared */
         fake_msr_add(MSR_CORE_PERF_GLOBAL_STATUS, 1);
@@ -245,12 +226,9 @@ static void test_lbr_arch_restores_depth(void **unused)
                 fake_msr_add(MSR_ARCH_LBR_TO_0 + i, 0);
                 fake_msr_add(MSR_ARCH_LBR_INFO_0 + i, 0);
         }
-        assert_int_equal(pmu_lbr_session_probe(&ci, &s), ST_OK);
+        probe_with_stacks(&ci, &s, stacks, stack_n, 1);
         assert_true(s.fmt.arch);
         assert_int_equal(s.fmt.depth, 32);
-        s.stacks = stacks;
-        s.stack_n = stack_n;
-        s.stack_cap = 1;
         assert_int_equal(pmu_lbr_session_arm(&s, 100003), ST_OK);
         assert_int_equal(fake_msr_peek(MSR_ARCH_LBR_DEPTH), 32);
         assert_true(fake_msr_peek(MSR_ARCH_LBR_CTL) & 1); /* LBREn */

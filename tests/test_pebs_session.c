@@ -144,24 +144,6 @@ static void test_pebs_drain_on_pmi(void **unused)
         assert_int_equal(fake_msr_peek(MSR_IA32_DS_AREA), 0);
 }
 
-/* Skylake-X as fake_intel_skx with IA32_PERF_CAPABILITIES @p perf_caps (pdcm false: absent). */
-static struct cpu_info skx_caps(bool pdcm, uint64_t perf_caps)
-{
-        struct cpu_info ci = fake_intel_skx();
-        struct fake_msr_cfg cfg = { .layout = FAKE_INTEL, .version = 4, .n_gp = 4, .gp_width = 48,
-                                    .n_fixed = 3, .fixed_width = 48, .pdcm = pdcm,
-                                    .perf_caps = perf_caps };
-
-        ci.intel.pdcm = pdcm;
-        fake_msr_setup(&cfg);
-        fake_msr_add(MSR_IA32_MISC_ENABLE, 0);
-        fake_msr_add(MSR_IA32_DS_AREA, 0);
-        fake_msr_add(MSR_IA32_PEBS_ENABLE, 0);
-        fake_msr_add(MSR_PEBS_LD_LAT_THRESHOLD, 0);
-        assert_int_equal(pmu_init(&ci), ST_OK);
-        return ci;
-}
-
 /* The probe's other refusals, each with its reason. */
 static void test_pebs_probe_more_reasons(void **unused)
 {
@@ -175,14 +157,14 @@ static void test_pebs_probe_more_reasons(void **unused)
         pmu_init(&ci);
         assert_int_equal(pmu_pebs_session_probe(&ci, &s), ST_UNSUPPORTED);
         assert_non_null(strstr(s.why, "no core PMU"));
-        ci = skx_caps(false, 0);
+        ci = fake_intel_skx_caps(false, 0, 4);
         assert_int_equal(pmu_pebs_session_probe(&ci, &s), ST_UNSUPPORTED);
         assert_non_null(strstr(s.why, "no IA32_PERF_CAPABILITIES"));
-        ci = skx_caps(true, 0x305);
+        ci = fake_intel_skx_caps(true, 0x305, 4);
         ci.model = 0x97;                            /* hybrid Alder Lake: no data-source table */
         assert_int_equal(pmu_pebs_session_probe(&ci, &s), ST_UNSUPPORTED);
         assert_non_null(strstr(s.why, "no PEBS data-source table for family 0x6 model 0x97"));
-        ci = skx_caps(true, 0xf05);                 /* PEBS record format 15 */
+        ci = fake_intel_skx_caps(true, 0xf05, 4);   /* PEBS record format 15 */
         assert_int_equal(pmu_pebs_session_probe(&ci, &s), ST_UNSUPPORTED);
         assert_non_null(strstr(s.why, "PEBS record format 15 not known"));
         assert_int_equal(pmu_pebs_session_probe(NULL, &s), ST_BAD_ARG);
@@ -192,7 +174,7 @@ static void test_pebs_probe_more_reasons(void **unused)
  * MSR the session wrote as the caller had it: DS area, PEBS enable, load-latency threshold. */
 static void test_pebs_arm_undo_and_restore(void **unused)
 {
-        struct cpu_info ci = skx_caps(true, 0x305);
+        struct cpu_info ci = fake_intel_skx_caps(true, 0x305, 4);
         struct pmu_pebs_session s;
         const char *why;
         static struct pmu_ds_area ds;
