@@ -20,6 +20,8 @@
 #include "boot/x86/msr.h"
 #include "bench/kernel_skid.h"
 #include "pmu/sample.h"
+#include "pmu/x86/msr_amd.h"
+#include "pmu/x86/msr_arch.h"
 #include "report/inventory.h"
 #include "tests/vpmu/vpmu.h"
 
@@ -281,7 +283,7 @@ static void test_phase_pmu(void **unused)
         for (size_t i = 0; i < N_PARTS; i++) {
                 const struct vpmu_part *p = parts[i];
                 struct rep_buf          out = { 0 };
-                const uint32_t          ctr0 = p->amd ? 0xc0010201u : 0xc1u; /* PerfCtr0 / PMC0 */
+                const uint32_t          ctr0 = p->amd ? MSR_F15H_PERF_CTR : MSR_ARCH_PERFMON_PERFCTR0;
                 char                    want[96];
                 bool                    kept = false;
 
@@ -335,7 +337,7 @@ static void test_latency_clock_restores(void **unused)
         (void)unused;
         for (size_t i = 0; i < N_PARTS; i++) {
                 const struct vpmu_part *p = parts[i];
-                const uint32_t ctr = p->amd ? 0xc0010201u : 0x30au; /* PerfCtr0 / FIXED_CTR1 */
+                const uint32_t ctr = p->amd ? MSR_F15H_PERF_CTR : MSR_ARCH_PERFMON_FIXED_CTR1;
                 struct lat_clock_pmu lc;
                 struct bench_clock   clk;
                 struct cpu_info      ci;
