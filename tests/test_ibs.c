@@ -211,6 +211,18 @@ static void test_count_rearm_disable(void **state)
                                               IBSOPCTL_OP_CNT_CTL | IBSOPCTL_OP_VAL |
                                               (0xfffull << 32)),
                          armed | IBSOPCTL_OP_CNT_CTL | (0x7full << 32));
+        /* What a re-arm carries into the next period, and the mean period it leaves: the
+         * random CurCnt[6:0] are uniform in 0 .. 127 (mean 63.5), carried only in
+         * dispatched-op mode with RdWrOpCnt; IbsFetchCnt[3:0] with IbsRandEn, 0 .. 15. */
+        assert_int_equal(pmu_ibs_op_ctl_carried(armed | (0x1255ull << 32)), 0x55);
+        assert_int_equal(pmu_ibs_op_mean_period_x2(&zen, armed | IBSOPCTL_OP_CNT_CTL),
+                         2 * 0x10000 - 127);
+        assert_int_equal(pmu_ibs_op_mean_period_x2(&zen, armed), 2 * 0x10000);
+        assert_int_equal(pmu_ibs_op_mean_period_x2(&f10, armed | IBSOPCTL_OP_CNT_CTL),
+                         2 * 0x10000);                     /* no RdWrOpCnt (cleared above) */
+        assert_int_equal(pmu_ibs_fetch_mean_period_x2(0x40 | IBSFETCHCTL_EN |
+                                                      IBSFETCHCTL_RAND_EN), 2 * 0x400 - 15);
+        assert_int_equal(pmu_ibs_fetch_mean_period_x2(0x40 | IBSFETCHCTL_EN), 2 * 0x400);
         /* Erratum 420: Fam10h clears MaxCnt first, then En. */
         assert_int_equal(pmu_ibs_disable_seq(&f10, armed, true, w), 2);
         assert_int_equal(w[0], IBSOPCTL_OP_EN);

@@ -123,6 +123,9 @@ static void test_ibs_op_pmi_state_machine(void **unused)
         assert_int_equal(fake_msr_last_write()->val, pmu_ibs_op_ctl_rearm(&s.info, ctl, read));
         assert_false(fake_msr_last_write()->val & IBSOPCTL_OP_VAL);
         assert_int_equal((fake_msr_last_write()->val >> IBSOPCTL_CURCNT_SHIFT) & 0x7f, 0x55);
+        /* Each of the three re-arms (the dropped sample's too) carried 0x55 ops into the
+         * next period, which the op count takes off. */
+        assert_int_equal(s.op_carried, 3 * 0x55);
 
         /* Disarm: counted-so-far from CurCnt[26:7] (its low 7 bits are random), then En
          * cleared in one write (not Fam10h). */

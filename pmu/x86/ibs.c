@@ -222,6 +222,26 @@ uint64_t pmu_ibs_op_ctl_rearm(const struct pmu_ibs_info *ibs, uint64_t armed, ui
         return v;
 }
 
+uint64_t pmu_ibs_op_ctl_carried(uint64_t op_ctl)
+{
+        return (op_ctl >> IBSOPCTL_CURCNT_SHIFT) & 0x7f;
+}
+
+uint64_t pmu_ibs_op_mean_period_x2(const struct pmu_ibs_info *ibs, uint64_t op_ctl)
+{
+        uint64_t p2 = 2 * pmu_ibs_op_ctl_period(ibs, op_ctl);
+        bool     carried = ibs && has(ibs, IBS_CAPS_RDWROPCNT) && (op_ctl & IBSOPCTL_OP_CNT_CTL);
+
+        return carried && p2 > 127 ? p2 - 127 : p2;
+}
+
+uint64_t pmu_ibs_fetch_mean_period_x2(uint64_t fetch_ctl)
+{
+        uint64_t p2 = 2 * pmu_ibs_fetch_ctl_period(fetch_ctl);
+
+        return (fetch_ctl & IBSFETCHCTL_RAND_EN) && p2 > 15 ? p2 - 15 : p2;
+}
+
 unsigned pmu_ibs_disable_seq(const struct pmu_ibs_info *ibs, uint64_t ctl, bool is_op,
                              uint64_t out[2])
 {

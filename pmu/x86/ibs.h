@@ -138,6 +138,17 @@ uint64_t pmu_ibs_op_ctl_count(const struct pmu_ibs_info *ibs, uint64_t op_ctl);
  *  in dispatched-op mode with RdWrOpCnt, the random CurCnt bits of @p read kept (ibs.c). */
 uint64_t pmu_ibs_op_ctl_rearm(const struct pmu_ibs_info *ibs, uint64_t armed, uint64_t read);
 
+/** Ops a re-arm value @p op_ctl starts its period with: the carried random CurCnt[6:0]
+ *  (0 .. 127), so that the period it samples after is the programmed one less these. */
+uint64_t pmu_ibs_op_ctl_carried(uint64_t op_ctl);
+/** Twice the mean ops (or cycles) per sample of IbsOpCtl @p op_ctl as re-armed by the
+ *  session: 2 x period, less 127 (twice the mean of the random CurCnt[6:0], uniform in
+ *  0 .. 127) where the re-arm carries them (pmu_ibs_op_ctl_rearm). Twice, to stay integer. */
+uint64_t pmu_ibs_op_mean_period_x2(const struct pmu_ibs_info *ibs, uint64_t op_ctl);
+/** Twice the mean fetches per sample of IbsFetchCtl @p fetch_ctl: 2 x period, less 15 with
+ *  IbsRandEn (IbsFetchCnt[3:0] start random, uniform in 0 .. 15, at each enable). */
+uint64_t pmu_ibs_fetch_mean_period_x2(uint64_t fetch_ctl);
+
 /** The writes that disable op or fetch sampling given the current control value, in order:
  *  on Fam10h (erratum 420) first without MaxCnt, then without En. Returns the count (1-2). */
 unsigned pmu_ibs_disable_seq(const struct pmu_ibs_info *ibs, uint64_t ctl, bool is_op,

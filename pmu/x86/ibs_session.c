@@ -51,7 +51,9 @@ static bool take_op(struct pmu_ibs_session *s)
                 s->ops[s->n_op++] = r;
         else
                 s->n_dropped++;
-        wr(s, MSR_AMD64_IBSOPCTL, pmu_ibs_op_ctl_rearm(&s->info, s->op_ctl, r.op_ctl));
+        uint64_t rearm = pmu_ibs_op_ctl_rearm(&s->info, s->op_ctl, r.op_ctl);
+        s->op_carried += pmu_ibs_op_ctl_carried(rearm);
+        wr(s, MSR_AMD64_IBSOPCTL, rearm);
         return true;
 }
 
@@ -136,6 +138,7 @@ status_t pmu_ibs_session_arm(struct pmu_ibs_session *s, uint64_t op_ctl, uint64_
         s->fetch_ctl = fetch_ctl & ~(IBSFETCHCTL_VAL | IBSFETCHCTL_CNT);
         s->n_op = s->n_fetch = 0;
         s->op_tail = 0;
+        s->op_carried = 0;
         s->n_pmi = s->n_spurious = s->n_dropped = s->n_errors = 0;
         if (s->op_ctl && (st = wrmsr_safe(MSR_AMD64_IBSOPCTL, s->op_ctl)) != ST_OK)
                 return st;

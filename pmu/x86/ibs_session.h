@@ -29,6 +29,8 @@ struct pmu_ibs_session {
         struct pmu_ibs_fetch_regs *fetches;
         size_t                     fetch_cap, n_fetch;
         uint64_t                   op_tail;    /* ops/cycles counted after the last sample */
+        uint64_t                   op_carried; /* random CurCnt bits the re-arms carried:
+                                                * counted before their periods began */
         uint64_t                   n_pmi, n_spurious, n_dropped, n_errors;
         char                       why[PMU_WHY_BYTES];
 };

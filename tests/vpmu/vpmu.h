@@ -130,6 +130,9 @@ struct vpmu_part {
         bool        ext_core, perfmon_v2;
         unsigned    amd_n_core;         /* PerfMonV2: CPUID.80000022H:EBX[3:0] */
         uint32_t    ibs_caps;           /* CPUID.8000001BH:EAX; 0 = no IBS */
+        bool        fuse_dec_jcc;       /* dec + jnz dispatch as one op (Zen 3 on; Zen 2
+                                         * fuses only CMP/TEST with a Jcc) */
+        unsigned    fetch_block_bytes;  /* aligned bytes per instruction fetch (IBS fetch) */
         /* memory hierarchy (CPUID leaf 4 / 0x8000001D, TLB leaves) */
         uint32_t    l1d_kib, l2_kib, l3_kib, stlb_4k_entries;
         uint16_t    lat[4];             /* load-to-use latency per vpmu_level, core cycles */

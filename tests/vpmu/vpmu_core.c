@@ -429,7 +429,7 @@ void vpmu_retire(const struct vpmu_step *s)
                         vp_ibs_op_count(s->n[VE_OPS], &op, s);
                 }
         }
-        vp_ibs_fetch_count(s->n[VE_INSNS] / 4, s);
+        vp_ibs_fetch_count(vp_fetches(s), s);
         if (s->br && vp_lbr_recording())
                 for (uint64_t i = 0; i < s->n[VE_BRANCHES]; i++)
                         vp_lbr_push(s->br);

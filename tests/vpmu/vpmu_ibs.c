@@ -79,9 +79,10 @@ int vp_ibs_wr(uint32_t msr, uint64_t v)
         switch (msr) {
         case VP_IBS_OP_CTL:
                 vp.ibs_op_ctl = v & ~(0x7ffffffull << VP_OPCTL_CURCNT_SHIFT);
-                /* CurCnt[26:7] as written; [6:0] preloaded with random bits by the hardware
-                 * (Linux amd-ibs.h IBS_OP_CUR_CNT_RAND), never 0 here so it shows. */
-                vp.ibs_op_cnt = ((v >> VP_OPCTL_CURCNT_SHIFT) & 0x7ffff80) | (1 + vp_rand() % 127);
+                /* CurCnt as written: the random bits the hardware preloads at a roll-over
+                 * are in CurCnt[6:0] when the handler reads the control, and the handler
+                 * writes them back (Linux ibs.c perf_ibs_handle_irq, IBS_OP_CUR_CNT_RAND). */
+                vp.ibs_op_cnt = (v >> VP_OPCTL_CURCNT_SHIFT) & 0x7ffffff;
                 vp.ibs_op_tag = false;
                 return 1;
         case VP_IBS_FETCH_CTL:
@@ -182,13 +183,17 @@ static void tag(const struct vpmu_op *op, const struct vpmu_step *s)
                 vp.ibs_dc_physad = op->la ^ (fault_here(op) ? vp.f.ibs_phys_xor : 0); /* identity */
         }
         vp.ibs_op_data3 = d3;
+        /* At the roll-over the hardware preloads CurCnt[6:0] with random bits, 0 .. 127, so
+         * that the next period is perturbed: [PPR-17h-31h] IbsOpCurCnt, Linux commit
+         * "perf/x86/amd/ibs: Fix sample bias for dispatched micro-ops". */
+        vp.ibs_op_cnt = (vp.ibs_op_cnt & ~0x7full) | (vp_rand() & 0x7f);
         vp.ibs_op_ctl |= VP_OPCTL_VAL;
         vp.stats.n_ibs_op++;
         vp_pmi(op->rip, (int)lvt_offset());
         return;
 drop:
         /* filtered out: the hardware restarts with random low bits [Linux ibs.c] */
-        vp.ibs_op_cnt = 1 + vp_rand() % 127;
+        vp.ibs_op_cnt = vp_rand() & 0x7f;
 }
 
 void vp_ibs_op_count(uint64_t n, const struct vpmu_op *op, const struct vpmu_step *s)
@@ -220,21 +225,55 @@ uint64_t vp_ibs_op_room(void)
         return vp.ibs_op_cnt + 1 < period ? period - vp.ibs_op_cnt - 1 : 0;
 }
 
+/* Length of the branch instruction at @p from: Jcc rel8 / JMP rel8 (2 bytes), JMP rel32 (5),
+ * Jcc rel32 (0F 8x, 6); anything else is taken as the short form. [SDM-2] Jcc, JMP. */
+static uint64_t branch_bytes(uint64_t from)
+{
+        const uint8_t *b = (const uint8_t *)(uintptr_t)from;
+
+        if (b[0] == 0x0f && (b[1] & 0xf0) == 0x80)
+                return 6;
+        return b[0] == 0xe9 ? 5 : 2;
+}
+
+uint64_t vp_fetches(const struct vpmu_step *s)
+{
+        uint64_t blk = vp.p && vp.p->fetch_block_bytes ? vp.p->fetch_block_bytes : 32;
+
+        /* A loop whose taken branch the step names: each pass fetches the aligned blocks
+         * from the branch target to the branch's last byte, fetch stops at the taken
+         * branch and restarts at the target ([SOG-17h] "Branch Prediction"). */
+        if (s->br && s->br->to <= s->br->from) {
+                uint64_t last = s->br->from + branch_bytes(s->br->from) - 1;
+
+                return s->n[VE_BRANCHES] * (last / blk - s->br->to / blk + 1);
+        }
+        /* Straight-line code: its instructions' bytes, taken as 4 each. */
+        return s->n[VE_INSNS] * 4 / blk;
+}
+
 void vp_ibs_fetch_count(uint64_t n, const struct vpmu_step *s)
 {
-        uint64_t max = (vp.ibs_fetch_ctl & VP_FETCH_MAXCNT) << 4;
+        uint64_t max;
 
-        if (!vp.p || !vp.p->ibs_caps || !(vp.ibs_fetch_ctl & VP_FETCH_EN) ||
-            (vp.ibs_fetch_ctl & VP_FETCH_VAL) || !max || !s->rip_hi)
-                return;
-        vp.ibs_fetch_cnt += n;
-        if (vp.ibs_fetch_cnt < max)
-                return;
-        vp.ibs_fetch_cnt = max;
-        vp.ibs_fetch_linad = s->rip_lo + vp_rand() % (s->rip_hi - s->rip_lo);
-        vp.ibs_fetch_physad = vp.ibs_fetch_linad;
-        vp.ibs_fetch_ctl |= VP_FETCH_VAL | VP_FETCH_COMP | VP_FETCH_PHY_VALID |
-                            (3ull << VP_FETCH_LAT_SHIFT);
-        vp.stats.n_ibs_fetch++;
-        vp_pmi(vp.ibs_fetch_linad, (int)lvt_offset());
+        /* The handler re-arms inside the step (the PMI is taken at the sampled fetch), so the
+         * step's later fetches count into the next period. */
+        while (n && vp.p && vp.p->ibs_caps && (vp.ibs_fetch_ctl & VP_FETCH_EN) &&
+               !(vp.ibs_fetch_ctl & VP_FETCH_VAL) && s->rip_hi &&
+               (max = (vp.ibs_fetch_ctl & VP_FETCH_MAXCNT) << 4) != 0) {
+                uint64_t room = vp.ibs_fetch_cnt < max ? max - vp.ibs_fetch_cnt : 0;
+
+                if (n < room) {
+                        vp.ibs_fetch_cnt += n;
+                        return;
+                }
+                n -= room;
+                vp.ibs_fetch_cnt = max;
+                vp.ibs_fetch_linad = s->rip_lo + vp_rand() % (s->rip_hi - s->rip_lo);
+                vp.ibs_fetch_physad = vp.ibs_fetch_linad;
+                vp.ibs_fetch_ctl |= VP_FETCH_VAL | VP_FETCH_COMP | VP_FETCH_PHY_VALID |
+                                    (3ull << VP_FETCH_LAT_SHIFT);
+                vp.stats.n_ibs_fetch++;
+                vp_pmi(vp.ibs_fetch_linad, (int)lvt_offset());
+        }
 }

@@ -102,10 +102,15 @@ const struct vpmu_part vpmu_spr = {
 };
 
 /* Ryzen 5 3600 (Zen 2, 17_71H): six extended core counters, no PerfMonV2; IBS with
- * OpCnt, BrnTrgt, OpCntExt, RipInvalidChk, OpBrnFuse (CPUID.8000001BH:EAX 0x1ff). */
+ * OpCnt, BrnTrgt, OpCntExt, RipInvalidChk, OpBrnFuse (CPUID.8000001BH:EAX 0x1ff).
+ * Front end of every Zen here: 32-byte aligned fetch blocks ([SOG-17h] and [SOG-19h]
+ * "Instruction Fetch and Decode": 32 bytes per cycle from the instruction cache). Branch
+ * fusion: Zen 2 fuses only CMP and TEST with a following Jcc, so the chase's dec and jnz are
+ * two ops; Zen 3 and later also fuse ADD/SUB/AND/OR/XOR/INC/DEC with it ([SOG-19h] "Branch
+ * Fusion"; corsix.org "x86 macro-op fusion notes" tabulates both). */
 const struct vpmu_part vpmu_zen2 = {
         .name = "Zen 2", .amd = true, .family = 0x17, .model = 0x71, .stepping = 0,
-        .ext_core = true, .ibs_caps = 0x1ff,
+        .ext_core = true, .ibs_caps = 0x1ff, .fetch_block_bytes = 32,
         .l1d_kib = 32, .l2_kib = 512, .l3_kib = 16384, .stlb_4k_entries = 2048,
         .lat = { 4, 12, 40, 330 }, EVS(ev_zen2),
 };
@@ -115,6 +120,7 @@ const struct vpmu_part vpmu_zen2 = {
 const struct vpmu_part vpmu_zen4 = {
         .name = "Zen 4", .amd = true, .family = 0x19, .model = 0x61, .stepping = 2,
         .ext_core = true, .perfmon_v2 = true, .amd_n_core = 6, .ibs_caps = 0xfff,
+        .fuse_dec_jcc = true, .fetch_block_bytes = 32,
         .l1d_kib = 32, .l2_kib = 1024, .l3_kib = 32768, .stlb_4k_entries = 3072,
         .lat = { 4, 14, 50, 340 }, EVS(ev_zen4),
 };
@@ -124,6 +130,7 @@ const struct vpmu_part vpmu_zen4 = {
 const struct vpmu_part vpmu_zen5 = {
         .name = "Zen 5", .amd = true, .family = 0x1a, .model = 0x02, .stepping = 1,
         .ext_core = true, .perfmon_v2 = true, .amd_n_core = 6, .ibs_caps = 0x1fff,
+        .fuse_dec_jcc = true, .fetch_block_bytes = 32,
         .l1d_kib = 48, .l2_kib = 1024, .l3_kib = 32768, .stlb_4k_entries = 3072,
         .lat = { 5, 14, 50, 360 }, EVS(ev_zen4),
 };

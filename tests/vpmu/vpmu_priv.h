@@ -121,6 +121,8 @@ bool vp_ibs_op_on(void);
 /** Count @p n IBS op-counter units (ops or cycles); @p op is the op retiring (NULL: none). */
 void vp_ibs_op_count(uint64_t n, const struct vpmu_op *op, const struct vpmu_step *s);
 void vp_ibs_fetch_count(uint64_t n, const struct vpmu_step *s);
+/* Instruction fetches of a step (the IBS fetch counter's event). */
+uint64_t vp_fetches(const struct vpmu_step *s);
 /** Ops that can retire before one makes IBS act (sets or takes the tag); UINT64_MAX when
  *  retiring ops does nothing to IBS. */
 uint64_t vp_ibs_op_room(void);

@@ -9,7 +9,8 @@
  *   bench_skid_loop       4098 instructions, 1 branch per iteration; overflow at the jnz
  *   bench_chase           32 loads per iteration, each served by the level the chain's
  *                         working set fits (LRU over a cyclic chain: all misses beyond the
- *                         size), dTLB miss when its pages exceed the STLB
+ *                         size), dTLB miss when its pages exceed the STLB; 34 ops per
+ *                         iteration, 33 where the part fuses dec with jnz
  *   bench_block_run       18 instructions, 17 ops, one taken jnz of 48 cycles per iteration;
  *                         its cycles are those 48, not the host's time
  */
@@ -179,8 +180,14 @@ static struct chain chain_of(void *p)
         return c;
 }
 
-#define CHASE_OPS   34 /* per iteration: 32 loads, dec, jnz */
 #define CHASE_LOADS 32
+#define CHASE_INSNS 34 /* per iteration: 32 loads, dec, jnz */
+
+/* Ops per iteration: the loads, then dec and jnz, one op where the part fuses them. */
+static uint64_t chase_ops_per_iter(const struct vpmu_part *p)
+{
+        return p->fuse_dec_jcc ? CHASE_INSNS - 1 : CHASE_INSNS;
+}
 
 /* Where the chase is. Load j of a step is the j-th node from the step's first: read off the
  * lap's order when the chain has one (chase_index), else by following the pointers. */
@@ -193,6 +200,7 @@ struct chase_ctx {
         /* the lap in order: node t is slot0 + ord[(pos + t) % lap] x spacing */
         const uint32_t *ord;
         uint64_t        lap, pos, slot0, spacing;
+        uint64_t        ops_per_iter;
 };
 
 /* Laps in order, kept by what they were derived from: the sampling runs chase the same chains
@@ -301,19 +309,20 @@ static void chase_op(void *arg, uint64_t i, struct vpmu_op *out)
         struct chase_ctx *c = arg;
 
         *out = (struct vpmu_op){ .rip = c->rip };
-        if (i % CHASE_OPS >= CHASE_LOADS)
+        if (i % c->ops_per_iter >= CHASE_LOADS)
                 return; /* dec, jnz */
         out->load = true;
-        out->la = addr(chase_node(c, i / CHASE_OPS * CHASE_LOADS + i % CHASE_OPS));
+        out->la = addr(chase_node(c, i / c->ops_per_iter * CHASE_LOADS + i % c->ops_per_iter));
         out->level = c->level;
         out->dtlb_miss = c->dtlb_miss;
 }
 
 static uint64_t chase_alike(void *arg, uint64_t i, uint64_t n)
 {
-        uint64_t r = i % CHASE_OPS, m = r < CHASE_LOADS ? CHASE_LOADS - r : CHASE_OPS - r;
+        const struct chase_ctx *c = arg;
+        uint64_t r = i % c->ops_per_iter;
+        uint64_t m = r < CHASE_LOADS ? CHASE_LOADS - r : c->ops_per_iter - r;
 
-        (void)arg;
         return m < n ? m : n;
 }
 
@@ -331,6 +340,7 @@ void *__wrap_bench_chase(void *p, uint64_t iters)
 
         if (!part || !p || !iters)
                 return __real_bench_chase(p, iters);
+        c.ops_per_iter = chase_ops_per_iter(part);
         ch = chain_of(p);
         spacing = (ch.hi - ch.lo + 64) / (ch.nodes ? ch.nodes : 1);
         ws = ch.nodes * 64;                          /* one line touched per node */
@@ -350,10 +360,10 @@ void *__wrap_bench_chase(void *p, uint64_t iters)
                 if (ops)
                         k = k < 256 ? k : 256;
                 memset(s.n, 0, sizeof(s.n));
-                s.n[VE_INSNS] = 34 * k;
+                s.n[VE_INSNS] = CHASE_INSNS * k;
                 s.n[VE_BRANCHES] = k;
-                s.n[VE_OPS] = 34 * k - (k + 1) / 2;  /* dec+jnz fuse every other time: 33.5 */
-                s.n[VE_LOADS] = 32 * k;
+                s.n[VE_OPS] = c.ops_per_iter * k;
+                s.n[VE_LOADS] = CHASE_LOADS * k;
                 s.n[VE_L1D_MISS] = c.level > VL_L1 ? 32 * k : 0;
                 s.n[VE_L2_MISS] = c.level > VL_L2 ? 32 * k : 0;
                 s.n[VE_LLC_MISS] = c.level > VL_L3 ? 32 * k : 0;
@@ -361,8 +371,7 @@ void *__wrap_bench_chase(void *p, uint64_t iters)
                 if (ops) {
                         if (!tried)
                                 tried = true, chase_index(&c, &ch, c.q, spacing);
-                        s.n[VE_OPS] = CHASE_OPS * k; /* walked op by op in chase_op */
-                        vpmu_retire(&s);
+                        vpmu_retire(&s); /* the ops walked one by one in chase_op */
                         chase_step_end(&c, CHASE_LOADS * k);
                         end = c.q;
                 } else {
