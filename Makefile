@@ -93,6 +93,7 @@ BOOT_SRCS := \
 	boot/acpi.c \
 	boot/acpi_hmat.c \
 	boot/cpu_names.c \
+	boot/fatfree.c \
 	boot/memrange.c \
 	boot/mp.c \
 	boot/smbios.c

@@ -250,6 +250,12 @@ static status_t precheck(struct run *r, struct saved *s)
                 not_saved("%s appeared during the run (never written into)", r->dir_shown);
                 return ST_IO;
         }
+        if (st == ST_OK && v.hint_stale)
+                rep_warn("results: the volume's free-space figure (%llu bytes, the FAT32 FSInfo "
+                         "hint) is more than its FAT has free (%llu bytes): the FAT's count is "
+                         "used; `fsck.vfat -a` on another machine corrects the hint",
+                         (unsigned long long)v.hint_free_bytes,
+                         (unsigned long long)v.free_bytes);
         if (st == ST_OK && v.free_bytes != UINT64_MAX) {
                 uint64_t need = bytes_needed(r, v.cluster_bytes ? v.cluster_bytes : 512, s);
                 if (v.free_bytes < need) {

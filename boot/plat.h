@@ -154,9 +154,14 @@ struct plat_volume_info {
         uint32_t cluster_bytes; /* allocation unit: each file and directory takes whole ones
                                  * (0 where the platform cannot tell) */
         bool     read_only;
+        /* The file system's own free figure where it overstates what the allocation table
+         * holds (a stale FAT32 FSInfo hint): free_bytes is then the table's count. */
+        bool     hint_stale;
+        uint64_t hint_free_bytes;
 };
 
-/** The volume the results go to (the boot volume; the output directory when hosted). */
+/** The volume the results go to (the boot volume; the output directory when hosted). On a FAT
+ *  volume the firmware build counts the free clusters in the FAT itself (boot/fatfree.h). */
 status_t plat_volume_info(struct plat_volume_info *out);
 
 /* ---- firmware tables ------------------------------------------------------------------- */

@@ -38,12 +38,14 @@ class Case:
         self.mem = int(opt(self.args, "--mem", "2048"))
         self.disk = None
         self.cluster = None
+        self.hint = None
 
     def make_volume(self):
         """Build the boot image the `volume` tokens describe (tests/qemu_volume.py):
         free=N (N clusters left free), runs=S (folders 20200101-0000SS-01..99 for the first S
         seconds of 2020-01-01, as a frozen clock would name them), results-file (a file
-        \\pmucal\\results), config-dir (a folder \\pmucal\\pmucal.cfg)."""
+        \\pmucal\\results), config-dir (a folder \\pmucal\\pmucal.cfg), size=MiB (the image;
+        40 and up is FAT32), hint=N (FAT32 FSInfo free count set to N after filling)."""
         img = os.path.join(self.out, "volume.img")
         tok = dict(t.split("=", 1) if "=" in t else (t, "") for t in self.volume)
         dirs, files, runs = [], {}, []
@@ -58,7 +60,12 @@ class Case:
         efi = os.path.join(ROOT, "build", "pmucal.efi")
         free = int(tok["free"]) if "free" in tok else None
         self.cluster = qemu_volume.make_image(img, efi, dirs=dirs, files=files, runs=runs,
-                                              free_clusters=free)
+                                              free_clusters=free,
+                                              size_mib=int(tok.get("size", 34)))
+        self.hint = None
+        if "hint" in tok:
+            self.hint = int(tok["hint"])
+            qemu_volume.set_free_hint(img, self.hint)
         if "results-file" in tok:
             subprocess.run(["mrd", "-i", img + qemu_volume.ESP, "::/pmucal/results"], check=True)
             qemu_volume.put_file(img, "pmucal/results", b"not a folder\n")

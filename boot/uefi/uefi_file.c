@@ -2,11 +2,13 @@
  * Files on the volume the harness booted from, for the firmware build (memory: uefi_mem.c).
  * Paths arrive with '/' separators and are relative to the volume root.
  */
+#include "boot/fatfree.h"
 #include "boot/uefi/uefi_priv.h"
 
 #define MAX_PATH 256
 
 static EFI_FILE_HANDLE root;
+static EFI_HANDLE      root_device;
 static EFI_STATUS      root_status = EFI_NOT_STARTED;
 
 void uefi_file_init(void)
@@ -17,7 +19,8 @@ void uefi_file_init(void)
         root_status = uefi_call_wrapper(BS->HandleProtocol, 3, uefi_image, &guid, (void **)&li);
         if (EFI_ERROR(root_status))
                 return;
-        root = LibOpenRoot(li->DeviceHandle);
+        root_device = li->DeviceHandle;
+        root        = LibOpenRoot(li->DeviceHandle);
         root_status = root ? EFI_SUCCESS : EFI_NOT_FOUND;
 }
 
@@ -191,10 +194,48 @@ status_t plat_file_stat(const char *path, struct plat_file_info *out)
         return ST_OK;
 }
 
+struct disk {
+        EFI_DISK_IO *io;
+        UINT32       media;
+};
+
+/* [UEFI-2.10] EFI_DISK_IO_PROTOCOL.ReadDisk: byte offsets on the partition. */
+static status_t disk_read(void *ctx, uint64_t off, void *buf, size_t len)
+{
+        struct disk *d = ctx;
+        return uefi_status(uefi_call_wrapper(d->io->ReadDisk, 5, d->io, d->media, off, len, buf));
+}
+
+/* Enough free clusters found in the FAT to stop counting: far more than a run's folder takes,
+ * so only a (nearly) full volume has its whole FAT read. */
+#define FAT_COUNT_CAP 65536u
+
+/* The free clusters in the boot volume's FAT, where it is a FAT volume (FatPkg reports the
+ * FSInfo hint as FreeSpace when the hint's signatures are valid, stale or not). False where
+ * the volume cannot be read or is not FAT. */
+static bool fat_free_count(struct fat_free *f)
+{
+        EFI_GUID      dio_guid = DiskIoProtocol, bio_guid = BlockIoProtocol;
+        EFI_DISK_IO  *dio;
+        EFI_BLOCK_IO *bio;
+
+        if (!root_device ||
+            EFI_ERROR(uefi_call_wrapper(BS->HandleProtocol, 3, root_device, &dio_guid,
+                                        (void **)&dio)) ||
+            EFI_ERROR(uefi_call_wrapper(BS->HandleProtocol, 3, root_device, &bio_guid,
+                                        (void **)&bio)))
+                return false;
+        struct disk d = { .io = dio, .media = bio->Media->MediaId };
+        return fat_count_free(disk_read, &d, FAT_COUNT_CAP, f) == ST_OK;
+}
+
 /* [UEFI-2.10] EFI_FILE_PROTOCOL.GetInfo with EFI_FILE_SYSTEM_INFO: ReadOnly, FreeSpace,
- * BlockSize (EnhancedFatDxe gives the cluster size there). */
+ * BlockSize (EnhancedFatDxe gives the cluster size there). FreeSpace is checked against the
+ * FAT's own count: the smaller figure is the one a write can rely on. */
 status_t plat_volume_info(struct plat_volume_info *out)
 {
+        struct fat_free f;
+
         *out = (struct plat_volume_info){ .free_bytes = UINT64_MAX };
         if (!root)
                 return uefi_status(root_status);
@@ -205,5 +246,13 @@ status_t plat_volume_info(struct plat_volume_info *out)
                                           .cluster_bytes = fs->BlockSize,
                                           .read_only     = fs->ReadOnly != 0 };
         FreePool(fs);
+        if (fat_free_count(&f) && !f.capped) {
+                uint64_t counted = (uint64_t)f.free_clusters * f.cluster_bytes;
+                if (counted < out->free_bytes) {
+                        out->hint_stale      = true;
+                        out->hint_free_bytes = out->free_bytes;
+                        out->free_bytes      = counted;
+                }
+        }
         return ST_OK;
 }
