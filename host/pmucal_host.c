@@ -9,8 +9,8 @@
  *
  * Writes DIR/latency-table.json and DIR/latency-curve.csv (report/lattable.h, the same files
  * the firmware writes) and prints the levels table and the plot; without --out, DIR is a new
- * folder named after the date. DIR is locked for the run and every file is written whole or
- * not at all (boot/linux/linux_file.c). --with-c2c then measures cache-to-cache transfers
+ * folder named after the date. DIR is locked for the run, and the run's files replace DIR's
+ * as one unit or not at all (a staging folder swapped in; boot/linux/linux_file.c). --with-c2c then measures cache-to-cache transfers
  * between the CPUs this process may run on (as --c2c does; skipped with one CPU), adds the
  * table's "c2c" section (report/lattable_numa.h) and writes c2c.json. Exit status 0 on
  * success, 1 on a failure, 2 on a usage error.
@@ -296,6 +296,10 @@ int main(int argc, char **argv)
                 return rc == HOST_ARGS_HELP ? 0 : 2;
         if (open_out_dir(&o))
                 return 1;
+        unsigned stale = linux_plat_clean_stale();
+        if (stale)
+                printf("pmucal-host: removed %u temporary file(s) or folder(s) a killed run left "
+                       "in or beside %s\n", stale, o.out);
         if (o.mode == HOST_MODE_TLB) /* the dTLB calibration, host/tlb_host.c */
                 return host_tlb_main(&o);
         if (o.mode == HOST_MODE_C2C) /* cache-to-cache latency, host/c2c_host.c */
@@ -329,9 +333,21 @@ int main(int argc, char **argv)
                 return 1;
         print_method(&cpu, &o, &info, &curve);
         print_clock_check(st_before, ppm_before, &clk);
+        /* The run's files (curve, table, c2c.json) as one unit: written into a staging
+         * folder that replaces --out whole, or not at all (boot/linux/linux_file.c). */
+        int e = linux_plat_unit_begin();
+        if (e)
+                rep_info("latency: no staging folder beside %s (%s): the files are written one "
+                         "by one, each whole", o.out, strerror(e));
         if (o.with_c2c && host_c2c_for_table(o.out, &c2c) == ST_OK)
                 have_c2c = true;
         st = report(&curve, &cpu, &o, &info, have_c2c ? &c2c : NULL);
         bench_sweep_free(&curve);
+        if (!e && st == ST_OK && (st = linux_plat_unit_commit()) != ST_OK)
+                rep_err(st, "latency: putting the new files in place of %s", o.out);
+        else if (!e && st != ST_OK) {
+                linux_plat_unit_abort();
+                rep_info("latency: nothing in %s was changed", o.out);
+        }
         return st == ST_OK ? 0 : 1;
 }

@@ -26,6 +26,25 @@ int linux_plat_use_out_dir(const char *dir);
  *  @p name. 0 on success, else an errno value. */
 int linux_plat_new_out_dir(const char *prefix, char *name, size_t cap);
 
+/** Remove what runs killed in this output folder left: ".NAME.tmp-PID" files in it (the
+ *  folder is locked, so no live writer owns one) and staging folders beside it whose process
+ *  is gone. Returns how many were removed. */
+unsigned linux_plat_clean_stale(void);
+
+/** Start a unit: from now on relative paths are written into a new staging folder beside the
+ *  output folder (".NAME.new-PID"), and read from it once written there. 0, or an errno
+ *  value (EBUSY: a unit is open already). */
+int linux_plat_unit_begin(void);
+
+/** End the unit: the staging folder, plus what the output folder held and this run did not
+ *  write, takes the output folder's place in one exchange of the two folders; the previous
+ *  folder is removed. ST_OK, or the error (the output folder is then as it was). */
+status_t linux_plat_unit_commit(void);
+
+/** Drop the unit: the staging folder and the files in it are removed; the output folder is
+ *  as it was. */
+void linux_plat_unit_abort(void);
+
 /** Pin the calling thread to logical CPU @p cpu (sched_setaffinity); ST_BAD_ARG for a CPU
  *  this process may not run on. MSR accesses go to that CPU's /dev/cpu/N/msr afterwards. */
 status_t linux_plat_pin_cpu(unsigned cpu);
