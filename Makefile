@@ -338,6 +338,13 @@ TEST_MSR_vpmu_suite     := $(VPMU_SRCS)
 TEST_LDFLAGS_vpmu_suite := $(VPMU_LDFLAGS)
 TEST_MSR_vpmu_phase     := $(VPMU_SRCS)
 TEST_LDFLAGS_vpmu_phase := $(VPMU_LDFLAGS)
+# The AArch64 PMUv3 suite and driver on the virtual PMUv3: the driver's system registers
+# through the model (tests/vpmu/vpmu_a64_sysreg.h), its kernels wrapped by what the AArch64
+# bodies retire.
+TEST_MSR_arm64_validate     := tests/fake_msr_none.c
+TEST_EXTRA_arm64_validate   := tests/vpmu/vpmu_a64.c tests/vpmu/vpmu_a64_driver.c \
+                               app/arm64_validate.c
+TEST_LDFLAGS_arm64_validate := -Wl,--wrap=bench_loop -Wl,--wrap=bench_skid_loop
 TEST_MSR_vpmu_ops       := $(VPMU_SRCS)
 TEST_LDFLAGS_vpmu_ops   := $(VPMU_LDFLAGS)
 TEST_EXTRA_linuxfile := boot/linux/linux_file.c

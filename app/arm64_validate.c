@@ -17,6 +17,7 @@
 #define LOOP_LONG  110000u
 #define LOOP_SHORT 10000u
 #define N_SW_INCR  1000u
+#define N_COUNTERS_INCR 10u
 #define CYCLES_LOOP_ITERS 5000000u
 /* QEMU's PMCCNTR_EL0 counts virtual nanoseconds at ARM_CPU_FREQ = 1 GHz (target/arm
  * helper.c cycles_get_count); the generic timer ticks at CNTFRQ from the same clock. */
@@ -117,7 +118,20 @@ static void aliases(void)
         rep_pop();
 }
 
-static void loops(bool *counts_insts)
+/* A check that needs INST_RETIRED when it reads 0 over a loop: QEMU (detected by the caller)
+ * counts retired instructions only under -icount, so there nothing can be decided; on any
+ * other machine an implemented INST_RETIRED that reads 0 is a broken counter. */
+static void insts_dead(const char *check, bool qemu)
+{
+        if (qemu)
+                rep_skip("%s: INST_RETIRED reads 0 over a loop (QEMU counts retired "
+                         "instructions only under -icount)", check);
+        else
+                rep_check(false, "%s: INST_RETIRED, implemented by PMCEID0_EL0, read 0 over "
+                          "%u iterations of a 2-instruction loop", check, LOOP_SHORT);
+}
+
+static void loops(bool *counts_insts, bool qemu)
 {
         struct ev_ref insts = find_event("INST_RETIRED");
 
@@ -130,8 +144,7 @@ static void loops(bool *counts_insts)
                         continue;
                 }
                 if (e.code == insts.code && !*counts_insts) {
-                        rep_skip("%s: INST_RETIRED reads 0 over a loop (QEMU counts retired "
-                                 "instructions only under -icount)", c->name);
+                        insts_dead(c->name, qemu);
                         continue;
                 }
                 uint64_t a = count_loop(e.code, c->flags, LOOP_LONG);
@@ -144,7 +157,40 @@ static void loops(bool *counts_insts)
         }
 }
 
-static void sw_incr_and_disabled(bool counts_insts)
+/* Every event counter PMCR_EL0.N claims is programmed with SW_INCR and must count each
+ * write to PMSWINC_EL0 that names it: a counter the PMU claims but that does not count is a
+ * FAIL, not a gap. */
+static void counters_count(const struct ev_ref *sw)
+{
+        unsigned n = pmu_arm64_get_caps()->n_counters, bad = 0, first_bad = 0;
+        uint64_t got = 0;
+        uint32_t all = n >= 31 ? 0x7fffffffu : (1u << n) - 1;
+
+        if (!sw->ok) {
+                rep_skip("counters-count: SW_INCR: %s", sw->why);
+                return;
+        }
+        pmu_arm64_reset();
+        for (unsigned i = 0; i < n; i++)
+                if (pmu_arm64_program(i, sw->code, PMU_EL0 | PMU_EL1, 0) != ST_OK && !bad++)
+                        first_bad = i;
+        pmu_arm64_start(all);
+        for (unsigned k = 0; k < N_COUNTERS_INCR; k++)
+                pmu_arm64_sw_incr(all);
+        pmu_arm64_stop(all);
+        for (unsigned i = 0; i < n; i++) {
+                uint64_t v = pmu_arm64_read(i);
+                if (v != N_COUNTERS_INCR && !bad++) {
+                        first_bad = i;
+                        got = v;
+                }
+        }
+        rep_check(n > 0 && bad == 0, "counters-count: %u of the %u event counters PMCR_EL0.N "
+                  "claims counted %u SW_INCR writes (counter %u read %llu)", n - bad, n,
+                  N_COUNTERS_INCR, first_bad, (unsigned long long)got);
+}
+
+static void sw_incr_and_disabled(bool counts_insts, bool qemu)
 {
         struct ev_ref sw = find_event("SW_INCR"), insts = find_event("INST_RETIRED");
         uint64_t      saved;
@@ -161,8 +207,18 @@ static void sw_incr_and_disabled(bool counts_insts)
                 report("sw-incr", pmu_arm64_read(1), N_SW_INCR, 0,
                        "1000 writes to PMSWINC_EL0 for counter 1");
         }
-        if (!insts.ok || !counts_insts || pmu_arm64_get_caps()->n_counters < 3) {
-                rep_skip("counter-disabled: needs a counting INST_RETIRED and 3 counters");
+        counters_count(&sw);
+        if (!insts.ok) {
+                rep_skip("counter-disabled: INST_RETIRED: %s", insts.why);
+                return;
+        }
+        if (pmu_arm64_get_caps()->n_counters < 3) {
+                rep_skip("counter-disabled: needs 3 event counters, PMCR_EL0.N is %u",
+                         pmu_arm64_get_caps()->n_counters);
+                return;
+        }
+        if (!counts_insts) {
+                insts_dead("counter-disabled", qemu);
                 return;
         }
         pmu_arm64_reset();
@@ -340,8 +396,8 @@ void arm64_validate(const struct arm64_cpu_info *ci, bool qemu)
                  ci->pmu_name, c->n_counters, c->counter_bits, c->el);
         aliases();
         rep_push("pmu-validate");
-        loops(&counts_insts);
-        sw_incr_and_disabled(counts_insts);
+        loops(&counts_insts, qemu);
+        sw_incr_and_disabled(counts_insts, qemu);
         cycles_vs_timer(ci, qemu);
         rep_pop();
         sampling(counts_insts, qemu);
