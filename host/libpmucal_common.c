@@ -24,6 +24,8 @@ static const char *const err_text[] = {
         [PMUCAL_E_RANGE]   = "latency is not a finite non-negative number",
         [PMUCAL_E_NO_RATIO] = "this table has no clock ratio to convert that unit",
         [PMUCAL_E_NO_CURVE] = "no curve for that side and page size",
+        [PMUCAL_E_UNKNOWN_SOURCE] = "unknown data source",
+        [PMUCAL_E_NO_BUCKET] = "this table has no bucket for that data source",
 };
 
 #define STR_(x) #x

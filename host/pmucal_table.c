@@ -3,8 +3,9 @@
  * the command line and the helpers the subcommands share (host/pmucal_table.h).
  *
  * Exit codes: 0 success; 1 a table is bad or cannot answer (or, for match, no table fits);
- * 2 usage error; 3 classify -: some input lines were not latencies, diff: a level or TLB
- * figure moved beyond the runs' own spread. */
+ * 2 usage error (an unknown data source too); 3 classify -: some input lines were not
+ * latencies, diff: a level or TLB figure moved beyond the runs' own spread; 4 classify-source:
+ * the table has no bucket for that source. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,8 +35,9 @@ static int usage(const char *why)
                 "(core cycles); a bare number is in --unit U: table (default: the clock of the\n"
                 "table's own figures), tsc, core or ns. '-' reads one latency per line from\n"
                 "standard input; a bad line is reported with its number and skipped.\n"
-                "exit: 0 ok, 1 bad table (or no match), 2 usage, 3 bad input lines (classify -)\n"
-                "      or a level or TLB figure beyond the runs' spread (diff)\n");
+                "exit: 0 ok, 1 bad table (or no match), 2 usage (an unknown source too), 3 bad\n"
+                "      input lines (classify -) or a level or TLB figure beyond the runs' spread\n"
+                "      (diff), 4 the table has no bucket for that source (classify-source)\n");
         return why ? EXIT_USAGE : 0;
 }
 

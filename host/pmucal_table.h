@@ -17,6 +17,7 @@
 #define EXIT_USAGE 2 /* unknown command, wrong arguments, a malformed latency argument */
 #define EXIT_FOUND 3 /* classify -: some input lines were bad; diff: a figure moved beyond
                         the runs' own spread */
+#define EXIT_NO_BUCKET 4 /* classify-source: the table has no bucket for that (known) source */
 
 /** @p s escaped for printing (pmucal_escape): text from a file or a directory listing never
  *  reaches the terminal raw. Eight rotating buffers, so one printf can take several. */

@@ -93,10 +93,16 @@ static int source_one(const char *path, const struct pmucal_table *t,
         if (e != PMUCAL_OK) {
                 fprintf(stderr, "pmucal-table: %s: source \"%s\", latency %s: %s\n", cli_esc(path),
                         cli_esc(src), cli_esc(arg),
-                        e == PMUCAL_E_ARG ? "no bucket for that source"
+                        e == PMUCAL_E_UNKNOWN_SOURCE
+                                ? "unknown data source (L1..L9, DRAM, lfb, dram, dram-local, "
+                                  "dram-remote, DRAM-remote-<k>hop, c2c-<topology>-<kind>: "
+                                  "docs/latency-table.md)"
+                        : e == PMUCAL_E_NO_BUCKET ? "this table has no bucket for that source"
                         : e == PMUCAL_E_NO_RATIO ? "this table cannot convert it to ns"
                                                  : pmucal_strerror(e));
-                return e == PMUCAL_E_ARG ? EXIT_USAGE : EXIT_BAD;
+                return e == PMUCAL_E_UNKNOWN_SOURCE ? EXIT_USAGE
+                     : e == PMUCAL_E_NO_BUCKET      ? EXIT_NO_BUCKET
+                                                    : EXIT_BAD;
         }
         printf("%s %s %s (%.3f..%.3f ns, p50 %.3f)\n", cli_esc(arg), cli_esc(m.bucket),
                fit[m.fit], m.lo_ns, m.hi_ns, m.p50_ns);

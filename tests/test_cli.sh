@@ -70,7 +70,12 @@ case_ "show names the BSP's set"      0 "^set 0: +core type core, .*APIC IDs 0,2
 case_ "show a bad numa section names its path" 1 "numa-rows.json: numa: matrix: 4 rows for 5 nodes" show "$tmp/numa-rows.json"
 case_ "classify-source remote DRAM"   0 $'=150ns DRAM-remote-1hop fits (96.900..471.015 ns, p50 153.000)\n30ns DRAM-remote-1hop FASTER than the bucket (96.900..471.015 ns, p50 153.000)' classify-source "$numa" dram-remote 150ns 30ns
 case_ "classify-source remote HITM in cycles" 0 "^540 c2c-other-package-hitm fits" classify-source "$numa" c2c-remote-hitm 540
-case_ "classify-source without a c2c section" 2 "no bucket for that source" classify-source "$good" c2c-remote-hitm 180ns
+case_ "classify-source without a c2c section: by latency" 0 "^180ns DRAM fits" classify-source "$good" c2c-remote-hitm 180ns
+case_ "classify-source dram-local without numa" 0 "^80ns DRAM fits" classify-source "$good" dram-local 80ns
+case_ "classify-source unknown source: exit 2" 2 "unknown data source" classify-source "$numa" dram-lcoal 80ns
+case_ "classify-source no such bucket: exit 4" 4 "has no bucket for that source" classify-source "$numa" c2c-smt-hitm 80ns
+case_ "classify-source L3 on a quick-profile table" 0 "^16ns L3 fits" classify-source $CORPUS/quick-numa.json L3 16ns
+case_ "classify-source DRAM on a table without DRAM: exit 4" 4 "no bucket" classify-source $CORPUS/quick-numa.json DRAM 100ns
 case_ "classify-source bad latency"   2 "is not a number"             classify-source "$numa" dram 12x
 case_ "classify flat table"           0 "^12 flat$"                    classify $CORPUS/flat-tcg.json 12
 case_ "classify bad latency is usage" 2 "latency \"12us\" is not a number with an optional unit suffix" classify "$good" 12us

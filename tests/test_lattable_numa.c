@@ -321,19 +321,23 @@ static void test_classify(void **state)
         expect("c2c-local-hitm", 500.0, "c2c-same-l3-hitm", PMUCAL_SLOWER);
         expect("c2c-any-any", 42.0, "c2c-same-l3-hit", PMUCAL_FITS);
         expect("c2c-other-package-write", 200.0, "c2c-other-package-write", PMUCAL_FITS);
-        /* cycles: 450 cycles at 3 GHz = 150 ns */
-        assert_int_equal(pmucal_numa_classify_cycles(t, nm, 450.0, &m[0]), PMUCAL_OK);
+        /* core cycles: 450 cycles at 3 GHz = 150 ns */
+        assert_int_equal(pmucal_numa_classify(t, nm, 450.0, PMUCAL_UNIT_CORE, &m[0]), PMUCAL_OK);
         assert_string_equal(m[0].bucket, "DRAM-remote-1hop");
-        assert_int_equal(pmucal_numa_classify_source_cycles(t, nm, "c2c-remote-hit", 450.0, &m[0]),
+        assert_int_equal(pmucal_numa_classify_source(t, nm, "c2c-remote-hit", 450.0,
+                                                     PMUCAL_UNIT_CORE, &m[0]),
                          PMUCAL_OK);
         assert_string_equal(m[0].bucket, "c2c-other-package-hit");
         assert_int_equal(m[0].fit, PMUCAL_FITS);
         /* bad sources and latencies */
-        assert_int_equal(pmucal_numa_classify_source_ns(t, nm, "L4", 10, &m[0]), PMUCAL_E_ARG);
-        assert_int_equal(pmucal_numa_classify_source_ns(t, nm, "c2c-smt-hit", 10, &m[0]), PMUCAL_E_ARG);
-        assert_int_equal(pmucal_numa_classify_source_ns(t, nm, "c2c-", 10, &m[0]), PMUCAL_E_ARG);
+        assert_int_equal(pmucal_numa_classify_source_ns(t, nm, "L4", 10, &m[0]),
+                         PMUCAL_E_NO_BUCKET);
+        assert_int_equal(pmucal_numa_classify_source_ns(t, nm, "c2c-smt-hit", 10, &m[0]),
+                         PMUCAL_E_NO_BUCKET);
+        assert_int_equal(pmucal_numa_classify_source_ns(t, nm, "c2c-", 10, &m[0]),
+                         PMUCAL_E_UNKNOWN_SOURCE);
         assert_int_equal(pmucal_numa_classify_source_ns(t, nm, "dram-remote-9hop", 10, &m[0]),
-                         PMUCAL_E_ARG);
+                         PMUCAL_E_NO_BUCKET);
         assert_int_equal(pmucal_numa_classify_ns(t, nm, NAN, &m[0]), PMUCAL_E_RANGE);
         assert_int_equal(pmucal_numa_classify_ns(t, nm, -1, &m[0]), PMUCAL_E_RANGE);
         assert_int_equal(pmucal_numa_classify_ns(NULL, nm, 1, &m[0]), PMUCAL_E_ARG);
@@ -354,13 +358,13 @@ static void test_classify(void **state)
         pmucal_numa_free(nm);
         rep_buf_free(&b);
 
-        /* no sections: "dram" is the table's DRAM, C2C sources have no bucket */
+        /* no sections: DRAM and C2C sources by latency alone */
         write_table(&b, false, false);
         load_both(&b);
         expect("dram", 100.0, "DRAM", PMUCAL_FITS);
+        expect("dram-remote", 300.0, "DRAM", PMUCAL_FITS);
         expect(NULL, 300.0, "DRAM", PMUCAL_FITS);
-        assert_int_equal(pmucal_numa_classify_source_ns(t, nm, "c2c-any-hitm", 10, &m[0]),
-                         PMUCAL_E_ARG);
+        expect("c2c-any-hitm", 100.0, "DRAM", PMUCAL_FITS);
         pmucal_table_free(t);
         pmucal_numa_free(nm);
         rep_buf_free(&b);

@@ -11,24 +11,43 @@
  *     pmucal_table_load(path, &t, err, sizeof(err));
  *     pmucal_numa_load(path, &n, err, sizeof(err));          // a table without the sections
  *                                                           // loads with has_numa/has_c2c false
- *     pmucal_numa_classify_ns(t, n, 182.0, &m);              // m.bucket "DRAM-remote-1hop"
+ *     pmucal_numa_classify(t, n, 182.0, PMUCAL_UNIT_NS, &m);  // m.bucket "DRAM-remote-1hop"
  *     pmucal_numa_classify_source_ns(t, n, "c2c-remote-hitm", 182.0, &m);
  *     // m.bucket "c2c-other-package-hitm", m.fit PMUCAL_FITS (or FASTER / SLOWER)
  *
  * A latency alone cannot tell a HITM from a DRAM access of the same cost: classification by
  * latency uses the levels and the DRAM levels only; the C2C buckets come with a data source
- * (IBS "DataSrc", PEBS "data source": the caller maps its encoding to the source names
- * below), or from pmucal_numa_candidates_ns, which lists every bucket a latency fits.
+ * (pmucal_source_perf_data_src and pmucal_source_ibs in <pmucal/source.h> map PEBS and IBS
+ * encodings to the names below), or from pmucal_numa_candidates_ns, which lists every bucket
+ * a latency fits.
+ *
+ * By latency: the cache levels by the table's bucket bounds, exactly as
+ * pmucal_table_classify (the last level too when it is a cache or "flat", up to its
+ * ceiling); then the DRAM levels by their bounds, nearest first. Without DRAM levels a
+ * latency above the table's last level is that level (DRAM), or PMUCAL_BUCKET_BEYOND above
+ * a cache's ceiling (pmucal_table_classify's PMUCAL_LEVEL_BEYOND).
  *
  * Sources (case-sensitive):
- *   a level name of the table ("L1", "L2", "L3", "DRAM", ...)
- *   "dram"                 local DRAM: DRAM-local, or the table's last level without "numa"
- *   "dram-local", "DRAM-local", "DRAM-remote-<k>hop", "dram-remote-<k>hop"
+ *   a level name ("L1".."L9", "DRAM", "flat", or any name of the table's levels)
+ *   "lfb"                  a hit in a line fill buffer / miss address buffer: a load that
+ *                          found a miss to its line in flight and waited for the rest of it;
+ *                          bucket "LFB", range 0 up to the slowest memory bucket, no median
+ *                          (p50_ns NaN)
+ *   "dram", "dram-local", "DRAM-local"     local DRAM
+ *   "DRAM-remote-<k>hop", "dram-remote-<k>hop"  (k 1..99)
  *   "dram-remote"          remote DRAM, distance unknown (IBS, PEBS): the remote level the
  *                          latency fits best
  *   "c2c-<topology>-<kind>" topology "smt", "same-l3", "other-l3", "other-package", or
  *                          "local" (any of the first three), "remote" (= other-package),
  *                          "any"; kind "hit", "hitm", "write" or "any"; the best fit among them
+ * Anything else is PMUCAL_E_UNKNOWN_SOURCE. A known source the table has no bucket for ("L3"
+ * on a two-level table, "DRAM-remote-2hop" with one remote distance, "c2c-smt-hit" when no
+ * SMT pair was measured) is PMUCAL_E_NO_BUCKET.
+ *
+ * The one fallback rule: a source whose section the table lacks (DRAM sources on a table
+ * without measured DRAM levels, "numa"; C2C sources without measured C2C classes, "c2c") is
+ * sorted by its latency alone, as pmucal_numa_classify_ns does: "dram-local" on a table
+ * without "numa" is its DRAM level for a DRAM latency. Check has_numa / has_c2c to tell.
  *
  * Fit ranges (all in ns): a cache level's range is its bucket of the table (previous bound,
  * upper bound]; a DRAM level's is [p10 / 1.5, p90 x 1.5 x L], where L (>= 1) is the largest
@@ -55,6 +74,7 @@ extern "C" {
 #define PMUCAL_LOADED_MAX_CURVES 17
 #define PMUCAL_LOADED_MAX_POINTS 16
 #define PMUCAL_FIT_SLACK        1.5  /* see the fit ranges above */
+#define PMUCAL_BUCKET_BEYOND    "beyond" /* above the last cache level's ceiling */
 
 struct pmucal_dram_level {
         char               name[32];      /* "DRAM-local", "DRAM-remote-1hop", ... */
@@ -132,31 +152,35 @@ PMUCAL_API enum pmucal_err pmucal_numa_load_buf(const char *buf, size_t len, con
                                      struct pmucal_numa **out, char *err, size_t errlen);
 PMUCAL_API void pmucal_numa_free(struct pmucal_numa *n);
 
-/** The bucket of a latency of @p ns nanoseconds from the levels of @p t, with the table's
- *  last level split into the DRAM levels of @p n (when @p n has them). PMUCAL_E_ARG for
- *  NULL, PMUCAL_E_RANGE for NaN, infinite or negative, PMUCAL_E_NO_RATIO when @p t has no ns
- *  figures. */
+/** The bucket of a latency of @p ns nanoseconds by latency alone (see above). PMUCAL_E_ARG
+ *  for NULL, PMUCAL_E_RANGE for NaN, infinite or negative, PMUCAL_E_NO_RATIO when @p t has
+ *  neither ns figures nor a TSC rate to convert its cycles. */
 PMUCAL_API enum pmucal_err pmucal_numa_classify_ns(const struct pmucal_table *t,
                                                    const struct pmucal_numa *n, double ns,
                                                    struct pmucal_match *out);
 
 /** The bucket of data source @p source (see the list above) and how @p ns fits it.
- *  PMUCAL_E_ARG for an unknown source or one the table has no bucket for (a C2C source
- *  without "c2c", "L3" on a two-level table). */
+ *  PMUCAL_E_UNKNOWN_SOURCE for a name not in the list, PMUCAL_E_NO_BUCKET for a source the
+ *  table has no bucket for, PMUCAL_E_RANGE, PMUCAL_E_NO_RATIO as above; checked in that
+ *  order after PMUCAL_E_ARG (NULL). */
 PMUCAL_API enum pmucal_err pmucal_numa_classify_source_ns(const struct pmucal_table *t,
                                                const struct pmucal_numa *n, const char *source,
                                                double ns, struct pmucal_match *out);
 
-/** As the _ns functions for a latency in the unit of the table's own figures (its
- *  method.clock: PMUCAL_UNIT_TABLE), converted to ns as pmucal_table_convert does;
- *  PMUCAL_E_NO_RATIO when the table cannot. */
-PMUCAL_API enum pmucal_err pmucal_numa_classify_cycles(const struct pmucal_table *t,
-                                            const struct pmucal_numa *n, double cycles,
-                                            struct pmucal_match *out);
-PMUCAL_API enum pmucal_err pmucal_numa_classify_source_cycles(const struct pmucal_table *t,
-                                                   const struct pmucal_numa *n,
-                                                   const char *source, double cycles,
-                                                   struct pmucal_match *out);
+/** As the _ns functions (library 1.2) for a latency in @p unit (TSC ticks, core cycles, ns, or
+ *  PMUCAL_UNIT_TABLE: the table's own clock, its method.clock), converted to ns as
+ *  pmucal_table_convert does; PMUCAL_E_NO_RATIO when the table cannot (core cycles without a
+ *  core:TSC ratio: see pmucal_table_set_core_ratio). They replace 1.1's
+ *  pmucal_numa_classify_cycles and pmucal_numa_classify_source_cycles, which took the unit
+ *  from the table (docs/libpmucal.md, "Compatibility"). */
+PMUCAL_API enum pmucal_err pmucal_numa_classify(const struct pmucal_table *t,
+                                                const struct pmucal_numa *n, double latency,
+                                                enum pmucal_unit unit, struct pmucal_match *out);
+PMUCAL_API enum pmucal_err pmucal_numa_classify_source(const struct pmucal_table *t,
+                                                       const struct pmucal_numa *n,
+                                                       const char *source, double latency,
+                                                       enum pmucal_unit unit,
+                                                       struct pmucal_match *out);
 
 /** Every bucket (levels, DRAM levels, C2C) whose fit range holds @p ns, fastest median
  *  first; writes at most @p max and returns how many fit (0 on bad arguments). */

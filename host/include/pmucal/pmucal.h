@@ -35,7 +35,7 @@ extern "C" {
 /* The library's version at build time (semantic versioning: the major changes only when the
  * API or ABI breaks; the minor when functions or appended fields are added). */
 #define PMUCAL_VERSION_MAJOR 1
-#define PMUCAL_VERSION_MINOR 1
+#define PMUCAL_VERSION_MINOR 2
 #define PMUCAL_VERSION_PATCH 0
 #define PMUCAL_VERSION_NUMBER \
         (PMUCAL_VERSION_MAJOR * 10000 + PMUCAL_VERSION_MINOR * 100 + PMUCAL_VERSION_PATCH)
@@ -68,6 +68,12 @@ enum pmucal_err {
         PMUCAL_E_NO_RATIO, /* the table cannot convert that unit: it has no measured core:TSC
                               ratio (core cycles against TSC figures), or no ns figures */
         PMUCAL_E_NO_CURVE, /* a TLB table has no curve for that side and page size */
+        /* library 1.2 */
+        PMUCAL_E_UNKNOWN_SOURCE, /* a data source name or encoding pmucal has no source for
+                                    (a typo, or an IBS/PEBS encoding of I/O, uncached or
+                                    persistent memory) */
+        PMUCAL_E_NO_BUCKET,      /* a known source the table has no bucket for ("L3" on a
+                                    two-level table, "DRAM-remote-2hop" on a 2-node table) */
 };
 
 /** A batch classifier's result for a latency that is NaN, infinite or negative. */

@@ -1,0 +1,203 @@
+/** @file Unit tests for libpmucal's bucket classifier (host/libpmucal_numa_classify.c) on the
+ *  corpus tables: a quick-profile table (last level L3, flag no_dram) with DRAM levels keeps
+ *  its cache levels and puts DRAM after them, agreeing with pmucal_table_classify on every
+ *  level below DRAM; the one fallback rule for a source whose section a table lacks; distinct
+ *  errors for an unknown source and a missing bucket; the unit-explicit entry points.
+ *  Run from the repository root (the corpus is tests/corpus/table/). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "host/include/pmucal/numa.h"
+
+#define CORPUS "tests/corpus/table/"
+
+static struct pmucal_table *t;
+static struct pmucal_numa  *nm;
+
+static void load(const char *name)
+{
+        char path[256], err[512];
+
+        snprintf(path, sizeof(path), CORPUS "%s", name);
+        if (pmucal_table_load(path, &t, err, sizeof(err)) != PMUCAL_OK ||
+            pmucal_numa_load(path, &nm, err, sizeof(err)) != PMUCAL_OK)
+                fail_msg("%s", err);
+}
+
+static void unload(void)
+{
+        pmucal_table_free(t);
+        pmucal_numa_free(nm);
+        t  = NULL;
+        nm = NULL;
+}
+
+/* { source (NULL: by latency), ns, result, bucket, fit } */
+struct bcase {
+        const char     *source;
+        double          ns;
+        enum pmucal_err want;
+        const char     *bucket;
+        enum pmucal_fit fit;
+};
+
+static void run_cases(const struct bcase *c, size_t n)
+{
+        for (size_t i = 0; i < n; i++) {
+                struct pmucal_match m = { 0 };
+                enum pmucal_err     e = c[i].source
+                                                ? pmucal_numa_classify_source_ns(t, nm, c[i].source, c[i].ns, &m)
+                                                : pmucal_numa_classify_ns(t, nm, c[i].ns, &m);
+                if (e != c[i].want)
+                        fail_msg("case %zu (%s %g): %s, want %s", i, c[i].source ? c[i].source : "-",
+                                 c[i].ns, pmucal_strerror(e), pmucal_strerror(c[i].want));
+                if (e == PMUCAL_OK && (strcmp(m.bucket, c[i].bucket) || m.fit != c[i].fit))
+                        fail_msg("case %zu (%s %g): %s fit %d, want %s fit %d", i,
+                                 c[i].source ? c[i].source : "-", c[i].ns, m.bucket, m.fit,
+                                 c[i].bucket, c[i].fit);
+        }
+}
+
+/* quick-numa.json: numa-c2c.json's levels up to L3 (ns p50 1.34, 4.69, 16.75; bounds 2.518,
+ * 8.904; L3 p90 17.338, so its ceiling is 1.3 x 17.338 = 22.54) with flag no_dram, and its
+ * DRAM levels (local p50 100, upper 126.445; 1hop p50 153, upper 191.897; 2hop p50 224.4). */
+static void test_quick_profile_keeps_caches(void **state)
+{
+        static const struct bcase c[] = {
+                { NULL, 1.0, PMUCAL_OK, "L1", PMUCAL_FITS },
+                { NULL, 2.518, PMUCAL_OK, "L1", PMUCAL_FITS },      /* bounds are inclusive */
+                { NULL, 5.0, PMUCAL_OK, "L2", PMUCAL_FITS },
+                { NULL, 16.75, PMUCAL_OK, "L3", PMUCAL_FITS },      /* the last cache stays */
+                { NULL, 22.5, PMUCAL_OK, "L3", PMUCAL_FITS },
+                { NULL, 22.6, PMUCAL_OK, "DRAM-local", PMUCAL_FASTER },
+                { NULL, 100.0, PMUCAL_OK, "DRAM-local", PMUCAL_FITS },
+                { NULL, 153.0, PMUCAL_OK, "DRAM-remote-1hop", PMUCAL_FITS },
+                { NULL, 224.4, PMUCAL_OK, "DRAM-remote-2hop", PMUCAL_FITS },
+                { "L3", 16.0, PMUCAL_OK, "L3", PMUCAL_FITS },
+                { "dram-local", 100.0, PMUCAL_OK, "DRAM-local", PMUCAL_FITS },
+                { "DRAM", 100.0, PMUCAL_E_NO_BUCKET, NULL, 0 },     /* no DRAM level */
+                { "L4", 100.0, PMUCAL_E_NO_BUCKET, NULL, 0 },
+                { "lfb", 50.0, PMUCAL_OK, "LFB", PMUCAL_FITS },
+                { "l3", 16.0, PMUCAL_E_UNKNOWN_SOURCE, NULL, 0 },   /* names are case-sensitive */
+                { "dram-remote-0hop", 1.0, PMUCAL_E_UNKNOWN_SOURCE, NULL, 0 },
+                { "c2c-same-l3-hitmm", 1.0, PMUCAL_E_UNKNOWN_SOURCE, NULL, 0 },
+                { "c2c-near-hitm", 1.0, PMUCAL_E_UNKNOWN_SOURCE, NULL, 0 },
+        };
+        (void)state;
+        load("quick-numa.json");
+        assert_true(nm->has_numa);
+        run_cases(c, sizeof(c) / sizeof(c[0]));
+        unload();
+}
+
+/* Every latency pmucal_table_classify puts below DRAM gets the same level by latency. */
+static void test_agrees_with_table_classify(void **state)
+{
+        static const char *const files[] = { "quick-numa.json", "numa-c2c.json", "zen4-kvm.json",
+                                             "flat-tcg.json", "core-sets.json" };
+        (void)state;
+        for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+                load(files[f]);
+                for (double ns = 0; ns < 400; ns = ns * 1.01 + 0.01) {
+                        struct pmucal_match m;
+                        int                 lvl;
+                        if (pmucal_table_classify(t, ns, PMUCAL_UNIT_NS, &lvl) != PMUCAL_OK)
+                                fail_msg("%s %g", files[f], ns);
+                        assert_int_equal(pmucal_numa_classify_ns(t, nm, ns, &m), PMUCAL_OK);
+                        if (lvl >= 0 && (size_t)lvl + 1 < t->n_levels)
+                                assert_string_equal(m.bucket, t->levels[lvl].name);
+                        else if (lvl >= 0 && t->levels[lvl].has_ceiling)
+                                assert_string_equal(m.bucket, t->levels[lvl].name);
+                        else if (lvl == PMUCAL_LEVEL_BEYOND && !nm->has_numa)
+                                assert_string_equal(m.bucket, PMUCAL_BUCKET_BEYOND);
+                        else if (nm->has_numa)
+                                assert_memory_equal(m.bucket, "DRAM-", 5);
+                        else
+                                assert_string_equal(m.bucket, t->levels[t->n_levels - 1].name);
+                }
+                unload();
+        }
+}
+
+/* zen4-kvm.json has no "numa" and no "c2c": DRAM and C2C sources by latency alone. */
+static void test_fallback_without_sections(void **state)
+{
+        static const struct bcase c[] = {
+                { "dram-local", 80.0, PMUCAL_OK, "DRAM", PMUCAL_FITS },
+                { "dram", 80.0, PMUCAL_OK, "DRAM", PMUCAL_FITS },
+                { "dram-remote", 200.0, PMUCAL_OK, "DRAM", PMUCAL_FITS },
+                { "DRAM-remote-2hop", 200.0, PMUCAL_OK, "DRAM", PMUCAL_FITS },
+                { "c2c-remote-hitm", 200.0, PMUCAL_OK, "DRAM", PMUCAL_FITS },
+                { "c2c-any-any", 1.0, PMUCAL_OK, "L1", PMUCAL_FITS },
+                { "DRAM", 80.0, PMUCAL_OK, "DRAM", PMUCAL_FITS },
+                { "L4", 80.0, PMUCAL_E_NO_BUCKET, NULL, 0 },
+                { "dram-far", 80.0, PMUCAL_E_UNKNOWN_SOURCE, NULL, 0 },
+                { "dram-local", -1, PMUCAL_E_RANGE, NULL, 0 },
+                { "dram-typo", -1, PMUCAL_E_UNKNOWN_SOURCE, NULL, 0 }, /* the name comes first */
+        };
+        (void)state;
+        load("zen4-kvm.json");
+        assert_false(nm->has_numa || nm->has_c2c);
+        run_cases(c, sizeof(c) / sizeof(c[0]));
+        unload();
+        /* flat-tcg.json: one level with a ceiling; above it "beyond" */
+        load("flat-tcg.json");
+        {
+                struct pmucal_match m;
+                assert_int_equal(pmucal_numa_classify_ns(t, nm, 1e6, &m), PMUCAL_OK);
+                assert_string_equal(m.bucket, "beyond");
+                assert_int_equal(m.fit, PMUCAL_SLOWER);
+                assert_int_equal(pmucal_numa_classify_source_ns(t, nm, "dram", 1e6, &m), PMUCAL_OK);
+                assert_string_equal(m.bucket, "beyond");
+        }
+        unload();
+}
+
+/* numa-c2c.json (clock pmu-core-cycles, core 3 GHz, TSC 2 GHz): units are explicit. */
+static void test_units(void **state)
+{
+        struct pmucal_match m;
+        (void)state;
+        load("numa-c2c.json");
+        assert_int_equal(pmucal_numa_classify(t, nm, 450.0, PMUCAL_UNIT_CORE, &m), PMUCAL_OK);
+        assert_string_equal(m.bucket, "DRAM-remote-1hop");           /* 150 ns */
+        assert_int_equal(pmucal_numa_classify(t, nm, 300.0, PMUCAL_UNIT_TSC, &m), PMUCAL_OK);
+        assert_string_equal(m.bucket, "DRAM-remote-1hop");           /* 150 ns */
+        assert_int_equal(pmucal_numa_classify(t, nm, 150.0, PMUCAL_UNIT_NS, &m), PMUCAL_OK);
+        assert_string_equal(m.bucket, "DRAM-remote-1hop");
+        assert_int_equal(pmucal_numa_classify(t, nm, 1, (enum pmucal_unit)9, &m), PMUCAL_E_ARG);
+        assert_int_equal(pmucal_numa_classify(t, nm, NAN, PMUCAL_UNIT_NS, &m), PMUCAL_E_RANGE);
+        assert_int_equal(pmucal_numa_classify(t, nm, INFINITY, PMUCAL_UNIT_CORE, &m), PMUCAL_E_RANGE);
+        assert_int_equal(pmucal_numa_classify_source(t, nm, "c2c-remote-hitm", 540.0,
+                                                     PMUCAL_UNIT_CORE, &m), PMUCAL_OK);
+        assert_string_equal(m.bucket, "c2c-other-package-hitm");
+        assert_int_equal(pmucal_numa_classify_source(t, nm, "nope", 1, PMUCAL_UNIT_CORE, &m),
+                         PMUCAL_E_UNKNOWN_SOURCE);
+        assert_int_equal(pmucal_numa_classify_source(t, nm, "c2c-smt-hitm", 1, PMUCAL_UNIT_CORE, &m),
+                         PMUCAL_E_NO_BUCKET);
+        unload();
+        /* a TSC table without a core clock cannot take core cycles */
+        load("zen4-kvm.json");
+        assert_int_equal(pmucal_numa_classify(t, nm, 100, PMUCAL_UNIT_CORE, &m), PMUCAL_E_NO_RATIO);
+        assert_int_equal(pmucal_numa_classify(t, nm, 100, PMUCAL_UNIT_TSC, &m), PMUCAL_OK);
+        unload();
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_quick_profile_keeps_caches),
+                cmocka_unit_test(test_agrees_with_table_classify),
+                cmocka_unit_test(test_fallback_without_sections),
+                cmocka_unit_test(test_units),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
