@@ -2,7 +2,8 @@
 
     import pmucal
     t = pmucal.load_latency_table("latency-table.json")   # raises pmucal.TableError
-    t.classify_cycles(37.5).name                           # "L3" (or "beyond": pmucal.BEYOND)
+    t.classify(37.5, "tsc").name                           # "L3" (or "beyond": pmucal.BEYOND)
+    t.classify_batch([12.0, 37.5, -1], "ns")               # [1, 2, pmucal.LEVEL_INVALID]
     t.to_dicts()                                           # one dict per level
     tlb = pmucal.load_tlb_table("tlb-table.json")
     tlb.classify("dtlb", 4096, 23.0)                       # "walk" (a further walk: "walk2")
@@ -10,17 +11,22 @@
     n = pmucal.load_numa("latency-table.json")             # 1.3: DRAM by distance, C2C
     pmucal.classify_source(t, n, "c2c-remote-hitm", 180.0).bucket   # "c2c-other-package-hitm"
 
+Every error is a pmucal.Error (= TableError, a ValueError) whose kind names libpmucal's enum
+pmucal_err for the same input: "range" for a NaN, infinite or negative latency, "no_ratio",
+"unknown_source", "no_bucket", "arg", and the loaders' "io", "syntax", "kind", "version",
+"schema". Nothing returns None for an error.
+
 The loaders accept and reject exactly what libpmucal accepts and rejects (the repository's tests
 compare them on the same fixtures); schema versions follow the one rule of every pmucal schema
 (pmucal.schema_version).
 """
-from .errors import TableError, schema_version
-from .table import BEYOND, CoreSet, LatencyTable, Level, Stat, load_latency_table, loads_latency_table
+from .errors import Error, TableError, schema_version
+from .table import BEYOND, LEVEL_BEYOND, LEVEL_INVALID, CoreSet, LatencyTable, Level, Stat, load_latency_table, loads_latency_table
 from .tlb import TlbClass, TlbCurve, TlbTable, load_tlb_table, loads_tlb_table
 from .numa import Match, Numa, classify, classify_source, load_numa, loads_numa
 
-__version__ = "1.2.0"
-__all__ = ["TableError", "schema_version", "BEYOND", "CoreSet", "LatencyTable", "Level", "Stat", "load_latency_table",
+__version__ = "1.3.0"
+__all__ = ["Error", "TableError", "LEVEL_BEYOND", "LEVEL_INVALID", "schema_version", "BEYOND", "CoreSet", "LatencyTable", "Level", "Stat", "load_latency_table",
            "loads_latency_table", "TlbClass", "TlbCurve", "TlbTable", "load_tlb_table",
            "loads_tlb_table", "Match", "Numa", "classify", "classify_source", "load_numa",
            "loads_numa"]

@@ -2,19 +2,26 @@
 import re
 
 
-class TableError(Exception):
-    """A table that cannot be used. kind is what libpmucal's enum pmucal_err says:
+class TableError(ValueError):
+    """Every error of the reader (pmucal.Error is the same class). kind is what libpmucal's
+    enum pmucal_err says, for the same input:
     "io" (cannot read, or over 16 MiB), "syntax" (not JSON; the message has line:column), "kind"
     (not this kind of table: another schema name, none, or a top level that is not an object --
     try the other loader), "version" (a malformed version, or another major version), "schema"
     (a field is missing, of the wrong type, out of range or against the table's meaning; the
-    message has its JSON path), "no_ratio" (classify: the table cannot give bounds in the unit
-    asked for: no measured core:TSC ratio, or no TSC rate)."""
+    message has its JSON path), "no_ratio" (classify, convert: the table cannot give that unit:
+    no core:TSC ratio, or no TSC rate), "arg" (a unit or argument that is not one of the
+    documented values), "range" (a latency that is NaN, infinite or negative), "no_curve" (a
+    TLB table without that curve), "unknown_source" (a data source name or encoding pmucal has
+    no source for), "no_bucket" (a known source the table has no bucket for)."""
 
     def __init__(self, kind, message):
         super().__init__(message)
         self.kind = kind
         self.message = message
+
+
+Error = TableError
 
 
 MAX_FILE = 16 << 20  # bytes: libpmucal's PMUCAL_MAX_FILE

@@ -4,15 +4,17 @@ of libpmucal's pmucal_numa_classify_ns() / pmucal_numa_classify_source_ns()
 (host/libpmucal_numa_classify.c): same buckets, same fit ranges, same best fit.
 
     t = pmucal.load_latency_table(path); n = pmucal.load_numa(path)
-    pmucal.classify_source(t, n, "dram-remote", 150.0)   # Match("DRAM-remote-1hop", "fits", ...)
+    pmucal.classify_source(t, n, "dram-remote", 150.0)          # Match("DRAM-remote-1hop", "fits", ...)
+    pmucal.classify(t, n, 450.0, "core").bucket                 # 150 ns at 3 GHz
 """
 import math
+import re
 from dataclasses import dataclass, field
 from typing import List, Optional
 
 from . import _json
 from .errors import TableError, read_table_file, schema_version
-from .table import MAJOR, SCHEMA_PREFIX, STAT_KEYS, Stat
+from .table import MAJOR, SCHEMA_PREFIX, STAT_KEYS, UNITS, Stat, _latency
 
 SLACK = 1.5   # PMUCAL_FIT_SLACK
 FITS, FASTER, SLOWER = "fits", "faster", "slower"
@@ -83,9 +85,17 @@ def _load_factor(curves):
 
 
 def loads_numa(data, name="<buffer>"):
-    """The remote sections of the latency table in @data (absent sections: empty lists)."""
+    """The remote sections of the latency table in @data (absent sections: empty lists).
+    Raises TableError with libpmucal's kinds: "kind" for another document (a numa-matrix.json,
+    a TLB table), "version" for a malformed version or another major."""
     root = _json.parse(data, name)
-    v = schema_version(root.get("schema") if isinstance(root, dict) else None, SCHEMA_PREFIX)
+    s = root.get("schema") if isinstance(root, dict) else None
+    if not isinstance(s, str):
+        raise TableError("kind", "%s: not a pmucal latency table (no schema string)" % name)
+    if not s.startswith(SCHEMA_PREFIX):
+        raise TableError("kind", '%s: not a pmucal latency table: schema "%s" is not %sMAJOR[.MINOR]'
+                         % (name, s, SCHEMA_PREFIX))
+    v = schema_version(s, SCHEMA_PREFIX)
     if v is None or v[0] != MAJOR:
         raise TableError("version", "%s: not a pmucal latency table of major version %d" % (name, MAJOR))
     n = Numa()
@@ -117,12 +127,18 @@ def load_numa(path):
     return loads_numa(read_table_file(path), path)
 
 
-# ---- buckets ---------------------------------------------------------------------------------
+# ---- buckets ----------------------------------------------------------------------------------
+
+BEYOND_BUCKET = "beyond"   # PMUCAL_BUCKET_BEYOND
+_TOPOS = ("smt", "same-l3", "other-l3", "other-package", "local", "remote", "any")
+_KINDS = ("hit", "hitm", "write", "any")
+_HOP = re.compile(r"remote-[1-9][0-9]?hop")
+
 
 @dataclass
 class _Bucket:
     name: str
-    kind: str                 # "level", "last", "dram", "c2c"
+    kind: str                 # "level", "last", "dram", "c2c", "lfb"
     p50: float
     lo: float
     hi: float
@@ -132,24 +148,36 @@ class _Bucket:
     ckind: str = ""
 
 
-def _buckets(t, n):
-    if not t.levels or t.levels[0].ns is None:
-        raise TableError("schema", "the table has no ns figures")
-    out, below = [], 0.0
-    for i, lv in enumerate(t.levels):
-        last = i + 1 == len(t.levels)
-        out.append(_Bucket(lv.name, "last" if last else "level", lv.ns.p50, below,
-                           math.inf if last else lv.upper_ns, None if last else lv.upper_ns))
-        below = lv.upper_ns or 0.0
-    dram = [d for d in (n.dram if n else []) if d.ns is not None]
-    for d in dram:
-        out.append(_Bucket(d.name, "dram", d.ns.p50, d.ns.p10 / SLACK,
-                           d.ns.p90 * SLACK * n.load_factor, d.upper_ns, d.cls))
-    for k in (n.c2c if n else []):
-        if k.ns is not None:
-            out.append(_Bucket("c2c-%s-%s" % (k.topology, k.kind), "c2c", k.ns.p50,
-                               k.ns.p10 / SLACK, k.ns.p90 * SLACK, topology=k.topology, ckind=k.kind))
-    return out, bool(dram)
+class _Buckets:
+    def __init__(self, t, n):
+        upper, ceiling = t.bounds("ns")           # pmucal_table_classify's bounds in ns
+        self.ceiling = ceiling
+        self.b, below = [], 0.0
+        for i, lv in enumerate(t.levels):
+            last = i + 1 == len(t.levels)
+            p50 = lv.ns.p50 if lv.ns is not None else t.convert(lv.cycles.p50, "table", "ns")
+            hi = (ceiling if ceiling is not None else math.inf) if last else upper[i]
+            self.b.append(_Bucket(lv.name, "last" if last else "level", p50, below, hi,
+                                  None if last else upper[i]))
+            below = 0.0 if last else upper[i]
+        self.n_levels = len(self.b)
+        self.dram_levels = self.c2c = False
+        for d in (n.dram if n else []):
+            if d.ns is not None:
+                self.b.append(_Bucket(d.name, "dram", d.ns.p50, d.ns.p10 / SLACK,
+                                      d.ns.p90 * SLACK * n.load_factor, d.upper_ns, d.cls))
+                self.dram_levels = True
+        for k in (n.c2c if n else []):
+            if k.ns is not None:
+                self.b.append(_Bucket("c2c-%s-%s" % (k.topology, k.kind), "c2c", k.ns.p50,
+                                      k.ns.p10 / SLACK, k.ns.p90 * SLACK, topology=k.topology,
+                                      ckind=k.kind))
+                self.c2c = True
+        hi = self.b[self.n_levels - 1].hi
+        for x in self.b[self.n_levels:]:
+            if x.kind == "dram" and x.hi > hi:
+                hi = x.hi
+        self.b.append(_Bucket("LFB", "lfb", math.nan, 0.0, hi))
 
 
 def _match(b, ns):
@@ -160,37 +188,70 @@ def _match(b, ns):
     return Match(b.name, fit, b.lo, b.hi, b.p50)
 
 
-def _check(ns):
-    if ns is None or isinstance(ns, bool) or not math.isfinite(ns) or ns < 0:
-        raise ValueError("latency must be a finite number >= 0")
-
-
-def classify(t, n, ns):
-    """The bucket of latency @ns: the cache levels by the table's bounds, then the DRAM levels
-    by theirs (ordered by median), else the table's last level."""
-    _check(ns)
-    bs, _ = _buckets(t, n)
-    for b in bs:
-        if b.kind == "level" and ns <= b.upper:
+def _by_latency(s, ns):
+    for b in s.b[:s.n_levels - 1]:
+        if ns <= b.upper:
             return _match(b, ns)
-    dram = sorted((b for b in bs if b.kind == "dram"), key=lambda b: b.p50)
+    last = s.b[s.n_levels - 1]
+    if s.ceiling is not None and ns <= s.ceiling:
+        return _match(last, ns)
+    dram = sorted((b for b in s.b if b.kind == "dram"), key=lambda b: b.p50)
     for i, b in enumerate(dram):
         if i + 1 == len(dram) or (b.upper is not None and ns <= b.upper):
             return _match(b, ns)
-    return _match(next(b for b in bs if b.kind == "last"), ns)
+    m = _match(last, ns)
+    if s.ceiling is not None:
+        m.bucket, m.fit = BEYOND_BUCKET, SLOWER
+    return m
 
 
-def _wants(b, src, dram_levels):
-    if b.kind in ("level", "last"):
-        return src == b.name or (b.kind == "last" and not dram_levels and src == "dram")
-    if b.kind == "dram":
-        return (src == b.name or (src in ("dram", "dram-local") and b.cls == 0) or
-                (src.startswith("dram-") and src[5:] == b.name[5:]) or
-                (src == "dram-remote" and b.cls > 0))
-    if not src.startswith("c2c-") or "-" not in src[4:]:
-        return False
-    topo, kind = src[4:].rsplit("-", 1)
-    if not topo or kind not in ("any", b.ckind):
+def _to_ns(t, latency, unit):
+    if unit not in UNITS:
+        raise TableError("arg", "unit %r is not one of %s" % (unit, ", ".join(UNITS)))
+    v = _latency(latency)
+    return v if unit == "ns" else t.convert(v, unit, "ns")
+
+
+def classify(t, n, latency, unit="ns"):
+    """The bucket of a latency in @unit ("ns", "tsc", "core", or "table": the table's own
+    clock) by latency alone, as pmucal_numa_classify(): the cache levels by the table's bounds
+    (the last one up to its ceiling when it is a cache), then the DRAM levels by theirs; without
+    DRAM levels the last level, or "beyond" above a cache's ceiling. Raises TableError."""
+    ns = _to_ns(t, latency, unit)
+    return _by_latency(_Buckets(t, n), ns)
+
+
+def _parse_source(t, src):
+    """("level" | "lfb" | "dram" | "c2c", topology, kind) of source name @src, or TableError
+    "unknown_source" (pmucal_numa_classify_source_ns's vocabulary)."""
+    if not isinstance(src, str):
+        raise TableError("arg", "source %r is not a string" % (src,))
+    if any(src == lv.name for lv in t.levels) or re.fullmatch(r"L[1-9]|DRAM|flat", src):
+        return "level", "", ""
+    if src == "lfb":
+        return "lfb", "", ""
+    if src in ("dram", "dram-local", "DRAM-local", "dram-remote") or \
+            (src[:5] in ("dram-", "DRAM-") and _HOP.fullmatch(src[5:])):
+        return "dram", "", ""
+    if src.startswith("c2c-") and "-" in src[4:]:
+        topo, kind = src[4:].rsplit("-", 1)
+        if topo in _TOPOS and kind in _KINDS:
+            return "c2c", topo, kind
+    raise TableError("unknown_source", "unknown data source %r" % src)
+
+
+def _wants(b, src, k):
+    kind, topo, ckind = k
+    if kind == "level":
+        return b.kind in ("level", "last") and src == b.name
+    if kind == "lfb":
+        return b.kind == "lfb"
+    if kind == "dram":
+        return b.kind == "dram" and (
+            src == b.name or (src in ("dram", "dram-local", "DRAM-local") and b.cls == 0) or
+            (src.startswith("dram-") and src[5:] == b.name[5:]) or
+            (src == "dram-remote" and b.cls > 0))
+    if b.kind != "c2c" or ckind not in ("any", b.ckind):
         return False
     return (topo in ("any", b.topology) or (topo == "remote" and b.topology == "other-package") or
             (topo == "local" and b.topology != "other-package"))
@@ -198,16 +259,27 @@ def _wants(b, src, dram_levels):
 
 def _distance(b, ns):
     if b.lo <= ns <= b.hi:
-        return abs(math.log(ns / b.p50 if ns > 0 else 1e-9)) * 1e-6
+        return 0.0 if math.isnan(b.p50) else abs(math.log(ns / b.p50 if ns > 0 else 1e-9)) * 1e-6
     return math.log(b.lo / (ns if ns > 0 else 1e-9)) if ns < b.lo else math.log(ns / b.hi)
 
 
-def classify_source(t, n, source, ns):
-    """The bucket of data source @source (names as in docs/latency-table.md) and how @ns fits
-    it; None when the table has no bucket for that source."""
-    _check(ns)
-    bs, dram_levels = _buckets(t, n)
-    cand = [b for b in bs if _wants(b, source, dram_levels)]
-    if not cand:
-        return None
-    return _match(min(cand, key=lambda b: _distance(b, ns)), ns)
+def classify_source(t, n, source, latency, unit="ns"):
+    """The bucket of data source @source (names as in docs/latency-table.md; "lfb" for a fill /
+    miss buffer hit) and how the latency fits it, as pmucal_numa_classify_source(). A source
+    whose section the table lacks (DRAM sources without DRAM levels, C2C sources without C2C
+    classes) is sorted by latency alone. Raises TableError "unknown_source", "no_bucket",
+    "range", "no_ratio", "arg" in C's order."""
+    k = _parse_source(t, source)
+    ns = _to_ns(t, latency, unit)
+    s = _Buckets(t, n)
+    if (k[0] == "dram" and not s.dram_levels) or (k[0] == "c2c" and not s.c2c):
+        return _by_latency(s, ns)
+    best, best_d = None, math.inf
+    for b in s.b:
+        if _wants(b, source, k):
+            d = _distance(b, ns)
+            if best is None or d < best_d:
+                best, best_d = b, d
+    if best is None:
+        raise TableError("no_bucket", "this table has no bucket for data source %r" % source)
+    return _match(best, ns)

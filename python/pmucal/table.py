@@ -64,6 +64,21 @@ class _Beyond:
 
 
 BEYOND = _Beyond()
+LEVEL_BEYOND = -1    # PMUCAL_LEVEL_BEYOND, in classify_batch's results
+LEVEL_INVALID = -2   # PMUCAL_LEVEL_INVALID
+_NO_CORE = (": no core:TSC ratio; give the core clock the samples ran at "
+            "(LatencyTable.set_core_ratio)")
+
+
+def _latency(v):
+    """@v as C's double: TableError "arg" for what is not a number, "range" for NaN, infinite
+    or negative."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise TableError("arg", "latency %r is not a number" % (v,))
+    v = float(v)
+    if not math.isfinite(v) or v < 0:
+        raise TableError("range", "latency %r is not a finite non-negative number" % v)
+    return v
 
 
 @dataclass
@@ -106,18 +121,6 @@ class LatencyTable:
     def has_flag(self, name):
         return name in self.flags
 
-    def _classify(self, v, ns):
-        if v is None or isinstance(v, bool) or math.isnan(v):
-            return None
-        for lv in self.levels[:-1]:
-            if v <= (lv.upper_ns if ns else lv.upper_cycles):
-                return lv
-        last = self.levels[-1]
-        ceiling = last.ceiling_ns if ns else last.ceiling_cycles
-        if ceiling is not None and v > ceiling:
-            return BEYOND
-        return last
-
     def _rate(self, unit):
         """Ticks per second of @unit as the table knows them (libpmucal's rules); 0 unknown."""
         if unit == "table":
@@ -138,10 +141,11 @@ class LatencyTable:
             self.method.get("clock"), "table")
 
     def convert(self, v, frm, to):
-        """@v from unit @frm to @to with what the table says (pmucal_table_convert); None when
-        it cannot (no measured core:TSC ratio, or no TSC rate)."""
+        """@v from unit @frm to @to with what the table says (pmucal_table_convert). Raises
+        TableError "no_ratio" when it cannot (no core:TSC ratio, or no TSC rate), "arg" for
+        a unit not in UNITS."""
         if frm not in UNITS or to not in UNITS:
-            raise ValueError("unit %r or %r is not one of %s" % (frm, to, ", ".join(UNITS)))
+            raise TableError("arg", "unit %r or %r is not one of %s" % (frm, to, ", ".join(UNITS)))
         if frm == "table" and self.cycles_unit != "table":
             frm = self.cycles_unit
         if to == "table" and self.cycles_unit != "table":
@@ -150,7 +154,8 @@ class LatencyTable:
             return v
         a, b = self._rate(frm), self._rate(to)
         if not a > 0 or not b > 0:
-            return None
+            raise TableError("no_ratio", "this table cannot convert %s to %s%s" % (
+                frm, to, _NO_CORE if "core" in (frm, to) else ""))
         return v / a * b
 
     def bounds(self, unit):
@@ -158,14 +163,12 @@ class LatencyTable:
         bound in @unit where the table gives it, else its cycle bound converted with the
         table's overall ratio. Raises TableError "no_ratio" when a bound cannot be converted."""
         if unit not in UNITS:
-            raise ValueError("unit %r is not one of %s" % (unit, ", ".join(UNITS)))
+            raise TableError("arg", "unit %r is not one of %s" % (unit, ", ".join(UNITS)))
         upper = []
         for lv in self.levels[:-1]:
             b = getattr(lv, _UPPER[unit])
             if b is None:
                 b = self.convert(lv.upper_cycles, "table", unit)
-            if b is None:
-                raise TableError("no_ratio", "this table cannot convert %s" % unit)
             upper.append(b)
         last = self.levels[-1]
         if last.ceiling_cycles is None:
@@ -173,34 +176,46 @@ class LatencyTable:
         own = getattr(last, _FIGS[unit])
         ceiling = CEILING_FACTOR * own.p90 if own is not None else \
             self.convert(last.ceiling_cycles, "table", unit)
-        if ceiling is None:
-            raise TableError("no_ratio", "this table cannot convert %s" % unit)
         return upper, ceiling
 
-    def classify(self, latency, unit="table"):
-        """The level a load latency in @unit ("table": the table's own cycles, "tsc", "core",
-        "ns") belongs to, as pmucal_table_classify: a Level, BEYOND above the last level's
-        ceiling, None for NaN, infinite or negative. Raises TableError "no_ratio" when the
-        table cannot give bounds in @unit."""
+    def classify(self, latency, unit):
+        """The level a load latency in @unit ("tsc", "core", "ns", or "table": the table's own
+        clock, method.clock) belongs to, as pmucal_table_classify: a Level, or BEYOND above the
+        last level's ceiling. Raises TableError "no_ratio" when the table cannot give bounds in
+        @unit, then "range" for NaN, infinite or negative, "arg" for what is not a number."""
         upper, ceiling = self.bounds(unit)
-        if latency is None or isinstance(latency, bool) or not math.isfinite(latency) or latency < 0:
-            return None
+        return self._level(upper, ceiling, _latency(latency))
+
+    def _level(self, upper, ceiling, v):
         for lv, b in zip(self.levels, upper):
-            if latency <= b:
+            if v <= b:
                 return lv
-        if ceiling is not None and latency > ceiling:
+        if ceiling is not None and v > ceiling:
             return BEYOND
         return self.levels[-1]
 
-    def classify_cycles(self, cycles):
-        """The level a load latency of @cycles belongs to: the first whose upper bound is >= it,
-        else the last, or BEYOND above the last level's ceiling when that level is not DRAM;
-        None for NaN (as pmucal_table_classify)."""
-        return self._classify(cycles, False)
-
     def classify_ns(self, ns):
-        """As classify_cycles for nanoseconds; None when the table has no ns figures."""
-        return self._classify(ns, True) if self.has_ns else None
+        """classify(@ns, "ns")."""
+        return self.classify(ns, "ns")
+
+    def classify_batch(self, latencies, unit):
+        """pmucal_table_classify_batch: one int per latency, a level index, LEVEL_BEYOND (-1)
+        or LEVEL_INVALID (-2: NaN, infinite, negative or not a number). Raises TableError only
+        for the unit ("arg", "no_ratio")."""
+        upper, ceiling = self.bounds(unit)
+        last = len(self.levels) - 1
+        out = []
+        for v in latencies:
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+                out.append(LEVEL_INVALID)
+                continue
+            for i, b in enumerate(upper):
+                if v <= b:
+                    out.append(i)
+                    break
+            else:
+                out.append(LEVEL_BEYOND if ceiling is not None and v > ceiling else last)
+        return out
 
     def to_dicts(self):
         """One plain dict per level, fastest first (cycles and ns flattened: cycles_p50, ...)."""

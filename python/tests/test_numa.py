@@ -35,7 +35,9 @@ def test_reads_the_sections():
 def test_without_sections():
     t, n = pmucal.load_latency_table(OLD), numa.load_numa(OLD)
     assert n.dram == [] and n.c2c == [] and n.load_factor == 1.0
-    assert numa.classify_source(t, n, "c2c-remote-hitm", 100.0) is None
+    # the one fallback rule: a source whose section the table lacks goes by latency alone
+    assert numa.classify_source(t, n, "c2c-remote-hitm", 100.0).bucket == "DRAM"
+    assert numa.classify_source(t, n, "dram-local", 100.0).bucket == "DRAM"
     assert numa.classify_source(t, n, "dram", 100.0).bucket == "DRAM"
 
 
@@ -54,6 +56,56 @@ def test_classify_by_latency(ns, want):
     assert numa.classify(t, n, ns).bucket == want
 
 
+QUICK = os.path.join(ROOT, "tests", "corpus", "table", "quick-numa.json")
+
+
+@pytest.mark.parametrize("ns,want", [(16.75, "L3"), (22.5, "L3"), (22.6, "DRAM-local"),
+                                     (153.0, "DRAM-remote-1hop")])
+def test_quick_profile_keeps_caches(ns, want):
+    """A table whose last level is a cache (no_dram) keeps it; DRAM levels come after it."""
+    t, n = pmucal.load_latency_table(QUICK), numa.load_numa(QUICK)
+    assert numa.classify(t, n, ns).bucket == want
+
+
+@pytest.mark.parametrize("call,kind", [
+    (lambda t, n: numa.classify(t, n, -1), "range"),
+    (lambda t, n: numa.classify(t, n, float("inf")), "range"),
+    (lambda t, n: numa.classify(t, n, 1, "cycles"), "arg"),
+    (lambda t, n: numa.classify_source(t, n, "dram-lcoal", 1), "unknown_source"),
+    (lambda t, n: numa.classify_source(t, n, "c2c-smt-hitm", 1), "no_bucket"),
+    (lambda t, n: numa.classify_source(t, n, "L4", 1), "no_bucket"),
+    (lambda t, n: t.classify_ns(-1), "range"),
+    (lambda t, n: t.classify_ns(float("inf")), "range"),
+    (lambda t, n: t.classify(-1, "tsc"), "range"),
+    (lambda t, n: t.classify(1, "cycles"), "arg"),
+])
+def test_errors_are_raised(call, kind):
+    t, n = pmucal.load_latency_table(TABLE), numa.load_numa(TABLE)
+    with pytest.raises(pmucal.Error) as e:
+        call(t, n)
+    assert e.value.kind == kind
+
+
+def test_no_ratio_is_raised():
+    t = pmucal.load_latency_table(OLD)
+    with pytest.raises(pmucal.Error) as e:
+        t.convert(100, "core", "ns")
+    assert e.value.kind == "no_ratio"
+
+
+def test_load_numa_of_another_kind():
+    doc = '{"schema": "pmucal.numa/1.1", "nodes": []}'
+    with pytest.raises(pmucal.Error) as e:
+        numa.loads_numa(doc, "numa-matrix.json")
+    assert e.value.kind == "kind"
+
+
+def test_batch():
+    t = pmucal.load_latency_table(OLD)
+    got = t.classify_batch([1.0, 60.0, -1, float("nan"), 5], "ns")
+    assert got == [0, 3, pmucal.LEVEL_INVALID, pmucal.LEVEL_INVALID, t.levels.index(t.classify_ns(5))]
+
+
 def _cli(source, lats):
     r = subprocess.run([CLI, "classify-source", TABLE, source] + ["%gns" % v for v in lats],
                        capture_output=True, text=True)
@@ -69,9 +121,10 @@ def _cli(source, lats):
 def test_classify_source_agrees_with_c(source):
     t, n = pmucal.load_latency_table(TABLE), numa.load_numa(TABLE)
     rc, c = _cli(source, LATENCIES)
-    py = {v: numa.classify_source(t, n, source, v) for v in LATENCIES}
-    if all(m is None for m in py.values()):
-        assert rc == 2 and c == {}, (rc, c)
+    try:
+        py = {v: numa.classify_source(t, n, source, v) for v in LATENCIES}
+    except pmucal.Error as e:
+        assert (e.kind, rc, c) == ({2: "unknown_source", 4: "no_bucket"}.get(rc), rc, {})
         return
     assert rc == 0
     assert {v: (m.bucket, m.fit) for v, m in py.items()} == c

@@ -8,6 +8,15 @@ import pytest
 
 import pmucal
 
+
+def _kind(fn):
+    """The kind of the pmucal.Error @fn raises (None when it returns)."""
+    try:
+        fn()
+    except pmucal.Error as e:
+        return e.kind
+    return None
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CORPUS = os.path.join(ROOT, "tests", "corpus", "table")
 GOOD = os.path.join(CORPUS, "zen4-kvm.json")
@@ -43,12 +52,12 @@ def test_load_and_classify_latency():
     t = pmucal.load_latency_table(GOOD)
     assert [lv.name for lv in t.levels] == ["L1", "L2", "L3", "DRAM"]
     assert (t.machine["family"], t.machine["model"]) == (25, 17)
-    assert t.classify_cycles(2.8).name == "L1"
+    assert t.classify(2.8, "table").name == "L1"
     bound = t.levels[0].upper_cycles
-    assert t.classify_cycles(bound).name == "L1"            # bounds are inclusive
-    assert t.classify_cycles(math.nextafter(bound, 1e9)).name == "L2"
-    assert t.classify_cycles(1e9).name == "DRAM"
-    assert t.classify_cycles(float("nan")) is None
+    assert t.classify(bound, "table").name == "L1"            # bounds are inclusive
+    assert t.classify(math.nextafter(bound, 1e9), "table").name == "L2"
+    assert t.classify(1e9, "table").name == "DRAM"
+    assert _kind(lambda: t.classify(float("nan"), "table")) == "range"
     assert t.classify_ns(60).name == "DRAM"
     assert t.has_flag("cpuid_differs")
 
@@ -70,16 +79,21 @@ def test_to_dicts():
 def test_flat_table_has_no_ns():
     t = pmucal.load_latency_table(os.path.join(CORPUS, "flat-tcg.json"))
     assert [lv.name for lv in t.levels] == ["flat"] and not t.has_ns
-    assert t.classify_ns(5) is None and t.classify_cycles(12).name == "flat"
+    assert t.classify_ns(5).name == "flat" and t.classify(12, "table").name == "flat"
 
 
 @pytest.mark.parametrize("added,want", [(0, "l1_hit"), (3.0, "l1_hit"), (3.001, "l2_hit"), (16, "l2_hit"),
-                                        (16.5, "walk"), (1e9, "walk"), (-1, None), (float("nan"), None)])
+                                        (16.5, "walk"), (1e9, "walk"), (-1, "range"), (float("nan"), "range")])
 def test_tlb_classify(added, want):
     t = pmucal.loads_tlb_table(json.dumps(TLB))
     assert t.curve("dtlb", 4096).pte == "near"
-    assert t.classify("dtlb", 4096, added) == want
-    assert t.classify("itlb", 4096, 5) is None and t.classify("dtlb", 2097152, 5) is None
+    if want == "range":
+        assert _kind(lambda: t.classify("dtlb", 4096, added)) == "range"
+    else:
+        assert t.classify("dtlb", 4096, added) == want
+    assert _kind(lambda: t.classify("itlb", 4096, 5)) == "no_curve"
+    assert _kind(lambda: t.classify("dtlb", 2097152, 5)) == "no_curve"
+    assert _kind(lambda: t.classify("dtlb", 4096, -1)) == "range"
 
 
 @pytest.mark.parametrize("doc,kind,text", [
@@ -165,11 +179,11 @@ def test_beyond_the_last_level_when_it_is_not_dram():
     assert t.has_flag("no_dram") or t.has_flag("no_hierarchy")
     ceiling = 1.3 * t.levels[-1].cycles.p90
     assert t.levels[-1].ceiling_cycles == ceiling
-    assert t.classify_cycles(ceiling).name == "flat"
-    assert t.classify_cycles(math.nextafter(ceiling, 1e9)) is pmucal.BEYOND
+    assert t.classify(ceiling, "table").name == "flat"
+    assert t.classify(math.nextafter(ceiling, 1e9), "table") is pmucal.BEYOND
     assert pmucal.BEYOND.name == "beyond"
     g = pmucal.load_latency_table(GOOD)  # its last level is DRAM: nothing is beyond it
-    assert g.levels[-1].ceiling_cycles is None and g.classify_cycles(1e12).name == "DRAM"
+    assert g.levels[-1].ceiling_cycles is None and g.classify(1e12, "table").name == "DRAM"
 
 
 def _walks():
