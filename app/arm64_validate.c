@@ -49,16 +49,18 @@ struct loop_check {
         const char *truth;
 };
 
-/* The loop runs at EL1: counting EL1 gives per_iter x 100000, EL0 only gives 0. */
+/* The loop runs at the harness's level (EL1, or EL2 where PMU_EL1 takes EL2 in through
+ * PMEVTYPER.NSH): counting it gives per_iter x 100000, EL0 only gives 0. */
 static const struct loop_check loop_checks[] = {
         { "insts-loop", "INST_RETIRED", BENCH_LOOP_INSNS_PER_ITER, PMU_EL0 | PMU_EL1, 0,
           "subs/b.ne loop, 110000 minus 10000 iterations, 2 instructions each" },
         { "branches-loop", "BR_RETIRED", BENCH_LOOP_BRANCHES_PER_ITER, PMU_EL0 | PMU_EL1, 0,
           "subs/b.ne loop, 110000 minus 10000 iterations, 1 branch each" },
         { "el-filter-el1-only", "INST_RETIRED", BENCH_LOOP_INSNS_PER_ITER, PMU_EL1, 0,
-          "PMEVTYPER.U set (EL0 excluded): the EL1 loop still counts" },
+          "PMEVTYPER.U set (EL0 excluded): the loop at the harness's level still counts" },
         { "el-filter-el0-only", "INST_RETIRED", 0, PMU_EL0, 0,
-          "PMEVTYPER.P set (EL1 excluded): the EL1 loop must count nothing" },
+          "EL0 only (PMEVTYPER.P set, NSH clear): the loop at the harness's level must count "
+          "nothing" },
 };
 
 static const struct pmu_event_table *table;

@@ -163,6 +163,29 @@ static void check_faults(void)
                           "(ud2 -> #UD, rdpmc of a counter no CPU has -> #GP or #UD)", ok, n);
 }
 
+/* AArch64: every processor runs at the boot processor's exception level (the secondaries
+ * were brought to it before any C code); each says its own. */
+static void check_levels(unsigned n)
+{
+        unsigned bsp_el = 0, same = 0, with_el = 0;
+
+        for (unsigned i = 0; i < cpus.n; i++)
+                if (cpus.cpu[i].described && cpus.cpu[i].state == MP_BSP)
+                        bsp_el = cpus.cpu[i].el;
+        for (unsigned i = 0; i < cpus.n; i++) {
+                const struct app_cpu *c = &cpus.cpu[i];
+                if (!c->described || !c->el)
+                        continue;
+                with_el++;
+                same += c->el == bsp_el;
+                rep_info("processor %u (MPIDR affinity 0x%x) runs at EL%u", i, c->topo.apic_id,
+                         c->el);
+        }
+        if (with_el)
+                rep_check(bsp_el && same == n, "%u of %u processors run at EL%u, the boot "
+                          "processor's exception level", same, n, bsp_el);
+}
+
 static void check(const struct inventory *inv)
 {
         unsigned n = 0, id_ok = 0, madt_ok = 0, srat_ok = 0;
@@ -188,6 +211,7 @@ static void check(const struct inventory *inv)
         else
                 rep_skip("no MADT to hold the processors against");
         check_faults();
+        check_levels(n);
         if (inv && inv->srat)
                 rep_check(srat_ok == n, "%u of %u processors have a node in SRAT", srat_ok, n);
         else

@@ -18,6 +18,7 @@ struct app_cpu {
         int                 node;       /* SRAT proximity domain; -1 unknown */
         status_t            ud_st, pmc_st; /* its own deliberate #UD (ud2) and rdpmc fault */
         unsigned            ud_vec, pmc_vec;
+        unsigned            el;         /* AArch64: the exception level it runs at; 0 on x86 */
 };
 
 struct app_cpus {
@@ -38,7 +39,8 @@ status_t app_cpus_park(const struct run *r);
 bool app_cpus_emulated(const struct run *r);
 /** On the calling processor: raise a #UD (ud2) and an RDPMC of a counter no CPU has under
  *  this processor's own fault fixup and record the outcomes in @p c (app/gather_x86.c;
- *  ST_UNSUPPORTED on an architecture without these probes). */
+ *  ST_UNSUPPORTED on an architecture without these probes); on AArch64 record the
+ *  exception level it runs at in c->el. */
 void app_cpus_fault_self(struct app_cpu *c);
 /** Return every parked AP to the platform (idempotent). */
 void app_cpus_release(void);

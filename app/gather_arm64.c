@@ -10,6 +10,7 @@
 #include "app/cpus.h"
 
 #include "boot/arm64/idreg.h"
+#include "boot/arm64/sysreg.h"
 #include "lib/fmt.h"
 
 static const enum cpu_cache_type cache_types[] = {
@@ -66,6 +67,7 @@ status_t gather_cpu(struct inventory *inv, struct gather_cpu_raw *raw)
                 .pmuver = a.pmuver, .n_counters = a.n_counters,
                 .counter_bits = a.pmu ? (a.counters_64bit ? 64 : 32) : 0, .spe = a.spe,
                 .brbe = a.brbe, .n_common_events = arm64_pmceid_count(r->pmceid0, r->pmceid1),
+                .current_el = (uint8_t)arm64_current_el(),
         };
         *raw = (struct gather_cpu_raw){ .regs = r, .n = 1 };
         return ST_OK;
@@ -79,6 +81,10 @@ void gather_cpu_report(const struct inventory *inv, const struct gather_cpu_raw 
         if (!rep_check(inv->cpu_st == ST_OK, "ID registers decoded (MIDR_EL1 0x%08llx: %s)",
                        (unsigned long long)a->midr, a->part_name ? a->part_name : "-"))
                 return;
+        rep_info("arm64: running at EL%u%s", a->current_el,
+                 a->current_el == 2 ? " (UEFI at EL2: the harness uses the _EL2 vectors and "
+                                      "translation registers, and counts EL2 with "
+                                      "PMEVTYPER.NSH)" : "");
         rep_info("arm64: %s (ID_AA64DFR0_EL1.PMUVer %u), %u event counters of %u bits, %u "
                  "common events in PMCEID0/1; SPE %s, BRBE %s; generic timer %llu Hz",
                  a->pmu_name, a->pmuver, a->n_counters, a->counter_bits, a->n_common_events,
@@ -116,10 +122,11 @@ void gather_cpu_files(struct run *r, struct gather_cpu_raw *raw)
         raw->regs = NULL;
 }
 
-/* No application processors run under AAVMF (no MP services): the per-processor fault
- * probes are x86-64's. */
+/* The per-processor fault probes are x86-64's; each processor says which exception level
+ * it runs at (a PSCI-started one must have come to the boot processor's, smp_entry_arm64.S). */
 void app_cpus_fault_self(struct app_cpu *c)
 {
         c->ud_st = c->pmc_st = ST_UNSUPPORTED;
         c->ud_vec = c->pmc_vec = 0;
+        c->el     = arm64_current_el();
 }

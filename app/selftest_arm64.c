@@ -15,7 +15,7 @@ static const struct {
         unsigned              want_ec;
         const char           *what;
 } probes[] = {
-        /* kind                          ESR_EL1.EC        what */
+        /* kind                          ESR_ELx.EC        what */
         { CPU_PROBE_UD2,                ESR_EC_UNKNOWN,   "UDF #0 (undefined instruction)" },
         { CPU_PROBE_GP_NONCANONICAL,    ESR_EC_DABT,      "load from an unmapped address" },
 };
@@ -42,15 +42,15 @@ status_t phase_selftest(struct run *r)
 
         rep_push("fault-recovery");
         if (!trap_active()) {
-                rep_skip("the harness's vectors are not installed (not running at EL1)");
+                rep_skip("the harness's vectors are not installed (not running at EL1 or EL2)");
                 rep_pop();
                 return ST_UNSUPPORTED;
         }
         for (size_t i = 0; i < ARRAY_SIZE(probes); i++) {
                 status_t st = cpu_fault_probe(probes[i].kind, &ec);
                 rep_check(st == ST_OK && ec == probes[i].want_ec,
-                          "%s: caught ESR_EL1.EC 0x%02x (expected 0x%02x), recovered (%s)",
-                          probes[i].what, ec, probes[i].want_ec, status_str(st));
+                          "%s: caught ESR_EL%u.EC 0x%02x (expected 0x%02x), recovered (%s)",
+                          probes[i].what, trap_el(), ec, probes[i].want_ec, status_str(st));
         }
         status_t st = arm64_sysreg_probe(ARM64_REG_MIDR, &v);
         rep_check(st == ST_OK && v == arm64_midr(),

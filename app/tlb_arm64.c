@@ -3,7 +3,8 @@
  * not on page tables of the harness's own (those are x86-64 4-level tables loaded into CR3,
  * app/tlb.c). Each sweep gets one buffer spanning its largest N, asked of the platform with
  * the sweep's page size; the sweep runs only where the firmware's translation tables really
- * map the buffer with that size (TTBR0_EL1 walked by the platform: 4 KiB granule, 2 MiB
+ * map the buffer with that size (TTBR0_ELx of the level the harness runs at, walked by the
+ * platform: 4 KiB granule, 2 MiB
  * blocks at level 2), with N cut down, halving, to the largest buffer so mapped, and says why
  * not otherwise (AAVMF maps every buffer a quick sweep asks for with 4 KiB pages, so its
  * 2 MiB sweep SKIPs). What the identity map cannot give is SKIPped with its reason: 1 GiB pages (a 1 GiB-aligned block per page), PTE layouts spaced
@@ -193,8 +194,9 @@ status_t phase_tlb(struct run *r)
 
         if ((st = plat_alloc_pages(ctl_bytes, PLAT_PAGE_4K, (void **)&ctl, NULL)) != ST_OK)
                 return rep_err(st, "allocating the TLB control buffer");
-        rep_info("page tables: the firmware's identity map (TTBR0_EL1), as it maps each "
-                 "buffer; the harness's own translation tables are x86-64 only");
+        rep_info("page tables: the firmware's identity map (TTBR0_EL%u), as it maps each "
+                 "buffer; the harness's own translation tables are x86-64 only",
+                 r->inv->arm64.current_el ? r->inv->arm64.current_el : 1u);
         t = (struct tlbcal){ 0 };
         bench_clock_init(&clk, cpu, CLOCK_CALIB_US, NULL);
         lat_clock_pmu_begin(&pc, &clk, cpu);

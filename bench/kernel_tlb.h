@@ -65,7 +65,7 @@ status_t bench_itlb_measure(void (*entry)(void), uint32_t n_pages,
 #define BENCH_CR4_SMEP  BIT_ULL(20)
 #define BENCH_CR4_SMAP  BIT_ULL(21)
 
-/** CR3 as it is now (ring 0 only: the firmware build). AArch64: TTBR0_EL1, the root of the
+/** CR3 as it is now (ring 0 only: the firmware build). AArch64: TTBR0_ELx, the root of the
  *  translation tables the firmware's identity map lives in. */
 uint64_t bench_cr3_read(void);
 /** CR4 as it is now (ring 0 only). AArch64: 0 (no PGE or PCIDE to honour). */

@@ -16,7 +16,7 @@
 #include "boot/x86/cpuid.h"
 #include "report/json.h"
 
-#define INV_SCHEMA   "pmucal.inventory/1.2"
+#define INV_SCHEMA   "pmucal.inventory/1.3"
 #define INV_MAX_MSRS 12
 #define INV_MAX_CPUS 256
 
@@ -57,6 +57,7 @@ struct inv_arm64 {
         const char *part_name, *pmu_name;
         uint8_t     pmuver, n_counters, counter_bits, spe, brbe;
         unsigned    n_common_events;  /* PMCEID0/1 bits set */
+        uint8_t     current_el;       /* CurrentEL the harness runs at: 1 or 2 (1.3) */
 };
 
 struct inventory {

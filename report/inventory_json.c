@@ -1,4 +1,4 @@
-/** @file inventory.json (schema pmucal.inventory/1.2, docs/inventory.md) and cpuid.txt from a
+/** @file inventory.json (schema pmucal.inventory/1.3, docs/inventory.md) and cpuid.txt from a
  * filled struct inventory (see inventory.h). */
 #include "report/inventory.h"
 
@@ -329,6 +329,7 @@ static void json_arm64(struct json_w *w, const struct inv_arm64 *a)
         json_u64(w, "common_events", a->n_common_events);
         json_u64(w, "spe", a->spe);
         json_u64(w, "brbe", a->brbe);
+        json_u64(w, "current_el", a->current_el);
         json_obj_end(w);
 }
 

@@ -4,7 +4,9 @@ generic timer (used by tests/qemu_checks.py)."""
 import json
 import os
 import re
+import shutil
 import subprocess
+import tempfile
 
 from qemu_tap import ROOT, diag, schema_is, tap, why_status
 
@@ -53,8 +55,8 @@ def check_saved_arm64(c):
 
 
 def check_selftest_arm64(c):
-    for what in (r"UDF #0 \(undefined instruction\): caught ESR_EL1.EC 0x00",
-                 r"load from an unmapped address: caught ESR_EL1.EC 0x25",
+    for what in (r"UDF #0 \(undefined instruction\): caught ESR_EL[12].EC 0x00",
+                 r"load from an unmapped address: caught ESR_EL[12].EC 0x25",
                  r"PMSIDR_EL1 \(feature absent\) reported unsupported",
                  r"harness carried on after \d+ deliberate faults"):
         tap(re.search(r"^PASS: selftest: fault-recovery: " + what, c.serial, re.M) is not None,
@@ -117,14 +119,15 @@ def check_pmu_arm64(c):
 
 def check_psci_arm64(c):
     """AAVMF has no MP services: the processors are the MADT's GICC entries, started with PSCI
-    CPU_ON over HVC (QEMU virt without EL2/EL3), each parked AP reports its own MPIDR, C2C
-    runs on the pair with the AArch64 clock, and every AP goes back with CPU_OFF (a join that
-    fails prints a WARN)."""
-    m = re.search(r"^CPUs        : (\d+) logical, (\d+) enabled \(PSCI (\d+)\.(\d+) CPU_ON over HVC, "
-                  r"processors from the MADT\)", c.serial, re.M)
+    CPU_ON over HVC (QEMU virt without EL2/EL3; over SMC with virtualization=on, where HVC
+    belongs to EL2), each parked AP reports its own MPIDR, C2C runs on the pair with the
+    AArch64 clock, and every AP goes back with CPU_OFF (a join that fails prints a WARN)."""
+    conduit = "SMC" if _at_el2(c) else "HVC"
+    m = re.search(r"^CPUs        : (\d+) logical, (\d+) enabled \(PSCI (\d+)\.(\d+) CPU_ON over %s, "
+                  r"processors from the MADT\)" % conduit, c.serial, re.M)
     tap(m is not None and int(m.group(1)) == c.cpus and (int(m.group(3)), int(m.group(4))) >= (0, 2),
-        "%s: %d processors listed from the MADT and started with PSCI CPU_ON over HVC (%s)"
-        % (c.name, c.cpus, m.group(0) if m else "no such line"))
+        "%s: %d processors listed from the MADT and started with PSCI CPU_ON over %s (%s)"
+        % (c.name, c.cpus, conduit, m.group(0) if m else "no such line"))
     p = c.result_json("processors.json") or {}
     own = sorted((x["index"], x.get("apic_id"), x.get("topology_source"))
                  for x in p.get("processors", []) if x["state"] in ("bsp", "parked"))
@@ -265,3 +268,90 @@ def check_tlb_arm64(c):
     tap(lat is not None and lat.get("tlb", {}).get("schema", "").startswith("pmucal.tlb/1.") and
         len(lat["tlb"].get("curves", [])) == len(curves),
         "%s: latency-table.json carries the TLB table as its tlb member" % c.name)
+
+
+# ---- UEFI at EL2 (QEMU -machine virtualization=on) against the same boot at EL1 ----
+EL2_ARGS = ["-machine", "virtualization=on"]
+# Serial logs of EL1 boots in this session, by their run-qemu.sh arguments (check_remember_arm64).
+EL1_SERIALS = {}
+
+
+def _at_el2(c):
+    return any(EL2_ARGS == c.args[i:i + 2] for i in range(len(c.args)))
+
+
+def _el1_args(c):
+    """The case's arguments without the EL2 switch (and without a "--" left empty)."""
+    a = list(c.args)
+    for i in range(len(a) - 1):
+        if a[i:i + 2] == EL2_ARGS:
+            del a[i:i + 2]
+            break
+    return a[:-1] if a and a[-1] == "--" else a
+
+
+def check_remember_arm64(c):
+    """Keep this EL1 boot's serial log for an EL2 case with the same arguments."""
+    EL1_SERIALS[tuple(c.args)] = c.serial
+    tap(re.search(r"^INFO: inventory: arm64: running at EL1\r?$", c.serial, re.M) is not None,
+        "%s: the console says the harness runs at EL1" % c.name)
+
+
+def _el1_serial(c):
+    """The EL1 twin of EL2 case c: from this session, else booted here with c's arguments."""
+    args = _el1_args(c)
+    if tuple(args) in EL1_SERIALS:
+        return EL1_SERIALS[tuple(args)], "this session's case with the same arguments"
+    out = tempfile.mkdtemp(prefix="qemu-%s-el1-" % c.name, dir=os.path.join(ROOT, "build"))
+    try:
+        subprocess.run([os.path.join(ROOT, "run-qemu.sh"), "--quiet", "--timeout", str(c.timeout),
+                        "--out", out] + args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        with open(os.path.join(out, "serial.log"), errors="replace") as f:
+            return f.read(), "booted for this check"
+    except OSError:
+        return "", "the EL1 boot left no serial log"
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+
+
+def _verdicts(serial):
+    """(PASS/FAIL lines decided, {check name: measured value})."""
+    lines = [l.rstrip("\r") for l in serial.splitlines()]
+    decided = sum(1 for l in lines if l.startswith(("PASS: ", "FAIL: ")))
+    measured = {}
+    for l in lines:
+        m = re.match(r"^(?:PASS|FAIL): ([\w: -]+?) measured=(\d+) ", l)
+        if m:
+            measured[m.group(1)] = int(m.group(2))
+    return decided, measured
+
+
+def check_el2_arm64(c):
+    """UEFI at EL2 as Arm servers boot it: the inventory and the console say EL2, every
+    processor (the PSCI-started one too) runs at EL2, nothing SKIPs for the exception level,
+    and against the same boot at EL1 at least as many checks are decided, with every count
+    measured identical (-icount makes both runs retire the same instructions)."""
+    inv = c.result_json("inventory.json") or {}
+    tap((inv.get("arm64") or {}).get("current_el") == 2 and
+        re.search(r"^INFO: inventory: arm64: running at EL2 ", c.serial, re.M) is not None,
+        "%s: inventory arm64.current_el = 2 and the console says EL2 (%s)"
+        % (c.name, (inv.get("arm64") or {}).get("current_el")))
+    tap(re.search(r"^PASS: cpus: %d of %d processors run at EL2, the boot processor's"
+                  % (c.cpus, c.cpus), c.serial, re.M) is not None and
+        len(re.findall(r"^INFO: cpus: processor \d+ \(MPIDR affinity 0x[0-9a-f]+\) runs at EL2\r?$",
+                       c.serial, re.M)) == c.cpus,
+        "%s: each of the %d processors (PSCI-started ones too) reports EL2" % (c.name, c.cpus))
+    el_skips = re.findall(r"^SKIP: .*(?:exception level|not running at EL|EL1 only).*$",
+                          c.serial, re.M)
+    tap(not el_skips, "%s: nothing SKIPs for the exception level%s"
+        % (c.name, "" if not el_skips else ": %s" % el_skips[:3]))
+    tap(re.search(r"^PASS: selftest: fault-recovery: UDF #0 .*caught ESR_EL2\.EC 0x00", c.serial,
+                  re.M) is not None,
+        "%s: fault recovery through the harness's VBAR_EL2 vectors" % c.name)
+    serial1, how = _el1_serial(c)
+    d1, m1 = _verdicts(serial1)
+    d2, m2 = _verdicts(c.serial)
+    tap(d1 > 0 and d2 >= d1, "%s: %d checks decided at EL2, %d at EL1 (%s)" % (c.name, d2, d1, how))
+    diff = {k: (m1[k], m2.get(k)) for k in m1 if m2.get(k) != m1[k]}
+    tap(m1 and not diff, "%s: the %d measured counts of the EL1 boot are identical at EL2%s"
+        % (c.name, len(m1), "" if not diff else ": %s" % diff))

@@ -186,7 +186,7 @@ static void test_json_unknown_is_null(void **state)
                 f->inv.smbios->board_manufacturer[0] = '\0';
         json_t *root = to_json(&f->inv);
         json_t *tsc  = json_object_get(root, "tsc");
-        assert_string_equal(json_string_value(json_object_get(root, "schema")), "pmucal.inventory/1.2");
+        assert_string_equal(json_string_value(json_object_get(root, "schema")), "pmucal.inventory/1.3");
         assert_true(json_is_null(json_object_get(tsc, "nominal_core_hz")));
         assert_true(json_is_null(json_object_get(tsc, "cpuid_base_mhz")));
         assert_true(json_is_null(json_object_get(tsc, "cpuid_max_mhz")));

@@ -11,16 +11,18 @@
 #define SMP_MAX_CPUS    GIC_MADT_MAX_CPUS
 #define SMP_STACK_BYTES (16u * 1024)
 #define SMP_POLL_US     10u
+#define SMP_OFF_CHECK_US 1000u /* how often a join asks AFFINITY_INFO before fn returned */
 #define CACHE_LINE_MIN  16u  /* DC CVAC step when CTR_EL0 were to say less (it never does) */
 
 /* What a started processor reads with its MMU off (the first eight fields, at the offsets
  * smp.h gives the assembly) and what it writes back once its MMU is on. */
 struct smp_boot {
         uint64_t sctlr, tcr, mair, ttbr0, ttbr1, cpacr, vbar, sp;
+        uint64_t el, hcr, cntvoff, psci_fn, smc;
         void (*fn)(void *arg);
         void             *arg;
         enum psci_conduit conduit;
-        volatile uint32_t entered;  /* set by the processor once its MMU is on */
+        volatile uint32_t entered;  /* CurrentEL level, set by the processor once its MMU is on */
         volatile uint32_t returned; /* set when fn returned, right before CPU_OFF */
         volatile int64_t  off_ret;  /* CPU_OFF's result, should it ever return */
 };
@@ -33,6 +35,11 @@ _Static_assert(offsetof(struct smp_boot, ttbr1) == SMP_BOOT_TTBR1, "smp_boot lay
 _Static_assert(offsetof(struct smp_boot, cpacr) == SMP_BOOT_CPACR, "smp_boot layout");
 _Static_assert(offsetof(struct smp_boot, vbar) == SMP_BOOT_VBAR, "smp_boot layout");
 _Static_assert(offsetof(struct smp_boot, sp) == SMP_BOOT_SP, "smp_boot layout");
+_Static_assert(offsetof(struct smp_boot, el) == SMP_BOOT_EL, "smp_boot layout");
+_Static_assert(offsetof(struct smp_boot, hcr) == SMP_BOOT_HCR, "smp_boot layout");
+_Static_assert(offsetof(struct smp_boot, cntvoff) == SMP_BOOT_CNTVOFF, "smp_boot layout");
+_Static_assert(offsetof(struct smp_boot, psci_fn) == SMP_BOOT_PSCI_FN, "smp_boot layout");
+_Static_assert(offsetof(struct smp_boot, smc) == SMP_BOOT_SMC, "smp_boot layout");
 
 struct smp_cpu {
         struct psci_cpu  cpu;
@@ -166,12 +173,29 @@ static status_t prepare(struct smp_cpu *c, void (*fn)(void *arg), void *arg)
             (st = plat_alloc_pages(SMP_STACK_BYTES, PLAT_PAGE_4K, &c->stack, NULL)) != ST_OK)
                 return st;
         *c->boot = (struct smp_boot){
-                .sctlr = SYSREG_READ(sctlr_el1), .tcr = SYSREG_READ(tcr_el1),
-                .mair = SYSREG_READ(mair_el1), .ttbr0 = SYSREG_READ(ttbr0_el1),
-                .ttbr1 = SYSREG_READ(ttbr1_el1), .cpacr = SYSREG_READ(cpacr_el1),
-                .vbar = (uint64_t)(uintptr_t)trap_vectors,
+                .vbar = trap_vector_base(), .el = arm64_current_el(),
                 .sp = (uint64_t)(uintptr_t)c->stack + SMP_STACK_BYTES,
+                .psci_fn = PSCI_FN_CPU_OFF, .smc = conduit == PSCI_CONDUIT_SMC,
                 .fn = fn, .arg = arg, .conduit = conduit };
+        if (c->boot->el == 2) {
+                uint64_t hcr = SYSREG_READ(hcr_el2);
+                c->boot->sctlr   = SYSREG_READ(sctlr_el2);
+                c->boot->tcr     = SYSREG_READ(tcr_el2);
+                c->boot->mair    = SYSREG_READ(mair_el2);
+                c->boot->ttbr0   = SYSREG_READ(ttbr0_el2);
+                /* TTBR1_EL2 exists with FEAT_VHE only, and is in use only under E2H. */
+                c->boot->ttbr1   = hcr & HCR_EL2_E2H ? SYSREG_READ(S3_4_C2_C0_1) : 0;
+                c->boot->cpacr   = SYSREG_READ(cptr_el2);
+                c->boot->hcr     = hcr;
+                c->boot->cntvoff = SYSREG_READ(cntvoff_el2);
+        } else {
+                c->boot->sctlr = SYSREG_READ(sctlr_el1);
+                c->boot->tcr   = SYSREG_READ(tcr_el1);
+                c->boot->mair  = SYSREG_READ(mair_el1);
+                c->boot->ttbr0 = SYSREG_READ(ttbr0_el1);
+                c->boot->ttbr1 = SYSREG_READ(ttbr1_el1);
+                c->boot->cpacr = SYSREG_READ(cpacr_el1);
+        }
         clean_to_poc(c->boot, sizeof(*c->boot));
         clean_to_poc(smp_secondary_entry,
                      (size_t)(smp_secondary_entry_end - smp_secondary_entry));
@@ -220,6 +244,16 @@ status_t smp_cpu_join(unsigned idx, uint32_t timeout_us)
                 return ST_OK;
         for (uint32_t t = 0; !__atomic_load_n(&c->boot->returned, __ATOMIC_ACQUIRE);
              t += SMP_POLL_US) {
+                /* Now and then: a processor that entered below the boot processor's level
+                 * never runs fn and turns itself off (smp_entry_arm64.S). */
+                if (t % SMP_OFF_CHECK_US == 0 && t && !c->boot->entered &&
+                    affinity(c, &state) == ST_OK && state == PSCI_AFF_OFF) {
+                        c->busy = false;
+                        log_warn("processor 0x%llx was started below EL%u, the boot processor's "
+                                 "level, and cannot rise to it: it turned itself off",
+                                 (unsigned long long)c->cpu.mpidr, arm64_current_el());
+                        return ST_UNSUPPORTED;
+                }
                 if (t >= timeout_us)
                         return ST_TIMEOUT;
                 plat_stall_us(SMP_POLL_US);
@@ -240,9 +274,18 @@ status_t smp_cpu_join(unsigned idx, uint32_t timeout_us)
         return ST_TIMEOUT;
 }
 
+unsigned smp_cpu_el(unsigned idx)
+{
+        const struct smp_cpu *c = idx < n_cpus ? &cpus[idx] : NULL;
+
+        if (c && c->cpu.is_boot)
+                return arm64_current_el();
+        return c && c->boot ? __atomic_load_n(&c->boot->entered, __ATOMIC_ACQUIRE) : 0;
+}
+
 void smp_secondary_main(struct smp_boot *b)
 {
-        __atomic_store_n(&b->entered, 1, __ATOMIC_RELEASE);
+        __atomic_store_n(&b->entered, arm64_current_el(), __ATOMIC_RELEASE);
         b->fn(b->arg);
         __atomic_store_n(&b->returned, 1, __ATOMIC_RELEASE);
         /* CPU_OFF does not return when it succeeds; DENIED (a trusted OS lives here) does. */

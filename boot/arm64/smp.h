@@ -9,12 +9,18 @@
  * answer 0.2 or later (CPU_ON, CPU_OFF and AFFINITY_INFO with the IDs of psci.h), and the
  * MADT's GICC entries list the processors by MPIDR (boot/arm64/psci.h).
  *
- * A started processor enters smp_secondary_entry (boot/arm64/smp_entry_arm64.S) at EL1 with
- * its MMU and caches off, as PSCI leaves it ([PSCI] §6.4 "CPU_ON"), and x0 = its struct
- * smp_boot. It takes the boot processor's translation regime (MAIR, TCR, TTBR0/1: the
- * firmware's identity map, the same for every processor), SCTLR (MMU and caches on), CPACR,
- * the harness's vectors in VBAR_EL1 and its own stack, calls fn(arg), and when fn returns
- * says so and calls CPU_OFF. smp_cpu_join waits for that and then for AFFINITY_INFO to report
+ * A started processor enters smp_secondary_entry (boot/arm64/smp_entry_arm64.S) with its MMU
+ * and caches off, as PSCI leaves it ([PSCI] §6.4 "CPU_ON"), at the highest exception level
+ * below EL3 (TF-A: EL2 when SCR_EL3.HCE is set, lib/psci/psci_common.c; QEMU's own PSCI
+ * likewise), and x0 = its struct smp_boot. Before any C code or cached access it takes the
+ * boot processor's level and that level's regime: at EL2 HCR_EL2, CNTVOFF_EL2 (so that
+ * CNTVCT_EL0 agrees between processors), MAIR_EL2, TCR_EL2, TTBR0_EL2 (and TTBR1_EL2 under
+ * HCR_EL2.E2H), CPTR_EL2, VBAR_EL2, SCTLR_EL2; at EL1 the _EL1 set and CPACR_EL1. Entered
+ * at EL2 for a boot processor at EL1, it first drops to EL1 (HCR_EL2.RW, EL1 access to the
+ * counters, the timer and the GIC system registers, VPIDR/VMPIDR as MIDR/MPIDR, as Linux's
+ * init_el2_state does). Entered below the boot processor's level it cannot rise: it calls
+ * CPU_OFF at once and smp_cpu_join reports it. Then it takes its own stack, calls fn(arg),
+ * and when fn returns says so and calls CPU_OFF. smp_cpu_join waits for that and then for AFFINITY_INFO to report
  * the processor OFF: every processor the harness started is back with the firmware when
  * pmucal leaves. Interrupts stay masked on the secondaries throughout (PSTATE.DAIF as reset
  * leaves it); they never call the firmware.
@@ -22,15 +28,21 @@
 #ifndef PMUCAL_ARM64_SMP_H
 #define PMUCAL_ARM64_SMP_H
 
-/* struct smp_boot offsets, for smp_entry_arm64.S (checked in smp.c). */
-#define SMP_BOOT_SCTLR 0
-#define SMP_BOOT_TCR   8
-#define SMP_BOOT_MAIR  16
-#define SMP_BOOT_TTBR0 24
-#define SMP_BOOT_TTBR1 32
-#define SMP_BOOT_CPACR 40
-#define SMP_BOOT_VBAR  48
-#define SMP_BOOT_SP    56
+/* struct smp_boot offsets, for smp_entry_arm64.S (checked in smp.c). The regime's registers
+ * are those of the boot processor's level: _EL1, or _EL2 (CPACR = CPTR_EL2 there). */
+#define SMP_BOOT_SCTLR   0
+#define SMP_BOOT_TCR     8
+#define SMP_BOOT_MAIR    16
+#define SMP_BOOT_TTBR0   24
+#define SMP_BOOT_TTBR1   32
+#define SMP_BOOT_CPACR   40
+#define SMP_BOOT_VBAR    48
+#define SMP_BOOT_SP      56
+#define SMP_BOOT_EL      64 /* the boot processor's CurrentEL >> 2 */
+#define SMP_BOOT_HCR     72 /* EL2: HCR_EL2 */
+#define SMP_BOOT_CNTVOFF 80 /* EL2: CNTVOFF_EL2 */
+#define SMP_BOOT_PSCI_FN 88 /* PSCI CPU_OFF function ID, for a processor that cannot join */
+#define SMP_BOOT_SMC     96 /* 1: PSCI over SMC, 0: over HVC */
 
 #ifndef __ASSEMBLER__
 #include "boot/arm64/psci.h"
@@ -56,6 +68,10 @@ status_t smp_cpu_join(unsigned idx, uint32_t timeout_us);
  *  with interrupts masked and the harness's vectors throughout, so a measurement window
  *  there only saves and restores DAIF (boot/arm64/pmi.c). */
 bool smp_on_secondary(void);
+
+/** The exception level processor @p idx reported once its MMU was on (1 or 2); 0 when it
+ *  never got that far (not started, or entered below the boot processor's level). */
+unsigned smp_cpu_el(unsigned idx);
 
 /** Call PSCI function @p fn through @p conduit (SMC Calling Convention: x0 = ID, x1..x3 the
  *  arguments, the result in x0). boot/arm64/psci_call.c. */

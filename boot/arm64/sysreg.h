@@ -17,6 +17,8 @@
 
 #include <stdint.h>
 
+#include "lib/base.h"
+
 /* ---- identification [ARM-ARM] D23.2 ---- */
 #define SYS_ID_AA64PFR0_EL1  S3_0_C0_C4_0
 #define SYS_ID_AA64DFR0_EL1  S3_0_C0_C5_0
@@ -37,6 +39,17 @@
 #define SYS_ICC_IGRPEN1_EL1  S3_0_C12_C12_7
 #define SYS_ICC_RPR_EL1      S3_0_C12_C11_3
 
+/* ---- EL2 [ARM-ARM] D23.2; fields as Linux arch/arm64/include/asm/kvm_arm.h names them ---- */
+#define HCR_EL2_E2H          BIT_ULL(34) /* EL2 host: the EL1 register names reach EL2's */
+#define HCR_EL2_TGE          BIT_ULL(27)
+#define HCR_EL2_RW           BIT_ULL(31) /* EL1 is AArch64 */
+#define MDCR_EL2_HPMN_MASK   0x1full     /* event counters EL1/EL0 (and PMCR_EL0.E) own */
+#define MDCR_EL2_TPMCR       BIT_ULL(5)
+#define MDCR_EL2_TPM         BIT_ULL(6)
+#define MDCR_EL2_HPME        BIT_ULL(7)  /* enables the counters from HPMN up */
+#define MDCR_EL2_HPMD        BIT_ULL(17) /* FEAT_PMUv3p1: no event counting at EL2 */
+#define MDCR_EL2_HCCD        BIT_ULL(23) /* FEAT_PMUv3p5: no cycle counting at EL2 */
+
 #define SYSREG_STR_(r) #r
 #define SYSREG_STR(r)  SYSREG_STR_(r)
 
@@ -52,6 +65,28 @@
  *  by the next instruction ([ARM-ARM] D22.2 "Synchronization requirements"). */
 #define SYSREG_WRITE(reg, val)                                                          \
         __asm__ volatile("msr " SYSREG_STR(reg) ", %0" : : "r"((uint64_t)(val)) : "memory")
+
+/** The exception level the calling code runs at (CurrentEL[3:2]). [ARM-ARM] C5.2.1 */
+static inline unsigned arm64_current_el(void)
+{
+        uint64_t v;
+        __asm__ volatile("mrs %0, CurrentEL" : "=r"(v));
+        return (unsigned)(v >> 2 & 3);
+}
+
+/** The register @p name (vbar, sctlr, tcr, ttbr0, mair, ...) of the translation regime the
+ *  harness runs in: name_EL2 at EL2 (with or without HCR_EL2.E2H: at EL2 the _EL2 names
+ *  always reach EL2's own register), name_EL1 at EL1. An _EL1 register is never read at EL2,
+ *  where the firmware does not use it and its value is whatever reset left. */
+#define EL_REG_READ(name)                                                               \
+        (arm64_current_el() == 2 ? SYSREG_READ(name##_el2) : SYSREG_READ(name##_el1))
+#define EL_REG_WRITE(name, val)                                                         \
+        do {                                                                            \
+                if (arm64_current_el() == 2)                                            \
+                        SYSREG_WRITE(name##_el2, val);                                  \
+                else                                                                    \
+                        SYSREG_WRITE(name##_el1, val);                                  \
+        } while (0)
 
 static inline void isb(void)
 {

@@ -1,6 +1,7 @@
 /** @file
  * The C side of the harness's AArch64 vectors: fixup of probing accesses, the PMU interrupt
- * dispatch, and switching VBAR_EL1 between the firmware's table and the harness's.
+ * dispatch, and switching VBAR_ELx (x = the level the harness runs at, 1 or 2) between the
+ * firmware's table and the harness's.
  */
 #include <stddef.h>
 
@@ -24,23 +25,33 @@ volatile uint64_t trap_n_recovered TRAP_HIDDEN;
 uint64_t trap_fw_vbar TRAP_HIDDEN;
 
 static bool        installed;
+static unsigned    el;       /* the level trap_install found: 1 or 2 */
 static trap_irq_fn irq_fn;
 static void       *irq_ctx;
 static uint32_t    irq_intid = GIC_INTID_SPURIOUS;
 
 bool trap_install(void)
 {
-        uint64_t el = SYSREG_READ(CurrentEL) >> 2 & 3;
-
-        installed = el == 1;
+        el        = arm64_current_el();
+        installed = el == 1 || el == 2;
         if (installed)
-                trap_fw_vbar = SYSREG_READ(vbar_el1);
+                trap_fw_vbar = EL_REG_READ(vbar);
         return installed;
+}
+
+unsigned trap_el(void)
+{
+        return installed ? el : 0;
+}
+
+uint64_t trap_vector_base(void)
+{
+        return (uint64_t)(uintptr_t)(arm64_current_el() == 2 ? trap_vectors_el2 : trap_vectors);
 }
 
 void trap_restore(void)
 {
-        /* VBAR_EL1 holds the harness's table only inside probes and windows, which put the
+        /* VBAR_ELx holds the harness's table only inside probes and windows, which put the
          * firmware's back themselves: nothing is left to restore. */
         installed = false;
 }
@@ -57,8 +68,8 @@ void trap_probe_begin(struct trap_probe *p)
         trap_fault_esr = 0;
         if (!installed)
                 return;
-        p->vbar = SYSREG_READ(vbar_el1);
-        SYSREG_WRITE(vbar_el1, (uint64_t)(uintptr_t)trap_vectors);
+        p->vbar = EL_REG_READ(vbar);
+        EL_REG_WRITE(vbar, trap_vector_base());
         isb();
 }
 
@@ -67,7 +78,7 @@ status_t trap_probe_end(const struct trap_probe *p, uint64_t *out)
         bool faulted = trap_fault_esr != 0;
 
         if (installed) {
-                SYSREG_WRITE(vbar_el1, p->vbar);
+                EL_REG_WRITE(vbar, p->vbar);
                 isb();
         }
         daif_restore(p->daif);
@@ -84,8 +95,8 @@ uint64_t trap_window_enter(void)
 {
         if (!installed)
                 return 0;
-        uint64_t v = SYSREG_READ(vbar_el1);
-        SYSREG_WRITE(vbar_el1, (uint64_t)(uintptr_t)trap_vectors);
+        uint64_t v = EL_REG_READ(vbar);
+        EL_REG_WRITE(vbar, trap_vector_base());
         isb();
         return v;
 }
@@ -94,7 +105,7 @@ void trap_window_leave(uint64_t vbar)
 {
         if (!installed)
                 return;
-        SYSREG_WRITE(vbar_el1, vbar);
+        EL_REG_WRITE(vbar, vbar);
         isb();
 }
 

@@ -4,9 +4,9 @@
  * the PMU overflow interrupt dispatched to a handler, the AArch64 counterpart of the x86
  * #UD/#GP handlers and NMI route.
  *
- * The vectors (boot/arm64/trap_arm64.S) are in VBAR_EL1 only inside a probe or a measurement
+ * The vectors (boot/arm64/trap_arm64.S) are in VBAR_ELx only inside a probe or a measurement
  * window, with IRQ and FIQ masked or (sampling) every interrupt but the PMU's held back by
- * the GIC priority mask; the firmware's VBAR_EL1 is put back when the window ends, so its
+ * the GIC priority mask; the firmware's VBAR_ELx is put back when the window ends, so its
  * timer and device interrupts are never seen by the harness. An exception nobody expects is
  * reported through trap_fatal(); if that returns, the firmware's vectors are put back and
  * the exception is taken again there, with every register as it was (an eret to the
@@ -14,8 +14,10 @@
  * kvm-unit-tests' ASM_TRY idea with a store instead of a table, so that it works unchanged in
  * an image the firmware relocated. [ARM-ARM] D1.3 "Exception entry", D1.10.2 vector offsets.
  *
- * Runs at EL1 only (the firmware of QEMU's virt machine and of most boards runs UEFI
- * applications at EL1 when it has no hypervisor to host; trap_install() refuses EL2).
+ * Runs at EL1 or EL2, whichever the firmware started the application at (Arm's BBR: "systems
+ * must boot UEFI at EL2"; QEMU's virt machine without virtualization=on, and firmware that
+ * hosts nothing, run it at EL1): x = that level in VBAR_ELx, ESR_ELx and the rest. At EL2
+ * the _EL2 registers are used whether HCR_EL2.E2H is set or not.
  */
 #ifndef PMUCAL_ARM64_TRAP_H
 #define PMUCAL_ARM64_TRAP_H
@@ -57,15 +59,19 @@ struct trap_frame {
 
 /** Address to resume at if the next instruction faults; 0 = not armed. */
 extern volatile uint64_t trap_fixup_pc TRAP_HIDDEN;
-/** ESR_EL1 of the last recovered fault with bit 63 set (so that it is never 0); 0 = none
+/** ESR_ELx of the last recovered fault with bit 63 set (so that it is never 0); 0 = none
  *  since trap_probe_begin. */
 extern volatile uint64_t trap_fault_esr TRAP_HIDDEN;
 /** Faults recovered since boot. */
 extern volatile uint64_t trap_n_recovered TRAP_HIDDEN;
 
-/** Check the exception level and remember the firmware's VBAR_EL1. False (and every probe
- *  then reports ST_UNSUPPORTED) when not at EL1. */
+/** Check the exception level and remember the firmware's VBAR_ELx. False (and every probe
+ *  then reports ST_UNSUPPORTED) when not at EL1 or EL2. */
 bool trap_install(void);
+/** The level trap_install found (1 or 2); 0 when not installed. */
+unsigned trap_el(void);
+/** The harness's vector table for the calling CPU's level (trap_vectors or trap_vectors_el2). */
+uint64_t trap_vector_base(void);
 /** Stop using the harness's vectors (after this, probes report ST_UNSUPPORTED). */
 void trap_restore(void);
 /** True after a successful trap_install(). */
@@ -75,13 +81,13 @@ bool trap_active(void);
 struct trap_probe {
         uint64_t daif, vbar;
 };
-/** Mask interrupts and put the harness's vectors in VBAR_EL1 for one probing access. */
+/** Mask interrupts and put the harness's vectors in VBAR_ELx for one probing access. */
 void trap_probe_begin(struct trap_probe *p);
 /** Restore what trap_probe_begin changed. ST_FAULT (and *out = 0 when @p out is given) if
  *  the access faulted, ST_UNSUPPORTED when trap_install() failed. */
 status_t trap_probe_end(const struct trap_probe *p, uint64_t *out);
 
-/** Put the harness's vectors in VBAR_EL1 for a measurement window (interrupts already
+/** Put the harness's vectors in VBAR_ELx for a measurement window (interrupts already
  *  masked by the caller); returns the VBAR to give back to trap_window_leave. */
 uint64_t trap_window_enter(void);
 void trap_window_leave(uint64_t vbar);
@@ -102,8 +108,9 @@ uint64_t trap_dispatch(uint64_t kind, struct trap_frame *f) TRAP_HIDDEN;
  *  hand the exception to the firmware. */
 void trap_fatal(uint64_t kind, const struct trap_frame *f);
 
-/** Base of the harness's vector table (boot/arm64/trap_arm64.S). */
+/** Bases of the harness's vector tables (boot/arm64/trap_arm64.S): EL1 and EL2. */
 extern const char trap_vectors[] TRAP_HIDDEN;
+extern const char trap_vectors_el2[] TRAP_HIDDEN;
 
 /** Read @p reg under the fault fixup: ST_OK, or ST_FAULT with *(out) = 0 when the access
  *  raised a synchronous exception (register not implemented, or trapped to this EL). */

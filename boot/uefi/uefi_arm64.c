@@ -65,10 +65,10 @@ void trap_fatal(uint64_t kind, const struct trap_frame *f)
         char line[192];
 
         fmt_snprintf(line, sizeof(line),
-                     "FATAL: unexpected %s at PC 0x%llx: ESR_EL1 0x%llx (EC 0x%llx) FAR 0x%llx "
+                     "FATAL: unexpected %s at PC 0x%llx: ESR_EL%u 0x%llx (EC 0x%llx) FAR 0x%llx "
                      "SP 0x%llx\n",
                      kind < ARRAY_SIZE(kind_names) ? kind_names[kind] : "exception",
-                     (unsigned long long)f->elr, (unsigned long long)f->esr,
+                     (unsigned long long)f->elr, arm64_current_el(), (unsigned long long)f->esr,
                      (unsigned long long)(f->esr >> ESR_EC_SHIFT & 0x3f),
                      (unsigned long long)f->far, (unsigned long long)f->sp);
         uefi_con_emergency(line);
@@ -120,13 +120,15 @@ status_t cpu_fault_probe(enum cpu_fault_probe kind, unsigned *vector)
         return st == ST_FAULT ? ST_OK : st == ST_OK ? ST_FAULT : st;
 }
 
-/* The translation tables of the firmware: TTBR0_EL1 with the granule and size TCR_EL1.TG0 /
- * T0SZ give; a block descriptor (bits [1:0] = 01) at level 1 maps 1 GiB, at level 2 2 MiB
- * with the 4 KiB granule. [ARM-ARM] D8.3 "Translation table descriptor formats". Anything
- * but the 4 KiB granule is reported as 4 KiB pages. */
+/* The translation tables of the firmware: TTBR0_ELx with the granule and size TCR_ELx.TG0 /
+ * T0SZ give, x = the level the application runs at (at EL2 TCR_EL2 has TG0 [15:14] and T0SZ
+ * [5:0] where TCR_EL1 has them, with HCR_EL2.E2H or without; TCR_EL1 is not the firmware's
+ * there and is never read); a block descriptor (bits [1:0] = 01) at level 1 maps 1 GiB, at
+ * level 2 2 MiB with the 4 KiB granule. [ARM-ARM] D8.3 "Translation table descriptor
+ * formats", D23.2 TCR_EL2. Anything but the 4 KiB granule is reported as 4 KiB pages. */
 enum plat_page_kind uefi_mapped_page_kind(uint64_t va)
 {
-        uint64_t tcr = SYSREG_READ(tcr_el1), ttbr = SYSREG_READ(ttbr0_el1);
+        uint64_t tcr = EL_REG_READ(tcr), ttbr = EL_REG_READ(ttbr0);
         unsigned tg0 = tcr >> 14 & 3, t0sz = tcr & 0x3f;
         const uint64_t addr_mask = 0x0000fffffffff000ull;
 

@@ -10,7 +10,7 @@
  * pmu_arm64_init), else 32-bit; the cycle counter is always read at 64 bits and overflows at
  * 64 (PMCR_EL0.LC). Register access: plain MRS/MSR on registers PMUVer guarantees, so
  * the calls are usable in timed regions; call pmu_arm64_init first and only on the CPU that
- * measures.
+ * measures. Runs at EL1 or EL2 (caps.el).
  */
 #ifndef PMUCAL_ARM64_PMU_H
 #define PMUCAL_ARM64_PMU_H
@@ -23,7 +23,8 @@
 
 #define PMU_ARM64_CYCLE 31u
 
-/* Exception levels counted (flags of pmu_arm64_program). */
+/* Exception levels counted (flags of pmu_arm64_program). PMU_EL1 is the kernel level, the
+ * one the harness runs at: EL1, and at EL2 (UEFI at EL2) EL2 as well (PMEVTYPER.NSH). */
 #define PMU_EL0 (1u << 0)
 #define PMU_EL1 (1u << 1)
 #define PMU_EL2 (1u << 2)
