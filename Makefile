@@ -40,7 +40,7 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 DEB_PACKAGES := gnu-efi ovmf qemu-system-x86 mtools dosfstools gdisk libcmocka-dev \
                 libjansson-dev clang libclang-rt-14-dev gnuplot-nox python3 acpica-tools \
                 binutils make gcc python3-jsonschema python3-pytest python3-pip python3-venv \
-                python3-setuptools python3-wheel
+                python3-setuptools python3-wheel valgrind
 
 # Quiet by default: one short line per step; V=1 prints the commands.
 ifeq ($(V),1)
@@ -565,6 +565,13 @@ $(B)/fuzz/fuzz_%: tests/fuzz_%.c $$(FUZZ_SRCS_$$*)
 $(B)/host/record_tlb: $(call test_obj,$(RECORD_TLB_SRCS) tests/fake_msr_none.c) $(B)/test/layers.a $(B)/test/support.a
 	$(say) LINK $@
 	$(Q)$(HOST_CC) $(filter %.o,$^) -Wl,--start-group $(filter %.a,$^) -Wl,--end-group -o $@
+
+# The kernels (bench/ with their pinned flags), for the valgrind count of tests/test_oracle.sh.
+$(B)/host/oracle_kernels: $(call test_obj,tests/oracle_kernels.c tests/fake_msr_none.c) \
+                          $(B)/test/layers.a $(B)/test/support.a
+	$(say) LINK $@
+	$(Q)$(HOST_CC) $(filter %.o,$^) -Wl,--start-group $(filter %.a,$^) -Wl,--end-group \
+		$(TEST_LIBS) -o $@
 
 $(B)/host/bench_sampling: $(call host_obj,$(BENCH_SAMPLING_SRCS)) $(B)/host/obj/layers.a
 	$(say) LINK $@

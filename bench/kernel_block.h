@@ -15,8 +15,9 @@
 /** Dependent multiplies per iteration, and their nominal cost in core cycles. */
 #define BENCH_BLOCK_IMULS          16
 #define BENCH_BLOCK_NOMINAL_CYCLES (3 * BENCH_BLOCK_IMULS)
-/** Instructions per iteration: the multiplies, dec and jnz. */
-#define BENCH_BLOCK_INSNS_PER_ITER (BENCH_BLOCK_IMULS + 2)
+/** Instructions and branches per iteration: the multiplies, dec and jnz. */
+#define BENCH_BLOCK_INSNS_PER_ITER    (BENCH_BLOCK_IMULS + 2)
+#define BENCH_BLOCK_BRANCHES_PER_ITER 1
 
 /** Run the loop @p n times (n = 0 runs nothing). */
 void bench_block_run(uint64_t n);

@@ -14,8 +14,18 @@
 /* bench_loop: "1: dec; jnz 1b" */
 #define BENCH_LOOP_INSNS_PER_ITER    2
 #define BENCH_LOOP_BRANCHES_PER_ITER 1
-/* bench_branch_pattern: movzbl, inc, test, jz, [nop], dec, jnz */
+/* bench_branch_pattern: x86-64 movzbl, inc, test, jz, [nop], dec, jnz; AArch64 ldrb, add,
+ * cbz, [nop], subs, b.ne. The nop runs for a byte that is not 0 (the branch over it not
+ * taken). One load (the byte) per iteration. */
 #define BENCH_PATTERN_BRANCHES_PER_ITER 2
+#define BENCH_PATTERN_LOADS_PER_ITER    1
+#if defined(__aarch64__)
+#define BENCH_PATTERN_INSNS_ZERO_BYTE   5
+#define BENCH_PATTERN_INSNS_OTHER_BYTE  6
+#else
+#define BENCH_PATTERN_INSNS_ZERO_BYTE   6
+#define BENCH_PATTERN_INSNS_OTHER_BYTE  7
+#endif
 
 /** Run the counted loop @p n times (n = 0 runs nothing). */
 void bench_loop(uint64_t n);

@@ -16,6 +16,9 @@
 
 /** Dependent loads per loop iteration of bench_chase(). */
 #define BENCH_CHASE_UNROLL 32u
+/** Instructions and branches per iteration: the loads, then dec and jnz. */
+#define BENCH_CHASE_INSNS_PER_ITER    (BENCH_CHASE_UNROLL + 2)
+#define BENCH_CHASE_BRANCHES_PER_ITER 1u
 
 /** Follow the chain from @p p for @p iters * BENCH_CHASE_UNROLL loads (@p iters > 0);
  *  returns the address where it stopped, so that the next run continues the lap. */

@@ -15,6 +15,7 @@
 #include "pmu/x86/msr_ibs.h"
 #include "pmu/x86/msr_lbr.h"
 #include "pmu/x86/msr_pebs.h"
+#include "bench/kernel_branch.h"
 #include "pmu/pmu.h"
 #include "tests/vpmu/vpmu.h"
 #include "tests/vpmu/vpmu_regs.h"
@@ -224,6 +225,34 @@ static void test_cpl_filter(void **unused)
         assert_int_equal(b, 77);
 }
 
+/* bench_branch_pattern as its x86-64 assembly retires it: "movzbl, inc, test, jz, [nop], dec,
+ * jnz" is 6 instructions for a 0 byte (jz taken over the nop) and 7 for any other, 2
+ * conditional branches and 1 load per byte (tests/test_oracle.sh counts the same under
+ * valgrind). Two lengths, so the call's own cost cancels. */
+static void test_pattern_counts(void **unused)
+{
+        static uint8_t pat[3000];
+        static const struct { uint8_t byte; uint64_t insns; } cases[] = { { 0, 6 }, { 1, 7 } };
+
+        for (size_t i = 0; i < 2; i++) {
+                uint64_t c[2][3] = { { 0 } };
+
+                memset(pat, cases[i].byte, sizeof(pat));
+                for (size_t k = 0; k < 2; k++) {
+                        up(&vpmu_icx, NULL);
+                        assert_int_equal(pmu_program(GP(0), alias("insts"), PMU_OS, 0), ST_OK);
+                        assert_int_equal(pmu_program(GP(1), alias("branches"), PMU_OS, 0), ST_OK);
+                        assert_int_equal(pmu_start(3), ST_OK);
+                        bench_branch_pattern(pat, k ? 3000 : 1000);
+                        pmu_stop(3);
+                        pmu_read(GP(0), &c[k][0]);
+                        pmu_read(GP(1), &c[k][1]);
+                }
+                assert_int_equal(c[1][0] - c[0][0], 2000 * cases[i].insns);
+                assert_int_equal(c[1][1] - c[0][1], 2000 * 2);
+        }
+}
+
 struct pmi_log {
         unsigned n;
         uint64_t rip[8];
@@ -409,6 +438,7 @@ int main(void)
                 cmocka_unit_test(test_parts),
                 cmocka_unit_test(test_counts_only_when_started),
                 cmocka_unit_test(test_cpl_filter),
+                cmocka_unit_test(test_pattern_counts),
                 cmocka_unit_test(test_overflow_pmi),
                 cmocka_unit_test(test_write_widths),
                 cmocka_unit_test(test_faults),

@@ -4,8 +4,9 @@
  * wrapper runs the real kernel (so buffers, chains and return values are the real ones) and
  * hands the model its true counts in steps small enough for PMIs to land inside it:
  *   bench_loop            2 instructions and 1 branch per iteration (bench/kernel_branch.h)
- *   bench_branch_pattern  2 branches per byte; the predictor modelled as "same as last time",
- *                         so a random 0/1 pattern mispredicts half the bytes, zeros none
+ *   bench_branch_pattern  6 instructions for a 0 byte, 7 for another, 2 branches and a load
+ *                         per byte; the predictor modelled as "same as last time", so a
+ *                         random 0/1 pattern mispredicts half the bytes, zeros none
  *   bench_skid_loop       4098 instructions, 1 branch per iteration; overflow at the jnz
  *   bench_chase           32 loads per iteration, each served by the level the chain's
  *                         working set fits (LRU over a cyclic chain: all misses beyond the
@@ -72,19 +73,22 @@ void __wrap_bench_branch_pattern(const uint8_t *pat, uint64_t n)
 
         __real_bench_branch_pattern(pat, n);
         for (uint64_t done = 0; done < n;) {
-                uint64_t k = n - done < CHUNK ? n - done : CHUNK, misp = 0;
+                uint64_t k = n - done < CHUNK ? n - done : CHUNK, misp = 0, other = 0;
 
                 for (uint64_t i = 0; i < k; i++) {
                         uint8_t b = pat[done + i] != 0;
                         misp += b != last;
+                        other += b;
                         last = b;
                 }
                 memset(s.n, 0, sizeof(s.n));
-                s.n[VE_INSNS] = 5 * k;
+                s.n[VE_INSNS] = k * BENCH_PATTERN_INSNS_ZERO_BYTE +
+                                other * (BENCH_PATTERN_INSNS_OTHER_BYTE -
+                                         BENCH_PATTERN_INSNS_ZERO_BYTE);
                 s.n[VE_BRANCHES] = k * BENCH_PATTERN_BRANCHES_PER_ITER;
                 s.n[VE_BR_MISP] = misp;
-                s.n[VE_LOADS] = k;
-                s.n[VE_OPS] = 5 * k;
+                s.n[VE_LOADS] = k * BENCH_PATTERN_LOADS_PER_ITER;
+                s.n[VE_OPS] = s.n[VE_INSNS];
                 vpmu_retire(&s);
                 done += k;
         }
@@ -180,8 +184,8 @@ static struct chain chain_of(void *p)
         return c;
 }
 
-#define CHASE_LOADS 32
-#define CHASE_INSNS 34 /* per iteration: 32 loads, dec, jnz */
+#define CHASE_LOADS BENCH_CHASE_UNROLL
+#define CHASE_INSNS BENCH_CHASE_INSNS_PER_ITER /* per iteration: the loads, dec, jnz */
 
 /* Ops per iteration: the loads, then dec and jnz, one op where the part fuses them. */
 static uint64_t chase_ops_per_iter(const struct vpmu_part *p)
@@ -361,13 +365,13 @@ void *__wrap_bench_chase(void *p, uint64_t iters)
                         k = k < 256 ? k : 256;
                 memset(s.n, 0, sizeof(s.n));
                 s.n[VE_INSNS] = CHASE_INSNS * k;
-                s.n[VE_BRANCHES] = k;
+                s.n[VE_BRANCHES] = BENCH_CHASE_BRANCHES_PER_ITER * k;
                 s.n[VE_OPS] = c.ops_per_iter * k;
                 s.n[VE_LOADS] = CHASE_LOADS * k;
-                s.n[VE_L1D_MISS] = c.level > VL_L1 ? 32 * k : 0;
-                s.n[VE_L2_MISS] = c.level > VL_L2 ? 32 * k : 0;
-                s.n[VE_LLC_MISS] = c.level > VL_L3 ? 32 * k : 0;
-                s.n[VE_DTLB_MISS] = c.dtlb_miss ? 32 * k : 0;
+                s.n[VE_L1D_MISS] = c.level > VL_L1 ? CHASE_LOADS * k : 0;
+                s.n[VE_L2_MISS] = c.level > VL_L2 ? CHASE_LOADS * k : 0;
+                s.n[VE_LLC_MISS] = c.level > VL_L3 ? CHASE_LOADS * k : 0;
+                s.n[VE_DTLB_MISS] = c.dtlb_miss ? CHASE_LOADS * k : 0;
                 if (ops) {
                         if (!tried)
                                 tried = true, chase_index(&c, &ch, c.q, spacing);
@@ -420,7 +424,7 @@ void __wrap_bench_block_run(uint64_t n)
                 /* The kernel itself has no effect but time, which the step declares: it
                  * is not run. */
                 s.n[VE_INSNS] = k * BENCH_BLOCK_INSNS_PER_ITER;
-                s.n[VE_BRANCHES] = k;
+                s.n[VE_BRANCHES] = k * BENCH_BLOCK_BRANCHES_PER_ITER;
                 s.n[VE_OPS] = k * (BENCH_BLOCK_INSNS_PER_ITER - 1);
                 s.n[VE_CYCLES] = k * BENCH_BLOCK_NOMINAL_CYCLES;
                 s.n[VE_REF_CYCLES] = k * BENCH_BLOCK_NOMINAL_CYCLES / VPMU_CORE_PER_TSC;
