@@ -102,6 +102,7 @@ BOOT_x86_SRCS := \
 	boot/x86/coreclk.c \
 	boot/x86/cpuid.c \
 	boot/x86/cpuid_cache.c \
+	boot/x86/cpuid_collect.c \
 	boot/x86/cpuid_dump.c \
 	boot/x86/prefetch.c \
 	boot/x86/spin.c \
@@ -297,7 +298,7 @@ TEST_MSR_app      := tests/fake_msr_none.c
 TEST_MSR_results  := tests/fake_msr_none.c
 TEST_MSR_latpages := tests/fake_msr_none.c
 TEST_MSR_sweep    := tests/fake_msr_none.c
-TEST_EXTRA_app    := tests/fake_topology.c tests/fake_spin.c
+TEST_EXTRA_app    := tests/fake_topology.c tests/fake_spin.c tests/fake_cpuid.c
 TEST_EXTRA_results := $(TEST_EXTRA_app)
 TEST_MSR_app_disturbed   := tests/fake_msr_none.c
 TEST_EXTRA_app_disturbed := $(TEST_EXTRA_app)

@@ -1,7 +1,8 @@
 /** @file
  * Internal to boot/x86/cpuid*.c: the leaf constants and register-field helpers they share,
  * and the cache/TLB decoder that cpuid_cache.c implements for cpu_decode(). Calls go one way:
- * cpuid.c -> cpuid_cache.c -> cpuid_dump.c (collection and look-up), never back.
+ * cpuid.c -> cpuid_cache.c -> cpuid_dump.c (look-up), never back; cpuid_collect.c fills a
+ * dump from the live CPU.
  */
 #ifndef PMUCAL_CPUID_PRIV_H
 #define PMUCAL_CPUID_PRIV_H
