@@ -38,8 +38,16 @@ sed 's/"family": 25/"family": "25"/' "$good" >"$tmp/wrongtype.json"
 sed 's/"p50": 9.869,//' "$good" >"$tmp/missing.json"
 printf '\x00\x01garbage' >"$tmp/binary.json"
 mkdir -p "$tmp/dir/sub" "$tmp/empty"
-cp "$good" "$tmp/dir/sub/latency-table.json"
-sed 's/"model": 17/"model": 999/' "$good" >"$tmp/dir/other-model.json"
+# match compares tables with the machine it runs on: the fitting table is the good one made
+# this machine's (vendor, family, model and stepping as match itself reads them), so the cases
+# below hold on any host; the other-model table differs from it in the model alone.
+here=$("$BIN" match "$tmp/empty" 2>&1 | sed -nE 's/^this machine: ([A-Za-z]+) family\/model [0-9a-f]+h\/[0-9a-f]+h \(([0-9]+)\/([0-9]+)\) stepping ([0-9]+),.*/\1 \2 \3 \4/p')
+read -r here_vendor here_family here_model here_stepping <<<"$here"
+fit=$tmp/fit.json
+sed -e "s/\"vendor\": \"AuthenticAMD\"/\"vendor\": \"$here_vendor\"/" -e "s/\"family\": 25,/\"family\": $here_family,/" \
+    -e "s/\"model\": 17,/\"model\": $here_model,/" -e "s/\"stepping\": 1,/\"stepping\": $here_stepping,/" "$good" >"$fit"
+cp "$fit" "$tmp/dir/sub/latency-table.json"
+sed "s/\"model\": $here_model,/\"model\": $((here_model + 1)),/" "$fit" >"$tmp/dir/other-model.json"
 cp "$tmp/trunc.json" "$tmp/dir/broken.json"
 
 case_ "check a good table"            0 "ok, pmucal.latency-table/1, 4 levels: L1 L2 L3 DRAM" check "$good"
@@ -261,9 +269,9 @@ case_ "diff: latency against TLB"      1 "not the same kind of table" diff "$goo
 
 # match: only the answer on stdout; equal scores go to the newest run.
 mkdir -p "$tmp/tie/a" "$tmp/tie/b" "$tmp/tie/0"
-sed 's/"date": null/"date": "2026-01-01T00:00:00Z"/' "$good" > "$tmp/tie/a/latency-table.json"
-sed 's/"date": null/"date": "2026-06-01T00:00:00Z"/' "$good" > "$tmp/tie/b/latency-table.json"
-cp "$good" "$tmp/tie/0/latency-table.json"
+sed 's/"date": null/"date": "2026-01-01T00:00:00Z"/' "$fit" > "$tmp/tie/a/latency-table.json"
+sed 's/"date": null/"date": "2026-06-01T00:00:00Z"/' "$fit" > "$tmp/tie/b/latency-table.json"
+cp "$fit" "$tmp/tie/0/latency-table.json"
 out_ "match: the newest of equal tables" 0 "$tmp/tie/b/latency-table.json" /dev/null match "$tmp/tie"
 check_err "match: diagnostics on stderr" "cand .*/tie/a/latency-table.json: .*date 2026-01-01"
 out_ "match: nothing on stdout when none fits" 1 "" /dev/null match "$tmp/empty"
