@@ -31,7 +31,7 @@ l = c[0]["levels"][0] if c and c[0]["levels"] else {}
 print(l.get("verdict", "none"), l.get("entries", 0), l.get("cpuid_entries", 0))
 PY
 )
-        [ "$verdict" = agree ] && break
+        [ "$verdict" = agree ] || [ "$verdict" = no_cpuid ] && break
 done
 t $rc "pmucal-host --tlb --quick --page 4k exits 0"
 t "$([ -s "$out/tlb-curve.csv" ] && head -1 "$out/tlb-curve.csv" | grep -q '^side,page_bytes,pte,n_pages' && echo 0 || echo 1)" \
@@ -69,6 +69,13 @@ t "$(python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); sys.exit(not t
   "latency-table.json carries the tlb member, and pmucal-table classify-tlb reads it"
 t "$(grep -q '^PASS: tlb: dtlb 4 KiB: .*every chase returned to its start' "$out/console.txt" && echo 0 || echo 1)" \
   "every chase returned to its start"
-t "$([ "$verdict" = agree ] && echo 0 || echo 1)" \
-  "L1 dTLB (4 KiB): $entries entries measured, CPUID says $want: agree within one step (try $try)"
+# A guest whose CPUID names no L1 dTLB (KVM passes leaf 2's "see leaf 0x18" and an empty leaf
+# 0x18) leaves nothing to compare with: the table must say so (no_cpuid), and TAP skips it.
+if [ "$verdict" = no_cpuid ]; then
+        n=$((n + 1))
+        echo "ok $n - L1 dTLB (4 KiB): $entries entries measured # SKIP this machine's CPUID gives no L1 dTLB figure to compare with"
+else
+        t "$([ "$verdict" = agree ] && echo 0 || echo 1)" \
+          "L1 dTLB (4 KiB): $entries entries measured, CPUID says $want: agree within one step (try $try)"
+fi
 echo "1..$n"
