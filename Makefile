@@ -255,6 +255,7 @@ LIBPMUCAL_SRCS := \
 	host/libpmucal_tlb_classify.c \
 	host/libpmucal_units.c
 PMUCAL_TABLE_SRCS := \
+	host/cli_stdout.c \
 	host/pmucal_table.c \
 	host/pmucal_table_classify.c \
 	host/pmucal_table_diff.c \
@@ -264,6 +265,7 @@ PMUCAL_TABLE_SRCS := \
 	host/pmucal_table_show.c
 PMUCAL_HOST_SRCS := \
 	host/c2c_host.c \
+	host/cli_stdout.c \
 	host/clock_check.c \
 	host/numa_host.c \
 	host/numa_host_nodes.c \

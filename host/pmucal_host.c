@@ -28,6 +28,7 @@
 #include "boot/linux/linux_plat.h"
 #include "boot/smbios.h"
 #include "boot/x86/cpuid.h"
+#include "host/cli_stdout.h"
 #include "host/host.h"
 #include "host/host_args.h"
 #include "report/lattable.h"
@@ -291,6 +292,7 @@ int main(int argc, char **argv)
         uint32_t                 ppm_before = 0;
         int                      rc;
 
+        cli_stdout_check_at_exit("pmucal-host", 1);
         rc = host_args_parse(argc, argv, n_cpus > 0 ? (unsigned)n_cpus : 1, &o, stderr);
         if (rc != HOST_ARGS_OK)
                 return rc == HOST_ARGS_HELP ? 0 : 2;

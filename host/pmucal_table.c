@@ -2,7 +2,8 @@
  * Host only (libpmucal's public API; CPUID through boot/x86/cpuid.c for match). This file:
  * the command line and the helpers the subcommands share (host/pmucal_table.h).
  *
- * Exit codes: 0 success; 1 a table is bad or cannot answer (or, for match, no table fits);
+ * Exit codes: 0 success; 1 a table is bad or cannot answer (or, for match, no table fits, or
+ * standard output could not be written);
  * 2 usage error (an unknown data source too); 3 classify -: some input lines were not
  * latencies, diff: a level or TLB figure moved beyond the runs' own spread; 4 classify-source:
  * the table has no bucket for that source. */
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host/cli_stdout.h"
 #include "host/pmucal_table.h"
 
 static int usage(const char *why)
@@ -35,9 +37,9 @@ static int usage(const char *why)
                 "(core cycles); a bare number is in --unit U: table (default: the clock of the\n"
                 "table's own figures), tsc, core or ns. '-' reads one latency per line from\n"
                 "standard input; a bad line is reported with its number and skipped.\n"
-                "exit: 0 ok, 1 bad table (or no match), 2 usage (an unknown source too), 3 bad\n"
-                "      input lines (classify -) or a level or TLB figure beyond the runs' spread\n"
-                "      (diff), 4 the table has no bucket for that source (classify-source)\n");
+                "exit: 0 ok, 1 bad table (or no match, or standard output not written), 2 usage\n"
+                "      (an unknown source too), 3 bad input lines (classify -) or a level or TLB\n"
+                "      figure beyond the runs' spread (diff), 4 the table has no bucket for that source (classify-source)\n");
         return why ? EXIT_USAGE : 0;
 }
 
@@ -153,6 +155,7 @@ int main(int argc, char **argv)
 {
         const char *cmd = argc > 1 ? argv[1] : "";
 
+        cli_stdout_check_at_exit("pmucal-table", EXIT_BAD);
         if (argc < 2)
                 return usage("no command");
         if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help"))

@@ -276,5 +276,30 @@ out_ "match: the newest of equal tables" 0 "$tmp/tie/b/latency-table.json" /dev/
 check_err "match: diagnostics on stderr" "cand .*/tie/a/latency-table.json: .*date 2026-01-01"
 out_ "match: nothing on stdout when none fits" 1 "" /dev/null match "$tmp/empty"
 
+# Standard output on a full disk (/dev/full): every command that prints says it could not
+# write and exits 1, never 0 with an empty file.
+full_() { # full_ NAME ARGS...
+        local name=$1 rc err
+        shift
+        n=$((n + 1))
+        err=$("$BIN" "$@" 2>&1 >/dev/full); rc=$?
+        if [ "$rc" -eq 1 ] && grep -qE "^pmucal-table: writing standard output: .*the output is incomplete" <<<"$err"; then
+                echo "ok $n - stdout on a full disk: $name (exit $rc, says so)"
+        else
+                failed=$((failed + 1))
+                echo "not ok $n - stdout on a full disk: $name (exit $rc, want 1 and a message)"
+                sed 's/^/# /' <<<"$err"
+        fi
+}
+full_ "show --json" show --json "$good"
+full_ "show --csv" show --csv "$good"
+full_ "show" show "$good"
+full_ "check" check "$good"
+full_ "classify" classify "$good" 5ns 80ns
+full_ "classify -" classify "$good" - <<<"5ns"
+full_ "diff" diff "$good" "$good"
+full_ "--help" --help
+full_ "--version" --version
+
 echo "1..$n"
 [ "$failed" -eq 0 ]

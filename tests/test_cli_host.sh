@@ -90,6 +90,11 @@ t "$([ $rc2 -eq 0 ] && [ -n "$d2" ] && [ "$d1" != "$d2" ] && [ -s "$tmp/cwd/$d2/
 t "$([ ! -e "$tmp/cwd/latency-table.json" ] && [ -z "$(ls -A "$tmp/cwd/$d1" | grep -v '^latency-')" ]; echo $?)" \
   "nothing written into the current directory itself, no temporary files left" "$(ls -laR "$tmp/cwd")"
 
+# Standard output on a full disk: the run says it could not write and exits 1.
+err=$("$BIN" --out "$tmp/devfull" --quick --max-mib 1 --cpu $cpu 2>&1 >/dev/full); rc=$?
+t "$([ $rc -eq 1 ] && grep -q "^pmucal-host: writing standard output: " <<<"$err"; echo $?)" \
+  "stdout on /dev/full: exit $rc, says so" "$err"
+
 # The lock: while another process holds DIR, a run into DIR is refused before measuring.
 mkdir "$tmp/busy"
 flock "$tmp/busy" -c "touch '$tmp/held'; while [ ! -e '$tmp/release' ]; do sleep 0.1; done" &
