@@ -118,6 +118,11 @@ static void fill_meta(struct lat_run *lr, const struct inventory *inv)
         m->n_settled        = lr->info.n_settled;
         m->n_remeasured     = lr->info.n_remeasured;
         m->loads_per_window = lr->info.loads_per_run;
+        if (lr->info.planned_bytes > lr->info.max_bytes) {
+                m->buffer_planned_bytes = lr->info.planned_bytes;
+                m->buffer_bytes         = lr->info.max_bytes;
+                m->buffer_why           = "the firmware had no free block that large";
+        }
         m->clock            = lr->curve.clock;
         m->timer_name       = lr->info.clock.timer && !strcmp(lr->info.clock.timer, "CNTVCT_EL0")
                               ? "cntvct" : NULL;
@@ -147,6 +152,13 @@ static void print_method(const struct lat_run *lr)
                  bench_profile_name(lr->cfg.profile), bench_layout_name(lr->cfg.layout),
                  in->repetitions, fmt_size(a, sizeof(a), in->max_bytes), in->n_planned,
                  in->n_refined);
+        if (in->planned_bytes > in->max_bytes)
+                rep_warn("plan: the sweep buffer is %s, not the %s planned: the firmware had no "
+                         "free block that large; levels beyond %s are not measured and the "
+                         "table says so (method.buffer_reduced)",
+                         fmt_size(a, sizeof(a), in->max_bytes),
+                         fmt_size(b, sizeof(b), in->planned_bytes),
+                         fmt_size(c, sizeof(c), in->max_bytes));
         if (lr->curve.core_ppm)
                 rep_info("clock: windows timed in %s ticks (%llu Hz); core clock from %s: %s "
                          "core cycles per tick (%s..%s over the points)", timer_of(in),

@@ -86,6 +86,7 @@ static status_t sweep_buffer(const struct bench_sweep_cfg *cfg, struct sweep *s,
         uint64_t buf_bytes;
         status_t st;
 
+        info->planned_bytes = info->max_bytes;
         for (;;) {
                 buf_bytes = (info->max_bytes + bench_page_bytes(cfg->page) - 1) /
                             bench_page_bytes(cfg->page) * bench_page_bytes(cfg->page);

@@ -74,6 +74,8 @@ struct bench_sweep_info {
         bool                  remapped;       /* cfg->remap succeeded: its hooks ran in every
                                                  window */
         uint64_t              max_bytes;      /* largest working set measured */
+        uint64_t              planned_bytes;  /* ... as planned: more than max_bytes when the
+                                                 buffer could not be had and was halved */
         uint32_t              repetitions;    /* windows kept per point at least */
         uint32_t              ci_permille;    /* adaptive target: p50 within +/- this */
         uint32_t              max_windows;    /* ... windows kept per point at most */

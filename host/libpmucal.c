@@ -250,7 +250,8 @@ static void derive(struct pmucal_table *t)
                 t->has_core_ratio = true;
                 t->core_per_tsc   = (double)t->core_hz / (double)t->tsc_hz;
         }
-        if (pmucal_table_has_flag(t, "no_dram") || pmucal_table_has_flag(t, "no_hierarchy")) {
+        if (pmucal_table_has_flag(t, "no_dram") || pmucal_table_has_flag(t, "no_hierarchy") ||
+            pmucal_table_has_flag(t, "buffer_reduced")) {
                 last->has_ceiling    = true;
                 last->ceiling_cycles = PMUCAL_CEILING_FACTOR * last->cycles.p90;
                 last->ceiling_ns     = PMUCAL_CEILING_FACTOR * last->ns.p90;

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -104,6 +105,26 @@ static status_t save(const char *name, struct rep_buf *b, const struct host_opts
         return ST_OK;
 }
 
+/* Why the sweep buffer planned could not be had (allocations failed, so it was halved until
+ * one succeeded): an address-space limit (ulimit -v) below what the plan needs is the usual
+ * cause. Also formats the limit into @p buf when given. */
+static const char *buffer_why(const struct bench_sweep_info *info, char *buf, size_t n)
+{
+        static char   why[160];
+        struct rlimit rl;
+        char          a[24];
+
+        if (!getrlimit(RLIMIT_AS, &rl) && rl.rlim_cur != RLIM_INFINITY &&
+            rl.rlim_cur < 2 * info->planned_bytes)
+                snprintf(why, sizeof(why), "allocation failed under the address-space limit "
+                         "(ulimit -v) of %s", fmt_size(a, sizeof(a), rl.rlim_cur));
+        else
+                snprintf(why, sizeof(why), "allocation failed: not enough free memory");
+        if (buf)
+                snprintf(buf, n, "%s", why);
+        return why;
+}
+
 /* Detect the levels, write latency-table.json and latency-curve.csv, print table and plot. */
 static status_t report(const struct lat_curve *c, const struct cpu_info *cpu,
                        const struct host_opts *o, const struct bench_sweep_info *info,
@@ -139,6 +160,11 @@ static status_t report(const struct lat_curve *c, const struct cpu_info *cpu,
         m.n_settled        = info->n_settled;
         m.n_remeasured     = info->n_remeasured;
         m.loads_per_window = info->loads_per_run;
+        if (info->planned_bytes > info->max_bytes) {
+                m.buffer_planned_bytes = info->planned_bytes;
+                m.buffer_bytes         = info->max_bytes;
+                m.buffer_why           = buffer_why(info, NULL, 0);
+        }
         m.clock            = c->clock;
         m.prefetchers      = prefetch_word(info->prefetch.state);
         m.pmucal_version   = PMUCAL_VERSION;
@@ -211,6 +237,13 @@ static void print_method(const struct cpu_info *cpu, const struct host_opts *o,
         rep_info("latency: page %s asked, %s obtained (%u permille in 2 MiB pages)",
                  bench_page_name(o->sweep.page), bench_page_name(info->page_got),
                  linux_plat_last_huge_permille());
+        if (info->planned_bytes > info->max_bytes)
+                rep_warn("latency: the sweep buffer is %s, not the %s planned (%s): levels "
+                         "beyond %s are not measured, the last level named may be wrong, and "
+                         "the table says so (method.buffer_reduced)",
+                         fmt_size(r[0], sizeof(r[0]), info->max_bytes),
+                         fmt_size(r[1], sizeof(r[1]), info->planned_bytes),
+                         buffer_why(info, NULL, 0), fmt_size(r[2], sizeof(r[2]), info->max_bytes));
         rep_info("latency: %zu points planned, %zu added by refinement, %u windows dropped",
                  info->n_planned, info->n_refined, info->n_disturbed);
         for (int d = BENCH_WIN_OK + 1; d < BENCH_WIN__COUNT; d++)

@@ -1,5 +1,5 @@
 /** @file
- * Outputs of the latency calibration: latency-table.json (schema "pmucal.latency-table/1.4",
+ * Outputs of the latency calibration: latency-table.json (schema "pmucal.latency-table/1.5",
  * documented field by field in docs/latency-table.md), latency-curve.csv (every sweep point),
  * the console levels table and an ASCII plot of the curve readable on a serial console. All
  * writers append text to a caller's struct rep_buf (the caller writes it to a file or prints
@@ -29,9 +29,9 @@
  *  added within a major version (the minor counts the additions: 1.1 added method.date_zone
  *  and null for every unknown string; 1.2 the clock: every figure in TSC ticks, core cycles
  *  and ns, method.core_clock, the intervals and the adaptive-window figures; 1.3 the
- *  remote-DRAM and cache-to-cache sections of report/lattable_numa.h); readers ignore fields
- *  they do not know and reject another major version. */
-#define LAT_TABLE_SCHEMA       "pmucal.latency-table/1.4"
+ *  remote-DRAM and cache-to-cache sections of report/lattable_numa.h; 1.5 method.
+ *  buffer_reduced); readers ignore fields they do not know and reject another major version. */
+#define LAT_TABLE_SCHEMA       "pmucal.latency-table/1.5"
 #define LAT_TABLE_SCHEMA_MAJOR 1
 
 /** Header line of latency-curve.csv for a curve in TSC ticks (every sweep pmucal runs): the
@@ -75,6 +75,10 @@ struct lat_table_meta {
         const char *timer_name;      /* method.clock for figures in ticks of the reference
                                         timer: NULL = "tsc"; "cntvct" on AArch64 (CNTVCT_EL0
                                         at CNTFRQ_EL0, which machine.tsc_hz then holds) */
+        uint64_t    buffer_planned_bytes; /* the sweep buffer planned, where it could not be
+                                            had (0: the buffer was as planned, member left out) */
+        uint64_t    buffer_bytes;    /* ... and the one measured in */
+        const char *buffer_why;      /* why the planned one could not be had */
         const char *prefetchers;     /* "off", "on", "unchanged", "failed", "unknown" */
         const char *pmucal_version;
         const char *platform;        /* plat_info()->name */

@@ -149,6 +149,13 @@ static void write_method(struct json_w *w, const struct lat_table_meta *m,
         json_u64(w, "points_settled", m->n_settled);
         json_u64(w, "points_remeasured", m->n_remeasured);
         json_u64_or_null(w, "loads_per_window", m->loads_per_window);
+        if (m->buffer_planned_bytes) {
+                json_obj_begin(w, "buffer_reduced");
+                json_u64(w, "planned_bytes", m->buffer_planned_bytes);
+                json_u64(w, "bytes", m->buffer_bytes);
+                json_str_or_null(w, "reason", m->buffer_why);
+                json_obj_end(w);
+        }
         json_str(w, "clock", legacy_clock(m, c, l));
         write_core_clock(w, c, l);
         json_str_or_null(w, "prefetchers", m->prefetchers);
@@ -234,6 +241,8 @@ status_t rep_lat_json(struct rep_buf *out, const struct lat_table_meta *m,
         for (unsigned b = 0; b < 64; b++)
                 if ((l->flags & BIT_ULL(b)) && lat_flag_name(BIT_ULL(b)))
                         json_str(&w, NULL, lat_flag_name(BIT_ULL(b)));
+        if (m->buffer_planned_bytes)
+                json_str(&w, NULL, "buffer_reduced");
         json_arr_end(&w);
 
         json_obj_begin(&w, "noise");

@@ -166,13 +166,13 @@ def check_numa(c):
 # ---- aarch64 (run-qemu.sh --arch aarch64: virt + GICv3 + AAVMF) ----
 
 def check_lattable_remote(c):
-    """latency-table.json (1.4) carries what the NUMA and C2C phases measured: the same matrix
+    """latency-table.json (1.5) carries what the NUMA and C2C phases measured: the same matrix
     as numa-matrix.json, one DRAM level per distance class, the curves, and the C2C classes
     pooling every pair of c2c.json (or no c2c section when C2C skipped)."""
     t = c.result_json("latency-table.json")
     numa = c.result_json("numa-matrix.json")
-    if not tap(t is not None and t.get("schema") == "pmucal.latency-table/1.4" and "numa" in t,
-               "%s: latency-table.json is 1.4 with a numa section" % c.name):
+    if not tap(t is not None and t.get("schema") == "pmucal.latency-table/1.5" and "numa" in t,
+               "%s: latency-table.json is 1.5 with a numa section" % c.name):
         return
     n = t["numa"]
     p50 = lambda m: [[x.get("p50_ns") for x in row] for row in m]

@@ -60,7 +60,7 @@ python3 - "$tmp/t/latency-table.json" "$(nproc)" >"$tmp/py" 2>&1 <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 n = int(sys.argv[2])
-assert d["schema"] == "pmucal.latency-table/1.4", d["schema"]
+assert d["schema"] == "pmucal.latency-table/1.5", d["schema"]
 c = d["c2c"]
 assert c["method"]["n_cpus"] == n and c["method"]["topology_source"] == "linux sysfs", c["method"]
 assert len(c["cpus"]) == n, c["cpus"]

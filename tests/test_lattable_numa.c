@@ -398,7 +398,7 @@ static void test_errors(void **state)
         (void)state;
         expect_error("\"n_nodes\": 4", "\"n_nodes\": 5", PMUCAL_E_SCHEMA,
                      "t.json: numa: matrix: 4 rows for 5 nodes");
-        expect_error("latency-table/1.4", "latency-table/2.0", PMUCAL_E_VERSION, "major version 2");
+        expect_error("latency-table/1.5", "latency-table/2.0", PMUCAL_E_VERSION, "major version 2");
         expect_error("\"name\": \"DRAM-remote-1hop\"", "\"name\": 7", PMUCAL_E_SCHEMA,
                      "numa.dram_levels[1]: name: wrong type");
         expect_error("\"n_cells\": 4", "\"n_cells\": -4", PMUCAL_E_SCHEMA,

@@ -160,6 +160,11 @@ static void test_beyond(void **state)
         assert_int_equal(lvl(t, 32.6, PMUCAL_UNIT_NS, PMUCAL_OK), PMUCAL_LEVEL_BEYOND);
         assert_int_equal(lvl(t, 32.4, PMUCAL_UNIT_NS, PMUCAL_OK), 2);
         pmucal_table_free(t);
+        /* A sweep buffer smaller than planned (schema 1.5): the last level may not be DRAM */
+        t = table("tsc", "2000000000", true, "\"buffer_reduced\"", "");
+        assert_true(t->levels[2].has_ceiling);
+        assert_int_equal(lvl(t, 1200, PMUCAL_UNIT_TABLE, PMUCAL_OK), PMUCAL_LEVEL_BEYOND);
+        pmucal_table_free(t);
         t = table("tsc", "2000000000", true, "\"noisy\"", "");
         assert_false(t->levels[2].has_ceiling);
         assert_int_equal(lvl(t, 1e9, PMUCAL_UNIT_TABLE, PMUCAL_OK), 2);

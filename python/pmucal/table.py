@@ -55,7 +55,7 @@ class Level:
 
 class _Beyond:
     """What a latency above the last level's ceiling classifies as (PMUCAL_LEVEL_BEYOND): the
-    last level is not DRAM (flags no_dram, no_hierarchy) and the latency is over
+    last level is not DRAM (flags no_dram, no_hierarchy, buffer_reduced) and the latency is over
     CEILING_FACTOR x its p90. Its name is "beyond", as pmucal-table classify prints it."""
     name = "beyond"
 

@@ -353,7 +353,7 @@ def loads_latency_table(data, name="<buffer>"):
     levels = _load_levels(c, root)
     flags = _load_flags(c, root)
     core_sets = _load_core_sets(c, root)
-    if "no_dram" in flags or "no_hierarchy" in flags:
+    if "no_dram" in flags or "no_hierarchy" in flags or "buffer_reduced" in flags:
         last = levels[-1]
         last.ceiling_cycles = CEILING_FACTOR * last.cycles.p90
         if last.ns is not None:

@@ -186,6 +186,17 @@ def test_beyond_the_last_level_when_it_is_not_dram():
     assert g.levels[-1].ceiling_cycles is None and g.classify(1e12, "table").name == "DRAM"
 
 
+def test_beyond_the_last_level_when_the_buffer_was_reduced():
+    """Schema 1.5: a sweep buffer smaller than planned (flag buffer_reduced) ends the table
+    where the buffer did, so its last level gets the ceiling of one that is not DRAM."""
+    d = _good()
+    d["flags"] = list(d["flags"]) + ["buffer_reduced"]
+    t = pmucal.loads_latency_table(json.dumps(d), "t")
+    ceiling = 1.3 * t.levels[-1].cycles.p90
+    assert t.levels[-1].ceiling_cycles == ceiling
+    assert t.classify(math.nextafter(ceiling, 1e9), "table") is pmucal.BEYOND
+
+
 def _walks():
     d = json.loads(json.dumps(TLB))
     cl = d["curves"][1]["classes"]

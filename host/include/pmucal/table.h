@@ -36,7 +36,8 @@ extern "C" {
 #define PMUCAL_TABLE_MAJOR         1
 
 /** Classifier result besides a level index (and PMUCAL_LEVEL_INVALID of a batch). */
-#define PMUCAL_LEVEL_BEYOND (-1) /* above the last level, which is not DRAM (no_dram, flat) */
+#define PMUCAL_LEVEL_BEYOND (-1) /* above the last level, which is not DRAM (no_dram, flat,
+                                    buffer_reduced) */
 
 /** The last level's ceiling, for a table whose last level is not DRAM: this factor times its
  *  p90. A level 1.3x above it would have been a level of its own (level detection merges
