@@ -190,8 +190,7 @@ void smp_skip_mech(struct smp_log *lg, const char *mech, const struct smp_plan *
                 smp_log_skip(lg, mech, "sample-count", why);
                 if (!strcmp(mech, SMP_MECH_IBS_OP))
                         smp_log_skip(lg, mech, "op-count", why);
-                else
-                        smp_log_skip(lg, mech, "records-with-data", why);
+                smp_log_skip(lg, mech, "records-with-data", why);
         } else if (!strcmp(mech, SMP_MECH_IBS_FETCH)) {
                 smp_log_skip(lg, mech, "fetch-addresses", why);
                 smp_log_skip(lg, mech, "fetch-count", why);

@@ -108,6 +108,8 @@ struct vpmu_faults {
         unsigned     lbr_stray_every; /* every n-th PMI's stack ends in a branch outside the
                                        * kernel (the harness's code) */
         bool         ibs_wrong_src;   /* IBS DataSrc of a DRAM load says local cache */
+        unsigned     ibs_no_data_every; /* every n-th IBS op sample of a load loses LdOp and
+                                       * DcLinAddrValid (1: all of them) */
         unsigned     spurious_pmi_every; /* an extra NMI without overflow after every n-th */
         bool         route_dead;      /* the LVT/IDT route never delivers (self-NMI lost) */
         unsigned     fault_vector;    /* a refused MSR access reports this vector, not #GP */

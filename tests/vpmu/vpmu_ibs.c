@@ -181,6 +181,8 @@ static void tag(const struct vpmu_op *op, const struct vpmu_step *s)
                         d3 |= VP_OPDATA3_L1TLB_MISS | VP_OPDATA3_L2TLB_MISS;
                 vp.ibs_dc_linad = op->la;
                 vp.ibs_dc_physad = op->la ^ (fault_here(op) ? vp.f.ibs_phys_xor : 0); /* identity */
+                if (vp.f.ibs_no_data_every && ++vp.n_ibs_loads % vp.f.ibs_no_data_every == 0)
+                        d3 &= ~(VP_OPDATA3_LD | VP_OPDATA3_LIN_VALID);
         }
         vp.ibs_op_data3 = d3;
         /* At the roll-over the hardware preloads CurCnt[6:0] with random bits, 0 .. 127, so
