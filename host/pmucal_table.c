@@ -101,8 +101,14 @@ bool cli_parse_latency(const char *s, size_t len, enum pmucal_unit dflt, double 
         const char *p = s, *end = s + len, *num_end;
         uint64_t    m = 0;
         unsigned    digits = 0, frac = 0;
-        bool        slow   = false;
+        bool        slow = false, neg = false;
 
+        /* A minus sign: -0, -0.0 are a latency of zero to the library (classified as such);
+         * any other negative number is not a latency (a usage error, as before). */
+        if (p < end && *p == '-') {
+                neg = true;
+                s   = ++p;
+        }
         while (p < end && *p >= '0' && *p <= '9') {
                 m = m * 10 + (uint64_t)(*p++ - '0');
                 digits++;
@@ -137,6 +143,10 @@ bool cli_parse_latency(const char *s, size_t len, enum pmucal_unit dflt, double 
                  * same double as strtod. */
                 *v = (double)m / pow10_tab[frac];
         }
+        if (neg && *v != 0)
+                return false;
+        if (neg)
+                *v = -*v;
         while (p < end && (*p == ' ' || *p == '\t'))
                 p++;
         *unit = dflt;

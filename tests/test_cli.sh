@@ -88,6 +88,9 @@ case_ "classify-source bad latency"   2 "is not a number"             classify-s
 case_ "classify flat table"           0 "^12 flat$"                    classify $CORPUS/flat-tcg.json 12
 case_ "classify bad latency is usage" 2 "latency \"12us\" is not a number with an optional unit suffix" classify "$good" 12us
 case_ "classify negative is usage"    2 "is not a number"              classify "$good" -5
+# -0.0 is zero to the library (pmucal_table_classify classifies it): the CLI takes it too.
+case_ "classify -0.0 as the library does" 0 "^-0\.0 L1$"                 classify "$good" -0.0
+case_ "classify -0 as the library does"   0 "^-0 L1$"                     classify "$good" -0
 case_ "classify bad table"            1 "version2.json"                classify $CORPUS/version2.json 5
 case_ "match picks the fitting table" 0 "^$tmp/dir/sub/latency-table.json$" match "$tmp/dir"
 case_ "match says why"                0 "vendor/family/model match, stepping matches" match "$tmp/dir"

@@ -53,6 +53,51 @@ def _cli_fixtures():
     ]
 
 
+def _hostile_fixtures():
+    """Documents where the two parsers used to part: \\u0000 in a string (jansson rejects it,
+    json.loads took it), nesting of 1500 levels (jansson takes up to 2048; json.loads raised
+    RecursionError) and of 3000, and the errors whose place Python's json cannot give (a
+    duplicate key, a too big integer, an overflowing real, NaN)."""
+    good = open(os.path.join(CORPUS, "zen4-kvm.json"), "rb").read()
+    return [
+        _write("hostile-nul.json", good.replace(b'"pmucal.latency-table/1', b'"pmucal.latency-table/1\\u0000', 1)),
+        _write("hostile-nul-key.json", good.replace(b'"machine"', b'"mach\\u0000ine"', 1)),
+        _write("hostile-nul-escaped.json", good.replace(b'"machine": {', b'"machine": {"x\\\\u0000": 1, ', 1)),
+        _write("hostile-deep-1500.json", "[" * 1500 + "]" * 1500),
+        _write("hostile-deep-obj-1500.json", '{"a":' * 1500 + "1" + "}" * 1500),
+        _write("hostile-deep-2048.json", "[" * 2048 + "]" * 2048),
+        _write("hostile-deep-2049.json", "[" * 2049 + "]" * 2049),
+        _write("hostile-deep-3000.json", "[" * 3000 + "]" * 3000),
+        _write("hostile-dup.json", good.replace(b'"machine": {', b'"machine": {\n  "vendor": "x",', 1)),
+        _write("hostile-bigint.json", good.replace(b'"family": 25', b'"family": 99999999999999999999', 1)),
+        _write("hostile-overflow.json", good.replace(b'"family": 25', b'"family": 1e999', 1)),
+        _write("hostile-nan.json", good.replace(b'"family": 25', b'"family": NaN', 1)),
+    ]
+
+
+HOSTILE = _hostile_fixtures()
+
+
+@pytest.mark.parametrize("path", HOSTILE, ids=[os.path.basename(p) for p in HOSTILE])
+def test_syntax_errors_agree(path):
+    """Both reject with the same kind; a syntax error has the same line:column and words in
+    both (pmucal-table prints the backslash of \\u0000 escaped)."""
+    p = run_cli("classify", path, "0")
+    try:
+        pmucal.load_latency_table(path)
+        kind, msg = None, None
+    except pmucal.TableError as e:
+        kind, msg = e.kind, str(e)
+    c_msg = p.stderr.strip().splitlines()[0] if p.stderr.strip() else ""
+    c_syntax = p.returncode == 1 and c_msg.startswith("pmucal-table: %s:" % path) and \
+        c_msg[len("pmucal-table: %s:" % path):][:1].isdigit()
+    assert (kind == "syntax") == c_syntax, (kind, msg, c_msg)
+    if c_syntax:
+        assert msg == c_msg[len("pmucal-table: "):].replace("\\\\", "\\"), (msg, c_msg)
+    else:
+        assert kind != "syntax" and (kind is None) == (p.returncode == 0), (kind, msg, c_msg)
+
+
 def _c_cases():
     """{file: (loader, must load)} of the documents in tests/test_libpmucal.c."""
     out = os.path.join(WORK, "c-cases")
@@ -68,7 +113,7 @@ def _c_cases():
 
 
 C_CASES = _c_cases()
-FIXTURES = sorted(glob.glob(os.path.join(CORPUS, "*.json"))) + _cli_fixtures() + sorted(C_CASES)
+FIXTURES = sorted(glob.glob(os.path.join(CORPUS, "*.json"))) + _cli_fixtures() + sorted(C_CASES) + HOSTILE
 
 
 def teardown_module(_):
