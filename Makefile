@@ -118,7 +118,9 @@ BOOT_x86_CPU_SRCS := \
 # is under "aarch64" below).
 BOOT_arm64_PURE_SRCS := \
 	boot/arm64/gic_madt.c \
+	boot/arm64/gic_rules.c \
 	boot/arm64/idreg.c \
+	boot/arm64/pmi_window.c \
 	boot/arm64/psci.c
 BOOT_UEFI_SRCS := \
 	boot/uefi/uefi_con.c \
@@ -630,8 +632,10 @@ check-layering:
 # build/aarch64/gnu-efi (it cannot be installed beside the amd64 package).
 A64_CROSS  ?= aarch64-linux-gnu-
 A64_GNUEFI ?= $(B)/aarch64/gnu-efi/usr
+# -mno-outline-atomics: compare-and-swap inline (LDAXR/STLXR), not libgcc's helpers, which
+# ask the Linux auxiliary vector whether LSE atomics exist.
 A64_CFLAGS := $(COMMON_CFLAGS) -O2 -ffreestanding -fpic -fshort-wchar -fno-stack-protector \
-              -fno-builtin-printf -mgeneral-regs-only \
+              -fno-builtin-printf -mgeneral-regs-only -mno-outline-atomics \
               -isystem $(A64_GNUEFI)/include/efi -isystem $(A64_GNUEFI)/include/efi/aarch64
 # EFI_SUBSYSTEM: GNU-EFI's AArch64 crt0 writes the PE header itself and takes the subsystem
 # from this symbol; without it AAVMF refuses the image as "Unsupported".

@@ -323,7 +323,14 @@ static void sampling(bool counts_insts, bool qemu)
                 return;
         }
         if ((st = cpu_pmi_enable(on_pmi, &s, -1)) != ST_OK) {
-                rep_skip("overflow sampling: no PMI route: %s", status_str(st));
+                /* ST_NOT_FOUND on AArch64: the MADT says there is no PMU interrupt
+                 * (boot/arm64/pmi.c); no INTID is guessed. */
+                if (st == ST_NOT_FOUND)
+                        rep_skip("overflow sampling: the MADT's GICC entry for this processor "
+                                 "gives no PMU interrupt (Performance Interrupt GSIV 0): "
+                                 "nothing to sample with");
+                else
+                        rep_skip("overflow sampling: no PMI route: %s", status_str(st));
                 rep_pop();
                 return;
         }

@@ -243,8 +243,9 @@ static size_t build_madt(uint8_t *t, uint32_t gsiv0)
 static void test_madt(void **state)
 {
         uint8_t         t[512];
-        struct gic_madt m;
-        const char     *from;
+        struct gic_madt    m;
+        struct gic_pmu_irq irq;
+        const char        *why;
 
         (void)state;
         size_t n = build_madt(t, 23);
@@ -252,23 +253,29 @@ static void test_madt(void **state)
         assert_int_equal(m.n_cpus, 2);
         assert_int_equal(m.version, 3);
         assert_int_equal(m.gicd_base, 0x08000000);
-        assert_int_equal(m.gicr_range_base, 0x080a0000);
-        assert_int_equal(m.gicr_range_bytes, 0xf60000);
+        assert_int_equal(m.n_gicr, 1);
+        assert_int_equal(m.gicr[0].base, 0x080a0000);
+        assert_int_equal(m.gicr[0].bytes, 0xf60000);
         assert_int_equal(m.cpus[1].uid, 1);
         assert_int_equal(m.cpus[1].mpidr, 1);
         assert_true(m.cpus[0].enabled);
         assert_int_equal(m.cpus[0].spe_gsiv, 21);
         assert_int_equal(m.cpus[1].spe_gsiv, 0); /* too short to have the field */
-        assert_int_equal(gic_pmu_intid(&m, 0x80000000ull, &from), 23); /* MPIDR bit 31 RES1 */
-        assert_string_equal(from, "MADT GICC");
+        /* MPIDR bit 31 (RES1) as MPIDR_EL1 reads it */
+        assert_int_equal(gic_pmu_irq(&m, 0x80000000ull, &irq, &why), ST_OK);
+        assert_int_equal(irq.intid, 23);
+        assert_false(irq.edge);
+        assert_null(why);
 
-        build_madt(t, 0); /* CPU 0 without a performance interrupt: the BSA default */
+        build_madt(t, 0); /* CPU 0 without a performance interrupt: none, nothing guessed */
         assert_int_equal(gic_madt_parse(t, n, &m), ST_OK);
-        assert_int_equal(gic_pmu_intid(&m, 0, &from), GIC_PMU_INTID_DEFAULT);
-        assert_string_equal(from, "BSA default");
+        assert_int_equal(gic_pmu_irq(&m, 0, &irq, &why), ST_NOT_FOUND);
+        assert_non_null(strstr(why, "GSIV 0"));
+        assert_int_equal(gic_pmu_irq(&m, 1, &irq, &why), ST_OK); /* CPU 1 still has one */
         build_madt(t, 40); /* an SPI is no PMU PPI */
         assert_int_equal(gic_madt_parse(t, n, &m), ST_OK);
-        assert_int_equal(gic_pmu_intid(&m, 0, &from), GIC_PMU_INTID_DEFAULT);
+        assert_int_equal(gic_pmu_irq(&m, 0, &irq, &why), ST_UNSUPPORTED);
+        assert_int_equal(gic_pmu_irq(&m, 7, &irq, &why), ST_BAD_DATA); /* no such GICC */
 
         /* malformed: overrun entry, length beyond the buffer, wrong signature, NULL */
         build_madt(t, 23);
@@ -295,7 +302,7 @@ static void test_qemu_virt_tables(void **state)
         struct acpi_srat *s   = calloc(1, sizeof(*s));
         struct gic_madt   g;
         struct acpi_diag  d;
-        const char       *from;
+        struct gic_pmu_irq irq;
 
         (void)state;
         assert_int_equal(acpi_parse_madt(madt, n_madt, m, &d), ST_OK);
@@ -317,9 +324,11 @@ static void test_qemu_virt_tables(void **state)
         assert_int_equal(gic_madt_parse(madt, n_madt, &g), ST_OK);
         assert_int_equal(g.n_cpus, 2);
         assert_int_equal(g.version, 3);
-        assert_true(g.gicr_range_base != 0);
-        assert_int_equal(gic_pmu_intid(&g, 0x80000001ull, &from), 23);
-        assert_string_equal(from, "MADT GICC");
+        assert_int_equal(g.n_gicr, 1);
+        assert_true(g.gicr[0].base != 0);
+        assert_int_equal(gic_pmu_irq(&g, 0x80000001ull, &irq, NULL), ST_OK);
+        assert_int_equal(irq.intid, 23);
+        assert_false(irq.edge); /* QEMU: level (hw/arm/virt-acpi-build.c sets no flag) */
         free(madt);
         free(srat);
         free(m);

@@ -1,7 +1,8 @@
 /** @file
  * Routing the PMU overflow PPI through a GICv3 redistributor, and the priority-mask window
- * that lets it alone through. Register offsets: [GICv3] §12.8 (GICR_TYPER), §12.10 (SGI and
- * PPI registers in the SGI_base frame), §12.11 (ICC_* system registers).
+ * that lets it alone through, on the hardware (the arithmetic is gic_rules.c's). Register
+ * offsets: [GICv3] §12.9 (GICD_CTLR), §12.10 (SGI and PPI registers in the SGI_base frame),
+ * §12.11 (ICC_* system registers).
  */
 #include "lib/base.h"
 
@@ -13,10 +14,9 @@
 #define ICC_SRE_SRE           BIT_ULL(0)
 
 #define GICR_FRAME_BYTES  0x10000u /* one 64 KiB frame */
-#define GICR_TYPER        0x0008
-#define GICR_TYPER_VLPIS  BIT_ULL(1) /* GICv4: two more frames per redistributor */
-#define GICR_TYPER_LAST   BIT_ULL(4)
-#define GICR_TYPER_AFF_SHIFT 32
+
+#define GICD_CTLR         0x0000
+#define GICD_CTLR_DS      (1u << 6) /* one security state; reads 0 in the NS view of DS = 0 */
 
 #define GICR_IGROUPR0     0x0080
 #define GICR_ISENABLER0   0x0100
@@ -24,54 +24,70 @@
 #define GICR_ICPENDR0     0x0280
 #define GICR_IPRIORITYR   0x0400
 #define GICR_ICFGR1       0x0c04
+#define GICR_ICFGR_EDGE   2u        /* Int_config[1] of a PPI's two bits: 1 = edge */
 
-/* Priority the PMI gets, and the mask of a sampling window: only priority 0 (the PMI) is
- * below 0x10. With 5 implemented priority bits the steps are 8 apart. */
-#define GIC_PRIO_PMI     0x00
-#define GIC_PMR_PMI_ONLY 0x10
+/* ICC_CTLR_EL1 [GICv3] §12.2.6: EOImode [1], PRIbits [10:8] = implemented bits - 1. */
+#define ICC_CTLR_EOIMODE     BIT_ULL(1)
+#define ICC_CTLR_PRIBITS_SHIFT 8
+#define RWP_MAX_POLLS        (1u << 20) /* Linux waits 1 s; each poll is an MMIO read */
+
+static uint32_t hw_rd32(void *ctx, uint64_t a)
+{
+        (void)ctx;
+        return *(volatile uint32_t *)(uintptr_t)a;
+}
+
+static uint64_t hw_rd64(void *ctx, uint64_t a)
+{
+        (void)ctx;
+        return *(volatile uint64_t *)(uintptr_t)a;
+}
+
+static void hw_wr32(void *ctx, uint64_t a, uint32_t v)
+{
+        (void)ctx;
+        *(volatile uint32_t *)(uintptr_t)a = v;
+}
+
+static const struct gic_mmio hw = { .rd32 = hw_rd32, .rd64 = hw_rd64, .wr32 = hw_wr32 };
 
 static inline uint32_t mmio_rd32(uintptr_t a)
 {
-        return *(volatile uint32_t *)a;
-}
-
-static inline uint64_t mmio_rd64(uintptr_t a)
-{
-        return *(volatile uint64_t *)a;
+        return hw_rd32(NULL, a);
 }
 
 static inline void mmio_wr32(uintptr_t a, uint32_t v)
 {
-        *(volatile uint32_t *)a = v;
+        hw_wr32(NULL, a, v);
 }
 
-/* GICR_TYPER.Affinity_Value is Aff3.Aff2.Aff1.Aff0 packed into 32 bits. */
-static uint32_t mpidr_packed(uint64_t mpidr)
-{
-        return (uint32_t)((mpidr >> 32 & 0xff) << 24 | (mpidr & 0xffffff));
-}
-
-/* The RD_base of the calling CPU's redistributor, or 0. */
 static uintptr_t find_redistributor(const struct gic_madt *m)
 {
-        uint64_t mpidr = SYSREG_READ(mpidr_el1);
-        uint32_t want  = mpidr_packed(mpidr);
+        return (uintptr_t)gic_redist_find(m, SYSREG_READ(mpidr_el1), &hw);
+}
 
-        for (size_t i = 0; i < m->n_cpus; i++)
-                if (m->cpus[i].gicr_base && m->cpus[i].mpidr == (mpidr & 0xff00ffffffull))
-                        return (uintptr_t)m->cpus[i].gicr_base;
-        if (!m->gicr_range_base)
-                return 0;
-        uintptr_t end = (uintptr_t)(m->gicr_range_base + m->gicr_range_bytes);
-        for (uintptr_t rd = (uintptr_t)m->gicr_range_base; rd < end;) {
-                uint64_t typer = mmio_rd64(rd + GICR_TYPER);
-                if ((uint32_t)(typer >> GICR_TYPER_AFF_SHIFT) == want)
-                        return rd;
-                if (typer & GICR_TYPER_LAST)
-                        break;
-                rd += (typer & GICR_TYPER_VLPIS ? 4 : 2) * GICR_FRAME_BYTES;
-        }
-        return 0;
+/* Linux's gic_has_group0(): write the highest non-zero priority PRIbits allow to the PMR;
+ * with SCR_EL3.FIQ set the write is shifted into the non-secure half and loses that bit,
+ * reading back 0. */
+static bool pmr_group0(void)
+{
+        uint64_t ctlr    = SYSREG_READ(SYS_ICC_CTLR_EL1);
+        unsigned pribits = (unsigned)(ctlr >> ICC_CTLR_PRIBITS_SHIFT & 7) + 1;
+        uint64_t old     = SYSREG_READ(SYS_ICC_PMR_EL1);
+
+        SYSREG_WRITE(SYS_ICC_PMR_EL1, 1u << (8 - pribits));
+        isb();
+        uint64_t got = SYSREG_READ(SYS_ICC_PMR_EL1);
+        SYSREG_WRITE(SYS_ICC_PMR_EL1, old);
+        isb();
+        return got != 0;
+}
+
+static void rwp_wait(uintptr_t rd)
+{
+        /* A redistributor that never finishes its write leaves the route as it is; the
+         * PMI self-test then reports the interrupt missing. */
+        (void)gic_rwp_wait(&hw, rd, RWP_MAX_POLLS);
 }
 
 status_t gic_probe(const struct gic_madt *m, const char **why)
@@ -88,39 +104,54 @@ status_t gic_probe(const struct gic_madt *m, const char **why)
                 return ST_UNSUPPORTED;
         }
         if (!m || !find_redistributor(m)) {
-                *why = "this CPU's GICv3 redistributor is not in the MADT (no GICR entry or "
-                       "GICC GICR base)";
+                *why = "this CPU's GICv3 redistributor is not in the MADT (no GICR range holds "
+                       "its affinity, no GICC GICR base)";
+                return ST_UNSUPPORTED;
+        }
+        if (!m->gicd_base) {
+                *why = "no GICD entry in the MADT: GICD_CTLR.DS, which decides how priorities "
+                       "are written, cannot be read";
                 return ST_UNSUPPORTED;
         }
         return ST_OK;
 }
 
-status_t gic_ppi_route(const struct gic_madt *m, uint32_t intid, struct gic_route *r)
+status_t gic_ppi_route(const struct gic_madt *m, const struct gic_pmu_irq *irq,
+                       struct gic_route *r)
 {
         const char *why;
         status_t    st;
 
-        if (intid < 16 || intid > 31)
+        if (!irq || irq->intid < 16 || irq->intid > 31)
                 return ST_BAD_ARG;
         if ((st = gic_probe(m, &why)) != ST_OK)
                 return st;
-        uintptr_t sgi = find_redistributor(m) + GICR_FRAME_BYTES;
+        uint32_t  intid = irq->intid;
+        uintptr_t rd  = find_redistributor(m);
+        uintptr_t sgi = rd + GICR_FRAME_BYTES;
         uint32_t  bit = 1u << intid;
         unsigned  cfg_shift = 2 * (intid - 16);
 
         *r = (struct gic_route){
                 .intid      = intid,
+                .rd_base    = rd,
                 .sgi_base   = sgi,
                 .enable_was = mmio_rd32(sgi + GICR_ISENABLER0) & bit,
                 .group_was  = mmio_rd32(sgi + GICR_IGROUPR0) & bit,
                 .cfg_was    = mmio_rd32(sgi + GICR_ICFGR1) >> cfg_shift & 3,
                 .prio_was   = *(volatile uint8_t *)(sgi + GICR_IPRIORITYR + intid),
                 .pmr_was    = SYSREG_READ(SYS_ICC_PMR_EL1),
+                .ds         = mmio_rd32((uintptr_t)m->gicd_base + GICD_CTLR) & GICD_CTLR_DS,
+                .group0     = pmr_group0(),
+                .eoi_drop_only = SYSREG_READ(SYS_ICC_CTLR_EL1) & ICC_CTLR_EOIMODE,
         };
+        gic_prio_plan(r->ds, r->group0, &r->plan);
         mmio_wr32(sgi + GICR_ICENABLER0, bit);
+        rwp_wait(rd);
         mmio_wr32(sgi + GICR_IGROUPR0, mmio_rd32(sgi + GICR_IGROUPR0) | bit);
-        mmio_wr32(sgi + GICR_ICFGR1, mmio_rd32(sgi + GICR_ICFGR1) & ~(3u << cfg_shift));
-        *(volatile uint8_t *)(sgi + GICR_IPRIORITYR + intid) = GIC_PRIO_PMI;
+        uint32_t cfg = mmio_rd32(sgi + GICR_ICFGR1) & ~(3u << cfg_shift);
+        mmio_wr32(sgi + GICR_ICFGR1, cfg | (irq->edge ? GICR_ICFGR_EDGE << cfg_shift : 0));
+        *(volatile uint8_t *)(sgi + GICR_IPRIORITYR + intid) = r->plan.prio;
         mmio_wr32(sgi + GICR_ICPENDR0, bit);
         mmio_wr32(sgi + GICR_ISENABLER0, bit);
         __asm__ volatile("dsb sy" ::: "memory");
@@ -136,6 +167,7 @@ void gic_ppi_restore(const struct gic_route *r)
         if (!sgi)
                 return;
         mmio_wr32(sgi + GICR_ICENABLER0, bit);
+        rwp_wait(r->rd_base);
         *(volatile uint8_t *)(sgi + GICR_IPRIORITYR + r->intid) = r->prio_was;
         uint32_t cfg = mmio_rd32(sgi + GICR_ICFGR1) & ~(3u << cfg_shift);
         mmio_wr32(sgi + GICR_ICFGR1, cfg | r->cfg_was << cfg_shift);
@@ -149,10 +181,10 @@ void gic_ppi_restore(const struct gic_route *r)
         isb();
 }
 
-uint64_t gic_pmr_pmi_only(void)
+uint64_t gic_pmr_pmi_only(const struct gic_route *r)
 {
         uint64_t old = SYSREG_READ(SYS_ICC_PMR_EL1);
-        SYSREG_WRITE(SYS_ICC_PMR_EL1, GIC_PMR_PMI_ONLY);
+        SYSREG_WRITE(SYS_ICC_PMR_EL1, r->plan.pmr);
         isb();
         return old;
 }

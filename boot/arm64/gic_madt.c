@@ -22,6 +22,8 @@
 #define GICC_MPIDR      68
 #define GICC_SPE_GSIV   78
 #define GICC_MIN_LEN    76
+#define GICC_FLAG_ENABLED   1u
+#define GICC_FLAG_PERF_EDGE 2u     /* Performance Interrupt Mode: 1 = edge, 0 = level */
 
 #define GICD_BASE       8
 #define GICD_VERSION    20
@@ -53,7 +55,8 @@ static void parse_gicc(const uint8_t *e, uint8_t elen, struct gic_madt *out)
         struct gic_madt_cpu *c = &out->cpus[out->n_cpus++];
         c->cpu_if    = rd32(e + GICC_CPU_IF);
         c->uid       = rd32(e + GICC_UID);
-        c->enabled   = rd32(e + GICC_FLAGS) & 1;
+        c->enabled   = rd32(e + GICC_FLAGS) & GICC_FLAG_ENABLED;
+        c->pmu_edge  = rd32(e + GICC_FLAGS) & GICC_FLAG_PERF_EDGE;
         c->pmu_gsiv  = rd32(e + GICC_PERF_GSIV);
         c->gicr_base = rd64(e + GICC_GICR_BASE);
         c->mpidr     = rd64(e + GICC_MPIDR) & MPIDR_AFF_MASK;
@@ -86,28 +89,51 @@ status_t gic_madt_parse(const void *madt, size_t len, struct gic_madt *out)
                 } else if (type == MADT_TYPE_GICD && elen >= GICD_MIN_LEN) {
                         out->gicd_base = rd64(e + GICD_BASE);
                         out->version   = e[GICD_VERSION];
-                } else if (type == MADT_TYPE_GICR && elen >= GICR_MIN_LEN &&
-                           !out->gicr_range_base) {
-                        out->gicr_range_base  = rd64(e + GICR_RANGE_BASE);
-                        out->gicr_range_bytes = rd32(e + GICR_RANGE_LEN);
+                } else if (type == MADT_TYPE_GICR && elen >= GICR_MIN_LEN) {
+                        /* One range per socket or die on large servers: every one counts. */
+                        if (out->n_gicr < GIC_MADT_MAX_GICR) {
+                                out->gicr[out->n_gicr].base  = rd64(e + GICR_RANGE_BASE);
+                                out->gicr[out->n_gicr].bytes = rd32(e + GICR_RANGE_LEN);
+                                out->n_gicr++;
+                        }
+                        out->n_gicr_total++;
                 }
                 off += elen;
         }
         return ST_OK;
 }
 
-uint32_t gic_pmu_intid(const struct gic_madt *m, uint64_t mpidr, const char **from)
+status_t gic_pmu_irq(const struct gic_madt *m, uint64_t mpidr, struct gic_pmu_irq *out,
+                     const char **why)
 {
+        const char *w = "no MADT GICC entry has this processor's MPIDR";
+        status_t    st = ST_BAD_DATA;
+
         mpidr &= MPIDR_AFF_MASK;
-        for (size_t i = 0; m && i < m->n_cpus; i++) {
-                uint32_t g = m->cpus[i].pmu_gsiv;
-                if (m->cpus[i].mpidr == mpidr && g >= 16 && g < 32) {
-                        if (from)
-                                *from = "MADT GICC";
-                        return g;
+        for (size_t i = 0; m && out && i < m->n_cpus; i++) {
+                const struct gic_madt_cpu *c = &m->cpus[i];
+                if (c->mpidr != mpidr)
+                        continue;
+                if (c->pmu_gsiv == 0) {
+                        w  = "the MADT's GICC entry gives no PMU interrupt (Performance "
+                             "Interrupt GSIV 0)";
+                        st = ST_NOT_FOUND;
+                } else if (c->pmu_gsiv < 16 || c->pmu_gsiv > 31) {
+                        w  = "the MADT's PMU interrupt is not a PPI (GSIV outside 16..31); "
+                             "only PPI routing is implemented";
+                        st = ST_UNSUPPORTED;
+                } else {
+                        *out = (struct gic_pmu_irq){ .intid = c->pmu_gsiv, .edge = c->pmu_edge };
+                        w    = NULL;
+                        st   = ST_OK;
                 }
+                break;
         }
-        if (from)
-                *from = "BSA default";
-        return GIC_PMU_INTID_DEFAULT;
+        if (!m || !out) {
+                w  = "no MADT";
+                st = ST_BAD_ARG;
+        }
+        if (why)
+                *why = w;
+        return st;
 }

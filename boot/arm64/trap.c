@@ -29,6 +29,7 @@ static unsigned    el;       /* the level trap_install found: 1 or 2 */
 static trap_irq_fn irq_fn;
 static void       *irq_ctx;
 static uint32_t    irq_intid = GIC_INTID_SPURIOUS;
+static bool        irq_eoi_split;
 
 bool trap_install(void)
 {
@@ -109,10 +110,11 @@ void trap_window_leave(uint64_t vbar)
         isb();
 }
 
-void trap_set_irq(uint32_t intid, trap_irq_fn fn, void *ctx)
+void trap_set_irq(uint32_t intid, bool eoi_split, trap_irq_fn fn, void *ctx)
 {
         irq_fn    = NULL;
         irq_ctx   = ctx;
+        irq_eoi_split = eoi_split;
         irq_intid = fn ? intid : GIC_INTID_SPURIOUS;
         irq_fn    = fn;
 }
@@ -132,8 +134,14 @@ static uint64_t dispatch_irq(struct trap_frame *f)
         if ((iar & 0xffffff) == irq_intid)
                 irq_fn(f, irq_ctx);
         if ((iar & 0xffffff) < 1020) {
+                /* EOImode 1 (as Linux sets it at EL2): EOIR only drops the priority, DIR
+                 * deactivates. [GICv3] §12.2.10 ICC_DIR_EL1; Linux gic_eoi_irq + dir. */
                 SYSREG_WRITE(SYS_ICC_EOIR1_EL1, iar);
                 isb();
+                if (irq_eoi_split) {
+                        SYSREG_WRITE(SYS_ICC_DIR_EL1, iar);
+                        isb();
+                }
         }
         return 0;
 }

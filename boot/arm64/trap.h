@@ -96,8 +96,9 @@ void trap_window_leave(uint64_t vbar);
  *  its end of interrupt is written; must not print or allocate. */
 typedef void (*trap_irq_fn)(const struct trap_frame *f, void *ctx);
 /** While set, an IRQ whose highest-priority pending INTID (ICC_HPPIR1_EL1) is @p intid goes
- *  to @p fn; every other IRQ is handed to the firmware. @p fn NULL clears it. */
-void trap_set_irq(uint32_t intid, trap_irq_fn fn, void *ctx);
+ *  to @p fn; every other IRQ is handed to the firmware. @p fn NULL clears it. @p eoi_split:
+ *  ICC_CTLR_EL1.EOImode is 1, so the end of interrupt also writes ICC_DIR_EL1. */
+void trap_set_irq(uint32_t intid, bool eoi_split, trap_irq_fn fn, void *ctx);
 
 /** C side of the vectors: returns 0 to resume at f->elr, 1 to hand the exception to the
  *  firmware's vectors. */
