@@ -248,6 +248,7 @@ APP_SRCS := \
 LIBPMUCAL_SRCS := \
 	host/libpmucal.c \
 	host/libpmucal_classify.c \
+	host/libpmucal_clock.c \
 	host/libpmucal_common.c \
 	host/libpmucal_json.c \
 	host/libpmucal_numa.c \

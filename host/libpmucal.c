@@ -246,10 +246,6 @@ static void derive(struct pmucal_table *t)
         struct pmucal_level *last = &t->levels[t->n_levels - 1];
 
         t->cycles_unit = pmucal__clock_unit(t->clock);
-        if (t->cycles_unit == PMUCAL_UNIT_CORE && t->core_hz && t->tsc_hz) {
-                t->has_core_ratio = true;
-                t->core_per_tsc   = (double)t->core_hz / (double)t->tsc_hz;
-        }
         if (pmucal_table_has_flag(t, "no_dram") || pmucal_table_has_flag(t, "no_hierarchy") ||
             pmucal_table_has_flag(t, "buffer_reduced")) {
                 last->has_ceiling    = true;
@@ -272,8 +268,10 @@ static enum pmucal_err load_root(struct pmucal__ctx *c, json_t *root, struct pmu
         c->pool = &p->pool;
         if (check_schema(c, root, t) && load_machine(c, root, t) && load_method(c, root, t) &&
             pmucal__load_levels(c, root, t) && load_flags(c, root, t) &&
-            pmucal__load_core_sets(c, root, t))
+            pmucal__load_core_sets(c, root, t)) {
                 derive(t);
+                pmucal__load_core_clock(c, root, t);
+        }
         t->has_tlb = json_object_get(root, "tlb") != NULL;
         if (c->e != PMUCAL_OK)
                 pmucal_table_free(t);

@@ -6,13 +6,6 @@
 #include "host/include/pmucal/table.h"
 #include "host/libpmucal_priv.h"
 
-static struct pmucal__clocks clocks(const struct pmucal_table *t)
-{
-        return (struct pmucal__clocks){ .cycles_unit   = t->cycles_unit,
-                                        .core_measured = t->has_core_ratio,
-                                        .tsc_hz        = t->tsc_hz,
-                                        .core_hz       = t->core_hz };
-}
 
 enum pmucal_err pmucal_table_convert(const struct pmucal_table *t, double v,
                                      enum pmucal_unit from, enum pmucal_unit to, double *out)
@@ -21,7 +14,7 @@ enum pmucal_err pmucal_table_convert(const struct pmucal_table *t, double v,
 
         if (!t || !out)
                 return PMUCAL_E_ARG;
-        c = clocks(t);
+        c = pmucal__table_clocks(t);
         return pmucal__convert(&c, v, from, to, out);
 }
 

@@ -350,7 +350,10 @@ static double rate(const struct pmucal__clocks *c, enum pmucal_unit u)
         switch (u) {
         case PMUCAL_UNIT_NS: return 1e9;
         case PMUCAL_UNIT_TSC: return (double)c->tsc_hz;
-        case PMUCAL_UNIT_CORE: return c->core_measured ? (double)c->core_hz : 0;
+        case PMUCAL_UNIT_CORE:
+                if (c->core_per_tsc > 0 && c->tsc_hz)
+                        return (double)c->tsc_hz * c->core_per_tsc;
+                return c->core_measured ? (double)c->core_hz : 0;
         default: return 0;
         }
 }

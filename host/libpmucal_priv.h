@@ -82,6 +82,7 @@ struct pmucal__clocks {
         enum pmucal_unit cycles_unit;    /* the figures' unit: TSC, CORE or TABLE (unknown) */
         bool             core_measured;  /* core_hz is a measured core rate */
         uint64_t         tsc_hz, core_hz;/* 0 = unknown */
+        double           core_per_tsc;   /* the table's core:TSC ratio (any source); 0 none */
 };
 
 /** Convert @p v from @p from to @p to: identity within one clock (TABLE is cycles_unit), else
@@ -158,6 +159,14 @@ PMUCAL_HIDDEN bool pmucal__load_core_sets(struct pmucal__ctx *c, json_t *root,
 PMUCAL_HIDDEN bool pmucal__load_level_units(struct pmucal__ctx *c, json_t *o,
                                             const struct pmucal_level *l,
                                             struct pmucal_level_units *u);
+
+/** method.core_clock of @p root into @p t's core ratio fields (host/libpmucal_clock.c),
+ *  after the machine and method are read. */
+PMUCAL_HIDDEN void pmucal__load_core_clock(struct pmucal__ctx *c, json_t *root,
+                                           struct pmucal_table *t);
+
+/** The clocks of @p t for pmucal__convert. */
+PMUCAL_HIDDEN struct pmucal__clocks pmucal__table_clocks(const struct pmucal_table *t);
 
 /** bucket_upper_bounds (@p bo) in each unit into @p lu (t->n_levels entries): cycles is
  *  required; a unit whose bounds are null or absent has its figures cleared (has = false). */

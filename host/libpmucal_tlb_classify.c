@@ -44,6 +44,7 @@ static enum pmucal_err prepare(const struct pmucal_tlb *t, enum pmucal_tlb_side 
                 return e;
         c = (struct pmucal__clocks){ .cycles_unit   = t->cycles_unit,
                                      .core_measured = t->has_core_ratio,
+                                     .core_per_tsc  = t->has_core_ratio ? t->core_per_tsc : 0,
                                      .tsc_hz        = t->tsc_hz,
                                      .core_hz       = t->core_hz };
         return pmucal__convert(&c, 1.0, unit, PMUCAL_UNIT_TABLE, factor);

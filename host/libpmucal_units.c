@@ -154,16 +154,24 @@ bool pmucal__load_unit_bounds(struct pmucal__ctx *c, json_t *bo, struct pmucal_t
 enum pmucal_err pmucal__unit_bounds(const struct pmucal_table *t, enum pmucal_unit unit,
                                     double *upper, bool *has_ceiling, double *ceiling)
 {
-        struct pmucal__clocks c = { .cycles_unit   = t->cycles_unit,
-                                    .core_measured = t->has_core_ratio,
-                                    .tsc_hz        = t->tsc_hz,
-                                    .core_hz       = t->core_hz };
+        struct pmucal__clocks            c    = pmucal__table_clocks(t);
         const struct pmucal_level       *last = &t->levels[t->n_levels - 1];
         const struct pmucal_figures     *lf   = &t->level_units[t->n_levels - 1].unit[unit];
         enum pmucal_err                  e;
 
         if ((unsigned)unit > PMUCAL_UNIT_NS)
                 return PMUCAL_E_ARG;
+        if (unit == PMUCAL_UNIT_CORE && t->core_ratio_override) {
+                /* the caller's core clock, not the calibration's: the TSC bounds times it */
+                if ((e = pmucal__unit_bounds(t, PMUCAL_UNIT_TSC, upper, has_ceiling, ceiling)) !=
+                    PMUCAL_OK)
+                        return e;
+                for (size_t i = 0; i + 1 < t->n_levels; i++)
+                        upper[i] *= t->core_per_tsc;
+                if (*has_ceiling)
+                        *ceiling *= t->core_per_tsc;
+                return PMUCAL_OK;
+        }
         for (size_t i = 0; i + 1 < t->n_levels; i++) {
                 const struct pmucal_figures *f = &t->level_units[i].unit[unit];
                 if (f->has_upper)

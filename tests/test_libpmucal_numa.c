@@ -191,6 +191,71 @@ static void test_units(void **state)
         unload();
 }
 
+/* The core clock: a counter's ratio, an add-chain estimate (schema 1.5), a caller's override. */
+static void test_core_ratio(void **state)
+{
+        static const char est[] =
+                "\"method\": {\"core_clock\": {\"source\": null, \"core_per_tsc\": null, "
+                "\"reason\": \"no counter\", \"estimate\": {\"method\": \"dependent-add chain\", "
+                "\"core_per_tsc\": 1.5, \"core_per_tsc_min\": 1.25, \"core_per_tsc_max\": 2}},";
+        char                 buf[1 << 16], doc[(1 << 16) + 512], err[256];
+        FILE                *f = fopen(CORPUS "zen4-kvm.json", "rb");
+        size_t               len;
+        const char          *m;
+        struct pmucal_table *e;
+        double               v;
+        int                  lvl;
+        (void)state;
+
+        assert_non_null(f);
+        len = fread(buf, 1, sizeof(buf) - 1, f);
+        fclose(f);
+        buf[len] = '\0';
+        assert_non_null(m = strstr(buf, "\"method\": {"));
+        snprintf(doc, sizeof(doc), "%.*s%s%s", (int)(m - buf), buf, est, m + strlen("\"method\": {"));
+        if (pmucal_table_load_buf(doc, strlen(doc), "est.json", &e, err, sizeof(err)) != PMUCAL_OK)
+                fail_msg("%s", err);
+        assert_true(e->has_core_ratio && e->core_ratio_estimated && !e->core_ratio_override);
+        assert_string_equal(e->core_ratio_source, "dependent-add chain");
+        assert_true(e->core_per_tsc == 1.5 && e->core_per_tsc_min == 1.25 && e->core_per_tsc_max == 2);
+        assert_int_equal(pmucal_table_convert(e, 150, PMUCAL_UNIT_CORE, PMUCAL_UNIT_TSC, &v), PMUCAL_OK);
+        assert_true(fabs(v - 100) < 1e-9);
+        /* TSC bounds 5.306, 20.167, 120.551 times 1.5: 7.959, 30.25, 180.83 */
+        assert_int_equal(pmucal_table_classify(e, 7.95, PMUCAL_UNIT_CORE, &lvl), PMUCAL_OK);
+        assert_int_equal(lvl, 0);
+        assert_int_equal(pmucal_table_classify(e, 7.97, PMUCAL_UNIT_CORE, &lvl), PMUCAL_OK);
+        assert_int_equal(lvl, 1);
+        pmucal_table_free(e);
+
+        /* no ratio: core cycles are refused until the caller gives one */
+        load("zen4-kvm.json");
+        assert_false(t->has_core_ratio);
+        assert_null(t->core_ratio_source);
+        assert_int_equal(pmucal_table_classify(t, 10, PMUCAL_UNIT_CORE, &lvl), PMUCAL_E_NO_RATIO);
+        assert_int_equal(pmucal_table_set_core_ratio(t, 0), PMUCAL_E_RANGE);
+        assert_int_equal(pmucal_table_set_core_ratio(t, NAN), PMUCAL_E_RANGE);
+        assert_int_equal(pmucal_table_set_core_ratio(t, -2), PMUCAL_E_RANGE);
+        assert_int_equal(pmucal_table_set_core_ratio(NULL, 2), PMUCAL_E_ARG);
+        assert_int_equal(pmucal_table_set_core_ratio(t, 2.0), PMUCAL_OK);
+        assert_string_equal(t->core_ratio_source, PMUCAL_CORE_RATIO_OVERRIDE);
+        assert_int_equal(pmucal_table_classify(t, 10.6, PMUCAL_UNIT_CORE, &lvl), PMUCAL_OK);
+        assert_int_equal(lvl, 0);                                   /* 5.306 x 2 = 10.612 */
+        assert_int_equal(pmucal_table_classify(t, 10.7, PMUCAL_UNIT_CORE, &lvl), PMUCAL_OK);
+        assert_int_equal(lvl, 1);
+        unload();
+
+        /* a counter's ratio (numa-c2c.json: clock pmu-core-cycles, core_clock 1.5) */
+        load("numa-c2c.json");
+        assert_true(t->has_core_ratio && !t->core_ratio_estimated);
+        assert_string_equal(t->core_ratio_source, "pmu-core-cycles");
+        assert_true(t->core_per_tsc == 1.5);
+        /* an override replaces the table's own core bounds: TSC bound 5.037 x 2 */
+        assert_int_equal(pmucal_table_set_core_ratio(t, 2.0), PMUCAL_OK);
+        assert_int_equal(pmucal_table_classify(t, 10.0, PMUCAL_UNIT_CORE, &lvl), PMUCAL_OK);
+        assert_int_equal(lvl, 0);
+        unload();
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -198,6 +263,7 @@ int main(void)
                 cmocka_unit_test(test_agrees_with_table_classify),
                 cmocka_unit_test(test_fallback_without_sections),
                 cmocka_unit_test(test_units),
+                cmocka_unit_test(test_core_ratio),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

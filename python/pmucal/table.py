@@ -16,6 +16,8 @@ MAX_LEVELS = 64
 MAX_FLAGS = 256
 MAX_STRING = 65536                       # bytes; a longer string is an error, never cut
 CEILING_FACTOR = 1.3                     # the last level's ceiling: this times its p90
+MAX_CORE_PER_TSC = 4096.0                # PMUCAL_MAX_CORE_PER_TSC
+CORE_RATIO_OVERRIDE = "override"         # core_ratio_source of a ratio the caller set
 STAT_KEYS = ("min", "p10", "p50", "p90")
 UNITS = ("table", "tsc", "core", "ns")    # what classify() takes, as enum pmucal_unit
 # the member of each unit in a level and in bucket_upper_bounds, and the Level attributes
@@ -106,6 +108,35 @@ class LatencyTable:
     levels: List[Level]
     flags: List[str] = field(default_factory=list)
     core_sets: list = field(default_factory=list)   # CoreSet, 1.4 "core_types"
+    # the core:TSC ratio and where it comes from (libpmucal 1.2's pmucal_table fields)
+    core_per_tsc: Optional[float] = None   # None: the table has none
+    core_ratio_source: Optional[str] = None
+    core_ratio_estimated: bool = False     # a dependent-add chain's estimate, not a counter
+    core_per_tsc_min: float = 0.0          # its spread (0: not given)
+    core_per_tsc_max: float = 0.0
+    core_ratio_override: bool = False      # set by set_core_ratio
+
+    def set_core_ratio(self, core_per_tsc):
+        """Use @core_per_tsc core cycles per TSC tick (the core clock the samples ran at over
+        the table's TSC rate) for every core-cycle figure (pmucal_table_set_core_ratio): core
+        bounds become the TSC bounds times it. Raises Error "range" unless 0 < it <=
+        MAX_CORE_PER_TSC, "no_ratio" when the table has no TSC rate."""
+        if isinstance(core_per_tsc, bool) or not isinstance(core_per_tsc, (int, float)) or \
+                not math.isfinite(core_per_tsc) or not 0 < core_per_tsc <= MAX_CORE_PER_TSC:
+            raise TableError("range", "core:TSC ratio %r is not in (0, %g]" % (core_per_tsc, MAX_CORE_PER_TSC))
+        if not self.machine.get("tsc_hz"):
+            raise TableError("no_ratio", "the table has no TSC rate to relate core cycles to")
+        r = float(core_per_tsc)
+        self.core_per_tsc, self.core_per_tsc_min, self.core_per_tsc_max = r, r, r
+        self.core_ratio_source, self.core_ratio_estimated = CORE_RATIO_OVERRIDE, False
+        self.core_ratio_override = True
+
+    def set_core_ghz(self, ghz):
+        """set_core_ratio for a core clock of @ghz GHz (pmucal-table --core-ghz)."""
+        if isinstance(ghz, bool) or not isinstance(ghz, (int, float)) or not math.isfinite(ghz) or \
+                not 0 < ghz <= 1000:
+            raise TableError("arg", "core clock %r GHz is not in (0, 1000]" % (ghz,))
+        self.set_core_ratio(ghz * 1e9 / float(self.machine.get("tsc_hz") or 1))
 
     def core_set(self, apic_id):
         """The level set covering processor @apic_id (1.4), or None (the table's levels apply)."""
@@ -130,7 +161,9 @@ class LatencyTable:
             return 1e9
         if unit == "tsc":
             return float(tsc or 0)
-        if unit == "core" and self.cycles_unit == "core" and core and tsc:
+        if unit == "core" and self.core_per_tsc and tsc:
+            return float(tsc) * self.core_per_tsc
+        if unit == "core" and self.core_per_tsc and core:
             return float(core)
         return 0.0
 
@@ -164,6 +197,10 @@ class LatencyTable:
         table's overall ratio. Raises TableError "no_ratio" when a bound cannot be converted."""
         if unit not in UNITS:
             raise TableError("arg", "unit %r is not one of %s" % (unit, ", ".join(UNITS)))
+        if unit == "core" and self.core_ratio_override:
+            upper, ceiling = self.bounds("tsc")
+            return ([b * self.core_per_tsc for b in upper],
+                    ceiling * self.core_per_tsc if ceiling is not None else None)
         upper = []
         for lv in self.levels[:-1]:
             b = getattr(lv, _UPPER[unit])

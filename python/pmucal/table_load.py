@@ -5,7 +5,7 @@ import math
 
 from . import _json
 from .errors import TableError, read_table_file, schema_version
-from .table import (CEILING_FACTOR, MAJOR, MAX_FLAGS, MAX_LEVELS, MAX_STRING,
+from .table import (CEILING_FACTOR, MAJOR, MAX_CORE_PER_TSC, MAX_FLAGS, MAX_LEVELS, MAX_STRING,
                     SCHEMA_PREFIX, STAT_KEYS, UNIT_KEY, _FIGS, _UPPER, CoreSet, LatencyTable,
                     Level, Stat)
 
@@ -358,7 +358,48 @@ def loads_latency_table(data, name="<buffer>"):
         last.ceiling_cycles = CEILING_FACTOR * last.cycles.p90
         if last.ns is not None:
             last.ceiling_ns = CEILING_FACTOR * last.ns.p90
-    return LatencyTable(schema, major, minor, machine, method, levels, flags, core_sets)
+    t = LatencyTable(schema, major, minor, machine, method, levels, flags, core_sets)
+    _load_core_clock(t, root)
+    return t
+
+
+def _ratio_of(o, key):
+    """A ratio member read leniently, as libpmucal does: a number in (0, MAX_CORE_PER_TSC], else
+    not given (0)."""
+    v = o.get(key) if isinstance(o, dict) else None
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return 0.0
+    v = float(v)
+    return v if math.isfinite(v) and 0 < v <= MAX_CORE_PER_TSC else 0.0
+
+
+def _str_of(o, key):
+    v = o.get(key) if isinstance(o, dict) else None
+    return v.split("\0", 1)[0] if isinstance(v, str) else None
+
+
+def _load_core_clock(t, root):
+    """The core:TSC ratio and its source (host/libpmucal_clock.c's rules, first found): a
+    core-clock table's core_hz / tsc_hz, method.core_clock.core_per_tsc (a counter), or
+    method.core_clock.estimate (schema 1.5: a dependent-add chain, estimated)."""
+    tsc, core = t.machine.get("tsc_hz"), t.machine.get("core_hz")
+    if t.cycles_unit == "core" and core and tsc:
+        t.core_per_tsc, t.core_ratio_source = float(core) / float(tsc), t.method.get("clock")
+    cc = root.get("method", {}).get("core_clock")
+    if not isinstance(cc, dict):
+        return
+    r = _ratio_of(cc, "core_per_tsc")
+    if r > 0:
+        t.core_per_tsc = r
+        t.core_per_tsc_min, t.core_per_tsc_max = _ratio_of(cc, "core_per_tsc_min"), _ratio_of(cc, "core_per_tsc_max")
+        t.core_ratio_source = _str_of(cc, "source") or t.method.get("clock")
+        return
+    est = cc.get("estimate")
+    if t.core_per_tsc is not None or not isinstance(est, dict) or _ratio_of(est, "core_per_tsc") <= 0:
+        return
+    t.core_per_tsc, t.core_ratio_estimated = _ratio_of(est, "core_per_tsc"), True
+    t.core_per_tsc_min, t.core_per_tsc_max = _ratio_of(est, "core_per_tsc_min"), _ratio_of(est, "core_per_tsc_max")
+    t.core_ratio_source = _str_of(est, "method") or "estimate"
 
 
 def load_latency_table(path):

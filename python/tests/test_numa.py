@@ -128,3 +128,28 @@ def test_classify_source_agrees_with_c(source):
         return
     assert rc == 0
     assert {v: (m.bucket, m.fit) for v, m in py.items()} == c
+
+
+def test_core_ratio_sources():
+    """A counter's ratio, an add-chain estimate, a caller's override (as libpmucal 1.2)."""
+    t = pmucal.load_latency_table(TABLE)
+    assert (t.core_per_tsc, t.core_ratio_source, t.core_ratio_estimated) == (1.5, "pmu-core-cycles", False)
+    doc = open(OLD).read().replace('"method": {', '"method": {"core_clock": {"source": null, '
+                                   '"core_per_tsc": null, "estimate": {"method": "dependent-add chain", '
+                                   '"core_per_tsc": 1.5, "core_per_tsc_min": 1.25, "core_per_tsc_max": 2}},', 1)
+    e = pmucal.loads_latency_table(doc, "est.json")
+    assert (e.core_per_tsc, e.core_ratio_source, e.core_ratio_estimated) == (1.5, "dependent-add chain", True)
+    assert abs(e.convert(150, "core", "tsc") - 100) < 1e-9
+    assert [e.classify(v, "core").name for v in (7.95, 7.97)] == ["L1", "L2"]   # 5.306 x 1.5
+    o = pmucal.load_latency_table(OLD)
+    with pytest.raises(pmucal.Error) as x:
+        o.classify(10, "core")
+    assert x.value.kind == "no_ratio"
+    with pytest.raises(pmucal.Error) as x:
+        o.set_core_ratio(0)
+    assert x.value.kind == "range"
+    o.set_core_ratio(2.0)
+    assert o.core_ratio_source == "override"
+    assert [o.classify(v, "core").name for v in (10.6, 10.7)] == ["L1", "L2"]   # 5.306 x 2
+    t.set_core_ghz(4.0)                                                        # 4 GHz / 2 GHz TSC
+    assert t.classify(10.0, "core").name == "L1"                               # 5.037 x 2

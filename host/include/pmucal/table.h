@@ -22,6 +22,14 @@
  * table's overall ratio (machine.core_hz / machine.tsc_hz of a table whose clock measured the
  * core clock; the TSC rate for ns); a bound that cannot be converted either way makes the
  * classifier return PMUCAL_E_NO_RATIO.
+ *
+ * The core clock (library 1.2): has_core_ratio and core_per_tsc come, first found, from a
+ * table whose clock counted core cycles (core_hz / tsc_hz), from method.core_clock.core_per_tsc
+ * (a counter read around every window: APERF/MPERF, a PMU cycle counter, perf cycles), or from
+ * method.core_clock.estimate (schema 1.5: a dependent-add chain timed in TSC ticks where no
+ * counter was readable; core_ratio_estimated, with its spread); core_ratio_source says which.
+ * pmucal_table_set_core_ratio overrides them all. With a ratio, core cycles convert to and from
+ * TSC ticks and ns; without one, core cycles on a "tsc" table are PMUCAL_E_NO_RATIO.
  */
 #ifndef PMUCAL_TABLE_H
 #define PMUCAL_TABLE_H
@@ -43,6 +51,13 @@ extern "C" {
  *  p90. A level 1.3x above it would have been a level of its own (level detection merges
  *  plateaus less than 1.3x apart), so a latency above it is not in the table. */
 #define PMUCAL_CEILING_FACTOR 1.3
+
+/** The largest core:TSC ratio read or accepted (a generic timer at 1 MHz under a 1 GHz core
+ *  gives 1000). */
+#define PMUCAL_MAX_CORE_PER_TSC 4096.0
+
+/** core_ratio_source of a ratio the caller set. */
+#define PMUCAL_CORE_RATIO_OVERRIDE "override"
 
 /** A latency distribution (cycles or ns). */
 struct pmucal_stat {
@@ -138,6 +153,14 @@ struct pmucal_table {
         /* 1.1: each level's figures in each unit, n_levels entries (level_units[i] for
          * levels[i]) */
         const struct pmucal_level_units *level_units;
+        /* 1.2: where has_core_ratio / core_per_tsc come from (see "The core clock" above) */
+        const char *core_ratio_source;    /* the counter ("APERF/MPERF", "perf_event cycles",
+                                             ...), the estimate's method ("dependent-add
+                                             chain"), PMUCAL_CORE_RATIO_OVERRIDE; NULL: none */
+        bool        core_ratio_estimated; /* an estimate, not a counter's measurement */
+        double      core_per_tsc_min;     /* the ratio's spread over the run (0: not given) */
+        double      core_per_tsc_max;
+        bool        core_ratio_override;  /* set by pmucal_table_set_core_ratio */
 };
 
 /** Load and validate the table in file @p path (at most 16 MiB). On success *@p out is a new
@@ -180,6 +203,14 @@ PMUCAL_API enum pmucal_err pmucal_table_classify_batch(const struct pmucal_table
 PMUCAL_API enum pmucal_err pmucal_table_convert(const struct pmucal_table *t, double v,
                                                 enum pmucal_unit from, enum pmucal_unit to,
                                                 double *out);
+
+/** Use @p core_per_tsc core cycles per TSC tick (the core clock the samples were taken at
+ *  over the table's TSC rate: GHz x 1e9 / tsc_hz) for every core-cycle figure, in place of
+ *  the table's own (library 1.2): core-cycle bounds become the TSC bounds times it. Call it
+ *  before the table is shared between threads. PMUCAL_E_RANGE unless 0 < @p core_per_tsc <=
+ *  PMUCAL_MAX_CORE_PER_TSC, PMUCAL_E_NO_RATIO when the table has no TSC rate. */
+PMUCAL_API enum pmucal_err pmucal_table_set_core_ratio(struct pmucal_table *t,
+                                                       double core_per_tsc);
 
 /** True when the table carries flag @p name ("no_hierarchy", "noisy", ...). */
 /** The level set covering processor @p apic_id (1.4 tables with "core_types"); NULL when the
