@@ -24,7 +24,7 @@ static int usage(const char *why)
         fprintf(f,
                 "usage: pmucal-table check FILE\n"
                 "       pmucal-table show [--json|--csv] FILE\n"
-                "       pmucal-table classify [--unit U] FILE LATENCY...|-\n"
+                "       pmucal-table classify [--unit U] [--core-ghz G] [--field N] FILE LATENCY...|-\n"
                 "       pmucal-table classify-source FILE SOURCE LATENCY...   (dram-remote,\n"
                 "                    c2c-remote-hitm, L2, ...: docs/latency-table.md)\n"
                 "       pmucal-table classify-tlb [--unit U] FILE [dtlb:|itlb:]4k|2m|1g ADDED...|-\n"
@@ -36,10 +36,14 @@ static int usage(const char *why)
                 "A latency is a number with an optional unit suffix: ns, tsc (TSC ticks) or core\n"
                 "(core cycles); a bare number is in --unit U: table (default: the clock of the\n"
                 "table's own figures), tsc, core or ns. '-' reads one latency per line from\n"
-                "standard input; a bad line is reported with its number and skipped.\n"
+                "standard input and writes one line for each, in order: a line without a latency\n"
+                "gives \"-\" (a bad one with its reason on stderr). --field N: the N-th blank-\n"
+                "separated field of each line (perf script). --core-ghz G: the core clock the\n"
+                "samples ran at, for core cycles on a table without a core:TSC ratio.\n"
                 "exit: 0 ok, 1 bad table (or no match, or standard output not written), 2 usage\n"
                 "      (an unknown source too), 3 bad input lines (classify -) or a level or TLB\n"
-                "      figure beyond the runs' spread (diff), 4 the table has no bucket for that source (classify-source)\n");
+                "      figure beyond the runs' spread (diff), 4 the table has no bucket for that\n"
+                "      source (classify-source)\n");
         return why ? EXIT_USAGE : 0;
 }
 
@@ -90,6 +94,26 @@ bool cli_parse_unit(const char *s, enum pmucal_unit *u)
                         return true;
                 }
         return false;
+}
+
+int cli_core_ghz(const char *path, struct pmucal_table *t, const char *ghz)
+{
+        char  *end;
+        double g = strtod(ghz, &end);
+
+        if (end == ghz || *end || !isfinite(g) || g <= 0 || g > 1000) {
+                fprintf(stderr, "pmucal-table: --core-ghz \"%s\" is not a clock in GHz (0 < G <= 1000)\n",
+                        cli_esc(ghz));
+                return EXIT_USAGE;
+        }
+        if (pmucal_table_set_core_ratio(t, g * 1e9 / (double)(t->tsc_hz ? t->tsc_hz : 1)) !=
+            PMUCAL_OK) {
+                fprintf(stderr, "pmucal-table: %s: --core-ghz %s: the table has no TSC rate (or the "
+                                "ratio is out of range), so core cycles cannot be related to it\n",
+                        cli_esc(path), cli_esc(ghz));
+                return EXIT_BAD;
+        }
+        return 0;
 }
 
 static const double pow10_tab[] = { 1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,

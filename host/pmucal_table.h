@@ -41,6 +41,10 @@ bool cli_parse_unit(const char *s, enum pmucal_unit *u);
 bool cli_parse_latency(const char *s, size_t len, enum pmucal_unit dflt, double *v,
                        enum pmucal_unit *unit);
 
+/** --core-ghz @p ghz: the core clock the samples ran at, as @p t's core:TSC ratio
+ *  (pmucal_table_set_core_ratio). 0, or an exit code after printing why not. */
+int cli_core_ghz(const char *path, struct pmucal_table *t, const char *ghz);
+
 int cmd_check(const char *path);
 int cmd_show(int argc, char **argv);
 int cmd_classify(int argc, char **argv);

@@ -66,7 +66,7 @@ case_ "classify cycles"               0 $'=2.8 L1\n15 L2\n37 L3\n1000 DRAM' clas
 case_ "classify on a bound is inclusive" 0 "^5.306 L1$"                classify "$good" 5.306
 case_ "classify ns"                   0 $'=1ns L1\n60ns DRAM'         classify "$good" 1ns 60ns
 case_ "classify ns with the TSC rate"  0 "^5ns flat$"                   classify $CORPUS/flat-tcg.json 5ns
-case_ "classify core cycles on a TSC table" 1 "60core: core cycles: this table has no measured core:TSC ratio" classify "$good" 60core
+case_ "classify core cycles on a TSC table" 1 "60core: core cycles: this table has no core:TSC ratio.*--core-ghz" classify "$good" 60core
 numa=$CORPUS/numa-c2c.json
 sed 's/"n_nodes": 4/"n_nodes": 5/' "$numa" >"$tmp/numa-rows.json"
 case_ "show prints the NUMA matrix"   0 "^ +2 +228\.8 +224\.4 +100\.0 +154\.5$" show "$numa"
@@ -86,8 +86,8 @@ case_ "classify-source L3 on a quick-profile table" 0 "^16ns L3 fits" classify-s
 case_ "classify-source DRAM on a table without DRAM: exit 4" 4 "no bucket" classify-source $CORPUS/quick-numa.json DRAM 100ns
 case_ "classify-source bad latency"   2 "is not a number"             classify-source "$numa" dram 12x
 case_ "classify flat table"           0 "^12 flat$"                    classify $CORPUS/flat-tcg.json 12
-case_ "classify bad latency is usage" 2 "latency \"12us\" is not a number with an optional unit suffix" classify "$good" 12us
-case_ "classify negative is usage"    2 "is not a number"              classify "$good" -5
+case_ "classify bad latency is usage" 2 "latency \"12us\": not a number with an optional unit suffix" classify "$good" 12us
+case_ "classify negative is usage"    2 "latency \"-5\": a negative latency" classify "$good" -5
 # -0.0 is zero to the library (pmucal_table_classify classifies it): the CLI takes it too.
 case_ "classify -0.0 as the library does" 0 "^-0\.0 L1$"                 classify "$good" -0.0
 case_ "classify -0 as the library does"   0 "^-0 L1$"                     classify "$good" -0
@@ -201,20 +201,51 @@ check_err() { # NAME REGEX: the stderr of the last out_ matches
                 failed=$((failed + 1)); echo "not ok $n - $1"; sed 's/^/# stderr: /' <<<"$err"; fi
 }
 
-# classify -: one latency per line from stdin, a unit suffix each, bad lines skipped with
-# their number, exit 3 when any was bad.
+# classify -: one latency per line from stdin, a unit suffix each; one output line per input
+# line, in order ("-" for a line without a latency, a bad one named on stderr with its
+# number); exit 3 when any was bad.
 printf '2.8\n15\nbad\n37tsc\n# a comment\n\n1000\n-5\n60core\n1e3\n 12.5ns \r\n9.869' > "$tmp/lat.txt"
-out_ "classify - streams stdin"       3 "2.8 L1
+out_ "classify - streams stdin, one line per line"       3 "2.8 L1
 15 L2
+bad -
 37tsc L3
+-
+-
 1000 DRAM
+-5 -
+60core -
 1e3 DRAM
 12.5ns L3
 9.869 L2" "$tmp/lat.txt" classify "$good" -
 check_err "classify - names bad lines"  '<stdin>:3: "bad": not a number'
-check_err "classify - negative line"    '<stdin>:8: "-5": not a number'
-check_err "classify - core without ratio" '<stdin>:9: "60core": core cycles: this table has no measured core:TSC ratio; skipped'
+check_err "classify - negative line"    '<stdin>:8: "-5": a negative latency'
+check_err "classify - core without ratio" '<stdin>:9: "60core": core cycles: this table has no core:TSC ratio .*--core-ghz'
 check_err "classify - counts them"      '3 of 12 lines were not latencies'
+printf 'nan\ninf\n-0.5\n1e999\n2e308ns\nNaNtsc\n' > "$tmp/hostile.txt"
+out_ "classify - hostile numbers keep their lines" 3 $'nan -\ninf -\n-0.5 -\n1e999 -\n2e308ns -\nNaNtsc -' "$tmp/hostile.txt" classify "$good" -
+check_err "classify - NaN has its message"      '<stdin>:1: "nan": NaN is not a latency'
+check_err "classify - inf has its message"      '<stdin>:2: "inf": an infinite latency'
+check_err "classify - negative has its message" '<stdin>:3: "-0.5": a negative latency'
+check_err "classify - huge has its message"     '<stdin>:4: "1e999": too large'
+check_err "classify - huge with a unit"         '<stdin>:5: "2e308ns": too large'
+check_err "classify - NaN with a unit"          '<stdin>:6: "NaNtsc": NaN is not a latency'
+# a unit the table cannot serve fails before stdin is read, with the fix
+out_ "classify --unit core without a ratio fails at once" 1 "" <(seq 1 3) classify --unit core "$good" -
+check_err "classify --unit core says how to fix it" 'no core:TSC ratio.*--core-ghz GHZ'
+out_ "classify --core-ghz gives the ratio" 0 $'10 L1\n40 L2\n100 L3' <(printf '10\n40\n100\n') classify --unit core --core-ghz 5.192356 "$good" -
+out_ "classify --core-ghz bad is usage" 2 "" /dev/null classify --unit core --core-ghz fast "$good" 5
+# perf script lines: the latency is a field of each line
+printf '  prog 1234 [000] 1.5: 24 mem-loads 7ffd00 main\n  prog 1234 [000] 1.6: 310 mem-loads 7ffd40 main\nshort line\n' > "$tmp/perf.txt"
+out_ "classify --field picks the perf script weight" 3 $'24 L3\n310 DRAM\n-' "$tmp/perf.txt" classify --unit tsc --field 5 "$good" -
+check_err "classify --field names a short line" '<stdin>:3: .*has no such field'
+# from a pipe the answer to each line comes before the next line is written
+n=$((n + 1))
+coproc CLS { "$BIN" classify "$good" - 2>/dev/null; }
+echo 15 >&"${CLS[1]}"
+if IFS= read -r -t 10 line <&"${CLS[0]}" && [ "$line" = "15 L2" ]; then echo "ok $n - classify - flushes per line from a pipe"
+else failed=$((failed + 1)); echo "not ok $n - classify - flushes per line from a pipe (got \"${line:-nothing}\")"; fi
+exec {CLS[1]}>&-
+wait "$CLS_PID" 2>/dev/null
 printf '2.8\n4ns\n' > "$tmp/ok.txt"
 out_ "classify - all good exits 0"    0 $'2.8 L1\n4ns L2' "$tmp/ok.txt" classify "$good" -
 out_ "classify --unit ns"             0 $'2.8 L2\n4ns L2' "$tmp/ok.txt" classify --unit ns "$good" -
