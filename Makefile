@@ -40,7 +40,7 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 DEB_PACKAGES := gnu-efi ovmf qemu-system-x86 mtools dosfstools gdisk libcmocka-dev \
                 libjansson-dev clang libclang-rt-14-dev gnuplot-nox python3 acpica-tools \
                 binutils make gcc python3-jsonschema python3-pytest python3-pip python3-venv \
-                python3-setuptools python3-wheel valgrind
+                python3-setuptools python3-wheel valgrind sbsigntool efitools openssl
 
 # Quiet by default: one short line per step; V=1 prints the commands.
 ifeq ($(V),1)
@@ -386,7 +386,7 @@ BENCH_SAMPLING_SRCS := tests/bench_sampling.c
 
 .PHONY: all run test unit coverage fuzz usb host bench bench-latency bench-tlb bench-pmu \
         bench-sampling bench-numa bench-classify bench-aarch64 plot deps check-deps \
-        check-layering clean test-asan test-asan-build install
+        check-layering clean test-asan test-asan-build install keys signed-snakeoil
 .DEFAULT_GOAL := all
 
 # ---- the firmware application --------------------------------------------------------------
@@ -457,7 +457,10 @@ run: deps
 
 usb: all
 	$(say) IMAGE $(B)/aarch64/pmucal.img
-	$(Q)tools/mkimage.sh $(B)/aarch64/pmucal.img $(B)/aarch64/pmucal.efi
+	$(Q)$(call usb_image,$(B)/aarch64/pmucal.efi,$(B)/aarch64/pmucal.img)
+
+signed-snakeoil: all
+	$(Q)tools/sign.sh snakeoil $(B)/aarch64/sb $(B)/aarch64/pmucal.efi
 else
 run: deps
 	@$(MAKE) --no-print-directory -s all
@@ -465,8 +468,25 @@ run: deps
 
 usb: all
 	$(say) IMAGE $(B)/pmucal.img
-	$(Q)tools/mkimage.sh $(B)/pmucal.img $(B)/pmucal.efi
+	$(Q)$(call usb_image,$(B)/pmucal.efi,$(B)/pmucal.img)
+
+signed-snakeoil: all
+	$(Q)tools/sign.sh snakeoil $(B)/sb $(B)/pmucal.efi
 endif
+
+# ---- Secure Boot ----------------------------------------------------------------------------
+# make usb SIGN_KEY=db.key SIGN_CERT=db.crt: the image holds pmucal signed with that key (its
+# signature checked before it is used); make keys: a PK/KEK/db set of your own in
+# $(B)/keys to enrol (README "Secure Boot"); make signed-snakeoil: the images signed with
+# Debian's OVMF test key that run-qemu.sh --secure-boot and make test boot.
+SIGN_KEY  ?=
+SIGN_CERT ?=
+usb_image = efi=$(1); if [ -n '$(SIGN_KEY)' ]; then \
+	[ -n '$(SIGN_CERT)' ] || { echo "usb: SIGN_KEY needs SIGN_CERT (the certificate of that key)"; exit 1; }; \
+	tools/sign.sh sign '$(SIGN_KEY)' '$(SIGN_CERT)' $(1) $(1:.efi=.signed.efi) || exit 1; \
+	efi=$(1:.efi=.signed.efi); fi; tools/mkimage.sh $(2) $$efi
+keys:
+	@tools/sign.sh keys $(B)/keys
 
 # ---- the version string ---------------------------------------------------------------------
 # Every object gets -DPMUCAL_VERSION; the files that print or record it are rebuilt when it
@@ -608,6 +628,7 @@ fuzz: $(FUZZ_BINS)
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 test: deps
 	@$(MAKE) --no-print-directory -j$(JOBS) check-layering all usb fuzz host test-asan-build
+	@$(MAKE) --no-print-directory -s signed-snakeoil
 	@$(MAKE) --no-print-directory -j$(JOBS) ARCH=aarch64 all
 	@JOBS=$(JOBS) tests/run-tests.sh
 

@@ -27,6 +27,12 @@
 #                   ends is not an option, since a crashed firmware spins forever)
 #   --efi FILE      the application (default build/pmucal.efi, aarch64:
 #                   build/aarch64/pmucal.efi)
+#   --secure-boot   boot Debian's Secure Boot firmware whose PK, KEK and db hold the
+#                   "snakeoil" test key (OVMF_CODE_4M.snakeoil.fd with SMM, or
+#                   AAVMF_CODE.snakeoil.fd): an image signed with that key runs with Secure
+#                   Boot on (`make signed-snakeoil` makes build/sb/pmucal.snakeoil.efi); an
+#                   unsigned or altered one is refused by the firmware, and this script
+#                   stops QEMU at once and says so (status 125)
 #   --quiet         do not echo the console; it is still in the serial log
 #   --              the rest goes to QEMU unchanged
 #
@@ -44,7 +50,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 given=$(printf ' %q' "$@")
 cpus=4 nodes=2 hmat=0 mem=2048 cpu=max config="" image="" readonly=0 usb=0 out="" timeout_s=600
-efi="" quiet=0 keep_disk=0 arch=x86_64 icount=0
+efi="" quiet=0 keep_disk=0 arch=x86_64 icount=0 secure_boot=0
 GRACE_S=3 # how long a finished app may take to exit QEMU before it is stopped
 extra=()
 
@@ -68,6 +74,7 @@ while [ $# -gt 0 ]; do
         --timeout)   need_arg "$@"; timeout_s=$2; shift 2 ;;
         --efi)       need_arg "$@"; efi=$2; shift 2 ;;
         --quiet)     quiet=1; shift ;;
+        --secure-boot) secure_boot=1; shift ;;
         --)          shift; extra=("$@"); break ;;
         -h|--help)   sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *)           die "unknown option $1 (see --help)" ;;
@@ -88,12 +95,20 @@ fi
 [ "$keep_disk" -eq 0 ] || [ -n "$out" ] || die "--keep-disk needs --out DIR"
 case "$arch" in
 x86_64)
+        if [ "$secure_boot" -eq 1 ]; then
+                OVMF=${OVMF_SB:-/usr/share/OVMF/OVMF_CODE_4M.snakeoil.fd}
+                OVMF_VARS=${OVMF_SB_VARS:-/usr/share/OVMF/OVMF_VARS_4M.snakeoil.fd}
+        fi
         OVMF=${OVMF:-/usr/share/OVMF/OVMF_CODE_4M.fd}
         OVMF_VARS=${OVMF_VARS:-/usr/share/OVMF/OVMF_VARS_4M.fd}
         QEMU=${QEMU:-qemu-system-x86_64}
         [ -n "$efi" ] || efi="$here/build/pmucal.efi"
         qemu_pkg=qemu-system-x86 fw_pkg=ovmf ;;
 aarch64)
+        if [ "$secure_boot" -eq 1 ]; then
+                OVMF=${AAVMF_SB:-/usr/share/AAVMF/AAVMF_CODE.snakeoil.fd}
+                OVMF_VARS=${AAVMF_SB_VARS:-/usr/share/AAVMF/AAVMF_VARS.snakeoil.fd}
+        fi
         OVMF=${AAVMF:-/usr/share/AAVMF/AAVMF_CODE.fd}
         OVMF_VARS=${AAVMF_VARS:-/usr/share/AAVMF/AAVMF_VARS.fd}
         QEMU=${QEMU_AARCH64:-qemu-system-aarch64}
@@ -153,6 +168,12 @@ initiator_of() {
 }
 numa=()
 machine="q35"
+# OVMF's Secure Boot build keeps its variables behind SMM: the flash is writable only from it.
+sb_args=()
+if [ "$secure_boot" -eq 1 ] && [ "$arch" = x86_64 ]; then
+        machine="q35,smm=on"
+        sb_args=(-global driver=cfi.pflash01,property=secure,value=on)
+fi
 # virt: GICv3, whose system-register CPU interface the harness routes the PMU PPI through.
 [ "$arch" = aarch64 ] && machine="virt,gic-version=3"
 if [ "$nodes" -gt 0 ]; then
@@ -212,7 +233,7 @@ cmd=("$QEMU" -machine "$machine" "${accel[@]}" -cpu "$cpu" -smp "$cpus" -m "${me
      "${disk[@]}" "${numa[@]}"
      -nic none -display none "${vga[@]}" -no-reboot
      -chardev "file,id=ser0,path=$serial" -serial chardev:ser0
-     "${status_dev[@]}"
+     "${status_dev[@]}" "${sb_args[@]}"
      -d cpu_reset -D "$resets"
      "${extra[@]}")
 note "command: ${cmd[*]}"
@@ -222,6 +243,11 @@ note "command: ${cmd[*]}"
 text() { sed 's/\x1b\[[0-9;=]*[A-Za-z]//g; s/\r//g' "$serial" 2>/dev/null; }
 finished() { grep -q '^FATAL:' "$serial" 2>/dev/null ||
              { grep -q '^SUMMARY:' "$serial" 2>/dev/null && grep -q '^RESULTS' "$serial"; }; }
+# The firmware's boot manager would not run the image: edk2's BdsDxe prints "failed to load
+# BootNNNN ...: Access Denied" when Secure Boot rejects a signature (or finds none), then
+# "No bootable option" once it has tried the rest.
+refusal() { text | grep -m1 -E '^BdsDxe: failed to (load|start) Boot[0-9A-F]{4} .*: (Access Denied|Security Violation)'; }
+refused() { [ -n "$(refusal)" ] && text | grep -q 'No bootable option or device was found'; }
 
 start=$(date +%s.%N)
 touch "$serial"
@@ -231,7 +257,7 @@ timeout --foreground -k 5 "$timeout_s" "${cmd[@]}" </dev/null >>"$log" 2>&1 &
 qpid=$!
 done_at="" stopped=0
 while kill -0 "$qpid" 2>/dev/null; do
-        if [ -z "$done_at" ] && finished; then done_at=$SECONDS; fi
+        if [ -z "$done_at" ] && { finished || refused; }; then done_at=$SECONDS; fi
         if [ -n "$done_at" ] && [ $(( SECONDS - done_at )) -ge "$GRACE_S" ]; then
                 stopped=1
                 kill -TERM "$qpid" 2>/dev/null
@@ -250,7 +276,12 @@ secs=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
 last=$(text | grep -v '^[[:space:]]*$' | tail -n 1 | cut -c1-120 || true)
 app_started=0 # (grep -q on a pipe would end it early: a SIGPIPE that pipefail counts)
 grep -q '^pmucal ' < <(text) && app_started=1
-if [ "$stopped" -eq 1 ] && grep -q '^FATAL:' "$serial"; then
+if [ "$app_started" -eq 0 ] && [ -n "$(refusal)" ]; then
+        status=125
+        sb_state="Secure Boot firmware"
+        [ "$secure_boot" -eq 1 ] || sb_state="the firmware"
+        msg="the firmware refused the image: $sb_state would not run it ('$(refusal | cut -c1-140)'): it is unsigned, altered after signing, or signed by a key not in the firmware's db"
+elif [ "$stopped" -eq 1 ] && grep -q '^FATAL:' "$serial"; then
         status=4
         msg="the app crashed ('$(grep -m1 '^FATAL:' "$serial" | tr -d '\r' | cut -c1-100)') and did not exit QEMU: stopped it"
 elif [ "$stopped" -eq 1 ]; then

@@ -183,7 +183,8 @@ status_t phase_inventory(struct run *r)
         if (!inv)
                 return rep_err(ST_NO_MEM, "allocating the inventory");
         r->inv        = inv;
-        inv->platform = plat_info()->name;
+        inv->platform    = plat_info()->name;
+        inv->secure_boot = plat_info()->secure_boot;
 
         if ((st = gather_cpu(inv, &raw)) != ST_OK)
                 return rep_err(st, "identifying the CPU");

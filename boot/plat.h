@@ -239,8 +239,29 @@ status_t plat_wallclock(struct plat_time *out);
 
 /* ---- platform -------------------------------------------------------------------------- */
 
+/* The firmware's Secure Boot state, from the UEFI global variables SecureBoot and SetupMode
+ * [UEFI] "Globally Defined Variables": SecureBoot = 1 means images are verified against db;
+ * SetupMode = 1 means no platform key is enrolled, so nothing is enforced. */
+enum plat_secure_boot {
+        PLAT_SB_UNKNOWN = 0, /* the variables cannot be read (not UEFI, or not published) */
+        PLAT_SB_OFF,         /* SecureBoot = 0, a platform key enrolled (user mode) */
+        PLAT_SB_ON,          /* SecureBoot = 1: this image passed the firmware's check */
+        PLAT_SB_SETUP_MODE,  /* SetupMode = 1: no platform key, nothing enforced */
+};
+
+/** The state from the two variables' values, each -1 where it cannot be read. */
+static inline enum plat_secure_boot plat_secure_boot_of(int secure_boot, int setup_mode)
+{
+        if (setup_mode == 1)
+                return PLAT_SB_SETUP_MODE;
+        if (secure_boot < 0)
+                return PLAT_SB_UNKNOWN;
+        return secure_boot ? PLAT_SB_ON : PLAT_SB_OFF;
+}
+
 struct plat_info {
         const char *name;       /* "UEFI 2.70 EDK II rev 0x10000", "Linux hosted" */
+        enum plat_secure_boot secure_boot;
         uint64_t    image_base; /* load address of the harness's image (EFI_LOADED_IMAGE
                                    ImageBase), to turn a sampled RIP into an offset in the
                                    link-time symbol table; 0 where unknown (hosted, tests) */

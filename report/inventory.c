@@ -83,6 +83,27 @@ static const char *hz_str(char *buf, size_t n, uint64_t hz)
         return buf;
 }
 
+static const struct {
+        const char *name, *text;
+} secure_boot_words[] = {
+        [PLAT_SB_UNKNOWN]    = { NULL, "unknown (the firmware publishes no SecureBoot variable)" },
+        [PLAT_SB_OFF]        = { "off", "off (SecureBoot = 0: images are not verified)" },
+        [PLAT_SB_ON]         = { "on", "on (SecureBoot = 1: this image passed the firmware's signature check)" },
+        [PLAT_SB_SETUP_MODE] = { "setup_mode", "off, setup mode (SetupMode = 1: no platform key enrolled)" },
+};
+
+const char *inventory_secure_boot_name(enum plat_secure_boot sb)
+{
+        return (unsigned)sb < ARRAY_SIZE(secure_boot_words)
+                       ? secure_boot_words[sb].name : NULL;
+}
+
+const char *inventory_secure_boot_text(enum plat_secure_boot sb)
+{
+        return (unsigned)sb < ARRAY_SIZE(secure_boot_words)
+                       ? secure_boot_words[sb].text : secure_boot_words[PLAT_SB_UNKNOWN].text;
+}
+
 const char *inventory_tsc_source_name(enum inv_tsc_source s)
 {
         switch (s) {
@@ -329,6 +350,7 @@ void inventory_print(const struct inventory *inv)
         char a[24], b[24];
 
         rep_printf("Platform    : %s\n", inv->platform ? inv->platform : "unknown");
+        rep_printf("Secure Boot : %s\n", inventory_secure_boot_text(inv->secure_boot));
         print_cpu(inv);
         print_caches(&inv->cpu);
         print_tlbs(&inv->cpu);

@@ -62,6 +62,7 @@ struct inv_arm64 {
 
 struct inventory {
         const char *platform;
+        enum plat_secure_boot secure_boot; /* the firmware's Secure Boot state (1.3) */
         const char *arch;              /* "x86_64", "aarch64" */
 
         struct cpu_info cpu;
@@ -111,6 +112,10 @@ uint64_t inventory_node_mem(const struct inventory *inv, uint32_t node);
 const char *inventory_table_state_name(const struct inv_table *t);
 /** "cpuid", "calibrated" or "unknown"; never NULL. */
 const char *inventory_tsc_source_name(enum inv_tsc_source s);
+/** inventory.json's secure_boot: "on", "off", "setup_mode", or NULL when unknown. */
+const char *inventory_secure_boot_name(enum plat_secure_boot sb);
+/** The console's words for @p sb; never NULL. */
+const char *inventory_secure_boot_text(enum plat_secure_boot sb);
 
 /** Print the inventory report with rep_printf. */
 void inventory_print(const struct inventory *inv);

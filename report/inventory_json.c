@@ -338,6 +338,7 @@ void inventory_json(struct json_w *w, const struct inventory *inv)
         json_obj_begin(w, NULL);
         json_str(w, "schema", INV_SCHEMA);
         json_str_or_null(w, "platform", inv->platform);
+        json_str_or_null(w, "secure_boot", inventory_secure_boot_name(inv->secure_boot));
         json_str(w, "arch", inv->arch ? inv->arch : "x86_64");
         json_cpu(w, inv);
         json_caches_tlbs(w, &inv->cpu);

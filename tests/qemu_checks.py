@@ -284,6 +284,42 @@ def check_crashed(c):
     tap("SUMMARY:" not in c.serial, "%s: nothing ran after the crash" % c.name)
 
 
+def secure_boot_recorded(c, want):
+    inv = c.result_json("inventory.json") or {}
+    words = {"on": "on (SecureBoot = 1", "off": "off (SecureBoot = 0", "setup_mode": "off, setup mode"}
+    tap(inv.get("secure_boot") in want, "%s: inventory.json secure_boot is %r (expected one of %s)"
+        % (c.name, inv.get("secure_boot"), sorted(want)))
+    tap(any(re.search(r"^Secure Boot : " + re.escape(words[w]), c.serial, re.M) for w in want),
+        "%s: the console names the Secure Boot state" % c.name)
+
+
+def check_secure_boot_on(c):
+    """Debian's Secure Boot firmware with the snakeoil key in db ran the image signed with it,
+    and pmucal recorded that Secure Boot was on."""
+    secure_boot_recorded(c, {"on"})
+
+
+def check_secure_boot_off(c):
+    """The plain firmware: Secure Boot off (OVMF_VARS_4M.fd enrols no platform key, so it is
+    in setup mode)."""
+    secure_boot_recorded(c, {"off", "setup_mode"})
+
+
+def check_secure_boot_refused(c):
+    """The firmware would not run the image: run-qemu.sh says so at once (not a timeout),
+    with the firmware's own words, and pmucal never printed a line."""
+    if not tap(c.rc == c.status, "%s: exit status %d (expected %d)" % (c.name, c.rc, c.status)):
+        diag(why_status(c))
+    tap("the firmware refused the image" in c.runlog and "Access Denied" in c.runlog,
+        "%s: run-qemu.sh says the firmware refused the image (%s)"
+        % (c.name, c.runlog.strip().splitlines()[-1:]))
+    tap(re.search(r"^pmucal ", c.serial, re.M) is None, "%s: pmucal never ran" % c.name)
+    m = re.search(r"\(([0-9.]+)s;", c.runlog)
+    tap(m is not None and float(m.group(1)) < c.timeout / 2,
+        "%s: stopped once the firmware gave up (%ss of a %ds timeout)"
+        % (c.name, m.group(1) if m else "?", c.timeout))
+
+
 def check_files_match_schemas(c, validators):
     """Every JSON file of the results folder validates against its schema in docs/schemas/
     (strictly: nothing the schema does not define); a mismatch names the file and JSON path."""

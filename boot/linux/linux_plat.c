@@ -374,9 +374,29 @@ status_t plat_wallclock(struct plat_time *out)
 
 /* ---- platform ---- */
 
+/* One byte of a UEFI global variable as Linux publishes it in efivarfs
+ * (Documentation/filesystems/efivarfs.rst: four bytes of attributes, then the data); -1
+ * without UEFI, without efivarfs or without the variable. */
+static int efivar_u8(const char *name)
+{
+        char          path[128];
+        unsigned char buf[8];
+        FILE         *f;
+        size_t        n;
+
+        snprintf(path, sizeof(path),
+                 "/sys/firmware/efi/efivars/%s-8be4df61-93ca-11d2-aa0d-00e098032b8c", name);
+        if (!(f = fopen(path, "rb")))
+                return -1;
+        n = fread(buf, 1, sizeof(buf), f);
+        fclose(f);
+        return n == 5 ? buf[4] : -1;
+}
+
 const struct plat_info *plat_info(void)
 {
-        static const struct plat_info info = { .name = "Linux hosted", .image_base = 0 };
+        static struct plat_info info = { .name = "Linux hosted", .image_base = 0 };
 
+        info.secure_boot = plat_secure_boot_of(efivar_u8("SecureBoot"), efivar_u8("SetupMode"));
         return &info;
 }

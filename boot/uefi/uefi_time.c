@@ -60,11 +60,25 @@ static const char *firmware_name(void)
         return name;
 }
 
+/* One byte of a UEFI global variable (EFI_GLOBAL_VARIABLE GUID); -1 when it cannot be read. */
+static int global_u8(CHAR16 *name)
+{
+        EFI_GUID guid = EFI_GLOBAL_VARIABLE;
+        UINT8    v    = 0;
+        UINTN    size = sizeof(v);
+
+        if (EFI_ERROR(uefi_call_wrapper(RT->GetVariable, 5, name, &guid, NULL, &size, &v)) ||
+            size != sizeof(v))
+                return -1;
+        return v;
+}
+
 const struct plat_info *plat_info(void)
 {
         static struct plat_info info;
 
         info.name       = firmware_name();
+        info.secure_boot = plat_secure_boot_of(global_u8(L"SecureBoot"), global_u8(L"SetupMode"));
         info.image_base = uefi_image_base();
         info.cpus_via      = uefi_mp_method();
         info.cpus_unlisted = !info.cpus_via;
