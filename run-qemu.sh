@@ -119,6 +119,24 @@ esac
 for f in "$OVMF" "$OVMF_VARS"; do [ -f "$f" ] || die "$f missing (make deps installs $fw_pkg)"; done
 command -v "$QEMU" >/dev/null || die "$QEMU missing (make deps installs $qemu_pkg)"
 
+# AAVMF and pmucal are AArch64 code: a CPU model without AArch64 (cortex-a15, cortex-a7, ...)
+# would run them as A32 and print nothing until the timeout. Ask QEMU before booting: on the
+# virt machine a CPU with AArch64 comes out of reset in it, and its monitor then shows
+# PSTATE; an AArch32-only one shows R00..R15 and CPSR.
+if [ "$arch" = aarch64 ] && [ "$cpu" != max ] && [ "$cpu" != host ]; then
+        regs=$(printf 'info registers\nquit\n' |
+               timeout 20 "$QEMU" -machine virt -cpu "$cpu" -S -display none -nodefaults \
+                       -monitor stdio 2>&1) || true
+        if grep -q 'R00=' <<<"$regs" && ! grep -q 'PSTATE=' <<<"$regs"; then
+                die "-cpu $cpu has no AArch64 state (QEMU starts it in AArch32): AAVMF and" \
+                    "pmucal are 64-bit code and would run to the timeout printing nothing;" \
+                    "pick an AArch64 model (max, cortex-a57, cortex-a72, neoverse-n1, ...)"
+        fi
+        grep -qi 'unable to find\|invalid\|not supported' <<<"$regs" &&
+                die "-cpu $cpu: $(grep -i -m1 'unable to find\|invalid\|not supported' <<<"$regs" |
+                                  sed 's/^(qemu) //')"
+fi
+
 mkdir -p "$here/build/run"
 work=$(mktemp -d "$here/build/run/qemu.XXXXXX")
 log="$work/run-qemu.log"

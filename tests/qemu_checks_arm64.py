@@ -355,3 +355,27 @@ def check_el2_arm64(c):
     diff = {k: (m1[k], m2.get(k)) for k in m1 if m2.get(k) != m1[k]}
     tap(m1 and not diff, "%s: the %d measured counts of the EL1 boot are identical at EL2%s"
         % (c.name, len(m1), "" if not diff else ": %s" % diff))
+
+
+def check_no_icount_arm64(c):
+    """QEMU without -icount: the harness says so from its own measurement (INST_RETIRED does
+    not count), the clock checks are decided as the bounds that still hold, what depends on
+    instruction-exact time SKIPs with the reason, nothing FAILs, and no line claims -icount."""
+    tap(re.search(r"^INFO: pmu: pmu-validate: QEMU without -icount: INST_RETIRED does not count",
+                  c.serial, re.M) is not None,
+        "%s: the harness found -icount off by measurement" % c.name)
+    tap(re.search(r"^PASS: pmu: pmu-validate: cycles-vs-timer: \d+ cycles counted inside a span of "
+                  r"\d+ timer ticks, at most \d+ \(QEMU without -icount", c.serial, re.M) is not None,
+        "%s: cycles-vs-timer decided as the bound of the nested spans" % c.name)
+    tap(re.search(r"^PASS: pmu: sampling: pmi-count: \d+ PMIs, at most \d+", c.serial, re.M)
+        is not None and
+        re.search(r"^SKIP: pmu: sampling: pmi-count, caliper-scale, skid-in-kernel: QEMU without "
+                  r"-icount raises the overflow interrupt from a host timer", c.serial, re.M)
+        is not None,
+        "%s: pmi-count bounded, the rest of sampling SKIPs with the reason" % c.name)
+    claims = [l for l in c.serial.splitlines()
+              if re.search(r"under -icount|QEMU -icount|with -icount", l)]
+    tap(not claims, "%s: no line says -icount is on%s"
+        % (c.name, "" if not claims else ": %s" % claims[:2]))
+    tap(re.search(r"^FAIL:", c.serial, re.M) is None and c.rc == 0,
+        "%s: nothing FAILs, exit %d" % (c.name, c.rc))

@@ -156,6 +156,17 @@ static void test_inst_retired_zero(void **unused)
         for (unsigned i = 0; i < v.n; i++)
                 if (v.v[i] == 'F')
                         fail_msg("QEMU without -icount: %s", v.text[i]);
+        /* The harness knows -icount is off (INST_RETIRED does not count): the clock checks
+         * hold only as the bounds of the mechanism, the deterministic skid is not claimed,
+         * and no verdict says "under -icount". */
+        assert_int_equal(verdict_of(&v, "pmu-validate: cycles-vs-timer"), 'P');
+        assert_non_null(strstr(text_of(&v, "pmu-validate: cycles-vs-timer"), "without -icount"));
+        assert_int_equal(verdict_of(&v, "sampling: pmi-count"), 'P');
+        assert_int_equal(verdict_of(&v, "sampling: skid-deterministic"), '?');
+        for (unsigned i = 0; i < v.n; i++)
+                if (v.v[i] == 'P' && (strstr(v.text[i], "under -icount") ||
+                                      strstr(v.text[i], "QEMU -icount")))
+                        fail_msg("QEMU without -icount, a PASS names it: %s", v.text[i]);
 
         run(&vpa_neoverse_n1, &zero, false, &v);
         assert_int_equal(verdict_of(&v, "pmu-validate: insts-loop"), 'F');

@@ -81,6 +81,12 @@ rq "--keep-disk without --out refused" 125 "--keep-disk needs --out" --keep-disk
 rq "--cpu n270: the firmware never started" 125 "the firmware never started: the CPU triple-faulted" \
         "${small[@]}" --cpu n270 --timeout 60
 grep -q "returned to firmware" <<<"$out"; [ $? -ne 0 ]; ok $? "--cpu n270: not 'returned to firmware'"
+if command -v "${QEMU_AARCH64:-qemu-system-aarch64}" >/dev/null; then
+        # A 32-bit-only Arm model: named at once, not after a silent timeout.
+        rq "--arch aarch64 --cpu cortex-a15: no AArch64, said before booting" 125 \
+                "-cpu cortex-a15 has no AArch64 state" --arch aarch64 --cpu cortex-a15 --timeout 400
+        [ "$secs" -lt 30 ]; ok $? "--cpu cortex-a15: diagnosed in ${secs}s, not at the 400 s timeout"
+fi
 rq "--timeout 1: the app never started" 124 "timed out after 1s: the app never started" \
         "${small[@]}" --timeout 1
 rq "--mem 16: the app never started" 124 "timed out after 3s: the app never started .*--mem 16 MiB" \
