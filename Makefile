@@ -772,8 +772,9 @@ bench-tlb: host
 bench-pmu: all
 	@tools/bench-pmu.sh $(B)
 
-# Boot-to-exit of the AArch64 smoke and validation runs, the suite's time, and whether ten
-# validation runs under -icount count exactly alike (tools/bench-aarch64.sh).
+# Boot-to-exit of the AArch64 smoke and validation runs, the smoke run at EL1 and at EL2 side
+# by side (wall time, checks decided, counts), the suite's time, and whether ten validation
+# runs under -icount count exactly alike (tools/bench-aarch64.sh).
 bench-aarch64:
 	@$(MAKE) --no-print-directory ARCH=aarch64 all
 	@tools/bench-aarch64.sh $(B)

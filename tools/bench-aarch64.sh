@@ -3,6 +3,9 @@
 # -icount shift=0 and prints
 #   - boot-to-exit wall time of the smoke run (quick profile, 2 CPUs, 2 nodes) and of the
 #     validation run (profile = pmu, 1 CPU);
+#   - the smoke run at EL1 and at EL2 (-machine virtualization=on: UEFI at EL2, as Arm
+#     servers boot) side by side: wall time, checks decided (PASS + FAIL lines), and every
+#     measured count of the two;
 #   - the validation suite's time as the harness measures it on the generic timer (virtual
 #     time under -icount: one instruction per nanosecond, not host time);
 #   - counting exactness: the measured value of every counting check over N validation runs
@@ -25,10 +28,26 @@ boot() { # name args... -> prints "name: exit rc, N ms wall"; serial log in $out
         rc=$?
         t1=$(date +%s%N)
         cp "$out/$name/serial.log" "$out/$name.log" 2>/dev/null
+        echo $(( (t1 - t0) / 1000000 )) > "$out/$name.ms"
         echo "bench-aarch64: $name: exit $rc, $(( (t1 - t0) / 1000000 )) ms boot-to-exit wall"
 }
 
 boot smoke --cpus 2 --nodes 2 --mem 1024
+boot smoke-el2 --cpus 2 --nodes 2 --mem 1024 -- -machine virtualization=on
+# EL1 and EL2 side by side: "name=value" of every measured count, checks decided.
+counts() { sed -n 's/^[A-Z]*: \(.*\) measured=\([0-9]*\) .*/\1=\2/p' "$1" 2>/dev/null | tr -d '\r'; }
+decided() { grep -cE '^(PASS|FAIL): ' "$1" 2>/dev/null; }
+printf 'bench-aarch64: smoke at EL1 and EL2 (--icount, 2 CPUs, 2 nodes):\n'
+printf 'bench-aarch64:   %-44s %14s %14s\n' "" EL1 EL2 \
+        "wall ms (boot to exit)" "$(cat "$out/smoke.ms")" "$(cat "$out/smoke-el2.ms")" \
+        "checks decided" "$(decided "$out/smoke.log")" "$(decided "$out/smoke-el2.log")"
+counts "$out/smoke.log" > "$out/el1.counts"
+counts "$out/smoke-el2.log" > "$out/el2.counts"
+while IFS='=' read -r k v; do
+        w=$(sed -n "s/^$(printf '%s' "$k" | sed 's/[][\.*^$/]/\\&/g')=//p" "$out/el2.counts" | head -n 1)
+        printf 'bench-aarch64:   %-44s %14s %14s%s\n' "${k#pmu: }" "$v" "${w:--}" \
+                "$([ "$v" = "$w" ] || echo "  (differs)")"
+done < "$out/el1.counts"
 boot validation --cpus 1 --nodes 0 --mem 512 --config "$out/pmu.cfg"
 sed -n 's/^INFO: pmu: suite took \(.*\)/bench-aarch64: validation suite took \1/p' \
         "$out/validation.log" | head -1
