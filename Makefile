@@ -104,6 +104,7 @@ BOOT_x86_SRCS := \
 	boot/x86/cpuid_cache.c \
 	boot/x86/cpuid_collect.c \
 	boot/x86/cpuid_dump.c \
+	boot/x86/cpuid_text.c \
 	boot/x86/prefetch.c \
 	boot/x86/spin.c \
 	boot/x86/topology.c \

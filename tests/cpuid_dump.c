@@ -1,26 +1,10 @@
 /** @file Loader for `cpuid -r` text dumps (see cpuid_dump.h). Host tests only. */
 #include "tests/cpuid_dump.h"
 
-#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static bool blank_or_comment(const char *s)
-{
-        while (isspace((unsigned char)*s))
-                s++;
-        return *s == '\0' || *s == '#';
-}
-
-/** "CPU:" or "CPU 12:" (after optional spaces). */
-static bool cpu_header(const char *s)
-{
-        while (isspace((unsigned char)*s))
-                s++;
-        return !strncmp(s, "CPU", 3) && (s[3] == ':' || s[3] == ' ');
-}
 
 static struct cpuid_leaf *find(struct cpuid_dump *d, uint32_t leaf, uint32_t subleaf)
 {
@@ -30,47 +14,54 @@ static struct cpuid_leaf *find(struct cpuid_dump *d, uint32_t leaf, uint32_t sub
         return NULL;
 }
 
-status_t cpuid_dump_load(const char *path, struct cpuid_dump *d)
+/** The whole file at @p path, NUL-terminated (malloc'd); NULL when it cannot be read. */
+static char *slurp(const char *path, size_t *len)
 {
-        char     line[256];
-        unsigned n_headers = 0;
-        status_t st        = ST_OK;
-        FILE    *f;
+        FILE  *f = fopen(path, "rb");
+        char  *buf = NULL;
+        size_t cap = 0, n = 0, got;
+
+        if (!f)
+                return NULL;
+        do {
+                if (n + 4096 + 1 > cap) {
+                        char *nb = realloc(buf, cap = 2 * cap + 8192);
+                        if (!nb) {
+                                free(buf);
+                                fclose(f);
+                                return NULL;
+                        }
+                        buf = nb;
+                }
+                got = fread(buf + n, 1, 4096, f);
+                n += got;
+        } while (got > 0);
+        fclose(f);
+        buf[n] = '\0';
+        *len   = n;
+        return buf;
+}
+
+status_t cpuid_dump_load_cpu(const char *path, unsigned cpu, struct cpuid_dump *d,
+                             unsigned *n_cpus)
+{
+        size_t   len;
+        char    *text;
+        status_t st;
 
         if (!path || !d)
                 return ST_BAD_ARG;
         memset(d, 0, sizeof(*d));
-        if (!(f = fopen(path, "r")))
+        if (!(text = slurp(path, &len)))
                 return ST_NOT_FOUND;
-        while (st == ST_OK && fgets(line, sizeof(line), f)) {
-                uint32_t leaf, sub, a, b, c, dx;
-                int      used = 0;
-
-                if (blank_or_comment(line))
-                        continue;
-                if (cpu_header(line)) {
-                        if (++n_headers > 1)
-                                break;
-                        continue;
-                }
-                if (sscanf(line, " 0x%" SCNx32 " 0x%" SCNx32 ": eax=0x%" SCNx32 " ebx=0x%" SCNx32
-                                 " ecx=0x%" SCNx32 " edx=0x%" SCNx32 "%n",
-                           &leaf, &sub, &a, &b, &c, &dx, &used) != 6 ||
-                    !blank_or_comment(line + used))
-                        st = ST_BAD_DATA;
-                else if (find(d, leaf, sub) || d->n == CPUID_DUMP_MAX)
-                        st = ST_BAD_DATA;
-                else
-                        d->leaves[d->n++] = (struct cpuid_leaf){
-                                .leaf = leaf, .subleaf = sub,
-                                .r = { .eax = a, .ebx = b, .ecx = c, .edx = dx } };
-        }
-        fclose(f);
-        if (st == ST_OK && d->n == 0)
-                st = ST_BAD_DATA;
-        if (st != ST_OK)
-                d->n = 0;
+        st = cpuid_text_parse(text, len, cpu, d, n_cpus);
+        free(text);
         return st;
+}
+
+status_t cpuid_dump_load(const char *path, struct cpuid_dump *d)
+{
+        return cpuid_dump_load_cpu(path, 0, d, NULL);
 }
 
 bool cpuid_dump_remove(struct cpuid_dump *d, uint32_t leaf, uint32_t subleaf)

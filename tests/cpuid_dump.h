@@ -18,6 +18,11 @@
  *  a repeated (leaf, sub-leaf), more than CPUID_DUMP_MAX entries, or no entries at all. */
 status_t cpuid_dump_load(const char *path, struct cpuid_dump *d);
 
+/** As cpuid_dump_load() for any layout cpuid_text_parse() reads, and the @p cpu-th processor
+ *  block (0 = the first); @p n_cpus (may be NULL) gets the number of blocks. */
+status_t cpuid_dump_load_cpu(const char *path, unsigned cpu, struct cpuid_dump *d,
+                             unsigned *n_cpus);
+
 /** Remove (leaf, subleaf) from @p d; true when it was there. For tests that corrupt dumps. */
 bool cpuid_dump_remove(struct cpuid_dump *d, uint32_t leaf, uint32_t subleaf);
 

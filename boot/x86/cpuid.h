@@ -139,6 +139,15 @@ struct cpu_info {
  *  0x1F, 0x23, 0x8000001D, 0x80000026). */
 void cpuid_dump_collect(struct cpuid_dump *d);
 
+/** Read the registers of the @p cpu-th logical processor (0 = the first block) of recorded
+ *  CPUID text into @p d: the `cpuid -r` layout and the AIDA64/EVEREST layouts of the
+ *  InstLatx64 dumps (boot/x86/cpuid_text.c lists them). @p n_cpus (may be NULL) gets the
+ *  number of processor blocks. ST_BAD_DATA for a malformed `cpuid -r` line or `[SL ]` tag, a
+ *  repeated (leaf, sub-leaf), more than CPUID_DUMP_MAX entries or no registers at all;
+ *  ST_NOT_FOUND when the text has fewer than @p cpu + 1 blocks. */
+status_t cpuid_text_parse(const char *text, size_t len, unsigned cpu, struct cpuid_dump *d,
+                          unsigned *n_cpus);
+
 /** Look up (leaf, subleaf) in @p d; zeros and false when the dump does not have it. */
 bool cpuid_dump_get(const struct cpuid_dump *d, uint32_t leaf, uint32_t subleaf,
                     struct cpuid_regs *out);
