@@ -42,10 +42,17 @@ static const struct {
         /* AL = 01H is an iteration count, not descriptor 01H */
         { { 0x00000001, 0, 0, 0 }, 0, { { 0 } } },
         /* SDM Example 3-1 (Pentium 4): 50H = ITLB 64 entries 4K/2M/4M; 5BH = DTLB 64 entries
-         * 4K/4M (no associativity given); 66H and 70H/7AH are caches */
+         * 4K/4M (no associativity given: unknown, not fully associative); 66H and 70H/7AH
+         * are caches */
         { { 0x665b5001, 0, 0, 0x007a7000 }, 2,
-          { { 1, TLB_INST, TLB_PG_4K | TLB_PG_2M | TLB_PG_4M, 64, 0 },
-            { 1, TLB_DATA, TLB_PG_4K | TLB_PG_4M, 64, 0 } } },
+          { { 1, TLB_INST, TLB_PG_4K | TLB_PG_2M | TLB_PG_4M, 64, CPU_WAYS_UNKNOWN },
+            { 1, TLB_DATA, TLB_PG_4K | TLB_PG_4M, 64, CPU_WAYS_UNKNOWN } } },
+        /* Silvermont Z3740 (InstLatx64 GenuineIntel0030673): A0H micro-TLB 32 entries fully
+         * associative, B3H beside it is the 128-entry 4-way DTLB behind it, the second level */
+        { { 0x00b3a001, 0, 0, 0 }, 2,
+          { { 1, TLB_DATA, TLB_PG_4K, 32, 0 }, { 2, TLB_DATA, TLB_PG_4K, 128, 4 } } },
+        /* without a micro-TLB beside it, B3H is the first-level DTLB */
+        { { 0x0000b301, 0, 0, 0 }, 1, { { 1, TLB_DATA, TLB_PG_4K, 128, 4 } } },
         /* 63H: DTLB 2M/4M 4-way 32 entries and a separate 1G array, 4-way, 4 entries */
         { { 0x00006301, 0, 0, 0 }, 2,
           { { 1, TLB_DATA, TLB_PG_2M | TLB_PG_4M, 32, 4 }, { 1, TLB_DATA, TLB_PG_1G, 4, 4 } } },
@@ -109,7 +116,7 @@ static void test_leaf2_fe_leaf18(void **state)
 /* ---- AMD associativity encodings ([APM-3] Fn8000_0005 / Fn8000_0006) --------------------- */
 
 static const struct { uint8_t code; bool valid; uint32_t ways; } l2_assoc_cases[] = {
-        { 0x0, false, 0 }, { 0x1, true, 1 },   { 0x2, true, 2 },   { 0x3, false, 0 },
+        { 0x0, false, 0 }, { 0x1, true, 1 },   { 0x2, true, 2 },   { 0x3, true, 3 },
         { 0x4, true, 4 },  { 0x5, true, 6 },   { 0x6, true, 8 },   { 0x7, false, 0 },
         { 0x8, true, 16 }, { 0x9, false, 0 },  { 0xa, true, 32 },  { 0xb, true, 48 },
         { 0xc, true, 64 }, { 0xd, true, 96 },  { 0xe, true, 128 }, { 0xf, true, 0 /* full */ },

@@ -35,6 +35,18 @@
 #define CPUID_AMD_PERFCTR_NB   ((struct cpuid_bit){ 0x80000001, 0, CPUID_ECX, 24 })
 #define CPUID_AMD_PERFCTR_LLC  ((struct cpuid_bit){ 0x80000001, 0, CPUID_ECX, 28 })
 #define CPUID_AMD_PERFMON_V2   ((struct cpuid_bit){ 0x80000022, 0, CPUID_EAX, 0 })
+#define CPUID_HYBRID           ((struct cpuid_bit){ 0x7, 0, CPUID_EDX, 15 })
+#define CPUID_ARCH_PERFMON_EXT ((struct cpuid_bit){ 0x7, 1, CPUID_EAX, 8 })
+/* [APM-3] CPUID Fn8000_0026 EAX[30] HeterogeneousCores; EBX[31:28] CoreType (0 performance,
+ * 1 efficiency); Linux X86_FEATURE_AMD_HETEROGENEOUS_CORES, topology_amd.c. */
+#define CPUID_AMD_HETERO       ((struct cpuid_bit){ 0x80000026, 0, CPUID_EAX, 30 })
+
+/* Leaf 23H (architectural performance monitoring extended): sub-leaf 0 EAX = bitmap of the
+ * valid sub-leaves; sub-leaf 1 EAX = general-purpose counter bitmap, EBX = fixed counter
+ * bitmap; sub-leaf 3 EAX = architectural events supported (bit set = supported). [SDM-2A]
+ * CPUID leaf 23H; Linux update_pmu_cap() (ARCH_PERFMON_NUM_COUNTER_LEAF, _EVENTS_LEAF). */
+#define LEAF23_COUNTERS 1
+#define LEAF23_EVENTS   3
 
 /* IBS capabilities when CPUID 8000001BH is absent or IbsFFV is clear: fetch and op sampling
  * (Linux amd/ibs.c IBS_CAPS_DEFAULT). [APM-3] CPUID Fn8000_001B */
@@ -168,6 +180,60 @@ static void decode_tsc(const struct cpuid_dump *d, struct cpu_info *out)
         }
 }
 
+/** Counters 0..n-1 all set in @p mask: the n of a "number of counters" field. */
+static uint8_t low_ones(uint32_t mask)
+{
+        uint8_t n = 0;
+
+        while (n < 32 && (mask & (1u << n)))
+                n++;
+        return n;
+}
+
+/* Alder Lake / Raptor Lake hybrid performance cores (06_97H, 06_9AH, 06_B7H, 06_BAH, 06_BFH)
+ * have no leaf 23H, and leaf 0AH gives the counters both core types share (6 GP, 3 fixed);
+ * the Golden Cove / Raptor Cove core has 8 GP and 4 fixed (fixed 3: TOPDOWN.SLOTS), which
+ * Linux adds for the big core (arch/x86/events/intel/core.c intel_pmu_init, Alder Lake:
+ * num_counters + 2, num_counters_fixed + 1). */
+static bool adl_big_core(const struct cpu_info *out)
+{
+        static const uint8_t models[] = { 0x97, 0x9a, 0xb7, 0xba, 0xbf };
+
+        if (out->vendor != VEN_INTEL || out->family != 6 || !out->hybrid ||
+            out->core_type != CPU_CORE_CORE)
+                return false;
+        for (size_t i = 0; i < ARRAY_SIZE(models); i++)
+                if (out->model == models[i])
+                        return true;
+        return false;
+}
+
+/* Leaf 23H, when CPUID.(7,1):EAX[8] says it exists: the counter bitmaps replace leaf 0AH's
+ * counts, and the supported architectural events replace EBX (leaf 0AH is the same on every
+ * core of a hybrid part; leaf 23H is each core type's own). */
+static bool decode_pmu_leaf23(const struct cpuid_dump *d, struct cpu_info *out)
+{
+        struct cpu_pmu_intel *p = &out->intel;
+        struct cpuid_regs     r0, r;
+        bool                  counters = false;
+
+        if (out->max_leaf < 0x23 || !cpuid_dump_has(d, CPUID_ARCH_PERFMON_EXT) ||
+            !cpuid_dump_get(d, 0x23, 0, &r0))
+                return false;
+        if ((r0.eax & (1u << LEAF23_COUNTERS)) && cpuid_dump_get(d, 0x23, LEAF23_COUNTERS, &r)) {
+                counters           = true;
+                p->gp_mask         = r.eax;
+                p->n_gp            = low_ones(r.eax);
+                p->fixed_mask      = r.ebx;
+                p->n_fixed         = low_ones(r.ebx);
+                p->counters_source = "CPUID 0x23.1";
+        }
+        if ((r0.eax & (1u << LEAF23_EVENTS)) && cpuid_dump_get(d, 0x23, LEAF23_EVENTS, &r))
+                p->events_unavailable = ~r.eax & (p->ebx_len >= 32 ? UINT32_MAX
+                                                                   : (1u << p->ebx_len) - 1);
+        return counters;
+}
+
 /* Intel architectural perfmon, leaf 0AH: EAX version [7:0], GP counters [15:8], width
  * [23:16], EBX length [31:24]; EBX bit set = event unavailable; ECX fixed-counter mask (v5);
  * EDX fixed counters [4:0], width [12:5], AnyThread deprecated [15]. Fixed counter i exists
@@ -187,9 +253,20 @@ static void decode_pmu_intel(const struct cpuid_dump *d, struct cpu_info *out)
                 if (p->version >= 2) {
                         p->n_fixed     = (uint8_t)bits(r.edx, 4, 0);
                         p->fixed_width = (uint8_t)bits(r.edx, 12, 5);
-                        p->fixed_mask  = r.ecx | (uint32_t)((1ull << p->n_fixed) - 1);
+                        p->fixed_mask  = (p->version >= 5 ? r.ecx : 0) |
+                                        (uint32_t)((1ull << p->n_fixed) - 1);
                 }
                 p->anythread_deprecated = r.edx & (1u << 15);
+                p->gp_mask              = p->n_gp >= 32 ? UINT32_MAX : (1u << p->n_gp) - 1;
+                p->counters_source      = "CPUID 0xA";
+                if (!decode_pmu_leaf23(d, out) && adl_big_core(out)) {
+                        p->n_gp            = (uint8_t)(p->n_gp + 2);
+                        p->gp_mask         = (1u << p->n_gp) - 1;
+                        p->n_fixed         = (uint8_t)(p->n_fixed + 1);
+                        p->fixed_mask     |= (1u << p->n_fixed) - 1;
+                        p->counters_source = "CPUID 0xA + 2 GP, 1 fixed on the hybrid big core "
+                                             "(Linux intel_pmu_init, Alder Lake)";
+                }
         }
         if (p->arch_lbr && out->max_leaf >= 0x1c && cpuid_dump_get(d, 0x1c, 0, &r)) {
                 p->arch_lbr_depth_mask = (uint8_t)bits(r.eax, 7, 0);
@@ -251,6 +328,32 @@ static void decode_topology(const struct cpuid_dump *d, struct cpu_info *out, ui
 
 /* ---- public functions --------------------------------------------------------------- */
 
+/* Intel CPUID.07H:EDX[15] and the core type of CPUID.1AH:EAX[31:24] [SDM-2A]; AMD
+ * heterogeneous cores CPUID 80000026H.0:EAX[30] and EBX[31:28] [APM-3]. Each leaf only where
+ * the basic / extended range reaches it. */
+bool cpuid_dump_hybrid(const struct cpuid_dump *d, uint8_t *core_type)
+{
+        struct cpuid_regs r0, rx, r;
+        uint32_t          max_ext = 0;
+
+        *core_type = 0;
+        if (!cpuid_dump_get(d, 0, 0, &r0))
+                return false;
+        if (cpuid_dump_get(d, LEAF_EXT, 0, &rx) && (rx.eax & 0xffff0000u) == LEAF_EXT)
+                max_ext = rx.eax;
+        if (r0.eax >= 7 && cpuid_dump_has(d, CPUID_HYBRID)) {
+                if (r0.eax >= 0x1a && cpuid_dump_get(d, 0x1a, 0, &r))
+                        *core_type = (uint8_t)bits(r.eax, 31, 24);
+                return true;
+        }
+        if (max_ext >= 0x80000026 && cpuid_dump_has(d, CPUID_AMD_HETERO) &&
+            cpuid_dump_get(d, 0x80000026, 0, &r)) {
+                *core_type = bits(r.ebx, 31, 28) == 0 ? CPU_CORE_CORE : CPU_CORE_ATOM;
+                return true;
+        }
+        return false;
+}
+
 status_t cpu_decode(const struct cpuid_dump *d, struct cpu_info *out)
 {
         struct cpuid_regs r0, r1, r;
@@ -281,6 +384,7 @@ status_t cpu_decode(const struct cpuid_dump *d, struct cpu_info *out)
 
         bool amd_like = out->vendor == VEN_AMD || out->vendor == VEN_HYGON;
 
+        out->hybrid = cpuid_dump_hybrid(d, &out->core_type);
         cpuid_decode_caches_tlbs(d, out, amd_like);
         if (amd_like)
                 decode_pmu_amd(d, out);

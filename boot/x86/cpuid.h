@@ -35,16 +35,29 @@ enum cpu_vendor { VEN_UNKNOWN = 0, VEN_INTEL, VEN_AMD, VEN_HYGON, VEN_OTHER, VEN
 
 enum cpu_cache_type { CACHE_NULL = 0, CACHE_DATA = 1, CACHE_INST = 2, CACHE_UNIFIED = 3 };
 
+/* struct cpu_cache.ways / struct cpu_tlb.ways when the source gives no associativity (a leaf 2
+ * descriptor such as 0x50 "64 entries" with none, a quirk row): not 0, which means fully
+ * associative. */
+#define CPU_WAYS_UNKNOWN UINT32_MAX
+
 struct cpu_cache {
         uint8_t             level;          /* 1, 2, 3, 4 */
         enum cpu_cache_type type;
         uint64_t            size_bytes;
-        uint32_t            ways;           /* 0 = fully associative */
+        uint32_t            ways;           /* 0 = fully associative; CPU_WAYS_UNKNOWN */
         uint32_t            line_bytes;
         uint32_t            sets;
-        uint32_t            n_sharing;      /* logical CPUs sharing it (max addressable IDs) */
+        uint32_t            n_sharing;      /* leaf 4 / 0x8000001D EAX[25:14] + 1: addressable
+                                             * IDs of the sharing field (not a CPU count) */
         bool                inclusive;
+        const char         *source;         /* NULL: CPUID describes it; else the quirk row's
+                                             * citation (a cache CPUID does not list) */
 };
+
+/* struct cpu_info.core_type: the Intel CPUID.1AH codes; an AMD efficiency core is reported
+ * as CPU_CORE_ATOM, a performance core as CPU_CORE_CORE (the class, not the microarchitecture). */
+#define CPU_CORE_ATOM 0x20
+#define CPU_CORE_CORE 0x40
 
 enum cpu_tlb_type { TLB_DATA = 1, TLB_INST = 2, TLB_UNIFIED = 3, TLB_LOAD = 4, TLB_STORE = 5 };
 
@@ -59,7 +72,7 @@ struct cpu_tlb {
         enum cpu_tlb_type type;
         uint32_t          page_sizes; /* TLB_PG_* */
         uint32_t          entries;
-        uint32_t          ways;       /* 0 = fully associative */
+        uint32_t          ways;       /* 0 = fully associative; CPU_WAYS_UNKNOWN */
         const char       *source;     /* "leaf 2 descriptor 0x63", "leaf 0x18.1", "0x80000006" */
 };
 
@@ -67,13 +80,17 @@ struct cpu_tlb {
  *  Monitoring"; field layout also in Linux perf_event.h union cpuid10_eax/ebx/edx. */
 struct cpu_pmu_intel {
         uint8_t  version;            /* 0: no architectural perfmon */
-        uint8_t  n_gp;               /* general-purpose counters per logical CPU */
+        uint8_t  n_gp;               /* general-purpose counters 0..n_gp-1 */
+        uint32_t gp_mask;            /* general-purpose counters present (bit i = PMCi) */
         uint8_t  gp_width;
         uint8_t  ebx_len;            /* valid bits in events_unavailable */
         uint32_t events_unavailable; /* CPUID.0AH:EBX: bit set = arch event NOT available */
-        uint8_t  n_fixed;
+        uint8_t  n_fixed;            /* fixed counters 0..n_fixed-1 all present */
         uint8_t  fixed_width;
-        uint32_t fixed_mask;         /* CPUID.0AH:ECX (v5+): fixed counters present */
+        uint32_t fixed_mask;         /* fixed counters present: CPUID.23H.1:EBX, else
+                                      * CPUID.0AH:ECX (v5+) | EDX[4:0] counters */
+        const char *counters_source; /* "CPUID 0xA", "CPUID 0x23.1", or the rule that added
+                                      * counters CPUID does not enumerate */
         bool     anythread_deprecated;
         bool     pdcm;               /* CPUID.01H:ECX[15]: IA32_PERF_CAPABILITIES exists */
         bool     ds, dtes64;         /* CPUID.01H:EDX[21], ECX[2]: debug store for PEBS */
@@ -107,6 +124,11 @@ struct cpu_info {
         bool            hypervisor;
         char            hv_vendor[13];           /* "TCGTCGTCGTCG", "KVMKVMKVM" */
 
+        /* hybrid parts: Intel CPUID.07H:EDX[15] with CPUID.1AH:EAX[31:24]; AMD heterogeneous
+         * cores CPUID 80000026H.0:EAX[30] with EBX[31:28] (0 performance, 1 efficiency) */
+        bool    hybrid;
+        uint8_t core_type;       /* CPU_CORE_* of this processor; 0: not said */
+
         /* TSC */
         bool     tsc_invariant;    /* CPUID.80000007H:EDX[8] */
         bool     rdtscp;           /* CPUID.80000001H:EDX[27] */
@@ -134,6 +156,53 @@ struct cpu_info {
         struct cpu_pmu_amd   amd;
 };
 
+/** Entries of the TLBs at @p level whose type is in @p types (bit per enum cpu_tlb_type) and
+ *  that can hold a page of @p page (TLB_PG_*). One rule for every consumer: leaf 0x18 rows of
+ *  one type at one level are one structure described per page-size group, and add up (the
+ *  Sunny Cove .. Lion Cove STLB is two rows, 4K/2M/4M and 4K/1G, whose 4K entries together are
+ *  the published 2048); rows from leaf 2 descriptors or AMD's leaves are separate arrays (a
+ *  micro-TLB beside a large-page DTLB), and so are different types (load and store TLBs): of
+ *  those the largest counts. @p source (may be NULL) gets the source of the row (or first
+ *  leaf 0x18 row) that counted. 0 when CPUID names none. */
+static inline uint32_t cpu_tlb_entries(const struct cpu_info *ci, uint8_t level, unsigned types,
+                                       uint32_t page, const char **source)
+{
+        uint32_t best = 0;
+
+        if (source)
+                *source = NULL;
+        for (unsigned t = TLB_DATA; t <= TLB_STORE; t++) {
+                uint32_t    sum18 = 0;
+                const char *src18 = NULL;
+
+                if (!(types & (1u << t)))
+                        continue;
+                for (size_t i = 0; i < ci->n_tlbs && i < sizeof(ci->tlbs) / sizeof(ci->tlbs[0]);
+                     i++) {
+                        const struct cpu_tlb *e = &ci->tlbs[i];
+
+                        if (e->level != level || e->type != (enum cpu_tlb_type)t ||
+                            !(e->page_sizes & page))
+                                continue;
+                        if (e->source && !strncmp(e->source, "leaf 0x18", 9)) {
+                                sum18 += e->entries;
+                                if (!src18)
+                                        src18 = e->source;
+                        } else if (e->entries > best) {
+                                best = e->entries;
+                                if (source)
+                                        *source = e->source;
+                        }
+                }
+                if (sum18 > best) {
+                        best = sum18;
+                        if (source)
+                                *source = src18;
+                }
+        }
+        return best;
+}
+
 /** Fill @p d from the processor this runs on: basic leaves 0..max, extended 0x80000000..max,
  *  hypervisor 0x40000000.., and every sub-leaf the decoder needs (4, 7, 0xB, 0x18, 0x1C,
  *  0x1F, 0x23, 0x8000001D, 0x80000026). */
@@ -147,6 +216,11 @@ void cpuid_dump_collect(struct cpuid_dump *d);
  *  ST_NOT_FOUND when the text has fewer than @p cpu + 1 blocks. */
 status_t cpuid_text_parse(const char *text, size_t len, unsigned cpu, struct cpuid_dump *d,
                           unsigned *n_cpus);
+
+/** True when @p d describes a processor of a hybrid part (Intel CPUID.07H:EDX[15]; AMD
+ *  heterogeneous cores, CPUID 80000026H.0:EAX[30]); @p core_type gets this core's CPU_CORE_*
+ *  (0 when not said). */
+bool cpuid_dump_hybrid(const struct cpuid_dump *d, uint8_t *core_type);
 
 /** Look up (leaf, subleaf) in @p d; zeros and false when the dump does not have it. */
 bool cpuid_dump_get(const struct cpuid_dump *d, uint32_t leaf, uint32_t subleaf,

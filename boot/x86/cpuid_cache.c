@@ -13,6 +13,7 @@
 #define PG_4K4M   (TLB_PG_4K | TLB_PG_4M)
 #define PG_4K2M4M (TLB_PG_4K | TLB_PG_2M | TLB_PG_4M)
 #define D(x)      "leaf 2 descriptor " #x
+#define WU        CPU_WAYS_UNKNOWN
 
 /** One TLB described by a CPUID leaf 2 descriptor byte. A descriptor that names two arrays
  *  (0x63, 0xC3) has two rows. */
@@ -27,8 +28,9 @@ struct leaf2_tlb {
 };
 
 /* The TLB descriptors of [SDM-2A] Table 3-12 (cache descriptors are not needed: caches come
- * from leaf 4). Where the SDM gives no associativity ("4 KByte pages, 32 entries") ways is 0
- * only if it says fully associative; otherwise it is the value written, or 0 with a comment. */
+ * from leaf 4). ways is 0 only where the SDM says fully associative; where it gives no
+ * associativity ("4 KByte pages, 32 entries") it is WU, CPU_WAYS_UNKNOWN. The level is the
+ * first; decode_leaf2() moves the data TLBs listed beside a micro-TLB to the second. */
 static const struct leaf2_tlb leaf2_tlbs[] = {
         /* desc  lvl type        pages             entries ways source */
         { 0x01, 1, TLB_INST,    PG_4K,             32,   4, D(0x01) },
@@ -37,18 +39,18 @@ static const struct leaf2_tlb leaf2_tlbs[] = {
         { 0x04, 1, TLB_DATA,    TLB_PG_4M,         8,    4, D(0x04) },
         { 0x05, 1, TLB_DATA,    TLB_PG_4M,         32,   4, D(0x05) },
         { 0x0b, 1, TLB_INST,    TLB_PG_4M,         4,    4, D(0x0b) },
-        { 0x4f, 1, TLB_INST,    PG_4K,             32,   0, D(0x4f) }, /* ways not given */
-        { 0x50, 1, TLB_INST,    PG_4K2M4M,         64,   0, D(0x50) }, /* ways not given */
-        { 0x51, 1, TLB_INST,    PG_4K2M4M,         128,  0, D(0x51) }, /* ways not given */
-        { 0x52, 1, TLB_INST,    PG_4K2M4M,         256,  0, D(0x52) }, /* ways not given */
+        { 0x4f, 1, TLB_INST,    PG_4K,             32, WU, D(0x4f) }, /* ways not given */
+        { 0x50, 1, TLB_INST,    PG_4K2M4M,         64, WU, D(0x50) }, /* ways not given */
+        { 0x51, 1, TLB_INST,    PG_4K2M4M,         128, WU, D(0x51) }, /* ways not given */
+        { 0x52, 1, TLB_INST,    PG_4K2M4M,         256, WU, D(0x52) }, /* ways not given */
         { 0x55, 1, TLB_INST,    PG_2M4M,           7,    0, D(0x55) },
         { 0x56, 1, TLB_DATA,    TLB_PG_4M,         16,   4, D(0x56) },
         { 0x57, 1, TLB_DATA,    PG_4K,             16,   4, D(0x57) },
         { 0x59, 1, TLB_DATA,    PG_4K,             16,   0, D(0x59) },
         { 0x5a, 1, TLB_DATA,    PG_2M4M,           32,   4, D(0x5a) },
-        { 0x5b, 1, TLB_DATA,    PG_4K4M,           64,   0, D(0x5b) }, /* ways not given */
-        { 0x5c, 1, TLB_DATA,    PG_4K4M,           128,  0, D(0x5c) }, /* ways not given */
-        { 0x5d, 1, TLB_DATA,    PG_4K4M,           256,  0, D(0x5d) }, /* ways not given */
+        { 0x5b, 1, TLB_DATA,    PG_4K4M,           64, WU, D(0x5b) }, /* ways not given */
+        { 0x5c, 1, TLB_DATA,    PG_4K4M,           128, WU, D(0x5c) }, /* ways not given */
+        { 0x5d, 1, TLB_DATA,    PG_4K4M,           256, WU, D(0x5d) }, /* ways not given */
         { 0x61, 1, TLB_INST,    PG_4K,             48,   0, D(0x61) },
         { 0x63, 1, TLB_DATA,    PG_2M4M,           32,   4, D(0x63) },
         { 0x63, 1, TLB_DATA,    TLB_PG_1G,         4,    4, D(0x63) },
@@ -81,10 +83,12 @@ static const struct leaf2_tlb leaf2_tlbs[] = {
 #define LEAF2_USE_LEAF18 0xfe
 
 /* Associativity field of 80000006H/80000019H (4 bits). 0 = disabled, 9 = "see 8000001DH";
- * both, and reserved codes, map to 0 here and are flagged by l2_assoc_valid().
- * [APM-3] Table E-4 "L2/L3 Cache and TLB Associativity Field Encoding". */
+ * both, and reserved codes, are flagged by l2_assoc_valid(). 3 is 3-way: the PPRs of family
+ * 17h (EPYC 7001, Threadripper 2000) and Hygon's family 18h give it for the 1536-entry 2M L2
+ * DTLB (CPUID Fn8000_0006_EAX L2DTlb2and4MAssoc = 3h). [APM-3] Table E-4 "L2/L3 Cache and
+ * TLB Associativity Field Encoding"; [PPR-17h] CPUID_Fn80000006. */
 static const struct { uint8_t code; uint32_t ways; } amd_l2_assoc[] = {
-        { 0x1, 1 },  { 0x2, 2 },  { 0x4, 4 },  { 0x5, 6 },   { 0x6, 8 },   { 0x8, 16 },
+        { 0x1, 1 },  { 0x2, 2 },  { 0x3, 3 },  { 0x4, 4 },  { 0x5, 6 },   { 0x6, 8 },   { 0x8, 16 },
         { 0xa, 32 }, { 0xb, 48 }, { 0xc, 64 }, { 0xd, 96 },  { 0xe, 128 }, { 0xf, 0 },
 };
 
@@ -210,6 +214,30 @@ static void decode_leaf2_byte(uint8_t desc, struct cpu_info *out, bool *use_leaf
         }
 }
 
+/* Atom cores (Bonnell, Silvermont, Airmont, Goldmont, Knights Landing) have a first-level
+ * micro-TLB, given by descriptor 0xA0 ("DTLB: 4k pages, fully associative, 32 entries") or 0x6A
+ * ("uTLB: 4 KByte pages, 8-way set associative, 64 entries"); beside it the data TLB descriptors
+ * 0xB3, 0xB4, 0x64 and 0x6B describe the DTLB behind it, the second level: Silvermont
+ * (Z3740: 0xA0 + 0xB3) has a 32-entry micro-TLB and a 128-entry DTLB, Knights Landing (0x6A +
+ * 0x6B) a 64-entry uTLB and a 256-entry DTLB. Core 2 and Bonnell say the same with 57H / 59H
+ * "Data TLB0" beside B4H / BAH "Data TLB1" (Atom 330: 16-entry DTLB0, 64-entry DTLB).
+ * [SDM-2A] Table 3-12; Intel 64 and IA-32
+ * Architectures Optimization Reference Manual, Silvermont and Knights Landing chapters. */
+static bool is_micro_dtlb(uint8_t desc)
+{
+        return desc == 0xa0 || desc == 0x6a || desc == 0x57 || desc == 0x59; /* "Data TLB0" */
+}
+
+static bool is_second_dtlb(const char *source)
+{
+        static const char *const second[] = { D(0xb3), D(0xb4), D(0x64), D(0x6b), D(0xba) };
+
+        for (size_t i = 0; i < ARRAY_SIZE(second); i++)
+                if (!strcmp(source, second[i]))
+                        return true;
+        return false;
+}
+
 /* Leaf 2: one-byte descriptors in EAX..EDX; a register with bit 31 set holds none, and AL is
  * an iteration count, not a descriptor. [SDM-2A] "INPUT EAX = 02H" */
 static bool decode_leaf2(const struct cpuid_dump *d, struct cpu_info *out)
@@ -219,14 +247,25 @@ static bool decode_leaf2(const struct cpuid_dump *d, struct cpu_info *out)
 
         if (out->max_leaf < 2 || !cpuid_dump_get(d, 2, 0, &r))
                 return true;
+        size_t first = out->n_tlbs;
+        bool   micro = false;
+
         for (unsigned reg = CPUID_EAX; reg <= CPUID_EDX; reg++) {
                 uint32_t v = reg_of(&r, (enum cpuid_reg)reg);
 
                 if (v & 0x80000000u)
                         continue;
-                for (unsigned b = (reg == CPUID_EAX) ? 1 : 0; b < 4; b++)
-                        decode_leaf2_byte((uint8_t)(v >> (8 * b)), out, &use_leaf18);
+                for (unsigned b = (reg == CPUID_EAX) ? 1 : 0; b < 4; b++) {
+                        uint8_t desc = (uint8_t)(v >> (8 * b));
+
+                        decode_leaf2_byte(desc, out, &use_leaf18);
+                        micro |= is_micro_dtlb(desc);
+                }
         }
+        /* Beside a micro-TLB the data TLB descriptors name the second level. */
+        for (size_t i = first; micro && i < out->n_tlbs; i++)
+                if (out->tlbs[i].type == TLB_DATA && is_second_dtlb(out->tlbs[i].source))
+                        out->tlbs[i].level = 2;
         return use_leaf18;
 }
 
@@ -276,41 +315,86 @@ static void amd_l1_tlbs(struct cpu_info *out, uint32_t v, uint32_t pages, const 
         }
 }
 
-/** AMD 4-bit-associativity TLB pair: DTLB assoc [31:28] entries [27:16], ITLB [15:12] [11:0]. */
+/** AMD 4-bit-associativity TLB pair: DTLB assoc [31:28] entries [27:16], ITLB [15:12] [11:0];
+ *  each entry count times @p scale. */
 static void amd_l2_tlbs(struct cpu_info *out, uint8_t level, uint32_t v, uint32_t pages,
-                        const char *src)
+                        uint32_t scale, const char *src)
 {
         struct cpu_tlb t = { .level = level, .page_sizes = pages, .source = src };
 
-        t.entries = bits(v, 27, 16);
+        t.entries = bits(v, 27, 16) * scale;
         if (t.entries && l2_assoc_valid(bits(v, 31, 28), &t.ways)) {
                 t.type = TLB_DATA;
                 add_tlb(out, &t);
         }
-        t.entries = bits(v, 11, 0);
+        t.entries = bits(v, 11, 0) * scale;
         if (t.entries && l2_assoc_valid(bits(v, 15, 12), &t.ways)) {
                 t.type = TLB_INST;
                 add_tlb(out, &t);
         }
 }
 
+/* Family 1Ah (Zen 5, Zen 5c) counts the L2 TLB entries of Fn8000_0006 EAX/EBX in units of
+ * 32: every family 1Ah part reports L2 DTLB 80h and L2 ITLB 40h (EBX = 60804040h, EAX =
+ * 40802040h: Turin, Turin dense, Granite Ridge, Strix Point, Strix Halo), and AMD publishes
+ * 4096 L2 DTLB and 2048 L2 ITLB entries (Software Optimization Guide for the AMD Zen5
+ * Microarchitecture, pub. 58455, "L2 Translation Lookaside Buffers"); 80h x 32 = 4096 and
+ * 40h x 32 = 2048. Earlier families count entries. */
+#define AMD_FAM1AH_L2TLB_UNIT 32
+
 /* [APM-3] Fn8000_0005 EAX (2M/4M) / EBX (4K) L1 TLBs; Fn8000_0006 EAX/EBX L2 TLBs;
  * Fn8000_0019 EAX/EBX L1/L2 1 GiB TLBs. */
 static void decode_amd_tlbs(const struct cpuid_dump *d, struct cpu_info *out)
 {
         struct cpuid_regs r;
+        uint32_t          l2_unit = out->family >= 0x1a ? AMD_FAM1AH_L2TLB_UNIT : 1;
 
         if (out->max_ext_leaf >= 0x80000005 && cpuid_dump_get(d, 0x80000005, 0, &r)) {
                 amd_l1_tlbs(out, r.ebx, TLB_PG_4K, "0x80000005");
                 amd_l1_tlbs(out, r.eax, TLB_PG_2M | TLB_PG_4M, "0x80000005");
         }
         if (out->max_ext_leaf >= 0x80000006 && cpuid_dump_get(d, 0x80000006, 0, &r)) {
-                amd_l2_tlbs(out, 2, r.ebx, TLB_PG_4K, "0x80000006");
-                amd_l2_tlbs(out, 2, r.eax, TLB_PG_2M | TLB_PG_4M, "0x80000006");
+                amd_l2_tlbs(out, 2, r.ebx, TLB_PG_4K, l2_unit, "0x80000006");
+                amd_l2_tlbs(out, 2, r.eax, TLB_PG_2M | TLB_PG_4M, l2_unit, "0x80000006");
         }
         if (out->max_ext_leaf >= 0x80000019 && cpuid_dump_get(d, 0x80000019, 0, &r)) {
-                amd_l2_tlbs(out, 1, r.eax, TLB_PG_1G, "0x80000019");
-                amd_l2_tlbs(out, 2, r.ebx, TLB_PG_1G, "0x80000019");
+                amd_l2_tlbs(out, 1, r.eax, TLB_PG_1G, 1, "0x80000019");
+                amd_l2_tlbs(out, 2, r.ebx, TLB_PG_1G, 1, "0x80000019");
+        }
+}
+
+/** A cache the processor has and CPUID does not list. */
+struct cache_quirk {
+        uint32_t         family, model;
+        uint8_t          core_type;  /* CPU_CORE_*: only on cores of this type */
+        struct cpu_cache cache;      /* .source is the citation */
+};
+
+#define LION_COVE_L1D                                                                              \
+        { .level = 1, .type = CACHE_DATA, .size_bytes = 192 * KiB, .ways = CPU_WAYS_UNKNOWN,    \
+          .line_bytes = 64,                                                                     \
+          .source = "192 KB L1 data cache between the 48 KB L0 (leaf 4's L1D) and L2, not in "  \
+                    "CPUID leaf 4 (Intel Lunar Lake / Arrow Lake architecture disclosures, "    \
+                    "Lion Cove: L0 48 KB, L1 192 KB; AIDA64 on these CPUs: \"L0+L1 Data "       \
+                    "Cache: 48+192 KB\")" }
+
+/* Intel Lion Cove (Lunar Lake 06_BDH, Arrow Lake 06_C5H/06_C6H) and Cougar Cove (Panther Lake
+ * 06_CCH) performance cores. [SDM-4] Table 2-1 for the signatures. */
+static const struct cache_quirk cache_quirks[] = {
+        { 6, 0xbd, CPU_CORE_CORE, LION_COVE_L1D },
+        { 6, 0xc5, CPU_CORE_CORE, LION_COVE_L1D },
+        { 6, 0xc6, CPU_CORE_CORE, LION_COVE_L1D },
+        { 6, 0xcc, CPU_CORE_CORE, LION_COVE_L1D },
+};
+
+static void apply_cache_quirks(struct cpu_info *out)
+{
+        for (size_t i = 0; i < ARRAY_SIZE(cache_quirks); i++) {
+                const struct cache_quirk *q = &cache_quirks[i];
+
+                if (out->vendor == VEN_INTEL && out->family == q->family &&
+                    out->model == q->model && out->core_type == q->core_type)
+                        add_cache(out, &q->cache);
         }
 }
 
@@ -330,5 +414,6 @@ void cpuid_decode_caches_tlbs(const struct cpuid_dump *d, struct cpu_info *out, 
 
                 if (use18 || out->n_tlbs == n_leaf2)
                         decode_leaf18(d, out);
+                apply_cache_quirks(out);
         }
 }

@@ -37,22 +37,43 @@ static bool from_levels(const struct cpuid_dump *d, uint32_t leaf, struct cpu_to
         return true;
 }
 
-/* Without leaf 0xB: the initial APIC ID of leaf 1, the package shift from AMD's
- * ApicIdCoreIdSize (0x80000008 ECX[15:12]) or the logical-processor count of leaf 1. */
+/* Without leaf 0xB, as Linux parse_legacy() and parse_8000_001e() (arch/x86/kernel/cpu/
+ * topology_common.c, topology_amd.c): the initial APIC ID of leaf 1; the package shift from
+ * the logical-processor count of leaf 1 (HTT), or AMD's ApicIdCoreIdSize (0x80000008
+ * ECX[15:12]); the SMT shift from the package's logical processors over its cores (Intel leaf 4
+ * EAX[31:26] + 1: a Hyper-Threading Atom 330 has 4 logical processors in 2 cores, shift 1),
+ * or on AMD family 17h and later with TOPOEXT from 0x8000001E EBX[15:8] threads per core - 1
+ * (family 15h gives cores per compute unit there, not threads), read only when the extended
+ * range reaches it. */
 static void from_legacy(const struct cpuid_dump *d, struct cpu_topology *t)
 {
-        struct cpuid_regs r;
-        uint32_t          n = 1;
+        struct cpuid_regs r, r0, rx;
+        uint32_t          n = 1, family = 0, max_ext = 0;
+        bool              amd = false;
 
+        if (cpuid_dump_get(d, 0, 0, &r0))
+                amd = r0.ebx == 0x68747541 || r0.ebx == 0x6f677948; /* "Auth", "Hygo" */
+        if (cpuid_dump_get(d, 0x80000000, 0, &rx) && (rx.eax & 0xffff0000u) == 0x80000000u)
+                max_ext = rx.eax;
         if (cpuid_dump_get(d, 1, 0, &r)) {
                 t->apic_id = bits(r.ebx, 31, 24);
+                family     = bits(r.eax, 11, 8) == 0xf ? 0xf + bits(r.eax, 27, 20)
+                                                      : bits(r.eax, 11, 8);
                 if (bits(r.edx, 28, 28)) /* HTT: EBX[23:16] is meaningful */
                         n = bits(r.ebx, 23, 16);
         }
         t->pkg_shift = ceil_log2(n);
-        if (cpuid_dump_get(d, 0x80000008, 0, &r) && bits(r.ecx, 15, 12))
+        if (!amd && n > 1 && r0.eax >= 4 && cpuid_dump_get(d, 4, 0, &r) && bits(r.eax, 4, 0)) {
+                uint8_t core_shift = ceil_log2(bits(r.eax, 31, 26) + 1);
+
+                t->smt_shift = t->pkg_shift > core_shift ? t->pkg_shift - core_shift : 0;
+        }
+        if (amd && max_ext >= 0x80000008 && cpuid_dump_get(d, 0x80000008, 0, &r) &&
+            bits(r.ecx, 15, 12))
                 t->pkg_shift = (uint8_t)bits(r.ecx, 15, 12);
-        if (cpuid_dump_get(d, 0x8000001e, 0, &r) && bits(r.ebx, 15, 8))
+        if (amd && family >= 0x17 && max_ext >= 0x8000001e &&
+            cpuid_dump_has(d, CPUID_AMD_TOPOEXT) && cpuid_dump_get(d, 0x8000001e, 0, &r) &&
+            bits(r.ebx, 15, 8))
                 t->smt_shift = ceil_log2(bits(r.ebx, 15, 8) + 1);
         t->source = "CPUID 1";
 }
@@ -98,18 +119,12 @@ static void cache_sizes(const struct cpuid_dump *d, struct cpu_topology *t)
                 }
 }
 
-/* Hybrid parts: CPUID.07H:EDX[15] says the package mixes core types; then CPUID.1AH:EAX[31:24]
- * is this core's (0x20 Intel Atom, 0x40 Intel Core). [SDM-2A] CPUID leaves 07H, 1AH. */
+/* Hybrid parts as cpu_decode() says (struct cpu_info hybrid, core_type): Intel CPUID.07H:EDX[15]
+ * and CPUID.1AH:EAX[31:24] (0x20 Atom, 0x40 Core); AMD heterogeneous cores (Zen 5 with Zen 5c,
+ * Strix Point) CPUID 80000026H EAX[30] and EBX[31:28], efficiency cores as 0x20. */
 static void core_type(const struct cpuid_dump *d, struct cpu_topology *t)
 {
-        struct cpuid_regs r, r0;
-
-        if (!cpuid_dump_get(d, 0, 0, &r0) || r0.eax < 7 || !cpuid_dump_get(d, 7, 0, &r) ||
-            !bits(r.edx, 15, 15))
-                return;
-        t->hybrid = true;
-        if (r0.eax >= 0x1a && cpuid_dump_get(d, 0x1a, 0, &r))
-                t->core_type = (uint8_t)bits(r.eax, 31, 24);
+        t->hybrid = cpuid_dump_hybrid(d, &t->core_type);
 }
 
 void cpu_topology_decode(const struct cpuid_dump *d, struct cpu_topology *out)

@@ -7,19 +7,33 @@
 
 void cpu_topology_self(struct cpu_topology *out)
 {
-        static const uint32_t plain[]  = { 0, 1, 7, 0x1a, 0x80000000, 0x80000008, 0x8000001e };
+        static const uint32_t plain[]  = { 0, 1, 7, 0x1a, 0x80000000, 0x80000008, 0x8000001e,
+                                           0x80000026 };
         static const uint32_t walked[] = { 4, 0xb, 0x1f, 0x8000001d };
         struct cpuid_dump     d; /* 12 KiB of stack; UEFI gives an AP 32 KiB */
         struct cpuid_regs     r;
 
+        uint32_t              max_basic = 0, max_ext = 0;
+
         d.n = 0;
+        /* a leaf past the range the CPU reports is not read: Intel answers it with the data
+         * of the highest basic leaf [SDM-2A] CPUID */
         for (size_t i = 0; i < ARRAY_SIZE(plain); i++) {
-                cpuid_raw(plain[i], 0, &r);
-                d.leaves[d.n++] = (struct cpuid_leaf){ plain[i], 0, r };
+                uint32_t leaf = plain[i];
+
+                if (leaf >= 0x80000000 ? leaf != 0x80000000 && leaf > max_ext
+                                       : leaf && leaf > max_basic)
+                        continue;
+                cpuid_raw(leaf, 0, &r);
+                d.leaves[d.n++] = (struct cpuid_leaf){ leaf, 0, r };
+                if (leaf == 0)
+                        max_basic = r.eax;
+                if (leaf == 0x80000000 && (r.eax & 0xffff0000u) == 0x80000000u)
+                        max_ext = r.eax;
         }
         for (size_t i = 0; i < ARRAY_SIZE(walked); i++) {
                 uint32_t leaf = walked[i];
-                uint32_t max  = leaf >= 0x80000000 ? d.leaves[4].r.eax : d.leaves[0].r.eax;
+                uint32_t max  = leaf >= 0x80000000 ? max_ext : max_basic;
                 bool     cache = leaf == 4 || leaf == 0x8000001d;
 
                 for (uint32_t s = 0; leaf <= max && s < 16; s++) {
