@@ -33,15 +33,17 @@ static const struct cpu_cache *cache_at(const struct cpu_info *ci, unsigned leve
         return best;
 }
 
-/* Entries of the largest data/unified TLB for 4 KiB pages; 0 if CPUID names none. */
+/* Entries of the largest data/unified TLB level for 4 KiB pages, by the one TLB-size rule
+ * (cpu_tlb_entries: the STLB's leaf 0x18 rows add up); 0 if CPUID names none. */
 static uint32_t dtlb_entries(const struct cpu_info *ci)
 {
-        uint32_t n = 0;
+        unsigned types = 1u << TLB_DATA | 1u << TLB_UNIFIED | 1u << TLB_LOAD | 1u << TLB_STORE;
+        uint32_t n     = 0;
 
-        for (size_t i = 0; i < ci->n_tlbs; i++) {
-                const struct cpu_tlb *t = &ci->tlbs[i];
-                if (t->type != TLB_INST && (t->page_sizes & TLB_PG_4K) && t->entries > n)
-                        n = t->entries;
+        for (uint8_t level = 1; level <= 4; level++) {
+                uint32_t e = cpu_tlb_entries(ci, level, types, TLB_PG_4K, NULL);
+                if (e > n)
+                        n = e;
         }
         return n;
 }

@@ -152,26 +152,56 @@ static void print_cpu(const struct inventory *inv)
                 rep_printf("Nominal     : %s\n", hz_str(a, sizeof(a), inv->nominal_hz));
 }
 
-static void print_caches(const struct cpu_info *c)
+unsigned inventory_cache_sharing_cpus(const struct inventory *inv, const struct cpu_cache *k)
 {
-        char s[24];
+        unsigned shift = 0, n = 0;
+
+        if (!inv || !k || !k->n_sharing || !inv->n_cpus)
+                return 0;
+        while (shift < 31 && (1u << shift) < k->n_sharing)
+                shift++;
+        uint32_t domain = inv->cpu.initial_apic_id >> shift;
+        for (unsigned i = 0; i < inv->n_cpus && i < INV_MAX_CPUS; i++)
+                if (inv->cpus[i].enabled && inv->cpus[i].apic_id >> shift == domain)
+                        n++;
+        return n;
+}
+
+static const char *ways_str(char *buf, size_t n, uint32_t ways)
+{
+        if (ways == CPU_WAYS_UNKNOWN)
+                fmt_snprintf(buf, n, "ways n/a");
+        else if (ways)
+                fmt_snprintf(buf, n, "%u-way", ways);
+        else
+                fmt_snprintf(buf, n, "fully assoc");
+        return buf;
+}
+
+static void print_caches(const struct inventory *inv)
+{
+        const struct cpu_info *c = &inv->cpu;
+        char                   s[24];
 
         if (!c->n_caches)
                 rep_printf("Caches      : none described by CPUID\n");
         for (size_t i = 0; i < c->n_caches; i++) {
                 const struct cpu_cache *k = &c->caches[i];
-                char                    ways[16];
-                if (k->ways)
-                        fmt_snprintf(ways, sizeof(ways), "%u-way", k->ways);
-                else
-                        fmt_snprintf(ways, sizeof(ways), "fully assoc");
-                char share[24] = "sharing unknown";
-                if (k->n_sharing)
-                        fmt_snprintf(share, sizeof(share), "shared by %u", k->n_sharing);
+                char                    ways[16], share[48] = "sharing unknown";
+                unsigned                cpus = inventory_cache_sharing_cpus(inv, k);
+
+                if (cpus)
+                        fmt_snprintf(share, sizeof(share), "shared by %u CPU%s", cpus,
+                                     cpus == 1 ? "" : "s");
+                else if (k->n_sharing)
+                        fmt_snprintf(share, sizeof(share), "sharing field %u IDs", k->n_sharing);
                 rep_printf("%-12s: L%u %-11s %9s %-11s %u B lines, %u sets, %s%s\n",
                            i ? "" : "Caches", k->level, cpu_cache_type_name(k->type),
-                           inventory_size_str(s, sizeof(s), k->size_bytes), ways, k->line_bytes,
-                           k->sets, share, k->inclusive ? ", inclusive" : "");
+                           inventory_size_str(s, sizeof(s), k->size_bytes),
+                           ways_str(ways, sizeof(ways), k->ways), k->line_bytes, k->sets, share,
+                           k->inclusive ? ", inclusive" : "");
+                if (k->source)
+                        rep_printf("%-12s  (not in CPUID: %s)\n", "", k->source);
         }
 }
 
@@ -182,10 +212,8 @@ static void print_tlbs(const struct cpu_info *c)
         for (size_t i = 0; i < c->n_tlbs; i++) {
                 const struct cpu_tlb *t = &c->tlbs[i];
                 char                  ways[16];
-                if (t->ways)
-                        fmt_snprintf(ways, sizeof(ways), "%u-way", t->ways);
-                else
-                        fmt_snprintf(ways, sizeof(ways), "fully assoc");
+
+                ways_str(ways, sizeof(ways), t->ways);
                 rep_printf("%-12s: L%u %-11s %s%s%s%s %5u entries %-11s (%s)\n", i ? "" : "TLBs",
                            t->level, cpu_tlb_type_name(t->type),
                            t->page_sizes & TLB_PG_4K ? "4K " : "",
@@ -352,7 +380,7 @@ void inventory_print(const struct inventory *inv)
         rep_printf("Platform    : %s\n", inv->platform ? inv->platform : "unknown");
         rep_printf("Secure Boot : %s\n", inventory_secure_boot_text(inv->secure_boot));
         print_cpu(inv);
-        print_caches(&inv->cpu);
+        print_caches(inv);
         print_tlbs(&inv->cpu);
         print_pmu(inv);
         print_cpus(inv);

@@ -16,7 +16,7 @@
 #include "boot/x86/cpuid.h"
 #include "report/json.h"
 
-#define INV_SCHEMA   "pmucal.inventory/1.3"
+#define INV_SCHEMA   "pmucal.inventory/1.4"
 #define INV_MAX_MSRS 12
 #define INV_MAX_CPUS 256
 
@@ -116,6 +116,12 @@ const char *inventory_tsc_source_name(enum inv_tsc_source s);
 const char *inventory_secure_boot_name(enum plat_secure_boot sb);
 /** The console's words for @p sb; never NULL. */
 const char *inventory_secure_boot_text(enum plat_secure_boot sb);
+
+/** Logical processors that share @p k: the enabled processors of @p inv whose APIC IDs fall in
+ *  the sharing domain of the processor the inventory's CPUID came from (the APIC ID shifted
+ *  right by the sharing field rounded up to a power of two, [SDM-2A] leaf 04H EAX[25:14]).
+ *  0 when CPUID gives no sharing field or the inventory has no processor list. */
+unsigned inventory_cache_sharing_cpus(const struct inventory *inv, const struct cpu_cache *k);
 
 /** Print the inventory report with rep_printf. */
 void inventory_print(const struct inventory *inv);

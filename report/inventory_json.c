@@ -1,4 +1,4 @@
-/** @file inventory.json (schema pmucal.inventory/1.3, docs/inventory.md) and cpuid.txt from a
+/** @file inventory.json (schema pmucal.inventory/1.4, docs/inventory.md) and cpuid.txt from a
  * filled struct inventory (see inventory.h). */
 #include "report/inventory.h"
 
@@ -66,8 +66,18 @@ static void json_cpu(struct json_w *w, const struct inventory *inv)
         json_obj_end(w);
 }
 
-static void json_caches_tlbs(struct json_w *w, const struct cpu_info *c)
+static void json_ways(struct json_w *w, uint32_t ways)
 {
+        if (ways == CPU_WAYS_UNKNOWN)
+                json_null(w, "ways");
+        else
+                json_u64(w, "ways", ways);
+}
+
+static void json_caches_tlbs(struct json_w *w, const struct inventory *inv)
+{
+        const struct cpu_info *c = &inv->cpu;
+
         json_arr_begin(w, "caches");
         for (size_t i = 0; i < c->n_caches; i++) {
                 const struct cpu_cache *k = &c->caches[i];
@@ -75,11 +85,13 @@ static void json_caches_tlbs(struct json_w *w, const struct cpu_info *c)
                 json_u64(w, "level", k->level);
                 json_str(w, "type", cpu_cache_type_name(k->type));
                 json_u64_or_null(w, "size_bytes", k->size_bytes);
-                json_u64(w, "ways", k->ways);
+                json_ways(w, k->ways);
                 json_u64_or_null(w, "line_bytes", k->line_bytes);
                 json_u64_or_null(w, "sets", k->sets);
-                json_u64_or_null(w, "sharing_cpus", k->n_sharing);
+                json_u64_or_null(w, "sharing_cpus", inventory_cache_sharing_cpus(inv, k));
+                json_u64_or_null(w, "sharing_ids", k->n_sharing);
                 json_bool(w, "inclusive", k->inclusive);
+                json_str_or_null(w, "source", k->source);
                 json_obj_end(w);
         }
         json_arr_end(w);
@@ -100,7 +112,7 @@ static void json_caches_tlbs(struct json_w *w, const struct cpu_info *c)
                         json_str(w, NULL, "1G");
                 json_arr_end(w);
                 json_u64_or_null(w, "entries", t->entries);
-                json_u64(w, "ways", t->ways);
+                json_ways(w, t->ways);
                 json_str_or_null(w, "source", t->source);
                 json_obj_end(w);
         }
@@ -341,7 +353,7 @@ void inventory_json(struct json_w *w, const struct inventory *inv)
         json_str_or_null(w, "secure_boot", inventory_secure_boot_name(inv->secure_boot));
         json_str(w, "arch", inv->arch ? inv->arch : "x86_64");
         json_cpu(w, inv);
-        json_caches_tlbs(w, &inv->cpu);
+        json_caches_tlbs(w, inv);
         json_pmu(w, inv);
         json_arm64(w, &inv->arm64);
         json_topology(w, inv);

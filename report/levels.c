@@ -37,22 +37,37 @@ uint64_t rep_exp2_q8(uint32_t x)
         return (r + (1ull << (29 - e))) >> (30 - e);
 }
 
-/* Data/unified CPUID caches sorted by level, one per level. Returns their count. */
+/* Data/unified caches sorted by level, and by size within a level: one per level from CPUID,
+ * and the caches CPUID does not list that a cited quirk row adds (the Lion Cove 192 KB L1D
+ * between the 48 KB L0 leaf 4 calls L1 and the L2), so that their plateau is matched to them
+ * and not called a disagreement. Returns their count. */
 static size_t cpuid_caches(const struct cpu_info *cpu, const struct cpu_cache **cc, size_t max)
 {
         size_t k = 0;
 
         if (!cpu)
                 return 0;
-        for (uint8_t lvl = 1; lvl <= 8 && k < max; lvl++)
-                for (size_t i = 0; i < cpu->n_caches && i < ARRAY_SIZE(cpu->caches); i++) {
+        for (uint8_t lvl = 1; lvl <= 8 && k < max; lvl++) {
+                size_t first = k;
+                bool   listed = false;
+
+                for (size_t i = 0; i < cpu->n_caches && i < ARRAY_SIZE(cpu->caches) && k < max;
+                     i++) {
                         const struct cpu_cache *c = &cpu->caches[i];
-                        if (c->level == lvl && c->size_bytes &&
-                            (c->type == CACHE_DATA || c->type == CACHE_UNIFIED)) {
-                                cc[k++] = c;
-                                break;
+                        if (c->level != lvl || !c->size_bytes ||
+                            (c->type != CACHE_DATA && c->type != CACHE_UNIFIED))
+                                continue;
+                        if (!c->source && listed)
+                                continue; /* one per level from CPUID */
+                        listed |= !c->source;
+                        size_t j = k++;
+                        while (j > first && cc[j - 1]->size_bytes > c->size_bytes) {
+                                cc[j] = cc[j - 1];
+                                j--;
                         }
+                        cc[j] = c;
                 }
+        }
         return k;
 }
 

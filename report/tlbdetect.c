@@ -198,11 +198,12 @@ static long sweep_index(const struct tlb_curve *c, uint64_t v)
         return i;
 }
 
-static bool side_matches(enum tlb_side side, enum cpu_tlb_type t)
+/* The TLB types a side's accesses go through (bits for cpu_tlb_entries()). */
+static unsigned side_types(enum tlb_side side)
 {
         if (side == TLB_SIDE_DATA)
-                return t == TLB_DATA || t == TLB_UNIFIED || t == TLB_LOAD;
-        return t == TLB_INST || t == TLB_UNIFIED;
+                return 1u << TLB_DATA | 1u << TLB_UNIFIED | 1u << TLB_LOAD;
+        return 1u << TLB_INST | 1u << TLB_UNIFIED;
 }
 
 static uint32_t page_bit(uint64_t page_bytes)
@@ -382,17 +383,9 @@ status_t tlb_crosscheck(struct tlb_result *r, const struct tlb_curve *c,
         }
         bit = page_bit(r->page_bytes);
         for (uint8_t level = 1; level <= 4; level++) {
-                uint32_t    best = 0;
                 const char *src  = NULL;
+                uint32_t    best = cpu_tlb_entries(cpu, level, side_types(r->side), bit, &src);
 
-                for (size_t i = 0; i < cpu->n_tlbs && i < ARRAY_SIZE(cpu->tlbs); i++) {
-                        const struct cpu_tlb *t = &cpu->tlbs[i];
-                        if (t->level == level && side_matches(r->side, t->type) &&
-                            (t->page_sizes & bit) && t->entries > best) {
-                                best = t->entries;
-                                src  = t->source;
-                        }
-                }
                 if (best) {
                         cl[m].entries  = best;
                         cl[m++].source = src;

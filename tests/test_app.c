@@ -112,7 +112,7 @@ static void test_saves_results(void **state)
         assert_non_null(strstr(last_line(con), "RESULTS: saved to \\pmucal\\results\\20261123-081500-01\\"));
         const char *inv = fake_plat_get_file(RUN1 "/inventory.json", &len);
         assert_non_null(inv);
-        want(inv, "\"schema\": \"pmucal.inventory/1.3\"");
+        want(inv, "\"schema\": \"pmucal.inventory/1.4\"");
         const char *rep = fake_plat_get_file(RUN1 "/report.txt", &len);
         assert_non_null(rep);
         want(rep, "SUMMARY: ");

@@ -186,7 +186,7 @@ static void test_json_unknown_is_null(void **state)
                 f->inv.smbios->board_manufacturer[0] = '\0';
         json_t *root = to_json(&f->inv);
         json_t *tsc  = json_object_get(root, "tsc");
-        assert_string_equal(json_string_value(json_object_get(root, "schema")), "pmucal.inventory/1.3");
+        assert_string_equal(json_string_value(json_object_get(root, "schema")), "pmucal.inventory/1.4");
         assert_true(json_is_null(json_object_get(tsc, "nominal_core_hz")));
         assert_true(json_is_null(json_object_get(tsc, "cpuid_base_mhz")));
         assert_true(json_is_null(json_object_get(tsc, "cpuid_max_mhz")));
@@ -262,6 +262,58 @@ static void test_size_str(void **state)
                 assert_string_equal(inventory_size_str(buf, sizeof(buf), cases[i].bytes), cases[i].want);
 }
 
+/* "Shared by N" counts processors, not the sharing field's addressable IDs: Core Ultra 9 288V
+ * (Lunar Lake, tests/data/cpuid/real/, block 0 = P-core APIC ID 0) with the eight processors
+ * of that dump (APIC IDs 0, 8, 16, 24 P-cores; 64, 66, 68, 70 E-cores, the dump's own blocks).
+ * Leaf 4 gives the L2 8 IDs and the L3 64 IDs; the L2 is per P-core (1 CPU, no SMT) and the
+ * 12 MB L3 is the four P-cores' (Intel: the low-power E-core island is off the ring). The
+ * leaf-2 / quirk-row caches carry no field: no count. Ways not given are null, not 0. */
+static void test_cache_sharing_cpus(void **state)
+{
+        static const uint32_t apic[] = { 0, 8, 16, 24, 64, 66, 68, 70 };
+        struct inventory     *inv    = calloc(1, sizeof(*inv));
+        struct cpuid_dump    *d      = malloc(sizeof(*d));
+
+        (void)state;
+        assert_int_equal(cpuid_dump_load_cpu("tests/data/cpuid/real/intel-ultra9-288v-lunarlake.txt",
+                                             0, d, NULL), ST_OK);
+        assert_int_equal(cpu_decode(d, &inv->cpu), ST_OK);
+        for (size_t i = 0; i < ARRAY_SIZE(apic); i++)
+                inv->cpus[inv->n_cpus++] = (struct plat_cpu){ .apic_id = apic[i], .enabled = true };
+
+        const struct cpu_cache *l2 = cpu_info_cache(&inv->cpu, 2, CACHE_UNIFIED);
+        const struct cpu_cache *l3 = cpu_info_cache(&inv->cpu, 3, CACHE_UNIFIED);
+        assert_non_null(l2);
+        assert_non_null(l3);
+        assert_int_equal(l3->n_sharing, 64);
+        assert_int_equal(inventory_cache_sharing_cpus(inv, l2), 1);
+        assert_int_equal(inventory_cache_sharing_cpus(inv, l3), 4);
+
+        json_t *root = to_json(inv), *caches = json_object_get(root, "caches");
+        size_t  i;
+        json_t *c;
+        bool    seen_l3 = false, seen_quirk = false;
+        json_array_foreach(caches, i, c) {
+                json_int_t lvl = json_integer_value(json_object_get(c, "level"));
+                if (lvl == 3) {
+                        seen_l3 = true;
+                        assert_int_equal(json_integer_value(json_object_get(c, "sharing_cpus")), 4);
+                        assert_int_equal(json_integer_value(json_object_get(c, "sharing_ids")), 64);
+                }
+                if (json_is_string(json_object_get(c, "source"))) {
+                        seen_quirk = true; /* the 192 KB L1D leaf 4 does not list */
+                        assert_int_equal(json_integer_value(json_object_get(c, "size_bytes")),
+                                         192 * 1024);
+                        assert_true(json_is_null(json_object_get(c, "ways")));
+                }
+        }
+        assert_true(seen_l3);
+        assert_true(seen_quirk);
+        json_decref(root);
+        free(d);
+        free(inv);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -271,6 +323,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_console, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_cpuid_text_round_trip, setup, teardown),
                 cmocka_unit_test(test_size_str),
+                cmocka_unit_test(test_cache_sharing_cpus),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -330,6 +330,42 @@ static void test_recorded(void **state)
         }
 }
 
+/* Lion Cove: the 192 KB L1D between the 48 KB L0 (leaf 4's "L1") and the 2.5 MB L2 is not in
+ * leaf 4; the CPU is the Core Ultra 9 288V P-core of tests/data/cpuid/real/ (its quirk row
+ * adds the cache). A sweep over that hierarchy (latencies of the Lion Cove disclosure: L0 5,
+ * L1 9, L2 17 cycles; L3 and DRAM as a client part) finds five levels, each matched to a cache
+ * the inventory names, and no disagreement. */
+static void test_unlisted_l1(void **state)
+{
+        static const struct syn lion = { .name = "lion cove",
+                                         .lv = { { 48, 5 }, { 192, 9 }, { 2560, 17 }, { 12288, 50 } },
+                                         .n_lv = 4, .dram_cyc = 300, .max_mib = 256,
+                                         .noise = 0.01, .spread = 0.02 };
+        static struct lat_point  pts[MAXP];
+        static struct cpuid_dump d;
+        struct cpu_info          cpu;
+
+        (void)state;
+        assert_int_equal(cpuid_dump_load_cpu("tests/data/cpuid/real/intel-ultra9-288v-lunarlake.txt",
+                                             0, &d, NULL), ST_OK);
+        assert_int_equal(cpu_decode(&d, &cpu), ST_OK);
+        for (uint64_t seed = 1; seed <= 4; seed++) {
+                struct lat_levels l;
+                struct lat_curve  c = { .pts = pts, .tsc_hz = 3300000000ull };
+                c.n = syn_curve(&lion, pts, seed * 0x9e3779b97f4a7c15ull);
+                assert_int_equal(rep_levels_detect(&c, &cpu, &l), ST_OK);
+                if (l.n != 5 || (l.flags & LAT_F_CPUID_DIFFERS))
+                        dump_levels(lion.name, &l);
+                assert_int_equal(l.n, 5);
+                assert_int_equal(l.lv[0].cpuid_capacity_bytes, 48 * KiB);
+                assert_int_equal(l.lv[1].cpuid_capacity_bytes, 192 * KiB);
+                assert_int_equal(l.lv[2].cpuid_capacity_bytes, 2560 * KiB);
+                for (size_t k = 0; k < 4; k++)
+                        assert_int_equal(l.lv[k].agreement, LAT_AGREE_OK);
+                assert_false(l.flags & LAT_F_CPUID_DIFFERS);
+        }
+}
+
 /* ---- edge cases ------------------------------------------------------------------------ */
 
 static void test_bad_args(void **state)
@@ -407,6 +443,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_synthetic), cmocka_unit_test(test_recorded),
+                cmocka_unit_test(test_unlisted_l1),
                 cmocka_unit_test(test_bad_args),  cmocka_unit_test(test_log2_q8),
                 cmocka_unit_test(test_names),
         };
