@@ -255,6 +255,7 @@ LIBPMUCAL_SRCS := \
 	host/libpmucal_numa.c \
 	host/libpmucal_numa_classify.c \
 	host/libpmucal_sets.c \
+	host/libpmucal_source.c \
 	host/libpmucal_tlb.c \
 	host/libpmucal_tlb_classify.c \
 	host/libpmucal_units.c
@@ -559,7 +560,8 @@ install: host
 	$(Q)install -d $(DESTDIR)$(PREFIX)/include/pmucal $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 		$(DESTDIR)$(PREFIX)/bin
 	$(Q)install -m 644 host/include/pmucal/pmucal.h host/include/pmucal/table.h \
-		host/include/pmucal/tlb.h host/include/pmucal/numa.h $(DESTDIR)$(PREFIX)/include/pmucal/
+		host/include/pmucal/tlb.h host/include/pmucal/numa.h \
+		host/include/pmucal/source.h $(DESTDIR)$(PREFIX)/include/pmucal/
 	$(Q)install -m 644 $(B)/host/libpmucal.a $(DESTDIR)$(PREFIX)/lib/
 	$(Q)install -m 755 $(LIBPMUCAL_SO) $(DESTDIR)$(PREFIX)/lib/
 	$(Q)ln -sf $(notdir $(LIBPMUCAL_SO)) $(DESTDIR)$(PREFIX)/lib/$(LIBPMUCAL_SONAME)

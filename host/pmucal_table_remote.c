@@ -1,11 +1,15 @@
 /** @file pmucal-table, the 1.3 remote sections: what `show` adds for a table with "numa",
  *  "loaded_latency" or "c2c" (the NUMA matrix, the DRAM levels, the C2C classes), and
- *  `classify-source`: each latency as one data source, with its bucket and how it fits. */
+ *  `classify-source`: each latency as one data source (named, or from a PEBS / perf
+ *  perf_mem_data_src or IBS op registers), with its bucket and how it fits. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "host/include/pmucal/numa.h"
+#include "host/include/pmucal/source.h"
 #include "host/pmucal_table.h"
 
 static void print_stat(const char *unit, const struct pmucal_stat *s)
@@ -71,65 +75,159 @@ int cli_show_remote(const char *path)
         return 0;
 }
 
-/* One latency argument as source @p src; 0, or an exit code after printing why not. */
+/* One latency @p arg as source @p src (@p how: "" or " (source S)"); 0, or an exit code after
+ * printing why not. */
 static int source_one(const char *path, const struct pmucal_table *t,
-                      const struct pmucal_numa *nm, const char *src, const char *arg)
+                      const struct pmucal_numa *nm, const char *src, const char *arg,
+                      enum pmucal_unit dflt, const char *how)
 {
         static const char *const fit[] = { "fits", "FASTER than the bucket",
                                            "SLOWER than the bucket" };
         struct pmucal_match m;
         enum pmucal_unit    u;
         enum pmucal_err     e;
-        double              v, ns;
+        double              v;
 
-        if (!cli_parse_latency(arg, strlen(arg), PMUCAL_UNIT_TABLE, &v, &u)) {
+        if (!cli_parse_latency(arg, strlen(arg), dflt, &v, &u)) {
                 fprintf(stderr, "pmucal-table: latency \"%s\" is not a number with an optional "
                                 "unit suffix (ns, tsc, core)\n", cli_esc(arg));
                 return EXIT_USAGE;
         }
-        e = pmucal_table_convert(t, v, u, PMUCAL_UNIT_NS, &ns);
-        if (e == PMUCAL_OK)
-                e = pmucal_numa_classify_source_ns(t, nm, src, ns, &m);
+        e = pmucal_numa_classify_source(t, nm, src, v, u, &m);
         if (e != PMUCAL_OK) {
                 fprintf(stderr, "pmucal-table: %s: source \"%s\", latency %s: %s\n", cli_esc(path),
                         cli_esc(src), cli_esc(arg),
                         e == PMUCAL_E_UNKNOWN_SOURCE
                                 ? "unknown data source (L1..L9, DRAM, lfb, dram, dram-local, "
                                   "dram-remote, DRAM-remote-<k>hop, c2c-<topology>-<kind>: "
-                                  "docs/latency-table.md)"
+                                  "docs/libpmucal.md)"
                         : e == PMUCAL_E_NO_BUCKET ? "this table has no bucket for that source"
-                        : e == PMUCAL_E_NO_RATIO ? "this table cannot convert it to ns"
-                                                 : pmucal_strerror(e));
+                        : e == PMUCAL_E_NO_RATIO
+                                ? (u == PMUCAL_UNIT_CORE
+                                           ? "core cycles: this table has no core:TSC ratio; give "
+                                             "the core clock the samples ran at with --core-ghz GHZ"
+                                           : "this table cannot convert it to ns")
+                                : pmucal_strerror(e));
                 return e == PMUCAL_E_UNKNOWN_SOURCE ? EXIT_USAGE
                      : e == PMUCAL_E_NO_BUCKET      ? EXIT_NO_BUCKET
                                                     : EXIT_BAD;
         }
-        printf("%s %s %s (%.3f..%.3f ns, p50 %.3f)\n", cli_esc(arg), cli_esc(m.bucket),
-               fit[m.fit], m.lo_ns, m.hi_ns, m.p50_ns);
+        printf("%s %s %s (%.3f..%.3f ns, p50 %.3f)%s\n", cli_esc(arg), cli_esc(m.bucket),
+               fit[m.fit], m.lo_ns, m.hi_ns, m.p50_ns, how);
         return 0;
+}
+
+/* A register value as perf script and MSR dumps print it: hexadecimal, 0x optional. */
+static bool parse_hex(const char *s, uint64_t *v)
+{
+        char *end;
+
+        if (!*s || *s == '-' || *s == '+' || *s == ' ')
+                return false;
+        errno = 0;
+        *v    = strtoull(s, &end, 16);
+        return !*end && !errno;
+}
+
+/* The source an encoding option names (--perf-data-src V, --ibs-op-data2 V --ibs-op-data3 V):
+ * the number of arguments it took (0: none given), or -1 after printing why not. @p src is
+ * the source, @p lat the IBS DcMissLat (NaN without one). */
+static int encoded_source(const char *path, const struct pmucal_table *t, int argc, char **argv,
+                          const char **src, double *lat)
+{
+        uint64_t        a, b;
+        enum pmucal_err e;
+        int             used;
+
+        *lat = NAN;
+        if (argc >= 2 && !strcmp(argv[0], "--perf-data-src")) {
+                if (!parse_hex(argv[1], &a)) {
+                        fprintf(stderr, "pmucal-table: --perf-data-src \"%s\" is not a hexadecimal "
+                                        "perf_mem_data_src value\n", cli_esc(argv[1]));
+                        return -1;
+                }
+                e    = pmucal_source_perf_data_src(a, src);
+                used = 2;
+        } else if (argc >= 4 && !strcmp(argv[0], "--ibs-op-data2") &&
+                   !strcmp(argv[2], "--ibs-op-data3")) {
+                if (!parse_hex(argv[1], &a) || !parse_hex(argv[3], &b)) {
+                        fprintf(stderr, "pmucal-table: --ibs-op-data2 \"%s\" / --ibs-op-data3 \"%s\": "
+                                        "hexadecimal register values expected\n",
+                                cli_esc(argv[1]), cli_esc(argv[3]));
+                        return -1;
+                }
+                e    = pmucal_source_ibs_op(a, b, t->family, t->model, PMUCAL_IBS_LAYOUT_AUTO, src, lat);
+                used = 4;
+        } else {
+                return 0;
+        }
+        if (e == PMUCAL_E_UNKNOWN_SOURCE) {
+                fprintf(stderr, "pmucal-table: %s: %s %s: %s, which no bucket stands for\n",
+                        cli_esc(path), argv[0], cli_esc(argv[1]), *src);
+                return -2;
+        }
+        return used;
 }
 
 int cmd_classify_source(int argc, char **argv)
 {
         struct pmucal_table *t;
         struct pmucal_numa  *nm;
-        char                 err[512];
-        int                  rc = 0;
+        enum pmucal_unit     dflt = PMUCAL_UNIT_TABLE;
+        const char          *ghz = NULL, *src;
+        char                 err[512], how[96] = "", lat_arg[32];
+        double               lat;
+        int                  rc = 0, i = 0, used;
 
-        if (argc < 3) {
-                fprintf(stderr, "pmucal-table: classify-source: wrong arguments (FILE SOURCE "
-                                "LATENCY...)\n");
+        while (i + 1 < argc && (!strcmp(argv[i], "--unit") || !strcmp(argv[i], "--core-ghz"))) {
+                if (argv[i][2] == 'u' && !cli_parse_unit(argv[i + 1], &dflt)) {
+                        fprintf(stderr, "pmucal-table: --unit \"%s\" is not table, tsc, core or ns\n",
+                                cli_esc(argv[i + 1]));
+                        return EXIT_USAGE;
+                }
+                if (argv[i][2] == 'c')
+                        ghz = argv[i + 1];
+                i += 2;
+        }
+        if (argc - i < 2) {
+                fprintf(stderr, "pmucal-table: classify-source: wrong arguments ([--unit U] "
+                                "[--core-ghz G] FILE SOURCE|--perf-data-src V|--ibs-op-data2 V "
+                                "--ibs-op-data3 V LATENCY...)\n");
                 return EXIT_USAGE;
         }
-        if (!(t = cli_load_table(argv[0])))
+        if (!(t = cli_load_table(argv[i])))
                 return EXIT_BAD;
-        if (pmucal_numa_load(argv[0], &nm, err, sizeof(err)) != PMUCAL_OK) {
+        if (ghz && (rc = cli_core_ghz(argv[i], t, ghz))) {
+                pmucal_table_free(t);
+                return rc;
+        }
+        if (pmucal_numa_load(argv[i], &nm, err, sizeof(err)) != PMUCAL_OK) {
                 fprintf(stderr, "pmucal-table: %s\n", err);
                 pmucal_table_free(t);
                 return EXIT_BAD;
         }
-        for (int i = 2; i < argc && !rc; i++)
-                rc = source_one(argv[0], t, nm, argv[1], argv[i]);
+        used = encoded_source(argv[i], t, argc - i - 1, argv + i + 1, &src, &lat);
+        if (used < 0) {
+                rc = used == -1 ? EXIT_USAGE : EXIT_NO_BUCKET;
+        } else if (used == 0 && argc - i < 3) {
+                fprintf(stderr, "pmucal-table: classify-source: no latency given\n");
+                rc = EXIT_USAGE;
+        } else if (used == 0) {
+                for (int k = i + 2; k < argc && !rc; k++)
+                        rc = source_one(argv[i], t, nm, argv[i + 1], argv[k], dflt, "");
+        } else {
+                snprintf(how, sizeof(how), " (source %s)", src);
+                if (i + 1 + used == argc && !isnan(lat)) { /* IBS without a latency: DcMissLat */
+                        snprintf(lat_arg, sizeof(lat_arg), "%.0fcore", lat);
+                        rc = source_one(argv[i], t, nm, src, lat_arg, dflt, how);
+                } else if (i + 1 + used == argc) {
+                        fprintf(stderr, "pmucal-table: classify-source: no latency given (and no "
+                                        "IBS DcMissLat: the op did not miss the data cache)\n");
+                        rc = EXIT_USAGE;
+                }
+                for (int k = i + 1 + used; k < argc && !rc; k++)
+                        rc = source_one(argv[i], t, nm, src, argv[k], dflt, how);
+        }
         pmucal_numa_free(nm);
         pmucal_table_free(t);
         return rc;

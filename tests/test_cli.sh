@@ -84,6 +84,16 @@ case_ "classify-source unknown source: exit 2" 2 "unknown data source" classify-
 case_ "classify-source no such bucket: exit 4" 4 "has no bucket for that source" classify-source "$numa" c2c-smt-hitm 80ns
 case_ "classify-source L3 on a quick-profile table" 0 "^16ns L3 fits" classify-source $CORPUS/quick-numa.json L3 16ns
 case_ "classify-source DRAM on a table without DRAM: exit 4" 4 "no bucket" classify-source $CORPUS/quick-numa.json DRAM 100ns
+# data sources from their encodings: perf_mem_data_src (mem_op LOAD, mem_lvl HIT|REM_RAM1,
+# mem_lvl_num RAM, mem_remote: 0x2 | 0x102 << 5 | 0xd << 33 | 1 << 37) and IBS op registers
+# (IbsOpData2 DataSrc 3 = DRAM | RmtNode; IbsOpData3 LdOp | DcMiss | L2Miss, DcMissLat 450)
+case_ "classify-source --perf-data-src remote DRAM" 0 "^450core DRAM-remote-1hop fits .*\(source dram-remote\)" classify-source "$numa" --perf-data-src 0x2000002042 450core
+case_ "classify-source --perf-data-src I/O: exit 4" 4 "I/O, which no bucket stands for" classify-source "$numa" --perf-data-src 0x1400020042 100ns
+case_ "classify-source --perf-data-src not hex: usage" 2 "not a hexadecimal" classify-source "$numa" --perf-data-src 0xZZ 100ns
+case_ "classify-source --ibs-op-data DcMissLat" 0 "^450core DRAM-remote-1hop fits .*\(source dram-remote\)" classify-source "$numa" --ibs-op-data2 0x13 --ibs-op-data3 0x1c200100081
+case_ "classify-source --ibs-op-data L1 hit has no DcMissLat" 2 "no IBS DcMissLat" classify-source "$numa" --ibs-op-data2 0 --ibs-op-data3 0x1
+case_ "classify-source core cycles need a ratio" 1 "--core-ghz" classify-source "$good" dram 300core
+case_ "classify-source --core-ghz" 0 "^300core DRAM fits" classify-source --core-ghz 2.596178 "$good" dram 300core
 case_ "classify-source bad latency"   2 "is not a number"             classify-source "$numa" dram 12x
 case_ "classify flat table"           0 "^12 flat$"                    classify $CORPUS/flat-tcg.json 12
 case_ "classify bad latency is usage" 2 "latency \"12us\": not a number with an optional unit suffix" classify "$good" 12us

@@ -16,6 +16,9 @@
 #include <string.h>
 
 #include "host/include/pmucal/numa.h"
+#include "host/include/pmucal/source.h"
+
+#include <stdlib.h>
 
 #define CORPUS "tests/corpus/table/"
 
@@ -256,8 +259,101 @@ static void test_core_ratio(void **state)
         unload();
 }
 
-int main(void)
+/* ---- --diff: the C side of the Python reader's differential test ----------------------- */
+
+static const char *const kind_name[] = {
+        [PMUCAL_OK] = "ok", [PMUCAL_E_IO] = "io", [PMUCAL_E_SYNTAX] = "syntax",
+        [PMUCAL_E_VERSION] = "version", [PMUCAL_E_SCHEMA] = "schema", [PMUCAL_E_NOMEM] = "nomem",
+        [PMUCAL_E_ARG] = "arg", [PMUCAL_E_KIND] = "kind", [PMUCAL_E_RANGE] = "range",
+        [PMUCAL_E_NO_RATIO] = "no_ratio", [PMUCAL_E_NO_CURVE] = "no_curve",
+        [PMUCAL_E_UNKNOWN_SOURCE] = "unknown_source", [PMUCAL_E_NO_BUCKET] = "no_bucket",
+};
+
+static enum pmucal_unit unit_of(const char *s)
 {
+        for (int u = PMUCAL_UNIT_TABLE; u <= PMUCAL_UNIT_NS; u++)
+                if (!strcmp(s, pmucal_unit_name((enum pmucal_unit)u)))
+                        return (enum pmucal_unit)u;
+        return (enum pmucal_unit)9;
+}
+
+static void put_match(enum pmucal_err e, const struct pmucal_match *m)
+{
+        static const char *const fit[] = { "fits", "faster", "slower" };
+
+        if (e != PMUCAL_OK)
+                printf("E %s\n", kind_name[e]);
+        else
+                printf("%s %s %.17g %.17g %.17g\n", m->bucket, fit[m->fit], m->lo_ns, m->hi_ns,
+                       m->p50_ns);
+}
+
+/* One command per line on stdin, one answer per line on stdout:
+ *   T PATH                  load a table (and its remote sections): "ok" or "E kind"
+ *   C UNIT LATENCY          "LEVEL|E kind" and the bucket by latency
+ *   S SOURCE UNIT LATENCY   the bucket of that source
+ *   R RATIO                 pmucal_table_set_core_ratio
+ *   P HEX                   pmucal_source_perf_data_src
+ *   I HEX HEX FAMILY MODEL  pmucal_source_ibs_op (layout auto): source and DcMissLat */
+static int diff_main(void)
+{
+        char line[4096], a[512], b[64], c[64], d[64];
+
+        while (fgets(line, sizeof(line), stdin)) {
+                struct pmucal_match m;
+                enum pmucal_err     e;
+                const char         *src;
+                double              lat;
+                int                 lvl;
+
+                if (line[0] == 'T' && sscanf(line, "T %511s", a) == 1) {
+                        char err[512];
+                        unload();
+                        e = pmucal_table_load(a, &t, err, sizeof(err));
+                        if (e == PMUCAL_OK)
+                                e = pmucal_numa_load(a, &nm, err, sizeof(err));
+                        printf("%s\n", e == PMUCAL_OK ? "ok" : kind_name[e]);
+                } else if (line[0] == 'C' && sscanf(line, "C %63s %63s", b, c) == 2) {
+                        enum pmucal_unit u = unit_of(b);
+                        double           v = strtod(c, NULL);
+                        e = pmucal_table_classify(t, v, u, &lvl);
+                        if (e == PMUCAL_OK)
+                                printf("%d | ", lvl);
+                        else
+                                printf("E %s | ", kind_name[e]);
+                        e = pmucal_numa_classify(t, nm, v, u, &m);
+                        put_match(e, &m);
+                } else if (line[0] == 'S' && sscanf(line, "S %511s %63s %63s", a, b, c) == 3) {
+                        e = pmucal_numa_classify_source(t, nm, a, strtod(c, NULL), unit_of(b), &m);
+                        put_match(e, &m);
+                } else if (line[0] == 'R' && sscanf(line, "R %63s", b) == 1) {
+                        e = pmucal_table_set_core_ratio(t, strtod(b, NULL));
+                        printf("%s\n", kind_name[e]);
+                } else if (line[0] == 'P' && sscanf(line, "P %63s", b) == 1) {
+                        e = pmucal_source_perf_data_src(strtoull(b, NULL, 16), &src);
+                        printf(e == PMUCAL_OK ? "%s\n" : "E unknown_source %s\n", src);
+                } else if (line[0] == 'I' && sscanf(line, "I %63s %63s %63s %63s", a, b, c, d) == 4) {
+                        e = pmucal_source_ibs_op(strtoull(a, NULL, 16), strtoull(b, NULL, 16),
+                                                 (unsigned)strtoul(c, NULL, 0),
+                                                 (unsigned)strtoul(d, NULL, 0),
+                                                 PMUCAL_IBS_LAYOUT_AUTO, &src, &lat);
+                        if (e == PMUCAL_OK)
+                                printf("%s %.17g\n", src, lat);
+                        else
+                                printf("E unknown_source %s\n", src);
+                } else {
+                        printf("? %s", line);
+                }
+        }
+        unload();
+        return 0;
+}
+
+int main(int argc, char **argv)
+{
+        if (argc == 2 && !strcmp(argv[1], "--diff"))
+                return diff_main();
+
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_quick_profile_keeps_caches),
                 cmocka_unit_test(test_agrees_with_table_classify),

@@ -24,9 +24,10 @@ from .errors import Error, TableError, schema_version
 from .table import BEYOND, LEVEL_BEYOND, LEVEL_INVALID, CoreSet, LatencyTable, Level, Stat, load_latency_table, loads_latency_table
 from .tlb import TlbClass, TlbCurve, TlbTable, load_tlb_table, loads_tlb_table
 from .numa import Match, Numa, classify, classify_source, load_numa, loads_numa
+from .source import SourceError, source_ibs_op, source_perf_data_src
 
 __version__ = "1.3.0"
 __all__ = ["Error", "TableError", "LEVEL_BEYOND", "LEVEL_INVALID", "schema_version", "BEYOND", "CoreSet", "LatencyTable", "Level", "Stat", "load_latency_table",
            "loads_latency_table", "TlbClass", "TlbCurve", "TlbTable", "load_tlb_table",
            "loads_tlb_table", "Match", "Numa", "classify", "classify_source", "load_numa",
-           "loads_numa"]
+           "loads_numa", "SourceError", "source_ibs_op", "source_perf_data_src"]

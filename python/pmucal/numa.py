@@ -209,7 +209,8 @@ def _to_ns(t, latency, unit):
     if unit not in UNITS:
         raise TableError("arg", "unit %r is not one of %s" % (unit, ", ".join(UNITS)))
     v = _latency(latency)
-    return v if unit == "ns" else t.convert(v, unit, "ns")
+    # a latency that overflows on the way to ns is out of range, as in C
+    return v if unit == "ns" else _latency(t.convert(v, unit, "ns"))
 
 
 def classify(t, n, latency, unit="ns"):
