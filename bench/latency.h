@@ -54,6 +54,10 @@ struct lat_curve {
         const char       *core_why;  /* core_ppm 0: why (static text) */
         const char       *timer;     /* the reference timer's name for text: "TSC",
                                         "CNTVCT_EL0" (AArch64); NULL = "TSC" */
+        /* where no counter read the core clock (core_ppm 0): an estimate of the ratio */
+        uint32_t          est_ppm;   /* core cycles per 10^6 TSC ticks; 0 = none */
+        uint32_t          est_ppm_lo, est_ppm_hi; /* its spread (the runs) */
+        const char       *est_method; /* "dependent-add chain" */
 };
 
 const char *lat_clock_name(enum lat_clock c);

@@ -257,8 +257,10 @@ static void print_method(const struct cpu_info *cpu, const struct host_opts *o,
 
 /* The core clock check before (@p st_before, @p before) and after the sweep: whether the core
  * clock held still while the windows ran, i.e. whether this run's TSC-tick figures compare
- * with another run's (host/clock_check.c). */
-static void print_clock_check(status_t st_before, uint32_t before, const struct bench_clock *clk)
+ * with another run's (host/clock_check.c). Where no counter read the core clock, the two runs
+ * are the table's estimate of the core:TSC ratio (@p c: method.core_clock.estimate). */
+static void print_clock_check(status_t st_before, uint32_t before, const struct bench_clock *clk,
+                              struct lat_curve *c)
 {
         uint32_t after = 0;
         status_t st    = st_before == ST_OK ? host_clock_check(&after) : st_before;
@@ -270,9 +272,16 @@ static void print_clock_check(status_t st_before, uint32_t before, const struct 
         }
         uint32_t lo = before < after ? before : after, hi = before < after ? after : before;
         uint64_t moved_permille = (uint64_t)(hi - lo) * 1000 / lo;
+        if (!c->core_ppm) {
+                c->est_ppm    = (uint32_t)(((uint64_t)lo + hi + 1) / 2);
+                c->est_ppm_lo = lo;
+                c->est_ppm_hi = hi;
+                c->est_method = "dependent-add chain";
+        }
         rep_info("latency: core clock check (dependent adds, one core cycle each, timed in TSC "
-                 "ticks; an estimate, not in the table): %s core cycles per TSC tick before the "
-                 "sweep, %s after (%s GHz): %s",
+                 "ticks; %s): %s core cycles per TSC tick before the sweep, %s after (%s GHz): %s",
+                 c->core_ppm ? "an estimate beside the counter's ratio, not in the table"
+                             : "no counter read the core clock: the table's estimated ratio",
                  fmt_fixed(r[0], sizeof(r[0]), before / 1000, 3),
                  fmt_fixed(r[1], sizeof(r[1]), after / 1000, 3),
                  fmt_fixed(r[2], sizeof(r[2]), clk->tsc_hz / 1000000 * after / 1000000, 3),
@@ -367,7 +376,7 @@ int main(int argc, char **argv)
         if (st != ST_OK)
                 return 1;
         print_method(&cpu, &o, &info, &curve);
-        print_clock_check(st_before, ppm_before, &clk);
+        print_clock_check(st_before, ppm_before, &clk, &curve);
         /* The run's files (curve, table, c2c.json) as one unit: written into a staging
          * folder that replaces --out whole, or not at all (boot/linux/linux_file.c). */
         int e = linux_plat_unit_begin();

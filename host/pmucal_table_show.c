@@ -109,10 +109,18 @@ static void show_table_text(const char *path, const struct pmucal_table *t)
                "date %s\n", cli_str(t->kernel), cli_str(t->layout),
                (unsigned long long)t->page_bytes, t->windows, cli_str(t->prefetchers),
                cli_str(t->pmucal_version), cli_str(t->date));
-        printf("clock:    %s: figures in %s%s\n", cli_esc(t->clock),
+        printf("clock:    %s: figures in %s", cli_esc(t->clock),
                t->cycles_unit == PMUCAL_UNIT_TSC ? "TSC ticks"
-               : t->cycles_unit == PMUCAL_UNIT_CORE ? "core cycles" : "in a clock this library does not know",
-               t->has_core_ratio ? "; measured core:TSC ratio" : "; no measured core:TSC ratio");
+               : t->cycles_unit == PMUCAL_UNIT_CORE ? "core cycles" : "in a clock this library does not know");
+        if (t->has_core_ratio) {
+                printf("; core:TSC ratio %.3f", t->core_per_tsc);
+                if (t->core_per_tsc_min > 0 && t->core_per_tsc_max > 0)
+                        printf(" (%.3f..%.3f)", t->core_per_tsc_min, t->core_per_tsc_max);
+                printf(", %s %s\n", t->core_ratio_estimated ? "estimated by" : "from",
+                       cli_str(t->core_ratio_source));
+        } else {
+                printf("; no core:TSC ratio (core cycles need --core-ghz)\n");
+        }
         for (size_t i = 0; i < t->n_levels; i++) {
                 const struct pmucal_level *l = &t->levels[i];
                 char sz[2][32];
@@ -240,7 +248,7 @@ static json_t *table_json(const struct pmucal_table *t)
                 json_array_append_new(fl, json_string(t->flags[i]));
         return json_pack(
                 "{s:o,s:{s:o,s:i,s:i,s:i,s:o,s:o,s:o,s:o,s:o,s:o},s:{s:o,s:o,s:o,s:i,s:o,s:o,s:o,s:o},"
-                "s:{s:s,s:b,s:o},s:o,s:o,s:o}",
+                "s:{s:s,s:b,s:o,s:o,s:b},s:o,s:o,s:o}",
                 "schema", jstr(t->schema), "machine", "vendor", jstr(t->vendor), "family", t->family,
                 "model", t->model, "stepping", t->stepping, "brand", jstr(t->brand), "core_hz",
                 ju64(t->core_hz), "tsc_hz", ju64(t->tsc_hz), "smbios_manufacturer",
@@ -249,7 +257,9 @@ static json_t *table_json(const struct pmucal_table *t)
                 "page_bytes", ju64(t->page_bytes), "windows", t->windows, "clock", jstr(t->clock),
                 "prefetchers", jstr(t->prefetchers), "pmucal_version", jstr(t->pmucal_version), "date",
                 jstr(t->date), "units", "cycles", pmucal_unit_name(t->cycles_unit), "core_ratio_measured",
-                t->has_core_ratio, "core_per_tsc", t->has_core_ratio ? json_real(t->core_per_tsc) : jnull(),
+                t->has_core_ratio && !t->core_ratio_estimated, "core_per_tsc",
+                t->has_core_ratio ? json_real(t->core_per_tsc) : jnull(), "core_ratio_source",
+                jstr(t->core_ratio_source), "core_ratio_estimated", t->core_ratio_estimated,
                 "levels", lv, "flags", fl, "core_sets", core_sets_json(t));
 }
 

@@ -127,6 +127,14 @@ static void write_core_clock(struct json_w *w, const struct lat_curve *c,
                 json_null(w, "reason");
         else
                 json_str(w, "reason", c->core_why ? c->core_why : "no core clock source");
+        if (!c->core_ppm && c->est_ppm) { /* 1.5: no counter, an estimate */
+                json_obj_begin(w, "estimate");
+                json_str(w, "method", c->est_method ? c->est_method : "estimate");
+                ratio_or_null(w, "core_per_tsc", c->est_ppm);
+                ratio_or_null(w, "core_per_tsc_min", c->est_ppm_lo);
+                ratio_or_null(w, "core_per_tsc_max", c->est_ppm_hi);
+                json_obj_end(w);
+        }
         json_obj_end(w);
 }
 

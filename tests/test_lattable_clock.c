@@ -156,6 +156,52 @@ static void test_no_core_clock(void **state)
         free(text);
 }
 
+/* No counter, but an add-chain estimate (pmucal-host): written as method.core_clock.estimate
+ * (1.5), read back by libpmucal as an estimated ratio that core cycles convert with. */
+static void test_estimated_core_clock(void **state)
+{
+        struct lat_curve     c;
+        struct lat_levels    l;
+        struct pmucal_table *t;
+        char                *text, err[256];
+        json_t              *j;
+        double               v;
+        (void)state;
+
+        make_curve(&c, 0, 0);
+        c.est_ppm    = 1421000;
+        c.est_ppm_lo = 1420000;
+        c.est_ppm_hi = 1422000;
+        c.est_method = "dependent-add chain";
+        j            = table_of(&c, &l, &text);
+        assert_true(json_is_null(json_object_get(json_object_get(json_object_get(j, "method"),
+                                                                  "core_clock"), "core_per_tsc")));
+        assert_true(fabs(num(j, "method.core_clock.estimate.core_per_tsc") - 1.421) < 1e-9);
+        assert_true(fabs(num(j, "method.core_clock.estimate.core_per_tsc_min") - 1.42) < 1e-9);
+        assert_true(fabs(num(j, "method.core_clock.estimate.core_per_tsc_max") - 1.422) < 1e-9);
+        /* the levels' core figures stay null: they are the counters' */
+        assert_true(json_is_null(json_object_get(json_array_get(json_object_get(j, "levels"), 0),
+                                                 "core_cycles")));
+        if (pmucal_table_load_buf(text, strlen(text), "est", &t, err, sizeof(err)) != PMUCAL_OK)
+                fail_msg("%s", err);
+        assert_true(t->has_core_ratio && t->core_ratio_estimated);
+        assert_string_equal(t->core_ratio_source, "dependent-add chain");
+        assert_true(fabs(t->core_per_tsc - 1.421) < 1e-9);
+        assert_int_equal(pmucal_table_convert(t, 4.0, PMUCAL_UNIT_TSC, PMUCAL_UNIT_CORE, &v), PMUCAL_OK);
+        assert_true(fabs(v - 4 * 1.421) < 1e-9);
+        pmucal_table_free(t);
+        json_decref(j);
+        free(text);
+        /* a counter's ratio wins: no estimate is written beside it */
+        make_curve(&c, 1500000, 1500000);
+        c.est_ppm = 1421000;
+        j         = table_of(&c, &l, &text);
+        assert_null(json_object_get(json_object_get(json_object_get(j, "method"), "core_clock"),
+                                    "estimate"));
+        json_decref(j);
+        free(text);
+}
+
 static void test_measured_core_clock(void **state)
 {
         struct lat_curve  c;
@@ -272,6 +318,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_no_core_clock),
+                cmocka_unit_test(test_estimated_core_clock),
                 cmocka_unit_test(test_measured_core_clock),
                 cmocka_unit_test(test_generic_timer_clock),
                 cmocka_unit_test(test_console_units),
