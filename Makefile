@@ -357,6 +357,7 @@ TEST_MSR_vpmu_ops       := $(VPMU_SRCS)
 TEST_LDFLAGS_vpmu_ops   := $(VPMU_LDFLAGS)
 TEST_EXTRA_linuxfile := boot/linux/linux_file.c
 TEST_SUPPORT_SRCS := \
+	tests/acpi_canon.c \
 	tests/acpi_fixture.c \
 	tests/config_fixture.c \
 	tests/cpuid_dump.c \
@@ -381,6 +382,7 @@ FUZZ_BINS := $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZERS))
 
 # Host-only tools built from the same archives.
 RECORD_TLB_SRCS := tests/record_tlb.c
+ACPI_DECODE_SRCS := tests/acpi_decode.c
 BENCH_SAMPLING_SRCS := tests/bench_sampling.c
 
 # Prerequisites that name per-test variables ($$(TEST_MSR_$$*)) need a second expansion.
@@ -601,6 +603,10 @@ $(B)/host/oracle_kernels: $(call test_obj,tests/oracle_kernels.c tests/fake_msr_
 	$(say) LINK $@
 	$(Q)$(HOST_CC) $(filter %.o,$^) -Wl,--start-group $(filter %.a,$^) -Wl,--end-group \
 		$(TEST_LIBS) -o $@
+
+$(B)/host/acpi_decode: $(call test_obj,$(ACPI_DECODE_SRCS) tests/fake_msr_none.c) $(B)/test/layers.a $(B)/test/support.a
+	$(say) LINK $@
+	$(Q)$(HOST_CC) $(filter %.o,$^) -Wl,--start-group $(filter %.a,$^) -Wl,--end-group -o $@
 
 $(B)/host/bench_sampling: $(call host_obj,$(BENCH_SAMPLING_SRCS)) $(B)/host/obj/layers.a
 	$(say) LINK $@

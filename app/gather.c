@@ -48,6 +48,10 @@ static void *gather_acpi(const char sig[4], acpi_parser parse, size_t out_bytes,
         }
         status_t st = parse(t, ACPI_LEN_FROM_HEADER, out, &diag);
         if (st == ST_OK) {
+                /* something the parser ignored, as Linux ignores it (a stray fragment after
+                 * the last entry, an entry with the invalid ID marked enabled) */
+                if (diag.what[0])
+                        rep_warn("ACPI %.4s at offset 0x%x: %s", sig, diag.offset, diag.what);
                 state->state = INV_TABLE_OK;
                 return out;
         }

@@ -62,13 +62,19 @@ static bool add_node(uint32_t *set, uint32_t *n, uint32_t pd)
 }
 
 /* Bounds-check the MADT/SRAT-style sub-structure (1-byte type, 1-byte length) at @p off
- * of a table of @p end bytes; its length must cover @p min_len for known types. */
+ * of a table of @p end bytes. A fragment too short for the 2-byte header ends the walk
+ * (ST_OK, *len = 0, *trailing = its size, @p d says where) as Linux's
+ * acpi_parse_entries_array() ends it; anything else malformed is ST_BAD_DATA. */
 static status_t sub8(const uint8_t *t, size_t off, size_t end, const char *sig,
-                     unsigned *type, size_t *len, struct acpi_diag *d)
+                     unsigned *type, size_t *len, uint32_t *trailing, struct acpi_diag *d)
 {
-        if (end - off < 2)
-                return fail(d, ST_BAD_DATA, off, "%s: %zu stray byte(s) after the last entry",
-                            sig, end - off);
+        if (end - off < 2) {
+                *len      = 0;
+                *trailing = (uint32_t)(end - off);
+                fail(d, ST_OK, off, "%s: %zu stray byte(s) after the last entry, ignored", sig,
+                     end - off);
+                return ST_OK;
+        }
         *type = t[off];
         *len  = t[off + 1];
         if (*len < 2)
@@ -145,11 +151,29 @@ status_t acpi_check_header(const void *table, size_t avail, const char *sig, siz
         return ST_OK;
 }
 
+#define MADT_XAPIC_ID_INVALID  0xffu        /* Linux acpi_parse_lapic(): "Ignore invalid ID" */
+#define MADT_X2APIC_ID_INVALID 0xffffffffu  /* Linux acpi_parse_x2apic() */
+
+/* Keep one processor entry of @p m whose flags are @p flags (ACPI_MADT_* layout), unless it
+ * is a placeholder: the invalid ID @p invalid, or neither enabled nor online capable (the bit
+ * exists from MADT revision 5). Before revision 5 a disabled entry cannot say that it may come
+ * online: firmware lists the processors a board could take; Linux's acpi_is_processor_usable()
+ * keeps such entries only to size its possible-CPU map, and they are not processors here. */
 static void madt_add(struct acpi_madt *m, uint32_t apic_id, uint32_t uid, uint32_t flags,
-                     bool x2apic)
+                     bool x2apic, uint32_t invalid)
 {
+        bool oc_defined = m->revision >= ACPI_MADT_REV_ONLINE_CAPABLE;
+        bool enabled    = flags & ACPI_MADT_ENABLED;
+        bool online_cap = oc_defined && (flags & ACPI_MADT_ONLINE_CAPABLE);
         struct acpi_cpu *c;
 
+        m->n_entries++;
+        if (apic_id == invalid || (!enabled && !online_cap)) {
+                m->n_placeholders++;
+                if (apic_id == invalid && enabled)
+                        m->n_invalid_enabled++;
+                return;
+        }
         if (m->n_cpus == ACPI_MAX_CPUS) {
                 m->n_dropped++;
                 return;
@@ -157,11 +181,25 @@ static void madt_add(struct acpi_madt *m, uint32_t apic_id, uint32_t uid, uint32
         c = &m->cpu[m->n_cpus++];
         c->apic_id        = apic_id;
         c->acpi_uid       = uid;
-        c->enabled        = flags & ACPI_MADT_ENABLED;
-        c->online_capable = flags & ACPI_MADT_ONLINE_CAPABLE;
+        c->enabled        = enabled;
+        c->online_capable = !enabled && online_cap;
         c->x2apic         = x2apic;
         if (c->enabled)
                 m->n_enabled++;
+}
+
+/* True when the MADT @p t of @p end bytes has a Processor Local APIC entry: then x2APIC
+ * entries below ID 0xFF describe processors the xAPIC entries already give ([ACPI-6.5]
+ * §5.2.12.12: x2APIC structures are for IDs of 255 and above; Linux acpi_parse_x2apic()
+ * skips them when has_lapic_cpus). Malformed entries end the scan; the main walk reports them. */
+static bool madt_has_xapic(const uint8_t *t, size_t end)
+{
+        for (size_t off = MADT_FIXED_LEN; end - off >= 2 && t[off + 1] >= 2 &&
+                                          t[off + 1] <= end - off;
+             off += t[off + 1])
+                if (t[off] == MADT_TYPE_LOCAL_APIC)
+                        return true;
+        return false;
 }
 
 status_t acpi_parse_madt(const void *table, size_t avail, struct acpi_madt *out,
@@ -176,29 +214,41 @@ status_t acpi_parse_madt(const void *table, size_t avail, struct acpi_madt *out,
         memset(out, 0, sizeof(*out));
         if ((st = acpi_check_header(table, avail, "APIC", MADT_FIXED_LEN, &h, diag)) != ST_OK)
                 return st;
+        out->revision   = h.revision;
         out->lapic_addr = rd32(t + 36);
         out->flags      = rd32(t + 40);
+        bool has_xapic  = madt_has_xapic(t, h.length);
 
-        for (size_t off = MADT_FIXED_LEN, len; off < h.length; off += len) {
+        for (size_t off = MADT_FIXED_LEN, len = 0; off < h.length; off += len) {
                 const uint8_t *e = t + off;
-                unsigned type;
+                unsigned type = 0;
 
-                if ((st = sub8(t, off, h.length, "APIC", &type, &len, diag)) != ST_OK)
+                if ((st = sub8(t, off, h.length, "APIC", &type, &len, &out->trailing_bytes,
+                               diag)) != ST_OK)
                         goto bad;
+                if (!len)
+                        break;
                 if (type == MADT_TYPE_LOCAL_APIC) {
                         if (len < MADT_LOCAL_APIC_LEN) {
                                 st = too_short(diag, "APIC", "Local APIC", off, len,
                                                MADT_LOCAL_APIC_LEN);
                                 goto bad;
                         }
-                        madt_add(out, e[3], e[2], rd32(e + 4), false);
+                        madt_add(out, e[3], e[2], rd32(e + 4), false, MADT_XAPIC_ID_INVALID);
                 } else if (type == MADT_TYPE_LOCAL_X2APIC) {
                         if (len < MADT_LOCAL_X2APIC_LEN) {
                                 st = too_short(diag, "APIC", "Local x2APIC", off, len,
                                                MADT_LOCAL_X2APIC_LEN);
                                 goto bad;
                         }
-                        madt_add(out, rd32(e + 4), rd32(e + 12), rd32(e + 8), true);
+                        uint32_t id = rd32(e + 4);
+                        if (has_xapic && id < MADT_XAPIC_ID_INVALID) {
+                                out->n_entries++;
+                                out->n_x2apic_dup++;
+                                continue;
+                        }
+                        madt_add(out, id, rd32(e + 12), rd32(e + 8), true,
+                                 MADT_X2APIC_ID_INVALID);
                 } else if (type == MADT_TYPE_GICC) {
                         if (len < MADT_GICC_LEN) {
                                 st = too_short(diag, "APIC", "GICC", off, len, MADT_GICC_LEN);
@@ -213,11 +263,15 @@ status_t acpi_parse_madt(const void *table, size_t avail, struct acpi_madt *out,
                         madt_add(out, id, rd32(e + 8),
                                  (gf & ACPI_MADT_ENABLED) |
                                          (gf & MADT_GICC_ONLINE_CAPABLE ? ACPI_MADT_ONLINE_CAPABLE : 0),
-                                 false);
+                                 false, MADT_X2APIC_ID_INVALID);
                 } else {
                         out->n_other++;
                 }
         }
+        if (out->n_invalid_enabled && diag && !diag->what[0])
+                fail(diag, ST_OK, 0, "APIC: %u enabled entr%s with the invalid ID, not counted "
+                     "as processors", out->n_invalid_enabled,
+                     out->n_invalid_enabled == 1 ? "y" : "ies");
         return ST_OK;
 bad:
         memset(out, 0, sizeof(*out));
@@ -342,12 +396,15 @@ status_t acpi_parse_srat(const void *table, size_t avail, struct acpi_srat *out,
         if ((st = acpi_check_header(table, avail, "SRAT", SRAT_FIXED_LEN, &h, diag)) != ST_OK)
                 return st;
 
-        for (size_t off = SRAT_FIXED_LEN, len; off < h.length; off += len) {
+        for (size_t off = SRAT_FIXED_LEN, len = 0; off < h.length; off += len) {
                 const uint8_t *e = t + off;
-                unsigned type;
+                unsigned type = 0;
 
-                if ((st = sub8(t, off, h.length, "SRAT", &type, &len, diag)) != ST_OK)
+                if ((st = sub8(t, off, h.length, "SRAT", &type, &len, &out->trailing_bytes,
+                               diag)) != ST_OK)
                         goto bad;
+                if (!len)
+                        break;
                 switch (type) {
                 case SRAT_TYPE_CPU:
                         st = srat_cpu_affinity(out, h.revision, e, off, len, diag);
@@ -417,6 +474,12 @@ status_t acpi_parse_slit(const void *table, size_t avail, struct acpi_slit *out,
         }
         out->n = (uint32_t)n;
         return ST_OK;
+}
+
+bool acpi_srat_mem_present(const struct acpi_srat_mem *m)
+{
+        return m && (m->flags & ACPI_SRAT_MEM_ENABLED) &&
+               !(m->flags & (ACPI_SRAT_MEM_HOT_PLUGGABLE | ACPI_SRAT_MEM_NON_VOLATILE));
 }
 
 void acpi_srat_resolve_uids(struct acpi_srat *srat, const struct acpi_madt *madt)

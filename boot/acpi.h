@@ -14,7 +14,11 @@
  * On any status other than ST_OK the output struct is all zero (never half-parsed), and
  * @p diag (optional) says what was wrong and at which byte offset, for the caller to log
  * once before skipping the table. A bad checksum, a truncated table or a sub-structure
- * whose length is 0 or runs past the end is ST_BAD_DATA.
+ * whose length is 0 or runs past the end is ST_BAD_DATA. A fragment after the last entry
+ * that is shorter than an entry header is not: Linux's acpi_parse_entries_array() walks
+ * entries only while a whole header fits and ignores the rest, and so do these parsers; the
+ * table is ST_OK, trailing_bytes counts the fragment and @p diag says where it is, for the
+ * caller to WARN about (after ST_OK, diag->what is empty unless there is such a warning).
  *
  * Layouts: [ACPI-6.5] §5.2.6 (header), §5.2.12 (MADT), §5.2.16 (SRAT), §5.2.17 (SLIT),
  * §5.2.28 (HMAT, the ACPI 6.3 revision-2 layout); cross-checked against ACPICA actbl1.h,
@@ -67,7 +71,14 @@ struct acpi_header {
 #define ACPI_MADT_ONLINE_CAPABLE BIT_ULL(1)
 
 /** One processor from a Processor Local APIC (type 0), Local x2APIC (type 9) or Arm GICC
- *  (type 0x0B) entry; a GICC's apic_id is its MPIDR_EL1 affinity packed Aff3.Aff2.Aff1.Aff0. */
+ *  (type 0x0B) entry; a GICC's apic_id is its MPIDR_EL1 affinity packed Aff3.Aff2.Aff1.Aff0.
+ *  Only processors are kept, by the rules of Linux's acpi_parse_lapic()/acpi_parse_x2apic()
+ *  (arch/x86/kernel/acpi/boot.c): an entry with the invalid ID (0xFF, 0xFFFFFFFF), one
+ *  neither enabled nor online capable (Online Capable exists from MADT revision 5; Linux also
+ *  keeps disabled entries of older tables, to size its possible-CPU map, pmucal does not), and
+ *  an x2APIC entry below ID 0xFF in a MADT that has xAPIC entries (the xAPIC entry is the
+ *  processor, [ACPI-6.5] §5.2.12.12) are placeholders, counted in struct acpi_madt but not
+ *  listed. */
 struct acpi_cpu {
         uint32_t apic_id;        /* xAPIC ID (type 0, 8 bits) or x2APIC ID (type 9) */
         uint32_t acpi_uid;       /* ACPI Processor ID (type 0) / UID (type 9) */
@@ -76,14 +87,26 @@ struct acpi_cpu {
         bool     x2apic;         /* from a type 9 entry */
 };
 
+/** The MADT revision from which the Online Capable flag (bit 1) is defined: ACPI 6.3
+ *  introduced it with MADT revision 5; before, the bit is reserved (Linux reads it only
+ *  when the revision is >= 5: acpi_support_online_capable). */
+#define ACPI_MADT_REV_ONLINE_CAPABLE 5u
+
 /** The MADT's processors, in table order. */
 struct acpi_madt {
+        uint8_t  revision;
         uint32_t lapic_addr;      /* Local Interrupt Controller Address */
         uint32_t flags;           /* bit 0: PCAT_COMPAT */
-        uint32_t n_cpus;          /* entries in cpu[] */
+        uint32_t n_entries;       /* processor entries in the table (types 0, 9, 0x0B) */
+        uint32_t n_cpus;          /* usable processors in cpu[] */
         uint32_t n_enabled;       /* of those, enabled */
+        uint32_t n_placeholders;  /* entries with ID 0xFF / 0xFFFFFFFF, or neither enabled
+                                   * nor online capable: not processors */
+        uint32_t n_x2apic_dup;    /* x2APIC entries below ID 0xFF beside xAPIC entries */
+        uint32_t n_invalid_enabled; /* of the placeholders, enabled with the invalid ID */
         uint32_t n_dropped;       /* processor entries beyond ACPI_MAX_CPUS */
         uint32_t n_other;         /* sub-structures of other types (I/O APIC, NMI, ...) */
+        uint32_t trailing_bytes;  /* fragment after the last entry, ignored */
         struct acpi_cpu cpu[ACPI_MAX_CPUS];
 };
 
@@ -104,7 +127,8 @@ struct acpi_srat_cpu {
                            * until acpi_srat_resolve_uids finds its MADT entry */
 };
 
-/** A memory range's proximity domain (SRAT type 1). */
+/** A memory range's proximity domain (SRAT type 1). A hot-pluggable or non-volatile range
+ *  is not memory the node has now: see acpi_srat_mem_present(). */
 struct acpi_srat_mem {
         uint64_t base;
         uint64_t len;     /* bytes */
@@ -118,6 +142,7 @@ struct acpi_srat {
         uint32_t n_cpus, n_mem, n_nodes;
         uint32_t n_dropped; /* cpu or memory entries beyond the limits */
         uint32_t n_other;   /* sub-structures of other types (GICC, generic initiator, ...) */
+        uint32_t trailing_bytes; /* fragment after the last entry, ignored */
         uint32_t node[ACPI_MAX_NODES];
         struct acpi_srat_cpu cpu[ACPI_MAX_CPUS];
         struct acpi_srat_mem mem[ACPI_MAX_MEM_RANGES];
@@ -152,18 +177,22 @@ enum acpi_hmat_state {
         ACPI_HMAT_UNREACHABLE,     /* raw entry 0xFFFF */
 };
 
-/** A Memory Proximity Domain Attributes structure (type 0). */
+/** A Memory Proximity Domain Attributes structure (type 0; in a revision-1 HMAT the Memory
+ *  Subsystem Address Range structure, whose range is given too). */
 struct acpi_hmat_domain {
-        uint32_t memory_pd;
+        uint32_t memory_pd;       /* valid when memory_valid (always from revision 2) */
         uint32_t initiator_pd;    /* attached initiator, valid when initiator_valid */
         bool     initiator_valid;
+        bool     memory_valid;
+        uint64_t range_base, range_len; /* revision 1 only: the range described */
 };
 
 /** One cell of a System Locality Latency and Bandwidth Information structure (type 1). */
 struct acpi_hmat_entry {
         uint32_t initiator_pd;
         uint32_t target_pd;
-        uint64_t value;     /* latency in ps or bandwidth in MB/s (entry x base unit);
+        uint64_t value;     /* latency in ps or bandwidth in MB/s (entry x base unit;
+                             * revision 1 as Linux's hmat_normalize() reads it);
                              * 0 unless state == ACPI_HMAT_VALUE */
         uint8_t  data_type; /* enum acpi_hmat_data_type */
         uint8_t  hierarchy; /* 0 = memory, 1..3 = memory-side cache level */
@@ -188,6 +217,7 @@ struct acpi_hmat {
         uint32_t n_domains, n_localities, n_entries, n_caches;
         uint32_t n_dropped; /* type 0/1-entries/2 beyond the limits */
         uint32_t n_other;   /* structures of reserved types */
+        uint32_t trailing_bytes; /* fragment after the last structure, ignored */
         struct acpi_hmat_domain domain[ACPI_HMAT_MAX_DOMAINS];
         struct acpi_hmat_entry  entry[ACPI_HMAT_MAX_ENTRIES];
         struct acpi_hmat_cache  cache[ACPI_HMAT_MAX_CACHES];
@@ -226,10 +256,19 @@ status_t acpi_parse_srat(const void *table, size_t avail, struct acpi_srat *out,
 status_t acpi_parse_slit(const void *table, size_t avail, struct acpi_slit *out,
                          struct acpi_diag *diag);
 
-/** Parse an HMAT into @p out (caller-owned; zero on error). ST_UNSUPPORTED for the ACPI
- *  6.2 layout (revision 1); ST_BAD_DATA also when entry x base unit overflows 64 bits. */
+/** Parse an HMAT into @p out (caller-owned; zero on error). Revision 1 (ACPI 6.2) is read
+ *  as Linux reads it (drivers/acpi/numa/hmat.c): the type 0 structure's Memory Proximity
+ *  Domain only when its flag bit 1 says so, and an entry's value as entry x base unit / 10,
+ *  rounded up, in ns for latencies (stored here in ps) and MB/s for bandwidths; a value
+ *  below 10 is "not provided". ST_UNSUPPORTED for revision 0; ST_BAD_DATA when entry x
+ *  base unit overflows 64 bits. */
 status_t acpi_parse_hmat(const void *table, size_t avail, struct acpi_hmat *out,
                          struct acpi_diag *diag);
+
+/** True when SRAT memory range @p m is memory its node has now: enabled, and neither
+ *  hot-pluggable (a window for memory that may be added later) nor non-volatile; [ACPI-6.5]
+ *  §5.2.16.2 Table 5.59. Only such ranges count as node memory or hold buffers. NULL: false. */
+bool acpi_srat_mem_present(const struct acpi_srat_mem *m);
 
 /** The memory-level (hierarchy 0) entry of @p type from @p initiator_pd to @p target_pd
  *  in a parsed HMAT, copied to @p out; ST_NOT_FOUND when the table has none. */

@@ -9,6 +9,11 @@
 #define HMAT_TYPE_DOMAIN  0
 #define HMAT_DOMAIN_LEN   40u /* Flags @8, Initiator PD @12, Memory PD @16 */
 #define HMAT_DOMAIN_INITIATOR_VALID BIT_ULL(0)
+#define HMAT_DOMAIN_MEMORY_VALID    BIT_ULL(1) /* revision 1 only; reserved from 2 */
+#define HMAT_REV1_RANGE_BASE 24u  /* revision 1: System Physical Address Range Base @24 */
+#define HMAT_REV1_RANGE_LEN  32u  /*             and Length @32 */
+#define HMAT_REV1_DIVISOR    10u  /* Linux hmat_normalize(): revision-1 values / 10 */
+#define PS_PER_NS            1000u
 #define HMAT_TYPE_LOCALITY 1
 #define HMAT_LOCALITY_LEN 32u /* Flags @8, Data Type @9, #Init @12, #Target @16, Base @24 */
 #define HMAT_HIERARCHY_MASK 0x0fu
@@ -17,12 +22,17 @@
 #define HMAT_ENTRY_NONE        0x0000u /* "not provided" */
 #define HMAT_ENTRY_UNREACHABLE 0xffffu
 
-/* Check the 8-byte header of the structure at @p off of a table of @p end bytes. */
+/* Check the 8-byte header of the structure at @p off of a table of @p end bytes. A fragment
+ * shorter than the header ends the walk (ST_OK, *len = 0, *trailing = its size), as in Linux. */
 static status_t hmat_sub(const uint8_t *t, size_t off, size_t end, unsigned *type, size_t *len,
-                         struct acpi_diag *d)
+                         uint32_t *trailing, struct acpi_diag *d)
 {
-        if (end - off < HMAT_SUB_HDR_LEN)
-                return fail(d, ST_BAD_DATA, off, "HMAT: %zu stray byte(s) at the end", end - off);
+        if (end - off < HMAT_SUB_HDR_LEN) {
+                *len      = 0;
+                *trailing = (uint32_t)(end - off);
+                fail(d, ST_OK, off, "HMAT: %zu stray byte(s) at the end, ignored", end - off);
+                return ST_OK;
+        }
         *type = rd16(t + off);
         *len  = rd32(t + off + 4);
         if (*len < HMAT_SUB_HDR_LEN || *len > end - off)
@@ -41,9 +51,16 @@ static status_t hmat_domain(struct acpi_hmat *h, const uint8_t *e, size_t off, s
         if (h->n_domains < ACPI_HMAT_MAX_DOMAINS) {
                 struct acpi_hmat_domain *m = &h->domain[h->n_domains++];
 
-                m->initiator_valid = rd16(e + 8) & HMAT_DOMAIN_INITIATOR_VALID;
+                uint16_t flags = rd16(e + 8);
+
+                m->initiator_valid = flags & HMAT_DOMAIN_INITIATOR_VALID;
                 m->initiator_pd    = rd32(e + 12);
                 m->memory_pd       = rd32(e + 16);
+                m->memory_valid    = h->revision >= 2 || (flags & HMAT_DOMAIN_MEMORY_VALID);
+                if (h->revision == 1) {
+                        m->range_base = rd64(e + HMAT_REV1_RANGE_BASE);
+                        m->range_len  = rd64(e + HMAT_REV1_RANGE_LEN);
+                }
         } else {
                 h->n_dropped++;
         }
@@ -99,9 +116,21 @@ static status_t hmat_locality(struct acpi_hmat *h, const uint8_t *e, size_t off,
                                 return fail(d, ST_BAD_DATA, off + 24,
                                             "HMAT: entry %u x base unit %llu is out of range",
                                             raw, (unsigned long long)base);
-                        } else {
+                        } else if (h->revision >= 2) {
                                 /* ACPI 6.3+: base unit in ps (latency) or MB/s (bandwidth) */
                                 x.value = raw * base;
+                        } else if (raw * base < HMAT_REV1_DIVISOR) {
+                                x.state = ACPI_HMAT_NOT_PROVIDED;
+                        } else {
+                                /* ACPI 6.2, as Linux's hmat_normalize() reads it: entry x
+                                 * base / 10, rounded up, ns or MB/s */
+                                uint64_t q = (raw * base - 1) / HMAT_REV1_DIVISOR + 1;
+
+                                if (type <= ACPI_HMAT_WRITE_LATENCY && q > UINT64_MAX / PS_PER_NS)
+                                        return fail(d, ST_BAD_DATA, off + 24,
+                                                    "HMAT: entry %u x base unit %llu is out of "
+                                                    "range", raw, (unsigned long long)base);
+                                x.value = type <= ACPI_HMAT_WRITE_LATENCY ? q * PS_PER_NS : q;
                         }
                         if (h->n_entries < ACPI_HMAT_MAX_ENTRIES)
                                 h->entry[h->n_entries++] = x;
@@ -152,17 +181,20 @@ status_t acpi_parse_hmat(const void *table, size_t avail, struct acpi_hmat *out,
         memset(out, 0, sizeof(*out));
         if ((st = acpi_check_header(table, avail, "HMAT", HMAT_FIXED_LEN, &h, diag)) != ST_OK)
                 return st;
-        if (h.revision < 2)   /* ACPI 6.2 had a different type 0 (address range) layout */
-                return fail(diag, ST_UNSUPPORTED, 8, "HMAT: revision %u (ACPI 6.2 layout)",
-                            h.revision);
+        /* Revision 1 is ACPI 6.2's layout, 2 that of ACPI 6.3 on; 0 was never defined. */
+        if (h.revision < 1)
+                return fail(diag, ST_UNSUPPORTED, 8, "HMAT: revision %u", h.revision);
         out->revision = h.revision;
 
         for (size_t off = HMAT_FIXED_LEN, len = 0; off < h.length; off += len) {
                 const uint8_t *e = t + off;
                 unsigned type = 0; /* set by hmat_sub(); GCC cannot see through fail() */
 
-                if ((st = hmat_sub(t, off, h.length, &type, &len, diag)) != ST_OK)
+                if ((st = hmat_sub(t, off, h.length, &type, &len, &out->trailing_bytes,
+                                   diag)) != ST_OK)
                         goto bad;
+                if (!len)
+                        break;
                 switch (type) {
                 case HMAT_TYPE_DOMAIN:
                         st = hmat_domain(out, e, off, len, diag);

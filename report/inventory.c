@@ -67,8 +67,21 @@ uint64_t inventory_node_mem(const struct inventory *inv, uint32_t node)
         if (!inv->srat)
                 return 0;
         for (uint32_t i = 0; i < inv->srat->n_mem; i++)
+                if (inv->srat->mem[i].node == node && acpi_srat_mem_present(&inv->srat->mem[i]))
+                        sum += inv->srat->mem[i].len;
+        return sum;
+}
+
+/* Enabled SRAT ranges of @p node with any of @p flags (hot-pluggable, non-volatile): not
+ * memory the node has now, reported beside it. */
+static uint64_t node_mem_flagged(const struct inventory *inv, uint32_t node, uint32_t flags)
+{
+        uint64_t sum = 0;
+
+        for (uint32_t i = 0; i < inv->srat->n_mem; i++)
                 if (inv->srat->mem[i].node == node &&
-                    (inv->srat->mem[i].flags & ACPI_SRAT_MEM_ENABLED))
+                    (inv->srat->mem[i].flags & ACPI_SRAT_MEM_ENABLED) &&
+                    (inv->srat->mem[i].flags & flags))
                         sum += inv->srat->mem[i].len;
         return sum;
 }
@@ -302,8 +315,17 @@ static void print_numa(const struct inventory *inv)
                 rep_printf("NUMA        : %u nodes (SRAT)\n", inv->srat->n_nodes);
                 for (uint32_t n = 0; n < inv->srat->n_nodes; n++) {
                         uint32_t node = inv->srat->node[n];
-                        rep_printf("              node %u: %s, APIC IDs", node,
+                        uint64_t hp = node_mem_flagged(inv, node, ACPI_SRAT_MEM_HOT_PLUGGABLE);
+                        uint64_t nv = node_mem_flagged(inv, node, ACPI_SRAT_MEM_NON_VOLATILE);
+                        rep_printf("              node %u: %s", node,
                                    inventory_size_str(s, sizeof(s), inventory_node_mem(inv, node)));
+                        if (hp)
+                                rep_printf(" (+ %s hot-pluggable, not present)",
+                                           inventory_size_str(s, sizeof(s), hp));
+                        if (nv)
+                                rep_printf(" (+ %s non-volatile)",
+                                           inventory_size_str(s, sizeof(s), nv));
+                        rep_printf(", APIC IDs");
                         for (uint32_t i = 0; i < inv->srat->n_cpus; i++)
                                 if (inv->srat->cpu[i].node == node && inv->srat->cpu[i].enabled)
                                         rep_printf(" %u", inv->srat->cpu[i].apic_id);

@@ -105,7 +105,8 @@ void inventory_free(struct inventory *inv);
 unsigned inventory_n_nodes(const struct inventory *inv);
 /** Node of the processor with @p apic_id from SRAT; -1 when SRAT does not say. */
 int inventory_node_of_apic(const struct inventory *inv, uint32_t apic_id);
-/** Bytes of enabled SRAT memory in proximity domain @p node. */
+/** Bytes of SRAT memory proximity domain @p node has at boot: enabled ranges that are neither
+ *  hot-pluggable nor non-volatile (acpi_srat_mem_present). */
 uint64_t inventory_node_mem(const struct inventory *inv, uint32_t node);
 
 /** "ok", "absent", "malformed" or "unsupported"; never NULL. */

@@ -5,7 +5,8 @@
  * parser with the signature, the length and the checksum patched in (the input's first
  * bytes play the header's other fields); the buffer is an exact-size heap copy so that
  * ASan sees any read past the end. Seeds: tests/corpus/acpi/ (the fixtures of
- * tests/data/acpi and tests/data/smbios). */
+ * tests/data/acpi and tests/data/smbios, and as linuxhw-*.dat the real tables of
+ * tests/data/acpi/linuxhw, whose README names their machines and source). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>

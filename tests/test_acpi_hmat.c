@@ -92,7 +92,7 @@ static void test_hmat_bad(void **state)
                 uint64_t    val;
                 status_t    want;
         } cases[] = {
-                { "revision 1", 8, 1, 1, ST_UNSUPPORTED },
+                { "revision 0", 8, 1, 0, ST_UNSUPPORTED },
                 { "first structure length 0", 44, 4, 0, ST_BAD_DATA },
                 { "first structure length 7", 44, 4, 7, ST_BAD_DATA },
                 { "first structure past the end", 44, 4, 0xfffffff0, ST_BAD_DATA },
