@@ -370,10 +370,10 @@ status_t phase_numa(struct run *r)
         if ((st = app_cpus_park(r)) != ST_OK)
                 return st;
         choose_nodes(s, r->inv);
-        if ((st = numa_classes_from_slit(r->inv->slit, s->n_nodes, &s->cls)) != ST_OK) {
+        if ((st = numa_classes_from_slit(r->inv->slit, s->n_nodes, s->pd, &s->cls)) != ST_OK) {
                 rep_warn("SLIT: %s: distance classes assume one remote distance",
                          status_str(st));
-                numa_classes_from_slit(NULL, s->n_nodes, &s->cls);
+                numa_classes_from_slit(NULL, s->n_nodes, s->pd, &s->cls);
         }
         rep_info("%u node%s%s, %llu MiB random chase per cell%s, %u windows per cell",
                  s->n_nodes, s->n_nodes == 1 ? "" : "s",

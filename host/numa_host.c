@@ -428,15 +428,17 @@ int host_numa_main(const struct host_opts *o)
         bench_guard_init(&guard, &cpu);
         guard.steal_count = linux_plat_ctx_switches;
         ws = (size_t)(o->numa_ws_mib ? o->numa_ws_mib : default_ws_mib(&cpu)) << 20;
-        if (numa_classes_from_slit(have_slit ? &slit : NULL, n_nodes, &cls) != ST_OK)
-                numa_classes_from_slit(NULL, n_nodes, &cls);
+        /* Linux's distance files are read in node order: the SLIT built from them is indexed
+         * by node position, not by node ID (pd_of_node NULL). */
+        if (numa_classes_from_slit(have_slit ? &slit : NULL, n_nodes, NULL, &cls) != ST_OK)
+                numa_classes_from_slit(NULL, n_nodes, NULL, &cls);
         rep_info("numa: %u node%s (Linux's; distances %s), %zu MiB random chase per cell, %u "
                  "windows per cell, TSC %llu Hz", n_nodes, n_nodes == 1 ? "" : "s",
                  have_slit ? "from /sys/devices/system/node" : "unknown: one remote class",
                  ws >> 20, o->numa_windows, (unsigned long long)clk.tsc_hz);
         place_all();
         failed = measure_matrix(o->numa_windows, &n_tried);
-        numa_matrix_check(&mx, have_slit ? &slit : NULL, NULL, pd,
+        numa_matrix_check(&mx, have_slit ? &slit : NULL, NULL, NULL,
                           &(struct numa_tolerance){ TOL_SLIT_PCT, TOL_HMAT_PCT });
         if (numa_text(&b, &mx, &cls, clk.tsc_hz) == ST_OK && b.p)
                 rep_printf("%s", b.p);

@@ -6,11 +6,14 @@
 #define SLIT_LOCAL        10u
 #define DEFAULT_REMOTE    20u   /* Linux's REMOTE_DISTANCE when there is no SLIT */
 
-static uint8_t distance(const struct acpi_slit *slit, unsigned i, unsigned j)
+uint8_t numa_slit_distance(const struct acpi_slit *slit, const uint32_t *pd_of_node, unsigned i,
+                           unsigned j)
 {
-        if (!slit)
-                return i == j ? SLIT_LOCAL : DEFAULT_REMOTE;
-        return slit->dist[i][j];
+        uint32_t a = pd_of_node ? pd_of_node[i] : i, b = pd_of_node ? pd_of_node[j] : j;
+
+        if (!slit || a >= slit->n || b >= slit->n || a >= ACPI_SLIT_MAX || b >= ACPI_SLIT_MAX)
+                return a == b ? SLIT_LOCAL : DEFAULT_REMOTE;
+        return slit->dist[a][b];
 }
 
 static int class_index(const struct numa_classes *c, uint8_t d)
@@ -38,14 +41,14 @@ static status_t add_class(struct numa_classes *c, uint8_t d)
 }
 
 status_t numa_classes_from_slit(const struct acpi_slit *slit, unsigned n_nodes,
-                                struct numa_classes *out)
+                                const uint32_t *pd_of_node, struct numa_classes *out)
 {
         status_t st;
 
         if (!out)
                 return ST_BAD_ARG;
         *out = (struct numa_classes){ 0 };
-        if (slit)
+        if (slit && !n_nodes && !pd_of_node)
                 n_nodes = slit->n;
         if (n_nodes == 0 || n_nodes > NUMA_MAX_NODES)
                 return ST_BAD_ARG;
@@ -54,9 +57,9 @@ status_t numa_classes_from_slit(const struct acpi_slit *slit, unsigned n_nodes,
         out->cls[0].distance = SLIT_LOCAL;
         for (unsigned i = 0; i < n_nodes; i++)
                 for (unsigned j = 0; j < n_nodes; j++) {
-                        uint8_t d = distance(slit, i, j);
+                        uint8_t d = numa_slit_distance(slit, pd_of_node, i, j);
 
-                        if (distance(slit, j, i) != d)
+                        if (numa_slit_distance(slit, pd_of_node, j, i) != d)
                                 out->asymmetric = true;
                         if (i == j)
                                 continue;
@@ -69,9 +72,10 @@ status_t numa_classes_from_slit(const struct acpi_slit *slit, unsigned n_nodes,
                 }
         for (unsigned i = 0; i < n_nodes; i++)
                 for (unsigned j = 0; j < n_nodes; j++) {
-                        int k = i == j ? 0 : class_index(out, distance(slit, i, j));
+                        uint8_t d = numa_slit_distance(slit, pd_of_node, i, j);
+                        int     k = i == j ? 0 : class_index(out, d);
 
-                        if (k < 0 || (i != j && distance(slit, i, j) == NUMA_UNREACHABLE))
+                        if (k < 0 || (i != j && d == NUMA_UNREACHABLE))
                                 continue;
                         struct numa_class *cl = &out->cls[k];
                         cl->pair_i[cl->n_pairs] = (uint8_t)i;
@@ -92,11 +96,13 @@ int numa_class_of(const struct numa_classes *c, unsigned i, unsigned j)
         return -1;
 }
 
+/* |measured - ref| <= ref x pct / 100, exact for any 64-bit values: an HMAT entry times its
+ * base unit can be near 2^64 ps, where diff x 100 and ref x pct would wrap. */
 static bool within(uint64_t measured, uint64_t ref, unsigned pct)
 {
         uint64_t diff = measured > ref ? measured - ref : ref - measured;
 
-        return diff * 100 <= ref * pct;
+        return (unsigned __int128)diff * 100 <= (unsigned __int128)ref * pct;
 }
 
 static void check_hmat(struct numa_cell *cell, const struct acpi_hmat *hmat, uint32_t ipd,
@@ -126,17 +132,20 @@ void numa_matrix_check(struct numa_matrix *m, const struct acpi_slit *slit,
                 for (unsigned j = 0; j < m->n_nodes; j++) {
                         struct numa_cell *c = &m->cell[i][j];
 
+                        uint8_t d = numa_slit_distance(slit, pd_of_node, i, j);
+
                         c->slit = c->hmat = NUMA_NOT_CHECKED;
+                        c->slit_unreachable = slit && i != j && d == NUMA_UNREACHABLE;
                         if (!c->measured)
                                 continue;
                         if (hmat)
                                 check_hmat(c, hmat, pd_of_node ? pd_of_node[i] : i,
                                            pd_of_node ? pd_of_node[j] : j, tol->hmat_pct);
-                        if (!slit || i >= slit->n || j >= slit->n || !local->measured ||
-                            !local->p50_ps || slit->dist[i][j] == NUMA_UNREACHABLE)
+                        if (!slit || !local->measured || !local->p50_ps ||
+                            d == NUMA_UNREACHABLE)
                                 continue;
                         c->ratio_milli      = (uint32_t)(c->p50_ps * 1000 / local->p50_ps);
-                        c->slit_ratio_milli = slit->dist[i][j] * 1000u / SLIT_LOCAL;
+                        c->slit_ratio_milli = d * 1000u / SLIT_LOCAL;
                         c->slit = within(c->ratio_milli, c->slit_ratio_milli, tol->slit_pct)
                                           ? NUMA_AGREE
                                           : NUMA_DISAGREE;

@@ -39,12 +39,22 @@ struct numa_classes {
         bool              asymmetric;       /* dist[i][j] != dist[j][i] somewhere */
 };
 
-/** Group the pairs of @p slit (or, when @p slit is NULL, @p n_nodes nodes all at one remote
- *  distance of 20, the "no SLIT" assumption Linux makes) into distance classes.
- *  ST_BAD_ARG for more than NUMA_MAX_NODES nodes; ST_UNSUPPORTED for more distinct remote
- *  distances than NUMA_MAX_CLASSES - 1 (a partial grouping would mislead). */
+/** Group the pairs of @p n_nodes nodes into distance classes. SLIT is indexed by proximity
+ *  domain, not by node position ([ACPI-6.5] §5.2.17; Linux's acpi_numa_slit_init() maps
+ *  each locality through pxm_to_node()): the distance from node i to node j is
+ *  dist[pd_of_node[i]][pd_of_node[j]] (@p pd_of_node NULL: pd i is node i). A domain the
+ *  SLIT does not cover gets Linux's defaults, 10 to itself and 20 (REMOTE_DISTANCE) to
+ *  others; so do all pairs when @p slit is NULL (no SLIT). @p n_nodes 0 with a SLIT and no
+ *  @p pd_of_node means one node per locality. ST_BAD_ARG for 0 or more than NUMA_MAX_NODES
+ *  nodes; ST_UNSUPPORTED for more distinct remote distances than NUMA_MAX_CLASSES - 1 (a
+ *  partial grouping would mislead). */
 status_t numa_classes_from_slit(const struct acpi_slit *slit, unsigned n_nodes,
-                                struct numa_classes *out);
+                                const uint32_t *pd_of_node, struct numa_classes *out);
+
+/** The SLIT distance from node @p i to node @p j under the mapping of
+ *  numa_classes_from_slit(). */
+uint8_t numa_slit_distance(const struct acpi_slit *slit, const uint32_t *pd_of_node, unsigned i,
+                           unsigned j);
 
 /** Class index of pair (@p i, @p j) in @p c; -1 when unreachable or out of range. */
 int numa_class_of(const struct numa_classes *c, unsigned i, unsigned j);
@@ -58,6 +68,7 @@ struct numa_cell {
         /* SLIT: measured p50[i][j] / p50[i][i] against dist[i][j] / 10, both in 1/1000. */
         uint32_t          ratio_milli, slit_ratio_milli;
         enum numa_verdict slit;
+        bool              slit_unreachable;  /* SLIT gives 255 for the pair */
         /* HMAT: the access (or read) latency it gives for initiator i, target j. */
         uint64_t          hmat_ps;
         enum numa_verdict hmat;
@@ -75,8 +86,10 @@ struct numa_tolerance {
 };
 
 /** Fill the SLIT and HMAT verdicts of every measured cell of @p m. The local cell m[i][i]
- *  must be measured for row i's ratios; @p slit / @p hmat may be NULL (not checked).
- *  HMAT entries are looked up by proximity domain @p pd_of_node[i] (NULL: node index). */
+ *  must be measured for row i's ratios; @p slit / @p hmat may be NULL (not checked). SLIT
+ *  distances and HMAT entries are looked up by proximity domain @p pd_of_node[i] (NULL: node
+ *  index), as numa_slit_distance() says. A pair SLIT calls unreachable (255) gets no ratio
+ *  verdict; its cell's slit_unreachable says so (a buffer there was measured all the same). */
 void numa_matrix_check(struct numa_matrix *m, const struct acpi_slit *slit,
                        const struct acpi_hmat *hmat, const uint32_t *pd_of_node,
                        const struct numa_tolerance *tol);

@@ -52,6 +52,8 @@ static void json_cell(struct json_w *w, const struct numa_cell *c, unsigned i, u
                 json_fixed(w, "slit_ratio", c->slit_ratio_milli, 3);
         }
         json_str(w, "slit", verdict_name(c->slit));
+        if (c->slit_unreachable)
+                json_bool(w, "slit_unreachable", true);
         if (c->hmat_ps)
                 json_fixed(w, "hmat_ns", (int64_t)c->hmat_ps, 3);
         else

@@ -59,7 +59,7 @@ static void make_numa(void)
         slit.n = 4;
         for (unsigned i = 0; i < 4; i++)
                 memcpy(slit.dist[i], d[i], 4);
-        assert_int_equal(numa_classes_from_slit(&slit, 0, &cls), ST_OK);
+        assert_int_equal(numa_classes_from_slit(&slit, 0, NULL, &cls), ST_OK);
         assert_int_equal(cls.n_classes, 3);
         memset(&mx, 0, sizeof(mx));
         mx.n_nodes = 4;

@@ -3,11 +3,13 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "report/numa.h"
+#include "tests/acpi_fixture.h"
 
 static void slit_fill(struct acpi_slit *s, unsigned n, const uint8_t *d)
 {
@@ -34,7 +36,7 @@ static void test_classes_symmetric(void **state)
         (void)state;
 
         slit_fill(&s, 4, snc4);
-        assert_int_equal(numa_classes_from_slit(&s, 0, &c), ST_OK);
+        assert_int_equal(numa_classes_from_slit(&s, 0, NULL, &c), ST_OK);
         assert_int_equal(c.n_nodes, 4);
         assert_int_equal(c.n_classes, 3);
         assert_int_equal(c.cls[0].distance, 10);
@@ -63,7 +65,7 @@ static void test_classes_asymmetric_unreachable(void **state)
         (void)state;
 
         slit_fill(&s, 3, d);
-        assert_int_equal(numa_classes_from_slit(&s, 0, &c), ST_OK);
+        assert_int_equal(numa_classes_from_slit(&s, 0, NULL, &c), ST_OK);
         assert_true(c.asymmetric);
         assert_int_equal(c.n_unreachable, 2);
         assert_int_equal(c.n_classes, 3); /* 10, 20, 30 */
@@ -82,20 +84,20 @@ static void test_classes_without_slit_and_limits(void **state)
         uint8_t             d[9 * 9];
         (void)state;
 
-        assert_int_equal(numa_classes_from_slit(NULL, 2, &c), ST_OK);
+        assert_int_equal(numa_classes_from_slit(NULL, 2, NULL, &c), ST_OK);
         assert_int_equal(c.n_classes, 2);
         assert_int_equal(c.cls[1].distance, 20);
         assert_int_equal(c.cls[1].n_pairs, 2);
-        assert_int_equal(numa_classes_from_slit(NULL, 1, &c), ST_OK);
+        assert_int_equal(numa_classes_from_slit(NULL, 1, NULL, &c), ST_OK);
         assert_int_equal(c.n_classes, 1);
-        assert_int_equal(numa_classes_from_slit(NULL, 0, &c), ST_BAD_ARG);
-        assert_int_equal(numa_classes_from_slit(NULL, NUMA_MAX_NODES + 1, &c), ST_BAD_ARG);
+        assert_int_equal(numa_classes_from_slit(NULL, 0, NULL, &c), ST_BAD_ARG);
+        assert_int_equal(numa_classes_from_slit(NULL, NUMA_MAX_NODES + 1, NULL, &c), ST_BAD_ARG);
         /* nine nodes on a line: eight distinct remote distances, one more than fits */
         for (unsigned i = 0; i < 9; i++)
                 for (unsigned j = 0; j < 9; j++)
                         d[i * 9 + j] = (uint8_t)(10 + 10 * (i > j ? i - j : j - i));
         slit_fill(&s, 9, d);
-        assert_int_equal(numa_classes_from_slit(&s, 0, &c), ST_UNSUPPORTED);
+        assert_int_equal(numa_classes_from_slit(&s, 0, NULL, &c), ST_UNSUPPORTED);
 }
 
 static uint64_t noisy(uint64_t v, unsigned seed)
@@ -187,7 +189,7 @@ static void test_class_latencies(void **state)
         (void)state;
 
         slit_fill(&s, 4, snc4);
-        numa_classes_from_slit(&s, 0, &c);
+        numa_classes_from_slit(&s, 0, NULL, &c);
         fill_matrix(&m, snc4, 4, 100000);
         m.cell[3][3].measured = false;
         numa_class_latencies(&m, &c, out);
@@ -196,6 +198,98 @@ static void test_class_latencies(void **state)
         assert_in_range(out[2].p50_ps, 210000 * 98 / 100, 210000 * 102 / 100);
         assert_true(out[2].min_ps <= out[2].p50_ps && out[2].p50_ps <= out[2].max_ps);
         assert_in_range(out[1].p50_ps, 110000 * 98 / 100, 110000 * 102 / 100);
+}
+
+/* Dell PowerEdge R820 (tests/data/acpi/linuxhw/): SRAT proximity domains 1-4, no 0, and a
+ * 5 x 5 SLIT (iasl -d: row 1 = 20 10 20 30 20, row 2 = 20 20 10 20 30, row 3 = 20 30 20 10 20,
+ * row 4 = 20 20 30 20 10). SLIT is indexed by domain: domains 1 and 3, 2 and 4 are 30 apart,
+ * every other pair 20. Read by node position (node 0 = domain 1 taking row 0) the same matrix
+ * would make every pair 20 but nodes 1-3 and put a domain 0 in the classes. */
+static void test_slit_by_domain_r820(void **state)
+{
+        static const struct numa_tolerance tol = { .slit_pct = 15, .hmat_pct = 25 };
+        static struct acpi_srat srat;
+        struct acpi_slit        slit;
+        struct numa_classes     c;
+        struct numa_matrix      m;
+        size_t                  len;
+        uint8_t                *t;
+        uint8_t                 d[16];
+        (void)state;
+
+        t = acpi_fixture_load("linuxhw/dell-poweredge-r820-srat.dat", &len);
+        assert_int_equal(acpi_parse_srat(t, len, &srat, NULL), ST_OK);
+        free(t);
+        t = acpi_fixture_load("linuxhw/dell-poweredge-r820-slit.dat", &len);
+        assert_int_equal(acpi_parse_slit(t, len, &slit, NULL), ST_OK);
+        free(t);
+        assert_int_equal(srat.n_nodes, 4);
+        assert_int_equal(srat.node[0], 1);
+        assert_int_equal(slit.n, 5);
+
+        assert_int_equal(numa_classes_from_slit(&slit, srat.n_nodes, srat.node, &c), ST_OK);
+        assert_int_equal(c.n_nodes, 4);
+        assert_int_equal(c.n_classes, 3);
+        assert_int_equal(c.cls[1].distance, 20);
+        assert_int_equal(c.cls[1].n_pairs, 8);
+        assert_int_equal(c.cls[2].distance, 30);
+        assert_int_equal(c.cls[2].n_pairs, 4);
+        for (unsigned p = 0; p < c.cls[2].n_pairs; p++) {
+                uint32_t a = srat.node[c.cls[2].pair_i[p]], b = srat.node[c.cls[2].pair_j[p]];
+                assert_true((a == 1 && b == 3) || (a == 3 && b == 1) || (a == 2 && b == 4) ||
+                            (a == 4 && b == 2));
+        }
+        assert_int_equal(numa_class_of(&c, 0, 2), 2);   /* domain 1 -> domain 3 */
+        assert_int_equal(numa_class_of(&c, 0, 1), 1);   /* domain 1 -> domain 2 */
+        assert_int_equal(numa_slit_distance(&slit, srat.node, 1, 3), 30);
+
+        /* A machine that behaves as its SLIT says: every cell agrees. */
+        for (unsigned i = 0; i < 4; i++)
+                for (unsigned j = 0; j < 4; j++)
+                        d[i * 4 + j] = slit.dist[srat.node[i]][srat.node[j]];
+        fill_matrix(&m, d, 4, 100000);
+        numa_matrix_check(&m, &slit, NULL, srat.node, &tol);
+        for (unsigned i = 0; i < 4; i++)
+                for (unsigned j = 0; j < 4; j++)
+                        assert_int_equal(m.cell[i][j].slit, NUMA_AGREE);
+        assert_int_equal(m.cell[1][3].slit_ratio_milli, 3000);
+
+        /* A domain the SLIT does not cover gets Linux's defaults (10 / 20). */
+        const uint32_t beyond[2] = { 1, 7 };
+        assert_int_equal(numa_slit_distance(&slit, beyond, 0, 1), 20);
+        assert_int_equal(numa_slit_distance(&slit, beyond, 1, 1), 10);
+}
+
+/* HMAT agreement must not wrap: entry 1 x base unit 184467440738095516 ps is about 51 hours,
+ * not the ~130 ns measured ([ACPI-6.5] §5.2.28.4 allows a 64-bit base unit). */
+static void test_hmat_huge_base_unit(void **state)
+{
+        static const struct numa_tolerance tol = { .slit_pct = 15, .hmat_pct = 25 };
+        static const uint8_t d2[] = { 10, 20, 20, 10 };
+        static struct acpi_hmat h;
+        struct numa_matrix      m;
+        (void)state;
+
+        memset(&h, 0, sizeof(h));
+        for (unsigned i = 0; i < 2; i++)
+                for (unsigned j = 0; j < 2; j++)
+                        h.entry[h.n_entries++] = (struct acpi_hmat_entry){
+                                .initiator_pd = i, .target_pd = j,
+                                .value = 184467440738095516ull,
+                                .data_type = ACPI_HMAT_ACCESS_LATENCY, .state = ACPI_HMAT_VALUE };
+        fill_matrix(&m, d2, 2, 130000);
+        numa_matrix_check(&m, NULL, &h, NULL, &tol);
+        for (unsigned i = 0; i < 2; i++)
+                for (unsigned j = 0; j < 2; j++)
+                        assert_int_equal(m.cell[i][j].hmat, NUMA_DISAGREE);
+        /* and the far end: a reference of UINT64_MAX against itself agrees, against 0 not */
+        h.entry[0].value    = UINT64_MAX;
+        m.cell[0][0].p50_ps = UINT64_MAX;
+        numa_matrix_check(&m, NULL, &h, NULL, &tol);
+        assert_int_equal(m.cell[0][0].hmat, NUMA_AGREE);
+        m.cell[0][0].p50_ps = 1;
+        numa_matrix_check(&m, NULL, &h, NULL, &tol);
+        assert_int_equal(m.cell[0][0].hmat, NUMA_DISAGREE);
 }
 
 int main(void)
@@ -207,6 +301,8 @@ int main(void)
                 cmocka_unit_test(test_matrix_against_slit),
                 cmocka_unit_test(test_matrix_against_hmat),
                 cmocka_unit_test(test_class_latencies),
+                cmocka_unit_test(test_slit_by_domain_r820),
+                cmocka_unit_test(test_hmat_huge_base_unit),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,7 +17,7 @@ static void make(struct numa_matrix *m, struct numa_classes *c, struct acpi_slit
         s->n = 2;
         s->dist[0][0] = s->dist[1][1] = 10;
         s->dist[0][1] = s->dist[1][0] = 21;
-        assert_int_equal(numa_classes_from_slit(s, 0, c), ST_OK);
+        assert_int_equal(numa_classes_from_slit(s, 0, NULL, c), ST_OK);
         memset(m, 0, sizeof(*m));
         m->n_nodes = 2;
         for (unsigned i = 0; i < 2; i++)
