@@ -311,6 +311,9 @@ TEST_MSR_app_disturbed   := tests/fake_msr_none.c
 TEST_EXTRA_app_disturbed := $(TEST_EXTRA_app)
 # Every timed window disturbed: the whole program on a machine whose timer disagrees with itself.
 TEST_LDFLAGS_app_disturbed := -Wl,--wrap=bench_window_check
+TEST_LDFLAGS_numa_phase := -Wl,--wrap=app_cpus_emulated
+TEST_MSR_numa_phase     := tests/fake_msr_none.c
+TEST_EXTRA_numa_phase   := $(TEST_EXTRA_app)
 TEST_EXTRA_trap   := tests/fake_trap_self.c
 TEST_EXTRA_latency_sets := tests/fake_topology.c
 # The virtual PMU (tests/vpmu/) is the MSR back end of the tests that run on it; the suite's

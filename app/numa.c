@@ -17,6 +17,7 @@
 #include "app/numa_priv.h"
 #include "bench/chain.h"
 #include "bench/kernel_load.h"
+#include "lib/fmt.h"
 #include "lib/stats.h"
 #include "report/inventory.h"
 #include "report/json.h"
@@ -59,6 +60,21 @@ static uint64_t working_set(const struct inventory *inv, bool emulated)
         return (ws + 2 * MiB - 1) & ~(uint64_t)(2 * MiB - 1);
 }
 
+/* More proximity domains than the matrix covers: say which it covers and which it leaves out. */
+static void say_nodes_left_out(const struct acpi_srat *srat)
+{
+        char     list[ACPI_MAX_NODES * 11 + 1];
+        size_t   at = 0;
+
+        for (uint32_t k = NUMA_MAX_NODES; k < srat->n_nodes && at < sizeof(list) - 12; k++)
+                at += fmt_snprintf(list + at, sizeof(list) - at, "%s%u",
+                                   k == NUMA_MAX_NODES ? "" : ", ", srat->node[k]);
+        rep_warn("SRAT names %u proximity domains; the latency matrix covers %u nodes: domains "
+                 "%u to %u are measured, domain%s %s left out (no cells, no classes)",
+                 srat->n_nodes, NUMA_MAX_NODES, srat->node[0], srat->node[NUMA_MAX_NODES - 1],
+                 srat->n_nodes - NUMA_MAX_NODES == 1 ? "" : "s", list);
+}
+
 /* Nodes: SRAT's proximity domains in ascending order (one node without SRAT); the first
  * processor taking part in each measures from it. */
 static void choose_nodes(struct numa_run *s, const struct inventory *inv)
@@ -72,6 +88,8 @@ static void choose_nodes(struct numa_run *s, const struct inventory *inv)
                                                                  : NUMA_MAX_NODES;
                 for (unsigned k = 0; k < s->n_nodes; k++)
                         s->pd[k] = inv->srat->node[k];
+                if (inv->srat->n_nodes > NUMA_MAX_NODES)
+                        say_nodes_left_out(inv->srat);
         }
         for (unsigned k = 0; k < s->n_nodes; k++) {
                 s->cpu[k] = -1;
@@ -189,23 +207,59 @@ static void report_placement(const struct numa_run *s)
                                    (unsigned long long)(s->ws / MiB), pl->n_pages_checked);
                 else
                         rep_printf("no buffer: %s\n", pl->why);
+                if (pl->overlap_bytes)
+                        rep_warn("SRAT: %llu MiB of proximity domain %u's memory ranges are "
+                                 "also in proximity domain %u's: which node those addresses "
+                                 "are on is ambiguous, so no buffer is placed there",
+                                 (unsigned long long)(pl->overlap_bytes / MiB), s->pd[k],
+                                 pl->overlap_pd);
+                if (pl->absent_bytes)
+                        rep_info("SRAT: proximity domain %u has %llu MiB of hot-pluggable or "
+                                 "non-volatile ranges: not its memory at boot, no buffer there",
+                                 s->pd[k], (unsigned long long)(pl->absent_bytes / MiB));
         }
 }
 
-/* A placement that failed for a node that has memory is a FAIL; a node without memory in
- * SRAT (processors only) is not. */
+/* A node without memory in SRAT (processors only, or only ranges that are not there at boot
+ * or are ambiguous) is INFO; one whose ranges lack a free block of the buffer's size (memory
+ * the machine does not have, SRAT ranges beyond the real RAM) a SKIP of its cells; any other
+ * failed placement (a page outside the node) a FAIL. */
 static void check_placement(const struct numa_run *s)
 {
         for (unsigned k = 0; k < s->n_nodes; k++) {
                 const struct numa_place *pl = &s->place[k];
                 if (pl->st == ST_OK)
                         continue;
-                if (pl->memoryless)
-                        rep_info("node %u: %s", k, pl->why);
+                if (pl->memoryless || pl->overlap_bytes)
+                        rep_info("node %u: %s: no cells with memory on it", k, pl->why);
+                else if (pl->lacking)
+                        rep_skip("node %u: buffer of %llu MiB: %s: the machine lacks the memory "
+                                 "there, so no cells with memory on it", k,
+                                 (unsigned long long)(s->ws / MiB), pl->why);
                 else
                         rep_check(false, "node %u: buffer of %llu MiB placed on the node: %s", k,
                                   (unsigned long long)(s->ws / MiB), pl->why);
         }
+}
+
+/* Pairs SLIT calls unreachable (255) between measured nodes: said, never a silent null. */
+static void say_unreachable(const struct numa_run *s)
+{
+        for (unsigned i = 0; i < s->m.n_nodes; i++)
+                for (unsigned j = 0; j < s->m.n_nodes; j++) {
+                        const struct numa_cell *c = &s->m.cell[i][j];
+                        if (!c->slit_unreachable)
+                                continue;
+                        if (c->measured)
+                                rep_warn("node %u -> %u (proximity domain %u -> %u): SLIT says "
+                                         "unreachable (255), yet the memory was read at %llu ns: "
+                                         "no SLIT ratio to compare", i, j, s->pd[i], s->pd[j],
+                                         (unsigned long long)(c->p50_ps / 1000));
+                        else
+                                rep_info("node %u -> %u (proximity domain %u -> %u): SLIT says "
+                                         "unreachable (255); not measured", i, j, s->pd[i],
+                                         s->pd[j]);
+                }
 }
 
 static void check_verdicts(const struct numa_run *s, const struct inventory *inv, bool emulated)
@@ -214,6 +268,7 @@ static void check_verdicts(const struct numa_run *s, const struct inventory *inv
         unsigned sa, sd, ha, hd;
 
         numa_verdict_counts(&s->m, &sa, &sd, &ha, &hd);
+        say_unreachable(s);
         if (!inv->slit)
                 rep_info("no SLIT: distance classes assume one remote distance (20)");
         if (!inv->hmat)
@@ -390,6 +445,10 @@ status_t phase_numa(struct run *r)
         check_placement(s);
         if (n_tried && !failed && s->n_disturbed == n_tried)
                 rep_skip("every one of %u cells left out: every window disturbed", n_tried);
+        else if (!n_tried)
+                rep_skip("no cell to measure: no node with a processor taking part has memory "
+                         "that could hold a %llu MiB buffer (see the nodes above)",
+                         (unsigned long long)(s->ws / MiB));
         else
                 rep_check(n_tried > 0 && failed == 0,
                           "%u of %u cells measured (%u node%s, p10/p50/p90 each; %u left out "

@@ -180,16 +180,63 @@ static void point_name(char *out, size_t len, int k, uint32_t delay)
                 fmt_snprintf(out, len, "%s, delay %u", node, delay);
 }
 
-/* The curve of node @p k (every node when k < 0). False when there is nothing to load with. */
+/* Keep the chaser @p cpu[0] and the loaders whose node has a load buffer (a node with
+ * processors and no memory has none: its processors cannot load their own node); say once
+ * which nodes' processors were left out and why. Returns how many remain. */
+static unsigned loadable(struct numa_run *s, unsigned *cpu, unsigned n, bool *said)
+{
+        bool     left[NUMA_MAX_NODES] = { false };
+        unsigned m = n ? 1 : 0;
+
+        for (unsigned i = 1; i < n; i++) {
+                unsigned b = node_of(s, cpu[i]);
+                if (s->load_place[b].st == ST_OK)
+                        cpu[m++] = cpu[i];
+                else
+                        left[b] = true;
+        }
+        for (unsigned b = 0; b < s->n_nodes && !*said; b++)
+                if (left[b])
+                        rep_info("loaded latency: the processors of node %u do not load: no "
+                                 "buffer on their node (%s)", b, s->load_place[b].why);
+        *said = true;
+        return m;
+}
+
+/* The curve of node @p k (every node when k < 0). False, with the reason said, when there is
+ * nothing to chase or to load with. */
 static bool curve(struct numa_run *s, int k, uint32_t load_us, unsigned *n_failed,
                   unsigned *n_early)
 {
         static unsigned cpu[MP_MAX_CPUS];
         unsigned        n = node_cpus(s, k, cpu);
-        unsigned        home = node_of(s, cpu[0]);
+        unsigned        home = n ? node_of(s, cpu[0]) : 0;
+        bool            said = k >= 0;  /* a node's own curve: its buffer is checked below */
+        char            name[16];
 
-        if (n < 2 || !s->chain[home])
+        if (k < 0)
+                fmt_snprintf(name, sizeof(name), "every node");
+        else
+                fmt_snprintf(name, sizeof(name), "node %d", k);
+        if (n && !s->chain[home]) {
+                if (k >= 0 || s->n_nodes > 1)
+                        rep_info("loaded latency, %s: no curve: node %u, where its chasing "
+                                 "processor is, has no buffer (%s)", name, home,
+                                 s->place[home].why);
                 return false;
+        }
+        if (k >= 0 && n >= 2 && s->load_place[k].st != ST_OK) {
+                rep_info("loaded latency, %s: no curve: no buffer for the loaders (%s)", name,
+                         s->load_place[k].why);
+                return false;
+        }
+        n = loadable(s, cpu, n, &said);
+        if (n < 2) {
+                if (s->n_nodes > 1)
+                        rep_info("loaded latency, %s: fewer than two processors taking part "
+                                 "that can load: no curve", name);
+                return false;
+        }
         struct loaded_curve *c = &s->curve[s->n_curves++];
         *c = (struct loaded_curve){ .node = k, .n_points = ARRAY_SIZE(delays),
                                     .chaser_apic = app_cpus_get()->cpu[cpu[0]].fw_apic };
@@ -291,13 +338,12 @@ void numa_loaded(struct numa_run *s, struct run *r, bool emulated)
         }
         place_load_buffers(s, r);
         for (unsigned k = 0; k < s->n_nodes; k++)
-                if (!curve(s, (int)k, load_us, &failed, &early) && s->n_nodes > 1)
-                        rep_info("loaded latency: node %u has fewer than two processors taking "
-                                 "part: no curve of its own", k);
+                curve(s, (int)k, load_us, &failed, &early);
         if (s->n_nodes > 1)
                 curve(s, -1, load_us, &failed, &early);
         if (!s->n_curves) {
-                rep_skip("loaded latency: fewer than two processors take part");
+                rep_skip("loaded latency: no curve: fewer than two processors take part, or "
+                         "none of their nodes has the buffers (see above)");
                 return;
         }
         for (unsigned i = 0; i < s->n_nodes; i++)

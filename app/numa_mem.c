@@ -6,18 +6,40 @@
 
 #define PAGE 4096u
 
-/* The enabled SRAT memory ranges of @p pd. */
+/* The SRAT memory of @p pd present at boot (acpi_srat_mem_present), less every part another
+ * domain's present range also claims: which node such an address is on cannot be told, so
+ * nothing is placed there. What was left out is recorded in @p pl. */
 static size_t node_spans(const struct acpi_srat *srat, uint32_t pd, struct mem_span *out,
-                         size_t max)
+                         size_t max, struct numa_place *pl)
 {
         size_t n = 0;
 
         for (uint32_t i = 0; i < srat->n_mem && n < max; i++) {
                 const struct acpi_srat_mem *m = &srat->mem[i];
-                if (m->node == pd && (m->flags & ACPI_SRAT_MEM_ENABLED) && m->len)
+                if (m->node != pd || !(m->flags & ACPI_SRAT_MEM_ENABLED) || !m->len)
+                        continue;
+                if (acpi_srat_mem_present(m))
                         out[n++] = (struct mem_span){ m->base, m->len };
+                else
+                        pl->absent_bytes += m->len;
         }
-        return n;
+        for (uint32_t i = 0; i < srat->n_mem; i++) {
+                const struct acpi_srat_mem *m = &srat->mem[i];
+                uint64_t cut;
+
+                if (m->node == pd || !acpi_srat_mem_present(m) || !m->len)
+                        continue;
+                cut = memrange_subtract(out, &n, max, m->base, m->len, NULL);
+                if (cut && !pl->overlap_bytes)
+                        pl->overlap_pd = m->node;
+                pl->overlap_bytes += cut;
+        }
+        /* drop the spans the cuts emptied */
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+                if (out[i].bytes)
+                        out[k++] = out[i];
+        return k;
 }
 
 static status_t fail(struct numa_place *pl, status_t st, const char *fmt, ...)
@@ -79,8 +101,19 @@ status_t app_numa_place(const struct acpi_srat *srat, uint32_t pd, size_t bytes,
                 out->phys = plat_virt_to_phys(out->p);
                 return out->st = ST_OK;
         }
-        if (!(n = node_spans(srat, pd, spans, ARRAY_SIZE(spans)))) {
-                out->memoryless = true;
+        if (!(n = node_spans(srat, pd, spans, ARRAY_SIZE(spans), out))) {
+                out->memoryless = !out->overlap_bytes;
+                if (out->overlap_bytes)
+                        return fail(out, ST_NOT_FOUND, "all of proximity domain %u's memory "
+                                    "(%llu MiB) overlaps proximity domain %u's ranges in SRAT: "
+                                    "the node of those addresses is ambiguous", pd,
+                                    (unsigned long long)(out->overlap_bytes / MiB),
+                                    out->overlap_pd);
+                if (out->absent_bytes)
+                        return fail(out, ST_NOT_FOUND, "SRAT gives proximity domain %u no memory "
+                                    "present at boot (%llu MiB hot-pluggable or non-volatile, "
+                                    "left out)", pd,
+                                    (unsigned long long)(out->absent_bytes / MiB));
                 return fail(out, ST_NOT_FOUND, "SRAT gives proximity domain %u no enabled memory",
                             pd);
         }
@@ -95,11 +128,13 @@ status_t app_numa_place(const struct acpi_srat *srat, uint32_t pd, size_t bytes,
                         return fail(out, st, "the platform cannot place pages at physical "
                                     "addresses");
         }
-        if (st != ST_OK)
+        if (st != ST_OK) {
+                out->lacking = true;
                 return fail(out, st, "no free block of %llu KiB in proximity domain %u's %zu "
                             "range%s (%llu MiB; largest free block %llu KiB)",
                             (unsigned long long)(bytes / KiB), pd, n, n == 1 ? "" : "s",
                             (unsigned long long)(have / MiB), (unsigned long long)(largest / KiB));
+        }
         out->phys = plat_virt_to_phys(out->p);
         if ((st = check_pages(out, spans, n)) != ST_OK)
                 return st;

@@ -1,6 +1,8 @@
 /** @file
  * Buffers placed on one NUMA node (app/numa_mem.c): pages inside that proximity domain's
- * SRAT memory ranges, at addresses the platform's memory map says are free
+ * SRAT memory ranges (those present at boot: not hot-pluggable, not non-volatile; and not
+ * where another domain's range overlaps, which makes the node of those addresses ambiguous),
+ * at addresses the platform's memory map says are free
  * (plat_alloc_pages_in), with the physical address of every page checked afterwards. When a
  * placement fails the result says where and why: no memory in SRAT for the domain, no free
  * block of that size in its ranges (with the largest there was), a page outside the ranges,
@@ -20,7 +22,12 @@ struct numa_place {
         uint64_t phys;          /* physical address of the first page (0: unknown) */
         unsigned n_pages_checked;
         status_t st;
-        bool     memoryless;    /* SRAT gives the domain no enabled memory */
+        bool     memoryless;    /* SRAT gives the domain no memory present at boot */
+        bool     lacking;       /* its ranges have no free block that large: the machine
+                                 * lacks the memory (not a fault of the placement) */
+        uint64_t absent_bytes;  /* hot-pluggable or non-volatile ranges, left out */
+        uint64_t overlap_bytes; /* of its ranges, covered by another domain's too: left out */
+        uint32_t overlap_pd;    /* the first such other domain */
         char     why[160];      /* st != ST_OK: where and why placement failed */
 };
 

@@ -70,3 +70,39 @@ bool memrange_inside(const struct mem_span *spans, size_t n, uint64_t addr, uint
                         return true;
         return false;
 }
+
+uint64_t memrange_subtract(struct mem_span *spans, size_t *n, size_t max, uint64_t base,
+                           uint64_t bytes, status_t *st)
+{
+        uint64_t cut_end = bytes > UINT64_MAX - base ? UINT64_MAX : base + bytes, removed = 0;
+
+        if (st)
+                *st = ST_OK;
+        for (size_t i = 0; i < *n && bytes; i++) {
+                struct mem_span *s = &spans[i];
+                uint64_t         lo, hi;
+
+                if (!clip(s, base, cut_end, &lo, &hi))
+                        continue;
+                uint64_t end = s->bytes > UINT64_MAX - s->base ? UINT64_MAX : s->base + s->bytes;
+
+                removed += hi - lo;
+                if (hi < end) {                 /* an upper part stays */
+                        if (lo > s->base) {     /* and a lower one: split */
+                                if (*n == max) {
+                                        if (st)
+                                                *st = ST_NO_MEM;
+                                        removed += end - hi;
+                                } else {
+                                        spans[(*n)++] = (struct mem_span){ hi, end - hi };
+                                }
+                                s->bytes = lo - s->base;
+                        } else {
+                                *s = (struct mem_span){ hi, end - hi };
+                        }
+                } else {
+                        s->bytes = lo - s->base;  /* 0 when the cut covers it */
+                }
+        }
+        return removed;
+}

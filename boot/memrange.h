@@ -29,6 +29,13 @@ status_t memrange_candidates(const struct mem_span *free, size_t n, uint64_t bas
                              uint64_t limit, uint64_t bytes, uint64_t align, uint64_t *out,
                              size_t max, size_t *n_out, uint64_t *largest);
 
+/** Remove [@p base, @p base + @p bytes) from the @p *n spans of @p spans (room for @p max):
+ *  a span it covers goes, one it cuts shrinks or splits in two. Returns the bytes removed;
+ *  ST_NO_MEM through @p st (optional) when a split needed room beyond @p max (that span's
+ *  upper part is then lost too, so the result never claims more than is left). */
+uint64_t memrange_subtract(struct mem_span *spans, size_t *n, size_t max, uint64_t base,
+                           uint64_t bytes, status_t *st);
+
 /** True when [@p addr, @p addr + @p bytes) lies inside one span of @p spans. */
 bool memrange_inside(const struct mem_span *spans, size_t n, uint64_t addr, uint64_t bytes);
 

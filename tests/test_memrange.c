@@ -116,6 +116,38 @@ static void test_candidates_edges(void **state)
         assert_false(memrange_inside(holes, 4, 9 * M, 4096));
 }
 
+static void test_subtract(void **state)
+{
+        struct mem_span s[4] = { { 1 * M, 8 * M }, { 32 * M, 3 * M } };
+        size_t          n = 2;
+        status_t        st;
+        (void)state;
+
+        /* a cut inside the first span splits it */
+        assert_int_equal(memrange_subtract(s, &n, 4, 2 * M, 1 * M, &st), 1 * M);
+        assert_int_equal(st, ST_OK);
+        assert_int_equal(n, 3);
+        assert_true(s[0].base == 1 * M && s[0].bytes == 1 * M);
+        assert_true(s[2].base == 3 * M && s[2].bytes == 6 * M);
+        /* one over the end of a span and the start of the next */
+        assert_int_equal(memrange_subtract(s, &n, 4, 8 * M, 25 * M, NULL), 2 * M);
+        assert_true(s[2].bytes == 5 * M && s[1].base == 33 * M && s[1].bytes == 2 * M);
+        /* one covering a span leaves it empty */
+        assert_int_equal(memrange_subtract(s, &n, 4, 0, 2 * M, NULL), 1 * M);
+        assert_int_equal(s[0].bytes, 0);
+        /* no room for a split: the upper part goes too, and it is said */
+        struct mem_span one[1] = { { 0, 10 * M } };
+        size_t          n1 = 1;
+        assert_int_equal(memrange_subtract(one, &n1, 1, 4 * M, 1 * M, &st), 6 * M);
+        assert_int_equal(st, ST_NO_MEM);
+        assert_true(one[0].base == 0 && one[0].bytes == 4 * M);
+        /* a cut reaching the top of the address space (SRAT ranges end at most there) */
+        struct mem_span top[1] = { { UINT64_MAX - 4095, 4095 } };
+        size_t          nt = 1;
+        assert_int_equal(memrange_subtract(top, &nt, 1, UINT64_MAX - 2047, 2047, NULL), 2047);
+        assert_int_equal(top[0].bytes, 2048);
+}
+
 /* Two nodes: PD 0 owns [0, 640K) and [1M, 1G); PD 1 owns [1G, 1.5G) and [4G, 5G); PD 2 has a
  * disabled range only. */
 static struct acpi_srat *two_nodes(void)
@@ -219,6 +251,7 @@ int main(void)
                 cmocka_unit_test(test_candidates_holes),
                 cmocka_unit_test(test_candidates_none),
                 cmocka_unit_test(test_candidates_edges),
+                cmocka_unit_test(test_subtract),
                 cmocka_unit_test_setup(test_place_on_node, setup),
                 cmocka_unit_test_setup(test_place_failures, setup),
                 cmocka_unit_test_setup(test_place_no_srat, setup),
