@@ -92,11 +92,13 @@ LIB_SRCS := \
 BOOT_SRCS := \
 	boot/acpi.c \
 	boot/acpi_hmat.c \
+	boot/acpi_pptt.c \
 	boot/cpu_names.c \
 	boot/fatfree.c \
 	boot/memrange.c \
 	boot/mp.c \
-	boot/smbios.c
+	boot/smbios.c \
+	boot/topology_pptt.c
 BOOT_x86_SRCS := \
 	boot/x86/apic.c \
 	boot/x86/coreclk.c \
@@ -122,7 +124,8 @@ BOOT_arm64_PURE_SRCS := \
 	boot/arm64/gic_rules.c \
 	boot/arm64/idreg.c \
 	boot/arm64/pmi_window.c \
-	boot/arm64/psci.c
+	boot/arm64/psci.c \
+	boot/arm64/topology_mpidr.c
 BOOT_UEFI_SRCS := \
 	boot/uefi/uefi_con.c \
 	boot/uefi/uefi_excl.c \
@@ -218,6 +221,7 @@ APP_SRCS := \
 	app/config_cpus.c \
 	app/config_keys.c \
 	app/cpus.c \
+	app/cpus_pptt.c \
 	app/gather.c \
 	app/gather_x86.c \
 	app/latency.c \

@@ -120,10 +120,12 @@ static void gather_cpus(struct c2c_run *s)
                                                  .l3_domain = c->topo.llc_domain };
                 s->n++;
         }
-        /* AArch64 processors describe themselves from MPIDR_EL1 (boot/arm64/topology_self.c) */
+        /* AArch64: the PPTT's (app/cpus_pptt.c), else each CPU's MPIDR_EL1 guess */
         const char *src = s->n ? cs->cpu[s->idx[0]].topo.source : NULL;
-        s->topology_source = src && !strcmp(src, "MPIDR_EL1") ? "each CPU's own MPIDR_EL1"
-                                                              : "each CPU's own CPUID";
+        s->topology_source = !src                       ? "each CPU's own CPUID"
+                             : !strcmp(src, "PPTT")      ? "the firmware's PPTT"
+                             : !strcmp(src, "MPIDR_EL1") ? "each CPU's own MPIDR_EL1"
+                                                         : "each CPU's own CPUID";
 }
 
 /* Both directions of every planned pair; a pair that fails is reported and left out. */

@@ -226,7 +226,7 @@ static status_t write_json(struct run *r, unsigned n_unmatched)
 
         json_init(&w, &b);
         json_obj_begin(&w, NULL);
-        json_str(&w, "schema", "pmucal.processors/1.1");
+        json_str(&w, "schema", "pmucal.processors/1.2");
         json_str(&w, "chosen", chosen_name(r));
         if (r->cfg.cpus == CONFIG_CPUS_LIST) {
                 char text[CONFIG_MAX_LINE];
@@ -249,6 +249,11 @@ static status_t write_json(struct run *r, unsigned n_unmatched)
                         json_u64(&w, "package", c->topo.package);
                         json_u64(&w, "core", c->topo.core);
                         json_u64(&w, "thread", c->topo.thread);
+                        if (c->topo.group != TOPO_GROUP_NONE)
+                                json_u64(&w, "cluster", c->topo.cluster);
+                        else
+                                json_null(&w, "cluster");
+                        json_str(&w, "cluster_kind", topo_group_name(c->topo.group));
                         json_u64(&w, "llc_domain", c->topo.llc_domain);
                         json_u64(&w, "llc_level", c->topo.llc_level);
                         json_str(&w, "topology_source", c->topo.source);
@@ -292,6 +297,7 @@ status_t phase_cpus(struct run *r)
                 return st;
         describe_all(r->inv);
         app_cpus_release();
+        app_cpus_topology_from_pptt(&cpus, r->inv);
         cpus.n_taking_part = 0;
         for (unsigned i = 0; i < cpus.n; i++)
                 cpus.n_taking_part += cpus.cpu[i].state == MP_BSP || cpus.cpu[i].state == MP_PARKED;

@@ -42,6 +42,9 @@ bool app_cpus_emulated(const struct run *r);
  *  ST_UNSUPPORTED on an architecture without these probes); on AArch64 record the
  *  exception level it runs at in c->el. */
 void app_cpus_fault_self(struct app_cpu *c);
+/** Arm: replace the MPIDR_EL1 guesses of the described processors in @p cs by the PPTT's
+ *  topology (app/cpus_pptt.c); WARN when there is no usable PPTT. No-op on x86. */
+void app_cpus_topology_from_pptt(struct app_cpus *cs, const struct inventory *inv);
 /** Return every parked AP to the platform (idempotent). */
 void app_cpus_release(void);
 

@@ -135,6 +135,7 @@ static const struct {
 } raw_tables[] = {
         { "APIC", "acpi-APIC.dat" }, { "SRAT", "acpi-SRAT.dat" },
         { "SLIT", "acpi-SLIT.dat" }, { "HMAT", "acpi-HMAT.dat" },
+        { "PPTT", "acpi-PPTT.dat" },
 };
 
 #define RAW_TABLE_MAX (1 * MiB)

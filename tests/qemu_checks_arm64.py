@@ -131,15 +131,16 @@ def check_psci_arm64(c):
     p = c.result_json("processors.json") or {}
     own = sorted((x["index"], x.get("apic_id"), x.get("topology_source"))
                  for x in p.get("processors", []) if x["state"] in ("bsp", "parked"))
-    tap(own == [(i, i, "MPIDR_EL1") for i in range(c.cpus)] and
+    tap(own == [(i, i, "PPTT") for i in range(c.cpus)] and
         re.search(r"^PASS: cpus: %d of %d processors report the MPIDR affinity the MADT \(PSCI\) "
                   r"gives them" % (c.cpus, c.cpus), c.serial, re.M) is not None,
-        "%s: every processor described itself from its own MPIDR_EL1 %s, as the MADT says"
+        "%s: every processor reported its own MPIDR_EL1 as the MADT says, its topology from "
+        "QEMU's PPTT %s"
         % (c.name, own))
     j = c.result_json("c2c.json") or {}
     meth = j.get("method", {})
-    tap(meth.get("clock") == "cntvct" and meth.get("topology_source") == "each CPU's own MPIDR_EL1",
-        "%s: c2c timed with CNTVCT_EL0, pairs from each CPU's MPIDR (%s, %s)"
+    tap(meth.get("clock") == "cntvct" and meth.get("topology_source") == "the firmware's PPTT",
+        "%s: c2c timed with CNTVCT_EL0, pairs classed by the PPTT (%s, %s)"
         % (c.name, meth.get("clock"), meth.get("topology_source")))
     stuck = re.findall(r"^WARN: .*(?:did not return to the platform|did not power off|never parked|"
                        r"could not be started|left out of the run).*$", c.serial, re.M)
