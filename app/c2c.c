@@ -15,6 +15,7 @@
 #include "app/cpus.h"
 #include "bench/chain.h"
 #include "boot/cpu.h"
+#include "boot/prefetch.h"
 #include "report/c2c.h"
 #include "report/inventory.h"
 #include "report/json.h"
@@ -29,6 +30,9 @@
 #define C2C_SPIN_LIMIT   (1ull << 28)     /* a side gives up after this many spins */
 #define C2C_TIMEOUT_US   (30u * 1000 * 1000)
 #define C2C_FILE         "c2c.json"
+#define C2C_FLOOR_MAX    (256u * 1024)    /* the reader's own-hit chain: up to this */
+#define C2C_PP_EMULATED  16u              /* ping-pong round trips per round under an emulator,
+                                           * which hands a line over only between time slices */
 
 struct c2c_run {
         unsigned        n;                          /* CPUs taking part */
@@ -42,28 +46,49 @@ struct c2c_run {
         void           *chain;
         uint64_t        n_transfers;                /* line transfers timed (cost line) */
         const char     *topology_source;            /* "each CPU's own CPUID" / MPIDR_EL1 */
+        void           *floor_chain;                /* the reader's own-hit chain, or NULL */
+        size_t          floor_lines;
+        const char     *floor_name;                 /* "own L2 hit", "own L1 hit", NULL */
+        bool            pf_off;                     /* config prefetchers = off */
+        bool            emulated;
+        const struct cpu_info *cpu_info;
 };
 
 static struct c2c_run run_state;
 static struct bench_c2c shared;      /* the measurement both sides work on */
-static uint64_t         rounds_copy[BENCH_C2C_MAX_ROUNDS];
+static uint64_t         acc[BENCH_C2C__COUNT][C2C_PASSES * BENCH_C2C_MAX_ROUNDS];
+static size_t           n_acc[BENCH_C2C__COUNT];
 static struct lat_c2c_in result;     /* what the latency table gets (r->c2c_result) */
+static struct bench_prefetch pf_side[2]; /* owner's, reader's: their prefetchers this window */
 
-/* Each side runs with interrupts masked, on the BSP as on an AP. */
-static void owner_side(void *arg)
+/* Each side runs with interrupts masked, on the BSP as on an AP, with its own hardware
+ * prefetchers off where the config says so (a documented control; given back after). */
+static void side(void (*fn)(void *), struct bench_prefetch *pf)
 {
         uint64_t saved;
+
         cpu_irq_disable(&saved);
-        bench_c2c_owner(arg);
+        bench_c2c_side(fn, &shared, run_state.cpu_info, run_state.pf_off, pf);
         cpu_irq_restore(saved);
+}
+
+static void owner_side(void *arg)
+{
+        (void)arg;
+        side(bench_c2c_owner, &pf_side[0]);
 }
 
 static void reader_side(void *arg)
 {
-        uint64_t saved;
-        cpu_irq_disable(&saved);
-        bench_c2c_reader(arg);
-        cpu_irq_restore(saved);
+        (void)arg;
+        side(bench_c2c_reader, &pf_side[1]);
+}
+
+/* The setting both CPUs' prefetchers had: the state's name when they agree, else "mixed". */
+static const char *pf_pair(void)
+{
+        return pf_side[0].state == pf_side[1].state ? bench_prefetch_state_name(pf_side[0].state)
+                                                    : "mixed";
 }
 
 /* Start @p fn on @p idx: queued on a parked AP, or (BSP) returned for the caller to run. */
@@ -82,7 +107,12 @@ static status_t measure(enum bench_c2c_kind kind, unsigned owner, unsigned reade
 
         if ((st = bench_c2c_init(&shared, kind, chain, C2C_LINES, 64, rounds)) != ST_OK)
                 return st;
-        shared.spin_limit = C2C_SPIN_LIMIT;
+        shared.spin_limit  = C2C_SPIN_LIMIT;
+        shared.floor_chain = run_state.floor_chain;
+        shared.floor_lines = run_state.floor_lines;
+        if (run_state.emulated)
+                shared.n_exchanges = C2C_PP_EMULATED;
+        pf_side[0] = pf_side[1] = (struct bench_prefetch){ 0 };
         if ((st = start_side(owner, owner_side, &owner_bsp)) != ST_OK)
                 return st;
         if ((st = start_side(reader, reader_side, &reader_bsp)) != ST_OK) {
@@ -114,10 +144,15 @@ static void gather_cpus(struct c2c_run *s)
                 if ((c->state != MP_BSP && c->state != MP_PARKED) || !c->described)
                         continue;
                 s->idx[s->n] = i;
+                /* the group values are the same (boot/topology.h, report/c2c.h); an LLC
+                 * below L3 or none described is no L3 to class pairs by */
                 s->cpu[s->n] = (struct c2c_cpu){ .apic_id = c->topo.apic_id,
                                                  .package = c->topo.package,
                                                  .core = c->topo.core, .thread = c->topo.thread,
-                                                 .l3_domain = c->topo.llc_domain };
+                                                 .l3_domain = c->topo.llc_domain,
+                                                 .cluster = c->topo.cluster,
+                                                 .group = c->topo.group,
+                                                 .no_l3 = c->topo.llc_level < 3 };
                 s->n++;
         }
         /* AArch64: the PPTT's (app/cpus_pptt.c), else each CPU's MPIDR_EL1 guess */
@@ -126,6 +161,34 @@ static void gather_cpus(struct c2c_run *s)
                              : !strcmp(src, "PPTT")      ? "the firmware's PPTT"
                              : !strcmp(src, "MPIDR_EL1") ? "each CPU's own MPIDR_EL1"
                                                          : "each CPU's own CPUID";
+}
+
+/* Every kind on one ordered pair, in C2C_PASSES passes of a share of the rounds each, the
+ * kinds interleaved; the figures of each pass are filtered (c2c_result_pass). */
+static status_t measure_pair(struct c2c_run *s, unsigned a, unsigned b, struct c2c_result *r)
+{
+        unsigned per_pass = (s->rounds + C2C_PASSES - 1) / C2C_PASSES;
+        status_t st;
+
+        memset(n_acc, 0, sizeof(n_acc));
+        for (unsigned p = 0; p < C2C_PASSES; p++)
+                for (unsigned k = 0; k < BENCH_C2C__COUNT; k++) {
+                        st = measure((enum bench_c2c_kind)k, s->idx[a], s->idx[b], per_pass,
+                                     s->chain);
+                        if (st != ST_OK)
+                                return st;
+                        if (!r->prefetchers)
+                                r->prefetchers = pf_pair();
+                        if (shared.floor_milli &&
+                            (!r->floor_milli || shared.floor_milli < r->floor_milli))
+                                r->floor_milli = shared.floor_milli;
+                        s->n_transfers += (uint64_t)shared.n_done * C2C_LINES;
+                        c2c_result_pass(r, (enum bench_c2c_kind)k, shared.ticks_per_line_milli,
+                                        shared.concurrent, shared.n_done, acc[k], &n_acc[k]);
+                }
+        for (unsigned k = 0; k < BENCH_C2C__COUNT; k++)
+                c2c_result_set(r, (enum bench_c2c_kind)k, acc[k], n_acc[k]);
+        return ST_OK;
 }
 
 /* Both directions of every planned pair; a pair that fails is reported and left out. */
@@ -139,24 +202,14 @@ static unsigned measure_pairs(struct c2c_run *s)
                         unsigned a = dir ? s->pair[p].b : s->pair[p].a;
                         unsigned b = dir ? s->pair[p].a : s->pair[p].b;
                         struct c2c_result *r = &s->res[s->n_res];
-                        status_t st = ST_OK;
+                        status_t st;
 
                         *r = (struct c2c_result){ .owner_cpu = s->idx[a], .reader_cpu = s->idx[b],
                                                   .owner_apic = s->cpu[a].apic_id,
                                                   .reader_apic = s->cpu[b].apic_id,
-                                                  .cls = s->pair[p].cls, .known_class = true };
-                        for (unsigned k = 0; k < BENCH_C2C__COUNT && st == ST_OK; k++) {
-                                st = measure((enum bench_c2c_kind)k, s->idx[a], s->idx[b],
-                                             s->rounds, s->chain);
-                                if (st != ST_OK)
-                                        break;
-                                memcpy(rounds_copy, shared.ticks_per_line_milli,
-                                       shared.n_done * sizeof(*rounds_copy));
-                                s->n_transfers += (uint64_t)shared.n_done * C2C_LINES;
-                                c2c_result_set(r, (enum bench_c2c_kind)k, rounds_copy,
-                                               shared.n_done);
-                        }
-                        if (st != ST_OK) {
+                                                  .cls = s->pair[p].cls, .known_class = true,
+                                                  .keep_all = s->emulated };
+                        if ((st = measure_pair(s, a, b, r)) != ST_OK) {
                                 rep_err(st, "CPU %u (APIC ID %u) -> CPU %u (APIC ID %u)",
                                         s->idx[a], s->cpu[a].apic_id, s->idx[b],
                                         s->cpu[b].apic_id);
@@ -186,7 +239,7 @@ static status_t write_json(struct run *r, const struct c2c_run *s, uint64_t tsc_
 
         json_init(&w, &b);
         json_obj_begin(&w, NULL);
-        json_str(&w, "schema", "pmucal.c2c/1.1");
+        json_str(&w, "schema", "pmucal.c2c/1.2");
         json_obj_begin(&w, "method");
         json_str(&w, "platform", plat_info()->name);
         json_str(&w, "date", run_date(date, sizeof(date)));
@@ -199,6 +252,10 @@ static status_t write_json(struct run *r, const struct c2c_run *s, uint64_t tsc_
         json_str(&w, "pair_plan", s->n <= C2C_ALL_UP_TO ? "every pair" : "sample per class");
         json_str(&w, "topology_source", s->topology_source);
         json_bool(&w, "emulated", emulated);
+        json_u64(&w, "passes", C2C_PASSES);
+        json_str(&w, "floor", s->floor_name);
+        json_u64(&w, "floor_bytes", s->floor_chain ? s->floor_lines * 64 : 0);
+        json_str(&w, "prefetchers_asked", s->pf_off ? "off" : "as found");
         json_obj_end(&w);
         c2c_json(&w, s->res, s->n_res, tsc_hz);
         json_obj_end(&w);
@@ -223,9 +280,10 @@ static void report(struct c2c_run *s, unsigned failed, uint64_t tsc_hz, bool emu
                         seen[s->pair[i].cls] = true;
                         n_cls++;
                 }
-        rep_check(failed == 0, "%zu of %zu ordered pairs measured (hit, hitm, write; %u "
-                  "rounds each), %u topology class%s", s->n_res, 2 * s->n_pairs, s->rounds,
-                  n_cls, n_cls == 1 ? "" : "es");
+        rep_check(failed == 0, "%zu of %zu ordered pairs measured (hit, hitm, write, atomic, "
+                  "pingpong; %u rounds each in %u passes), %u topology class%s", s->n_res,
+                  2 * s->n_pairs, s->rounds, C2C_PASSES, n_cls, n_cls == 1 ? "" : "es");
+        c2c_report_rejects(s->res, s->n_res, emulated);
         if (emulated)
                 rep_info("the CPU is emulated (QEMU TCG): these are the emulator's "
                          "figures for a line moving between vCPUs, not a cache's");
@@ -265,6 +323,23 @@ status_t phase_c2c(struct run *r)
                         plat_free_pages(buf, C2C_LINES * 64);
                 return rep_err(st, "planning pairs and laying the chain");
         }
+        /* The reader's own hit: a chain between its L1D and L2 (its own L2 hit) where CPUID or
+         * the PPTT gave the sizes, else the transfer chain itself (its L1 hit). Not under an
+         * emulator, which models no caches. */
+        const struct cpu_topology *t0p = &app_cpus_get()->cpu[s->idx[0]].topo;
+        size_t floor_bytes = c2c_floor_bytes(t0p->cache_bytes[0], t0p->cache_bytes[1],
+                                             C2C_FLOOR_MAX, C2C_LINES * 64, &s->floor_name);
+        void  *floor_buf   = NULL;
+        struct bench_chain_cfg fc = { .layout = BENCH_LAYOUT_RANDOM, .seed = C2C_SEED + 1 };
+        s->floor_chain = NULL;
+        s->emulated    = emulated;
+        s->pf_off      = r->cfg.prefetchers == CONFIG_PREFETCH_OFF;
+        s->cpu_info    = r->inv ? &r->inv->cpu : NULL;
+        if (!emulated && plat_alloc_pages(floor_bytes, PLAT_PAGE_4K, &floor_buf, NULL) == ST_OK &&
+            bench_chain_build(floor_buf, floor_bytes, &fc, &s->floor_chain) == ST_OK)
+                s->floor_lines = floor_bytes / 64;
+        else
+                s->floor_name = NULL;
         /* A round is a lap of C2C_LINES transfers already averaged; the rounds give the
          * spread, as the windows of a latency point do. */
         s->rounds = r->cfg.repetitions;
@@ -277,12 +352,14 @@ status_t phase_c2c(struct run *r)
         s->n_transfers  = 0;
         unsigned failed = measure_pairs(s);
         if (tsc_hz)
-                rep_info("cost: %zu ordered pairs x 3 kinds x %u rounds of %u lines: %llu "
-                         "transfers, %llu ms", s->n_res, s->rounds, C2C_LINES,
+                rep_info("cost: %zu ordered pairs x %u kinds x %u rounds of %u lines: %llu "
+                         "transfers, %llu ms", s->n_res, BENCH_C2C__COUNT, s->rounds, C2C_LINES,
                          (unsigned long long)s->n_transfers,
                          (unsigned long long)((bench_c2c_clock() - t0) * 1000 / tsc_hz));
         app_cpus_release();
         plat_free_pages(buf, C2C_LINES * 64);
+        if (floor_buf)
+                plat_free_pages(floor_buf, floor_bytes);
         report(s, failed, tsc_hz, emulated);
         if (s->n_res) {
                 result = (struct lat_c2c_in){

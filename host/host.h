@@ -32,7 +32,7 @@ struct lat_c2c_in;
  *  on (HOST_C2C_TABLE_ROUNDS rounds), print the class table, write c2c.json into the output
  *  folder and fill @p out for the latency table's "c2c" section (it points into static
  *  storage). ST_UNSUPPORTED (with a SKIP line) with fewer than two CPUs. */
-status_t host_c2c_for_table(const char *out_dir, struct lat_c2c_in *out);
+status_t host_c2c_for_table(const char *out_dir, bool prefetchers_off, struct lat_c2c_in *out);
 /** Remember the CPUs this process may run on, before anything pins it (for the above). */
 void host_c2c_save_cpus(void);
 

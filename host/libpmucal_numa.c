@@ -267,7 +267,8 @@ static bool load_loaded(struct nctx *c, json_t *a, struct pmucal_numa *n)
 
 static bool load_c2c_classes(struct nctx *c, json_t *c2c, struct pmucal_numa *n)
 {
-        static const char *const topo[] = { "smt", "same-l3", "other-l3", "other-package" };
+        static const char *const topo[] = { "smt", "same-module", "same-cluster", "same-l3",
+                                            "other-l3", "same-package", "other-package" };
         static const char *const kind[] = { "hit", "hitm", "write" };
         json_t  *a = get(c, c2c, "classes", JSON_ARRAY, false);
         uint64_t v;
@@ -291,7 +292,7 @@ static bool load_c2c_classes(struct nctx *c, json_t *c2c, struct pmucal_numa *n)
                     !get_stat(c, o, "tsc", &x->tsc, NULL) || !get_stat(c, o, "ns", &x->ns, &x->has_ns))
                         return false;
                 x->n_pairs = (unsigned)v;
-                for (unsigned q = 0; q < 4; q++)
+                for (unsigned q = 0; q < sizeof(topo) / sizeof(topo[0]); q++)
                         ok_t |= !strcmp(x->topology, topo[q]);
                 for (unsigned q = 0; q < 3; q++)
                         ok_k |= !strcmp(x->kind, kind[q]);

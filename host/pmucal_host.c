@@ -383,7 +383,7 @@ int main(int argc, char **argv)
         if (e)
                 rep_info("latency: no staging folder beside %s (%s): the files are written one "
                          "by one, each whole", o.out, strerror(e));
-        if (o.with_c2c && host_c2c_for_table(o.out, &c2c) == ST_OK)
+        if (o.with_c2c && host_c2c_for_table(o.out, o.sweep.prefetchers_off, &c2c) == ST_OK)
                 have_c2c = true;
         st = report(&curve, &cpu, &o, &info, have_c2c ? &c2c : NULL);
         bench_sweep_free(&curve);

@@ -2,6 +2,7 @@
 #include "report/c2c.h"
 
 #include "lib/stats.h"
+#include "report/rep.h"
 
 #define MATRIX_MAX_CPUS 16u   /* the text matrix: beyond this only the class table */
 
@@ -11,16 +12,28 @@ enum c2c_class c2c_pair_class(const struct c2c_cpu *a, const struct c2c_cpu *b)
                 return C2C_OTHER_PKG;
         if (a->core == b->core)
                 return C2C_SMT;
+        if (a->group != C2C_GROUP_NONE && a->group == b->group && a->cluster == b->cluster)
+                return a->group == C2C_GROUP_MODULE ? C2C_SAME_MODULE : C2C_SAME_CLUSTER;
+        if (a->no_l3 || b->no_l3)
+                return C2C_SAME_PKG;
         return a->l3_domain == b->l3_domain ? C2C_SAME_L3 : C2C_OTHER_L3;
+}
+
+bool c2c_class_may_share_l2(enum c2c_class c)
+{
+        return c == C2C_SMT || c == C2C_SAME_MODULE || c == C2C_SAME_CLUSTER;
 }
 
 const char *c2c_class_name(enum c2c_class c)
 {
         static const char *const names[C2C__COUNT] = {
-                [C2C_SMT]       = "smt",
-                [C2C_SAME_L3]   = "same-l3",
-                [C2C_OTHER_L3]  = "other-l3",
-                [C2C_OTHER_PKG] = "other-package",
+                [C2C_SMT]          = "smt",
+                [C2C_SAME_MODULE]  = "same-module",
+                [C2C_SAME_CLUSTER] = "same-cluster",
+                [C2C_SAME_L3]      = "same-l3",
+                [C2C_OTHER_L3]     = "other-l3",
+                [C2C_SAME_PKG]     = "same-package",
+                [C2C_OTHER_PKG]    = "other-package",
         };
 
         return (unsigned)c < C2C__COUNT ? names[c] : "unknown";
@@ -72,6 +85,39 @@ status_t c2c_pairs_plan(const struct c2c_cpu *cpu, unsigned n, unsigned all_up_t
         return ST_OK;
 }
 
+void c2c_result_pass(struct c2c_result *r, enum bench_c2c_kind kind, const uint64_t *rounds,
+                     const bool *concurrent, size_t n, uint64_t *acc, size_t *n_acc)
+{
+        size_t   first = *n_acc;
+        bool     floor = r->floor_milli && r->known_class && !c2c_class_may_share_l2(r->cls);
+        unsigned p;
+
+        if ((unsigned)kind >= BENCH_C2C__COUNT)
+                return;
+        p = r->n_passes[kind] < C2C_PASSES ? r->n_passes[kind]++ : C2C_PASSES - 1;
+        r->n_rounds[kind] += (unsigned)n;
+        for (size_t i = 0; i < n; i++) {
+                if (concurrent && !concurrent[i]) {
+                        r->n_not_concurrent[kind]++;
+                        if (!r->keep_all)
+                                continue;
+                } else if (floor && rounds[i] < r->floor_milli) {
+                        r->n_below_floor[kind]++;
+                        if (!r->keep_all)
+                                continue;
+                }
+                acc[(*n_acc)++] = rounds[i];
+        }
+        if (*n_acc == first)
+                return;
+        /* the pass's median, on a sorted copy of its kept rounds at the end of acc */
+        static uint64_t tmp[BENCH_C2C_MAX_ROUNDS];
+        size_t          m = *n_acc - first < ARRAY_SIZE(tmp) ? *n_acc - first : ARRAY_SIZE(tmp);
+        memcpy(tmp, acc + first, m * sizeof(*tmp));
+        lib_sort_u64(tmp, m);
+        r->pass_p50_milli[kind][p] = lib_pct_nearest_rank(tmp, m, 50);
+}
+
 void c2c_result_set(struct c2c_result *r, enum bench_c2c_kind kind, uint64_t *rounds, size_t n)
 {
         if ((unsigned)kind >= BENCH_C2C__COUNT || !n)
@@ -83,24 +129,58 @@ void c2c_result_set(struct c2c_result *r, enum bench_c2c_kind kind, uint64_t *ro
         r->p90_milli[kind] = lib_pct_nearest_rank(rounds, n, 90);
 }
 
+/* Each pass's median over the pairs of class @p c, kind @p k, and their spread. */
+static void summarise_passes(const struct c2c_result *r, size_t n, unsigned c, unsigned k,
+                             struct c2c_class_summary *o)
+{
+        uint64_t v[256], lo = UINT64_MAX, hi = 0;
+
+        for (unsigned p = 0; p < C2C_PASSES; p++) {
+                size_t m = 0;
+                for (size_t i = 0; i < n && m < ARRAY_SIZE(v); i++)
+                        if (r[i].known_class && r[i].cls == c && r[i].measured[k] &&
+                            r[i].pass_p50_milli[k][p])
+                                v[m++] = r[i].pass_p50_milli[k][p];
+                if (!m)
+                        continue;
+                lib_sort_u64(v, m);
+                o->pass_p50_milli[o->n_passes++] = lib_pct_nearest_rank(v, m, 50);
+        }
+        for (unsigned p = 0; p < o->n_passes; p++) {
+                lo = o->pass_p50_milli[p] < lo ? o->pass_p50_milli[p] : lo;
+                hi = o->pass_p50_milli[p] > hi ? o->pass_p50_milli[p] : hi;
+        }
+        o->spread_milli = o->n_passes ? hi - lo : 0;
+}
+
 void c2c_summarise(const struct c2c_result *r, size_t n,
                    struct c2c_class_summary out[C2C__COUNT][BENCH_C2C__COUNT])
 {
         memset(out, 0, sizeof(struct c2c_class_summary) * C2C__COUNT * BENCH_C2C__COUNT);
         for (unsigned c = 0; c < C2C__COUNT; c++)
                 for (unsigned k = 0; k < BENCH_C2C__COUNT; k++) {
+                        struct c2c_class_summary *o = &out[c][k];
                         uint64_t v[256];
                         size_t   m = 0;
 
-                        for (size_t i = 0; i < n && m < ARRAY_SIZE(v); i++)
-                                if (r[i].known_class && r[i].cls == c && r[i].measured[k])
+                        for (size_t i = 0; i < n; i++) {
+                                if (!r[i].known_class || r[i].cls != c)
+                                        continue;
+                                o->n_rounds += r[i].n_rounds[k];
+                                o->n_not_concurrent += r[i].n_not_concurrent[k];
+                                o->n_below_floor += r[i].n_below_floor[k];
+                                o->kept |= r[i].keep_all;
+                                if (r[i].measured[k] && m < ARRAY_SIZE(v))
                                         v[m++] = r[i].p50_milli[k];
+                        }
                         if (!m)
                                 continue;
                         lib_sort_u64(v, m);
-                        out[c][k] = (struct c2c_class_summary){
-                                .n_pairs = (unsigned)m, .p50_milli = lib_pct_nearest_rank(v, m, 50),
-                                .min_milli = v[0], .max_milli = v[m - 1] };
+                        o->n_pairs   = (unsigned)m;
+                        o->p50_milli = lib_pct_nearest_rank(v, m, 50);
+                        o->min_milli = v[0];
+                        o->max_milli = v[m - 1];
+                        summarise_passes(r, n, c, k, o);
                 }
 }
 
@@ -118,16 +198,72 @@ static void json_figure(struct json_w *w, const char *key, uint64_t milli, uint6
                 json_null(w, key);
 }
 
-static void json_kind(struct json_w *w, const char *key, uint64_t p10, uint64_t p50,
-                      uint64_t p90, uint64_t tsc_hz)
+static void json_passes(struct json_w *w, const char *key, const uint64_t *p50, unsigned n)
+{
+        json_arr_begin(w, key);
+        for (unsigned p = 0; p < n; p++)
+                if (p50[p])
+                        json_fixed(w, NULL, (int64_t)p50[p], 3);
+                else
+                        json_null(w, NULL);
+        json_arr_end(w);
+}
+
+static void json_kind(struct json_w *w, const char *key, const struct c2c_result *r,
+                      unsigned k, uint64_t tsc_hz)
 {
         json_obj_begin(w, key);
-        json_fixed(w, "p10_tsc", (int64_t)p10, 3);
-        json_fixed(w, "p50_tsc", (int64_t)p50, 3);
-        json_fixed(w, "p90_tsc", (int64_t)p90, 3);
-        json_figure(w, "p10_ns", p10, tsc_hz);
-        json_figure(w, "p50_ns", p50, tsc_hz);
-        json_figure(w, "p90_ns", p90, tsc_hz);
+        json_fixed(w, "p10_tsc", (int64_t)r->p10_milli[k], 3);
+        json_fixed(w, "p50_tsc", (int64_t)r->p50_milli[k], 3);
+        json_fixed(w, "p90_tsc", (int64_t)r->p90_milli[k], 3);
+        json_figure(w, "p10_ns", r->p10_milli[k], tsc_hz);
+        json_figure(w, "p50_ns", r->p50_milli[k], tsc_hz);
+        json_figure(w, "p90_ns", r->p90_milli[k], tsc_hz);
+        json_u64(w, "n_rounds", r->n_rounds[k]);
+        json_u64(w, "n_not_concurrent", r->n_not_concurrent[k]);
+        json_u64(w, "n_below_floor", r->n_below_floor[k]);
+        json_passes(w, "passes_p50_tsc", r->pass_p50_milli[k], r->n_passes[k]);
+        json_obj_end(w);
+}
+
+/* A kind with rounds taken but none kept: null figures, and what left them out. */
+static void json_rejected(struct json_w *w, const char *key, const struct c2c_result *r,
+                          unsigned k)
+{
+        static const char *const figs[] = { "p10_tsc", "p50_tsc", "p90_tsc",
+                                            "p10_ns", "p50_ns", "p90_ns" };
+
+        if (!r->n_rounds[k]) {
+                json_null(w, key);
+                return;
+        }
+        json_obj_begin(w, key);
+        for (size_t i = 0; i < ARRAY_SIZE(figs); i++)
+                json_null(w, figs[i]);
+        json_u64(w, "n_rounds", r->n_rounds[k]);
+        json_u64(w, "n_not_concurrent", r->n_not_concurrent[k]);
+        json_u64(w, "n_below_floor", r->n_below_floor[k]);
+        json_passes(w, "passes_p50_tsc", r->pass_p50_milli[k], r->n_passes[k]);
+        json_obj_end(w);
+}
+
+static void json_class(struct json_w *w, unsigned c, unsigned k,
+                       const struct c2c_class_summary *x, uint64_t tsc_hz)
+{
+        json_obj_begin(w, NULL);
+        json_str(w, "topology", c2c_class_name((enum c2c_class)c));
+        json_str(w, "kind", bench_c2c_kind_name((enum bench_c2c_kind)k));
+        json_u64(w, "n_pairs", x->n_pairs);
+        json_fixed(w, "p50_tsc", (int64_t)x->p50_milli, 3);
+        json_fixed(w, "min_tsc", (int64_t)x->min_milli, 3);
+        json_fixed(w, "max_tsc", (int64_t)x->max_milli, 3);
+        json_figure(w, "p50_ns", x->p50_milli, tsc_hz);
+        json_passes(w, "passes_p50_tsc", x->pass_p50_milli, x->n_passes);
+        json_fixed(w, "spread_tsc", (int64_t)x->spread_milli, 3);
+        json_figure(w, "spread_ns", x->spread_milli, tsc_hz);
+        json_u64(w, "n_rounds", x->n_rounds);
+        json_u64(w, "n_not_concurrent", x->n_not_concurrent);
+        json_u64(w, "n_below_floor", x->n_below_floor);
         json_obj_end(w);
 }
 
@@ -139,19 +275,9 @@ void c2c_json(struct json_w *w, const struct c2c_result *r, size_t n, uint64_t t
         json_obj_begin(w, "c2c");
         json_arr_begin(w, "classes");
         for (unsigned c = 0; c < C2C__COUNT; c++)
-                for (unsigned k = 0; k < BENCH_C2C__COUNT; k++) {
-                        if (!s[c][k].n_pairs)
-                                continue;
-                        json_obj_begin(w, NULL);
-                        json_str(w, "topology", c2c_class_name((enum c2c_class)c));
-                        json_str(w, "kind", bench_c2c_kind_name((enum bench_c2c_kind)k));
-                        json_u64(w, "n_pairs", s[c][k].n_pairs);
-                        json_fixed(w, "p50_tsc", (int64_t)s[c][k].p50_milli, 3);
-                        json_fixed(w, "min_tsc", (int64_t)s[c][k].min_milli, 3);
-                        json_fixed(w, "max_tsc", (int64_t)s[c][k].max_milli, 3);
-                        json_figure(w, "p50_ns", s[c][k].p50_milli, tsc_hz);
-                        json_obj_end(w);
-                }
+                for (unsigned k = 0; k < BENCH_C2C__COUNT; k++)
+                        if (s[c][k].n_pairs)
+                                json_class(w, c, k, &s[c][k], tsc_hz);
         json_arr_end(w);
         json_arr_begin(w, "pairs");
         for (size_t i = 0; i < n; i++) {
@@ -161,13 +287,20 @@ void c2c_json(struct json_w *w, const struct c2c_result *r, size_t n, uint64_t t
                 json_u64(w, "owner_apic_id", r[i].owner_apic);
                 json_u64(w, "reader_apic_id", r[i].reader_apic);
                 json_str(w, "topology", r[i].known_class ? c2c_class_name(r[i].cls) : NULL);
+                json_str(w, "prefetchers", r[i].prefetchers);
+                if (r[i].floor_milli) {
+                        json_fixed(w, "floor_tsc", (int64_t)r[i].floor_milli, 3);
+                        json_figure(w, "floor_ns", r[i].floor_milli, tsc_hz);
+                } else {
+                        json_null(w, "floor_tsc");
+                        json_null(w, "floor_ns");
+                }
                 for (unsigned k = 0; k < BENCH_C2C__COUNT; k++) {
                         const char *name = bench_c2c_kind_name((enum bench_c2c_kind)k);
                         if (r[i].measured[k])
-                                json_kind(w, name, r[i].p10_milli[k], r[i].p50_milli[k],
-                                          r[i].p90_milli[k], tsc_hz);
+                                json_kind(w, name, &r[i], k, tsc_hz);
                         else
-                                json_null(w, name);
+                                json_rejected(w, name, &r[i], k);
                 }
                 json_obj_end(w);
         }
@@ -224,30 +357,94 @@ static void text_matrix(struct rep_buf *b, const struct c2c_result *r, size_t n,
         }
 }
 
+static void text_fig(struct rep_buf *b, uint64_t v, uint64_t tsc_hz)
+{
+        uint64_t y = tsc_hz ? ns_milli(v, tsc_hz) : v;
+
+        rep_buf_printf(b, " %7llu.%llu", (unsigned long long)(y / 1000),
+                       (unsigned long long)(y % 1000 / 100));
+}
+
 status_t c2c_text(struct rep_buf *b, const struct c2c_result *r, size_t n, uint64_t tsc_hz)
 {
         static struct c2c_class_summary s[C2C__COUNT][BENCH_C2C__COUNT];
 
         c2c_summarise(r, n, s);
-        rep_buf_printf(b, "c2c: %-14s %-6s %6s %10s %10s %10s  (%s per access)\n", "topology",
-                       "kind", "pairs", "p50", "min", "max", tsc_hz ? "ns" : "TSC ticks");
+        rep_buf_printf(b, "c2c: %-13s %-8s %5s %9s %9s %9s %9s  %s  (%s per access; spread: "
+                       "largest - smallest of the %u passes' medians)\n", "topology", "kind",
+                       "pairs", "p50", "min", "max", "spread", "flagged", tsc_hz ? "ns" : "TSC ticks",
+                       C2C_PASSES);
         for (unsigned c = 0; c < C2C__COUNT; c++)
                 for (unsigned k = 0; k < BENCH_C2C__COUNT; k++) {
                         const struct c2c_class_summary *x = &s[c][k];
-                        uint64_t v[3] = { x->p50_milli, x->min_milli, x->max_milli };
 
-                        if (!x->n_pairs)
+                        if (!x->n_pairs && !x->n_rounds)
                                 continue;
-                        rep_buf_printf(b, "c2c: %-14s %-6s %6u",
-                                       c2c_class_name((enum c2c_class)c),
+                        rep_buf_printf(b, "c2c: %-13s %-8s %5u", c2c_class_name((enum c2c_class)c),
                                        bench_c2c_kind_name((enum bench_c2c_kind)k), x->n_pairs);
-                        for (unsigned q = 0; q < 3; q++) {
-                                uint64_t y = tsc_hz ? ns_milli(v[q], tsc_hz) : v[q];
-                                rep_buf_printf(b, " %8llu.%llu", (unsigned long long)(y / 1000),
-                                               (unsigned long long)(y % 1000 / 100));
+                        if (x->n_pairs) {
+                                text_fig(b, x->p50_milli, tsc_hz);
+                                text_fig(b, x->min_milli, tsc_hz);
+                                text_fig(b, x->max_milli, tsc_hz);
+                                text_fig(b, x->spread_milli, tsc_hz);
+                        } else {
+                                rep_buf_printf(b, " %9s %9s %9s %9s", "-", "-", "-", "-");
                         }
+                        rep_buf_printf(b, "  %u of %u rounds%s", x->n_not_concurrent + x->n_below_floor,
+                                       x->n_rounds, x->kept ? ", kept (emulated)" : " left out");
+                        if (x->n_not_concurrent)
+                                rep_buf_printf(b, " (%u not concurrent)", x->n_not_concurrent);
+                        if (x->n_below_floor)
+                                rep_buf_printf(b, " (%u faster than the reader's own hit: not "
+                                               "transfers)", x->n_below_floor);
                         rep_buf_printf(b, "\n");
                 }
         text_matrix(b, r, n, tsc_hz);
         return b->oom ? ST_NO_MEM : ST_OK;
+}
+
+size_t c2c_floor_bytes(uint64_t l1d_bytes, uint64_t l2_bytes, size_t max, size_t fallback,
+                       const char **name)
+{
+        uint64_t b = 4 * l1d_bytes;
+
+        if (b > l2_bytes / 2)
+                b = l2_bytes / 2;
+        if (b > max)
+                b = max;
+        b &= ~(uint64_t)4095;
+        if (!l1d_bytes || !l2_bytes || b < 2 * l1d_bytes) {
+                *name = "own L1 hit";
+                return fallback;
+        }
+        *name = "own L2 hit";
+        return (size_t)b;
+}
+
+void c2c_report_rejects(const struct c2c_result *r, size_t n, bool emulated)
+{
+        static struct c2c_class_summary s[C2C__COUNT][BENCH_C2C__COUNT];
+
+        c2c_summarise(r, n, s);
+        for (unsigned c = 0; c < C2C__COUNT; c++)
+                for (unsigned k = 0; k < BENCH_C2C__COUNT; k++) {
+                        const struct c2c_class_summary *x = &s[c][k];
+                        const char *cls  = c2c_class_name((enum c2c_class)c);
+                        const char *kind = bench_c2c_kind_name((enum bench_c2c_kind)k);
+
+                        if (x->n_not_concurrent && emulated)
+                                rep_info("%s %s: %u of %u windows not concurrent (the emulator "
+                                         "runs the vCPUs in turn): kept, as the emulator's "
+                                         "figures", cls, kind, x->n_not_concurrent, x->n_rounds);
+                        else if (x->n_not_concurrent)
+                                rep_warn("%s %s: %u of %u windows left out: the owner did not "
+                                         "run while the reader measured (both sides on one core "
+                                         "in turn: not a transfer)", cls, kind,
+                                         x->n_not_concurrent, x->n_rounds);
+                        if (x->n_below_floor)
+                                rep_warn("%s %s: %u of %u windows left out: faster than the "
+                                         "reader's own hit, which a transfer between caches that "
+                                         "share no L2 cannot be", cls, kind, x->n_below_floor,
+                                         x->n_rounds);
+                }
 }

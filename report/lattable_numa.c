@@ -202,7 +202,7 @@ static void json_c2c_classes(struct json_w *w, const struct lat_c2c_in *in)
         lat_c2c_classes(in->res, in->n, s);
         json_arr_begin(w, "classes");
         for (unsigned c = 0; c < C2C__COUNT; c++)
-                for (unsigned k = 0; k < BENCH_C2C__COUNT; k++) {
+                for (unsigned k = 0; k < LAT_C2C_KINDS; k++) {
                         const struct lat_c2c_class *x = &s[c][k];
                         uint64_t t[4] = { x->min, x->p10, x->p50, x->p90 }, ns[4];
 
@@ -259,7 +259,7 @@ static void json_c2c_matrix(struct json_w *w, const struct lat_c2c_in *in, const
                             unsigned m)
 {
         json_obj_begin(w, "matrix_p50_tsc");
-        for (unsigned k = 0; k < BENCH_C2C__COUNT; k++) {
+        for (unsigned k = 0; k < LAT_C2C_KINDS; k++) {
                 json_arr_begin(w, bench_c2c_kind_name((enum bench_c2c_kind)k));
                 for (unsigned a = 0; a < m; a++) {
                         json_arr_begin(w, NULL);

@@ -73,6 +73,10 @@ struct lat_dram_level {
 void lat_dram_levels(const struct numa_matrix *m, const struct numa_classes *c,
                      struct lat_dram_level *out);
 
+/** The kinds the table's c2c section carries: hit, hitm, write (the latency buckets a reader
+ *  classifies against); c2c.json has the atomic and ping-pong figures too. */
+#define LAT_C2C_KINDS BENCH_C2C_ATOMIC
+
 /** Per topology class and kind, the pairs pooled like the levels (in TSC ticks x 1000). */
 struct lat_c2c_class {
         unsigned n_pairs;

@@ -380,3 +380,61 @@ def check_no_icount_arm64(c):
         % (c.name, "" if not claims else ": %s" % claims[:2]))
     tap(re.search(r"^FAIL:", c.serial, re.M) is None and c.rc == 0,
         "%s: nothing FAILs, exit %d" % (c.name, c.rc))
+
+
+def _smp(c):
+    """The -smp topology of the case's QEMU arguments: {"sockets": 2, "clusters": 2, ...}."""
+    args = c.args[c.args.index("--") + 1:] if "--" in c.args else []
+    spec = args[args.index("-smp") + 1] if "-smp" in args else ""
+    out = {"sockets": 1, "clusters": 1, "cores": 1, "threads": 1}
+    for part in spec.split(",")[1:]:
+        k, _, v = part.partition("=")
+        out[k] = int(v)
+    return out
+
+
+def check_pptt_topology_arm64(c):
+    """QEMU's PPTT for the case's -smp sockets/clusters/cores (virt numbers every vCPU's MPIDR
+    Aff0 0..N-1 whatever the topology, so only the PPTT can say it): every processor's package
+    and cluster follow -smp, the PPTT describes no caches (QEMU 7.2) so there is no LLC domain,
+    and every c2c pair is classed by it: same-cluster, same-package (no L3 described) or
+    other-package; each pair has a ping-pong figure beside HIT/HITM (the files are validated
+    against docs/schemas for every case)."""
+    smp = _smp(c)
+    per_cluster = smp["cores"] * smp["threads"]
+    per_socket = per_cluster * smp["clusters"]
+    p = c.result_json("processors.json") or {}
+    procs = {x["index"]: x for x in p.get("processors", []) if x.get("apic_id") is not None}
+    tap(sorted(procs) == list(range(c.cpus)) and
+        all(x.get("topology_source") == "PPTT" and x.get("cluster_kind") == "cluster"
+            for x in procs.values()),
+        "%s: all %d processors take their topology from the PPTT, in clusters" % (c.name, c.cpus))
+    bad = [(a, b) for a in procs for b in procs
+           if (procs[a]["package"] == procs[b]["package"]) != (a // per_socket == b // per_socket)
+           or (procs[a]["cluster"] == procs[b]["cluster"]) != (a // per_cluster == b // per_cluster)
+           or (procs[a]["core"] == procs[b]["core"]) != (a == b)]
+    tap(procs and not bad, "%s: packages of %d and clusters of %d processors, as -smp %s "
+        "asked%s" % (c.name, per_socket, per_cluster, smp, "" if not bad else ": %s" % bad[:4]))
+    tap(all(x["llc_level"] == 0 for x in procs.values()) and
+        re.search(r"^INFO: cpus: topology: the PPTT describes no caches", c.serial, re.M),
+        "%s: QEMU 7.2's PPTT has no cache structures: no last-level-cache domain" % c.name)
+    tap(not re.search(r"^WARN: cpus: topology:", c.serial, re.M),
+        "%s: no MPIDR fallback WARN (the PPTT was used)" % c.name)
+    j = c.result_json("c2c.json") or {}
+    pairs = j.get("c2c", {}).get("pairs", [])
+
+    def want(a, b):
+        if a // per_socket != b // per_socket:
+            return "other-package"
+        return "same-cluster" if a // per_cluster == b // per_cluster else "same-package"
+    wrong = [(x["owner_cpu"], x["reader_cpu"], x["topology"]) for x in pairs
+             if x["topology"] != want(x["owner_cpu"], x["reader_cpu"])]
+    tap(len(pairs) == c.cpus * (c.cpus - 1) and not wrong and
+        j.get("method", {}).get("topology_source") == "the firmware's PPTT",
+        "%s: %d c2c pairs classed by the PPTT%s" % (c.name, len(pairs),
+                                                   "" if not wrong else ": %s" % wrong[:4]))
+    tap(all((x.get("pingpong") or {}).get("p50_tsc") for x in pairs) and
+        {k["topology"] for k in j.get("c2c", {}).get("classes", [])} ==
+        {"same-cluster", "same-package", "other-package"},
+        "%s: every pair has a ping-pong figure; the classes are same-cluster, same-package, "
+        "other-package" % c.name)

@@ -55,7 +55,7 @@ def check_processors(c):
 
 def check_c2c(c):
     j = c.result_json("c2c.json")
-    if not tap(j is not None and j.get("schema") == "pmucal.c2c/1.1",
+    if not tap(j is not None and j.get("schema") == "pmucal.c2c/1.2",
                "%s: c2c.json parses" % c.name):
         return
     pairs = j["c2c"]["pairs"]
@@ -63,8 +63,9 @@ def check_c2c(c):
     want = {(a, b) for a in range(c.cpus) for b in range(c.cpus) if a != b}
     tap(ordered == want, "%s: c2c measured every ordered pair (%d of %d)"
         % (c.name, len(ordered & want), len(want)))
-    tap(all(x[k] and x[k]["p50_tsc"] > 0 for x in pairs for k in ("hit", "hitm", "write")),
-        "%s: c2c has hit, hitm and write figures for every pair" % c.name)
+    tap(all(x[k] and x[k]["p50_tsc"] > 0 for x in pairs
+            for k in ("hit", "hitm", "write", "atomic", "pingpong")),
+        "%s: c2c has hit, hitm, write, atomic and pingpong figures for every pair" % c.name)
     tap(j["method"]["emulated"] and re.search(r"^INFO: c2c: the CPU is emulated \(QEMU TCG\)",
                                               c.serial, re.M) is not None,
         "%s: c2c says the figures are the emulator's" % c.name)

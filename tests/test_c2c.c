@@ -1,7 +1,12 @@
 /* The cache-to-cache protocol on two real host threads: every round completes in order for
- * each kind, a side whose partner never starts gives up with ST_TIMEOUT, bad arguments are
- * refused. (The figures themselves are checked by the hosted run, not here.) */
+ * each kind (ping-pong included), a side whose partner never starts gives up with ST_TIMEOUT,
+ * bad arguments are refused, and two sides that run in turn on one CPU are caught: their
+ * windows are flagged not concurrent. (The figures themselves are checked by the hosted run,
+ * not here.) */
+#define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +18,9 @@
 
 #include "bench/c2c.h"
 #include "bench/chain.h"
+#include "boot/prefetch.h"
+#include "boot/x86/msr_misc.h"
+#include "tests/fake_msr.h"
 
 #define LINES 64
 
@@ -55,6 +63,10 @@ static void test_rounds_complete(void **state)
                         assert_true(c.ticks_per_line_milli[r] > 0);
                 assert_int_equal(c.owner_seq, 50);
                 assert_int_equal(c.reader_seq, 100);
+                if (k == BENCH_C2C_PINGPONG) {
+                        assert_int_equal(c.ping, 50 * LINES);
+                        assert_int_equal(c.pong, 50 * LINES);
+                }
         }
         /* the chain is intact after the owner's writes and the reader's locked adds */
         void  *p = start;
@@ -88,6 +100,109 @@ static void test_partner_never_starts(void **state)
         free(buf);
 }
 
+static void *owner_on_cpu0(void *c)
+{
+        cpu_set_t set;
+
+        CPU_ZERO(&set);
+        CPU_SET(0, &set);
+        if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set))
+                return NULL;
+        bench_c2c_owner(c);
+        return NULL;
+}
+
+/* Owner and reader pinned to one CPU take turns: the owner's heartbeat cannot move while the
+ * reader measures, so (nearly) every window is flagged; the figures would be the reader's own
+ * cache hits, not transfers. */
+static void test_one_cpu_in_turn_not_concurrent(void **state)
+{
+        static struct bench_c2c c;
+        void                   *start;
+        void                   *buf = alloc_chain(&start);
+        cpu_set_t               set, old;
+        pthread_t               t;
+        (void)state;
+
+        assert_int_equal(pthread_getaffinity_np(pthread_self(), sizeof(old), &old), 0);
+        CPU_ZERO(&set);
+        CPU_SET(0, &set);
+        assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(set), &set), 0);
+        assert_int_equal(bench_c2c_init(&c, BENCH_C2C_HITM, start, LINES, 64, 20), ST_OK);
+        assert_int_equal(pthread_create(&t, NULL, owner_on_cpu0, &c), 0);
+        bench_c2c_reader(&c);
+        pthread_join(t, NULL);
+        pthread_setaffinity_np(pthread_self(), sizeof(old), &old);
+        assert_int_equal(c.reader_status, ST_OK);
+        assert_int_equal(c.n_done, 20);
+        printf("# one CPU in turn: %u of 20 windows not concurrent\n", c.n_not_concurrent);
+        assert_true(c.n_not_concurrent >= 18);
+        unsigned flagged = 0;
+        for (unsigned r = 0; r < c.n_done; r++)
+                flagged += !c.concurrent[r];
+        assert_int_equal(flagged, c.n_not_concurrent);
+        free(buf);
+}
+
+/* The reader's own hit on a chain it walks itself: a figure, and the floor field set when a
+ * floor chain is given. */
+static void test_own_hit(void **state)
+{
+        static struct bench_c2c c;
+        void                   *start, *fstart;
+        void                   *buf = alloc_chain(&start), *fbuf = alloc_chain(&fstart);
+        pthread_t               t;
+        (void)state;
+
+        assert_true(bench_c2c_own_hit(fstart, LINES, 3) > 0);
+        assert_int_equal(bench_c2c_own_hit(NULL, LINES, 3), 0);
+        assert_int_equal(bench_c2c_init(&c, BENCH_C2C_HIT, start, LINES, 64, 5), ST_OK);
+        c.floor_chain = fstart;
+        c.floor_lines = LINES;
+        assert_int_equal(pthread_create(&t, NULL, owner_thread, &c), 0);
+        bench_c2c_reader(&c);
+        pthread_join(t, NULL);
+        assert_true(c.floor_milli > 0);
+        free(buf);
+        free(fbuf);
+}
+
+static uint64_t seen_in_window;
+
+static void peek_side(void *c)
+{
+        (void)c;
+        seen_in_window = fake_msr_peek(MSR_MISC_FEATURE_CONTROL);
+}
+
+/* Each side of a pair runs with its own CPU's prefetchers off (Skylake-SP: the four disable
+ * bits of MSR_MISC_FEATURE_CONTROL, 0xf) and gives them back after; with prefetchers = keep
+ * they stay as found, and a CPU without a documented control runs as found too. */
+static void test_side_prefetchers(void **state)
+{
+        static struct bench_c2c c;
+        struct bench_prefetch   pf;
+        struct cpu_info         skx = { .vendor = VEN_INTEL, .family = 6, .model = 0x55 };
+        struct cpu_info         knl = { .vendor = VEN_INTEL, .family = 6, .model = 0x57 };
+        (void)state;
+
+        fake_msr_setup(NULL);
+        fake_msr_add(MSR_MISC_FEATURE_CONTROL, 0x2);
+        bench_c2c_side(peek_side, &c, &skx, true, &pf);
+        assert_int_equal(seen_in_window, 0xf);
+        assert_int_equal(fake_msr_peek(MSR_MISC_FEATURE_CONTROL), 0x2);
+        assert_string_equal(bench_prefetch_state_name(pf.state), "off");
+        bench_c2c_side(peek_side, &c, &skx, false, &pf);
+        assert_int_equal(seen_in_window, 0x2);
+        assert_string_equal(bench_prefetch_state_name(pf.state), "on");
+        bench_c2c_side(peek_side, &c, &knl, true, &pf);
+        assert_int_equal(seen_in_window, 0x2);
+        assert_string_equal(bench_prefetch_state_name(pf.state), "unsupported");
+        bench_c2c_side(peek_side, &c, NULL, true, &pf);
+        assert_string_equal(bench_prefetch_state_name(pf.state), "unsupported");
+        fake_msr_setup(NULL);
+}
+
 static void test_bad_arguments(void **state)
 {
         static struct bench_c2c c;
@@ -102,6 +217,8 @@ static void test_bad_arguments(void **state)
                          ST_BAD_ARG);
         assert_int_equal(bench_c2c_init(&c, BENCH_C2C__COUNT, x, 1, 64, 1), ST_BAD_ARG);
         assert_string_equal(bench_c2c_kind_name(BENCH_C2C_WRITE), "write");
+        assert_string_equal(bench_c2c_kind_name(BENCH_C2C_ATOMIC), "atomic");
+        assert_string_equal(bench_c2c_kind_name(BENCH_C2C_PINGPONG), "pingpong");
         assert_string_equal(bench_c2c_kind_name(BENCH_C2C__COUNT), "unknown");
 }
 
@@ -111,6 +228,9 @@ int main(void)
                 cmocka_unit_test(test_rounds_complete),
                 cmocka_unit_test(test_partner_never_starts),
                 cmocka_unit_test(test_bad_arguments),
+                cmocka_unit_test(test_one_cpu_in_turn_not_concurrent),
+                cmocka_unit_test(test_own_hit),
+                cmocka_unit_test(test_side_prefetchers),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

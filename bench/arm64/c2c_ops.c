@@ -2,11 +2,14 @@
  * The AArch64 operations of the cache-to-cache kernels (see bench/c2c.h): DC CIVAC evicts a
  * line to the point of coherency from every cache of the shareability domain, the laps are
  * timed with the generic timer's virtual count (CNTVCT_EL0, CNTFRQ_EL0 ticks per second: the
- * inventory's tsc_hz on AArch64), and the write is an atomic add to the line: LDADD
- * (FEAT_LSE, ID_AA64ISAR0_EL1.Atomic >= 2) or an LDXR/STXR loop where the CPU has no LSE.
+ * inventory's tsc_hz on AArch64). The write is a plain store completed by DSB ISH before the
+ * next pointer is loaded from the line (the line moves into this core's cache); the atomic
+ * kind is LDADD (FEAT_LSE, ID_AA64ISAR0_EL1.Atomic >= 2), which Neoverse cores may perform
+ * far, in the interconnect, when the line is not in their L1 (Cortex-A76 TRM), or an
+ * LDXR/STXR loop where the CPU has no LSE.
  * A stamp waits for the loads and atomics before it with DSB and is itself ordered by ISB,
  * as Linux's arch_timer_read_cntvct_el0 is. [ARM-ARM] C5.3 DC CIVAC, D12 "The Generic
- * Timer", C6.2 LDADD, LDXR, STXR, DSB, ISB.
+ * Timer", C6.2 LDADD, LDXR, STXR, STR, DSB, ISB.
  */
 #include "bench/c2c.h"
 
@@ -97,5 +100,24 @@ uint64_t bench_c2c_rmw_timed(void *p, size_t n)
                          : "+r"(p), "+r"(n), "=&r"(old), "=&r"(fail)
                          :
                          : "x16", "memory", "cc");
+        return stamp() - t0;
+}
+
+/* Store to word 1 of each line, DSB ISH: the store is complete (observed by every observer of
+ * the inner shareable domain, so the line is this core's, Modified) before the load of the
+ * next pointer from it. */
+uint64_t bench_c2c_store_timed(void *p, size_t n)
+{
+        uint64_t one = 1, t0 = stamp();
+
+        __asm__ volatile("1:\n\t"
+                         "str %2, [%0, #8]\n\t"
+                         "dsb ish\n\t"
+                         "ldr %0, [%0]\n\t"
+                         "subs %1, %1, #1\n\t"
+                         "b.ne 1b"
+                         : "+r"(p), "+r"(n)
+                         : "r"(one)
+                         : "memory", "cc");
         return stamp() - t0;
 }

@@ -18,7 +18,8 @@ from .table import MAJOR, SCHEMA_PREFIX, STAT_KEYS, UNITS, Stat, _latency
 
 SLACK = 1.5   # PMUCAL_FIT_SLACK
 FITS, FASTER, SLOWER = "fits", "faster", "slower"
-TOPOLOGIES = ("smt", "same-l3", "other-l3", "other-package")
+TOPOLOGIES = ("smt", "same-module", "same-cluster", "same-l3", "other-l3", "same-package",
+              "other-package")
 KINDS = ("hit", "hitm", "write")
 
 

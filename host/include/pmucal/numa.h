@@ -37,7 +37,8 @@
  *   "DRAM-remote-<k>hop", "dram-remote-<k>hop"  (k 1..99)
  *   "dram-remote"          remote DRAM, distance unknown (IBS, PEBS): the remote level the
  *                          latency fits best
- *   "c2c-<topology>-<kind>" topology "smt", "same-l3", "other-l3", "other-package", or
+ *   "c2c-<topology>-<kind>" topology "smt", "same-module", "same-cluster", "same-l3",
+ *                           "other-l3", "same-package", "other-package", or
  *                          "local" (any of the first three), "remote" (= other-package),
  *                          "any"; kind "hit", "hitm", "write" or "any"; the best fit among them
  * Anything else is PMUCAL_E_UNKNOWN_SOURCE. A known source the table has no bucket for ("L3"
@@ -87,7 +88,8 @@ struct pmucal_dram_level {
 };
 
 struct pmucal_c2c_class {
-        char               topology[16];  /* "smt", "same-l3", "other-l3", "other-package" */
+        char               topology[16];  /* "smt", "same-module", "same-cluster", "same-l3",
+                                           * "other-l3", "same-package", "other-package" */
         char               kind[8];       /* "hit", "hitm", "write" */
         unsigned           n_pairs;
         struct pmucal_stat tsc;
