@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "boot/x86/topology.h"
+#include "report/c2c.h"
 #include "tests/cpuid_dump.h"
 
 static struct cpuid_dump *load(const char *file)
@@ -153,6 +154,62 @@ static void test_legacy(void **state)
         free(d);
 }
 
+/* The recorded i9-13900K as the processor with x2APIC ID @p id (leaf 0x1F EDX), of core type
+ * @p type (leaf 0x1A), as the app hands it to the cache-to-cache classes. */
+static struct c2c_cpu rpl_cpu(struct cpuid_dump *d, uint32_t id, uint8_t type)
+{
+        struct cpuid_regs   r;
+        struct cpu_topology t;
+
+        for (uint32_t s = 0; s < 3; s++)
+                if (cpuid_dump_get(d, 0x1f, s, &r)) {
+                        r.edx = id;
+                        assert_int_equal(cpuid_dump_put(d, 0x1f, s, r), ST_OK);
+                }
+        assert_int_equal(cpuid_dump_put(d, 0x1a, 0, (struct cpuid_regs){ .eax = (uint32_t)type << 24 | 1 }),
+                         ST_OK);
+        cpu_topology_decode(d, &t);
+        return (struct c2c_cpu){ .apic_id = t.apic_id, .package = t.package, .core = t.core,
+                                 .thread = t.thread, .l3_domain = t.llc_domain,
+                                 .cluster = t.cluster, .group = t.group,
+                                 .no_l3 = t.llc_level < 3 };
+}
+
+/* Raptor Lake's L2 sharing field (leaf 4 sub-leaf 2 EAX[25:14] = 7: 8 IDs) spans an E-core
+ * module: four E-cores at x2APIC IDs 0x40, 0x42, 0x44, 0x46 share one 4 MiB L2, the next
+ * module starts at 0x48; a P-core (IDs 0/1, 8/9, ...; 2 MiB L2 of its own) is a module of one.
+ * So two E-cores of a module are "same-module", not pooled into "same-l3" with P-E pairs.
+ * Intel's published topology of the i9-13900K: 8 P-cores, 16 E-cores in 4 modules of 4 sharing
+ * a 4 MB L2, 36 MB L3 shared by all. */
+static void test_hybrid_modules(void **state)
+{
+        struct cpuid_dump *d = load("intel-i9-13900k.txt");
+        struct cpuid_regs  r;
+        (void)state;
+
+        assert_true(cpuid_dump_get(d, 4, 2, &r));
+        assert_int_equal((r.eax >> 14) & 0xfff, 7);
+        struct c2c_cpu p0 = rpl_cpu(d, 0, 0x40), p0t = rpl_cpu(d, 1, 0x40), p1 = rpl_cpu(d, 8, 0x40);
+        struct c2c_cpu e0 = rpl_cpu(d, 0x40, 0x20), e1 = rpl_cpu(d, 0x42, 0x20);
+        struct c2c_cpu e3 = rpl_cpu(d, 0x46, 0x20), e4 = rpl_cpu(d, 0x48, 0x20);
+
+        assert_int_equal(e0.group, C2C_GROUP_MODULE);
+        assert_int_equal(c2c_pair_class(&e0, &e1), C2C_SAME_MODULE);
+        assert_int_equal(c2c_pair_class(&e0, &e3), C2C_SAME_MODULE);
+        assert_int_equal(c2c_pair_class(&e0, &e4), C2C_SAME_L3);
+        assert_int_equal(c2c_pair_class(&p0, &e0), C2C_SAME_L3);
+        assert_int_equal(c2c_pair_class(&p0, &p1), C2C_SAME_L3);
+        assert_int_equal(c2c_pair_class(&p0, &p0t), C2C_SMT);
+        free(d);
+
+        /* Zen 4: the L2 is the core's own (0x8000001D: 2 IDs, the SMT pair): no module */
+        struct cpu_topology t;
+        d = load("amd-ryzen9-7950x.txt");
+        cpu_topology_decode(d, &t);
+        assert_int_equal(t.group, TOPO_GROUP_NONE);
+        free(d);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -160,6 +217,7 @@ int main(void)
                 cmocka_unit_test(test_fields_from_id),
                 cmocka_unit_test(test_legacy),
                 cmocka_unit_test(test_core_type_and_caches),
+                cmocka_unit_test(test_hybrid_modules),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

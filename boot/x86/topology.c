@@ -78,7 +78,8 @@ static void from_legacy(const struct cpuid_dump *d, struct cpu_topology *t)
         t->source = "CPUID 1";
 }
 
-/* The deepest cache level's sharing field: EAX[25:14] + 1 addressable IDs share it. */
+/* The deepest cache level's sharing field: EAX[25:14] + 1 addressable IDs share it; and the
+ * L2's (data or unified), which says whether cores share one (a module). */
 static void last_level_cache(const struct cpuid_dump *d, struct cpu_topology *t)
 {
         static const uint32_t leaves[] = { 4, 0x8000001d };
@@ -90,6 +91,8 @@ static void last_level_cache(const struct cpuid_dump *d, struct cpu_topology *t)
 
                         if (!bits(r.eax, 4, 0)) /* null cache type ends the list */
                                 break;
+                        if (level == 2 && bits(r.eax, 4, 0) != 2) /* 2: instruction cache */
+                                t->l2_shift = ceil_log2(bits(r.eax, 25, 14) + 1);
                         if (level < t->llc_level)
                                 continue;
                         t->llc_level = level;
@@ -141,4 +144,12 @@ void cpu_topology_decode(const struct cpuid_dump *d, struct cpu_topology *out)
         out->core       = out->apic_id >> out->smt_shift;
         out->thread     = out->apic_id & ((1u << out->smt_shift) - 1);
         out->llc_domain = out->apic_id >> out->llc_shift;
+        /* An L2 shared by more than one core, below a larger L3: the cores of a module (the
+         * E-cores of Alder Lake and later share one L2 by four). [SDM-2A] CPUID leaf 04H
+         * EAX[25:14]; the core type is leaf 1AH's. */
+        if (out->l2_shift > out->smt_shift && out->llc_level >= 3 &&
+            out->l2_shift < out->llc_shift) {
+                out->group   = TOPO_GROUP_MODULE;
+                out->cluster = out->apic_id >> out->l2_shift;
+        }
 }
