@@ -271,6 +271,7 @@ PMUCAL_TABLE_SRCS := \
 	host/pmucal_table_diff_tlb.c \
 	host/pmucal_table_match.c \
 	host/pmucal_table_remote.c \
+	host/pmucal_table_report.c \
 	host/pmucal_table_show.c
 PMUCAL_HOST_SRCS := \
 	host/c2c_host.c \
@@ -396,7 +397,7 @@ BENCH_SAMPLING_SRCS := tests/bench_sampling.c
 .SECONDEXPANSION:
 
 .PHONY: all run test unit coverage fuzz usb host bench bench-latency bench-tlb bench-pmu \
-        bench-sampling bench-numa bench-classify bench-aarch64 plot deps check-deps \
+        bench-sampling bench-numa bench-classify bench-report bench-aarch64 plot deps check-deps \
         check-layering clean test-asan test-asan-build install keys signed-snakeoil
 .DEFAULT_GOAL := all
 
@@ -775,7 +776,7 @@ deps-aarch64:
 # ---- benchmarks and plots ------------------------------------------------------------------
 # Every benchmark prints its figures; a missed target (bench-latency's stability) fails the
 # goal at the end, after the others have run.
-BENCHES := bench-latency bench-tlb bench-pmu bench-sampling bench-numa bench-classify bench-aarch64
+BENCHES := bench-latency bench-tlb bench-pmu bench-sampling bench-numa bench-classify bench-report bench-aarch64
 bench:
 	@rc=0; for b in $(BENCHES); do $(MAKE) --no-print-directory $$b || rc=1; done; exit $$rc
 
@@ -803,6 +804,8 @@ bench-numa: all host
 
 bench-classify: $(B)/host/pmucal-table
 	@tools/bench-classify.sh $(B)
+bench-report: $(B)/host/pmucal-table
+	@tools/bench-report.sh $(B)
 
 plot:
 	@tools/plot.sh $(RESULTS)

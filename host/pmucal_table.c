@@ -30,6 +30,9 @@ static int usage(const char *why)
                 "                    --perf-data-src HEX, or --ibs-op-data2 HEX --ibs-op-data3 HEX\n"
                 "                    with the latency optional: IBS DcMissLat core cycles)\n"
                 "       pmucal-table classify-tlb [--unit U] FILE [dtlb:|itlb:]4k|2m|1g ADDED...|-\n"
+                "       pmucal-table report [--json] [--unit U] [--core-ghz G] [--fields F]\n"
+                "                    [--total N --rate R] [--top K] FILE [PERF-SCRIPT|-]\n"
+                "                    (a dcache report from perf script -F ip,sym,addr,weight,data_src)\n"
                 "       pmucal-table diff A B\n"
                 "       pmucal-table match DIR\n"
                 "       pmucal-table --version | --help\n"
@@ -214,6 +217,8 @@ int main(int argc, char **argv)
                 return cmd_classify(argc - 2, argv + 2);
         if (!strcmp(cmd, "classify-source"))
                 return cmd_classify_source(argc - 2, argv + 2);
+        if (!strcmp(cmd, "report"))
+                return cmd_report(argc - 2, argv + 2);
         if (!strcmp(cmd, "classify-tlb"))
                 return cmd_classify_tlb(argc - 2, argv + 2);
         if (!strcmp(cmd, "diff"))

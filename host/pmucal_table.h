@@ -52,6 +52,7 @@ int cmd_classify_tlb(int argc, char **argv);
 int cmd_classify_source(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_match(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /** diff's TLB part (host/pmucal_table_diff_tlb.c): print A against B, curve by curve; the
  *  number of figures that moved beyond the runs' spread or are in one table only. */

@@ -264,6 +264,44 @@ sed 's/"cpuid_differs"/"no_dram"/' "$good" > "$tmp/nodram.json"
 out_ "classify beyond the last level" 0 $'500 DRAM\n1200 beyond' /dev/null classify "$tmp/nodram.json" 500 1200
 out_ "classify-tlb - labels"          0 $'0 l1_hit\n3.5 l2_hit\n40 walk' <(printf '0\n3.5\n40\n') classify-tlb "$tmp/tlb-table.json" 4k -
 
+# report: a dcache report from perf script lines (-F ip,sym,addr,weight,data_src, as perf
+# prints them: addr, data_src and its decoded text, weight, ip, sym). Synthesized against
+# numa-c2c.json (core 3 GHz; bounds L1 2.518 ns = 7.55 cycles, L2 8.904 ns = 26.7, L3 to
+# DRAM; DRAM-local p50 100 ns = 300 cycles, 1hop 153 ns = 459): 100 L1 hits of 5 cycles, 50
+# L2 hits of 20, 30 L3 hits of 50, 20 local DRAM of 300, 10 remote DRAM of 460, and 5 loads
+# marked local DRAM that took 5 cycles (the source disagrees with the latency's bucket).
+python3 - "$tmp/perf.txt" <<'PY'
+import sys
+rows = [(100, 0x200000142, "L1 hit", 5, "walk_list"), (50, 0x400000442, "L2 hit", 20, "hash_lookup"),
+        (30, 0x600000842, "L3 hit", 50, "hash_lookup"), (20, 0x1a00001042, "Local RAM hit", 300, "scan"),
+        (10, 0x3a00002042, "Remote RAM (1 hop) hit", 460, "scan"), (5, 0x1a00001042, "Local RAM hit", 5, "odd")]
+with open(sys.argv[1], "w") as f:
+    f.write("# perf script -F ip,sym,addr,weight,data_src\n")
+    for n, ds, lvl, w, sym in rows:
+        for i in range(n):
+            f.write("%16x %16x |OP LOAD|LVL %s|SNP None|TLB L1 or L2 hit|LCK No|BLK  N/A %16d %x %s\n"
+                    % (0x10000000 + 64 * (i % 4) + w * 4096, ds, lvl, w, 0x5574a000 + w, sym))
+PY
+case_ "report: samples per bucket" 0 "^L2 +50 +23\.3%$" report "$numa" "$tmp/perf.txt"
+case_ "report: every bucket counted" 0 "^report: 215 samples, 215 sorted by latency \(core\)" report "$numa" "$tmp/perf.txt"
+case_ "report: remote DRAM by distance" 0 "^DRAM-remote-1hop +10 " report "$numa" "$tmp/perf.txt"
+case_ "report: top symbols and addresses" 0 "^top L1: walk_list 100 odd 5 \| addr 0x10005000 27 " report "$numa" "$tmp/perf.txt"
+case_ "report: a source that disagrees with its latency" 0 "source dram-local +latency bucket L1 +faster +5 " report "$numa" "$tmp/perf.txt"
+n=$((n + 1))
+if "$BIN" report --json --total 215000 --rate 100 "$numa" - < "$tmp/perf.txt" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+b = {x["bucket"]: x["samples"] for x in r["buckets"]}
+assert b == {"L1": 105, "L2": 50, "L3": 30, "DRAM-local": 20, "DRAM-remote-1hop": 10}, b
+assert r["scale"] == 10.0, r["scale"]            # 215000 / (215 x 100)
+assert r["disagreements"] == 5 and r["disagree"][0]["source"] == "dram-local", r["disagree"]'; then
+        echo "ok $n - report --json: buckets, scale, disagreements"
+else failed=$((failed + 1)); echo "not ok $n - report --json: buckets, scale, disagreements"; fi
+awk '!/^#/ { print $1, $(NF-2), $(NF-1), $NF }' "$tmp/perf.txt" > "$tmp/perf-nods.txt"
+case_ "report without data_src (--fields)" 0 "^L3 +30 " report --fields ip,sym,addr,weight "$numa" "$tmp/perf-nods.txt"
+case_ "report: core cycles need a ratio" 1 "no ratio for them.*--core-ghz" report "$good" "$tmp/perf.txt"
+case_ "report --core-ghz" 0 "^report: 215 samples" report --core-ghz 2.6 "$good" "$tmp/perf.txt"
+
 # show --json / --csv for latency and TLB tables.
 "$BIN" show --json "$good" > "$tmp/show.json"; rc=$?
 n=$((n + 1)); if [ $rc -eq 0 ] && python3 -c 'import json,sys; t=json.load(open(sys.argv[1]));
