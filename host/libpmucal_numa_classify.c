@@ -255,7 +255,8 @@ static bool remote_hop_name(const char *s)
 static enum pmucal_err parse_source(const struct pmucal_table *t, const char *src,
                                     struct source *out)
 {
-        static const char *const topos[] = { "smt", "same-l3", "other-l3", "other-package",
+        static const char *const topos[] = { "smt", "same-module", "same-cluster", "same-l3",
+                                             "other-l3", "same-package", "other-package",
                                              "local", "remote", "any", NULL };
         static const char *const kinds[] = { "hit", "hitm", "write", "any", NULL };
         const char              *dash;

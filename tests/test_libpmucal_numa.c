@@ -93,6 +93,7 @@ static void test_quick_profile_keeps_caches(void **state)
                 { "dram-remote-0hop", 1.0, PMUCAL_E_UNKNOWN_SOURCE, NULL, 0 },
                 { "c2c-same-l3-hitmm", 1.0, PMUCAL_E_UNKNOWN_SOURCE, NULL, 0 },
                 { "c2c-near-hitm", 1.0, PMUCAL_E_UNKNOWN_SOURCE, NULL, 0 },
+                { "c2c-same-module-hit", 1.0, PMUCAL_E_NO_BUCKET, NULL, 0 }, /* none measured */
         };
         (void)state;
         load("quick-numa.json");

@@ -131,7 +131,7 @@ def load_numa(path):
 # ---- buckets ----------------------------------------------------------------------------------
 
 BEYOND_BUCKET = "beyond"   # PMUCAL_BUCKET_BEYOND
-_TOPOS = ("smt", "same-l3", "other-l3", "other-package", "local", "remote", "any")
+_TOPOS = TOPOLOGIES + ("local", "remote", "any")
 _KINDS = ("hit", "hitm", "write", "any")
 _HOP = re.compile(r"remote-[1-9][0-9]?hop")
 

@@ -32,7 +32,8 @@ UNITS = ("table", "tsc", "core", "ns")
 SOURCES = ("L1", "L2", "L3", "L4", "DRAM", "flat", "lfb", "dram", "dram-local", "DRAM-local",
            "dram-remote", "DRAM-remote-1hop", "dram-remote-2hop", "DRAM-remote-3hop",
            "c2c-any-any", "c2c-local-hitm", "c2c-remote-hit", "c2c-same-l3-write",
-           "c2c-other-package-hitm", "c2c-smt-hit", "dram-lcoal", "l3", "c2c-near-hit",
+           "c2c-other-package-hitm", "c2c-smt-hit", "c2c-same-module-hit", "c2c-same-package-any",
+           "dram-lcoal", "l3", "c2c-near-hit",
            "DRAM-remote-0hop", "c2c-", "L10")
 FIGS = ("min", "p10", "p50", "p90", "p50_lo", "p50_hi")
 

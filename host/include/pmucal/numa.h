@@ -39,7 +39,7 @@
  *                          latency fits best
  *   "c2c-<topology>-<kind>" topology "smt", "same-module", "same-cluster", "same-l3",
  *                           "other-l3", "same-package", "other-package", or
- *                          "local" (any of the first three), "remote" (= other-package),
+ *                          "local" (any but other-package), "remote" (= other-package),
  *                          "any"; kind "hit", "hitm", "write" or "any"; the best fit among them
  * Anything else is PMUCAL_E_UNKNOWN_SOURCE. A known source the table has no bucket for ("L3"
  * on a two-level table, "DRAM-remote-2hop" with one remote distance, "c2c-smt-hit" when no
