@@ -172,6 +172,7 @@ BENCH_SRCS := \
 	bench/c2c.c \
 	bench/chain.c \
 	bench/chase_job.c \
+	bench/clock_chain.c \
 	bench/kernel_load.c \
 	bench/kernel_pmu.c \
 	bench/kernel_tlb.c \
@@ -186,6 +187,7 @@ BENCH_SRCS := \
 	bench/window.c
 BENCH_x86_SRCS := \
 	bench/x86/c2c_ops.c \
+	bench/x86/kernel_addchain.c \
 	bench/x86/kernel_block.c \
 	bench/x86/kernel_branch.c \
 	bench/x86/kernel_chase.c \
@@ -704,6 +706,7 @@ PMU_arm64_SRCS := \
 	pmu/arm64/pmu_common.c
 BENCH_arm64_SRCS := \
 	bench/arm64/c2c_ops.c \
+	bench/arm64/kernel_addchain.c \
 	bench/arm64/kernel_branch.c \
 	bench/arm64/kernel_chase.c \
 	bench/arm64/kernel_load_arm64.c \

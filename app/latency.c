@@ -14,6 +14,7 @@
 #include "app/latency_pages.h"
 #include "app/latency_sets.h"
 #include "app/cpus.h"
+#include "bench/clock_chain.h"
 #include "bench/measure.h"
 #include "report/inventory.h"
 #include "report/json.h"
@@ -171,6 +172,13 @@ static void print_method(const struct lat_run *lr)
                          "the table's core-cycle figures are null", timer_of(in),
                          (unsigned long long)in->clock.tsc_hz,
                          lr->curve.core_why ? lr->curve.core_why : "no source");
+        if (!lr->curve.core_ppm && lr->curve.est_ppm)
+                rep_info("clock: estimated by a dependent-add chain (one core cycle per add, "
+                         "timed in %s ticks before and after the sweep): %s core cycles per tick "
+                         "(%s..%s); the table's method.core_clock.estimate", timer_of(in),
+                         fmt_fixed(a, sizeof(a), lr->curve.est_ppm / 1000, 3),
+                         fmt_fixed(b, sizeof(b), lr->curve.est_ppm_lo / 1000, 3),
+                         fmt_fixed(c, sizeof(c), lr->curve.est_ppm_hi / 1000, 3));
         rep_info("windows: at least %u per point, more until the median is known within "
                  "+/- %s %% (95 %% confidence), at most %u: %zu of %zu points settled; %zu outlier "
                  "points measured again", in->repetitions,
@@ -399,8 +407,20 @@ status_t phase_latency(struct run *r)
         lr->cpu       = &inv->cpu;
         lr->pages.cpu = &inv->cpu;
         choose_clock(lr, inv);
+        uint32_t chain_before = 0, chain_after = 0;
+        status_t chain_st     = bench_add_chain_ppm(&chain_before);
         st = bench_sweep_run(&lr->cfg, &inv->cpu, &lr->curve, &lr->info);
         lat_clock_pmu_end(&lr->pmu_clock);
+        /* no counter read the core clock: the add chain's estimate, before and after */
+        if (st == ST_OK && !lr->curve.core_ppm && chain_st == ST_OK &&
+            bench_add_chain_ppm(&chain_after) == ST_OK) {
+                uint32_t lo = chain_before < chain_after ? chain_before : chain_after;
+                uint32_t hi = chain_before < chain_after ? chain_after : chain_before;
+                lr->curve.est_ppm    = (uint32_t)(((uint64_t)lo + hi + 1) / 2);
+                lr->curve.est_ppm_lo = lo;
+                lr->curve.est_ppm_hi = hi;
+                lr->curve.est_method = "dependent-add chain";
+        }
         if (st != ST_OK) {
                 lat_pages_checks(&lr->pages); /* windows may have run under the own tables */
                 if (st == ST_DISTURBED) {

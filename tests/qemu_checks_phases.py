@@ -111,6 +111,13 @@ def check_latency(c):
         all(l.get("core_cycles") is None and l.get("tsc_ticks") and l.get("ns")
             for l in t["levels"]) and t["bucket_upper_bounds"].get("core_cycles") is None,
         "%s: no core clock under TCG: core figures null, reason %r" % (c.name, cc.get("reason")))
+    # ... but an estimate of the ratio from the dependent-add chain, before and after the
+    # sweep, its mean between the two runs; a reader takes it as the table's ratio, estimated.
+    est = cc.get("estimate") or {}
+    lo, hi, r = est.get("core_per_tsc_min"), est.get("core_per_tsc_max"), est.get("core_per_tsc")
+    tap(est.get("method") == "dependent-add chain" and all(isinstance(x, (int, float)) for x in (lo, hi, r))
+        and 0 < lo <= r <= hi and "estimated by a dependent-add chain" in c.serial,
+        "%s: the core:TSC ratio estimated by the add chain: %r (%r..%r)" % (c.name, r, lo, hi))
     tap(all(l["tsc_ticks"]["p50_lo"] <= l["tsc_ticks"]["p50"] <= l["tsc_ticks"]["p50_hi"]
             for l in t["levels"]) and
         all(l["capacity_interval_bytes"][0] <= l["capacity_bytes"] <= l["capacity_interval_bytes"][1]
