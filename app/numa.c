@@ -426,8 +426,14 @@ status_t phase_numa(struct run *r)
                 return st;
         choose_nodes(s, r->inv);
         if ((st = numa_classes_from_slit(r->inv->slit, s->n_nodes, s->pd, &s->cls)) != ST_OK) {
-                rep_warn("SLIT: %s: distance classes assume one remote distance",
-                         status_str(st));
+                if (st == ST_UNSUPPORTED)
+                        rep_warn("SLIT gives more than %u distinct remote distances between the "
+                                 "%u measured nodes: the classes take one remote distance (20) "
+                                 "instead; the cells are still held against SLIT's own values",
+                                 NUMA_MAX_CLASSES - 1, s->n_nodes);
+                else
+                        rep_warn("SLIT: %s: distance classes assume one remote distance",
+                                 status_str(st));
                 numa_classes_from_slit(NULL, s->n_nodes, s->pd, &s->cls);
         }
         rep_info("%u node%s%s, %llu MiB random chase per cell%s, %u windows per cell",

@@ -22,6 +22,52 @@ def node_of_cpu(c, apic):
             if n * c.cpus // c.nodes <= apic < (n + 1) * c.cpus // c.nodes][0]
 
 
+def check_numa_no_error(c):
+    """Odd node descriptions are said in words: no ERROR and no FAIL line anywhere."""
+    bad = [l for l in c.lines() if l.startswith(("ERROR:", "FAIL:"))]
+    tap(not bad, "%s: no ERROR or FAIL line (%s)" % (c.name, bad[:2]))
+
+
+def check_numa_cpu_node_without_memory(c):
+    s = c.serial
+    tap("INFO: numa: node 2: SRAT gives proximity domain 2 no enabled memory: no cells with "
+        "memory on it" in s, "%s: node 2 (a processor, no memory) is INFO" % c.name)
+    tap("INFO: numa: loaded latency: the processors of node 2 do not load" in s,
+        "%s: loaded latency leaves node 2's processor out and says so" % c.name)
+    for a, b in ((0, 1), (1, 0)):
+        tap(re.search(r"^WARN: numa: node %d -> %d \(proximity domain %d -> %d\): SLIT says "
+                      r"unreachable \(255\), yet the memory was read at \d+ ns" % (a, b, a, b),
+                      s, re.M) is not None, "%s: SLIT 255 from %d to %d is a WARN" % (c.name, a, b))
+    j = c.result_json("numa-matrix.json")
+    if not tap(j is not None, "%s: numa-matrix.json parses" % c.name):
+        return
+    m = j["matrix"]
+    tap(m[0][1].get("slit_unreachable") is True and m[1][0].get("slit_unreachable") is True
+        and "slit_unreachable" not in m[0][2] and m[0][1]["measured"],
+        "%s: cells 0->1 and 1->0 measured and marked slit_unreachable, 0->2 not" % c.name)
+    tap([[x["measured"] for x in row] for row in m] ==
+        [[True, True, False], [True, True, False], [True, True, False]],
+        "%s: every processor read nodes 0 and 1, nobody node 2" % c.name)
+
+
+def check_numa_lacking_memory(c):
+    tap(re.search(r"^SKIP: numa: node 1: buffer of \d+ MiB: no free block .*: the machine lacks "
+                  r"the memory there", c.serial, re.M) is not None,
+        "%s: node 1 without room for the buffer is a SKIP with the reason" % c.name)
+
+
+def check_numa_seventeen_nodes(c):
+    tap("WARN: numa: SRAT names 17 proximity domains; the latency matrix covers 16 nodes: "
+        "domains 0 to 15 are measured, domain 16 left out" in c.serial,
+        "%s: the WARN names domain 16 as left out" % c.name)
+    tap("WARN: numa: SLIT gives more than 7 distinct remote distances between the 16 measured "
+        "nodes" in c.serial, "%s: too many distances for the classes is said as such" % c.name)
+    j = c.result_json("numa-matrix.json")
+    if tap(j is not None, "%s: numa-matrix.json parses" % c.name):
+        tap(len(j["matrix"]) == 16 and [n["proximity_domain"] for n in j["nodes"]] ==
+            list(range(16)), "%s: the matrix covers domains 0 to 15" % c.name)
+
+
 def check_processors(c):
     p = c.result_json("processors.json")
     if not tap(p is not None and p.get("schema", "").startswith("pmucal.processors/1."),
