@@ -295,10 +295,21 @@ static void print_cpus(const struct inventory *inv)
                 rep_printf(" %u%s%s", inv->cpus[i].apic_id, inv->cpus[i].is_bsp ? "(BSP)" : "",
                            inv->cpus[i].enabled ? "" : "(off)");
         rep_printf("\n");
-        if (inv->madt)
-                rep_printf("MADT        : %u processors, %u enabled%s\n", inv->madt->n_cpus,
+        if (inv->madt) {
+                rep_printf("MADT        : %u processors, %u enabled%s", inv->madt->n_cpus,
                            inv->madt->n_enabled,
                            inv->madt->n_cpus == inv->n_cpus_total ? "" : " (differs from MP services)");
+                /* the entries the parser did not count (boot/acpi.h struct acpi_cpu) */
+                if (inv->madt->n_placeholders)
+                        rep_printf("; %u placeholder entr%s not counted (invalid ID, or neither "
+                                   "enabled nor online capable)", inv->madt->n_placeholders,
+                                   inv->madt->n_placeholders == 1 ? "y" : "ies");
+                if (inv->madt->n_x2apic_dup)
+                        rep_printf("; %u x2APIC entr%s below ID 0xFF beside xAPIC entries not "
+                                   "counted", inv->madt->n_x2apic_dup,
+                                   inv->madt->n_x2apic_dup == 1 ? "y" : "ies");
+                rep_printf("\n");
+        }
         else
                 rep_printf("MADT        : %s%s%s\n", inventory_table_state_name(&inv->madt_t),
                            inv->madt_t.diag[0] ? ": " : "", inv->madt_t.diag);

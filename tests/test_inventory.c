@@ -225,6 +225,25 @@ static void test_console(void **state)
         rep_buf_free(&out);
 }
 
+/* The EVGA X299 MICRO's MADT (tests/data/acpi/linuxhw/): 112 processor entries, 20 enabled
+ * (iasl -d); a board of 20 processors has 20 in MP services, and the inventory says 20. */
+static void test_console_madt_placeholders(void **state)
+{
+        struct fixture *f   = *state;
+        struct rep_buf  out = { 0 };
+        void           *raw = test_load("acpi/linuxhw/evga-x299-micro-apic.dat", NULL);
+
+        assert_int_equal(acpi_parse_madt(raw, ACPI_LEN_FROM_HEADER, f->inv.madt, NULL), ST_OK);
+        f->inv.n_cpus_total = f->inv.n_cpus_enabled = 20;
+        rep_add_sink(rep_buf_sink(&out));
+        inventory_print(&f->inv);
+        if (!strstr(out.p, "MADT        : 20 processors, 20 enabled; 92 placeholder entries not "
+                           "counted (invalid ID, or neither enabled nor online capable)\n"))
+                fail_msg("console:\n%s", out.p);
+        rep_buf_free(&out);
+        free(raw);
+}
+
 /* cpuid.txt is in the format tests/data/cpuid/ keeps: it loads back to the same dump. */
 static void test_cpuid_text_round_trip(void **state)
 {
@@ -321,6 +340,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_json_malformed_table, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_json_unknown_is_null, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_console, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_console_madt_placeholders, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_cpuid_text_round_trip, setup, teardown),
                 cmocka_unit_test(test_size_str),
                 cmocka_unit_test(test_cache_sharing_cpus),

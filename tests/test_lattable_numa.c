@@ -16,6 +16,7 @@
 
 #include "host/include/pmucal/numa.h"
 #include "host/include/pmucal/table.h"
+#include "report/json.h"
 #include "report/lattable_numa.h"
 
 #define CORE_HZ 3000000000ull   /* 3 cycles per ns */
@@ -126,6 +127,61 @@ static uint64_t pct(uint64_t *v, size_t n, unsigned p)
         size_t r = (p * n + 99) / 100;
         qsort(v, n, sizeof(*v), cmp_u64);
         return v[r ? r - 1 : 0];
+}
+
+/* Domains 1-4 of a 5 x 5 SLIT, as on a Dell PowerEdge R820 (tests/data/acpi/linuxhw/,
+ * iasl -d: 1-3 and 2-4 at 30, other pairs 20): the levels' pairs name those domains, never a
+ * domain 0 the machine does not have, and the 30 level holds exactly the two far pairs. */
+static void test_dram_levels_by_domain(void **state)
+{
+        static const uint8_t r820[5][5] = { { 10, 20, 20, 20, 20 }, { 20, 10, 20, 30, 20 },
+                                            { 20, 20, 10, 20, 30 }, { 20, 30, 20, 10, 20 },
+                                            { 20, 20, 30, 20, 10 } };
+        static const uint32_t dom[4] = { 1, 2, 3, 4 };
+        struct rep_buf        b = { 0 };
+        struct json_w         w;
+        (void)state;
+
+        make_numa();
+        memset(&slit, 0, sizeof(slit));
+        slit.n = 5;
+        for (unsigned i = 0; i < 5; i++)
+                memcpy(slit.dist[i], r820[i], 5);
+        assert_int_equal(numa_classes_from_slit(&slit, 4, dom, &cls), ST_OK);
+        struct lat_numa_in in = { .m = &mx, .cls = &cls, .pd = dom, .ws_bytes = 64 << 20,
+                                  .windows = 11, .tsc_hz = TSC_HZ };
+        json_init(&w, &b);
+        json_obj_begin(&w, NULL);
+        lat_numa_json(&w, &in);
+        json_obj_end(&w);
+        assert_int_equal(json_finish(&w), ST_OK);
+        /* each level's "pairs": [[cpu domain, memory domain], ...] */
+        unsigned n_pairs[3] = { 0 };
+        const char *at = b.p;
+        for (unsigned k = 0; k < 3; k++) {
+                unsigned d;
+                at = strstr(at, "\"slit_distance\":");
+                assert_non_null(at);
+                assert_int_equal(sscanf(at, "\"slit_distance\": %u", &d), 1);
+                const char *p = strstr(at, "\"pairs\":"), *end = p ? strchr(p, '}') : NULL;
+                unsigned    v[2 * 16], nv = 0;
+                assert_non_null(end);
+                for (p += 8; p < end; p++)
+                        if (*p >= '0' && *p <= '9' && nv < 2 * 16)
+                                v[nv++] = (unsigned)strtoul(p, (char **)&p, 10);
+                assert_int_equal(nv % 2, 0);
+                for (unsigned q = 0; q < nv; q += 2) {
+                        assert_in_range(v[q], 1, 4);
+                        assert_in_range(v[q + 1], 1, 4);
+                        assert_int_equal(r820[v[q]][v[q + 1]], d);
+                        n_pairs[k]++;
+                }
+                at = end;
+        }
+        assert_int_equal(n_pairs[0], 4);
+        assert_int_equal(n_pairs[1], 8);
+        assert_int_equal(n_pairs[2], 4);
+        rep_buf_free(&b);
 }
 
 static void test_dram_levels_pooled(void **state)
@@ -417,6 +473,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_dram_levels_pooled),
+                cmocka_unit_test(test_dram_levels_by_domain),
                 cmocka_unit_test(test_c2c_classes),
                 cmocka_unit_test(test_round_trip),
                 cmocka_unit_test(test_classify),
