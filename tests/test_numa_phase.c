@@ -2,8 +2,8 @@
  * platform: three processors (QEMU's 3-node MADT, APIC IDs 0-2) and an SRAT (and SLIT) built
  * per case. A node with processors and no memory, SRAT memory beyond the real RAM, memory
  * ranges two domains both claim, hot-pluggable ranges, more domains than the matrix covers and
- * a SLIT saying "unreachable" between measured nodes: each is said in words, the run exits 0,
- * and nothing becomes an ERROR or a FAIL. The CPU is taken as emulated
+ * a SLIT saying "unreachable" between measured nodes (and an MADT with a stray byte after its
+ * last entry): each is said in words, the run exits 0, and nothing becomes an ERROR or a FAIL. The CPU is taken as emulated
  * (app_cpus_emulated wrapped at link time, see the Makefile), which keeps the buffers at
  * 8 MiB whatever this host's caches are. */
 #include <setjmp.h>
@@ -247,6 +247,42 @@ static void test_slit_unreachable(void **state)
         want(json, "\"slit_unreachable\": true");
 }
 
+/* The MADT with one stray byte after its last entry, as some firmware leaves: the inventory
+ * keeps the table (Linux ignores such a fragment too) and says so in a WARN. */
+static void test_madt_trailing_fragment(void **state)
+{
+        static const struct plat_cpu three[3] = {
+                { .apic_id = 0, .enabled = true, .is_bsp = true },
+                { .apic_id = 1, .enabled = true },
+                { .apic_id = 2, .enabled = true },
+        };
+        size_t len;
+
+        (void)state;
+        fake_plat_reset();
+        fake_plat_set_cpus(three, 3);
+        free(madt_t);
+        madt_t = test_load("acpi/qemu72-q35-3node-hmat-apic.dat", &len);
+        madt_t = realloc(madt_t, len + 1);
+        ((uint8_t *)madt_t)[len] = 0;
+        acpi_fixture_put_le((uint8_t *)madt_t + 4, len + 1, 4);
+        acpi_fixture_checksum(madt_t, len + 1);
+        fake_plat_add_acpi(madt_t);
+        srat_start();
+        for (unsigned c = 0; c < 3; c++)
+                srat_cpu((uint8_t)c, c);
+        for (unsigned pd = 0; pd < 3; pd++)
+                srat_mem(pd, (uint64_t)(pd + 1) * G, 1 * G, ACPI_SRAT_MEM_ENABLED);
+        srat_finish();
+        const char *con = run_clean();
+        char        line[128];
+
+        snprintf(line, sizeof(line), "WARN: inventory: ACPI APIC at offset 0x%zx: APIC: 1 stray "
+                                     "byte(s) after the last entry, ignored", len);
+        want(con, line);
+        want(con, "MADT        : 3 processors, 3 enabled");
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -256,6 +292,7 @@ int main(void)
                 cmocka_unit_test_setup(test_hot_pluggable_range, setup),
                 cmocka_unit_test_setup(test_seventeen_nodes, setup),
                 cmocka_unit_test_setup(test_slit_unreachable, setup),
+                cmocka_unit_test(test_madt_trailing_fragment),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
