@@ -110,10 +110,10 @@ static void aliases(void)
                 const struct pmu_event_desc *d;
                 const char *why = NULL;
                 if (pmu_alias_resolve(table, pmu_alias_names[i], &d, &why) != ST_OK)
-                        rep_skip("%s: %s", pmu_alias_names[i], why);
+                        rep_skip(REP_SKIP_FEATURE, "%s: %s", pmu_alias_names[i], why);
                 else if (!pmu_arm64_event_implemented(d->code))
-                        rep_skip("%s: %s (0x%04x) not implemented on this CPU (PMCEID0/1)",
-                                 pmu_alias_names[i], d->name, d->code);
+                        rep_skip(REP_SKIP_FEATURE, "%s: %s (0x%04x) not implemented on this "
+                                 "CPU (PMCEID0/1)", pmu_alias_names[i], d->name, d->code);
                 else
                         rep_info("%s -> %s (0x%04x)", pmu_alias_names[i], d->name, d->code);
         }
@@ -126,8 +126,8 @@ static void aliases(void)
 static void insts_dead(const char *check, bool qemu)
 {
         if (qemu)
-                rep_skip("%s: INST_RETIRED reads 0 over a loop (QEMU counts retired "
-                         "instructions only when -icount is given)", check);
+                rep_skip(REP_SKIP_ENV, "%s: INST_RETIRED reads 0 over a loop (QEMU counts "
+                         "retired instructions only when -icount is given)", check);
         else
                 rep_check(false, "%s: INST_RETIRED, implemented by PMCEID0_EL0, read 0 over "
                           "%u iterations of a 2-instruction loop", check, LOOP_SHORT);
@@ -142,7 +142,7 @@ static void loops(bool *counts_insts, bool qemu)
                 const struct loop_check *c = &loop_checks[i];
                 struct ev_ref            e = find_event(c->event);
                 if (!e.ok) {
-                        rep_skip("%s: %s: %s", c->name, c->event, e.why);
+                        rep_skip(REP_SKIP_FEATURE, "%s: %s: %s", c->name, c->event, e.why);
                         continue;
                 }
                 if (e.code == insts.code && !*counts_insts) {
@@ -169,7 +169,7 @@ static void counters_count(const struct ev_ref *sw)
         uint32_t all = n >= 31 ? 0x7fffffffu : (1u << n) - 1;
 
         if (!sw->ok) {
-                rep_skip("counters-count: SW_INCR: %s", sw->why);
+                rep_skip(REP_SKIP_FEATURE, "counters-count: SW_INCR: %s", sw->why);
                 return;
         }
         pmu_arm64_reset();
@@ -198,7 +198,7 @@ static void sw_incr_and_disabled(bool counts_insts, bool qemu)
         uint64_t      saved;
 
         if (!sw.ok) {
-                rep_skip("sw-incr: SW_INCR: %s", sw.why);
+                rep_skip(REP_SKIP_FEATURE, "sw-incr: SW_INCR: %s", sw.why);
         } else {
                 pmu_arm64_reset();
                 pmu_arm64_program(1, sw.code, PMU_EL0 | PMU_EL1, 0);
@@ -211,12 +211,12 @@ static void sw_incr_and_disabled(bool counts_insts, bool qemu)
         }
         counters_count(&sw);
         if (!insts.ok) {
-                rep_skip("counter-disabled: INST_RETIRED: %s", insts.why);
+                rep_skip(REP_SKIP_FEATURE, "counter-disabled: INST_RETIRED: %s", insts.why);
                 return;
         }
         if (pmu_arm64_get_caps()->n_counters < 3) {
-                rep_skip("counter-disabled: needs 3 event counters, PMCR_EL0.N is %u",
-                         pmu_arm64_get_caps()->n_counters);
+                rep_skip(REP_SKIP_FEATURE, "counter-disabled: needs 3 event counters, "
+                         "PMCR_EL0.N is %u", pmu_arm64_get_caps()->n_counters);
                 return;
         }
         if (!counts_insts) {
@@ -250,7 +250,7 @@ static void cycles_vs_timer(const struct arm64_cpu_info *ci, bool qemu, bool ico
         uint64_t saved;
 
         if (!ci->cntfrq_hz) {
-                rep_skip("cycles-vs-timer: CNTFRQ_EL0 is 0");
+                rep_skip(REP_SKIP_ENV, "cycles-vs-timer: CNTFRQ_EL0 is 0");
                 return;
         }
         pmu_arm64_reset();
@@ -341,7 +341,8 @@ static void sampling(bool qemu, bool icount)
 
         rep_push("sampling");
         if (!cyc.ok) {
-                rep_skip("overflow sampling: CPU_CYCLES as the truth counter: %s", cyc.why);
+                rep_skip(REP_SKIP_FEATURE, "overflow sampling: CPU_CYCLES as the truth counter: "
+                         "%s", cyc.why);
                 rep_pop();
                 return;
         }
@@ -349,11 +350,12 @@ static void sampling(bool qemu, bool icount)
                 /* ST_NOT_FOUND on AArch64: the MADT says there is no PMU interrupt
                  * (boot/arm64/pmi.c); no INTID is guessed. */
                 if (st == ST_NOT_FOUND)
-                        rep_skip("overflow sampling: the MADT's GICC entry for this processor "
-                                 "gives no PMU interrupt (Performance Interrupt GSIV 0): "
-                                 "nothing to sample with");
+                        rep_skip(REP_SKIP_FEATURE, "overflow sampling: the MADT's GICC entry for "
+                                 "this processor gives no PMU interrupt (Performance Interrupt "
+                                 "GSIV 0): nothing to sample with");
                 else
-                        rep_skip("overflow sampling: no PMI route: %s", status_str(st));
+                        rep_skip(REP_SKIP_ENV, "overflow sampling: no PMI route: %s",
+                                 status_str(st));
                 rep_pop();
                 return;
         }
@@ -396,10 +398,10 @@ static void sampling(bool qemu, bool icount)
                 rep_check(s.n_pmi <= want + 1, "pmi-count: %u PMIs, at most %llu (CPU_CYCLES "
                           "%llu / period 10007, + 1: no PMI without an overflow)", s.n_pmi,
                           (unsigned long long)(want + 1), (unsigned long long)total);
-                rep_skip("pmi-count, caliper-scale, skid-in-kernel: QEMU without -icount raises "
-                         "the overflow interrupt from a host timer, so the number of PMIs and "
-                         "the PCs they sample are the host's, not the counter's (%u PMIs, %u "
-                         "in the kernel)", s.n_pmi, s.n_in_kernel);
+                rep_skip(REP_SKIP_ENV, "pmi-count, caliper-scale, skid-in-kernel: QEMU without "
+                         "-icount raises the overflow interrupt from a host timer, so the "
+                         "number of PMIs and the PCs they sample are the host's, not the "
+                         "counter's (%u PMIs, %u in the kernel)", s.n_pmi, s.n_in_kernel);
         } else {
                 /* Tolerance: one PMI of rounding, plus 1 % for the cycles each reload loses
                  * between the handler's read and its write of the counter (17 per PMI under

@@ -298,7 +298,7 @@ status_t phase_c2c(struct run *r)
         status_t        st;
 
         if (r->cfg.cpus == CONFIG_CPUS_BSP) {
-                rep_skip("cpus = bsp: a transfer needs two processors");
+                rep_skip(REP_SKIP_ENV, "cpus = bsp: a transfer needs two processors");
                 return ST_OK;
         }
         if ((st = app_cpus_park(r)) != ST_OK)
@@ -306,7 +306,7 @@ status_t phase_c2c(struct run *r)
         gather_cpus(s);
         if (s->n < 2) {
                 app_cpus_release();
-                rep_skip("%u processor%s take%s part: a transfer needs two", s->n,
+                rep_skip(REP_SKIP_ENV, "%u processor%s take%s part: a transfer needs two", s->n,
                          s->n == 1 ? "" : "s", s->n == 1 ? "s" : "");
                 return ST_OK;
         }

@@ -155,7 +155,8 @@ static void check_faults(void)
                       (c->pmc_vec == 6 || c->pmc_vec == 13);
         }
         if (unsupported)
-                rep_skip("fault recovery on %u processors: not probed here (no fault handlers "
+                rep_skip(REP_SKIP_ENV, "fault recovery on %u processors: not probed here (no "
+                         "fault handlers "
                          "of ours, or no such probe on this architecture)",
                          unsupported);
         if (n)
@@ -209,7 +210,7 @@ static void check(const struct inventory *inv)
                 rep_check(madt_ok == n, "%u of %u processors' own APIC IDs are enabled in the MADT",
                           madt_ok, n);
         else
-                rep_skip("no MADT to hold the processors against");
+                rep_skip(REP_SKIP_ENV, "no MADT to hold the processors against");
         check_faults();
         check_levels(n);
         if (inv && inv->srat)

@@ -98,7 +98,8 @@ static void check_consistency(const struct inventory *inv)
                 rep_info("MADT vs MP services: no MP services; the processors are the MADT's "
                          "own (%s), %u enabled", via, inv->madt ? inv->madt->n_enabled : 0);
         else if (plat_info()->cpus_unlisted)
-                rep_skip("MADT vs MP services: the firmware has no MP services protocol "
+                rep_skip(REP_SKIP_ENV, "MADT vs MP services: the firmware has no MP services "
+                         "protocol "
                          "(AAVMF has none), so only the BSP is enumerated; the MADT lists %u "
                          "enabled processors", inv->madt ? inv->madt->n_enabled : 0);
         else if (inv->madt)
@@ -106,7 +107,7 @@ static void check_consistency(const struct inventory *inv)
                           "MADT enabled processors (%u) = MP services enabled processors (%u)",
                           inv->madt->n_enabled, inv->n_cpus_enabled);
         else
-                rep_skip("MADT vs MP services: no usable MADT");
+                rep_skip(REP_SKIP_ENV, "MADT vs MP services: no usable MADT");
         if (inv->srat) {
                 unsigned missing = 0;
                 for (unsigned i = 0; i < inv->n_cpus; i++)
@@ -116,14 +117,14 @@ static void check_consistency(const struct inventory *inv)
                 rep_check(missing == 0, "SRAT gives a node for every enabled processor (%u "
                           "without)", missing);
         } else {
-                rep_skip("SRAT vs processors: no usable SRAT");
+                rep_skip(REP_SKIP_ENV, "SRAT vs processors: no usable SRAT");
         }
         if (inv->srat && inv->slit)
                 rep_check(inv->slit->n >= inv->srat->n_nodes,
                           "SLIT covers the SRAT nodes (%u localities, %u nodes)", inv->slit->n,
                           inv->srat->n_nodes);
         else
-                rep_skip("SLIT vs SRAT: not both usable");
+                rep_skip(REP_SKIP_ENV, "SLIT vs SRAT: not both usable");
         rep_pop();
 }
 

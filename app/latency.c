@@ -382,11 +382,11 @@ status_t phase_latency(struct run *r)
         status_t                st;
 
         if (!inv || inv->cpu_st != ST_OK) {
-                rep_skip("no decoded CPU from the inventory phase");
+                rep_skip(REP_SKIP_ENV, "no decoded CPU from the inventory phase");
                 return ST_UNSUPPORTED;
         }
         if ((unsigned)r->cfg.profile >= ARRAY_SIZE(plans) || !plans[r->cfg.profile].valid) {
-                rep_skip("profile does not calibrate latency");
+                rep_skip(REP_SKIP_ENV, "profile does not calibrate latency");
                 return ST_UNSUPPORTED;
         }
         if (!(lr = plat_alloc(sizeof(*lr))))
@@ -424,7 +424,8 @@ status_t phase_latency(struct run *r)
         if (st != ST_OK) {
                 lat_pages_checks(&lr->pages); /* windows may have run under the own tables */
                 if (st == ST_DISTURBED) {
-                        rep_skip("every point of the sweep left out: the timer disagreed with "
+                        rep_skip(REP_SKIP_ENV, "every point of the sweep left out: the timer "
+                                 "disagreed with "
                                  "itself in every window (%s)",
                                  app_cpus_emulated(r) ? "an emulated CPU shares its host's cores"
                                                       : "interrupts, SMIs or a hypervisor took "

@@ -233,8 +233,8 @@ static void check_placement(const struct numa_run *s)
                 if (pl->memoryless || pl->overlap_bytes)
                         rep_info("node %u: %s: no cells with memory on it", k, pl->why);
                 else if (pl->lacking)
-                        rep_skip("node %u: buffer of %llu MiB: %s: the machine lacks the memory "
-                                 "there, so no cells with memory on it", k,
+                        rep_skip(REP_SKIP_ENV, "node %u: buffer of %llu MiB: %s: the machine "
+                                 "lacks the memory there, so no cells with memory on it", k,
                                  (unsigned long long)(s->ws / MiB), pl->why);
                 else
                         rep_check(false, "node %u: buffer of %llu MiB placed on the node: %s", k,
@@ -411,7 +411,8 @@ status_t phase_numa(struct run *r)
         status_t         st;
 
         if (!r->inv || !r->inv->tsc_hz) {
-                rep_skip("no TSC frequency from the inventory: latencies cannot be given in ns");
+                rep_skip(REP_SKIP_ENV, "no TSC frequency from the inventory: latencies cannot be "
+                         "given in ns");
                 return ST_OK;
         }
         memset(s, 0, sizeof(*s));
@@ -450,10 +451,11 @@ status_t phase_numa(struct run *r)
         print_matrix(s);
         check_placement(s);
         if (n_tried && !failed && s->n_disturbed == n_tried)
-                rep_skip("every one of %u cells left out: every window disturbed", n_tried);
+                rep_skip(REP_SKIP_ENV, "every one of %u cells left out: every window disturbed",
+                         n_tried);
         else if (!n_tried)
-                rep_skip("no cell to measure: no node with a processor taking part has memory "
-                         "that could hold a %llu MiB buffer (see the nodes above)",
+                rep_skip(REP_SKIP_ENV, "no cell to measure: no node with a processor taking part "
+                         "has memory that could hold a %llu MiB buffer (see the nodes above)",
                          (unsigned long long)(s->ws / MiB));
         else
                 rep_check(n_tried > 0 && failed == 0,

@@ -295,7 +295,8 @@ static void report(struct numa_run *s, unsigned n_points, unsigned failed, unsig
                 rep_printf("%s", b.p);
         rep_buf_free(&b);
         if (!failed && !n_bw_failed && disturbed == n_points)
-                rep_skip("loaded latency: every one of %u points left out: every window "
+                rep_skip(REP_SKIP_ENV, "loaded latency: every one of %u points left out: every "
+                         "window "
                          "disturbed", n_points);
         else
                 rep_check(failed == 0 && n_bw_failed == 0,
@@ -333,7 +334,8 @@ void numa_loaded(struct numa_run *s, struct run *r, bool emulated)
         s->n_curves = 0;
         s->bw       = (struct bw_matrix){ .n_nodes = s->n_nodes };
         if (app_cpus_get()->n_taking_part < 2 && r->cfg.cpus == CONFIG_CPUS_BSP) {
-                rep_skip("loaded latency: cpus = bsp: the load needs other processors");
+                rep_skip(REP_SKIP_ENV, "loaded latency: cpus = bsp: the load needs other "
+                         "processors");
                 return;
         }
         place_load_buffers(s, r);
@@ -342,8 +344,8 @@ void numa_loaded(struct numa_run *s, struct run *r, bool emulated)
         if (s->n_nodes > 1)
                 curve(s, -1, load_us, &failed, &early);
         if (!s->n_curves) {
-                rep_skip("loaded latency: no curve: fewer than two processors take part, or "
-                         "none of their nodes has the buffers (see above)");
+                rep_skip(REP_SKIP_ENV, "loaded latency: no curve: fewer than two processors take "
+                         "part, or none of their nodes has the buffers (see above)");
                 return;
         }
         for (unsigned i = 0; i < s->n_nodes; i++)

@@ -100,7 +100,7 @@ status_t phase_pmu(struct run *r)
         status_t                  st;
 
         if (!r->inv) {
-                rep_skip("no inventory: the CPU is not described");
+                rep_skip(REP_SKIP_ENV, "no inventory: the CPU is not described");
                 return ST_UNSUPPORTED;
         }
         const struct cpu_info *ci  = &r->inv->cpu;

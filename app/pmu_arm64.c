@@ -47,18 +47,21 @@ static void spe_brbe(const struct arm64_cpu_info *ci)
 {
         rep_push("sampling");
         if (!ci->spe)
-                rep_skip("spe: ID_AA64DFR0_EL1.PMSVer = 0, no Statistical Profiling Extension "
+                rep_skip(REP_SKIP_FEATURE, "spe: ID_AA64DFR0_EL1.PMSVer = 0, no Statistical "
+                         "Profiling Extension "
                          "(the sampler of load latency and data address the harness would "
                          "check against its latency table, as it does with IBS and PEBS)");
         else
-                rep_skip("spe: SPE v%u present, but its buffer programming is not "
-                         "implemented yet", ci->spe);
+                rep_skip(REP_SKIP_FEATURE, "spe: SPE v%u present, but its buffer programming is "
+                         "not implemented yet", ci->spe);
         if (!ci->brbe)
-                rep_skip("brbe: ID_AA64DFR0_EL1.BRBE = 0, no Branch Record Buffer Extension "
+                rep_skip(REP_SKIP_FEATURE, "brbe: ID_AA64DFR0_EL1.BRBE = 0, no Branch Record "
+                         "Buffer Extension "
                          "(the branch records with cycle counts the harness would check "
                          "against its block kernel, as it does with LBR)");
         else
-                rep_skip("brbe: BRBE present, but its record decoding is not implemented yet");
+                rep_skip(REP_SKIP_FEATURE, "brbe: BRBE present, but its record decoding is not "
+                         "implemented yet");
         rep_pop();
 }
 
@@ -69,12 +72,12 @@ status_t phase_pmu(struct run *r)
 
         arm64_id_collect(&regs);
         if (arm64_decode(&regs, &ci) != ST_OK) {
-                rep_skip("the ID registers could not be decoded");
+                rep_skip(REP_SKIP_ENV, "the ID registers could not be decoded");
                 return ST_UNSUPPORTED;
         }
         status_t st = pmu_arm64_init(&ci, &regs);
         if (st != ST_OK)
-                rep_skip("%s", pmu_arm64_get_caps()->reason);
+                rep_skip(REP_SKIP_PMU, "%s", pmu_arm64_get_caps()->reason);
         else
                 arm64_validate(&ci, under_qemu(r));
         pmu_arm64_restore();

@@ -17,6 +17,13 @@
 #define TOP_PATTERN_BYTES (1u << 20)
 #define TOP_SKID_ITERS    5000ull
 
+/* A SKIP for want of what the PMU would offer: a hardware PMU where there is none at all,
+ * else the feature it lacks. */
+static enum rep_skip_kind absent_kind(void)
+{
+        return pmu_get_caps()->available ? REP_SKIP_FEATURE : REP_SKIP_PMU;
+}
+
 /* Intel v1 (or v2+ whose GLOBAL_CTRL did not probe): pmu_ovf_status has nothing to read, so
  * pmu_sample_on_pmi would take every PMI for a foreign NMI, count it spurious and never
  * re-arm the counter; the run would report one PMI and a FAIL that says nothing about the
@@ -48,13 +55,14 @@ static void route_selftest(struct pmu_sample_figures *fig)
         status_t          st = cpu_pmi_enable(count_nmi, (void *)&n, -1);
 
         if (st != ST_OK) {
-                rep_skip("pmi-route: %s", status_str(st));
+                rep_skip(REP_SKIP_ENV, "pmi-route: %s", status_str(st));
                 return;
         }
         st = cpu_pmi_selftest(&rt);
         cpu_pmi_disable();
         if (st == ST_UNSUPPORTED) {
-                rep_skip("pmi-route: this APIC cannot address its own ID with an NMI");
+                rep_skip(REP_SKIP_FEATURE, "pmi-route: this APIC cannot address its own ID with "
+                         "an NMI");
                 return;
         }
         if (rep_check(st == ST_OK && n == 1, "pmi-route: self-NMI through the PMI route (x86-64: "
@@ -75,12 +83,13 @@ static void skid_run(struct pmu_sample *buf, struct pmu_sample_figures *fig)
         status_t st;
 
         if (pmu_alias_event("branches", &ev, &why) != ST_OK) {
-                rep_skip("skid: %s", why);
+                rep_skip(absent_kind(), "skid: "
+                         "%s", why);
                 return;
         }
         s.ev = ev;
         if ((st = cpu_pmi_enable(on_pmi, &s, -1)) != ST_OK) {
-                rep_skip("skid: no PMI route: %s", status_str(st));
+                rep_skip(REP_SKIP_ENV, "skid: no PMI route: %s", status_str(st));
                 return;
         }
         cpu_irq_disable(&saved);
@@ -98,7 +107,8 @@ static void skid_run(struct pmu_sample *buf, struct pmu_sample_figures *fig)
         cpu_irq_restore(saved);
         cpu_pmi_disable();
         if (st != ST_OK) {
-                rep_skip("skid: arming the counter failed: %s", status_str(st));
+                rep_skip(absent_kind(), "skid: "
+                         "arming the counter failed: %s", status_str(st));
                 return;
         }
         t_plain   = t1 - t0;
@@ -174,16 +184,16 @@ static void top_run(const struct pmu_sym *syms, size_t n_syms, uint64_t image_ba
         status_t              st;
 
         if (n_syms == 0) {
-                rep_skip("top-functions: no symbol table in this build");
+                rep_skip(REP_SKIP_ENV, "top-functions: no symbol table in this build");
                 return;
         }
         if (pmu_alias_event("cycles", &ev, &why) != ST_OK) {
-                rep_skip("top-functions: %s", why);
+                rep_skip(absent_kind(), "top-functions: %s", why);
                 return;
         }
         s.ev = ev;
         if ((st = cpu_pmi_enable(on_pmi, &s, -1)) != ST_OK) {
-                rep_skip("top-functions: no PMI route: %s", status_str(st));
+                rep_skip(REP_SKIP_ENV, "top-functions: no PMI route: %s", status_str(st));
                 return;
         }
         a.pat = plat_alloc(TOP_PATTERN_BYTES);
@@ -199,7 +209,8 @@ static void top_run(const struct pmu_sym *syms, size_t n_syms, uint64_t image_ba
         cpu_pmi_disable();
         plat_free(a.pat);
         if (st != ST_OK) {
-                rep_skip("top-functions: arming the counter failed: %s", status_str(st));
+                rep_skip(absent_kind(), "top-functions: arming the counter failed: %s",
+                         status_str(st));
                 return;
         }
         for (size_t i = 0; i < s.n; i++)
@@ -243,7 +254,8 @@ status_t pmu_sample_run(const struct pmu_sym *syms, size_t n_syms, uint64_t imag
         rep_push("sampling");
         route_selftest(fig);
         if (pmu_sample_supported(pmu_get_caps(), &why) != ST_OK) {
-                rep_skip("overflow sampling: %s", why);
+                rep_skip(absent_kind(), "overflow "
+                         "sampling: %s", why);
                 rep_pop();
                 return ST_UNSUPPORTED;
         }

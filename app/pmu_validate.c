@@ -94,8 +94,15 @@ unsigned pmu_validate_report(const struct pmu_result *r, size_t n)
         for (size_t i = 0; i < n; i++) {
                 const struct pmu_check *c = r[i].check;
 
+                if (r[i].broken) {
+                        rep_check(false, "%s: %s (%s)", c->name, r[i].reason,
+                                  status_str(r[i].st));
+                        n_fail++;
+                        continue;
+                }
                 if (r[i].st != ST_OK) {
-                        rep_skip("%s: %s", c->name, r[i].reason ? r[i].reason : status_str(r[i].st));
+                        rep_skip(r[i].skip, "%s: %s", c->name,
+                                 r[i].reason ? r[i].reason : status_str(r[i].st));
                         continue;
                 }
                 if (!rep_check(pmu_check_pass(c, r[i].measured, r[i].expected),
@@ -129,7 +136,7 @@ status_t pmu_validate_json(const struct pmu_result *r, size_t n, const struct pm
                 json_str(&w, "check", c->name);
                 json_str(&w, "event", c->fixed_event ? c->fixed_event : c->alias);
                 json_str(&w, "kernel", c->kernel);
-                json_str(&w, "verdict", !ok ? "SKIP" :
+                json_str(&w, "verdict", r[i].broken ? "FAIL" : !ok ? "SKIP" :
                                         pmu_check_pass(c, r[i].measured, r[i].expected) ? "PASS" : "FAIL");
                 if (ok) {
                         json_u64(&w, "measured", r[i].measured);
@@ -270,6 +277,7 @@ static void run_check(const struct pmu_check *c, const struct cpu_info *ci, unsi
         status_t                     st;
 
         res->check = c;
+        res->skip  = REP_SKIP_FEATURE; /* an event, a fixed counter or APERF/MPERF lacking */
         if ((st = pmu_alias_event(c->alias, &ev, &res->reason)) != ST_OK) {
                 res->st = st;
                 return;
@@ -288,6 +296,7 @@ static void run_check(const struct pmu_check *c, const struct cpu_info *ci, unsi
         }
         if (c->truth == TRUTH_MISPREDICT && (!rnd || !zero)) {
                 res->st     = ST_NO_MEM;
+                res->skip   = REP_SKIP_ENV;
                 res->reason = "no memory for the branch pattern";
                 return;
         }
@@ -301,7 +310,8 @@ static void run_check(const struct pmu_check *c, const struct cpu_info *ci, unsi
                 if ((st = pmu_chase_plan(ci, c, PMU_CHASE_MAX_BYTES, &bytes, &res->reason)) != ST_OK ||
                     (st = pmu_chase_setup(&ch, ci, bytes, c->truth == TRUTH_PAGE_CHASE,
                                           &res->reason)) != ST_OK) {
-                        res->st = st;
+                        res->st   = st;
+                        res->skip = REP_SKIP_ENV; /* memory, the platform's page tables */
                         return;
                 }
         }
@@ -323,10 +333,16 @@ static void run_check(const struct pmu_check *c, const struct cpu_info *ci, unsi
                           "after every window (%u differed)", c->name,
                           (unsigned long long)n_walked, n_cr3_bad);
         if (st != ST_OK) {
+                /* The platform refusing the harness's page tables, or the driver offering no
+                 * counter for the check, leave it undecided; a counter the PMU offers that
+                 * cannot be programmed or read is broken. */
                 res->st     = st;
+                res->skip   = own ? REP_SKIP_ENV : REP_SKIP_FEATURE;
+                res->broken = st != ST_UNSUPPORTED;
                 res->reason = own && st == ST_UNSUPPORTED
                                       ? "the platform cannot load the harness's page tables"
-                                      : "programming the counters failed";
+                              : st == ST_UNSUPPORTED ? "the driver offers no counter it needs"
+                                                     : "programming the counters failed";
                 return;
         }
         res->st       = ST_OK;
@@ -362,7 +378,8 @@ status_t pmu_validate_run(const struct cpu_info *ci, unsigned reps, struct rep_b
         for (size_t i = 0; i < pmu_n_checks; i++) {
                 if (st != ST_OK) {
                         res[i] = (struct pmu_result){ .check = &pmu_checks[i], .st = ST_UNSUPPORTED,
-                                                      .reason = pmu_get_caps()->reason };
+                                                      .reason = pmu_get_caps()->reason,
+                                                      .skip = REP_SKIP_PMU };
                         continue;
                 }
                 run_check(&pmu_checks[i], ci, reps, rnd, zero, &res[i]);

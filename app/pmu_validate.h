@@ -45,8 +45,11 @@ extern const size_t           pmu_n_checks;
 /** Outcome of one check. */
 struct pmu_result {
         const struct pmu_check *check;
-        status_t                st;        /* ST_OK: measured; ST_UNSUPPORTED: skipped */
+        status_t                st;        /* ST_OK: measured; else skipped or broken */
         const char             *reason;    /* skip or error reason (static text) */
+        enum rep_skip_kind      skip;      /* why skipped (report/rep.h) */
+        bool                    broken;    /* the PMU offers the counter but programming or
+                                            * reading it failed: a FAIL, not a SKIP */
         uint64_t                measured, expected;
         unsigned                n_runs;
 };

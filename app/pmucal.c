@@ -28,21 +28,20 @@ struct phase {
         const char *name;
         uint64_t    profiles;
         status_t (*run)(struct run *r);
-        bool        needs_pmu; /* its checks are decided only with a hardware PMU */
 };
 
 static const struct phase phases[] = {
-        /* name          profiles  function  needs_pmu */
-        { "selftest",    P_ALL,    phase_selftest, false },
-        { "inventory",   P_ALL,    phase_inventory, false },
-        { "cpus",        P_ALL,    phase_cpus, false },
+        /* name          profiles  function */
+        { "selftest",    P_ALL,    phase_selftest },
+        { "inventory",   P_ALL,    phase_inventory },
+        { "cpus",        P_ALL,    phase_cpus },
         /* >>> further phases: one row each, in this order: latency, tlb, pmu, sampling */
-        { "c2c",         P_QUICK | P_FULL, phase_c2c, false },
-        { "numa",        P_QUICK | P_FULL, phase_numa, false },
-        { "latency",     P_QUICK | P_FULL | P_SAMPLING, phase_latency, false },
-        { "tlb",         P_QUICK | P_FULL | P_TLB, phase_tlb, false },
-        { "pmu",         P_QUICK | P_FULL | P_PMU, phase_pmu, true },
-        { "sampling",    P_QUICK | P_FULL | P_SAMPLING, phase_sampling, true },
+        { "c2c",         P_QUICK | P_FULL, phase_c2c },
+        { "numa",        P_QUICK | P_FULL, phase_numa },
+        { "latency",     P_QUICK | P_FULL | P_SAMPLING, phase_latency },
+        { "tlb",         P_QUICK | P_FULL | P_TLB, phase_tlb },
+        { "pmu",         P_QUICK | P_FULL | P_PMU, phase_pmu },
+        { "sampling",    P_QUICK | P_FULL | P_SAMPLING, phase_sampling },
 };
 
 static status_t console_sink(void *ctx, const char *s, size_t n)
@@ -140,10 +139,7 @@ int pmucal_main(struct pmucal_outcome *out)
                 if (!(phases[i].profiles & BIT_ULL(r.cfg.profile)))
                         continue;
                 rep_printf("\n== %s ==\n", phases[i].name);
-                if (phases[i].needs_pmu)
-                        rep_push_hw(phases[i].name);
-                else
-                        rep_push(phases[i].name);
+                rep_push(phases[i].name);
                 status_t st = phases[i].run(&r);
                 if (st != ST_OK && st != ST_UNSUPPORTED)
                         rep_check(false, "phase ended early: %s", status_str(st));

@@ -33,8 +33,8 @@ static void run_ibs(struct smp_ctx *c)
 
         if (!s || pmu_ibs_session_probe(c->cpu, s) != ST_OK) {
                 const char *why = s ? s->why : "no memory";
-                smp_skip_mech(&c->log, SMP_MECH_IBS_OP, &c->plan, why);
-                smp_skip_mech(&c->log, SMP_MECH_IBS_FETCH, &c->plan, why);
+                smp_skip_mech(&c->log, smp_absent_kind(), SMP_MECH_IBS_OP, &c->plan, why);
+                smp_skip_mech(&c->log, smp_absent_kind(), SMP_MECH_IBS_FETCH, &c->plan, why);
                 plat_free(s);
                 return;
         }
@@ -43,8 +43,8 @@ static void run_ibs(struct smp_ctx *c)
         if ((st = cpu_pmi_enable(ibs_pmi, s, (int)s->lvt.offset)) != ST_OK) {
                 char why[96];
                 fmt_snprintf(why, sizeof(why), "routing the IBS interrupt: %s", status_str(st));
-                smp_skip_mech(&c->log, SMP_MECH_IBS_OP, &c->plan, why);
-                smp_skip_mech(&c->log, SMP_MECH_IBS_FETCH, &c->plan, why);
+                smp_skip_mech(&c->log, REP_SKIP_ENV, SMP_MECH_IBS_OP, &c->plan, why);
+                smp_skip_mech(&c->log, REP_SKIP_ENV, SMP_MECH_IBS_FETCH, &c->plan, why);
                 plat_free(s);
                 return;
         }
@@ -52,9 +52,11 @@ static void run_ibs(struct smp_ctx *c)
         ps = plat_alloc(SMP_SAMPLES_MAX * sizeof(*ps));
         s->op_cap = s->ops ? SMP_SAMPLES_MAX : 0;
         if (!s->ops || !ps)
-                smp_skip_mech(&c->log, SMP_MECH_IBS_OP, &c->plan, "no memory for samples");
+                smp_skip_mech(&c->log, REP_SKIP_ENV, SMP_MECH_IBS_OP, &c->plan, "no memory for "
+                              "samples");
         else if (!(s->info.caps & IBS_CAPS_OPSAM))
-                smp_skip_mech(&c->log, SMP_MECH_IBS_OP, &c->plan, "op sampling not offered");
+                smp_skip_mech(&c->log, REP_SKIP_FEATURE, SMP_MECH_IBS_OP, &c->plan, "op sampling "
+                              "not offered");
         else
                 smp_ibs_op_run(c, s, ps);
         smp_ibs_fetch_run(c, s);
@@ -113,7 +115,7 @@ status_t phase_sampling(struct run *r)
                 static const char *const all[] = { SMP_MECH_IBS_OP, SMP_MECH_IBS_FETCH,
                                                    SMP_MECH_PEBS, SMP_MECH_LBR };
                 for (size_t i = 0; i < ARRAY_SIZE(all); i++)
-                        smp_skip_mech(&c->log, all[i], &c->plan, "no CPU inventory");
+                        smp_skip_mech(&c->log, REP_SKIP_ENV, all[i], &c->plan, "no CPU inventory");
         } else {
                 /* Detection of each mechanism is CPUID first, so under QEMU TCG (no IBS, no DS,
                  * no PMU) nothing below allocates, programs or waits. */

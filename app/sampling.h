@@ -60,7 +60,8 @@ struct smp_log {
 void smp_log_check(struct smp_log *lg, const char *mech, const char *name,
                    const struct rep_verdict *v);
 /** Record and print a SKIP of @p mech / @p name with the reason @p why. */
-void smp_log_skip(struct smp_log *lg, const char *mech, const char *name, const char *why);
+void smp_log_skip(struct smp_log *lg, enum rep_skip_kind kind, const char *mech,
+                  const char *name, const char *why);
 /** Record a figure (printed as INFO). */
 void smp_log_figure(struct smp_log *lg, const char *mech, const char *name, uint64_t value,
                     const char *unit);
@@ -175,12 +176,17 @@ void smp_check_ws(struct smp_ctx *x, const char *mech, const struct smp_ws *w,
                   const struct smp_chase *c, const struct psample *s, size_t n,
                   const char *lat_note);
 
-/** Print every check of @p mech as a SKIP with @p why (the same names whether a mechanism
- *  runs or SKIPs). */
-void smp_skip_mech(struct smp_log *lg, const char *mech, const struct smp_plan *p,
-                   const char *why);
+/** The kind of a SKIP for a sampling mechanism the CPU does not offer: a hardware PMU is
+ *  needed where the CPU has none at all (pmu_init found none), else the feature is missing. */
+enum rep_skip_kind smp_absent_kind(void);
+
+/** Print every check of @p mech as a SKIP of @p kind with @p why (the same names whether a
+ *  mechanism runs or SKIPs). */
+void smp_skip_mech(struct smp_log *lg, enum rep_skip_kind kind, const char *mech,
+                   const struct smp_plan *p, const char *why);
 /** SKIP the four per-working-set checks of @p w. */
-void smp_skip_ws(struct smp_log *lg, const char *mech, const struct smp_ws *w, const char *why);
+void smp_skip_ws(struct smp_log *lg, enum rep_skip_kind kind, const char *mech,
+                 const struct smp_ws *w, const char *why);
 
 /** A verdict on @p good of @p all in permille, passing from @p min (SKIP when @p all is 0). */
 void smp_permille_verdict(struct rep_verdict *v, uint64_t good, uint64_t all, uint32_t min);

@@ -138,77 +138,86 @@ void smp_check_ws(struct smp_ctx *x, const char *mech, const struct smp_ws *w,
                 n_pa += s[i].data_la_valid && s[i].data_pa_valid;
         walk = n_pa ? plat_alloc(n * sizeof(*walk)) : NULL;
         if (n_pa == 0)
-                smp_log_skip(lg, mech, name, "no sample reports both a linear and a physical "
-                             "data address");
+                smp_log_skip(lg, REP_SKIP_FEATURE, mech, name, "no sample reports both a "
+                             "linear and a physical data address");
         else if (!walk || walk_samples(x->cpu, s, n, walk, &why) != ST_OK)
-                smp_log_skip(lg, mech, name, why);
+                smp_log_skip(lg, REP_SKIP_ENV, mech, name, why);
         else if (rep_check_phys_walk(s, walk, n, &v) == ST_OK)
                 smp_log_check(lg, mech, name, &v);
         plat_free(walk);
 
         fmt_snprintf(name, sizeof(name), "latency %s", w->name);
         if (w->lat_why)
-                smp_log_skip(lg, mech, name, w->lat_why);
+                smp_log_skip(lg, REP_SKIP_ENV, mech, name, w->lat_why);
         else if (rep_check_latency(s, n, REP_SF_LOADS_ONLY | REP_SF_MISSES_ONLY, w->lat_lo,
                                    w->lat_hi, 500, &v) == ST_OK) {
                 len = strlen(v.why);
                 if (lat_note && v.v != REP_V_SKIP && len + 3 < sizeof(v.why))
                         fmt_snprintf(v.why + len, sizeof(v.why) - len, "; %s", lat_note);
+                /* no sampled miss with a latency: the mechanism reports none for the loads it
+                 * took (an L1 hit has no miss latency) */
+                v.skip = REP_SKIP_FEATURE;
                 smp_log_check(lg, mech, name, &v);
         }
 
         fmt_snprintf(name, sizeof(name), "data-source %s", w->name);
         if (w->level == PS_LVL_UNKNOWN)
-                smp_log_skip(lg, mech, name, "the latency table's level has no data-source "
-                             "equivalent");
+                smp_log_skip(lg, REP_SKIP_ENV, mech, name, "the latency table's level has "
+                             "no data-source equivalent");
         else if (rep_check_level(s, n, w->level, 700, &v) == ST_OK)
                 smp_log_check(lg, mech, name, &v);
 }
 
 /* ---- skip lists ------------------------------------------------------------------------- */
 
-static void skip_per_ws(struct smp_log *lg, const char *mech, const char *check,
-                        const struct smp_plan *p, const char *why)
+enum rep_skip_kind smp_absent_kind(void)
+{
+        return pmu_get_caps()->available ? REP_SKIP_FEATURE : REP_SKIP_PMU;
+}
+
+static void skip_per_ws(struct smp_log *lg, enum rep_skip_kind k, const char *mech,
+                        const char *check, const struct smp_plan *p, const char *why)
 {
         char name[48];
 
         for (size_t i = 0; i < p->n; i++) {
                 fmt_snprintf(name, sizeof(name), "%s %s", check, p->ws[i].name);
-                smp_log_skip(lg, mech, name, why);
+                smp_log_skip(lg, k, mech, name, why);
         }
 }
 
-void smp_skip_mech(struct smp_log *lg, const char *mech, const struct smp_plan *p,
-                   const char *why)
+void smp_skip_mech(struct smp_log *lg, enum rep_skip_kind k, const char *mech,
+                   const struct smp_plan *p, const char *why)
 {
         if (!strcmp(mech, SMP_MECH_IBS_OP) || !strcmp(mech, SMP_MECH_PEBS)) {
-                skip_per_ws(lg, mech, "addresses", p, why);
-                skip_per_ws(lg, mech, "physical", p, why);
-                skip_per_ws(lg, mech, "latency", p, why);
-                skip_per_ws(lg, mech, "data-source", p, why);
-                smp_log_skip(lg, mech, "tlb page-stride", why);
-                smp_log_skip(lg, mech, "sample-count", why);
+                skip_per_ws(lg, k, mech, "addresses", p, why);
+                skip_per_ws(lg, k, mech, "physical", p, why);
+                skip_per_ws(lg, k, mech, "latency", p, why);
+                skip_per_ws(lg, k, mech, "data-source", p, why);
+                smp_log_skip(lg, k, mech, "tlb page-stride", why);
+                smp_log_skip(lg, k, mech, "sample-count", why);
                 if (!strcmp(mech, SMP_MECH_IBS_OP))
-                        smp_log_skip(lg, mech, "op-count", why);
-                smp_log_skip(lg, mech, "records-with-data", why);
+                        smp_log_skip(lg, k, mech, "op-count", why);
+                smp_log_skip(lg, k, mech, "records-with-data", why);
         } else if (!strcmp(mech, SMP_MECH_IBS_FETCH)) {
-                smp_log_skip(lg, mech, "fetch-addresses", why);
-                smp_log_skip(lg, mech, "fetch-count", why);
+                smp_log_skip(lg, k, mech, "fetch-addresses", why);
+                smp_log_skip(lg, k, mech, "fetch-count", why);
         } else if (!strcmp(mech, SMP_MECH_LBR)) {
-                smp_log_skip(lg, mech, "block-cost", why);
-                smp_log_skip(lg, mech, "symbols", why);
-                smp_log_skip(lg, mech, "sample-count", why);
+                smp_log_skip(lg, k, mech, "block-cost", why);
+                smp_log_skip(lg, k, mech, "symbols", why);
+                smp_log_skip(lg, k, mech, "sample-count", why);
         }
 }
 
-void smp_skip_ws(struct smp_log *lg, const char *mech, const struct smp_ws *w, const char *why)
+void smp_skip_ws(struct smp_log *lg, enum rep_skip_kind k, const char *mech,
+                 const struct smp_ws *w, const char *why)
 {
         static const char *const checks[] = { "addresses", "physical", "latency", "data-source" };
         char name[48];
 
         for (size_t i = 0; i < ARRAY_SIZE(checks); i++) {
                 fmt_snprintf(name, sizeof(name), "%s %s", checks[i], w->name);
-                smp_log_skip(lg, mech, name, why);
+                smp_log_skip(lg, k, mech, name, why);
         }
 }
 

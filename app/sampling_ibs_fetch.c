@@ -26,7 +26,7 @@ void smp_ibs_fetch_run(struct smp_ctx *c, struct pmu_ibs_session *s)
         if (!(s->info.caps & IBS_CAPS_FETCHSAM) ||
             pmu_ibs_fetch_ctl_encode(&s->info, IBS_FETCH_PERIOD, true, false, &ctl) != ST_OK ||
             !(s->fetches = plat_alloc(SMP_SAMPLES_MAX * sizeof(*s->fetches)))) {
-                smp_skip_mech(&c->log, SMP_MECH_IBS_FETCH, &c->plan,
+                smp_skip_mech(&c->log, REP_SKIP_FEATURE, SMP_MECH_IBS_FETCH, &c->plan,
                               "fetch sampling not offered (CPUID 0x8000001B FetchSam) or no memory");
                 return;
         }

@@ -51,7 +51,7 @@ static void log_with_data(struct smp_ctx *c, uint64_t n_data, uint64_t n_all)
         struct rep_verdict v;
 
         if (!n_all) {
-                smp_log_skip(&c->log, SMP_MECH_IBS_OP, "records-with-data",
+                smp_log_skip(&c->log, REP_SKIP_ENV, SMP_MECH_IBS_OP, "records-with-data",
                              "no op sample in the chase");
                 return;
         }
@@ -69,9 +69,11 @@ static void ibs_counts(struct smp_ctx *c, struct pmu_ibs_session *s, uint64_t ct
         uint64_t want = iters * CHASE_OPS_X2 / 2, n = s->n_op + s->n_dropped;
 
         if (!ops) {
-                smp_log_skip(&c->log, SMP_MECH_IBS_OP, "sample-count", "op sampling counts cycles "
+                smp_log_skip(&c->log, REP_SKIP_FEATURE, SMP_MECH_IBS_OP, "sample-count", "op "
+                             "sampling counts cycles "
                              "(CPUID 0x8000001B OpCnt clear): no known event total");
-                smp_log_skip(&c->log, SMP_MECH_IBS_OP, "op-count", "no dispatched-op counting");
+                smp_log_skip(&c->log, REP_SKIP_FEATURE, SMP_MECH_IBS_OP, "op-count", "no "
+                             "dispatched-op counting");
                 return;
         }
         /* A sample every period less the random CurCnt[6:0] each re-arm carries (63.5 on
@@ -104,18 +106,19 @@ void smp_ibs_op_run(struct smp_ctx *c, struct pmu_ibs_session *s, struct psample
         uint64_t n_all = 0, n_data = 0;
 
         if ((st = pmu_ibs_op_ctl_encode(&s->info, IBS_OP_PERIOD, &opts, &ctl)) != ST_OK) {
-                smp_skip_mech(&c->log, SMP_MECH_IBS_OP, &c->plan, "op sampling cannot be encoded");
+                smp_skip_mech(&c->log, REP_SKIP_FEATURE, SMP_MECH_IBS_OP, &c->plan, "op sampling "
+                              "cannot be encoded");
                 return;
         }
         for (size_t i = 0; i < c->plan.n; i++) {
                 const struct smp_ws *w = &c->plan.ws[i];
 
                 if (w->ws_why) {
-                        smp_skip_ws(&c->log, SMP_MECH_IBS_OP, w, w->ws_why);
+                        smp_skip_ws(&c->log, REP_SKIP_ENV, SMP_MECH_IBS_OP, w, w->ws_why);
                         continue;
                 }
                 if ((st = smp_chase_setup(&ch, w->bytes, 64)) != ST_OK) {
-                        smp_skip_ws(&c->log, SMP_MECH_IBS_OP, w, status_str(st));
+                        smp_skip_ws(&c->log, REP_SKIP_ENV, SMP_MECH_IBS_OP, w, status_str(st));
                         continue;
                 }
                 bench_chase(ch.start, ch.n_lines / BENCH_CHASE_UNROLL + 1);
@@ -138,15 +141,18 @@ void smp_ibs_op_run(struct smp_ctx *c, struct pmu_ibs_session *s, struct psample
                 smp_chase_free(&ch);
         }
         if (!counted) { /* the same check names whatever was sampled */
-                smp_log_skip(&c->log, SMP_MECH_IBS_OP, "sample-count", "no working set ran");
-                smp_log_skip(&c->log, SMP_MECH_IBS_OP, "op-count", "no working set ran");
-                smp_log_skip(&c->log, SMP_MECH_IBS_OP, "records-with-data",
+                smp_log_skip(&c->log, REP_SKIP_ENV, SMP_MECH_IBS_OP, "sample-count", "no working "
+                             "set ran");
+                smp_log_skip(&c->log, REP_SKIP_ENV, SMP_MECH_IBS_OP, "op-count", "no working set "
+                             "ran");
+                smp_log_skip(&c->log, REP_SKIP_ENV, SMP_MECH_IBS_OP, "records-with-data",
                              "no working set ran");
         } else {
                 log_with_data(c, n_data, n_all);
         }
         if ((st = smp_chase_setup(&ch, SMP_TLB_CHASE_BYTES, 4096)) != ST_OK) {
-                smp_log_skip(&c->log, SMP_MECH_IBS_OP, "tlb page-stride", status_str(st));
+                smp_log_skip(&c->log, REP_SKIP_ENV, SMP_MECH_IBS_OP, "tlb "
+                             "page-stride", status_str(st));
                 return;
         }
         bool miss;

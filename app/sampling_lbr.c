@@ -105,7 +105,8 @@ static void lbr_checks(struct smp_ctx *c, struct pmu_lbr_session *s, uint64_t ex
                                      &v) == ST_OK)
                 smp_log_check(&c->log, SMP_MECH_LBR, "block-cost", &v);
         if (!all)
-                smp_log_skip(&c->log, SMP_MECH_LBR, "symbols", "no memory for the stacks");
+                smp_log_skip(&c->log, REP_SKIP_ENV, SMP_MECH_LBR, "symbols", "no memory for the "
+                             "stacks");
         else if (rep_check_lbr_symbols(all, n_all, syms, ARRAY_SIZE(syms), &v) == ST_OK)
                 smp_log_check(&c->log, SMP_MECH_LBR, "symbols", &v);
         if (rep_check_sample_count(s->n_stacks + s->n_dropped, run_cycles, s->period,
@@ -122,7 +123,8 @@ void smp_lbr_run(struct smp_ctx *c)
         status_t st;
 
         if (!s || pmu_lbr_session_probe(c->cpu, s) != ST_OK) {
-                smp_skip_mech(&c->log, SMP_MECH_LBR, &c->plan, s ? s->why : "no memory");
+                smp_skip_mech(&c->log, s ? smp_absent_kind() : REP_SKIP_ENV, SMP_MECH_LBR, &c->plan,
+                              s ? s->why : "no memory");
                 plat_free(s);
                 return;
         }
@@ -131,7 +133,7 @@ void smp_lbr_run(struct smp_ctx *c)
         if ((st = cpu_pmi_enable(lbr_pmi, s, -1)) != ST_OK) {
                 char why[96];
                 fmt_snprintf(why, sizeof(why), "routing the PMI: %s", status_str(st));
-                smp_skip_mech(&c->log, SMP_MECH_LBR, &c->plan, why);
+                smp_skip_mech(&c->log, REP_SKIP_ENV, SMP_MECH_LBR, &c->plan, why);
                 plat_free(s);
                 return;
         }
@@ -158,7 +160,8 @@ void smp_lbr_run(struct smp_ctx *c)
                         smp_log_figure(&c->log, SMP_MECH_LBR, "samples per second",
                                        s->n_stacks * c->tsc_hz / (t2 - t1), "samples/s");
         } else {
-                smp_skip_mech(&c->log, SMP_MECH_LBR, &c->plan, "arming LBR failed or no memory");
+                smp_skip_mech(&c->log, REP_SKIP_ENV, SMP_MECH_LBR, &c->plan, "arming LBR failed "
+                              "or no memory");
         }
         cpu_pmi_disable();
         plat_free(s->stacks);

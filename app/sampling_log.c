@@ -20,7 +20,7 @@ void smp_log_check(struct smp_log *lg, const char *mech, const char *name,
         switch (v->v) {
         case REP_V_SKIP:
                 rep_push(mech); /* a run of one reason collapses per mechanism */
-                rep_skip("%s: %s", name, v->why[0] ? v->why : "no reason given");
+                rep_skip(v->skip, "%s: %s", name, v->why[0] ? v->why : "no reason given");
                 rep_pop();
                 break;
         default:
@@ -40,9 +40,10 @@ void smp_log_check(struct smp_log *lg, const char *mech, const char *name,
         c->v = *v;
 }
 
-void smp_log_skip(struct smp_log *lg, const char *mech, const char *name, const char *why)
+void smp_log_skip(struct smp_log *lg, enum rep_skip_kind kind, const char *mech,
+                  const char *name, const char *why)
 {
-        struct rep_verdict v = { .v = REP_V_SKIP, .unit = "" };
+        struct rep_verdict v = { .v = REP_V_SKIP, .skip = kind, .unit = "" };
 
         fmt_snprintf(v.why, sizeof(v.why), "%s", why ? why : "");
         smp_log_check(lg, mech, name, &v);

@@ -82,11 +82,11 @@ static void pebs_runs(struct smp_ctx *c, struct pmu_pebs_session *s, struct pmu_
                 const struct smp_ws *w = &c->plan.ws[i];
 
                 if (w->ws_why) {
-                        smp_skip_ws(&c->log, SMP_MECH_PEBS, w, w->ws_why);
+                        smp_skip_ws(&c->log, REP_SKIP_ENV, SMP_MECH_PEBS, w, w->ws_why);
                         continue;
                 }
                 if ((st = smp_chase_setup(&ch, w->bytes, 64)) != ST_OK) {
-                        smp_skip_ws(&c->log, SMP_MECH_PEBS, w, status_str(st));
+                        smp_skip_ws(&c->log, REP_SKIP_ENV, SMP_MECH_PEBS, w, status_str(st));
                         continue;
                 }
                 bench_chase(ch.start, ch.n_lines / BENCH_CHASE_UNROLL + 1);
@@ -110,10 +110,12 @@ static void pebs_runs(struct smp_ctx *c, struct pmu_pebs_session *s, struct pmu_
                 smp_chase_free(&ch);
         }
         if (!counted) /* the same check names whatever was sampled */
-                smp_log_skip(&c->log, SMP_MECH_PEBS, "sample-count", "no working set ran");
+                smp_log_skip(&c->log, REP_SKIP_ENV, SMP_MECH_PEBS, "sample-count", "no working "
+                             "set ran");
         log_with_data(c, n_data, n_all);
         if ((st = smp_chase_setup(&ch, SMP_TLB_CHASE_BYTES, 4096)) != ST_OK) {
-                smp_log_skip(&c->log, SMP_MECH_PEBS, "tlb page-stride", status_str(st));
+                smp_log_skip(&c->log, REP_SKIP_ENV, SMP_MECH_PEBS, "tlb "
+                             "page-stride", status_str(st));
                 return;
         }
         bool miss;
@@ -141,7 +143,8 @@ void smp_pebs_run(struct smp_ctx *c)
         status_t st;
 
         if (!s || pmu_pebs_session_probe(c->cpu, s) != ST_OK) {
-                smp_skip_mech(&c->log, SMP_MECH_PEBS, &c->plan, s ? s->why : "no memory");
+                smp_skip_mech(&c->log, s ? smp_absent_kind() : REP_SKIP_ENV, SMP_MECH_PEBS, &c->plan,
+                              s ? s->why : "no memory");
                 plat_free(s);
                 return;
         }
@@ -150,7 +153,7 @@ void smp_pebs_run(struct smp_ctx *c)
         if ((st = cpu_pmi_enable(pebs_pmi, s, -1)) != ST_OK) {
                 char why[96];
                 fmt_snprintf(why, sizeof(why), "routing the PMI: %s", status_str(st));
-                smp_skip_mech(&c->log, SMP_MECH_PEBS, &c->plan, why);
+                smp_skip_mech(&c->log, REP_SKIP_FEATURE, SMP_MECH_PEBS, &c->plan, why);
                 plat_free(s);
                 return;
         }
@@ -165,7 +168,8 @@ void smp_pebs_run(struct smp_ctx *c)
                 s->buf_bytes = buf_bytes;
                 pebs_runs(c, s, rec, ps);
         } else {
-                smp_skip_mech(&c->log, SMP_MECH_PEBS, &c->plan, "no memory for the DS area");
+                smp_skip_mech(&c->log, REP_SKIP_ENV, SMP_MECH_PEBS, &c->plan, "no memory for the "
+                              "DS area");
         }
         cpu_pmi_disable();
         smp_log_figure(&c->log, SMP_MECH_PEBS, "PMIs taken", s->n_pmi, "interrupts");

@@ -36,7 +36,8 @@ status_t phase_selftest(struct run *r)
                 unsigned vec = 0;
                 status_t st  = cpu_fault_probe(probes[i].kind, &vec);
                 if (st == ST_UNSUPPORTED) {
-                        rep_skip("%s: not available here (no fault recovery, or the CPU lacks the "
+                        rep_skip(REP_SKIP_FEATURE, "%s: not available here (no fault recovery, or "
+                                 "the CPU lacks the "
                                  "feature)", probes[i].what);
                         continue;
                 }
@@ -58,7 +59,8 @@ status_t phase_selftest(struct run *r)
                                          "rdmsr(0x%x) nonexistent MSR reported unsupported "
                                          "(%s recovered)", PMU_FAULT_PROBE_MSR, vector_name(fault_vec));
         } else
-                rep_skip("rdmsr(0x%x): MSRs are not accessible here (%s)", PMU_FAULT_PROBE_MSR,
+                rep_skip(REP_SKIP_ENV, "rdmsr(0x%x): MSRs are not accessible here "
+                         "(%s)", PMU_FAULT_PROBE_MSR,
                          status_str(st));
 
         /* RDPMC with a counter index no CPU has: #GP, or #UD where RDPMC itself is not
@@ -77,7 +79,7 @@ status_t phase_selftest(struct run *r)
                 rep_info("rdpmc(0x%x) returned 0x%llx without faulting", PMU_FAULT_PROBE_RDPMC,
                          (unsigned long long)val);
         else
-                rep_skip("rdpmc: not accessible here (%s)", status_str(st));
+                rep_skip(REP_SKIP_ENV, "rdpmc: not accessible here (%s)", status_str(st));
 
         if (n_raised)
                 rep_check(n_recovered == n_raised, "harness carried on after %u deliberate "
@@ -89,7 +91,7 @@ status_t phase_selftest(struct run *r)
                 rep_info("crash_test = on: executing ud2 with no fixup armed; what follows "
                          "must be a FATAL line, not a hang");
                 if (cpu_fault_probe(CPU_PROBE_UNHANDLED_UD2, &vec) == ST_UNSUPPORTED)
-                        rep_skip("crash test: no crash path on this platform");
+                        rep_skip(REP_SKIP_ENV, "crash test: no crash path on this platform");
         }
         return ST_OK;
 }

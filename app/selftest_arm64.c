@@ -42,7 +42,8 @@ status_t phase_selftest(struct run *r)
 
         rep_push("fault-recovery");
         if (!trap_active()) {
-                rep_skip("the harness's vectors are not installed (not running at EL1 or EL2)");
+                rep_skip(REP_SKIP_ENV, "the harness's vectors are not installed (not running at "
+                         "EL1 or EL2)");
                 rep_pop();
                 return ST_UNSUPPORTED;
         }
@@ -69,7 +70,7 @@ status_t phase_selftest(struct run *r)
                 rep_info("crash_test = on: executing UDF with no fixup armed; what follows "
                          "must be a FATAL line, not a hang");
                 if (cpu_fault_probe(CPU_PROBE_UNHANDLED_UD2, &ec) == ST_UNSUPPORTED)
-                        rep_skip("crash test: no crash path on this platform");
+                        rep_skip(REP_SKIP_ENV, "crash test: no crash path on this platform");
         }
         return ST_OK;
 }

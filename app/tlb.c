@@ -256,7 +256,8 @@ static status_t run_sweeps(struct tlb_ctx *x, const struct cpu_info *cpu,
         for (size_t i = 0; i < n_sw; i++) {
                 use[i] = true;
                 if (sw[i].page_bytes == PT_1G && !cpu->pdpe1gb) {
-                        rep_skip("%s 1 GiB pages: CPUID.80000001H:EDX[26] (Page1GB) is clear",
+                        rep_skip(REP_SKIP_FEATURE, "%s 1 GiB pages: CPUID.80000001H:EDX[26] "
+                                 "(Page1GB) is clear",
                                  tlb_side_name(sw[i].side));
                         use[i] = false;
                         continue;
@@ -293,7 +294,7 @@ static status_t run_sweeps(struct tlb_ctx *x, const struct cpu_info *cpu,
                 *c = (struct tlb_curve){ 0 };
                 st = sweep(x, &sw[i], &w[i], &run, c);
                 if (st == ST_UNSUPPORTED) {
-                        rep_skip("own page tables: the platform cannot load CR3");
+                        rep_skip(REP_SKIP_ENV, "own page tables: the platform cannot load CR3");
                         return st;
                 }
                 if (st != ST_OK)
@@ -321,7 +322,7 @@ status_t phase_tlb(struct run *r)
         status_t                  st;
 
         if (!r->inv || r->inv->cpu_st != ST_OK) {
-                rep_skip("no CPU inventory");
+                rep_skip(REP_SKIP_ENV, "no CPU inventory");
                 return ST_UNSUPPORTED;
         }
         const struct cpu_info *cpu = &r->inv->cpu;
@@ -332,7 +333,7 @@ status_t phase_tlb(struct run *r)
 
         st = setup(&x, cpu, sw, n_sw);
         if (st == ST_UNSUPPORTED)
-                rep_skip("own page tables: no physical memory map on this platform");
+                rep_skip(REP_SKIP_ENV, "own page tables: no physical memory map on this platform");
         /* CR4 is read inside the first window (privileged); the window reads it again. */
         if (st == ST_OK) {
                 uint64_t irq, saved;
@@ -351,7 +352,7 @@ status_t phase_tlb(struct run *r)
                 }
                 cpu_irq_restore(irq);
                 if (st == ST_UNSUPPORTED)
-                        rep_skip("own page tables: the platform cannot load CR3");
+                        rep_skip(REP_SKIP_ENV, "own page tables: the platform cannot load CR3");
                 else if (st == ST_OK)
                         rep_info("CR4 %#llx: PGE %s, PCIDE %s: %s", (unsigned long long)x.cr4,
                                  x.cr4 & BENCH_CR4_PGE ? "on" : "off",

@@ -84,11 +84,13 @@ static status_t find_buffer(const struct tlbcal_sweep *s, uint32_t *n_max, void 
                 plat_free_pages(*buf, *span);
         }
         if (st != ST_OK)
-                rep_skip("%s %s %s: no buffer of %u pages or more (%s)", tlb_side_name(s->side),
+                rep_skip(REP_SKIP_ENV, "%s %s %s: no buffer of %u pages or more "
+                         "(%s)", tlb_side_name(s->side),
                          tlbcal_page_name(s->page_bytes), tlb_pte_layout_name(s->pte),
                          MIN_PAGES, status_str(st));
         else
-                rep_skip("%s %s %s: the firmware maps every buffer of %u to %u pages with %s "
+                rep_skip(REP_SKIP_ENV, "%s %s %s: the firmware maps every buffer of %u to %u "
+                         "pages with %s "
                          "pages, not %s", tlb_side_name(s->side),
                          tlbcal_page_name(s->page_bytes), tlb_pte_layout_name(s->pte),
                          MIN_PAGES, s->max_pages, tlbcal_page_name(kind_bytes(got)),
@@ -158,7 +160,7 @@ static status_t run_sweeps(const struct run *r, uint8_t *ctl, uint64_t ctl_bytes
         for (size_t i = 0; i < n_sw && st == ST_OK; i++) {
                 const char *why = cannot_run(&sw[i]);
                 if (why) {
-                        rep_skip("%s %s %s: %s", tlb_side_name(sw[i].side),
+                        rep_skip(REP_SKIP_ENV, "%s %s %s: %s", tlb_side_name(sw[i].side),
                                  tlbcal_page_name(sw[i].page_bytes),
                                  tlb_pte_layout_name(sw[i].pte), why);
                         continue;
@@ -186,7 +188,7 @@ status_t phase_tlb(struct run *r)
         status_t                    st;
 
         if (!r->inv || r->inv->cpu_st != ST_OK) {
-                rep_skip("no CPU inventory");
+                rep_skip(REP_SKIP_ENV, "no CPU inventory");
                 return ST_UNSUPPORTED;
         }
         const struct cpu_info *cpu = &r->inv->cpu;
@@ -212,7 +214,7 @@ status_t phase_tlb(struct run *r)
         plat_free_pages(ctl, ctl_bytes);
 
         if (!t.n) {
-                rep_skip("no dTLB sweep could run on the firmware's identity map");
+                rep_skip(REP_SKIP_ENV, "no dTLB sweep could run on the firmware's identity map");
         } else if (tlbcal_finish(&t, cpu, is_emulated(cpu), &json, &csv) == ST_OK) {
                 tlbcal_add_to_latency_table(r, &json);
                 run_add_file(r, TLBCAL_TABLE_FILE, &json);

@@ -106,7 +106,8 @@ status_t tlbcal_finish(const struct tlbcal *t, const struct cpu_info *cpu, bool 
                                           : "interrupts, SMIs or a hypervisor took time");
                 if (c->n < 2) {
                         if (c->n_left_out)
-                                rep_skip("%s %s: %zu points measured, too few to analyse",
+                                rep_skip(REP_SKIP_ENV, "%s %s: %zu points measured, too few to "
+                                         "analyse",
                                          tlb_side_name(c->side), tlbcal_page_name(c->page_bytes),
                                          c->n);
                         continue;

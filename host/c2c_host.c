@@ -326,7 +326,7 @@ static status_t measure_all(unsigned rounds, bool pf_off, const char *out_shown,
         status_t                 st;
 
         if ((n = allowed_cpus(cpus)) < 2) {
-                rep_skip("c2c: needs two CPUs, this process may run on %u", n);
+                rep_skip(REP_SKIP_ENV, "c2c: needs two CPUs, this process may run on %u", n);
                 return ST_UNSUPPORTED;
         }
         buf = aligned_alloc(4096, C2C_LINES * 64);

@@ -371,7 +371,8 @@ static void loaded(unsigned windows, uint32_t load_us)
         if (n_nodes > 1)
                 curve(-1, windows, load_us, &failed, &early);
         if (!n_curves) {
-                rep_skip("loaded latency: no node has two CPUs this process may run on");
+                rep_skip(REP_SKIP_ENV, "loaded latency: no node has two CPUs this process may run "
+                         "on");
                 return;
         }
         for (unsigned i = 0; i < n_nodes; i++)

@@ -111,7 +111,8 @@ static status_t host_sweep(const struct tlbcal_sweep *s, struct tlb_curve *c)
                 return rep_err(st, "allocating %llu MiB for the %s window",
                                (unsigned long long)(span >> 20), tlbcal_page_name(s->page_bytes));
         if (s->page_bytes == 2 * MiB && got != PLAT_PAGE_2M) {
-                rep_skip("dtlb 2 MiB: transparent huge pages backed only %u per mille of the "
+                rep_skip(REP_SKIP_ENV, "dtlb 2 MiB: transparent huge pages backed only %u per "
+                         "mille of the "
                          "window (/sys/kernel/mm/transparent_hugepage/enabled?)",
                          linux_plat_last_huge_permille());
                 plat_free_pages(win, span);

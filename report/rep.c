@@ -11,7 +11,6 @@
 static struct rep_sink   sinks[MAX_SINKS];
 static unsigned          n_sinks;
 static const char       *prefixes[MAX_PREFIXES];
-static bool              prefix_hw[MAX_PREFIXES]; /* checks under it need a hardware PMU */
 static unsigned          n_prefixes;
 static struct rep_counts counts;
 
@@ -179,32 +178,22 @@ void rep_printf(const char *fmt, ...)
         va_end(ap);
 }
 
-static void push(const char *prefix, bool hw)
+void rep_push(const char *prefix)
 {
-        if (n_prefixes < MAX_PREFIXES) {
+        if (n_prefixes < MAX_PREFIXES)
                 prefixes[n_prefixes] = prefix;
-                prefix_hw[n_prefixes] = hw;
-        }
         n_prefixes++;
 }
 
-void rep_push(const char *prefix)
+const char *rep_skip_kind_name(enum rep_skip_kind kind)
 {
-        push(prefix, false);
-}
+        static const char *const names[REP_SKIP__COUNT] = {
+                [REP_SKIP_ENV] = "environment",
+                [REP_SKIP_PMU] = "needs a hardware PMU",
+                [REP_SKIP_FEATURE] = "needs a feature",
+        };
 
-void rep_push_hw(const char *prefix)
-{
-        push(prefix, true);
-}
-
-/* True when a prefix in force says its checks need a hardware PMU. */
-static bool under_hw(void)
-{
-        for (unsigned i = 0; i < n_prefixes && i < MAX_PREFIXES; i++)
-                if (prefix_hw[i])
-                        return true;
-        return false;
+        return kind < REP_SKIP__COUNT ? names[kind] : "environment";
 }
 
 void rep_pop(void)
@@ -284,23 +273,45 @@ static size_t head_len(const char *tag)
         return len;
 }
 
-void rep_skip(const char *fmt, ...)
+/* Put " [kind]" before the newline that ends @p line (@p len bytes, room for @p cap). */
+static size_t add_kind(char *line, size_t len, size_t cap, enum rep_skip_kind kind)
+{
+        size_t n = (size_t)fmt_snprintf(line + len - 1, cap - (len - 1), " [%s]\n",
+                                        rep_skip_kind_name(kind));
+
+        return len - 1 + n;
+}
+
+void rep_skip(enum rep_skip_kind kind, const char *fmt, ...)
 {
         char    line[LINE_MAX];
         va_list ap;
-        size_t  len, head = head_len("SKIP"), reason;
+        size_t  len, head = head_len("SKIP"), reason, tag = strlen(rep_skip_kind_name(kind)) + 3;
 
+        if (kind >= REP_SKIP__COUNT)
+                kind = REP_SKIP_ENV;
         counts.n_skip++;
-        counts.n_skip_hw += under_hw();
+        counts.n_skip_by[kind]++;
         va_start(ap, fmt);
         len = compose(line, sizeof(line), "SKIP", NULL, fmt, ap);
         va_end(ap);
-        if (len >= sizeof(line) || head >= len) {
+        if (len + tag >= sizeof(line) || head >= len) {
+                /* too long to hold: printed as it is, from the heap */
+                char *big = plat_alloc(len + tag + 1);
+
+                rep_flush();
                 va_start(ap, fmt);
-                verdict("SKIP", NULL, fmt, ap); /* too long to hold: printed as it is */
+                if (big) {
+                        compose(big, len + 1, "SKIP", NULL, fmt, ap);
+                        emit_raw(big, add_kind(big, len, len + tag + 1, kind));
+                        plat_free(big);
+                } else {
+                        verdict("SKIP", NULL, fmt, ap);
+                }
                 va_end(ap);
                 return;
         }
+        len = add_kind(line, len, sizeof(line), kind);
         /* the reason: what follows the check's name ("name: reason"), else the message */
         reason = head;
         for (size_t i = head; i + 1 < len; i++)
@@ -370,9 +381,10 @@ int rep_summary(void)
         rep_flush();
         rep_printf("SUMMARY: %u passed, %u failed, %u skipped\n", counts.n_pass, counts.n_fail,
                    counts.n_skip);
-        rep_printf("CHECKS: %u decided here (PASS/FAIL), %u need a hardware PMU (SKIP), %u "
-                   "skipped for other reasons\n", counts.n_pass + counts.n_fail, counts.n_skip_hw,
-                   counts.n_skip - counts.n_skip_hw);
+        rep_printf("CHECKS: %u decided here (PASS/FAIL), %u need a hardware PMU (SKIP), %u need "
+                   "a feature this machine lacks (SKIP), %u skipped for the environment (SKIP)\n",
+                   counts.n_pass + counts.n_fail, counts.n_skip_by[REP_SKIP_PMU],
+                   counts.n_skip_by[REP_SKIP_FEATURE], counts.n_skip_by[REP_SKIP_ENV]);
         if (counts.n_fail)
                 return 1;
         if (!counts.n_pass) /* everything skipped, or nothing ran at all */

@@ -54,18 +54,29 @@ void rep_vprintf(const char *fmt, va_list ap);
 
 /** Push a prefix component ("pmu", "intel"); at most 8 deep. */
 void rep_push(const char *prefix);
-/** Push a prefix whose checks can only be decided with a hardware PMU (the pmu and sampling
- *  phases): every SKIP under it counts as one that needs a hardware PMU in the summary. */
-void rep_push_hw(const char *prefix);
 void rep_pop(void);
+
+/** Why a check is skipped, chosen by its reason where the SKIP is decided: the environment of
+ *  the run (no memory, the configuration, an emulator, data an earlier phase did not give),
+ *  no hardware PMU (none, or none the harness can program here), or a feature this machine
+ *  lacks (an event, IBS, PEBS, LBR, a counter, a page size, a CPUID leaf). */
+enum rep_skip_kind {
+        REP_SKIP_ENV = 0,
+        REP_SKIP_PMU,
+        REP_SKIP_FEATURE,
+        REP_SKIP__COUNT
+};
+/** "environment", "needs a hardware PMU", "needs a feature"; never NULL. */
+const char *rep_skip_kind_name(enum rep_skip_kind kind);
 
 /** Print PASS or FAIL with the prefix path and message; returns @p pass. */
 bool rep_check(bool pass, const char *fmt, ...) PRINTF_FMT(2, 3);
-/** Print SKIP with the reason; counted as skipped. Written "check: reason", consecutive SKIPs
- *  under one prefix path with one reason print as one line, "SKIP: prefix: N checks: reason"
- *  (the details stay in the phase's JSON; the summary counts each). The line is held until
- *  the next line of any kind, rep_flush() or rep_summary(). */
-void rep_skip(const char *fmt, ...) PRINTF_FMT(1, 2);
+/** Print SKIP with the reason and its kind, "SKIP: prefix: check: reason [kind]"; counted as
+ *  skipped, by kind. Consecutive SKIPs under one prefix path with one reason and kind print
+ *  as one line, "SKIP: prefix: N checks: reason [kind]" (the details stay in the phase's
+ *  JSON; the summary counts each). The line is held until the next line of any kind,
+ *  rep_flush() or rep_summary(). */
+void rep_skip(enum rep_skip_kind kind, const char *fmt, ...) PRINTF_FMT(2, 3);
 
 /** Print the SKIP line rep_skip may be holding. */
 void rep_flush(void);
@@ -79,14 +90,14 @@ status_t rep_err(status_t st, const char *fmt, ...) PRINTF_FMT(2, 3);
 
 struct rep_counts {
         unsigned n_pass, n_fail, n_skip;
-        unsigned n_skip_hw; /* of n_skip: under a rep_push_hw prefix */
+        unsigned n_skip_by[REP_SKIP__COUNT]; /* of n_skip, by kind */
 };
 struct rep_counts rep_get_counts(void);
 
 /** Print "SUMMARY: N passed, N failed, N skipped" and "CHECKS: N decided here (PASS/FAIL),
- *  M need a hardware PMU (SKIP), K skipped for other reasons" (M: the SKIPs printed under a
- *  rep_push_hw prefix); return 0 if nothing failed and something passed, 1 on any failure,
- *  2 when everything was skipped. */
+ *  M need a hardware PMU (SKIP), F need a feature this machine lacks (SKIP), E skipped for
+ *  the environment (SKIP)"; return 0 if nothing failed and something passed, 1 on any
+ *  failure, 2 when everything was skipped. */
 int rep_summary(void);
 
 #endif

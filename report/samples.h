@@ -82,6 +82,8 @@ enum rep_verdict_kind { REP_V_PASS = 0, REP_V_FAIL, REP_V_SKIP };
 
 struct rep_verdict {
         enum rep_verdict_kind v;
+        enum rep_skip_kind    skip;  /* a SKIP's kind (report/rep.h); the environment unless
+                                      * the SKIP says otherwise */
         int64_t     measured;
         int64_t     expected;
         int64_t     lo, hi;        /* accepted range for measured */

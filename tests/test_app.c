@@ -38,38 +38,47 @@ static int run(void)
 }
 
 /* The CHECKS line against the verdict lines themselves: PASS and FAIL lines are decided here;
- * a SKIP line ("SKIP: pfx: N checks: why" counts N) of the pmu or sampling phase needs a
- * hardware PMU, any other SKIP is skipped for another reason. Returns the PMU SKIPs. */
+ * every SKIP line ("SKIP: pfx: N checks: why [kind]" counts N) carries its kind at its end,
+ * and the line's kinds add up to the CHECKS line's. A SKIP without a kind fails. Returns the
+ * SKIPs that need a hardware PMU. */
 static unsigned checks_agree(const char *con)
 {
-        unsigned decided = 0, hw = 0, other = 0, d, h, o;
+        static const char *const tags[] = { " [needs a hardware PMU]", " [needs a feature]",
+                                            " [environment]" };
+        unsigned decided = 0, by[3] = { 0 }, d, h, f, o;
         const char *c;
 
         for (const char *ln = con; ln && *ln; ln = strchr(ln, '\n') ? strchr(ln, '\n') + 1 : NULL) {
                 if (!strncmp(ln, "PASS: ", 6) || !strncmp(ln, "FAIL: ", 6)) {
                         decided++;
                 } else if (!strncmp(ln, "SKIP: ", 6)) {
-                        unsigned n = 1;
+                        unsigned n = 1, kind = 3;
                         const char *e = strchr(ln, '\n'), *k = strstr(ln, " checks: ");
+                        size_t len = e ? (size_t)(e - ln) : strlen(ln);
                         if (k && (!e || k < e)) {
                                 const char *q = k;
                                 while (q > ln && q[-1] >= '0' && q[-1] <= '9')
                                         q--;
                                 n = (unsigned)strtoul(q, NULL, 10);
                         }
-                        if (!strncmp(ln + 6, "pmu: ", 5) || !strncmp(ln + 6, "sampling: ", 10))
-                                hw += n;
-                        else
-                                other += n;
+                        for (unsigned t = 0; t < 3; t++)
+                                if (len >= strlen(tags[t]) &&
+                                    !strncmp(ln + len - strlen(tags[t]), tags[t], strlen(tags[t])))
+                                        kind = t;
+                        if (kind == 3)
+                                fail_msg("a SKIP without its kind: %.*s", (int)len, ln);
+                        by[kind] += n;
                 }
         }
         assert_non_null(c = strstr(con, "\nCHECKS: "));
         assert_int_equal(sscanf(c, "\nCHECKS: %u decided here (PASS/FAIL), %u need a hardware PMU "
-                                "(SKIP), %u skipped for other reasons", &d, &h, &o), 3);
+                                "(SKIP), %u need a feature this machine lacks (SKIP), %u skipped "
+                                "for the environment (SKIP)", &d, &h, &f, &o), 4);
         assert_int_equal(d, decided);
-        assert_int_equal(h, hw);
-        assert_int_equal(o, other);
-        return hw;
+        assert_int_equal(h, by[0]);
+        assert_int_equal(f, by[1]);
+        assert_int_equal(o, by[2]);
+        return h;
 }
 
 static void test_saves_results(void **state)
@@ -109,6 +118,17 @@ static void test_saves_results(void **state)
                   "enabled processors (3)");
         want(con, "SUMMARY: ");
         assert_true(checks_agree(con) > 0); /* the fake platform has no PMU */
+        /* ... so every SKIP of the pmu and sampling phases gives that reason's kind, but the
+         * PMI route's: the test platform has no interrupt route, a fact of the environment */
+        for (const char *ln = con; ln && *ln; ln = strchr(ln, '\n') ? strchr(ln, '\n') + 1 : NULL) {
+                const char *e = strchr(ln, '\n');
+                size_t ll = e ? (size_t)(e - ln) : strlen(ln), t = strlen("[needs a hardware PMU]");
+
+                if ((!strncmp(ln, "SKIP: pmu: ", 11) || !strncmp(ln, "SKIP: sampling: ", 16)) &&
+                    strncmp(ln, "SKIP: pmu: sampling: pmi-route: ", 32) &&
+                    (ll < t || strncmp(ln + ll - t, "[needs a hardware PMU]", t)))
+                        fail_msg("without a PMU: %.*s", (int)ll, ln);
+        }
         assert_non_null(strstr(last_line(con), "RESULTS: saved to \\pmucal\\results\\20261123-081500-01\\"));
         const char *inv = fake_plat_get_file(RUN1 "/inventory.json", &len);
         assert_non_null(inv);

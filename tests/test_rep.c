@@ -53,13 +53,13 @@ static const struct {
 } lines[] = {
         { K_PASS, { NULL }, "plain", "PASS: plain\n" },
         { K_FAIL, { NULL }, "plain", "FAIL: plain\n" },
-        { K_SKIP, { NULL }, "no IBS", "SKIP: no IBS\n" },
+        { K_SKIP, { NULL }, "no IBS", "SKIP: no IBS [needs a feature]\n" },
         { K_INFO, { NULL }, "note", "INFO: note\n" },
         { K_WARN, { NULL }, "careful", "WARN: careful\n" },
         { K_PASS, { "pmu" }, "x", "PASS: pmu: x\n" },
         { K_FAIL, { "pmu", "intel", "fixed0" }, "counts", "FAIL: pmu: intel: fixed0: counts\n" },
         { K_SKIP, { "amd", "ibs-op" }, "IbsOpCntCtl not supported",
-          "SKIP: amd: ibs-op: IbsOpCntCtl not supported\n" },
+          "SKIP: amd: ibs-op: IbsOpCntCtl not supported [needs a feature]\n" },
         { K_INFO, { "lat" }, "", "INFO: lat: \n" },
         { K_WARN, { "a", "b" }, "50%% done", "WARN: a: b: 50% done\n" },
 };
@@ -69,7 +69,7 @@ static void emit_kind(enum kind k, const char *msg)
         switch (k) {
         case K_PASS: rep_check(true, msg, 0); break;
         case K_FAIL: rep_check(false, msg, 0); break;
-        case K_SKIP: rep_skip(msg, 0); break;
+        case K_SKIP: rep_skip(REP_SKIP_FEATURE, msg, 0); break;
         case K_INFO: rep_info(msg, 0); break;
         case K_WARN: rep_warn(msg, 0); break;
         }
@@ -91,44 +91,49 @@ static void test_verdict_lines(void **state)
         }
 }
 
-/* SKIPs under one prefix path with one reason print as one line with their count; the summary
- * still counts each; another reason, another prefix or any line between starts a new group. */
+/* SKIPs under one prefix path with one reason and kind print as one line with their count,
+ * the kind after the reason; the summary still counts each; another reason, another kind,
+ * another prefix or any line between starts a new group. */
 static void test_skip_collapse(void **state)
 {
         (void)state;
         clear();
-        rep_push_hw("sampling");
+        rep_push("sampling");
         rep_push("ibs-op");
         for (unsigned i = 0; i < 12; i++)
-                rep_skip("check %u: CPUID.80000001H:ECX[10] IBS is clear", i);
-        rep_skip("sample-count: no PMU");
+                rep_skip(REP_SKIP_FEATURE, "check %u: CPUID.80000001H:ECX[10] IBS is clear", i);
+        rep_skip(REP_SKIP_PMU, "sample-count: no PMU");
         rep_pop();
         rep_push("pebs");
-        rep_skip("addresses L1: no PMU");
-        rep_skip("addresses L2: no PMU");
+        rep_skip(REP_SKIP_PMU, "addresses L1: no PMU");
+        rep_skip(REP_SKIP_PMU, "addresses L2: no PMU");
         rep_info("between");
-        rep_skip("addresses L3: no PMU");
-        rep_skip("no name, one reason");
-        rep_skip("no name, one reason");
+        rep_skip(REP_SKIP_PMU, "addresses L3: no PMU");
+        rep_skip(REP_SKIP_ENV, "no name, one reason");
+        rep_skip(REP_SKIP_ENV, "no name, one reason");
+        rep_skip(REP_SKIP_FEATURE, "no name, one reason"); /* another kind: a line of its own */
         rep_pop();
         for (unsigned i = 0; i < 3; i++) { /* a prefix pushed around each SKIP: still one run */
                 rep_push("lbr");
-                rep_skip("check %u: not an Intel CPU", i);
+                rep_skip(REP_SKIP_FEATURE, "check %u: not an Intel CPU", i);
                 rep_pop();
         }
         rep_pop();
         assert_int_equal(rep_summary(), 2);
         assert_string_equal(text(),
-                            "SKIP: sampling: ibs-op: 12 checks: CPUID.80000001H:ECX[10] IBS is clear\n"
-                            "SKIP: sampling: ibs-op: sample-count: no PMU\n"
-                            "SKIP: sampling: pebs: 2 checks: no PMU\n"
+                            "SKIP: sampling: ibs-op: 12 checks: CPUID.80000001H:ECX[10] IBS is "
+                            "clear [needs a feature]\n"
+                            "SKIP: sampling: ibs-op: sample-count: no PMU [needs a hardware PMU]\n"
+                            "SKIP: sampling: pebs: 2 checks: no PMU [needs a hardware PMU]\n"
                             "INFO: sampling: pebs: between\n"
-                            "SKIP: sampling: pebs: addresses L3: no PMU\n"
-                            "SKIP: sampling: pebs: 2 checks: no name, one reason\n"
-                            "SKIP: sampling: lbr: 3 checks: not an Intel CPU\n"
-                            "SUMMARY: 0 passed, 0 failed, 21 skipped\n"
-                            "CHECKS: 0 decided here (PASS/FAIL), 21 need a hardware PMU (SKIP), "
-                            "0 skipped for other reasons\n");
+                            "SKIP: sampling: pebs: addresses L3: no PMU [needs a hardware PMU]\n"
+                            "SKIP: sampling: pebs: 2 checks: no name, one reason [environment]\n"
+                            "SKIP: sampling: pebs: no name, one reason [needs a feature]\n"
+                            "SKIP: sampling: lbr: 3 checks: not an Intel CPU [needs a feature]\n"
+                            "SUMMARY: 0 passed, 0 failed, 22 skipped\n"
+                            "CHECKS: 0 decided here (PASS/FAIL), 4 need a hardware PMU (SKIP), "
+                            "16 need a feature this machine lacks (SKIP), 2 skipped for the "
+                            "environment (SKIP)\n");
 }
 
 static void test_formatting_and_return(void **state)
@@ -183,7 +188,7 @@ static void test_summary(void **state)
                 for (unsigned k = 0; k < summaries[i].fail; k++)
                         rep_check(false, "f%u", k);
                 for (unsigned k = 0; k < summaries[i].skip; k++)
-                        rep_skip("s%u", k);
+                        rep_skip(REP_SKIP_ENV, "s%u", k);
                 rep_info("not counted");
                 rep_warn("not counted");
                 rep_err(ST_IO, "not counted");
@@ -196,8 +201,9 @@ static void test_summary(void **state)
                 clear();
                 assert_int_equal(rep_summary(), summaries[i].code);
                 snprintf(want, sizeof(want), "SUMMARY: %u passed, %u failed, %u skipped\n"
-                         "CHECKS: %u decided here (PASS/FAIL), 0 need a hardware PMU (SKIP), %u "
-                         "skipped for other reasons\n", summaries[i].pass, summaries[i].fail,
+                         "CHECKS: %u decided here (PASS/FAIL), 0 need a hardware PMU (SKIP), 0 "
+                         "need a feature this machine lacks (SKIP), %u skipped for the "
+                         "environment (SKIP)\n", summaries[i].pass, summaries[i].fail,
                          summaries[i].skip, summaries[i].pass + summaries[i].fail,
                          summaries[i].skip);
                 assert_string_equal(text(), want);
@@ -207,35 +213,39 @@ static void test_summary(void **state)
         assert_int_equal(c.n_pass + c.n_fail + c.n_skip, 0);
 }
 
-/* The CHECKS line counts what was printed: PASS and FAIL lines are decided here, SKIPs under
- * a hardware-PMU prefix (however deep, collapsed or not) need a PMU, the rest are other. */
+/* The CHECKS line counts the SKIPs by the kind each was given where it was decided, whatever
+ * prefix it prints under (a phase's name says nothing of why). */
 static void test_checks_line(void **state)
 {
         (void)state;
         clear();
         rep_push("tlb");
-        rep_skip("1 GiB pages: CPUID.80000001H:EDX[26] is clear");
+        rep_skip(REP_SKIP_FEATURE, "1 GiB pages: CPUID.80000001H:EDX[26] is clear");
         rep_check(true, "4 KiB");
         rep_pop();
-        rep_push_hw("pmu");
+        rep_push("pmu");
         rep_push("sampling");
-        rep_skip("pmi-count: no PMU");
-        rep_skip("skid: no PMU");
+        rep_skip(REP_SKIP_PMU, "pmi-count: no PMU");
+        rep_skip(REP_SKIP_PMU, "skid: no PMU");
         rep_check(false, "route");
         rep_pop();
-        rep_skip("aliases: no PMU");
+        rep_skip(REP_SKIP_ENV, "aliases: no memory");
+        rep_skip(REP_SKIP__COUNT, "out of range: counted as the environment");
         rep_pop();
-        rep_skip("outside: single CPU");
-        rep_skip("outside: single CPU");
+        rep_skip(REP_SKIP_ENV, "outside: single CPU");
+        rep_skip(REP_SKIP_ENV, "outside: single CPU");
         struct rep_counts c = rep_get_counts();
-        assert_int_equal(c.n_skip_hw, 3);
+        assert_int_equal(c.n_skip_by[REP_SKIP_PMU], 2);
+        assert_int_equal(c.n_skip_by[REP_SKIP_FEATURE], 1);
+        assert_int_equal(c.n_skip_by[REP_SKIP_ENV], 4);
         clear();
         assert_int_equal(rep_summary(), 1);
-        assert_non_null(strstr(text(), "SUMMARY: 1 passed, 1 failed, 6 skipped\n"
-                                       "CHECKS: 2 decided here (PASS/FAIL), 3 need a hardware "
-                                       "PMU (SKIP), 3 skipped for other reasons\n"));
+        assert_non_null(strstr(text(), "SUMMARY: 1 passed, 1 failed, 7 skipped\n"
+                                       "CHECKS: 2 decided here (PASS/FAIL), 2 need a hardware "
+                                       "PMU (SKIP), 1 need a feature this machine lacks (SKIP), "
+                                       "4 skipped for the environment (SKIP)\n"));
         rep_reset();
-        assert_int_equal(rep_get_counts().n_skip_hw, 0);
+        assert_int_equal(rep_get_counts().n_skip_by[REP_SKIP_PMU], 0);
 }
 
 /* ---- rep_err -------------------------------------------------------------------------------- */

@@ -137,10 +137,11 @@ static void test_json_read_back(void **unused)
         lg.levels_source = "CPUID caches (no latency expected)";
         strcpy(v.why, "7 samples for 100 events / period 10 \"quoted\"");
         smp_log_check(&lg, "pebs", "sample-count", &v);
-        smp_log_skip(&lg, "ibs-op", "addresses L1", "CPUID.80000001H:ECX[10] IBS is clear");
+        smp_log_skip(&lg, REP_SKIP_FEATURE, "ibs-op", "addresses L1",
+                     "CPUID.80000001H:ECX[10] IBS is clear");
         smp_log_figure(&lg, "lbr", "interrupt cost per sample", 1234, "TSC ticks");
         for (int i = 0; i < SMP_MAX_CHECKS + 3; i++)
-                smp_log_skip(&lg, "lbr", "symbols", "x");
+                smp_log_skip(&lg, REP_SKIP_ENV, "lbr", "symbols", "x");
         assert_int_equal(lg.n_lost, 5);
         assert_int_equal(smp_json_write(&lg, &b), ST_OK);
 

@@ -162,6 +162,38 @@ static void test_validate_faults(void **unused)
         }
 }
 
+/* A counter the PMU claims (CPUID.0AH: GP counter 0) whose event select refuses to be
+ * enabled: every check that runs on it is a FAIL naming the programming, not a SKIP; the
+ * checks the fixed counters and the other GP counters decide alone are unaffected. */
+static void test_validate_unprogrammable(void **unused)
+{
+        const struct vpmu_faults f = { .refuse_gp = 1u << 0 };
+        struct rep_buf  out = { 0 }, json = { 0 };
+        struct cpu_info ci;
+        struct verdicts v;
+        unsigned        n_fail = 0;
+
+        vpmu_init(&vpmu_skx, &f);
+        vpmu_cpu_info(&ci);
+        rep_reset();
+        rep_add_sink(rep_buf_sink(&out));
+        assert_int_equal(pmu_validate_run(&ci, 1, &json), ST_OK);
+        rep_reset();
+        parse_json(json.p, &v);
+        for (size_t c = 0; c < pmu_n_checks; c++) {
+                char got = verdict_of(&v, pmu_checks[c].name);
+
+                if (got == 'S')
+                        fail_msg("%s SKIPs on a counter the PMU claims", pmu_checks[c].name);
+                n_fail += got == 'F';
+        }
+        assert_true(n_fail >= 1);
+        assert_non_null(strstr(out.p, "programming the counters failed"));
+        assert_null(strstr(out.p, "SKIP: "));
+        rep_buf_free(&out);
+        rep_buf_free(&json);
+}
+
 /* ---- overflow sampling (app/pmu_sample_run.c) ---------------------------------------------- */
 
 void __real_bench_loop(uint64_t n);
@@ -392,6 +424,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_validate_faithful),
                 cmocka_unit_test(test_validate_faults),
+                cmocka_unit_test(test_validate_unprogrammable),
                 cmocka_unit_test(test_sampling_faithful),
                 cmocka_unit_test(test_sampling_faults),
                 cmocka_unit_test(test_fixed_pair_floor),

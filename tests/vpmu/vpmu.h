@@ -92,6 +92,8 @@ struct vpmu_faults {
         int32_t      count_ppm;       /* ... this many parts per million (signed) */
         uint32_t     dead_gp;         /* GP counters that never count (bit n) */
         uint32_t     dead_fixed;      /* fixed counters that never count */
+        uint32_t     refuse_gp;       /* Intel GP counters whose event select #GPs on a
+                                       * write that enables it (bit n) */
         unsigned     lose_pmi_every;  /* drop every n-th PMI (status still set); 0 = none */
         uint64_t     skid_extra_bytes;/* interrupted RIP this far past the kernel's end */
         uint32_t     ibs_lat_scale_pct; /* IBS DcMissLat scaled (100 = right) */

@@ -165,6 +165,8 @@ static int core_wr(uint32_t msr, uint64_t v)
                         return -1;
                 if (v >> 35)
                         return -1;
+                if ((vp.f.refuse_gp & (1u << i)) && (v & VP_EVTSEL_EN))
+                        return -1;
                 vp.sel[i] = v;
                 return 1;
         }
