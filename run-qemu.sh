@@ -87,7 +87,15 @@ done
 [ "$mem" -ge 1 ] || die "--mem must be at least 1 (MiB)"
 [ "$timeout_s" -ge 1 ] || die "--timeout must be at least 1 (seconds; there is no 'no limit')"
 [ "$nodes" -le "$mem" ] || die "--mem too small for $nodes nodes"
-[ -n "$config" ] && { [ -f "$config" ] || die "config $config not found"; }
+if [ -n "$config" ]; then
+        [ -d "$config" ] && die "--config $config is a directory, not a file (give the file, e.g. $config/pmucal.cfg)"
+        [ -f "$config" ] || die "config $config not found"
+fi
+if [ -n "$out" ]; then # before anything boots: a run's results must have somewhere to go
+        [ -e "$out" ] && [ ! -d "$out" ] && die "--out $out exists and is not a directory (--out names a folder)"
+        mkdir -p "$out" 2>/dev/null || die "--out $out: cannot create the folder"
+        [ -w "$out" ] || die "--out $out: the folder is not writable"
+fi
 if [ -n "$image" ]; then
         [ -d "$image" ] && die "--image $image is a directory, not a disk image"
         [ -f "$image" ] || die "image $image not found"
@@ -117,6 +125,17 @@ aarch64)
 *)      die "--arch wants x86_64 or aarch64, got '$arch'" ;;
 esac
 for f in "$OVMF" "$OVMF_VARS"; do [ -f "$f" ] || die "$f missing (make deps installs $fw_pkg)"; done
+# The application must be a PE/COFF image ("MZ", then "PE\0\0" where offset 0x3c points):
+# anything else is named here, not by the tools that would trip over it later.
+if [ -n "$efi" ] && [ -z "$image" ] && [ -e "$efi" ]; then
+        [ -d "$efi" ] && die "--efi $efi is a directory, not a UEFI application"
+        sig=$(head -c 2 "$efi" | od -An -c | tr -d ' ') || true
+        pe=$(od -An -tu4 -j 60 -N 4 "$efi" 2>/dev/null | tr -d ' ') || true
+        pesig=""
+        [ -n "$pe" ] && [ "$pe" -lt 65536 ] && { pesig=$(head -c $((pe + 4)) "$efi" | tail -c 4 | od -An -c | tr -d ' ') || true; }
+        [ "$sig" = MZ ] && [ "$pesig" = 'PE\0\0' ] ||
+                die "--efi $efi is not a UEFI application (no PE/COFF 'MZ'/'PE' header; build/pmucal.efi is one)"
+fi
 command -v "$QEMU" >/dev/null || die "$QEMU missing (make deps installs $qemu_pkg)"
 
 # AAVMF and pmucal are AArch64 code: a CPU model without AArch64 (cortex-a15, cortex-a7, ...)

@@ -76,6 +76,16 @@ rq "--timeout 0 refused" 125 "--timeout must be at least 1" --timeout 0
 rq "--mem 0 refused" 125 "--mem must be at least 1" --mem 0
 rq "--image DIR says it is a directory" 125 "--image $tmp/adir is a directory" --image "$tmp/adir"
 rq "--keep-disk without --out refused" 125 "--keep-disk needs --out" --keep-disk
+rq "--config DIR says it is a directory" 125 "--config $tmp/adir is a directory, not a file" --config "$tmp/adir"
+echo "a file" >"$tmp/afile"
+rq "--out FILE refused before booting" 125 "--out $tmp/afile exists and is not a directory" --out "$tmp/afile" "${small[@]}"
+[ "$secs" -lt 5 ] && [ -z "$(find build/run -maxdepth 1 -newer "$tmp/afile" -name 'qemu.*' 2>/dev/null)" ]
+ok $? "--out FILE: nothing booted, no work folder left"
+rq "--efi of a text file named as not an application" 125 "--efi /etc/hostname is not a UEFI application" --efi /etc/hostname "${small[@]}"
+grep -q "od:" <<<"$out"; [ $? -ne 0 ]; ok $? "--efi of a text file: no raw od error"
+tools/mkimage.sh "$tmp/x.img" /etc/hostname >"$tmp/mk.txt" 2>&1; rc=$?
+[ $rc -ne 0 ] && grep -q "is not a UEFI application" "$tmp/mk.txt" && ! grep -q "od:" "$tmp/mk.txt"
+ok $? "mkimage.sh with a text file for the application says so (exit $rc)"
 
 # ---- boots that go wrong, each named for what happened ----
 rq "--cpu n270: the firmware never started" 125 "the firmware never started: the CPU triple-faulted" \

@@ -21,6 +21,8 @@ done
 
 # UEFI spec "Removable Media Boot Behavior": the file name depends on the machine type in the
 # PE header (offset 0x3c -> "PE\0\0", then the 16-bit machine: 0x8664 x64, 0xaa64 AArch64).
+[ "$(head -c 2 "$efi")" = MZ ] && [ "$(stat -c %s "$efi")" -ge 64 ] ||
+        { echo "mkimage: $efi is not a UEFI application (no PE/COFF 'MZ' header)" >&2; exit 1; }
 pe=$(od -An -tu4 -j 60 -N 4 "$efi" | tr -d ' ')
 machine=$(od -An -tx2 -j $((pe + 4)) -N 2 "$efi" | tr -d ' ')
 case "$machine" in
