@@ -344,12 +344,13 @@ int main(int argc, char **argv)
         if (stale)
                 printf("pmucal-host: removed %u temporary file(s) or folder(s) a killed run left "
                        "in or beside %s\n", stale, o.out);
+        /* Each mode's last SKIP line may still be held (rep_skip): printed before the exit. */
         if (o.mode == HOST_MODE_TLB) /* the dTLB calibration, host/tlb_host.c */
-                return host_tlb_main(&o);
+                return rc = host_tlb_main(&o), rep_flush(), rc;
         if (o.mode == HOST_MODE_C2C) /* cache-to-cache latency, host/c2c_host.c */
-                return host_c2c_main(&o);
+                return rc = host_c2c_main(&o), rep_flush(), rc;
         if (o.mode == HOST_MODE_NUMA) /* the NUMA matrix, host/numa_host.c */
-                return host_numa_main(&o);
+                return rc = host_numa_main(&o), rep_flush(), rc;
         rep_add_sink((struct rep_sink){ .write = console_sink });
         host_c2c_save_cpus();
         if ((st = linux_plat_pin_cpu(o.cpu)) != ST_OK) {
@@ -393,5 +394,6 @@ int main(int argc, char **argv)
                 linux_plat_unit_abort();
                 rep_info("latency: nothing in %s was changed", o.out);
         }
+        rep_flush();
         return st == ST_OK ? 0 : 1;
 }

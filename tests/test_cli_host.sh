@@ -90,6 +90,28 @@ t "$([ $rc2 -eq 0 ] && [ -n "$d2" ] && [ "$d1" != "$d2" ] && [ -s "$tmp/cwd/$d2/
 t "$([ ! -e "$tmp/cwd/latency-table.json" ] && [ -z "$(ls -A "$tmp/cwd/$d1" | grep -v '^latency-')" ]; echo $?)" \
   "nothing written into the current directory itself, no temporary files left" "$(ls -laR "$tmp/cwd")"
 
+# One allowed CPU: --c2c has nothing to measure and says so (the SKIP line used to be held
+# and never printed).
+if command -v taskset >/dev/null; then
+        out=$(taskset -c 0 "$BIN" --c2c --out "$tmp/c2c1" 2>&1); rc=$?
+        t "$([ $rc -eq 0 ] && grep -q "^SKIP: c2c: needs two CPUs, this process may run on 1" <<<"$out"; echo $?)" \
+          "taskset -c 0 --c2c: prints its SKIP line (exit $rc)" "$out"
+else
+        n=$((n + 1)); echo "ok $n - taskset -c 0 --c2c # SKIP no taskset"
+fi
+
+# A read-only --out that exists: refused before the sweep (it used to be found after it).
+ro="$tmp/ro"; mkdir "$ro"
+if mount -t tmpfs -o size=1m tmpfs "$ro" 2>/dev/null && mkdir "$ro/r" && mount -o remount,ro "$ro"; then
+        out=$("$BIN" --out "$ro/r" --full --max-mib 64 --cpu $cpu 2>&1); rc=$?
+        umount "$ro"
+        t "$([ $rc -eq 1 ] && grep -q "cannot use $ro/r as the results folder: Read-only file system" <<<"$out" &&
+             ! grep -q "latency" <<<"$out"; echo $?)" "a read-only --out is refused before measuring (exit $rc)" "$out"
+else
+        umount "$ro" 2>/dev/null
+        n=$((n + 1)); echo "ok $n - read-only --out # SKIP cannot mount a read-only tmpfs here (not root?)"
+fi
+
 # Standard output on a full disk: the run says it could not write and exits 1.
 err=$("$BIN" --out "$tmp/devfull" --quick --max-mib 1 --cpu $cpu 2>&1 >/dev/full); rc=$?
 t "$([ $rc -eq 1 ] && grep -q "^pmucal-host: writing standard output: " <<<"$err"; echo $?)" \

@@ -103,6 +103,17 @@ int linux_plat_use_out_dir(const char *dir)
                 close(fd);
                 return e;
         }
+        /* Writable? Found now, not after a sweep of minutes: a probe file made and removed. */
+        char probe[PATH_BYTES + 48];
+        int  pfd;
+        snprintf(probe, sizeof(probe), "%s/.pmucal-probe.tmp-%ld", dir, (long)getpid());
+        if ((pfd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) < 0) {
+                int e = errno;
+                close(fd);
+                return e;
+        }
+        close(pfd);
+        unlink(probe);
         if (out_lock_fd >= 0)
                 close(out_lock_fd);
         out_lock_fd = fd;

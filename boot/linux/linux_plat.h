@@ -17,8 +17,10 @@ void linux_plat_set_out_dir(const char *dir);
 
 /** Make @p dir the output folder: create it (and its parents), take an exclusive lock on it
  *  that lasts until the process exits (flock; another run asking for it gets EBUSY, so two
- *  runs never mix their files in one folder), and set it as the out dir. 0 on success, else
- *  an errno value (EBUSY: another process holds the lock). */
+ *  runs never mix their files in one folder), check that a file can be made in it (a probe
+ *  made and removed: a read-only folder is found before anything is measured), and set it as
+ *  the out dir. 0 on success, else an errno value (EBUSY: another process holds the lock;
+ *  EROFS, EACCES: not writable). */
 int linux_plat_use_out_dir(const char *dir);
 
 /** Create a new folder named @p prefix + UTC date and time ("pmucal-20261123T081500Z"), with
