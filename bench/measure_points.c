@@ -157,6 +157,29 @@ static status_t point_of(const struct sweep *s, const struct pstore *ps, uint64_
         return bench_point_stats(ps->lat, ps->n, pt);
 }
 
+/* Seconds between progress lines: a sweep that runs for minutes (a large sweep_max_mib under
+ * an emulator) says where it is instead of looking hung. */
+#define PROGRESS_S 30
+
+/* After a visit to working set @p ws (pass @p pass of @p passes, point @p k of @p n): a line
+ * when PROGRESS_S have gone by since the last one. */
+static void progress(struct sweep *s, uint64_t ws, unsigned pass, unsigned passes, size_t k,
+                     size_t n)
+{
+        uint64_t hz = s->info->clock.tsc_hz, now = bench_timer_now();
+
+        s->visits++;
+        if (!hz || now - s->progress_at < PROGRESS_S * hz)
+                return;
+        s->progress_at = now;
+        log_info("still measuring: %llu s so far, %zu point visits; now %llu bytes, point %zu of "
+                 "%zu in pass %u of %u (%llu bytes is the largest working set planned: a large "
+                 "sweep_max_mib under an emulator takes long)",
+                 (unsigned long long)((now - s->started) / hz), s->visits,
+                 (unsigned long long)ws, k + 1, n, pass, passes,
+                 (unsigned long long)s->info->max_bytes);
+}
+
 /* Working sets @p ws[0..n) in SWEEP_PASSES interleaved passes (odd passes backwards), each
  * taking its share of the `repetitions` windows of every point (the last pass with the
  * attempts a point measured in one go had: max_windows more, for points many windows of
@@ -179,6 +202,7 @@ static status_t measure_set(struct sweep *s, const uint64_t *ws, size_t n, struc
                         st = bench_sweep_visit(s, ws[i], &ps[i],
                                                reps * (pass + 1) / SWEEP_PASSES,
                                                pass + 1 == SWEEP_PASSES ? s->lat_cap : 0);
+                        progress(s, ws[i], pass + 1, SWEEP_PASSES, i, n);
                 }
         for (size_t round = 1; st == ST_OK && reps * round < s->lat_cap; round++) {
                 bool more = false;
@@ -187,6 +211,7 @@ static status_t measure_set(struct sweep *s, const uint64_t *ws, size_t n, struc
                                 continue;
                         more = true;
                         st   = bench_sweep_visit(s, ws[i], &ps[i], reps * (round + 1), 0);
+                        progress(s, ws[i], SWEEP_PASSES, SWEEP_PASSES, i, n);
                 }
                 if (!more)
                         break;
@@ -317,6 +342,13 @@ status_t bench_sweep_points(struct sweep *s, struct lat_curve *c, size_t cap)
         st = bench_plan_sweep(s->prof->min_bytes, s->info->max_bytes, s->prof->steps_per_octave,
                               LINE_BYTES, ws, cap, &n_ws);
         s->info->n_planned = n_ws;
+        s->started = s->progress_at = bench_timer_now();
+        if (st == ST_OK)
+                log_info("measuring %zu working sets from %llu to %llu bytes (%llu asked, 0 = "
+                         "automatic); a line every %u s while it runs", n_ws,
+                         (unsigned long long)s->prof->min_bytes,
+                         (unsigned long long)s->info->max_bytes,
+                         (unsigned long long)s->cfg->max_bytes, PROGRESS_S);
         if (st == ST_OK)
                 st = add_points(s, c, cap, ws, n_ws);
 

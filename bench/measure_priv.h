@@ -28,6 +28,9 @@ struct sweep {
         uint64_t                         no_warm_bytes; /* 2 x largest cache; 0 = unknown */
         bool                             overhead_done;
         size_t                           lat_cap;  /* windows kept at most (the cap) */
+        uint64_t                         started;  /* bench_timer_now() at the first point */
+        uint64_t                         progress_at; /* ... at the last progress line */
+        size_t                           visits;   /* point visits so far */
 };
 
 /** One point's windows so far, over the passes (kept on the caller; filled where they run). */
