@@ -278,13 +278,17 @@ note "command: ${cmd[*]}"
 # ---- run, and stop QEMU once the app has finished but not left ----
 # The serial log without the firmware's escape sequences and CRs.
 text() { sed 's/\x1b\[[0-9;=]*[A-Za-z]//g; s/\r//g' "$serial" 2>/dev/null; }
-finished() { grep -q '^FATAL:' "$serial" 2>/dev/null ||
+finished() { grep -q '^FATAL:' "$serial" 2>/dev/null || fw_exception >/dev/null ||
              { grep -q '^SUMMARY:' "$serial" 2>/dev/null && grep -q '^RESULTS' "$serial"; }; }
 # The firmware's boot manager would not run the image: edk2's BdsDxe prints "failed to load
 # BootNNNN ...: Access Denied" when Secure Boot rejects a signature (or finds none), then
 # "No bootable option" once it has tried the rest.
 refusal() { text | grep -m1 -E '^BdsDxe: failed to (load|start) Boot[0-9A-F]{4} .*: (Access Denied|Security Violation)'; }
 refused() { [ -n "$(refusal)" ] && text | grep -q 'No bootable option or device was found'; }
+# The firmware's own exception dump (edk2 CpuExceptionHandlerLib on x86, DefaultExceptionHandler
+# on Arm): after it the firmware spins forever, so the run is over; prints its first line.
+fw_exception() { grep -a -m1 -E '^!!!! (X64|IA32) Exception Type|^(Synchronous|IRQ|FIQ|SError) Exception at 0x' \
+                      "$serial" 2>/dev/null | tr -d '\r' | cut -c1-100; }
 
 start=$(date +%s.%N)
 touch "$serial"
@@ -313,11 +317,21 @@ secs=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
 last=$(text | grep -v '^[[:space:]]*$' | tail -n 1 | cut -c1-120 || true)
 app_started=0 # (grep -q on a pipe would end it early: a SIGPIPE that pipefail counts)
 grep -q '^pmucal ' < <(text) && app_started=1
+exc=$(fw_exception || true)
 if [ "$app_started" -eq 0 ] && [ -n "$(refusal)" ]; then
         status=125
         sb_state="Secure Boot firmware"
         [ "$secure_boot" -eq 1 ] || sb_state="the firmware"
         msg="the firmware refused the image: $sb_state would not run it ('$(refusal | cut -c1-140)'): it is unsigned, altered after signing, or signed by a key not in the firmware's db"
+elif [ "$stopped" -eq 1 ] && [ -n "$exc" ] && ! grep -q '^FATAL:' "$serial"; then
+        if [ "$app_started" -eq 1 ]; then
+                status=4
+                msg="the app crashed into the firmware's exception handler ('$exc'; the last line it printed: '$last'): stopped it"
+        else
+                status=125
+                msg="the firmware crashed before the app started ('$exc'): stopped it"
+                [ "$mem" -lt 128 ] && msg="$msg; --mem $mem MiB is likely too little memory for the firmware (give 128 or more)"
+        fi
 elif [ "$stopped" -eq 1 ] && grep -q '^FATAL:' "$serial"; then
         status=4
         msg="the app crashed ('$(grep -m1 '^FATAL:' "$serial" | tr -d '\r' | cut -c1-100)') and did not exit QEMU: stopped it"
@@ -329,7 +343,11 @@ elif [ $(( qrc & 1 )) -eq 1 ] && grep -q '^SUMMARY:\|^FATAL:' "$serial"; then
         msg="harness exited with status $status"
 elif [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
         status=124
-        if [ "$app_started" -eq 1 ]; then
+        quiet_s=$(( ${end%.*} - $(stat -c %Y "$serial") ))
+        if [ "$app_started" -eq 1 ] && [ "$quiet_s" -le 35 ] &&
+           grep -qE "^INFO: latency: (still measuring|measuring [0-9]+ working sets)" <<<"$last"; then
+                msg="timed out after ${timeout_s}s while the app was still working (its last line, a progress line of the sweep, came ${quiet_s}s before the end; there is one every 30 s): give a longer --timeout or ask for a smaller sweep (sweep_max_mib, profile); the last line it printed: '$last'"
+        elif [ "$app_started" -eq 1 ]; then
                 msg="timed out after ${timeout_s}s: the app hung mid-run (or needs a longer --timeout); the last line it printed: '$last'"
         elif [ -s "$serial" ]; then
                 msg="timed out after ${timeout_s}s: the app never started (only firmware output on the serial port, the last: '$last')"

@@ -69,6 +69,13 @@ hang_t0=$SECONDS
         -- -qmp "unix:$tmp/qmp.sock,server=on,wait=off" 2>&1 | pause_at_inventory
   echo "status ${PIPESTATUS[0]}" ) >"$tmp/hang.out" &
 hang_pid=$!
+# A sweep far larger than the machine (sweep_max_mib = 1 TiB, profile = full, 512 MiB): it
+# says what it measures before it starts and where it is every 30 s, and the timeout reads
+# as "still working", not as a hang. Also started early, checked last.
+printf 'profile = full\nsweep_max_mib = 1048576\n' >"$tmp/huge.cfg"
+( "$RQ" "${small[@]}" --mem 512 --config "$tmp/huge.cfg" --timeout 80 --out "$tmp/huge" --quiet 2>&1
+  echo "status $?" ) >"$tmp/huge.out" &
+huge_pid=$!
 
 # ---- arguments: refused before anything boots ----
 mkdir "$tmp/adir"
@@ -101,6 +108,12 @@ rq "--timeout 1: the app never started" 124 "timed out after 1s: the app never s
         "${small[@]}" --timeout 1
 rq "--mem 16: the app never started" 124 "timed out after 3s: the app never started .*--mem 16 MiB" \
         "${small[@]}" --mem 16 --timeout 3
+# --mem 32: OVMF dies of a #GP while it starts; the dump is seen and the boot stopped at
+# once, with the memory named, not run to the timeout.
+rq "--mem 32: the firmware crashed, stopped early, memory named" 125 \
+        "the firmware crashed before the app started \('!!!! X64 Exception Type - 0D.*--mem 32 MiB is likely too little memory" \
+        "${small[@]}" --mem 32 --timeout 120
+[ "$secs" -lt 60 ]; ok $? "--mem 32: stopped long before the 120 s timeout (${secs}s)"
 
 # ---- a run that finishes without exiting QEMU, from a bare (unpartitioned) FAT image with
 # --out: stopped at once; the results copied; the log; the work folder ----
@@ -129,6 +142,15 @@ closing=$(grep '^run-qemu: ' <<<"$out" | tail -n 1)
 [ "$rc" = 124 ] && grep -qE "timed out after 25s: the app hung mid-run .*the last line it printed: '.+'" <<<"$closing"
 ok $? "a run stopped mid-run names the last line it printed (exit $rc, want 124; ${secs}s)"
 [ "$rc" = 124 ] || sed 's/^/# /' <<<"$closing"
+
+wait "$huge_pid"
+out=$(cat "$tmp/huge.out")
+rc=$(sed -n 's/^status //p' <<<"$out" | tail -n 1)
+grep -qE "timed out after 80s while the app was still working .*INFO: latency: still measuring" <<<"$out" && [ "$rc" = 124 ]
+ok $? "sweep_max_mib = 1 TiB at 512 MiB: the timeout says the sweep was still working (exit $rc)"
+[ "$rc" = 124 ] || sed 's/^/# /' <<<"$out"
+grep -qE "^INFO: latency: measuring [0-9]+ working sets from [0-9]+ to [0-9]+ bytes \(1099511627776 asked" "$tmp/huge/serial.log"
+ok $? "sweep_max_mib = 1 TiB: the range it measures is said before the first point"
 
 echo "1..$n"
 [ "$failed" -eq 0 ]
