@@ -34,6 +34,7 @@ static const char *const diag_kind_text[] = {
         [CONFIG_DIAG_TOO_LONG]    = "line too long",
         [CONFIG_DIAG_BINARY]      = "binary byte",
         [CONFIG_DIAG_TOO_LARGE]   = "file too large",
+        [CONFIG_DIAG_ENCODING]    = "UTF-16 file",
 };
 
 /* ---- private functions ----------------------------------------------------------------- */
@@ -263,11 +264,19 @@ static void apply_setting(struct parser *p, struct pmucal_config *cfg, unsigned 
                 return;
         }
         struct config_cpu_list list;
+        unsigned               items;
 
         if (k->type == KT_CPUS && !parse_value(k, val.s, val.n, &x) &&
             config_cpus_parse(val.s, val.n, &list)) {
                 x             = CONFIG_CPUS_LIST;
                 cfg->cpu_list = list;
+        } else if (k->type == KT_CPUS && (items = config_cpus_count(val.s, val.n)) >
+                                                 CONFIG_CPUS_MAX_RANGES) {
+                diag(p, line, CONFIG_DIAG_BAD_VALUE,
+                     "'%s' lists %u APIC IDs and ranges, more than the %u it takes (write runs "
+                     "of IDs as ranges, e.g. 0-19): '%.*s'", k->name, items,
+                     (unsigned)CONFIG_CPUS_MAX_RANGES, (int)val.n, val.s);
+                return;
         } else if (!parse_value(k, val.s, val.n, &x)) {
                 char want[80];
 
@@ -314,6 +323,30 @@ status_t config_parse(const char *text, size_t len, struct pmucal_config *cfg,
 
         size_t lim = len < CONFIG_MAX_BYTES ? len : CONFIG_MAX_BYTES;
 
+        /* UTF-16, as Windows Notepad's "Unicode" writes: said once for the file (read as bytes,
+         * every line would be "binary"). A byte order mark, or no mark and a NUL in every
+         * other byte of the first line. */
+        bool le = lim >= 2 && (unsigned char)text[0] == 0xff && (unsigned char)text[1] == 0xfe;
+        bool be = lim >= 2 && (unsigned char)text[0] == 0xfe && (unsigned char)text[1] == 0xff;
+        if (!le && !be && lim >= 4) {
+                size_t k = 0, zero_odd = 0, zero_even = 0;
+                for (; k + 1 < lim && k < 256 && !(text[k] == '\n' || text[k + 1] == '\n');
+                     k += 2) {
+                        zero_even += text[k] == 0 && text[k + 1] != 0;
+                        zero_odd += text[k + 1] == 0 && text[k] != 0;
+                }
+                le = k >= 4 && zero_odd == k / 2;
+                be = k >= 4 && zero_even == k / 2;
+        }
+        if (le || be) {
+                diag(&p, 1, CONFIG_DIAG_ENCODING,
+                     "the file is UTF-16 (%s%s), not ASCII or UTF-8: none of it is read, the "
+                     "defaults apply; save it as UTF-8 or ASCII", le ? "little-endian" : "big-endian",
+                     (unsigned char)text[0] >= 0xfe ? ", with a byte order mark" : "");
+                if (n_diags)
+                        *n_diags = p.n;
+                return ST_BAD_DATA;
+        }
         /* A UTF-8 byte order mark, as some Windows editors write. */
         if (lim >= 3 && (unsigned char)text[0] == 0xef && (unsigned char)text[1] == 0xbb &&
             (unsigned char)text[2] == 0xbf)

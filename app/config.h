@@ -26,7 +26,8 @@ struct json_w;
 #define CONFIG_MAX_LINE  512          /* bytes, without the line end */
 #define CONFIG_MAX_BYTES (64 * 1024)  /* config_parse reads up to this many bytes; the
                                        * harness does not read a larger file at all */
-#define CONFIG_MSG_MAX   160          /* bytes in config_diag.msg, NUL included */
+#define CONFIG_MSG_MAX   640          /* bytes in config_diag.msg, NUL included: a whole
+                                        * CONFIG_MAX_LINE value quoted, and the words */
 
 /** What is measured (the run plan picks the sweeps from it). */
 enum config_profile {
@@ -118,6 +119,8 @@ enum config_diag_kind {
         CONFIG_DIAG_TOO_LONG,      /* line longer than CONFIG_MAX_LINE */
         CONFIG_DIAG_BINARY,        /* NUL or another control byte */
         CONFIG_DIAG_TOO_LARGE,     /* file larger than CONFIG_MAX_BYTES; the rest is ignored */
+        CONFIG_DIAG_ENCODING,      /* UTF-16 text (a byte order mark, or every other byte 0):
+                                    * one diagnostic for the file, which is not read */
         CONFIG_DIAG__COUNT
 };
 
@@ -131,6 +134,10 @@ struct config_diag {
 /** Parse @p s[0..@p n) as a list of APIC IDs and ranges ("0, 2, 4-7"; decimal, at most
  *  CONFIG_CPUS_MAX_RANGES items, a range's end not below its start); false if it is not one. */
 bool config_cpus_parse(const char *s, size_t n, struct config_cpu_list *out);
+
+/** How many items @p s[0..@p n) lists when it is a list of APIC IDs and ranges but for their
+ *  number (any count); 0 when it is not such a list. */
+unsigned config_cpus_count(const char *s, size_t n);
 /** True when @p apic_id is in the list. */
 bool config_cpus_has(const struct config_cpu_list *l, uint32_t apic_id);
 /** The list as the config writes it ("0,2,4-7") into @p buf; returns @p buf. */

@@ -26,11 +26,15 @@ static void skip_ws(const char *s, size_t n, size_t *i)
                 (*i)++;
 }
 
-bool config_cpus_parse(const char *s, size_t n, struct config_cpu_list *out)
+/* The list at @p s[0..n): into @p out (NULL: only counted); the number of items, or 0 when
+ * it is not a list (or, with @p out, has more than CONFIG_CPUS_MAX_RANGES items). */
+static unsigned parse_list(const char *s, size_t n, struct config_cpu_list *out)
 {
-        size_t i = 0;
+        size_t   i     = 0;
+        unsigned items = 0;
 
-        out->n = 0;
+        if (out)
+                out->n = 0;
         for (;;) {
                 uint32_t lo, hi;
 
@@ -43,19 +47,32 @@ bool config_cpus_parse(const char *s, size_t n, struct config_cpu_list *out)
                         i++;
                         skip_ws(s, n, &i);
                         if (!number(s, n, &i, &hi) || hi < lo)
-                                return false;
+                                return 0;
                         skip_ws(s, n, &i);
                 }
-                if (out->n == CONFIG_CPUS_MAX_RANGES)
-                        return false;
-                out->lo[out->n] = lo;
-                out->hi[out->n] = hi;
-                out->n++;
+                if (out && out->n == CONFIG_CPUS_MAX_RANGES)
+                        return 0;
+                if (out) {
+                        out->lo[out->n] = lo;
+                        out->hi[out->n] = hi;
+                        out->n++;
+                }
+                items++;
                 if (i == n)
-                        return true;
+                        return items;
                 if (s[i++] != ',')
-                        return false;
+                        return 0;
         }
+}
+
+bool config_cpus_parse(const char *s, size_t n, struct config_cpu_list *out)
+{
+        return parse_list(s, n, out) != 0;
+}
+
+unsigned config_cpus_count(const char *s, size_t n)
+{
+        return parse_list(s, n, NULL);
 }
 
 bool config_cpus_has(const struct config_cpu_list *l, uint32_t apic_id)

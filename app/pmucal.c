@@ -104,9 +104,10 @@ static void load_config(struct run *r)
                         /* "unknown key 'x'" already says its kind: not "unknown key: unknown key" */
                         const char *kind = config_diag_kind_str(diags[i].kind);
                         bool        said = !strncmp(diags[i].msg, kind, strlen(kind));
-                        rep_warn("config: %s:%u: %s%s%s (line ignored)", CONFIG_PATH,
+                        rep_warn("config: %s:%u: %s%s%s%s", CONFIG_PATH,
                                  diags[i].line, said ? "" : kind, said ? "" : ": ",
-                                 diags[i].msg);
+                                 diags[i].msg,
+                                 diags[i].kind == CONFIG_DIAG_ENCODING ? "" : " (line ignored)");
                 }
                 if (n_diags > MAX_DIAGS)
                         rep_warn("config: %zu more problems not shown", n_diags - MAX_DIAGS);

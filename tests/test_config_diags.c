@@ -151,6 +151,70 @@ static void test_file_too_large(void **state)
         free(text);
 }
 
+/* A cpus list of more items than it takes: quoted whole (not cut at the message's old
+ * 160 bytes), with the count and the limit. */
+static void test_cpus_too_many(void **state)
+{
+        char                 text[256], val[200];
+        struct config_diag   d[2];
+        struct pmucal_config cfg;
+        size_t               n, k = 0;
+        (void)state;
+
+        for (unsigned i = 0; i < 40; i++)
+                k += (size_t)snprintf(val + k, sizeof(val) - k, "%s%u", i ? "," : "", i * 2);
+        snprintf(text, sizeof(text), "profile = pmu\ncpus = %s\n", val);
+        assert_int_equal(config_parse(text, strlen(text), &cfg, d, 2, &n), ST_BAD_DATA);
+        assert_int_equal(n, 1);
+        assert_int_equal(d[0].kind, CONFIG_DIAG_BAD_VALUE);
+        assert_int_equal(d[0].line, 2);
+        assert_non_null(strstr(d[0].msg, "lists 40 APIC IDs and ranges, more than the 16"));
+        assert_non_null(strstr(d[0].msg, val));
+        assert_int_not_equal(cfg.cpus, CONFIG_CPUS_LIST); /* the default stays */
+        assert_int_equal(config_cpus_count(val, strlen(val)), 40);
+        assert_int_equal(config_cpus_count("1,,2", 4), 0);
+        /* 16 items are taken */
+        snprintf(text, sizeof(text), "cpus = 0,2,4,6,8,10,12,14,16,18,20,22,24,26,28,30\n");
+        assert_int_equal(config_parse(text, strlen(text), &cfg, d, 2, &n), ST_OK);
+        assert_int_equal(cfg.cpu_list.n, 16);
+}
+
+/* UTF-16 (Notepad's "Unicode"): one diagnostic for the file, not one "binary byte" a line;
+ * with and without a byte order mark, both byte orders. */
+static void test_utf16(void **state)
+{
+        static const char ascii[] = "profile = full\ncpus = bsp\nserial = off\n";
+        char                 text[256];
+        struct config_diag   d[8];
+        struct pmucal_config cfg;
+        size_t               n, len;
+        (void)state;
+
+        for (int variant = 0; variant < 4; variant++) {
+                bool be = variant & 1, bom = variant & 2;
+                len     = 0;
+                if (bom) {
+                        text[len++] = (char)(be ? 0xfe : 0xff);
+                        text[len++] = (char)(be ? 0xff : 0xfe);
+                }
+                for (size_t i = 0; ascii[i]; i++) {
+                        text[len++] = be ? 0 : ascii[i];
+                        text[len++] = be ? ascii[i] : 0;
+                }
+                assert_int_equal(config_parse(text, len, &cfg, d, 8, &n), ST_BAD_DATA);
+                assert_int_equal(n, 1);
+                assert_int_equal(d[0].kind, CONFIG_DIAG_ENCODING);
+                assert_non_null(strstr(d[0].msg, be ? "UTF-16 (big-endian" : "UTF-16 (little-endian"));
+                assert_non_null(strstr(d[0].msg, "save it as UTF-8"));
+                assert_int_equal(cfg.profile, CONFIG_PROFILE_QUICK); /* nothing read */
+        }
+        /* A plain ASCII file with a NUL somewhere is not UTF-16 */
+        assert_int_equal(config_parse("profile = pmu\n\0\n", 16, &cfg, d, 8, &n), ST_BAD_DATA);
+        assert_int_equal(d[0].kind, CONFIG_DIAG_BINARY);
+        assert_int_equal(cfg.profile, CONFIG_PROFILE_PMU);
+        assert_string_equal(config_diag_kind_str(CONFIG_DIAG_ENCODING), "UTF-16 file");
+}
+
 static void test_max_diags(void **state)
 {
         const char *text = "a\nb = 1\nprofile = x\n\x01\nprofile = full\nprofile = pmu\n";
@@ -219,6 +283,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_diagnostics),     cmocka_unit_test(test_line_length),
                 cmocka_unit_test(test_file_too_large),  cmocka_unit_test(test_max_diags),
+                cmocka_unit_test(test_cpus_too_many),   cmocka_unit_test(test_utf16),
                 cmocka_unit_test(test_long_key_in_message), cmocka_unit_test(test_diag_kind_str),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
