@@ -63,13 +63,30 @@ status_t run_add_file(struct run *r, const char *name, struct rep_buf *data)
 }
 
 /* Read the config file; NULL text (and a line saying why) when there is none to parse. */
+/* The boot volume has no config: is there one on another volume (a second ESP)? Said, since
+ * only the boot volume's is read. Not looked for when the boot volume has one: the search
+ * connects every device's drivers, which a run that has its config does not need. */
+static void config_elsewhere(void)
+{
+        char where[160];
+
+        if (plat_file_elsewhere(CONFIG_PATH, where, sizeof(where)) != ST_OK)
+                return;
+        rep_warn("config: another volume holds %s (%s); only the boot volume's would be read: "
+                 "copy it to the boot volume or boot from that one", CONFIG_PATH, where);
+}
+
 static status_t read_config(char **text, size_t *len)
 {
         struct plat_file_info fi;
         status_t              st = plat_file_stat(CONFIG_PATH, &fi);
+        const char           *vol = plat_info()->volume;
 
+        if (vol)
+                rep_info("config: boot volume %s", vol);
         if (st == ST_NOT_FOUND) {
                 rep_info("config: no %s on the boot volume: defaults", CONFIG_PATH);
+                config_elsewhere();
                 return st;
         }
         if (st == ST_OK && fi.kind == PLAT_FILE_DIR) {

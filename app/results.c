@@ -50,6 +50,17 @@ static uint64_t bytes_needed(const struct run *r, uint64_t cl, const struct save
         return files + round_up(dir, cl) + cl * (1u + 2u * s->made_parent + 2u * s->made_root);
 }
 
+/* Why a write or a look at the volume failed, in words that say what to do: the firmware's
+ * FAT driver reports a damaged file system (EFI_VOLUME_CORRUPTED: a folder whose cluster the
+ * FAT marks free, a broken chain) as corrupted, which status_str calls "malformed data". */
+static const char *volume_why(status_t st)
+{
+        if (st == ST_BAD_DATA)
+                return "the volume's file system is damaged (the firmware reports it corrupted); "
+                       "check and repair it with fsck.vfat or chkdsk";
+        return status_str(st);
+}
+
 static void shown_path(char *out, size_t n, const char *path, bool folder)
 {
         size_t k = 0;
@@ -67,7 +78,7 @@ static void shown_path(char *out, size_t n, const char *path, bool folder)
 static void not_saved(const char *fmt, ...) PRINTF_FMT(1, 2);
 static void not_saved(const char *fmt, ...)
 {
-        char    why[200];
+        char    why[320];
         va_list ap;
 
         va_start(ap, fmt);
@@ -165,7 +176,7 @@ static status_t write_all(struct run *r, struct saved *s, const char **failed, c
                 st      = plat_file_write(path, f->data.p ? f->data.p : "", f->data.len);
                 if (st != ST_OK) {
                         rep_err(st, "writing %s (%zu bytes)", path, f->data.len);
-                        fmt_snprintf(why, why_n, "%s (writing %s)", status_str(st), f->name);
+                        fmt_snprintf(why, why_n, "%s (writing %s)", volume_why(st), f->name);
                         return st;
                 }
                 s->names[s->n++] = f->name;
@@ -190,7 +201,7 @@ static status_t write_all(struct run *r, struct saved *s, const char **failed, c
         st      = plat_file_write(path, report, report_len);
         if (st != ST_OK) {
                 rep_err(st, "writing %s (%zu bytes)", path, report_len);
-                fmt_snprintf(why, why_n, "%s (writing " REPORT_NAME ")", status_str(st));
+                fmt_snprintf(why, why_n, "%s (writing " REPORT_NAME ")", volume_why(st));
         } else {
                 s->names[s->n++] = REPORT_NAME;
                 *failed          = NULL;
@@ -241,7 +252,7 @@ static status_t precheck(struct run *r, struct saved *s)
                         return fs;
                 }
                 if (fs != ST_OK) {
-                        not_saved("cannot look at %s (%s)", shown, status_str(fs));
+                        not_saved("cannot look at %s (%s)", shown, volume_why(fs));
                         return fs;
                 }
         }
@@ -299,7 +310,7 @@ status_t run_save(struct run *r)
 {
         struct saved s = { 0 };
         const char  *failed = NULL;
-        char         why[200];
+        char         why[320];
         status_t     st;
 
         if ((st = precheck(r, &s)) != ST_OK)
@@ -311,6 +322,6 @@ status_t run_save(struct run *r)
                 not_saved("%s; nothing was left on the volume", why);
         else
                 not_saved("%s; the incomplete folder %s could not be removed (%s)", why,
-                          r->dir_shown, status_str(rm));
+                          r->dir_shown, volume_why(rm));
         return st;
 }

@@ -149,6 +149,11 @@ struct plat_file_info {
 /** What @p path is: ST_OK with the kind and size, or ST_NOT_FOUND (kind PLAT_FILE_NONE). */
 status_t plat_file_stat(const char *path, struct plat_file_info *out);
 
+/** Another volume than the one files go to that holds @p path (UEFI: another file system,
+ *  such as a second ESP): ST_OK and its name (device path) in @p where, ST_NOT_FOUND, or
+ *  ST_UNSUPPORTED where the platform has one volume only. */
+status_t plat_file_elsewhere(const char *path, char *where, size_t cap);
+
 struct plat_volume_info {
         uint64_t free_bytes;    /* UINT64_MAX where the platform cannot tell */
         uint32_t cluster_bytes; /* allocation unit: each file and directory takes whole ones
@@ -270,6 +275,8 @@ struct plat_info {
         const char *cpus_via;      /* how they are listed and started: "firmware MP
                                       services", "PSCI 1.1 CPU_ON over HVC, processors from
                                       the MADT"; NULL where the platform does not say */
+        const char *volume;        /* the volume files are read from and written to (UEFI:
+                                      the boot volume's device path); NULL where not said */
 };
 
 /** What the platform is; never NULL. */

@@ -13,6 +13,8 @@
 void fake_plat_reset(void);
 /** The volume's part of fake_plat_reset (tests/fake_volume.c). */
 void fake_volume_reset(void);
+/** plat_file_elsewhere finds @p path on another volume named @p where (NULL: on none). */
+void fake_plat_set_elsewhere(const char *path, const char *where);
 /** Console text written since the last reset (NUL-terminated; never NULL). */
 const char *fake_plat_console(void);
 /** Make every later plat_file_write fail with @p st (ST_OK: succeed again). */

@@ -24,12 +24,14 @@ static status_t        write_failure;
 static unsigned        writes_before_failure;
 static char            short_read_suffix[64];
 static struct plat_volume_info volume;
+static char            elsewhere_path[128], elsewhere_where[128];
 static const struct plat_volume_info default_volume = {
         .free_bytes = 1 * GiB, .cluster_bytes = 4096, .read_only = false,
 };
 
 void fake_volume_reset(void)
 {
+        elsewhere_path[0] = '\0';
         for (unsigned i = 0; i < n_files; i++) {
                 free(files[i].path);
                 free(files[i].data);
@@ -65,6 +67,22 @@ void fake_plat_fail_writes_after(unsigned n, status_t st)
 {
         write_failure         = st;
         writes_before_failure = n;
+}
+
+void fake_plat_set_elsewhere(const char *path, const char *where)
+{
+        snprintf(elsewhere_path, sizeof(elsewhere_path), "%s", path ? path : "");
+        snprintf(elsewhere_where, sizeof(elsewhere_where), "%s", where ? where : "");
+}
+
+status_t plat_file_elsewhere(const char *path, char *where, size_t cap)
+{
+        if (cap)
+                where[0] = '\0';
+        if (!path || !elsewhere_path[0] || strcmp(path, elsewhere_path))
+                return ST_NOT_FOUND;
+        snprintf(where, cap, "%s", elsewhere_where);
+        return ST_OK;
 }
 
 void fake_plat_set_volume(uint64_t free_bytes, uint32_t cluster_bytes, bool read_only)

@@ -39,6 +39,8 @@ class Case:
         self.disk = None
         self.cluster = None
         self.hint = None
+        self.fsck_before = None
+        self.second = None
 
     def make_volume(self):
         """Build the boot image the `volume` tokens describe (tests/qemu_volume.py):
@@ -66,6 +68,17 @@ class Case:
         if "hint" in tok:
             self.hint = int(tok["hint"])
             qemu_volume.set_free_hint(img, self.hint)
+        self.fsck_before = None
+        if "results-free" in tok:
+            qemu_volume.mark_free_fat16(img, "pmucal/results")
+            self.fsck_before = qemu_volume.fsck(img)[1]
+        if "config-second-esp" in tok:
+            # a second disk whose ESP holds \pmucal\pmucal.cfg and nothing to boot
+            self.second = os.path.join(self.out, "second.img")
+            qemu_volume.make_image(self.second, efi,
+                                   files={"pmucal/pmucal.cfg": b"profile = pmu\n"})
+            subprocess.run(["mdel", "-i", self.second + qemu_volume.ESP, "::/EFI/BOOT/BOOTX64.EFI"],
+                           check=True)
         if "results-file" in tok:
             subprocess.run(["mrd", "-i", img + qemu_volume.ESP, "::/pmucal/results"], check=True)
             qemu_volume.put_file(img, "pmucal/results", b"not a folder\n")
@@ -84,6 +97,9 @@ class Case:
         if self.volume:
             cmd += ["--image", self.make_volume(), "--keep-disk"]
             self.disk = os.path.join(self.out, "disk.img")
+            if self.second:
+                qemu_args = (qemu_args or ["--"]) + ["-drive", "file=%s,format=raw,if=virtio"
+                                                     % self.second]
         elif self.image:
             cmd += ["--image", os.path.join(ROOT, self.image)]
         p = subprocess.run(cmd + qemu_args, cwd=ROOT, stdout=subprocess.PIPE,

@@ -139,6 +139,37 @@ def make_dirs_fat16(img, parent, names):
             f.write(fat)
 
 
+def mark_free_fat16(img, path):
+    """Mark the first cluster of folder @p path (two levels below the root, as pmucal/results)
+    of a FAT16 ESP free in every FAT, as a damaged volume can have it: the directory entry
+    still points there. Returns the cluster."""
+    with open(img, "r+b") as f:
+        f.seek(1 << 20)
+        bs = f.read(512)
+        bps, spc, rsv, nfats, nroot, spf = (_u16(bs, 11), bs[13], _u16(bs, 14), bs[16],
+                                            _u16(bs, 17), _u16(bs, 22))
+        if not spf or not nroot:
+            raise RuntimeError("%s: not FAT16" % img)
+        fat_at = (1 << 20) + rsv * bps
+        root_at = fat_at + nfats * spf * bps
+        data_at = root_at + (nroot * 32 + bps - 1) // bps * bps
+
+        def lookup(data, name83):
+            for o in range(0, len(data), 32):
+                if data[o:o + 11] == name83 and data[o + 11] & 0x10:
+                    return _u16(data, o + 26)
+            raise RuntimeError("%s: no folder %r" % (img, name83))
+
+        f.seek(root_at)
+        c = lookup(f.read(nroot * 32), path.split("/")[0].upper().ljust(11).encode())
+        f.seek(data_at + (c - 2) * bps * spc)
+        c = lookup(f.read(bps * spc), path.split("/")[1].upper().ljust(11).encode())
+        for k in range(nfats):
+            f.seek(fat_at + k * spf * bps + 2 * c)
+            f.write(b"\0\0")
+        return c
+
+
 def put_file(img, path, data):
     """Write @p data (bytes) to volume path @p path, replacing it."""
     tmp = img + ".put"
@@ -244,7 +275,13 @@ def check_fsck(c, tap):
         return
     clean, out = fsck(c.disk)
     what = "clean"
-    if c.hint is not None:
+    if c.fsck_before is not None:
+        # Damage the case planted: the run must leave it as it was, no worse.
+        def problems(text):
+            return [l for l in text.splitlines()[1:] if not re.search(r"\d+ files, \d+/\d+ clusters$", l)]
+        clean = problems(out) == problems(c.fsck_before)
+        what = "as damaged as before the run, no more"
+    elif c.hint is not None:
         # The stale FSInfo hint the case planted is the one complaint allowed, and only
         # unchanged: every other line must be as on a clean volume.
         planted = re.compile(r"^Free cluster summary wrong \(%d vs\. really \d+\)\n"
@@ -282,6 +319,27 @@ def check_stale_hint(c, tap):
         "%s: a warning gives the hint (%s bytes, want %d) and the FAT's count (%s, want %d)"
         % (c.name, m.group(1) if m else "?", c.hint * c.cluster, m.group(2) if m else "?",
            c.free_clusters * c.cluster))
+
+
+def check_results_damaged(c, tap):
+    """\pmucal\results whose cluster the FAT marks free: the firmware calls the volume
+    corrupted; the RESULTS line says the file system is damaged and what to do."""
+    tap(re.search(r"^RESULTS NOT SAVED: the volume's file system is damaged \(the firmware "
+                  r"reports it corrupted\); check and repair it with fsck\.vfat or chkdsk",
+                  c.serial, re.M) is not None,
+        "%s: the RESULTS line says the file system is damaged, and what to do" % c.name)
+    tap("RESULTS NOT SAVED: malformed data" not in c.serial,
+        "%s: not 'malformed data'" % c.name)
+
+
+def check_config_second_esp(c, tap):
+    """The boot volume has no config, a second ESP has one: the boot volume is named and the
+    other config pointed at (the defaults apply)."""
+    tap(re.search(r"^INFO: config: boot volume \S+", c.serial, re.M) is not None,
+        "%s: names the boot volume" % c.name)
+    tap(re.search(r"^WARN: config: another volume holds pmucal/pmucal\.cfg \(\S+\); only "
+                  r"the boot volume's would be read", c.serial, re.M) is not None,
+        "%s: says another volume holds a config" % c.name)
 
 
 def check_run_name(c, tap):

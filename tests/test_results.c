@@ -240,6 +240,41 @@ static void test_config_is_a_folder(void **state)
         (void)state;
 }
 
+/* A damaged file system (the firmware's FAT driver says corrupted, ST_BAD_DATA): the
+ * RESULTS line says so and what to do, not "malformed data". */
+static void test_damaged_volume(void **state)
+{
+        reset_plat();
+        fake_plat_fail_writes(ST_BAD_DATA);
+        assert_int_equal(run(), PMUCAL_EXIT_NOT_SAVED);
+        const char *con = fake_plat_console();
+        want(con, "RESULTS NOT SAVED: the volume's file system is damaged (the firmware reports "
+                  "it corrupted); check and repair it with fsck.vfat or chkdsk (writing ");
+        want_not(con, "RESULTS NOT SAVED: malformed data");
+        (void)state;
+}
+
+/* A config on another volume (a second ESP) when the boot volume has none: named. */
+static void test_config_on_another_volume(void **state)
+{
+        reset_plat();
+        fake_plat_set_elsewhere(CONFIG_PATH, "PciRoot(0x0)/Pci(0x4,0x0)/HD(1,GPT,x)");
+        assert_int_equal(run(), PMUCAL_EXIT_OK);
+        const char *con = fake_plat_console();
+        want(con, "INFO: config: no pmucal/pmucal.cfg on the boot volume: defaults\n"
+                  "WARN: config: another volume holds pmucal/pmucal.cfg "
+                  "(PciRoot(0x0)/Pci(0x4,0x0)/HD(1,GPT,x)); only the boot volume's would be "
+                  "read: copy it to the boot volume or boot from that one");
+
+        /* The boot volume's own config is read; the other volume is not looked at. */
+        reset_plat();
+        fake_plat_set_elsewhere(CONFIG_PATH, "second");
+        assert_int_equal(fake_plat_put_file(CONFIG_PATH, "profile = quick\n", 16), ST_OK);
+        assert_int_equal(run(), PMUCAL_EXIT_OK);
+        want_not(fake_plat_console(), "another volume");
+        (void)state;
+}
+
 /* Over the limit: said first, with both sizes, and nothing of the file applies. */
 static void test_config_too_large(void **state)
 {
@@ -275,6 +310,8 @@ int main(void)
                 cmocka_unit_test_setup(test_every_name_taken, setup),
                 cmocka_unit_test_setup(test_results_is_a_file, setup),
                 cmocka_unit_test_setup(test_config_is_a_folder, setup),
+                cmocka_unit_test_setup(test_config_on_another_volume, setup),
+                cmocka_unit_test_setup(test_damaged_volume, setup),
                 cmocka_unit_test_setup(test_config_too_large, setup),
         };
         int rc = cmocka_run_group_tests(tests, NULL, NULL);

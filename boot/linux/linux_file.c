@@ -257,6 +257,14 @@ status_t plat_file_stat(const char *path, struct plat_file_info *out)
         return ST_OK;
 }
 
+status_t plat_file_elsewhere(const char *path, char *where, size_t cap)
+{
+        (void)path;
+        if (cap)
+                where[0] = '\0';
+        return ST_UNSUPPORTED; /* one output folder, nothing else is looked at */
+}
+
 status_t plat_volume_info(struct plat_volume_info *out)
 {
         struct statvfs v;

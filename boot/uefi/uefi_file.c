@@ -194,6 +194,79 @@ status_t plat_file_stat(const char *path, struct plat_file_info *out)
         return ST_OK;
 }
 
+/* The device path of @p h as ASCII text ("PciRoot(0x0)/Pci(0x3,0x0)/HD(1,GPT,...)") in @p buf;
+ * "?" where it has none. */
+static const char *handle_path(EFI_HANDLE h, char *buf, size_t cap)
+{
+        EFI_DEVICE_PATH *dp = h ? DevicePathFromHandle(h) : NULL;
+        CHAR16          *w  = dp ? DevicePathToStr(dp) : NULL;
+        size_t           i  = 0;
+
+        for (const CHAR16 *c = w; c && *c && i + 1 < cap; c++)
+                buf[i++] = *c < 0x80 ? (char)*c : '?';
+        if (!i && cap > 1)
+                buf[i++] = '?';
+        if (cap)
+                buf[i] = 0;
+        if (w)
+                FreePool(w);
+        return buf;
+}
+
+const char *uefi_boot_volume(void)
+{
+        static char name[160];
+
+        if (!name[0] && root_device)
+                handle_path(root_device, name, sizeof(name));
+        return name[0] ? name : NULL;
+}
+
+/* [UEFI-2.10] LocateHandleBuffer(ByProtocol, EFI_SIMPLE_FILE_SYSTEM_PROTOCOL): every file
+ * system but the boot volume, in the firmware's order. */
+status_t plat_file_elsewhere(const char *path, char *where, size_t cap)
+{
+        CHAR16      wpath[MAX_PATH];
+        EFI_HANDLE *h = NULL;
+        UINTN       n = 0;
+        EFI_GUID    fs_guid = FileSystemProtocol;
+        status_t    rc = ST_NOT_FOUND;
+
+        if (cap)
+                where[0] = 0;
+        if (to_char16(path, wpath, MAX_PATH) != ST_OK)
+                return ST_BAD_ARG;
+        /* The firmware may have connected only the devices of its boot order (OVMF does,
+         * given QEMU's bootindex): connect the PCI devices' drivers, recursively, so that
+         * every disk's partitions and file systems exist. [UEFI-2.10] ConnectController() */
+        EFI_GUID pci_guid = PciIoProtocol;
+        if (!EFI_ERROR(LibLocateHandle(ByProtocol, &pci_guid, NULL, &n, &h))) {
+                for (UINTN i = 0; i < n; i++)
+                        uefi_call_wrapper(BS->ConnectController, 4, h[i], NULL, NULL, TRUE);
+                FreePool(h);
+        }
+        h = NULL;
+        n = 0;
+        if (EFI_ERROR(LibLocateHandle(ByProtocol, &fs_guid, NULL, &n, &h)))
+                return ST_NOT_FOUND;
+        for (UINTN i = 0; i < n && rc == ST_NOT_FOUND; i++) {
+                if (h[i] == root_device)
+                        continue;
+                EFI_FILE_HANDLE vol = LibOpenRoot(h[i]), f;
+                if (!vol)
+                        continue;
+                if (!EFI_ERROR(uefi_call_wrapper(vol->Open, 5, vol, &f, wpath, EFI_FILE_MODE_READ,
+                                                 0))) {
+                        uefi_call_wrapper(f->Close, 1, f);
+                        handle_path(h[i], where, cap);
+                        rc = ST_OK;
+                }
+                uefi_call_wrapper(vol->Close, 1, vol);
+        }
+        FreePool(h);
+        return rc;
+}
+
 struct disk {
         EFI_DISK_IO *io;
         UINT32       media;

@@ -20,6 +20,9 @@ status_t uefi_status(EFI_STATUS st);
 void uefi_con_init(bool serial);
 /** Open the root of the boot volume; remembers why if it cannot. */
 void uefi_file_init(void);
+/** The boot volume's device path as text (for plat_info); NULL before uefi_file_init or
+ *  when the image has no device. */
+const char *uefi_boot_volume(void);
 /** Locate MP services (absent: single-CPU operation). */
 void uefi_mp_init(void);
 /** True when the caller runs on an application processor (its APIC ID is not the BSP's):

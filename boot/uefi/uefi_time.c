@@ -82,5 +82,6 @@ const struct plat_info *plat_info(void)
         info.image_base = uefi_image_base();
         info.cpus_via      = uefi_mp_method();
         info.cpus_unlisted = !info.cpus_via;
+        info.volume        = uefi_boot_volume();
         return &info;
 }
