@@ -175,6 +175,55 @@ static void test_inst_retired_zero(void **unused)
         assert_int_equal(verdict_of(&v, "pmu-validate: sw-incr"), 'P');
 }
 
+/* UEFI at EL2 (Arm servers): the harness's code runs at EL2, where only PMEVTYPER.NSH /
+ * PMCCFILTR.NSH make it count. The same suite decides the same checks with the same
+ * counts as at EL1, on QEMU's part (no EL3) and on a part with EL3. */
+static void test_el2(void **unused)
+{
+        struct vpa_part q2 = vpa_qemu_max, n2 = vpa_neoverse_n1;
+        struct verdicts v;
+
+        (void)unused;
+        q2.el = n2.el = 2;
+        run(&q2, NULL, true, &v);
+        no_fail(&v, "QEMU at EL2");
+        assert_int_equal(verdict_of(&v, "pmu-validate: cycles-vs-timer"), 'P');
+        assert_int_equal(verdict_of(&v, "sampling: skid-deterministic"), 'P');
+        for (unsigned i = 0; i < v.n && i < ref_qemu.n; i++)
+                assert_string_equal(v.text[i], ref_qemu.text[i]); /* line for line as at EL1 */
+        assert_int_equal(v.n, ref_qemu.n);
+        run(&n2, NULL, false, &v);
+        no_fail(&v, "Neoverse N1 at EL2");
+}
+
+/* Event numbers from 0x4000 need the 16-bit event field of PMUv3p1: with PMUv3 (10 bits)
+ * 0x4000 would count event 0x000 (SW_INCR), so it is neither offered nor programmed. */
+static void test_event_field(void **unused)
+{
+        struct vpa_part       v30 = vpa_neoverse_n1, v31 = vpa_neoverse_n1;
+        struct arm64_id_regs  r;
+        struct arm64_cpu_info ci;
+
+        (void)unused;
+        v30.pmuver = 0x1;
+        v30.pmceid0 = v31.pmceid0 = vpa_neoverse_n1.pmceid0 | 1ull << 32; /* 0x4000 */
+        vpa_init(&v30, NULL);
+        vpa_id_regs(&r);
+        assert_int_equal(arm64_decode(&r, &ci), ST_OK);
+        assert_int_equal(pmu_arm64_init(&ci, &r), ST_OK);
+        assert_false(pmu_arm64_event_implemented(0x4000));
+        assert_int_equal(pmu_arm64_program(0, 0x4000, PMU_EL0 | PMU_EL1, 0), ST_BAD_ARG);
+        assert_int_equal(pmu_arm64_program(0, 0x3ff, PMU_EL0 | PMU_EL1, 0), ST_OK);
+        pmu_arm64_restore();
+        vpa_init(&v31, NULL);
+        vpa_id_regs(&r);
+        assert_int_equal(arm64_decode(&r, &ci), ST_OK);
+        assert_int_equal(pmu_arm64_init(&ci, &r), ST_OK);
+        assert_true(pmu_arm64_event_implemented(0x4000));
+        assert_int_equal(pmu_arm64_program(0, 0x4000, PMU_EL0 | PMU_EL1, 0), ST_OK);
+        pmu_arm64_restore();
+}
+
 /* ---- one fault, the checks it must flip ------------------------------------------------- */
 
 static const struct {
@@ -310,6 +359,8 @@ int main(void)
                 cmocka_unit_test(test_model_overflow),
                 cmocka_unit_test(test_faithful),
                 cmocka_unit_test(test_inst_retired_zero),
+                cmocka_unit_test(test_el2),
+                cmocka_unit_test(test_event_field),
                 cmocka_unit_test(test_faults),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

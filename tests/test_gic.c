@@ -18,7 +18,7 @@
 /* ---- priorities: an oracle written from the GICv3 rules, not from gic_rules.c ---- */
 
 /* What a non-secure write of priority v becomes: DS = 1 keeps it, DS = 0 puts it in the
- * non-secure half, 0x80 | v >> 1. [GICv3] §4.8.6 */
+ * non-secure half, 0x80 | v >> 1. [GICv3] "Interrupt prioritization" */
 static unsigned landed_prio(bool ds, uint8_t v)
 {
         return ds ? v : 0x80u | v >> 1;

@@ -26,7 +26,7 @@
 #define GICR_ICFGR1       0x0c04
 #define GICR_ICFGR_EDGE   2u        /* Int_config[1] of a PPI's two bits: 1 = edge */
 
-/* ICC_CTLR_EL1 [GICv3] §12.2.6: EOImode [1], PRIbits [10:8] = implemented bits - 1. */
+/* ICC_CTLR_EL1 ([GICv3] register description): EOImode [1], PRIbits [10:8] = implemented bits - 1. */
 #define ICC_CTLR_EOIMODE     BIT_ULL(1)
 #define ICC_CTLR_PRIBITS_SHIFT 8
 #define RWP_MAX_POLLS        (1u << 20) /* Linux waits 1 s; each poll is an MMIO read */
@@ -83,10 +83,10 @@ static bool pmr_group0(void)
         return got != 0;
 }
 
-static void rwp_wait(uintptr_t rd)
+/* Putting a route back: a redistributor that never finishes the disable is left as it is
+ * (there is nothing better to do on the way out); routing refuses instead. */
+static void rwp_wait_best_effort(uintptr_t rd)
 {
-        /* A redistributor that never finishes its write leaves the route as it is; the
-         * PMI self-test then reports the interrupt missing. */
         (void)gic_rwp_wait(&hw, rd, RWP_MAX_POLLS);
 }
 
@@ -147,7 +147,8 @@ status_t gic_ppi_route(const struct gic_madt *m, const struct gic_pmu_irq *irq,
         };
         gic_prio_plan(r->ds, r->group0, &r->plan);
         mmio_wr32(sgi + GICR_ICENABLER0, bit);
-        rwp_wait(rd);
+        if ((st = gic_rwp_wait(&hw, rd, RWP_MAX_POLLS)) != ST_OK)
+                return st; /* the disable never took effect: configuring now is unsafe */
         mmio_wr32(sgi + GICR_IGROUPR0, mmio_rd32(sgi + GICR_IGROUPR0) | bit);
         uint32_t cfg = mmio_rd32(sgi + GICR_ICFGR1) & ~(3u << cfg_shift);
         mmio_wr32(sgi + GICR_ICFGR1, cfg | (irq->edge ? GICR_ICFGR_EDGE << cfg_shift : 0));
@@ -167,7 +168,7 @@ void gic_ppi_restore(const struct gic_route *r)
         if (!sgi)
                 return;
         mmio_wr32(sgi + GICR_ICENABLER0, bit);
-        rwp_wait(r->rd_base);
+        rwp_wait_best_effort(r->rd_base);
         *(volatile uint8_t *)(sgi + GICR_IPRIORITYR + r->intid) = r->prio_was;
         uint32_t cfg = mmio_rd32(sgi + GICR_ICFGR1) & ~(3u << cfg_shift);
         mmio_wr32(sgi + GICR_ICFGR1, cfg | r->cfg_was << cfg_shift);

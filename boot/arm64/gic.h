@@ -91,7 +91,7 @@ uint64_t gic_redist_find(const struct gic_madt *m, uint64_t mpidr, const struct 
 
 /** Wait for GICR_CTLR.RWP of the redistributor at @p rd_base to clear (a write to
  *  GICR_ICENABLER0 or GICR_CTLR has taken effect), reading it at most @p max_polls times.
- *  ST_TIMEOUT when it never clears. [GICv3] §12.11.2 GICR_CTLR. */
+ *  ST_TIMEOUT when it never clears. [GICv3] GICR_CTLR register description. */
 status_t gic_rwp_wait(const struct gic_mmio *io, uint64_t rd_base, uint32_t max_polls);
 
 /** Priorities for the PMI and for the mask of a sampling window, as written by the
@@ -105,7 +105,7 @@ struct gic_prio_plan {
  *  1 << (8 - PRIbits) reads back non-zero: Linux's gic_has_group0(), PMR in the secure view,
  *  SCR_EL3.FIQ clear). With DS = 0 a non-secure priority write lands as 0x80 | (v >> 1);
  *  the PMR is written in the same view unless group0, so there it must be given as that
- *  shifted value itself. [GICv3] §4.8 "Interrupt prioritization"; Linux
+ *  shifted value itself. [GICv3] "Interrupt prioritization"; Linux
  *  drivers/irqchip/irq-gic-v3.c gic_prio_init(). */
 void gic_prio_plan(bool ds, bool group0, struct gic_prio_plan *out);
 
@@ -129,7 +129,8 @@ status_t gic_probe(const struct gic_madt *m, const char **why);
 
 /** Enable PPI @p irq on the calling CPU's redistributor: group 1, edge or level as the MADT
  *  says, the plan's priority (GICD_CTLR.DS read, group 0 access probed); waits for
- *  GICR_CTLR.RWP after disabling. ICC_PMR_EL1 is left alone (see gic_pmr_pmi_only). */
+ *  GICR_CTLR.RWP after disabling (ST_TIMEOUT, nothing configured, when it never clears).
+ *  ICC_PMR_EL1 is left alone (see gic_pmr_pmi_only). */
 status_t gic_ppi_route(const struct gic_madt *m, const struct gic_pmu_irq *irq,
                        struct gic_route *r);
 /** Put back everything gic_ppi_route changed. */

@@ -2,7 +2,7 @@
  * The GIC arithmetic of gic.h, pure (register access through struct gic_mmio): priorities
  * for either security view, a CPU's redistributor over every GICR discovery range, and the
  * wait for GICR_CTLR.RWP. Host-tested on a register model (tests/test_gic.c).
- * Register layouts: [GICv3] §12.11.2 GICR_CTLR, §12.11.31 GICR_TYPER.
+ * Register layouts: [GICv3] GICR_CTLR and GICR_TYPER register descriptions.
  */
 #include "lib/base.h"
 
@@ -22,8 +22,8 @@
 #define GIC_PRIO_PMI     0x00
 #define GIC_PMR_PMI_ONLY 0x10
 
-/* A non-secure write of priority v under DS = 0, as it lands: [GICv3] §4.8.6 "Software
- * accesses of interrupt priority"; Linux __gicv3_ns_to_prio(). */
+/* A non-secure write of priority v under DS = 0, as it lands: [GICv3] "Interrupt
+ * prioritization", "Software accesses of interrupt priority"; Linux __gicv3_ns_to_prio(). */
 static uint8_t ns_to_prio(uint8_t v)
 {
         return (uint8_t)(0x80 | v >> 1);

@@ -274,15 +274,6 @@ status_t smp_cpu_join(unsigned idx, uint32_t timeout_us)
         return ST_TIMEOUT;
 }
 
-unsigned smp_cpu_el(unsigned idx)
-{
-        const struct smp_cpu *c = idx < n_cpus ? &cpus[idx] : NULL;
-
-        if (c && c->cpu.is_boot)
-                return arm64_current_el();
-        return c && c->boot ? __atomic_load_n(&c->boot->entered, __ATOMIC_ACQUIRE) : 0;
-}
-
 void smp_secondary_main(struct smp_boot *b)
 {
         __atomic_store_n(&b->entered, arm64_current_el(), __ATOMIC_RELEASE);

@@ -69,10 +69,6 @@ status_t smp_cpu_join(unsigned idx, uint32_t timeout_us);
  *  there only saves and restores DAIF (boot/arm64/pmi.c). */
 bool smp_on_secondary(void);
 
-/** The exception level processor @p idx reported once its MMU was on (1 or 2); 0 when it
- *  never got that far (not started, or entered below the boot processor's level). */
-unsigned smp_cpu_el(unsigned idx);
-
 /** Call PSCI function @p fn through @p conduit (SMC Calling Convention: x0 = ID, x1..x3 the
  *  arguments, the result in x0). boot/arm64/psci_call.c. */
 int64_t psci_call(enum psci_conduit conduit, uint32_t fn, uint64_t a1, uint64_t a2,

@@ -12,7 +12,7 @@
  */
 #include "boot/arm64/smp.h"
 
-/* Registers GNU as may not know by name: ICC_SRE_EL2 [GICv3] §12.11, TTBR1_EL2 (FEAT_VHE). */
+/* Registers GNU as may not know by name: ICC_SRE_EL2 ([GICv3]), TTBR1_EL2 (FEAT_VHE). */
 #define ICC_SRE_EL2      S3_4_C12_C9_5
 #define TTBR1_EL2        S3_4_C2_C0_1
 #define ICC_SRE_SRE      (1 << 0)

@@ -135,7 +135,7 @@ static uint64_t dispatch_irq(struct trap_frame *f)
                 irq_fn(f, irq_ctx);
         if ((iar & 0xffffff) < 1020) {
                 /* EOImode 1 (as Linux sets it at EL2): EOIR only drops the priority, DIR
-                 * deactivates. [GICv3] §12.2.10 ICC_DIR_EL1; Linux gic_eoi_irq + dir. */
+                 * deactivates. [GICv3] ICC_DIR_EL1; Linux irq-gic-v3.c gic_eoi_irq, gic_write_dir. */
                 SYSREG_WRITE(SYS_ICC_EOIR1_EL1, iar);
                 isb();
                 if (irq_eoi_split) {
