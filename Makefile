@@ -10,6 +10,7 @@
 #   make install    PREFIX=DIR: headers, libpmucal (static, shared, pkg-config), pmucal-table
 #   make coverage   host unit tests with gcov; per-file line coverage (needs gcovr)
 #   make bench      benchmark figures (not a timed test)
+#   make mutate     mutation testing of the verdict code: kill rate of tools/mutants.txt
 #   make plot       draw the newest results (RESULTS=DIR for another)
 #   make deps       apt-get install what the build and the tests need
 #   make check-layering   the include graph and hardware access follow the layers
@@ -399,8 +400,9 @@ BENCH_SAMPLING_SRCS := tests/bench_sampling.c
 .SECONDEXPANSION:
 
 .PHONY: all run test unit coverage fuzz usb host bench bench-latency bench-tlb bench-pmu \
-        bench-sampling bench-numa bench-classify bench-report bench-aarch64 plot deps check-deps \
-        check-layering clean test-asan test-asan-build install keys signed-snakeoil
+        bench-sampling bench-numa bench-classify bench-report bench-aarch64 bench-mutate mutate \
+        plot deps check-deps check-layering clean test-asan test-asan-build install keys \
+        signed-snakeoil
 .DEFAULT_GOAL := all
 
 # ---- the firmware application --------------------------------------------------------------
@@ -779,7 +781,8 @@ deps-aarch64:
 # ---- benchmarks and plots ------------------------------------------------------------------
 # Every benchmark prints its figures; a missed target (bench-latency's stability) fails the
 # goal at the end, after the others have run.
-BENCHES := bench-latency bench-tlb bench-pmu bench-sampling bench-numa bench-classify bench-report bench-aarch64
+BENCHES := bench-latency bench-tlb bench-pmu bench-sampling bench-numa bench-classify bench-report \
+           bench-aarch64 bench-mutate
 bench:
 	@rc=0; for b in $(BENCHES); do $(MAKE) --no-print-directory $$b || rc=1; done; exit $$rc
 
@@ -809,6 +812,20 @@ bench-classify: $(B)/host/pmucal-table
 	@tools/bench-classify.sh $(B)
 bench-report: $(B)/host/pmucal-table
 	@tools/bench-report.sh $(B)
+
+# Mutation testing (tools/mutate.py): each mutant of tools/mutants.txt applied alone to a copy
+# of the tree under $(B)/mutate, the unit tests that execute the mutated lines (one coverage
+# run tells) run on it; the kill rate overall and by file, and every survivor. JOBS workers
+# (default the CPU count). Not part of make test: it takes tens of minutes.
+# MUTATE_ARGS: e.g. --only app/numa.c, or --check to test the snippets without building.
+mutate:
+	@JOBS=$(JOBS) $(PYTHON) tools/mutate.py $(MUTATE_ARGS)
+
+# In make bench: the figures and the wall time; a kill rate under the target fails the goal.
+bench-mutate:
+	@mkdir -p $(B); JOBS=$(JOBS) $(PYTHON) tools/mutate.py $(MUTATE_ARGS) > $(B)/mutate.log 2>&1; \
+	rc=$$?; grep -vE '^mutate: \[' $(B)/mutate.log; echo "bench: mutation log in $(B)/mutate.log"; \
+	exit $$rc
 
 plot:
 	@tools/plot.sh $(RESULTS)

@@ -1,0 +1,417 @@
+#!/usr/bin/env python3
+"""Mutation testing of the verdict, tolerance and detection code (make mutate).
+
+Each mutant of tools/mutants.txt replaces one exact snippet of one source file (the snippet
+must occur exactly once) by another. The mutants are applied one at a time to scratch copies
+of the tree under build/mutate/ (never to the working tree), one copy per worker; each copy
+keeps its own plain host unit-test build (make unit's flags), so a mutant costs one object,
+the archive and the relinks of the test binaries that execute the mutated lines. Which those
+are comes from one coverage run of every binary on the unmutated tree (a gcov build under
+build/mutate/cov); a mutant of lines no test executes survives without being run, and one of
+lines that are not code (a macro, a table row) runs every binary that contains the file (their
+DWARF compilation units). The binaries run fastest first; the first that fails kills the
+mutant. A binary that fails on the unmutated tree is left out of every run and named.
+
+Per mutant: killed (and by which binary), survived, or one of the states that are not a
+verdict on the tests: "stale" (its snippet no longer occurs exactly once: the code moved),
+"no build" (the mutant does not compile). A mutant declared equivalent (an "=" line) is run
+too: if a test kills it the declaration is wrong and it is reported.
+
+Usage: tools/mutate.py [--jobs N] [--list tools/mutants.txt] [--only SUBSTRING] [--keep]
+Exit status: 0 when every mutant was decided and the kill rate of the non-equivalent mutants
+meets --target (default 90 %), 1 otherwise.
+"""
+import argparse
+import collections
+import json
+import os
+import queue
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+WORK = os.path.join(ROOT, "build", "mutate")
+# make must keep the tests' objects (they are intermediates of the link rule) so that a
+# mutant relinks instead of recompiling every test.
+KEEP_MK = ".SECONDARY:\n"
+# The slowest a binary may be before it counts as hung: the baseline's time times this, plus
+# a constant for a busy machine.
+TIMEOUT_FACTOR = 5
+TIMEOUT_SLACK_S = 20
+
+
+class Mutant:
+    def __init__(self, name, path, line):
+        self.name, self.path, self.line = name, path, line
+        self.orig = self.repl = None
+        self.equivalent = None
+        self.state, self.detail, self.secs = "pending", "", 0.0
+
+
+def unescape(s):
+    return s.replace("\\n", "\n").replace("\\t", "\t")
+
+
+def parse(list_path):
+    """The list: '@ NAME FILE' opens a mutant, '- TEXT' is the original snippet, '+ TEXT' its
+    replacement (empty for a deletion), '= WHY' declares it equivalent; '#' lines are
+    comments. In TEXT, \\n and \\t stand for a newline and a tab."""
+    mutants, cur, errors = [], None, []
+    with open(list_path) as f:
+        for n, raw in enumerate(f, 1):
+            line = raw.rstrip("\n")
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            tag, text = line[:1], line[2:] if len(line) > 1 else ""
+            if tag == "@":
+                parts = text.split()
+                if len(parts) != 2:
+                    errors.append("%s:%d: '@ NAME FILE' expected" % (list_path, n))
+                    continue
+                cur = Mutant(parts[0], parts[1], n)
+                mutants.append(cur)
+            elif cur is None:
+                errors.append("%s:%d: line outside a mutant" % (list_path, n))
+            elif tag == "-":
+                cur.orig = unescape(text)
+            elif tag == "+":
+                cur.repl = unescape(text)
+            elif tag == "=":
+                cur.equivalent = text.strip()
+            else:
+                errors.append("%s:%d: unknown line %r" % (list_path, n, line))
+    names = collections.Counter(m.name for m in mutants)
+    errors += ["mutant name %s used %d times" % (k, v) for k, v in names.items() if v > 1]
+    for m in mutants:
+        if m.orig is None or m.repl is None:
+            errors.append("%s:%d: mutant %s needs a '-' and a '+' line" % (list_path, m.line, m.name))
+        elif m.orig == m.repl:
+            errors.append("%s:%d: mutant %s changes nothing" % (list_path, m.line, m.name))
+    return mutants, errors
+
+
+def tracked_files():
+    out = subprocess.run(["git", "-C", ROOT, "ls-files", "-z"], check=True,
+                         capture_output=True).stdout
+    return [p for p in out.decode().split("\0") if p]
+
+
+def make_args(tree, targets):
+    return ["make", "-C", tree, "--no-print-directory", "-s", "-f", "Makefile",
+            "-f", os.path.join(WORK, "keep.mk"), "-j1"] + targets
+
+
+def copy_tree(dst):
+    if os.path.exists(dst):
+        shutil.rmtree(dst)
+    for rel in tracked_files():
+        src = os.path.join(ROOT, rel)
+        if not os.path.lexists(src):
+            continue
+        d = os.path.join(dst, rel)
+        os.makedirs(os.path.dirname(d), exist_ok=True)
+        shutil.copy2(src, d, follow_symlinks=False)
+
+
+def test_bins(tree):
+    d = os.path.join(tree, "build", "host", "tests")
+    return sorted(os.path.join(d, f) for f in os.listdir(d) if f.startswith("test_"))
+
+
+def units_of(binary):
+    """The source files compiled into a binary: the names of its DWARF compilation units."""
+    out = subprocess.run(["readelf", "--debug-dump=info", "--dwarf-depth=1", binary],
+                         capture_output=True, text=True).stdout
+    units = set()
+    for line in out.splitlines():
+        if "DW_AT_name" in line:
+            name = line.rsplit(":", 1)[-1].strip()
+            if name.endswith(".c") or name.endswith(".S"):
+                units.add(os.path.normpath(name))
+    return units
+
+
+def includers(header):
+    """The tracked C files that include @p header (by its path from the root)."""
+    out = subprocess.run(["git", "-C", ROOT, "grep", "-l", "-F", '#include "%s"' % header,
+                          "--", "*.c"], capture_output=True, text=True).stdout
+    return set(out.split())
+
+
+def gcov_lines(tree, gcda):
+    """{source: (executed lines, executable lines)} of one object's coverage data."""
+    r = subprocess.run(["gcov", "-j", "-t", gcda], cwd=tree, capture_output=True, text=True)
+    out, dec, i = {}, json.JSONDecoder(), 0
+    text = r.stdout
+    while True:
+        while i < len(text) and text[i].isspace():
+            i += 1
+        if i >= len(text):
+            break
+        try:
+            doc, i = dec.raw_decode(text, i)
+        except ValueError:
+            break
+        for f in doc.get("files", []):
+            ex = {l["line_number"] for l in f["lines"] if l["count"] > 0}
+            al = {l["line_number"] for l in f["lines"]}
+            e0, a0 = out.get(f["file"], (set(), set()))
+            out[f["file"]] = (e0 | ex, a0 | al)
+    return out
+
+
+def coverage(tree, sources):
+    """Run every test binary of @p tree (a --coverage build) alone: its exit status, its time
+    and, for each file of @p sources it contains, the lines it executed."""
+    obj = os.path.join(tree, "build", "test", "obj")
+    res = {}
+    for b in test_bins(tree):
+        n = os.path.basename(b)
+        for d, _, files in os.walk(obj):
+            for f in files:
+                if f.endswith(".gcda"):
+                    os.unlink(os.path.join(d, f))
+        rc, secs = run_bin(tree, b, 900)
+        lines = {}
+        for src in sources:
+            gcda = os.path.join(obj, os.path.splitext(src)[0] + ".gcda")
+            if os.path.exists(gcda):
+                for f, v in gcov_lines(tree, gcda).items():
+                    if f == src:
+                        lines[f] = v
+        res[n] = (rc, secs, lines)
+    return res
+
+
+def run_bin(tree, binary, timeout):
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run([binary], cwd=tree, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, timeout=timeout)
+        rc = p.returncode
+    except subprocess.TimeoutExpired:
+        rc = "timeout"
+    return rc, time.monotonic() - t0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--jobs", type=int, default=int(os.environ.get("JOBS", "2")))
+    ap.add_argument("--list", default=os.path.join(ROOT, "tools", "mutants.txt"))
+    ap.add_argument("--only", default="", help="only mutants whose name or file contains this")
+    ap.add_argument("--target", type=float, default=90.0)
+    ap.add_argument("--keep", action="store_true", help="reuse build/mutate's copies as they are")
+    ap.add_argument("--check", action="store_true",
+                    help="only check that every snippet occurs exactly once, build nothing")
+    a = ap.parse_args()
+
+    mutants, errors = parse(a.list)
+    if errors:
+        print("\n".join("mutate: " + e for e in errors))
+        return 1
+    if a.only:
+        mutants = [m for m in mutants if a.only in m.name or a.only in m.path]
+
+    # Stale mutants are decided before anything is built: the snippet must occur once.
+    for m in mutants:
+        p = os.path.join(ROOT, m.path)
+        n = open(p).read().count(m.orig) if os.path.exists(p) else -1
+        if n != 1:
+            m.state = "stale"
+            m.detail = ("file missing" if n < 0 else
+                        "snippet not found (code moved)" if n == 0 else
+                        "snippet occurs %d times" % n)
+    todo = [m for m in mutants if m.state == "pending"]
+    if a.check:
+        for m in mutants:
+            if m.state == "stale":
+                print("mutate: STALE: %s %s (%s, list line %d)" % (m.name, m.path, m.detail, m.line))
+        print("mutate: %d mutants, %d stale" % (len(mutants), len(mutants) - len(todo)))
+        return 1 if len(todo) != len(mutants) else 0
+
+    t_start = time.monotonic()
+    os.makedirs(WORK, exist_ok=True)
+    with open(os.path.join(WORK, "keep.mk"), "w") as f:
+        f.write(KEEP_MK)
+    trees = [os.path.join(WORK, "w%d" % i) for i in range(max(1, a.jobs))]
+
+    # One copy built with every core, then duplicated for the other workers.
+    if not (a.keep and all(os.path.isdir(t) for t in trees)):
+        print("mutate: building the unit tests in %s" % trees[0], flush=True)
+        copy_tree(trees[0])
+        r = subprocess.run(make_args(trees[0], ["-j%d" % max(1, a.jobs), "unit"]),
+                           stdout=subprocess.DEVNULL)
+        if r.returncode:
+            print("mutate: the unmutated tree does not build")
+            return 1
+        for t in trees[1:]:
+            if os.path.exists(t):
+                shutil.rmtree(t)
+            shutil.copytree(trees[0], t, symlinks=True)
+    t_built = time.monotonic()
+
+    bins = test_bins(trees[0])
+    names = [os.path.basename(b) for b in bins]
+    units = {n: units_of(b) for n, b in zip(names, bins)}
+    # The baseline: every binary on the unmutated tree, alone, with coverage; a failing one is
+    # left out of every run.
+    cov_tree = os.path.join(WORK, "cov")
+    if not (a.keep and os.path.isdir(cov_tree)):
+        print("mutate: building the unit tests with coverage in %s" % cov_tree, flush=True)
+        copy_tree(cov_tree)
+        r = subprocess.run(make_args(cov_tree, ["-j%d" % max(1, a.jobs), "COV_FLAGS=--coverage",
+                                                "unit"]), stdout=subprocess.DEVNULL)
+        if r.returncode:
+            print("mutate: the unmutated tree does not build with coverage")
+            return 1
+    sources = sorted({m.path for m in todo if m.path.endswith(".c")} |
+                     {f for m in todo if m.path.endswith(".h") for f in includers(m.path)})
+    cov = coverage(cov_tree, sources)
+    base_time, broken = {}, []
+    executable = collections.defaultdict(set)
+    for n, (rc, secs, lines) in cov.items():
+        if rc != 0:
+            broken.append("%s (exit %s)" % (n, rc))
+            continue
+        base_time[n] = secs
+        for f, (_, al) in lines.items():
+            executable[f] |= al
+    t_base = time.monotonic()
+    print("mutate: %d test binaries, coverage run %.0f s%s" % (
+        len(names), t_base - t_built,
+        "; failing unmutated, left out: " + ", ".join(broken) if broken else ""), flush=True)
+
+    def tests_for(m):
+        """The binaries to run on @p m, fastest first, and why."""
+        text = open(os.path.join(ROOT, m.path)).read()
+        first = text[:text.index(m.orig)].count("\n") + 1
+        span = set(range(first, first + m.orig.count("\n") + 1))
+        if m.path.endswith(".c") and span & executable[m.path]:
+            rel = [n for n in base_time if span & cov[n][2].get(m.path, (set(), set()))[0]]
+            why = "lines %d-%d executed by %d binaries" % (min(span), max(span), len(rel))
+            if not rel:
+                why = "no test executes lines %d-%d" % (min(span), max(span))
+        elif m.path.endswith(".c"):
+            # Not code (a table row, a macro): the binaries that ran any of the file's code.
+            rel = [n for n in base_time if cov[n][2].get(m.path, (set(), set()))[0]]
+            why = "not code: the %d binaries that run the file" % len(rel)
+        else:
+            srcs = {f for f in includers(m.path)}
+            rel = [n for n in base_time
+                   if any(cov[n][2].get(f, (set(), set()))[0] for f in srcs) or
+                   (srcs & units[n] and not srcs & set(sources))]
+            why = "not code: the %d binaries that run its includers" % len(rel)
+        return sorted(rel, key=lambda n: base_time[n]), why
+
+    free = queue.Queue()
+    for t in trees:
+        free.put(t)
+    lock = threading.Lock()
+    done = [0]
+
+    def one(m):
+        tree = free.get()
+        try:
+            src = os.path.join(tree, m.path)
+            text = open(src).read()
+            rel, why = tests_for(m)
+            t0 = time.monotonic()
+            if not rel:
+                m.state, m.detail = "survived", why
+            else:
+                with open(src, "w") as f:
+                    f.write(text.replace(m.orig, m.repl, 1))
+                r = subprocess.run(make_args(tree, ["build/host/tests/" + n for n in rel]),
+                                   capture_output=True, text=True)
+                if r.returncode:
+                    m.state = "no build"
+                    m.detail = (r.stderr.strip().splitlines() or ["make failed"])[0][:160]
+                else:
+                    m.state, m.detail = "survived", why
+                    for n in rel:
+                        rc, _ = run_bin(tree, os.path.join(tree, "build/host/tests", n),
+                                        base_time[n] * TIMEOUT_FACTOR + TIMEOUT_SLACK_S)
+                        if rc != 0:
+                            m.state = "killed"
+                            m.detail = "by %s%s" % (n, " (timeout)" if rc == "timeout" else "")
+                            break
+                with open(src, "w") as f:
+                    f.write(text)
+            m.secs = time.monotonic() - t0
+            with lock:
+                done[0] += 1
+                eq = " [declared equivalent]" if m.equivalent else ""
+                print("mutate: [%3d/%d] %-8s %-36s %s %s%s (%.0f s)" % (
+                    done[0], len(todo), m.state, m.name, m.path, m.detail, eq, m.secs), flush=True)
+        finally:
+            free.put(tree)
+
+    threads, work = [], queue.Queue()
+    for m in todo:
+        work.put(m)
+
+    def worker():
+        while True:
+            try:
+                m = work.get_nowait()
+            except queue.Empty:
+                return
+            one(m)
+
+    for _ in trees:
+        th = threading.Thread(target=worker)
+        th.start()
+        threads.append(th)
+    for th in threads:
+        th.join()
+    t_end = time.monotonic()
+
+    return summary(mutants, a, t_end - t_start, t_built - t_start, t_end - t_base, len(trees))
+
+
+def summary(mutants, a, total_s, build_s, run_s, jobs):
+    print()
+    stale = [m for m in mutants if m.state == "stale"]
+    nobuild = [m for m in mutants if m.state == "no build"]
+    judged = [m for m in mutants if m.state in ("killed", "survived")]
+    killed = [m for m in judged if m.state == "killed"]
+    survived = [m for m in judged if m.state == "survived"]
+    equiv = [m for m in survived if m.equivalent]
+    wrong_equiv = [m for m in killed if m.equivalent]
+    real = [m for m in judged if not m.equivalent or m.state == "killed"]
+
+    by_file = collections.OrderedDict()
+    for m in sorted(judged, key=lambda m: m.path):
+        k, s = by_file.get(m.path, (0, 0))
+        by_file[m.path] = (k + (m.state == "killed"), s + (m.state == "survived"))
+    print("mutate: kill rate by file (killed/run):")
+    for p, (k, s) in by_file.items():
+        print("mutate:   %-32s %3d/%-3d %5.1f %%" % (p, k, k + s, 100.0 * k / (k + s)))
+    for m in survived:
+        why = ("equivalent: " + m.equivalent) if m.equivalent else m.detail
+        print("mutate: %s %s %s (%s, list line %d)" % (
+            "equivalent" if m.equivalent else "SURVIVED", m.name, m.path, why, m.line))
+    for m in wrong_equiv:
+        print("mutate: declared equivalent but killed: %s %s %s" % (m.name, m.path, m.detail))
+    for m in stale + nobuild:
+        print("mutate: %s: %s %s (%s, list line %d)" % (m.state.upper(), m.name, m.path,
+                                                        m.detail, m.line))
+    rate = 100.0 * len(killed) / len(real) if real else 0.0
+    print("mutate: %d mutants: %d killed, %d survived (%d declared equivalent), %d stale, "
+          "%d do not build" % (len(mutants), len(killed), len(survived), len(equiv), len(stale),
+                               len(nobuild)))
+    print("mutate: kill rate %.1f %% (%d of %d, equivalent mutants left out); %.1f %% of all "
+          "%d run; target %.0f %%" % (rate, len(killed), len(real),
+                                      100.0 * len(killed) / len(judged) if judged else 0.0,
+                                      len(judged), a.target))
+    print("mutate: wall time %.0f s (build %.0f s, baseline and mutants %.0f s) on %d workers"
+          % (total_s, build_s, run_s, jobs))
+    ok = not stale and not nobuild and not wrong_equiv and rate >= a.target
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
