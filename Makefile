@@ -317,6 +317,12 @@ TEST_EXTRA_app    := tests/fake_topology.c tests/fake_spin.c tests/fake_cpuid.c
 TEST_EXTRA_results := $(TEST_EXTRA_app)
 TEST_MSR_app_disturbed   := tests/fake_msr_none.c
 TEST_EXTRA_app_disturbed := $(TEST_EXTRA_app)
+# The processors, c2c and NUMA phases with faults put where they read them (tests/test_app_phases.c).
+TEST_MSR_app_phases      := tests/fake_msr_none.c
+TEST_EXTRA_app_phases    := $(TEST_EXTRA_app)
+TEST_LDFLAGS_app_phases  := -Wl,--wrap=cpu_topology_self -Wl,--wrap=cpu_fault_probe \
+                            -Wl,--wrap=pmu_fault_probe_rdpmc -Wl,--wrap=bench_c2c_init \
+                            -Wl,--wrap=bench_c2c_reader -Wl,--wrap=mp_run
 # Every timed window disturbed: the whole program on a machine whose timer disagrees with itself.
 TEST_LDFLAGS_app_disturbed := -Wl,--wrap=bench_window_check
 TEST_LDFLAGS_numa_phase := -Wl,--wrap=app_cpus_emulated
@@ -366,7 +372,18 @@ TEST_EXTRA_arm64_validate   := tests/vpmu/vpmu_a64.c tests/vpmu/vpmu_a64_driver.
 TEST_LDFLAGS_arm64_validate := -Wl,--wrap=bench_loop -Wl,--wrap=bench_skid_loop
 TEST_MSR_vpmu_ops       := $(VPMU_SRCS)
 TEST_LDFLAGS_vpmu_ops   := $(VPMU_LDFLAGS)
+# The edges of each tolerance: the functions whose results the verdicts read are wrapped too,
+# so that a test can hand a verdict a value exactly at its edge (tests/test_vpmu_edges.c).
+TEST_MSR_vpmu_edges     := $(VPMU_SRCS)
+TEST_LDFLAGS_vpmu_edges := $(VPMU_LDFLAGS) -Wl,--wrap=pmu_reset -Wl,--wrap=pmu_skid_hist \
+                           -Wl,--wrap=pmu_caliper_estimate -Wl,--wrap=cpu_pmi_enable \
+                           -Wl,--wrap=cpu_pmi_selftest -Wl,--wrap=pmu_clock_aperf_read
 TEST_EXTRA_linuxfile := boot/linux/linux_file.c
+# The PMUv3 suite on the host: app/arm64_validate.c against a scripted double of the PMUv3
+# interface in the test itself, the two kernels it runs wrapped.
+TEST_MSR_arm64_validate     := tests/fake_msr_none.c
+TEST_EXTRA_arm64_validate   := app/arm64_validate.c
+TEST_LDFLAGS_arm64_validate := -Wl,--wrap=bench_loop -Wl,--wrap=bench_skid_loop
 TEST_SUPPORT_SRCS := \
 	tests/acpi_canon.c \
 	tests/acpi_fixture.c \

@@ -362,6 +362,46 @@ static void test_phase_faults(void **unused)
         }
 }
 
+/* ---- each tolerance at its edge ----------------------------------------------------------- */
+
+/* records-with-data: every chase load is above the threshold, so every record must carry its
+ * address and latency; 99 % of them must (one in fifty missing FAILs, one in two hundred
+ * PASSes). LBR block-cost: the block's cycles from LBR within 10 % of the TSC's figure (the
+ * TSC's own error is the core:TSC ratio's, far below that): 12 % off FAILs either way, 8 %
+ * PASSes. PEBS sample-count: a count 7 % high FAILs, 3 % low PASSes. */
+static void test_phase_tolerance_edges(void **unused)
+{
+        static const struct {
+                const struct vpmu_part *p;
+                const char             *check;
+                struct vpmu_faults      f;
+                char                    want;
+        } cases[] = {
+                { &vpmu_skx, "pebs: records-with-data", { .pebs_no_data_every = 50 }, 'F' },
+                { &vpmu_skx, "pebs: records-with-data", { .pebs_no_data_every = 200 }, 'P' },
+                { &vpmu_icx, "lbr: block-cost", { .lbr_cycles_scale_pct = 88 }, 'F' },
+                { &vpmu_icx, "lbr: block-cost", { .lbr_cycles_scale_pct = 92 }, 'P' },
+                { &vpmu_spr, "lbr: block-cost", { .lbr_cycles_scale_pct = 108 }, 'P' },
+                { &vpmu_spr, "lbr: block-cost", { .lbr_cycles_scale_pct = 112 }, 'F' },
+                /* sample-count: one record per 2003 loads above the threshold, within 5 % */
+                { &vpmu_skx, "pebs: sample-count",
+                  { .count_kind = VE_LDLAT, .count_ppm = 70000 }, 'F' },
+                { &vpmu_skx, "pebs: sample-count",
+                  { .count_kind = VE_LDLAT, .count_ppm = -30000 }, 'P' },
+        };
+        struct verdicts v;
+
+        (void)unused;
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                run(cases[i].p, &cases[i].f, WITH_TABLE, &v);
+                if (verdict_of(&v, cases[i].check) != cases[i].want)
+                        fail_msg("%s: %s is %c, want %c (%s)", cases[i].p->name, cases[i].check,
+                                 verdict_of(&v, cases[i].check), cases[i].want,
+                                 index_of(&v, cases[i].check) < 0 ? "no line"
+                                 : v.why[index_of(&v, cases[i].check)]);
+        }
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -370,6 +410,7 @@ int main(void)
                 cmocka_unit_test(test_phase_no_table),
                 cmocka_unit_test(test_phase_edges),
                 cmocka_unit_test(test_phase_faults),
+                cmocka_unit_test(test_phase_tolerance_edges),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
