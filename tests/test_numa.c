@@ -180,6 +180,49 @@ static void test_matrix_against_hmat(void **state)
         assert_int_equal(m.cell[0][0].hmat, NUMA_NOT_CHECKED);
 }
 
+/* The tolerance at its edge, both sides: a remote cell whose ratio to local is SLIT's within
+ * 25 % (of SLIT's ratio) agrees, one a permille beyond disagrees; likewise an HMAT latency. */
+static void test_matrix_tolerance_edges(void **state)
+{
+        static const struct numa_tolerance tol = { .slit_pct = 25, .hmat_pct = 25 };
+        static const uint8_t d2[] = { 10, 20, 20, 10 };
+        static const struct {
+                uint64_t remote_ps;   /* local 100000 ps; SLIT ratio 2.000, HMAT 200000 ps */
+                enum numa_verdict want;
+        } cases[] = {
+                { 250000, NUMA_AGREE }, { 251000, NUMA_DISAGREE },
+                { 150000, NUMA_AGREE }, { 149000, NUMA_DISAGREE },
+        };
+        static struct acpi_hmat h;
+        struct acpi_slit        s;
+        struct numa_matrix      m;
+        const uint32_t          pd[] = { 0, 1 };
+        (void)state;
+
+        slit_fill(&s, 2, d2);
+        memset(&h, 0, sizeof(h));
+        for (unsigned i = 0; i < 2; i++)
+                for (unsigned j = 0; j < 2; j++)
+                        h.entry[h.n_entries++] = (struct acpi_hmat_entry){
+                                .initiator_pd = i, .target_pd = j,
+                                .value = i == j ? 100000 : 200000,
+                                .data_type = ACPI_HMAT_ACCESS_LATENCY, .state = ACPI_HMAT_VALUE };
+        for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+                memset(&m, 0, sizeof(m));
+                m.n_nodes = 2;
+                for (unsigned i = 0; i < 2; i++)
+                        for (unsigned j = 0; j < 2; j++)
+                                m.cell[i][j] = (struct numa_cell){
+                                        .measured = true,
+                                        .p50_ps = i == j ? 100000 : cases[k].remote_ps };
+                numa_matrix_check(&m, &s, &h, pd, &tol);
+                assert_int_equal(m.cell[0][1].slit, cases[k].want);
+                assert_int_equal(m.cell[1][0].hmat, cases[k].want);
+                assert_int_equal(m.cell[0][0].slit, NUMA_AGREE);
+                assert_int_equal(m.cell[1][1].hmat, NUMA_AGREE);
+        }
+}
+
 static void test_class_latencies(void **state)
 {
         struct acpi_slit          s;
@@ -300,6 +343,7 @@ int main(void)
                 cmocka_unit_test(test_classes_without_slit_and_limits),
                 cmocka_unit_test(test_matrix_against_slit),
                 cmocka_unit_test(test_matrix_against_hmat),
+                cmocka_unit_test(test_matrix_tolerance_edges),
                 cmocka_unit_test(test_class_latencies),
                 cmocka_unit_test(test_slit_by_domain_r820),
                 cmocka_unit_test(test_hmat_huge_base_unit),
