@@ -379,11 +379,6 @@ TEST_LDFLAGS_vpmu_edges := $(VPMU_LDFLAGS) -Wl,--wrap=pmu_reset -Wl,--wrap=pmu_s
                            -Wl,--wrap=pmu_caliper_estimate -Wl,--wrap=cpu_pmi_enable \
                            -Wl,--wrap=cpu_pmi_selftest -Wl,--wrap=pmu_clock_aperf_read
 TEST_EXTRA_linuxfile := boot/linux/linux_file.c
-# The PMUv3 suite on the host: app/arm64_validate.c against a scripted double of the PMUv3
-# interface in the test itself, the two kernels it runs wrapped.
-TEST_MSR_arm64_validate     := tests/fake_msr_none.c
-TEST_EXTRA_arm64_validate   := app/arm64_validate.c
-TEST_LDFLAGS_arm64_validate := -Wl,--wrap=bench_loop -Wl,--wrap=bench_skid_loop
 TEST_SUPPORT_SRCS := \
 	tests/acpi_canon.c \
 	tests/acpi_fixture.c \
