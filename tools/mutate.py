@@ -93,6 +93,19 @@ def parse(list_path):
     return mutants, errors
 
 
+REV = None   # --rev: the tree is that commit's, not the working tree
+
+
+def src_text(path):
+    """The text of @p path in the tree under test (the working tree, or REV's)."""
+    if REV:
+        r = subprocess.run(["git", "-C", ROOT, "show", "%s:%s" % (REV, path)],
+                           capture_output=True, text=True)
+        return r.stdout if r.returncode == 0 else None
+    p = os.path.join(ROOT, path)
+    return open(p).read() if os.path.exists(p) else None
+
+
 def tracked_files():
     out = subprocess.run(["git", "-C", ROOT, "ls-files", "-z"], check=True,
                          capture_output=True).stdout
@@ -107,6 +120,12 @@ def make_args(tree, targets):
 def copy_tree(dst):
     if os.path.exists(dst):
         shutil.rmtree(dst)
+    if REV:
+        os.makedirs(dst)
+        arch = subprocess.Popen(["git", "-C", ROOT, "archive", REV], stdout=subprocess.PIPE)
+        subprocess.run(["tar", "-x", "-C", dst], stdin=arch.stdout, check=True)
+        arch.wait()
+        return
     for rel in tracked_files():
         src = os.path.join(ROOT, rel)
         if not os.path.lexists(src):
@@ -136,8 +155,11 @@ def units_of(binary):
 
 def includers(header):
     """The tracked C files that include @p header (by its path from the root)."""
-    out = subprocess.run(["git", "-C", ROOT, "grep", "-l", "-F", '#include "%s"' % header,
-                          "--", "*.c"], capture_output=True, text=True).stdout
+    out = subprocess.run(["git", "-C", ROOT, "grep", "-l", "-F", '#include "%s"' % header] +
+                         ([REV] if REV else []) + ["--", "*.c"],
+                         capture_output=True, text=True).stdout
+    if REV:
+        out = "\n".join(l.split(":", 1)[-1] for l in out.split())
     return set(out.split())
 
 
@@ -204,10 +226,14 @@ def main():
     ap.add_argument("--only", default="", help="only mutants whose name or file contains this")
     ap.add_argument("--target", type=float, default=90.0)
     ap.add_argument("--keep", action="store_true", help="reuse build/mutate's copies as they are")
+    ap.add_argument("--rev", default=None,
+                    help="mutate and test this commit's tree (e.g. the tests before a change)")
     ap.add_argument("--check", action="store_true",
                     help="only check that every snippet occurs exactly once, build nothing")
     a = ap.parse_args()
 
+    global REV
+    REV = a.rev
     mutants, errors = parse(a.list)
     if errors:
         print("\n".join("mutate: " + e for e in errors))
@@ -217,8 +243,8 @@ def main():
 
     # Stale mutants are decided before anything is built: the snippet must occur once.
     for m in mutants:
-        p = os.path.join(ROOT, m.path)
-        n = open(p).read().count(m.orig) if os.path.exists(p) else -1
+        text = src_text(m.path)
+        n = text.count(m.orig) if text is not None else -1
         if n != 1:
             m.state = "stale"
             m.detail = ("file missing" if n < 0 else
@@ -286,7 +312,7 @@ def main():
 
     def tests_for(m):
         """The binaries to run on @p m, fastest first, and why."""
-        text = open(os.path.join(ROOT, m.path)).read()
+        text = src_text(m.path)
         first = text[:text.index(m.orig)].count("\n") + 1
         span = set(range(first, first + m.orig.count("\n") + 1))
         if m.path.endswith(".c") and span & executable[m.path]:
