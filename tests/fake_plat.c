@@ -52,6 +52,11 @@ void fake_plat_set_mmu(enum plat_page_kind pages, bool load_cr3, bool restore_cr
         cr3          = FAKE_PLAT_FIRMWARE_CR3;
 }
 
+enum plat_page_kind fake_plat_page_kind(void)
+{
+        return page_kind;
+}
+
 uint64_t fake_plat_cr3(void)
 {
         return cr3;

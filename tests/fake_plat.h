@@ -61,6 +61,9 @@ void fake_plat_cpus_reset(void);
  *  heap (as a firmware's map covers the harness) when @p cover_process. */
 void fake_plat_set_mmu(enum plat_page_kind pages, bool load_cr3, bool restore_cr3,
                        bool cover_process);
+/** The page size page buffers are reported mapped with (fake_plat_set_mmu), for a model of
+ *  the TLB that must agree with it. */
+enum plat_page_kind fake_plat_page_kind(void);
 /** The fake CR3 (what the tests' bench_cr3_read wrapper returns). */
 uint64_t fake_plat_cr3(void);
 

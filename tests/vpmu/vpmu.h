@@ -59,6 +59,7 @@ struct vpmu_op {
         uint64_t        la;          /* data linear address (loads) */
         enum vpmu_level level;
         bool            dtlb_miss;   /* missed L1 and L2 dTLB */
+        bool            page_2m;     /* translated by a 2 MiB page (IBS reports the size) */
 };
 
 /** One taken branch, for LBR. */

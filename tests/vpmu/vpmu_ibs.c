@@ -179,6 +179,8 @@ static void tag(const struct vpmu_op *op, const struct vpmu_step *s)
                         d3 |= VP_OPDATA3_L2_MISS;
                 if (op->dtlb_miss)
                         d3 |= VP_OPDATA3_L1TLB_MISS | VP_OPDATA3_L2TLB_MISS;
+                else if (op->page_2m)
+                        d3 |= VP_OPDATA3_L1TLB_HIT_2M;
                 vp.ibs_dc_linad = op->la;
                 vp.ibs_dc_physad = op->la ^ (fault_here(op) ? vp.f.ibs_phys_xor : 0); /* identity */
                 if (vp.f.ibs_no_data_every && ++vp.n_ibs_loads % vp.f.ibs_no_data_every == 0)

@@ -26,6 +26,7 @@
 #include "bench/kernel_skid.h"
 #include "bench/pagetable.h"
 #include "bench/ptlive.h"
+#include "tests/fake_plat.h"
 
 void  __real_bench_loop(uint64_t n);
 void  __real_bench_branch_pattern(const uint8_t *pat, uint64_t n);
@@ -199,7 +200,7 @@ struct chase_ctx {
         void          **q;         /* the node load `walked` of the step reads */
         uint64_t        walked;
         enum vpmu_level level;
-        bool            dtlb_miss;
+        bool            dtlb_miss, page_2m;
         uint64_t        rip;
         /* the lap in order: node t is slot0 + ord[(pos + t) % lap] x spacing */
         const uint32_t *ord;
@@ -319,6 +320,7 @@ static void chase_op(void *arg, uint64_t i, struct vpmu_op *out)
         out->la = addr(chase_node(c, i / c->ops_per_iter * CHASE_LOADS + i % c->ops_per_iter));
         out->level = c->level;
         out->dtlb_miss = c->dtlb_miss;
+        out->page_2m = c->page_2m;
 }
 
 static uint64_t chase_alike(void *arg, uint64_t i, uint64_t n)
@@ -353,6 +355,13 @@ void *__wrap_bench_chase(void *p, uint64_t iters)
                 : ws > (uint64_t)part->l2_kib * KiB                ? (part->l3_kib ? VL_L3 : VL_DRAM)
                 : ws > (uint64_t)part->l1d_kib * KiB               ? VL_L2
                                                                     : VL_L1;
+        /* A buffer the platform maps with 2 MiB pages (fake_plat_set_mmu) takes one
+         * translation per 2 MiB: the page-stride chase's 64 MiB is 32 of them, fewer than
+         * any second-level dTLB holds (it serves 2 MiB pages as well as 4 KiB ones on the
+         * parts modelled here). */
+        c.page_2m = fake_plat_page_kind() == PLAT_PAGE_2M;
+        if (c.page_2m)
+                pages = (ch.hi - ch.lo) / (2 * MiB) + 1;
         c.dtlb_miss = pages > part->stlb_4k_entries;
         /* Counting only: the loads are described in bulk and the chase stays where it is (the
          * suites' two lengths cancel whatever it costs); sampling walks the real chain. */
