@@ -129,9 +129,27 @@ status_t __wrap_mp_run(unsigned idx, void (*fn)(void *arg), void *arg, uint32_t 
 static struct run     r;
 static struct rep_buf out;
 
+/* Clear the Enabled flag of @p apic_id's Processor Local APIC entry (type 0: flags at byte 4)
+ * in MADT @p t and fix its checksum. [ACPI] "Multiple APIC Description Table" */
+static void madt_disable(unsigned char *t, unsigned apic_id)
+{
+        uint32_t len;
+        uint8_t  sum = 0;
+
+        memcpy(&len, t + 4, 4);
+        for (uint32_t o = 44; o + 8 <= len && t[o + 1]; o += t[o + 1])
+                if (t[o] == 0 && t[o + 3] == apic_id)
+                        t[o + 4] &= (unsigned char)~1u;
+        t[9] = 0;
+        for (uint32_t i = 0; i < len; i++)
+                sum = (uint8_t)(sum + t[i]);
+        t[9] = (uint8_t)(0x100 - sum);
+}
+
 /* The three-node machine (one processor per node), inventoried; @p n_cpus 4 adds a fourth
- * processor, APIC ID 3, that neither SRAT nor MADT lists. */
-static void machine(unsigned n_cpus)
+ * processor, APIC ID 3, that neither SRAT nor MADT lists; @p disabled >= 0: the MADT says
+ * that processor is disabled (MP services still starts it). */
+static void machine_with(unsigned n_cpus, int disabled)
 {
         static const struct plat_cpu four[4] = {
                 { .apic_id = 0, .enabled = true, .is_bsp = true },
@@ -140,11 +158,23 @@ static void machine(unsigned n_cpus)
                 { .apic_id = 3, .enabled = true },
         };
 
-        static void *slit;
+        static void *slit, *srat;
+        static unsigned char *madt;
 
         app_cpus_release();
         plan_reset();
         test_platform_qemu_3node();
+        if (disabled >= 0) { /* the same machine, with an edited copy of its MADT */
+                fake_plat_reset();
+                fake_plat_set_cpus(four, 3);
+                free(madt);
+                madt = test_load("acpi/qemu72-q35-3node-hmat-apic.dat", NULL);
+                madt_disable(madt, (unsigned)disabled);
+                if (!srat)
+                        srat = test_load("acpi/qemu72-q35-3node-hmat-srat.dat", NULL);
+                fake_plat_add_acpi(madt);
+                fake_plat_add_acpi(srat);
+        }
         if (n_cpus == 4)
                 fake_plat_set_cpus(four, 4);
         if (!slit) /* the same QEMU machine's SLIT: 10 local, 20 remote */
@@ -163,6 +193,11 @@ static void machine(unsigned n_cpus)
         r.inv->cpu.n_caches = 0;  /* the NUMA working set: its 64 MiB minimum */
         if (!r.inv->tsc_hz)
                 r.inv->tsc_hz = 1000000000ull;
+}
+
+static void machine(unsigned n_cpus)
+{
+        machine_with(n_cpus, -1);
 }
 
 static void phase(const char *name, status_t (*fn)(struct run *))
@@ -290,6 +325,17 @@ static void test_cpus_fault_vectors(void **unused)
         finish();
 }
 
+/* A processor MP services starts but the MADT marks disabled. */
+static void test_cpus_madt_disabled(void **unused)
+{
+        (void)unused;
+        machine_with(3, 2);
+        phase("cpus", phase_cpus);
+        have("FAIL: cpus: 2 of 3 processors' own APIC IDs are enabled in the MADT");
+        have("PASS: cpus: 3 of 3 processors report the APIC ID MP services gives them");
+        finish();
+}
+
 /* A processor SRAT does not list (and the MADT neither). */
 static void test_cpus_not_in_srat(void **unused)
 {
@@ -398,6 +444,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_cpus_faithful, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_cpus_apic_id_above_bit7, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_cpus_fault_vectors, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_cpus_madt_disabled, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_cpus_not_in_srat, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_c2c_pairs, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_numa_cells, setup, teardown),
