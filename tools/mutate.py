@@ -49,6 +49,7 @@ class Mutant:
         self.orig = self.repl = None
         self.equivalent = None
         self.state, self.detail, self.secs = "pending", "", 0.0
+        self.before = None   # --before: killed or survived by the tests of that commit
 
 
 def unescape(s):
@@ -135,6 +136,33 @@ def copy_tree(dst):
         shutil.copy2(src, d, follow_symlinks=False)
 
 
+def stage_before(tree, rev, keep_mk):
+    """Put the tests of commit @p rev that differ from @p tree's beside them, as
+    tests/test_before_<name>.c with the same link set-up (variables in @p keep_mk); returns
+    {binary: "same" | "changed" | "new" | "before"} for every tests/test_*.c."""
+    kinds = {}
+    for f in sorted(os.listdir(os.path.join(tree, "tests"))):
+        if not (f.startswith("test_") and f.endswith(".c")) or f == "test_util.c":
+            continue
+        name = f[len("test_"):-2]
+        r = subprocess.run(["git", "-C", ROOT, "show", "%s:tests/%s" % (rev, f)],
+                           capture_output=True, text=True)
+        now = open(os.path.join(tree, "tests", f)).read()
+        if r.returncode:
+            kinds["test_" + name] = "new"
+        elif r.stdout == now:
+            kinds["test_" + name] = "same"
+        else:
+            kinds["test_" + name] = "changed"
+            with open(os.path.join(tree, "tests", "test_before_%s.c" % name), "w") as out:
+                out.write(r.stdout)
+            kinds["test_before_" + name] = "before"
+            with open(keep_mk, "a") as mk:
+                for v in ("MSR", "EXTRA", "LDFLAGS"):
+                    mk.write("TEST_%s_before_%s = $(TEST_%s_%s)\n" % (v, name, v, name))
+    return kinds
+
+
 def test_bins(tree):
     d = os.path.join(tree, "build", "host", "tests")
     return sorted(os.path.join(d, f) for f in os.listdir(d) if f.startswith("test_"))
@@ -185,33 +213,57 @@ def gcov_lines(tree, gcda):
     return out
 
 
-def coverage(tree, sources):
-    """Run every test binary of @p tree (a --coverage build) alone: its exit status, its time
-    and, for each file of @p sources it contains, the lines it executed."""
+def coverage(tree, sources, jobs):
+    """Run every test binary of @p tree (a --coverage build), @p jobs at a time, each writing
+    its coverage data under its own prefix: its exit status, its time and, for each file of
+    @p sources it contains, the lines it executed."""
     obj = os.path.join(tree, "build", "test", "obj")
-    res = {}
+    strip = len(os.path.abspath(tree).strip("/").split("/"))
+    res, lock, work = {}, threading.Lock(), queue.Queue()
     for b in test_bins(tree):
+        work.put(b)
+
+    def one(b):
         n = os.path.basename(b)
-        for d, _, files in os.walk(obj):
-            for f in files:
-                if f.endswith(".gcda"):
-                    os.unlink(os.path.join(d, f))
-        rc, secs = run_bin(tree, b, 900)
+        pre = os.path.join(tree, "gcda", n)
+        shutil.rmtree(pre, ignore_errors=True)
+        env = dict(os.environ, GCOV_PREFIX=pre, GCOV_PREFIX_STRIP=str(strip))
+        rc, secs = run_bin(tree, b, 900, env)
         lines = {}
         for src in sources:
-            gcda = os.path.join(obj, os.path.splitext(src)[0] + ".gcda")
-            if os.path.exists(gcda):
-                for f, v in gcov_lines(tree, gcda).items():
-                    if f == src:
-                        lines[f] = v
-        res[n] = (rc, secs, lines)
+            rel = os.path.join("build", "test", "obj", os.path.splitext(src)[0])
+            gcda = os.path.join(pre, rel + ".gcda")
+            if not os.path.exists(gcda):
+                continue
+            gcno = os.path.join(pre, rel + ".gcno")
+            if not os.path.exists(gcno):
+                os.symlink(os.path.join(tree, rel + ".gcno"), gcno)
+            for f, v in gcov_lines(tree, gcda).items():
+                if f == src:
+                    lines[f] = v
+        with lock:
+            res[n] = (rc, secs, lines)
+
+    def worker():
+        while True:
+            try:
+                b = work.get_nowait()
+            except queue.Empty:
+                return
+            one(b)
+
+    ths = [threading.Thread(target=worker) for _ in range(max(1, jobs))]
+    for t in ths:
+        t.start()
+    for t in ths:
+        t.join()
     return res
 
 
-def run_bin(tree, binary, timeout):
+def run_bin(tree, binary, timeout, env=None):
     t0 = time.monotonic()
     try:
-        p = subprocess.run([binary], cwd=tree, stdout=subprocess.DEVNULL,
+        p = subprocess.run([binary], cwd=tree, stdout=subprocess.DEVNULL, env=env,
                            stderr=subprocess.DEVNULL, timeout=timeout)
         rc = p.returncode
     except subprocess.TimeoutExpired:
@@ -228,6 +280,9 @@ def main():
     ap.add_argument("--keep", action="store_true", help="reuse build/mutate's copies as they are")
     ap.add_argument("--rev", default=None,
                     help="mutate and test this commit's tree (e.g. the tests before a change)")
+    ap.add_argument("--before", default=None, metavar="REV",
+                    help="also give the kill rate of commit REV's tests (run in the same pass: "
+                         "its changed tests are built beside the current ones)")
     ap.add_argument("--check", action="store_true",
                     help="only check that every snippet occurs exactly once, build nothing")
     a = ap.parse_args()
@@ -263,11 +318,14 @@ def main():
     with open(os.path.join(WORK, "keep.mk"), "w") as f:
         f.write(KEEP_MK)
     trees = [os.path.join(WORK, "w%d" % i) for i in range(max(1, a.jobs))]
+    kinds = {}
 
     # One copy built with every core, then duplicated for the other workers.
     if not (a.keep and all(os.path.isdir(t) for t in trees)):
         print("mutate: building the unit tests in %s" % trees[0], flush=True)
         copy_tree(trees[0])
+        if a.before:
+            kinds = stage_before(trees[0], a.before, os.path.join(WORK, "keep.mk"))
         r = subprocess.run(make_args(trees[0], ["-j%d" % max(1, a.jobs), "unit"]),
                            stdout=subprocess.DEVNULL)
         if r.returncode:
@@ -288,6 +346,11 @@ def main():
     if not (a.keep and os.path.isdir(cov_tree)):
         print("mutate: building the unit tests with coverage in %s" % cov_tree, flush=True)
         copy_tree(cov_tree)
+        if a.before:
+            for f in os.listdir(os.path.join(trees[0], "tests")):
+                if f.startswith("test_before_"):
+                    shutil.copy2(os.path.join(trees[0], "tests", f),
+                                 os.path.join(cov_tree, "tests", f))
         r = subprocess.run(make_args(cov_tree, ["-j%d" % max(1, a.jobs), "COV_FLAGS=--coverage",
                                                 "unit"]), stdout=subprocess.DEVNULL)
         if r.returncode:
@@ -295,7 +358,7 @@ def main():
             return 1
     sources = sorted({m.path for m in todo if m.path.endswith(".c")} |
                      {f for m in todo if m.path.endswith(".h") for f in includers(m.path)})
-    cov = coverage(cov_tree, sources)
+    cov = coverage(cov_tree, sources, a.jobs)
     base_time, broken = {}, []
     executable = collections.defaultdict(set)
     for n, (rc, secs, lines) in cov.items():
@@ -357,21 +420,37 @@ def main():
                     m.detail = (r.stderr.strip().splitlines() or ["make failed"])[0][:160]
                 else:
                     m.state, m.detail = "survived", why
-                    for n in rel:
-                        rc, _ = run_bin(tree, os.path.join(tree, "build/host/tests", n),
-                                        base_time[n] * TIMEOUT_FACTOR + TIMEOUT_SLACK_S)
-                        if rc != 0:
-                            m.state = "killed"
-                            m.detail = "by %s%s" % (n, " (timeout)" if rc == "timeout" else "")
-                            break
+
+                    def kill(group):
+                        for n in group:
+                            rc, _ = run_bin(tree, os.path.join(tree, "build/host/tests", n),
+                                            base_time[n] * TIMEOUT_FACTOR + TIMEOUT_SLACK_S)
+                            if rc != 0:
+                                return "by %s%s" % (n, " (timeout)" if rc == "timeout" else "")
+                        return None
+
+                    if not kinds:
+                        by = kill(rel)
+                    else:
+                        # tests unchanged since --before first: a kill there counts for both
+                        by = kill([n for n in rel if kinds.get(n) == "same"])
+                        m.before = "killed" if by else None
+                        if not by:
+                            old = kill([n for n in rel if kinds.get(n) == "before"])
+                            m.before = "killed" if old else "survived"
+                            by = kill([n for n in rel if kinds.get(n) in ("changed", "new")])
+                    if by:
+                        m.state, m.detail = "killed", by
                 with open(src, "w") as f:
                     f.write(text)
             m.secs = time.monotonic() - t0
             with lock:
                 done[0] += 1
                 eq = " [declared equivalent]" if m.equivalent else ""
-                print("mutate: [%3d/%d] %-8s %-36s %s %s%s (%.0f s)" % (
-                    done[0], len(todo), m.state, m.name, m.path, m.detail, eq, m.secs), flush=True)
+                bf = "" if m.before is None or m.before == m.state else " [before: %s]" % m.before
+                print("mutate: [%3d/%d] %-8s %-36s %s %s%s%s (%.0f s)" % (
+                    done[0], len(todo), m.state, m.name, m.path, m.detail, eq, bf, m.secs),
+                    flush=True)
         finally:
             free.put(tree)
 
@@ -425,6 +504,16 @@ def summary(mutants, a, total_s, build_s, run_s, jobs):
     for m in stale + nobuild:
         print("mutate: %s: %s %s (%s, list line %d)" % (m.state.upper(), m.name, m.path,
                                                         m.detail, m.line))
+    if any(m.before for m in judged):
+        print("mutate: kill rate by file with the tests of %s (before) and now (after):" % a.before)
+        for p, (k, s_) in by_file.items():
+            fb = [m for m in judged if m.path == p]
+            kb = sum(1 for m in fb if m.before == "killed")
+            print("mutate:   %-32s before %3d/%-3d %5.1f %%   after %3d/%-3d %5.1f %%" % (
+                p, kb, len(fb), 100.0 * kb / len(fb), k, k + s_, 100.0 * k / (k + s_)))
+        nb = sum(1 for m in judged if m.before == "killed")
+        print("mutate: before: %d of %d killed (%.1f %%) by the tests of %s" % (
+            nb, len(judged), 100.0 * nb / len(judged) if judged else 0.0, a.before))
     rate = 100.0 * len(killed) / len(real) if real else 0.0
     print("mutate: %d mutants: %d killed, %d survived (%d declared equivalent), %d stale, "
           "%d do not build" % (len(mutants), len(killed), len(survived), len(equiv), len(stale),
