@@ -214,6 +214,8 @@ static void finish(void)
         for (unsigned i = 0; i < r.n_files; i++)
                 rep_buf_free(&r.files[i].data);
         r.n_files = 0;
+        inventory_free(r.inv);
+        r.inv = NULL;
         if (getenv("VPMU_VERBOSE"))
                 print_message("%s\n", out.p);
 }
