@@ -184,6 +184,14 @@ static void test_check_addrs_phys(void **state)
         s[2].data_la = 0x20000;                   /* outside the buffer */
         rep_check_addrs_in_chain(s, 3, 0x10000, 0x1000, lines, 3, 64, &v);
         assert_int_equal(v.v, REP_V_FAIL);
+        /* the first byte past the buffer, on a line the chain lists: still outside */
+        static const uint64_t lines_past[] = { 0x10000, 0x10040, 0x11000 };
+        s[2].data_la = 0x11000;
+        s[1].data_la = 0x10040;
+        rep_check_addrs_in_chain(s, 3, 0x10000, 0x1000, lines_past, 3, 64, &v);
+        assert_int_equal(v.v, REP_V_FAIL);
+        assert_int_equal(v.measured, 2);
+        s[1].data_la = 0x10048;
         s[0].data_la_valid = s[1].data_la_valid = s[2].data_la_valid = false;
         rep_check_addrs_in_chain(s, 3, 0x10000, 0x1000, lines, 3, 64, &v);
         assert_int_equal(v.v, REP_V_SKIP);
@@ -343,6 +351,15 @@ static void test_check_lbr(void **state)
         assert_int_equal(v.v, REP_V_PASS);
         assert_int_equal(v.measured, 10750);
         rep_check_lbr_block_cost(st, 1, 0x1000, 0x1040, 10000, 50, &v);
+        assert_int_equal(v.v, REP_V_FAIL);
+        /* the tolerance at its edge on both sides: mean 10750 against 10 % of the expected */
+        rep_check_lbr_block_cost(st, 1, 0x1000, 0x1040, 11900, 100, &v); /* 10710..13090 */
+        assert_int_equal(v.v, REP_V_PASS);
+        rep_check_lbr_block_cost(st, 1, 0x1000, 0x1040, 12000, 100, &v); /* 10800.. */
+        assert_int_equal(v.v, REP_V_FAIL);
+        rep_check_lbr_block_cost(st, 1, 0x1000, 0x1040, 9773, 100, &v);  /* ..10750 */
+        assert_int_equal(v.v, REP_V_PASS);
+        rep_check_lbr_block_cost(st, 1, 0x1000, 0x1040, 9772, 100, &v);  /* ..10749 */
         assert_int_equal(v.v, REP_V_FAIL);
         rep_check_lbr_block_cost(st, 1, 0x1000, 0x1044, 10000, 100, &v);
         assert_int_equal(v.v, REP_V_FAIL);

@@ -264,6 +264,8 @@ static void test_phys_walk_compare(void **unused)
                 [2] = { 0x200080, 0x300080, true, true,  ST_OK,        0x200080 },  /* wrong pa */
                 [3] = { 0x500000, 0x500000, true, true,  ST_NOT_FOUND, 0 },         /* unmapped */
                 [4] = { 0x600000, 0,        true, false, ST_NOT_FOUND, 0 },         /* no pa */
+                /* a walk that stopped at a reserved bit: its pa is no answer, even equal */
+                [5] = { 0x700000, 0x700000, true, true,  ST_BAD_DATA,  0x700000 },
         };
         static const struct {
                 size_t                first, n;
@@ -276,13 +278,14 @@ static void test_phys_walk_compare(void **unused)
                 { 3, 1, REP_V_FAIL, 0, 1, "(1 unwalkable); first: la 0x500000" },
                 { 4, 1, REP_V_SKIP, 0, 0, "no sample had both" },
                 { 0, 0, REP_V_SKIP, 0, 0, "no sample had both" },
+                { 5, 1, REP_V_FAIL, 0, 1, "(1 unwalkable); first: la 0x700000" },
         };
-        struct psample s[5];
-        struct rep_walk w[5];
+        struct psample s[6];
+        struct rep_walk w[6];
         struct rep_verdict v;
 
         memset(s, 0, sizeof(s));
-        for (size_t i = 0; i < 5; i++) {
+        for (size_t i = 0; i < 6; i++) {
                 s[i].data_la = smp[i].la;
                 s[i].data_la_valid = smp[i].la_ok;
                 s[i].data_pa = smp[i].pa;
