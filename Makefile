@@ -377,7 +377,9 @@ TEST_LDFLAGS_vpmu_ops   := $(VPMU_LDFLAGS)
 TEST_MSR_vpmu_edges     := $(VPMU_SRCS)
 TEST_LDFLAGS_vpmu_edges := $(VPMU_LDFLAGS) -Wl,--wrap=pmu_reset -Wl,--wrap=pmu_skid_hist \
                            -Wl,--wrap=pmu_caliper_estimate -Wl,--wrap=cpu_pmi_enable \
-                           -Wl,--wrap=cpu_pmi_selftest -Wl,--wrap=pmu_clock_aperf_read
+                           -Wl,--wrap=cpu_pmi_selftest -Wl,--wrap=pmu_clock_aperf_read \
+                           -Wl,--wrap=bench_cr3_read -Wl,--wrap=bench_cr4_read \
+                           -Wl,--wrap=bench_tlb_flush_all
 TEST_EXTRA_linuxfile := boot/linux/linux_file.c
 TEST_SUPPORT_SRCS := \
 	tests/acpi_canon.c \

@@ -358,8 +358,10 @@ void *__wrap_bench_chase(void *p, uint64_t iters)
         /* A buffer the platform maps with 2 MiB pages (fake_plat_set_mmu) takes one
          * translation per 2 MiB: the page-stride chase's 64 MiB is 32 of them, fewer than
          * any second-level dTLB holds (it serves 2 MiB pages as well as 4 KiB ones on the
-         * parts modelled here). */
-        c.page_2m = fake_plat_page_kind() == PLAT_PAGE_2M;
+         * parts modelled here). Not under the harness's own tables (CR3 switched away from
+         * the firmware's): those map by 4 KiB pages. */
+        c.page_2m = fake_plat_page_kind() == PLAT_PAGE_2M &&
+                    fake_plat_cr3() == FAKE_PLAT_FIRMWARE_CR3;
         if (c.page_2m)
                 pages = (ch.hi - ch.lo) / (2 * MiB) + 1;
         c.dtlb_miss = pages > part->stlb_4k_entries;
