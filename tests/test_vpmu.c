@@ -16,6 +16,7 @@
 #include "pmu/x86/msr_lbr.h"
 #include "pmu/x86/msr_pebs.h"
 #include "bench/kernel_branch.h"
+#include "pmu/events.h"
 #include "pmu/pmu.h"
 #include "tests/vpmu/vpmu.h"
 #include "tests/vpmu/vpmu_regs.h"
@@ -253,6 +254,56 @@ static void test_pattern_counts(void **unused)
         }
 }
 
+/* The model's event map held against perf's pmu-events (pmu/events/, perf's JSON format and
+ * names) by event name: each event the model names has the code and unit mask perf gives it,
+ * so the model's codes, typed from the manuals, and perf's agree or one of them is wrong. And
+ * the driver's aliases against the model's meaning of each event: the event an alias names
+ * must be one the model says counts what the alias means. */
+static void test_evmap_against_perf(void **unused)
+{
+        static const struct { const char *alias; enum vpmu_ev ev; } meaning[] = {
+                { "cycles", VE_CYCLES }, { "insts", VE_INSNS }, { "branches", VE_BRANCHES },
+                { "br-misses", VE_BR_MISP }, { "l1d-misses", VE_L1D_MISS },
+                { "l2-misses", VE_L2_MISS }, { "llc-misses", VE_LLC_MISS },
+                { "dtlb-misses", VE_DTLB_MISS },
+        };
+
+        for (size_t i = 0; i < 6; i++) {
+                const struct vpmu_part       *p = six[i];
+                const struct pmu_event_table *t = pmu_events_table(p->perf_table);
+                unsigned                      n_named = 0;
+
+                assert_non_null(t);
+                for (size_t k = 0; k < p->n_events; k++) {
+                        const struct vpmu_evmap     *m = &p->events[k];
+                        const struct pmu_event_desc *d;
+
+                        if (!m->perf_name)
+                                continue;
+                        n_named++;
+                        d = pmu_event_find(t, m->perf_name);
+                        if (!d || d->code != m->code || d->umask != m->umask)
+                                fail_msg("%s: %s is 0x%x/0x%x in the model, %s in perf's %s",
+                                         p->name, m->perf_name, m->code, m->umask,
+                                         d ? "another code" : "absent", p->perf_table);
+                }
+                assert_true(n_named >= 8);
+                for (size_t a = 0; a < sizeof(meaning) / sizeof(meaning[0]); a++) {
+                        const struct pmu_event_desc *d = NULL;
+                        const char *why = NULL;
+                        bool        ok = false;
+
+                        assert_int_equal(pmu_alias_resolve(t, meaning[a].alias, &d, &why), ST_OK);
+                        for (size_t k = 0; k < p->n_events; k++)
+                                ok |= p->events[k].perf_name && p->events[k].ev == meaning[a].ev &&
+                                      !strcmp(p->events[k].perf_name, d->name);
+                        if (!ok)
+                                fail_msg("%s: alias %s names %s, which the model does not count "
+                                         "as that", p->name, meaning[a].alias, d->name);
+                }
+        }
+}
+
 struct pmi_log {
         unsigned n;
         uint64_t rip[8];
@@ -439,6 +490,7 @@ int main(void)
                 cmocka_unit_test(test_counts_only_when_started),
                 cmocka_unit_test(test_cpl_filter),
                 cmocka_unit_test(test_pattern_counts),
+                cmocka_unit_test(test_evmap_against_perf),
                 cmocka_unit_test(test_overflow_pmi),
                 cmocka_unit_test(test_write_widths),
                 cmocka_unit_test(test_faults),

@@ -143,13 +143,17 @@ struct vpmu_part {
         uint16_t    lat[4];             /* load-to-use latency per vpmu_level, core cycles */
         const struct vpmu_evmap *events;/* event select -> enum vpmu_ev */
         size_t      n_events;
+        const char *perf_table;         /* pmu/events table of the part (perf's pmu-events) */
 };
 
-/** Event select (AMD: 12-bit code) and unit mask -> what it counts. */
+/** Event select (AMD: 12-bit code) and unit mask -> what it counts; the event's name in
+ *  perf's pmu-events (NULL where perf's table for the part does not carry it), by which
+ *  tests hold the code against perf's JSON and the driver's aliases against the meaning. */
 struct vpmu_evmap {
         uint16_t     code;
         uint8_t      umask;
         enum vpmu_ev ev;
+        const char  *perf_name;
 };
 
 extern const struct vpmu_part vpmu_skx, vpmu_icx, vpmu_spr, vpmu_zen2, vpmu_zen4, vpmu_zen5;

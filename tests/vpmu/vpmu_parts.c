@@ -16,52 +16,69 @@
 
 /* [SDM-3B] Table "UMask and Event Select Encodings for Pre-Defined Architectural Events" */
 #define ARCH_EVENTS                                                                            \
-        { 0x3c, 0x00, VE_CYCLES }, { 0xc0, 0x00, VE_INSNS }, { 0x3c, 0x01, VE_REF_CYCLES },    \
-        { 0xc4, 0x00, VE_BRANCHES }, { 0xc5, 0x00, VE_BR_MISP }, { 0x2e, 0x41, VE_LLC_MISS }
+        { 0x3c, 0x00, VE_CYCLES, "CPU_CLK_UNHALTED.THREAD_P" },                                 \
+        { 0xc0, 0x00, VE_INSNS, "INST_RETIRED.ANY_P" },                                        \
+        { 0x3c, 0x01, VE_REF_CYCLES, NULL },                                                   \
+        { 0xc4, 0x00, VE_BRANCHES, "BR_INST_RETIRED.ALL_BRANCHES" },                           \
+        { 0xc5, 0x00, VE_BR_MISP, "BR_MISP_RETIRED.ALL_BRANCHES" },                            \
+        { 0x2e, 0x41, VE_LLC_MISS, "LONGEST_LAT_CACHE.MISS" }
 
 static const struct vpmu_evmap ev_skl[] = {
         ARCH_EVENTS,
-        { 0xd1, 0x08, VE_L1D_MISS },   /* MEM_LOAD_RETIRED.L1_MISS */
-        { 0xd1, 0x10, VE_L2_MISS },    /* MEM_LOAD_RETIRED.L2_MISS */
-        { 0xd1, 0x20, VE_LLC_MISS },   /* MEM_LOAD_RETIRED.L3_MISS */
-        { 0x08, 0x0e, VE_DTLB_MISS },  /* DTLB_LOAD_MISSES.WALK_COMPLETED */
-        { 0xcd, 0x01, VE_LDLAT },      /* MEM_TRANS_RETIRED.LOAD_LATENCY */
+        { 0xd1, 0x08, VE_L1D_MISS, "MEM_LOAD_RETIRED.L1_MISS" },
+        { 0xd1, 0x10, VE_L2_MISS, "MEM_LOAD_RETIRED.L2_MISS" },
+        { 0xd1, 0x20, VE_LLC_MISS, "MEM_LOAD_RETIRED.L3_MISS" },
+        { 0x08, 0x0e, VE_DTLB_MISS, "DTLB_LOAD_MISSES.WALK_COMPLETED" },
+        { 0xcd, 0x01, VE_LDLAT, "MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4" },
 };
 
 static const struct vpmu_evmap ev_spr[] = {
         ARCH_EVENTS,
-        { 0xd1, 0x08, VE_L1D_MISS }, { 0xd1, 0x10, VE_L2_MISS }, { 0xd1, 0x20, VE_LLC_MISS },
-        { 0x12, 0x0e, VE_DTLB_MISS },  /* Golden Cove moved DTLB_LOAD_MISSES to 0x12 */
-        { 0xcd, 0x01, VE_LDLAT },
+        { 0xd1, 0x08, VE_L1D_MISS, "MEM_LOAD_RETIRED.L1_MISS" },
+        { 0xd1, 0x10, VE_L2_MISS, "MEM_LOAD_RETIRED.L2_MISS" },
+        { 0xd1, 0x20, VE_LLC_MISS, "MEM_LOAD_RETIRED.L3_MISS" },
+        /* Golden Cove moved DTLB_LOAD_MISSES to 0x12 */
+        { 0x12, 0x0e, VE_DTLB_MISS, "DTLB_LOAD_MISSES.WALK_COMPLETED" },
+        { 0xcd, 0x01, VE_LDLAT, "MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4" },
 };
 
 static const struct vpmu_evmap ev_nhm[] = {
         ARCH_EVENTS,
-        { 0x0b, 0x10, VE_LDLAT },      /* MEM_INST_RETIRED.LATENCY_ABOVE_THRESHOLD */
+        { 0x0b, 0x10, VE_LDLAT, NULL }, /* MEM_INST_RETIRED.LATENCY_ABOVE_THRESHOLD */
 };
 
 static const struct vpmu_evmap ev_arch[] = { ARCH_EVENTS };
 
 /* [PPR-17h-71h], [PPR-19h], [PPR-1Ah] "Core Performance Monitor Counters" */
 #define ZEN_EVENTS                                                                             \
-        { 0x76, 0x00, VE_CYCLES }, { 0xc0, 0x00, VE_INSNS }, { 0xc2, 0x00, VE_BRANCHES },      \
-        { 0xc3, 0x00, VE_BR_MISP }, { 0x45, 0xf0, VE_DTLB_MISS }, { 0x64, 0x08, VE_L2_MISS }
+        { 0x76, 0x00, VE_CYCLES, "ls_not_halted_cyc" },                                        \
+        { 0xc0, 0x00, VE_INSNS, "ex_ret_instr" },                                              \
+        { 0xc2, 0x00, VE_BRANCHES, "ex_ret_brn" },                                             \
+        { 0xc3, 0x00, VE_BR_MISP, "ex_ret_brn_misp" }
 
 static const struct vpmu_evmap ev_zen2[] = {
         ZEN_EVENTS,
-        { 0x60, 0xc8, VE_L1D_MISS },   /* L2CacheReqStat: L2 accesses from DC misses */
-        { 0x43, 0x08, VE_LLC_MISS },   /* LsRefillsFromSys: local DRAM */
+        { 0x45, 0xf0, VE_DTLB_MISS, "l2_dtlb_misses" },
+        { 0x64, 0x08, VE_L2_MISS, "l2_cache_misses_from_dc_misses" },
+        /* L2CacheReqStat: L2 accesses from DC misses */
+        { 0x60, 0xc8, VE_L1D_MISS, "l2_cache_accesses_from_dc_misses" },
+        /* LsRefillsFromSys: local DRAM */
+        { 0x43, 0x08, VE_LLC_MISS, "ls_refills_from_sys.ls_mabresp_lcl_dram" },
 };
 
 static const struct vpmu_evmap ev_zen4[] = {
         ZEN_EVENTS,
-        { 0x43, 0xff, VE_L1D_MISS },   /* LsDmndFillsFromSys: all sources */
-        { 0x44, 0x48, VE_LLC_MISS },   /* LsAnyFillsFromSys: DRAM or IO, any node */
+        { 0x45, 0xf0, VE_DTLB_MISS, "ls_l1_d_tlb_miss.all_l2_miss" },
+        { 0x64, 0x08, VE_L2_MISS, "l2_cache_req_stat.ls_rd_blk_c" },
+        /* LsDmndFillsFromSys: all sources */
+        { 0x43, 0xff, VE_L1D_MISS, "ls_dmnd_fills_from_sys.all" },
+        /* LsAnyFillsFromSys: DRAM or IO, any node */
+        { 0x44, 0x48, VE_LLC_MISS, "ls_any_fills_from_sys.dram_io_all" },
 };
 
 static const struct vpmu_evmap ev_k10[] = {
-        { 0x76, 0x00, VE_CYCLES }, { 0xc0, 0x00, VE_INSNS }, { 0xc2, 0x00, VE_BRANCHES },
-        { 0xc3, 0x00, VE_BR_MISP },
+        { 0x76, 0x00, VE_CYCLES, NULL }, { 0xc0, 0x00, VE_INSNS, NULL },
+        { 0xc2, 0x00, VE_BRANCHES, NULL }, { 0xc3, 0x00, VE_BR_MISP, NULL },
 };
 
 #define EVS(t) .events = t, .n_events = sizeof(t) / sizeof(t[0])
@@ -76,7 +93,7 @@ const struct vpmu_part vpmu_skx = {
         .pdcm = true, .ds = true, .perf_caps = 0x33c5,
         .lbr_depth = 32, .lbr_from = VP_LBR_NHM_FROM, .lbr_to = VP_LBR_NHM_TO,
         .l1d_kib = 32, .l2_kib = 1024, .l3_kib = 11264, .stlb_4k_entries = 1536,
-        .lat = { 4, 14, 68, 210 }, EVS(ev_skl),
+        .lat = { 4, 14, 68, 210 }, EVS(ev_skl), .perf_table = "intel-skylakex",
 };
 
 /* Xeon Silver 4309Y (Ice Lake-SP, 06_6AH): perfmon v5, 8 GP + 4 fixed, PEBS format 4 with
@@ -87,7 +104,7 @@ const struct vpmu_part vpmu_icx = {
         .pdcm = true, .ds = true, .perf_caps = 0xf4c5,
         .lbr_depth = 32, .lbr_from = VP_LBR_NHM_FROM, .lbr_to = VP_LBR_NHM_TO,
         .l1d_kib = 48, .l2_kib = 1280, .l3_kib = 12288, .stlb_4k_entries = 2048,
-        .lat = { 5, 14, 78, 230 }, EVS(ev_skl),
+        .lat = { 5, 14, 78, 230 }, EVS(ev_skl), .perf_table = "intel-icelakex",
 };
 
 /* Xeon Bronze 3408U (Sapphire Rapids, 06_8FH): perfmon v5, PEBS format 5 with baseline,
@@ -98,7 +115,7 @@ const struct vpmu_part vpmu_spr = {
         .pdcm = true, .ds = true, .perf_caps = 0xf5ff,
         .arch_lbr = true, .lbr_1c_eax = 0xf, .lbr_1c_ebx = 0x7, .lbr_1c_ecx = 0x7,
         .l1d_kib = 48, .l2_kib = 2048, .l3_kib = 15360, .stlb_4k_entries = 2048,
-        .lat = { 5, 16, 96, 260 }, EVS(ev_spr),
+        .lat = { 5, 16, 96, 260 }, EVS(ev_spr), .perf_table = "intel-sapphirerapids",
 };
 
 /* Ryzen 5 3600 (Zen 2, 17_71H): six extended core counters, no PerfMonV2; IBS with
@@ -112,7 +129,7 @@ const struct vpmu_part vpmu_zen2 = {
         .name = "Zen 2", .amd = true, .family = 0x17, .model = 0x71, .stepping = 0,
         .ext_core = true, .ibs_caps = 0x1ff, .fetch_block_bytes = 32,
         .l1d_kib = 32, .l2_kib = 512, .l3_kib = 16384, .stlb_4k_entries = 2048,
-        .lat = { 4, 12, 40, 330 }, EVS(ev_zen2),
+        .lat = { 4, 12, 40, 330 }, EVS(ev_zen2), .perf_table = "amd-zen2",
 };
 
 /* Ryzen 5 7600 (Zen 4, 19_61H): PerfMonV2 with 6 counters; IBS adds FetchCtlExtd, OpData4
@@ -122,7 +139,7 @@ const struct vpmu_part vpmu_zen4 = {
         .ext_core = true, .perfmon_v2 = true, .amd_n_core = 6, .ibs_caps = 0xfff,
         .fuse_dec_jcc = true, .fetch_block_bytes = 32,
         .l1d_kib = 32, .l2_kib = 1024, .l3_kib = 32768, .stlb_4k_entries = 3072,
-        .lat = { 4, 14, 50, 340 }, EVS(ev_zen4),
+        .lat = { 4, 14, 50, 340 }, EVS(ev_zen4), .perf_table = "amd-zen4",
 };
 
 /* EPYC 9005 (Zen 5 "Turin", 1A_02H): PerfMonV2; IBS adds the load-latency filter (bit 12)
@@ -132,7 +149,7 @@ const struct vpmu_part vpmu_zen5 = {
         .ext_core = true, .perfmon_v2 = true, .amd_n_core = 6, .ibs_caps = 0x1fff,
         .fuse_dec_jcc = true, .fetch_block_bytes = 32,
         .l1d_kib = 48, .l2_kib = 1024, .l3_kib = 32768, .stlb_4k_entries = 3072,
-        .lat = { 5, 14, 50, 360 }, EVS(ev_zen4),
+        .lat = { 5, 14, 50, 360 }, EVS(ev_zen4), .perf_table = "amd-zen5",
 };
 
 /* Atom C2750 (Silvermont, 06_4DH): v3, 2 GP x 40 bits, LBR format 3 with 8 entries at
