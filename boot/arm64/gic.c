@@ -99,8 +99,16 @@ status_t gic_probe(const struct gic_madt *m, const char **why)
                        "GICv2 PMU interrupt routing is not implemented";
                 return ST_UNSUPPORTED;
         }
-        if (SYSREG_READ_SAFE(SYS_ICC_SRE_EL1, &sre) != ST_OK || !(sre & ICC_SRE_SRE)) {
-                *why = "GICv3 CPU interface in memory-mapped (legacy) mode: ICC_SRE_EL1.SRE clear";
+        /* The enable of the level the harness runs at: at EL2 ICC_SRE_EL2 (ICC_SRE_EL1 is
+         * then EL1's own, which the firmware need not have set). */
+        status_t sst = arm64_current_el() == 2 ? SYSREG_READ_SAFE(SYS_ICC_SRE_EL2, &sre)
+                                               : SYSREG_READ_SAFE(SYS_ICC_SRE_EL1, &sre);
+        if (sst != ST_OK || !(sre & ICC_SRE_SRE)) {
+                *why = arm64_current_el() == 2
+                               ? "GICv3 CPU interface in memory-mapped (legacy) mode: "
+                                 "ICC_SRE_EL2.SRE clear"
+                               : "GICv3 CPU interface in memory-mapped (legacy) mode: "
+                                 "ICC_SRE_EL1.SRE clear";
                 return ST_UNSUPPORTED;
         }
         if (!m || !find_redistributor(m)) {

@@ -39,6 +39,7 @@
 #define SYS_ICC_IGRPEN1_EL1  S3_0_C12_C12_7
 #define SYS_ICC_RPR_EL1      S3_0_C12_C11_3
 #define SYS_ICC_DIR_EL1      S3_0_C12_C11_1
+#define SYS_ICC_SRE_EL2      S3_4_C12_C9_5
 
 /* ---- EL2 [ARM-ARM] D23.2; fields as Linux arch/arm64/include/asm/kvm_arm.h names them ---- */
 #define HCR_EL2_E2H          BIT_ULL(34) /* EL2 host: the EL1 register names reach EL2's */
