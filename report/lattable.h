@@ -30,7 +30,8 @@
  *  and null for every unknown string; 1.2 the clock: every figure in TSC ticks, core cycles
  *  and ns, method.core_clock, the intervals and the adaptive-window figures; 1.3 the
  *  remote-DRAM and cache-to-cache sections of report/lattable_numa.h; 1.5 method.
- *  buffer_reduced); readers ignore fields they do not know and reject another major version. */
+ *  buffer_reduced with the flag buffer_reduced, and method.core_clock.estimate); readers
+ *  ignore fields they do not know and reject another major version. */
 #define LAT_TABLE_SCHEMA       "pmucal.latency-table/1.5"
 #define LAT_TABLE_SCHEMA_MAJOR 1
 
