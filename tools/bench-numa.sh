@@ -183,7 +183,7 @@ log = os.path.join(out, "qemu", "serial.log")
 text = open(log).read() if os.path.exists(log) else ""
 m = re.search(r"cost: matrix: (\d+) cells, (\d+) chase windows, (\d+) loads, (\d+) ms", text)
 l = re.search(r"cost: loaded latency and bandwidth: (\d+) curves, (\d+) chase windows, (\d+) loads, (\d+) ms", text)
-c = re.search(r"cost: (\d+) ordered pairs x 3 kinds x (\d+) rounds of (\d+) lines: (\d+) transfers, (\d+) ms", text)
+c = re.search(r"cost: (\d+) ordered pairs x \d+ kinds x (\d+) rounds of (\d+) lines: (\d+) transfers, (\d+) ms", text)
 win_tcg = int(m.group(4)) / int(m.group(2)) if m and int(m.group(2)) else None
 if win_tcg:
     say("QEMU matrix: %s cells, %s windows (%s loads) in %s ms: %.2f ms per window (TCG)"
@@ -201,19 +201,25 @@ if os.path.exists(p):
     d = json.load(open(p))
     pairs = d["c2c"]["pairs"]
     rounds, lines = d["method"]["rounds"], d["method"]["lines"]
-    n_xfer = len(pairs) * 3 * rounds * lines
+    kinds = ("hit", "hitm", "write", "atomic", "pingpong")
+    n_xfer = sum((x.get(k) or {}).get("n_rounds", rounds) for x in pairs for k in kinds) * lines
     xfer_host = c2c_ms / n_xfer if n_xfer else None
-    say("hosted C2C: %d ordered pairs x 3 kinds x %d rounds of %d lines = %d transfers in %d ms "
-        "wall (%.0f ns per transfer, thread start-up included)" % (len(pairs), rounds, lines, n_xfer, c2c_ms,
+    say("hosted C2C: %d ordered pairs x %d kinds x %d rounds of %d lines = %d transfers in %d ms "
+        "wall (%.0f ns per transfer, thread start-up included)" % (len(pairs), len(kinds), rounds,
+                                                                    lines, n_xfer, c2c_ms,
                                                                     1e6 * xfer_host))
-    hitm = statistics.median(x["hitm"]["p50_ns"] for x in pairs)
-    hit = statistics.median(x["hit"]["p50_ns"] for x in pairs)
-    say("hosted C2C, pmucal: HITM p50 %.1f ns, HIT p50 %.1f ns (median over the ordered pairs)" % (hitm, hit))
+
+    def med(k):
+        v = [x[k]["p50_ns"] for x in pairs if x.get(k) and x[k].get("p50_ns") is not None]
+        return statistics.median(v) if v else float("nan")
+    hitm, hit, pp = med("hitm"), med("hit"), med("pingpong")
+    say("hosted C2C, pmucal: HITM p50 %.1f ns, HIT p50 %.1f ns, ping-pong p50 %.1f ns (median over "
+        "the ordered pairs)" % (hitm, hit, pp))
     for r, (a, b) in zip(refs, ((0, 1), (1, 0))):
-        med, lo = map(float, r)
+        med_r, lo = map(float, r)
         say("reference CAS ping-pong, CPU %d timing, CPU %d answering: %.1f ns per handoff "
-            "(median of 2000 laps of 256; min %.1f); pmucal HITM / reference = %.2f"
-            % (a, b, med, lo, hitm / med))
+            "(median of 2000 laps of 256; min %.1f); pmucal HITM / reference = %.2f, pmucal "
+            "ping-pong / reference = %.2f" % (a, b, med_r, lo, hitm / med_r, pp / med_r))
 
 # the cost model: 2 sockets x 64 cores, 256 threads
 say("cost model, 2-socket 2 x 64-core server (256 threads, SMT on), target < 60 s in all:")
@@ -226,11 +232,11 @@ W = 11
 W_cell = int(m.group(2)) / int(m.group(1)) if m and int(m.group(1)) else W
 POINTS, LOAD_MS = 7, 20.0
 pairs = 4 * 4          # > 16 CPUs: 4 pairs per topology class, 4 classes (app/c2c.c)
-xfers = pairs * 2 * 3 * W * 256
+xfers = pairs * 2 * 5 * W * 256
 xfer_ns = 1e6 * xfer_host if xfer_host else 150.0
 c2c_s = xfers * xfer_ns / 1e9
 levels_s = sweep_ms / 1000.0
-say("  C2C: %d pairs x 2 directions x 3 kinds x %d rounds x 256 lines = %d transfers at %.0f ns "
+say("  C2C: %d pairs x 2 directions x 5 kinds x %d rounds x 256 lines = %d transfers at %.0f ns "
     "(hosted, measured) = %.2f s" % (pairs, W, xfers, xfer_ns, c2c_s))
 say("  levels: one full sweep per core type (1 on EPYC) = %.1f s (hosted full sweep measured here)" % levels_s)
 for nodes, name in ((2, "NPS1"), (8, "NPS4")):

@@ -181,7 +181,8 @@ import json, sys
 pairs = json.load(open(sys.argv[1]))["c2c"]["pairs"]
 ids = sorted({p["owner_apic_id"] for p in pairs} | {p["reader_apic_id"] for p in pairs})
 ix = {a: i for i, a in enumerate(ids)}
-ns = {(p["owner_apic_id"], p["reader_apic_id"]): p["hitm"]["p50_ns"] for p in pairs if p.get("hitm")}
+ns = {(p["owner_apic_id"], p["reader_apic_id"]): p["hitm"]["p50_ns"] for p in pairs
+      if p.get("hitm") and p["hitm"].get("p50_ns") is not None}
 with open(sys.argv[2], "w") as f:
     for o in ids:
         for r in ids:
