@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "boot/acpi.h"
+#include "boot/acpi_pptt.h"
 #include "boot/smbios.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -38,7 +39,7 @@ static void patch(uint8_t *t, size_t n, const char *sig)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-        static const char *const sigs[] = { "APIC", "SRAT", "SLIT", "HMAT" };
+        static const char *const sigs[] = { "APIC", "SRAT", "SLIT", "HMAT", "PPTT" };
         struct acpi_diag   d;
         struct smbios_diag sd;
         uint8_t *t = malloc(size ? size : 1);
@@ -57,6 +58,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         case 0: acpi_parse_madt(t, size, &madt, &d); break;
                         case 1: acpi_parse_srat(t, size, &srat, &d); break;
                         case 2: acpi_parse_slit(t, size, &slit, &d); break;
+                        case 4: {
+                                /* a table the check accepts is walked in place by the lookups:
+                                 * every processor ID it holds, and one it does not */
+                                struct acpi_pptt_cpu c;
+                                uint32_t             n = 0;
+                                if (acpi_pptt_check(t, size, &n, &d) == ST_OK)
+                                        for (uint32_t u = 0; u <= n && u < 64; u++)
+                                                acpi_pptt_cpu(t, u, &c);
+                                break;
+                        }
                         default:
                                 if (acpi_parse_hmat(t, size, &hmat, &d) == ST_OK) {
                                         struct acpi_hmat_entry e;
