@@ -121,17 +121,24 @@ static void describe_all(const struct inventory *inv)
 
 static void print_table(void)
 {
-        rep_printf("  cpu  state      APIC ID (firmware / own)  package  core  thread  LLC domain  node\n");
+        rep_printf("  cpu  state      APIC ID (firmware / own)  package  cluster  core  thread  "
+                   "LLC domain  node\n");
         for (unsigned i = 0; i < cpus.n; i++) {
                 const struct app_cpu *c = &cpus.cpu[i];
+                char                  cl[16] = "-", llc[16] = "-";
 
                 if (!c->described) {
                         rep_printf("  %3u  %-9s  %8u / -\n", i, state_name(c->state), c->fw_apic);
                         continue;
                 }
-                rep_printf("  %3u  %-9s  %8u / %-13u  %7u  %4u  %6u  %10u  %4d\n", i,
+                if (c->topo.group != TOPO_GROUP_NONE)
+                        fmt_snprintf(cl, sizeof(cl), "%u", c->topo.cluster);
+                /* an LLC domain only where a cache was described (not QEMU's PPTT) */
+                if (c->topo.llc_level || strcmp(c->topo.source ? c->topo.source : "", "PPTT"))
+                        fmt_snprintf(llc, sizeof(llc), "%u", c->topo.llc_domain);
+                rep_printf("  %3u  %-9s  %8u / %-13u  %7u  %7s  %4u  %6u  %10s  %4d\n", i,
                            state_name(c->state), c->fw_apic, c->topo.apic_id, c->topo.package,
-                           c->topo.core, c->topo.thread, c->topo.llc_domain, c->node);
+                           cl, c->topo.core, c->topo.thread, llc, c->node);
         }
 }
 
