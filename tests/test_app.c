@@ -93,8 +93,8 @@ static void test_saves_results(void **state)
         want(con, "PASS: cpus: 3 of 3 processors recovered their own deliberate faults");
         want(con, "PASS: cpus: 3 of 3 processors' own APIC IDs are enabled in the MADT");
         /* every pair of the three bounced a line both ways through the mailboxes */
-        want(con, "PASS: c2c: 6 of 6 ordered pairs measured (hit, hitm, write; 11 rounds each), "
-                  "1 topology class");
+        want(con, "PASS: c2c: 6 of 6 ordered pairs measured (hit, hitm, write, atomic, pingpong; "
+                  "11 rounds each in 3 passes), 1 topology class");
         want(con, "c2c: HITM ");
         /* three nodes in the SRAT: a buffer on each, every cell measured from each node */
         want(con, "PASS: numa: 9 of 9 cells measured (3 nodes, p10/p50/p90 each; 0 left out as "
@@ -110,7 +110,7 @@ static void test_saves_results(void **state)
         want(nm, "\"level\": \"DRAM-remote-1hop\"");
         const char *c2c = fake_plat_get_file(RUN1 "/c2c.json", &len);
         assert_non_null(c2c);
-        want(c2c, "\"schema\": \"pmucal.c2c/1.1\"");
+        want(c2c, "\"schema\": \"pmucal.c2c/1.2\"");
         want(c2c, "\"owner_apic_id\": 2");
         want(con, "PASS: selftest: fault-recovery: rdmsr(0xdeadbeef) nonexistent MSR reported "
                   "unsupported (#GP recovered)");
