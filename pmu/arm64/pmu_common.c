@@ -7,8 +7,8 @@
  *     clock), so checks of Intel's fixed counters SKIP;
  *   - a counter mask in the layout of pmu.h (bit n = general counter n) is PMCNTENSET_EL0's
  *     layout for n < 31;
- *   - PMU_USR counts EL0, PMU_OS EL1 (the harness's level), PMU_INT enables the overflow
- *     interrupt;
+ *   - PMU_USR counts EL0, PMU_OS the harness's level (EL1; at EL2 also EL2, PMEVTYPER.NSH,
+ *     see pmu_arm64.h), PMU_INT enables the overflow interrupt;
  *   - events come from Linux perf's arm64 common events (the "arm-common" table of
  *     mapfile.csv) and are usable where PMCEID0/1_EL0 say they are implemented.
  * Counters are 64-bit with FEAT_PMUv3p5, else 32-bit; writes are full width.
@@ -133,7 +133,7 @@ unsigned pmu_slot_width(struct pmu_slot s)
 
 uint32_t pmu_rdpmc_index(struct pmu_slot s)
 {
-        return s.idx; /* PMXEVCNTR after PMSELR_EL0 = n: the counter's own index */
+        return s.idx; /* PMEVCNTR<n>_EL0: the counter's own index */
 }
 
 /* A pmu.h counter mask as PMCNTENSET_EL0 bits; ST_BAD_ARG for counters the CPU lacks. */
