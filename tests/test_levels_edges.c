@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "boot/x86/cpuid.h"
 #include "report/levels.h"
 
 static struct lat_point pts[LAT_MAX_POINTS];
@@ -102,12 +103,48 @@ static void test_few_points(void **unused)
         assert_false(detect(&c, &l) & LAT_F_FEW_POINTS);
 }
 
+/* Agreement with CPUID: the capacity found within one sweep step (a quarter octave here) and
+ * 1/64 octave of rounding of the CPUID size agrees; more is smaller or larger. The step lies
+ * between the points at 64 and 76 KiB, so the capacity found is about 70 KiB. */
+static void test_cpuid_agreement(void **unused)
+{
+        static const struct {
+                uint64_t       kib;
+                enum lat_agree want;
+        } cases[] = {
+                { 64, LAT_AGREE_OK },      /* 0.13 octave */
+                { 56, LAT_AGREE_LARGER },  /* 0.32: past a step and the slack */
+                { 48, LAT_AGREE_LARGER },  /* 0.54 */
+                { 96, LAT_AGREE_SMALLER }, /* 0.46 */
+        };
+        struct cpu_info   ci;
+        struct lat_curve  c;
+        struct lat_levels l;
+
+        (void)unused;
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                memset(&ci, 0, sizeof(ci));
+                ci.n_caches = 1;
+                ci.caches[0] = (struct cpu_cache){ .level = 1, .type = CACHE_DATA,
+                                                   .size_bytes = cases[i].kib * 1024 };
+                curve(&c, 40, 5, 70, 20, 1.05, 1);
+                assert_int_equal(rep_levels_detect(&c, &ci, &l), ST_OK);
+                assert_true(l.n >= 1);
+                if (l.lv[0].agreement != cases[i].want)
+                        fail_msg("CPUID %llu KiB, found %llu bytes: %s, want %s",
+                                 (unsigned long long)cases[i].kib,
+                                 (unsigned long long)l.lv[0].capacity_bytes,
+                                 lat_agree_name(l.lv[0].agreement), lat_agree_name(cases[i].want));
+        }
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_noisy_edges),
                 cmocka_unit_test(test_jump_edges),
                 cmocka_unit_test(test_few_points),
+                cmocka_unit_test(test_cpuid_agreement),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
