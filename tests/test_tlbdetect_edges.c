@@ -88,8 +88,8 @@ static void test_step_noise(void **unused)
         assert_int_equal(levels(&s, NULL, &r), 1);
 }
 
-/* A plateau needs 3 points and half an octave: on a sweep of 2 points per octave a shelf of
- * 2 points between two steps spans half an octave but is not a level; one of 3 points is. */
+/* A plateau needs 3 points and half an octave: a shelf of 2 points between two steps is not a
+ * level even where it spans half an octave or more; one of 3 points is. */
 static void test_plateau_points(void **unused)
 {
         /* 16, 23, 32, 45, 64, 91, 128, ...: steps after 64 and after 91 or 128 */
@@ -100,6 +100,12 @@ static void test_plateau_points(void **unused)
         assert_int_equal(levels(&s, NULL, &r), 1); /* the shelf 91..128: 2 points */
         s.at[1] = 181;                             /* 91..181: 3 points */
         assert_int_equal(levels(&s, NULL, &r), 2);
+        /* one point per octave: 16, 32, 64, 128, 256, ...; a shelf of 2 points spans an
+         * octave, and is still too few */
+        struct shape o = { 1, 8192, 3000, { 64, 256 }, { 6000, 30000 }, 0 };
+        assert_int_equal(levels(&o, NULL, &r), 1);
+        o.at[1] = 512;                             /* 128, 256, 512 */
+        assert_int_equal(levels(&o, NULL, &r), 2);
 }
 
 /* A plateau below the one before it is flagged, however little below (the smallest step
