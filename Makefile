@@ -41,7 +41,8 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 DEB_PACKAGES := gnu-efi ovmf qemu-system-x86 mtools dosfstools gdisk libcmocka-dev \
                 libjansson-dev clang libclang-rt-14-dev gnuplot-nox python3 acpica-tools \
                 binutils make gcc python3-jsonschema python3-pytest python3-pip python3-venv \
-                python3-setuptools python3-wheel valgrind sbsigntool efitools openssl
+                python3-setuptools python3-wheel valgrind sbsigntool efitools openssl \
+                python3-aiohttp python3-psycopg2 postgresql chromium chromium-driver python3-selenium
 
 # Quiet by default: one short line per step; V=1 prints the commands.
 ifeq ($(V),1)

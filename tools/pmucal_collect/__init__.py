@@ -1,0 +1,1 @@
+"""pmucal-collect: the collector of pmucal runs (docs/collector.md)."""

@@ -1,0 +1,192 @@
+"""Fleet analysis: machine types, reference tables, outliers by median +- k*MAD, drift."""
+import json
+import statistics
+import time
+
+K_DEFAULT = 5.0
+MAD_NORMAL = 1.4826     # MAD x 1.4826 estimates the standard deviation of normal data
+REL_FLOOR = 0.01        # the spread is at least 1 % of the median
+MIN_MACHINES = 5        # a type with fewer machines has no outliers
+
+
+def _median(xs):
+    return statistics.median(xs)
+
+
+def latest_figures(db):
+    """{type id: {machine id: {figure: value}}} from each machine's latest run."""
+    rows = db.query("SELECT m.type_id, m.id, f.name, f.value FROM machines m"
+                    " JOIN figures f ON f.run_id = m.latest_run_id")
+    out = {}
+    for tid, mid, name, v in rows:
+        out.setdefault(tid, {}).setdefault(mid, {})[name] = v
+    return out
+
+
+def spreads(by_machine):
+    """{figure: (median, robust spread, n)} over the machines of one type."""
+    vals = {}
+    for figs in by_machine.values():
+        for n, v in figs.items():
+            vals.setdefault(n, []).append(v)
+    out = {}
+    for n, xs in vals.items():
+        m = _median(xs)
+        mad = _median([abs(x - m) for x in xs])
+        out[n] = (m, max(MAD_NORMAL * mad, REL_FLOOR * abs(m)), len(xs))
+    return out
+
+
+def _majority(values):
+    counts = {}
+    for v in values:
+        counts[v] = counts.get(v, 0) + 1
+    return max(counts.items(), key=lambda kv: (kv[1], str(kv[0])))[0] if counts else None
+
+
+def outliers(db, k=K_DEFAULT):
+    """{"k", "machines": [...], "drift": [...], "seconds"}: every machine with a figure
+    outside its type's median +- k x spread, with the properties in which it differs from
+    its type's majority (the likely cause), worst first."""
+    t0 = time.monotonic()
+    figs = latest_figures(db)
+    props = {}
+    for row in db.query("SELECT m.id, m.key, m.type_id, m.memory_population, m.microcode, m.bios_version,"
+                        " r.prefetchers, r.memory_detail, m.product FROM machines m JOIN runs r ON r.id = m.latest_run_id"):
+        props[row[0]] = {"key": row[1], "type_id": row[2], "memory population": row[3], "microcode": row[4],
+                         "BIOS version": row[5], "prefetchers": row[6], "memory detail": row[7], "product": row[8]}
+    types = {r[0]: {"cpu": r[1], "memory_population": r[2], "brand": r[3]}
+             for r in db.query("SELECT id, cpu_signature, memory_population, cpu_brand FROM types")}
+    found, spread_of = [], {}
+    for tid, by_machine in figs.items():
+        if len(by_machine) < MIN_MACHINES:
+            continue
+        sp = spreads(by_machine)
+        spread_of[tid] = sp
+        members = [props[m] for m in by_machine if m in props]
+        major = {p: _majority([x[p] for x in members]) for p in ("microcode", "BIOS version", "prefetchers", "memory detail")}
+        for mid, f in by_machine.items():
+            bad = []
+            for n, v in f.items():
+                m, s, cnt = sp[n]
+                if cnt >= MIN_MACHINES and abs(v - m) > k * s:
+                    bad.append({"figure": n, "value": v, "median": m, "spread": s, "score": (v - m) / s,
+                                "percent": 100.0 * (v - m) / m if m else None})
+            if not bad:
+                continue
+            bad.sort(key=lambda b: -abs(b["score"]))
+            p = props.get(mid, {})
+            causes = ["%s %s (type's majority: %s)" % (name, p.get(name), major[name])
+                      for name in ("memory detail", "microcode", "BIOS version", "prefetchers")
+                      if p.get(name) != major[name]]
+            found.append({"machine": mid, "key": p.get("key"), "type": tid, "cpu": types[tid]["cpu"],
+                          "memory_population": types[tid]["memory_population"], "figures": bad,
+                          "worst": abs(bad[0]["score"]),
+                          "likely_cause": causes or ["no property differs from the type's majority"]})
+    found.sort(key=lambda o: -o["worst"])
+    drift = []
+    # drift: first run against latest run of each machine with more than one run
+    first = db.query("SELECT machine_id, MIN(id), COUNT(*) FROM runs GROUP BY machine_id HAVING COUNT(*) > 1")
+    if first:
+        firsts = {r[1]: r[0] for r in first}
+        rows = db.query("SELECT r.machine_id, f.name, f.value FROM figures f JOIN runs r ON r.id = f.run_id"
+                        " WHERE r.id IN (%s)" % ",".join(str(int(x)) for x in firsts))
+        early = {}
+        for mid, n, v in rows:
+            early.setdefault(mid, {})[n] = v
+        for tid, by_machine in figs.items():
+            sp = spread_of.get(tid)
+            for mid, f in by_machine.items():
+                e = early.get(mid)
+                if not e:
+                    continue
+                for n, v in f.items():
+                    if n not in e:
+                        continue
+                    s = sp[n][1] if sp and n in sp else max(REL_FLOOR * abs(e[n]), 1e-9) * 5
+                    if abs(v - e[n]) > k * s:
+                        drift.append({"machine": mid, "key": props.get(mid, {}).get("key"), "figure": n,
+                                      "first": e[n], "latest": v, "spread": s})
+    return {"k": k, "mad_factor": MAD_NORMAL, "floor": REL_FLOOR, "machines": found, "drift": drift,
+            "seconds": time.monotonic() - t0}
+
+
+def fleet_types(db):
+    """[{id, cpu, brand, memory_population, machines, runs}] for the fleet page."""
+    rows = db.query("SELECT t.id, t.cpu_signature, t.cpu_brand, t.memory_population, COUNT(DISTINCT m.id), COUNT(r.id)"
+                    " FROM types t LEFT JOIN machines m ON m.type_id = t.id LEFT JOIN runs r ON r.machine_id = m.id"
+                    " GROUP BY t.id, t.cpu_signature, t.cpu_brand, t.memory_population ORDER BY t.id")
+    return [{"id": r[0], "cpu": r[1], "brand": r[2], "memory_population": r[3], "machines": r[4], "runs": r[5]}
+            for r in rows]
+
+
+def find_type(db, cpu, memory=None):
+    rows = db.query("SELECT id, memory_population FROM types WHERE cpu_signature = ? ORDER BY id", (cpu,))
+    if memory is not None:
+        rows = [r for r in rows if r[1] == memory]
+    if not rows:
+        return None
+    if len(rows) == 1:
+        return rows[0][0]
+    # several memory populations: the one with most machines
+    best = None
+    for tid, _ in rows:
+        n = db.query("SELECT COUNT(*) FROM machines WHERE type_id = ?", (tid,))[0][0]
+        if best is None or n > best[1]:
+            best = (tid, n)
+    return best[0]
+
+
+def reference_table(db, type_id):
+    """An ordinary pmucal.latency-table document for the type: the latest table of the
+    machine nearest the type's median, with every level's figures replaced by the median
+    over the type's machines, and the spread across machines under "fleet"."""
+    rows = db.query("SELECT m.id, f.content FROM machines m JOIN files f ON f.run_id = m.latest_run_id"
+                    " WHERE m.type_id = ? AND f.name = 'latency-table.json' ORDER BY m.id", (type_id,))
+    tables = [json.loads(bytes(c).decode()) for _, c in rows]
+    if not tables:
+        return None
+    names = [lv["name"] for lv in tables[0].get("levels", [])]
+    same = [t for t in tables if [lv["name"] for lv in t.get("levels", [])] == names]
+    base = json.loads(json.dumps(same[0]))
+    for i, lv in enumerate(base.get("levels", [])):
+        for unit in ("ns", "tsc_ticks", "cycles", "core_cycles"):
+            if not isinstance(lv.get(unit), dict):
+                continue
+            for q in list(lv[unit]):
+                xs = [t["levels"][i][unit][q] for t in same
+                      if isinstance(t["levels"][i].get(unit), dict) and isinstance(t["levels"][i][unit].get(q), (int, float))]
+                if xs:
+                    lv[unit][q] = round(_median(xs), 3)
+        for q in ("capacity_bytes",):
+            xs = [t["levels"][i].get(q) for t in same if isinstance(t["levels"][i].get(q), int)]
+            if xs:
+                lv[q] = int(_median(xs))
+        # keep the order the table's rules require: p10 <= p50 <= p90 and min <= p10, lo <= p50 <= hi
+        for unit in ("ns", "tsc_ticks", "cycles", "core_cycles"):
+            st = lv.get(unit)
+            if isinstance(st, dict):
+                order = [q for q in ("min", "p10", "p50", "p90") if isinstance(st.get(q), (int, float))]
+                vals = sorted(st[q] for q in order)
+                for q, v in zip(order, vals):
+                    st[q] = v
+                if isinstance(st.get("p50_lo"), (int, float)):
+                    st["p50_lo"] = min(st["p50_lo"], st["p50"])
+                if isinstance(st.get("p50_hi"), (int, float)):
+                    st["p50_hi"] = max(st["p50_hi"], st["p50"])
+    return base, len(same), _level_spread(same, names)
+
+
+def _level_spread(tables, names):
+    """[{level, machines, p50_ns median, p10/p90 across machines}] for the page."""
+    out = []
+    for i, n in enumerate(names):
+        xs = sorted(t["levels"][i]["ns"]["p50"] for t in tables
+                    if isinstance(t["levels"][i].get("ns"), dict) and isinstance(t["levels"][i]["ns"].get("p50"), (int, float)))
+        if not xs:
+            continue
+        q = lambda f: xs[min(len(xs) - 1, int(f * (len(xs) - 1) + 0.5))]
+        m = _median(xs)
+        out.append({"level": n, "machines": len(xs), "median_ns": m, "p10_ns": q(0.1), "p90_ns": q(0.9),
+                    "mad_ns": _median([abs(x - m) for x in xs])})
+    return out
