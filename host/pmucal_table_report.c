@@ -42,14 +42,24 @@ struct tok {
 /* A count keyed by (bucket, text or number): the top symbols and addresses. */
 struct kv {
         uint64_t key;      /* address, or a 64-bit hash of the text (compared alone) */
-        char    *text;     /* NULL for an address */
+        uint32_t bucket;
+        uint32_t count;
+        char    *text;     /* the symbol (NULL for an address); filled when sorting */
+};
+
+/* 16-byte slots (key, bucket, count) so that the table of a run's addresses stays in the
+ * caches; the symbols' text beside them, only in the symbol table. */
+struct slot {
+        uint64_t key;
         uint32_t bucket;
         uint32_t count;
 };
 
 struct table_kv {
-        struct kv *v;
-        size_t     cap, n;
+        struct slot *v;
+        char       **text;   /* NULL for the address table */
+        size_t       cap, n;
+        bool         texts;
 };
 
 struct disagree {
@@ -102,11 +112,15 @@ static size_t slot_of(uint64_t key, uint32_t bucket, size_t cap)
 
 static int kv_grow(struct table_kv *t)
 {
-        size_t     cap = t->cap ? t->cap * 2 : 1024;
-        struct kv *v   = calloc(cap, sizeof(*v));
+        size_t       cap = t->cap ? t->cap * 2 : 1024;
+        struct slot *v   = calloc(cap, sizeof(*v));
+        char       **tx  = t->texts ? calloc(cap, sizeof(*tx)) : NULL;
 
-        if (!v)
+        if (!v || (t->texts && !tx)) {
+                free(v);
+                free(tx);
                 return -1;
+        }
         for (size_t i = 0; i < t->cap; i++) {
                 if (!t->v[i].count)
                         continue;
@@ -114,10 +128,14 @@ static int kv_grow(struct table_kv *t)
                 while (v[j].count)
                         j = (j + 1) & (cap - 1);
                 v[j] = t->v[i];
+                if (tx)
+                        tx[j] = t->text[i];
         }
         free(t->v);
-        t->v   = v;
-        t->cap = cap;
+        free(t->text);
+        t->v    = v;
+        t->text = tx;
+        t->cap  = cap;
         return 0;
 }
 
@@ -126,22 +144,20 @@ static void kv_add(struct table_kv *t, int bucket, uint64_t key, const char *tex
 {
         size_t j;
 
-        if ((t->n + 1) * 2 > t->cap && kv_grow(t))
+        if ((t->n + 1) * 4 > t->cap * 3 && kv_grow(t))
                 return;
         j = slot_of(key, (uint32_t)bucket, t->cap);
         while (t->v[j].count) {
-                struct kv *e = &t->v[j];
+                struct slot *e = &t->v[j];
                 if (e->key == key && e->bucket == (uint32_t)bucket) {
                         e->count++;
                         return;
                 }
                 j = (j + 1) & (t->cap - 1);
         }
-        t->v[j] = (struct kv){ .key = key, .bucket = (uint32_t)bucket, .count = 1 };
-        if (text && !(t->v[j].text = strndup(text, len))) {
-                t->v[j].count = 0;
+        if (t->texts && !(t->text[j] = strndup(text, len)))
                 return;
-        }
+        t->v[j] = (struct slot){ .key = key, .bucket = (uint32_t)bucket, .count = 1 };
         t->n++;
 }
 
@@ -377,7 +393,9 @@ static struct kv *sorted(const struct table_kv *t, size_t *n)
 
         for (size_t i = 0; v && i < t->cap; i++)
                 if (t->v[i].count)
-                        v[k++] = t->v[i];
+                        v[k++] = (struct kv){ .key = t->v[i].key, .bucket = t->v[i].bucket,
+                                              .count = t->v[i].count,
+                                              .text = t->text ? t->text[i] : NULL };
         if (v)
                 qsort(v, k, sizeof(*v), by_count);
         *n = v ? k : 0;
@@ -555,7 +573,8 @@ int cmd_report(int argc, char **argv)
                 free(r);
                 return EXIT_BAD;
         }
-        r->unit = PMUCAL_UNIT_CORE; /* perf's weight: core cycles (PEBS, IBS, SPE) */
+        r->unit       = PMUCAL_UNIT_CORE; /* perf's weight: core cycles (PEBS, IBS, SPE) */
+        r->syms.texts = true;
         for (; i < argc && !strncmp(argv[i], "--", 2); i++) {
                 if (!strcmp(argv[i], "--json")) {
                         json = true;
@@ -630,8 +649,9 @@ int cmd_report(int argc, char **argv)
         if (in != stdin)
                 fclose(in);
 out:
-        for (size_t k = 0; k < r->syms.cap; k++)
-                free(r->syms.v[k].text);
+        for (size_t k = 0; r->syms.text && k < r->syms.cap; k++)
+                free(r->syms.text[k]);
+        free(r->syms.text);
         free(r->syms.v);
         free(r->addrs.v);
         for (int s = 0; s < r->n_src; s++)
