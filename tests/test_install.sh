@@ -42,6 +42,22 @@ out=$(LD_LIBRARY_PATH=$prefix/lib "$tmp/example-dyn" "$table" core 60 2>&1); rc=
 t "$([ $rc -eq 1 ] && grep -q "core latencies: this table has no clock ratio" <<<"$out"; echo $?)" \
   "core cycles on a TSC table: the no-ratio status" "$out"
 
+# The profiler example: data sources from a PEBS data_src and IBS registers, into the numa
+# buckets, in core cycles (numa-c2c.json: core 3 GHz, so 450 cycles = 150 ns, remote 1hop).
+cp docs/libpmucal-profiler-example.c "$tmp/profiler.c"
+out=$(cd "$tmp" && cc -std=c11 -Wall -Werror profiler.c $(pkg-config --cflags --libs pmucal) -lm -o profiler 2>&1); rc=$?
+t $rc "the profiler example builds" "$out"
+numa=tests/corpus/table/numa-c2c.json
+out=$(LD_LIBRARY_PATH=$prefix/lib "$tmp/profiler" "$numa" perf 2000002042 450 2>&1); rc=$?
+t "$([ $rc -eq 0 ] && grep -q "^source dram-remote: DRAM-remote-1hop fits" <<<"$out"; echo $?)" \
+  "the profiler example sorts a PEBS remote-DRAM sample" "$out"
+out=$(LD_LIBRARY_PATH=$prefix/lib "$tmp/profiler" "$numa" ibs 13 1c200100081 2>&1); rc=$?
+t "$([ $rc -eq 0 ] && grep -q "^latency 450 core cycles: DRAM-remote-1hop" <<<"$out"; echo $?)" \
+  "the profiler example sorts an IBS op by its DcMissLat" "$out"
+out=$(LD_LIBRARY_PATH=$prefix/lib "$tmp/profiler" "$table" --core-ghz 2.596178 perf 200000142 5 2>&1); rc=$?
+t "$([ $rc -eq 0 ] && grep -q "^source L1: L1 fits" <<<"$out" && grep -q "ratio 1.000 (override)" <<<"$out"; echo $?)" \
+  "core cycles on a TSC table with --core-ghz" "$out"
+
 # Static: the archive and its private dependencies from pkg-config --static.
 out=$(cd "$tmp" && cc -std=c11 example.c $(pkg-config --cflags pmucal) "$prefix/lib/libpmucal.a" \
       $(pkg-config --static --libs-only-l pmucal | sed 's/-lpmucal//') -o example-static 2>&1); rc=$?
