@@ -21,6 +21,10 @@ import qemu_tap
 import qemu_volume
 from qemu_tap import ROOT, diag, opt, schema_is, tap, why_status
 
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from pmucal_collect import db as collector_db  # noqa: E402
+from pmucal_collect import runs as collector_runs  # noqa: E402
+
 class Case:
     def __init__(self, name, sec, logs):
         self.name = name
@@ -373,6 +377,21 @@ def check_files_match_schemas(c, validators):
             print("# " + e)
 
 
+def check_collector_ingest(c, db):
+    """The results folder ingests into the collector (tools/pmucal-collect's store: every
+    file validated, then stored in one transaction), as a folder from a stick would."""
+    if not c.results:
+        return
+    files, skipped = collector_runs.read_folder(c.results)
+    try:
+        status, rid, _ = collector_runs.store(db, files, os.path.basename(c.results), "ingest")
+        tap(status == "stored" and not skipped, "%s: results folder ingests into the collector (run %d%s)"
+            % (c.name, rid, "; not kept: " + ", ".join(skipped) if skipped else ""))
+    except collector_runs.Reject as rej:
+        tap(False, "%s: results folder ingests into the collector (rejected: %s, %s %s)"
+            % (c.name, rej.error, rej.file, rej.path))
+
+
 CHECKS = {name[6:]: fn for mod in (globals(), vars(qemu_checks_mp), vars(qemu_checks_phases),
                                     vars(qemu_checks_arm64))
           for name, fn in mod.items() if name.startswith("check_") and callable(fn)}
@@ -393,6 +412,11 @@ def main():
     cfg = configparser.ConfigParser()
     cfg.read(a.cfg)
     validators = check_schemas.make_validators(check_schemas.load_schemas(), strict=True)
+    collect_path = os.path.abspath(os.path.join(a.logs, "collector.db"))
+    for x in (collect_path, collect_path + "-wal", collect_path + "-shm"):
+        if os.path.exists(x):
+            os.remove(x)
+    collect_db = collector_db.open_db("sqlite:///" + collect_path)
     cases = []
     for name in cfg.sections():
         if only and name not in only:
@@ -412,6 +436,7 @@ def main():
             for k in c.checks:
                 CHECKS[k](c)
             check_files_match_schemas(c, validators)
+            check_collector_ingest(c, collect_db)
             if qemu_tap.failed == failed_before:  # keep what a failed case left, for a look
                 shutil.rmtree(c.out, ignore_errors=True)
     print("1..%d" % qemu_tap.n)
