@@ -797,7 +797,7 @@ deps-aarch64:
 # Every benchmark prints its figures; a missed target (bench-latency's stability) fails the
 # goal at the end, after the others have run.
 BENCHES := bench-latency bench-tlb bench-pmu bench-sampling bench-numa bench-classify bench-report \
-           bench-aarch64 bench-mutate
+           bench-aarch64 bench-mutate bench-fleet
 bench:
 	@rc=0; for b in $(BENCHES); do $(MAKE) --no-print-directory $$b || rc=1; done; exit $$rc
 
@@ -822,6 +822,12 @@ bench-sampling: $(B)/host/bench_sampling
 
 bench-numa: all host
 	@tools/bench-numa.sh $(B)
+
+# The collector with a simulated fleet over loopback into a throw-away PostgreSQL:
+# uploads/s, p50/p99 upload latency, the outlier report's time for 10,000 machines, planted
+# outliers found and missed (tools/bench-fleet.py; FLEET_* variables size it).
+bench-fleet:
+	@/usr/bin/python3 tools/bench-fleet.py
 
 bench-classify: $(B)/host/pmucal-table
 	@tools/bench-classify.sh $(B)
