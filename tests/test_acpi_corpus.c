@@ -141,7 +141,8 @@ static void test_madt_placeholders(void **state)
                 assert_int_equal(madt.n_enabled, cases[i].enabled);
                 assert_int_equal(madt.n_placeholders, cases[i].entries - cases[i].processors);
                 for (uint32_t c = 0; c < madt.n_cpus; c++)
-                        assert_true(madt.cpu[c].apic_id != 0xff && madt.cpu[c].apic_id != 0xffffffffu);
+                        assert_true(madt.cpu[c].apic_id != 0xff &&
+                                    madt.cpu[c].apic_id != 0xffffffffu);
                 free(t);
         }
 }
