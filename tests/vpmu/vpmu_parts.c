@@ -142,13 +142,14 @@ const struct vpmu_part vpmu_zen4 = {
         .lat = { 4, 14, 50, 340 }, EVS(ev_zen4), .perf_table = "amd-zen4",
 };
 
-/* EPYC 9005 (Zen 5 "Turin", 1A_02H): PerfMonV2; IBS adds the load-latency filter (bit 12)
- * and is subject to erratum 1606. */
+/* EPYC 9005 (Zen 5 "Turin", 1A_02H): PerfMonV2, 4096 L2 dTLB entries (Software
+ * Optimization Guide for the AMD Zen5 Microarchitecture, pub. 58455); IBS adds the
+ * load-latency filter (bit 12) and is subject to erratum 1606. */
 const struct vpmu_part vpmu_zen5 = {
         .name = "Zen 5", .amd = true, .family = 0x1a, .model = 0x02, .stepping = 1,
         .ext_core = true, .perfmon_v2 = true, .amd_n_core = 6, .ibs_caps = 0x1fff,
         .fuse_dec_jcc = true, .fetch_block_bytes = 32,
-        .l1d_kib = 48, .l2_kib = 1024, .l3_kib = 32768, .stlb_4k_entries = 3072,
+        .l1d_kib = 48, .l2_kib = 1024, .l3_kib = 32768, .stlb_4k_entries = 4096,
         .lat = { 5, 14, 50, 360 }, EVS(ev_zen4), .perf_table = "amd-zen5",
 };
 
@@ -274,7 +275,11 @@ void vpmu_cpuid(struct cpuid_dump *d)
             (p->ibs_caps ? 1u << 10 : 0) | 1u << 22 | (p->ext_core ? 1u << 23 : 0),
             1u << 20 | 1u << 26 | 1u << 27);
         put(d, 0x80000005, 0, 0, 0xff40ff40u, p->l1d_kib << 24 | 8 << 16 | 64, 0);
-        put(d, 0x80000006, 0, 0, 0x6000u << 16 | p->stlb_4k_entries << 16 | 0x6000 | 512, 0, 0);
+        /* Family 1Ah counts the L2 TLB entries of 80000006H in units of 32, as the real parts
+         * report them (boot/x86/cpuid_cache.c, AMD_FAM1AH_L2TLB_UNIT). */
+        uint32_t l2_unit = p->family >= 0x1a ? 32 : 1;
+        put(d, 0x80000006, 0, 0,
+            0x6000u << 16 | (p->stlb_4k_entries / l2_unit) << 16 | 0x6000 | 512 / l2_unit, 0, 0);
         cache_leaf(d, 0x8000001d, 0, 1, 1, p->l1d_kib, p->l1d_kib % 3 ? 8 : 12);
         cache_leaf(d, 0x8000001d, 1, 1, 2, 32, 8);
         cache_leaf(d, 0x8000001d, 2, 2, 3, p->l2_kib, 8);
