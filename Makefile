@@ -323,7 +323,8 @@ TEST_MSR_app_phases      := tests/fake_msr_none.c
 TEST_EXTRA_app_phases    := $(TEST_EXTRA_app)
 TEST_LDFLAGS_app_phases  := -Wl,--wrap=cpu_topology_self -Wl,--wrap=cpu_fault_probe \
                             -Wl,--wrap=pmu_fault_probe_rdpmc -Wl,--wrap=bench_c2c_init \
-                            -Wl,--wrap=bench_c2c_reader -Wl,--wrap=mp_run
+                            -Wl,--wrap=bench_c2c_reader -Wl,--wrap=mp_run \
+                            -Wl,--wrap=pmu_fault_probe_msr
 # Every timed window disturbed: the whole program on a machine whose timer disagrees with itself.
 TEST_LDFLAGS_app_disturbed := -Wl,--wrap=bench_window_check
 TEST_LDFLAGS_numa_phase := -Wl,--wrap=app_cpus_emulated

@@ -37,6 +37,7 @@
 void     __real_cpu_topology_self(struct cpu_topology *out);
 status_t __real_cpu_fault_probe(enum cpu_fault_probe kind, unsigned *vector);
 status_t __real_pmu_fault_probe_rdpmc(uint64_t *val, unsigned *vector);
+status_t __real_pmu_fault_probe_msr(uint64_t *val, unsigned *vector);
 status_t __real_bench_c2c_init(struct bench_c2c *c, enum bench_c2c_kind kind, void *chain,
                                uint32_t n_lines, uint32_t line_bytes, uint32_t rounds);
 void     __real_bench_c2c_reader(void *c);
@@ -49,6 +50,8 @@ static struct {
         status_t ud_st;        /* ST_OK: the platform's */
         status_t pmc_st;       /* likewise its RDPMC probe */
         bool     pmc_no_fault; /* its RDPMC returns (ST_OK) instead of faulting */
+        uint64_t pmc_val;      /* what its faulting RDPMC leaves in the result (0: the probe's) */
+        unsigned msr_vector;   /* the vector its RDMSR of a missing MSR reports (0: the probe's) */
         unsigned pmc_vector;
         int      c2c_fail_at;  /* the n-th bench_c2c_init fails (-1: none) */
         int      reader_fail_at; /* the n-th reader reports an error (-1: none) */
@@ -92,7 +95,18 @@ status_t __wrap_pmu_fault_probe_rdpmc(uint64_t *val, unsigned *vector)
                 *vector = plan.pmc_vector;
         if (plan.pmc_no_fault)
                 return ST_OK;
+        if (plan.pmc_val)
+                *val = plan.pmc_val;
         return plan.pmc_st != ST_OK ? plan.pmc_st : st;
+}
+
+status_t __wrap_pmu_fault_probe_msr(uint64_t *val, unsigned *vector)
+{
+        status_t st = __real_pmu_fault_probe_msr(val, vector);
+
+        if (fake_plat_this_cpu() == plan.cpu && plan.msr_vector)
+                *vector = plan.msr_vector;
+        return st;
 }
 
 status_t __wrap_bench_c2c_init(struct bench_c2c *c, enum bench_c2c_kind kind, void *chain,
@@ -350,6 +364,43 @@ static void test_cpus_not_in_srat(void **unused)
         finish();
 }
 
+/* ---- the fault-recovery self-test (app/selftest.c) --------------------------------------- */
+
+/* Each deliberate fault must come back as its own vector: ud2 as #UD, a non-canonical load as
+ * #GP, RDMSR of a missing MSR as #GP, RDPMC of a counter no CPU has as #GP or #UD with 0 in
+ * the result; any other vector is a FAIL of that probe and of the harness's count. */
+static void test_selftest_vectors(void **unused)
+{
+        static const struct {
+                unsigned    ud_vector, msr_vector, pmc_vector;
+                uint64_t    pmc_val;
+                const char *line;
+        } cases[] = {
+                { 0, 0, 0, 0, "PASS: selftest: fault-recovery: harness carried on" },
+                { 13, 0, 0, 0, "FAIL: selftest: fault-recovery: ud2" },
+                { 0, 6, 0, 0, "FAIL: selftest: fault-recovery: rdmsr(" },
+                { 0, 0, 14, 0, "FAIL: selftest: fault-recovery: rdpmc(" },
+                { 0, 0, 0, 5, "FAIL: selftest: fault-recovery: rdpmc(" },
+                { 0, 0, 6, 0, "PASS: selftest: fault-recovery: rdpmc(" },
+        };
+
+        (void)unused;
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                machine(3);
+                plan.cpu = 0;
+                plan.ud_vector = cases[i].ud_vector;
+                plan.msr_vector = cases[i].msr_vector;
+                plan.pmc_vector = cases[i].pmc_vector;
+                plan.pmc_val = cases[i].pmc_val;
+                phase("selftest", phase_selftest);
+                have(cases[i].line);
+                if (i)
+                        have(i == 5 ? "PASS: selftest: fault-recovery: harness carried on"
+                                    : "FAIL: selftest: fault-recovery: harness carried on");
+                finish();
+        }
+}
+
 /* ---- c2c ------------------------------------------------------------------------------------- */
 
 static void test_c2c_pairs(void **unused)
@@ -459,6 +510,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_cpus_fault_vectors, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_cpus_madt_disabled, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_cpus_not_in_srat, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_selftest_vectors, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_c2c_pairs, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_numa_cells, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_numa_placement, setup, teardown),

@@ -61,12 +61,20 @@ def parse(list_path):
     replacement (empty for a deletion), '= WHY' declares it equivalent; '#' lines are
     comments. In TEXT, \\n and \\t stand for a newline and a tab."""
     mutants, cur, errors = [], None, []
+    declared = {}
     with open(list_path) as f:
         for n, raw in enumerate(f, 1):
             line = raw.rstrip("\n")
             if not line.strip() or line.lstrip().startswith("#"):
                 continue
             tag, text = line[:1], line[2:] if len(line) > 1 else ""
+            if tag == "%":
+                parts = text.split()
+                if len(parts) < 2:
+                    errors.append("%s:%d: '%% FILE BINARY...' expected" % (list_path, n))
+                else:
+                    declared[parts[0]] = parts[1:]
+                continue
             if tag == "@":
                 parts = text.split()
                 if len(parts) != 2:
@@ -91,7 +99,7 @@ def parse(list_path):
             errors.append("%s:%d: mutant %s needs a '-' and a '+' line" % (list_path, m.line, m.name))
         elif m.orig == m.repl:
             errors.append("%s:%d: mutant %s changes nothing" % (list_path, m.line, m.name))
-    return mutants, errors
+    return mutants, errors, declared
 
 
 REV = None   # --rev: the tree is that commit's, not the working tree
@@ -283,13 +291,16 @@ def main():
     ap.add_argument("--before", default=None, metavar="REV",
                     help="also give the kill rate of commit REV's tests (run in the same pass: "
                          "its changed tests are built beside the current ones)")
+    ap.add_argument("--declared", action="store_true",
+                    help="no coverage pass: run the binaries the list declares for each file "
+                         "('%% FILE BINARY...'), each once unmutated first")
     ap.add_argument("--check", action="store_true",
                     help="only check that every snippet occurs exactly once, build nothing")
     a = ap.parse_args()
 
     global REV
     REV = a.rev
-    mutants, errors = parse(a.list)
+    mutants, errors, declared = parse(a.list)
     if errors:
         print("\n".join("mutate: " + e for e in errors))
         return 1
@@ -337,7 +348,12 @@ def main():
                     del kinds[n]
                     print("mutate: %s's %s does not build today: left out of the before "
                           "figure" % (a.before, n.replace("test_before_", "test_")), flush=True)
-        r = subprocess.run(make_args(trees[0], ["-j%d" % max(1, a.jobs), "unit"]),
+        targets = ["unit"]
+        if a.declared:  # only what will run
+            targets = sorted({"build/host/tests/" + b for f in {m.path for m in todo}
+                              for b in declared.get(f, [])
+                              if os.path.exists(os.path.join(trees[0], "tests", b + ".c"))})
+        r = subprocess.run(make_args(trees[0], ["-j%d" % max(1, a.jobs)] + targets),
                            stdout=subprocess.DEVNULL)
         if r.returncode:
             print("mutate: the unmutated tree does not build")
@@ -351,41 +367,61 @@ def main():
     bins = test_bins(trees[0])
     names = [os.path.basename(b) for b in bins]
     units = {n: units_of(b) for n, b in zip(names, bins)}
-    # The baseline: every binary on the unmutated tree, alone, with coverage; a failing one is
-    # left out of every run.
-    cov_tree = os.path.join(WORK, "cov")
-    if not (a.keep and os.path.isdir(cov_tree)):
-        print("mutate: building the unit tests with coverage in %s" % cov_tree, flush=True)
-        copy_tree(cov_tree)
-        if a.before:
-            for f in os.listdir(os.path.join(trees[0], "tests")):
-                if f.startswith("test_before_"):
-                    shutil.copy2(os.path.join(trees[0], "tests", f),
-                                 os.path.join(cov_tree, "tests", f))
-        r = subprocess.run(make_args(cov_tree, ["-j%d" % max(1, a.jobs), "COV_FLAGS=--coverage",
-                                                "unit"]), stdout=subprocess.DEVNULL)
-        if r.returncode:
-            print("mutate: the unmutated tree does not build with coverage")
-            return 1
-    sources = sorted({m.path for m in todo if m.path.endswith(".c")} |
-                     {f for m in todo if m.path.endswith(".h") for f in includers(m.path)})
-    cov = coverage(cov_tree, sources, a.jobs)
-    base_time, broken = {}, []
-    executable = collections.defaultdict(set)
-    for n, (rc, secs, lines) in cov.items():
-        if rc != 0:
-            broken.append("%s (exit %s)" % (n, rc))
-            continue
-        base_time[n] = secs
-        for f, (_, al) in lines.items():
-            executable[f] |= al
+    if a.declared:
+        # The baseline: each declared binary once on the unmutated tree, timed.
+        want = sorted({b for f in {m.path for m in todo} for b in declared.get(f, [])})
+        cov, base_time, broken, executable = {}, {}, [], collections.defaultdict(set)
+        missing = [b for b in want if b not in names]
+        if missing:
+            print("mutate: declared but not in this tree: %s" % ", ".join(missing), flush=True)
+        for b in want:
+            if b not in names:
+                continue
+            rc, secs = run_bin(trees[0], os.path.join(trees[0], "build/host/tests", b), 900)
+            if rc != 0:
+                broken.append("%s (exit %s)" % (b, rc))
+            else:
+                base_time[b] = secs
+    else:
+        # The baseline: every binary on the unmutated tree, alone, with coverage; a failing one is
+        # left out of every run.
+        cov_tree = os.path.join(WORK, "cov")
+        if not (a.keep and os.path.isdir(cov_tree)):
+            print("mutate: building the unit tests with coverage in %s" % cov_tree, flush=True)
+            copy_tree(cov_tree)
+            if a.before:
+                for f in os.listdir(os.path.join(trees[0], "tests")):
+                    if f.startswith("test_before_"):
+                        shutil.copy2(os.path.join(trees[0], "tests", f),
+                                     os.path.join(cov_tree, "tests", f))
+            r = subprocess.run(make_args(cov_tree, ["-j%d" % max(1, a.jobs), "COV_FLAGS=--coverage",
+                                                    "unit"]), stdout=subprocess.DEVNULL)
+            if r.returncode:
+                print("mutate: the unmutated tree does not build with coverage")
+                return 1
+        sources = sorted({m.path for m in todo if m.path.endswith(".c")} |
+                         {f for m in todo if m.path.endswith(".h") for f in includers(m.path)})
+        cov = coverage(cov_tree, sources, a.jobs)
+        base_time, broken = {}, []
+        executable = collections.defaultdict(set)
+        for n, (rc, secs, lines) in cov.items():
+            if rc != 0:
+                broken.append("%s (exit %s)" % (n, rc))
+                continue
+            base_time[n] = secs
+            for f, (_, al) in lines.items():
+                executable[f] |= al
     t_base = time.monotonic()
-    print("mutate: %d test binaries, coverage run %.0f s%s" % (
-        len(names), t_base - t_built,
+    print("mutate: %d test binaries, %s %.0f s%s" % (
+        len(names), "baseline run" if a.declared else "coverage run", t_base - t_built,
         "; failing unmutated, left out: " + ", ".join(broken) if broken else ""), flush=True)
 
     def tests_for(m):
         """The binaries to run on @p m, fastest first, and why."""
+        if a.declared:
+            rel = [b for b in declared.get(m.path, []) if b in base_time]
+            return sorted(rel, key=lambda n: base_time[n]), (
+                "%d declared binaries" % len(rel) if rel else "no declared binary for the file")
         text = src_text(m.path)
         first = text[:text.index(m.orig)].count("\n") + 1
         span = set(range(first, first + m.orig.count("\n") + 1))
