@@ -291,6 +291,7 @@ def main():
     ap.add_argument("--before", default=None, metavar="REV",
                     help="also give the kill rate of commit REV's tests (run in the same pass: "
                          "its changed tests are built beside the current ones)")
+    ap.add_argument("--work", default=None, help="scratch folder (default build/mutate)")
     ap.add_argument("--declared", action="store_true",
                     help="no coverage pass: run the binaries the list declares for each file "
                          "('%% FILE BINARY...'), each once unmutated first")
@@ -298,8 +299,10 @@ def main():
                     help="only check that every snippet occurs exactly once, build nothing")
     a = ap.parse_args()
 
-    global REV
+    global REV, WORK
     REV = a.rev
+    if a.work:
+        WORK = os.path.abspath(a.work)
     mutants, errors, declared = parse(a.list)
     if errors:
         print("\n".join("mutate: " + e for e in errors))
