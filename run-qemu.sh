@@ -33,6 +33,10 @@
 #                   Boot on (`make signed-snakeoil` makes build/sb/pmucal.snakeoil.efi); an
 #                   unsigned or altered one is refused by the firmware, and this script
 #                   stops QEMU at once and says so (status 125)
+#   --netboot       no disk at all: boot the application over QEMU's user network (slirp)
+#                   with OVMF's own PXE (IPv4, TFTP): a virtio-net NIC without iPXE's option
+#                   ROM, DHCP and TFTP from QEMU, served from a folder holding the application
+#                   as pmucal.efi and --config (if given) as pmucal.cfg beside it
 #   --quiet         do not echo the console; it is still in the serial log
 #   --              the rest goes to QEMU unchanged
 #
@@ -50,7 +54,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 given=$(printf ' %q' "$@")
 cpus=4 nodes=2 hmat=0 mem=2048 cpu=max config="" image="" readonly=0 usb=0 out="" timeout_s=600
-efi="" quiet=0 keep_disk=0 arch=x86_64 icount=0 secure_boot=0
+efi="" quiet=0 keep_disk=0 arch=x86_64 icount=0 secure_boot=0 netboot=0
 GRACE_S=3 # how long a finished app may take to exit QEMU before it is stopped
 extra=()
 
@@ -75,6 +79,7 @@ while [ $# -gt 0 ]; do
         --efi)       need_arg "$@"; efi=$2; shift 2 ;;
         --quiet)     quiet=1; shift ;;
         --secure-boot) secure_boot=1; shift ;;
+        --netboot)   netboot=1; shift ;;
         --)          shift; extra=("$@"); break ;;
         -h|--help)   sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *)           die "unknown option $1 (see --help)" ;;
@@ -101,6 +106,12 @@ if [ -n "$image" ]; then
         [ -f "$image" ] || die "image $image not found"
 fi
 [ "$keep_disk" -eq 0 ] || [ -n "$out" ] || die "--keep-disk needs --out DIR"
+if [ "$netboot" -eq 1 ]; then
+        [ -z "$image" ] || die "--netboot boots no disk: it does not go with --image"
+        [ "$usb" -eq 0 ] && [ "$readonly" -eq 0 ] && [ "$keep_disk" -eq 0 ] ||
+                die "--netboot boots no disk: it does not go with --usb, --readonly or --keep-disk"
+        [ "$arch" = x86_64 ] || die "--netboot is x86_64 only (OVMF's PXE over virtio-net)"
+fi
 case "$arch" in
 x86_64)
         if [ "$secure_boot" -eq 1 ]; then
@@ -176,7 +187,17 @@ fat_of() {
 
 # ---- the boot disk ----
 img="$work/disk.img"
-if [ -n "$image" ]; then
+vol=""
+if [ "$netboot" -eq 1 ]; then
+        # The served folder: the application and its config beside it, nothing else.
+        [ -f "$efi" ] || die "$efi not found: run make first"
+        mkdir -p "$work/tftp"
+        cp "$efi" "$work/tftp/pmucal.efi"
+        if [ -n "$config" ]; then
+                cp "$config" "$work/tftp/pmucal.cfg"
+        fi
+        note "netboot: serving $(ls "$work/tftp" | tr '\n' ' ')from $work/tftp"
+elif [ -n "$image" ]; then
         cp --sparse=always "$image" "$img"
         vol=$(fat_of "$img") || die "$image has no FAT volume (bare, or as its first partition)"
         if [ -n "$config" ]; then
@@ -247,7 +268,15 @@ fi
 
 ro=""
 [ "$readonly" -eq 1 ] && ro=",readonly=on"
-if [ "$usb" -eq 1 ]; then
+nic=(-nic none)
+if [ "$netboot" -eq 1 ]; then
+        # romfile= (empty): no iPXE option ROM, so OVMF's VirtioNetDxe, SNP and PXE base code
+        # (IPv4) load the application; QEMU's slirp answers DHCP with the boot file name and
+        # serves it over TFTP.
+        disk=()
+        nic=(-netdev "user,id=n0,tftp=$work/tftp,bootfile=pmucal.efi,ipv6=off"
+             -device "virtio-net-pci,netdev=n0,romfile=,bootindex=0")
+elif [ "$usb" -eq 1 ]; then
         disk=(-drive "if=none,id=esp,format=raw,file=$img$ro" -device qemu-xhci -device usb-storage,drive=esp,bootindex=0)
 else
         disk=(-drive "if=none,id=esp,format=raw,file=$img$ro" -device virtio-blk-pci,drive=esp,bootindex=0)
@@ -268,7 +297,7 @@ cmd=("$QEMU" -machine "$machine" "${accel[@]}" -cpu "$cpu" -smp "$cpus" -m "${me
      -drive "if=pflash,format=raw,unit=0,file=$OVMF,readonly=on"
      -drive "if=pflash,format=raw,unit=1,file=$work/vars.fd"
      "${disk[@]}" "${numa[@]}"
-     -nic none -display none "${vga[@]}" -no-reboot
+     "${nic[@]}" -display none "${vga[@]}" -no-reboot
      -chardev "file,id=ser0,path=$serial" -serial chardev:ser0
      "${status_dev[@]}" "${sb_args[@]}"
      -d cpu_reset -D "$resets"
@@ -385,7 +414,7 @@ if [ -n "$out" ]; then
         mkdir -p "$out"
         copy_ok=1
         run=$(text | sed -n 's/^RESULTS: saved to \\pmucal\\results\\\([^\\]*\)\\.*/\1/p' | tail -n 1)
-        if [ -n "$run" ]; then
+        if [ -n "$run" ] && [ -n "$vol" ]; then
                 if mcopy -s -n -i "$vol" "::/pmucal/results/$run" "$out/" 2>>"$log" &&
                    [ -f "$out/$run/report.txt" ]; then
                         note "copied \\pmucal\\results\\$run\\ to $out/$run"

@@ -84,6 +84,15 @@ static status_t read_config(char **text, size_t *len)
 
         if (vol)
                 rep_info("config: boot volume %s", vol);
+        if (!vol && plat_info()->net_source) {
+                rep_info("config: no volume: loaded over the network from %s; reading "
+                         "pmucal.cfg beside it", plat_info()->net_source);
+                if (st == ST_NOT_FOUND) {
+                        rep_info("config: no pmucal.cfg beside %s on the server: defaults",
+                                 plat_info()->net_source);
+                        return st;
+                }
+        }
         if (st == ST_NOT_FOUND) {
                 rep_info("config: no %s on the boot volume: defaults", CONFIG_PATH);
                 config_elsewhere();
@@ -150,6 +159,9 @@ int pmucal_main(struct pmucal_outcome *out)
         if (r.no_name)
                 rep_warn("run: every name from %s-01 to -%u is taken in %s: the results will not "
                          "be saved", r.name, RUN_NAME_MAX, r.dir_shown);
+        else if (plat_info()->net_source)
+                rep_info("run: %s (no volume to write results to: loaded over the network)",
+                         r.name);
         else
                 rep_info("run: %s (results go to %s)", r.name, r.dir_shown);
 

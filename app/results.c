@@ -306,6 +306,17 @@ void run_name(struct run *r)
         shown_path(r->dir_shown, sizeof(r->dir_shown), r->dir, true);
 }
 
+/* Name every file the run made that nothing keeps, so that a run without a volume and without
+ * a collector says on the console what it lost. */
+static void say_not_kept(const struct run *r)
+{
+        for (unsigned i = 0; i < r->n_files; i++)
+                rep_info("results: not kept: %s (%zu bytes)", r->files[i].name,
+                         r->files[i].data.len);
+        rep_info("results: not kept: " REPORT_NAME " (the console text, %zu bytes so far)",
+                 r->console.len);
+}
+
 status_t run_save(struct run *r)
 {
         struct saved s = { 0 };
@@ -313,6 +324,13 @@ status_t run_save(struct run *r)
         char         why[320];
         status_t     st;
 
+        if (plat_info()->net_source) {
+                say_not_kept(r);
+                not_saved("no volume to write to (pmucal was loaded over the network from %s) "
+                          "and no collector to upload to; the files above were not kept",
+                          plat_info()->net_source);
+                return ST_UNSUPPORTED;
+        }
         if ((st = precheck(r, &s)) != ST_OK)
                 return st;
         if ((st = write_all(r, &s, &failed, why, sizeof(why))) == ST_OK)

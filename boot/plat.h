@@ -276,7 +276,14 @@ struct plat_info {
                                       services", "PSCI 1.1 CPU_ON over HVC, processors from
                                       the MADT"; NULL where the platform does not say */
         const char *volume;        /* the volume files are read from and written to (UEFI:
-                                      the boot volume's device path); NULL where not said */
+                                      the boot volume's device path); NULL where not said
+                                      or where there is none (a network boot) */
+        const char *net_source;    /* the harness was loaded over the network and there is no
+                                      volume: "tftp://10.0.2.2/pmucal.efi". plat_file_read
+                                      and plat_file_stat then fetch the last component of the
+                                      path from beside that file on the server; nothing can be
+                                      written (plat_file_write: ST_UNSUPPORTED). NULL for a
+                                      volume or the hosted build */
 };
 
 /** What the platform is; never NULL. */

@@ -310,6 +310,32 @@ def check_not_saved(c):
     tap(c.results is None, "%s: nothing written to the read-only volume" % c.name)
 
 
+def check_netboot(c):
+    """Loaded by the firmware's PXE (TFTP) with no disk at all, and the config beside the image
+    on the server read: the case's config asks for a profile that is not the default."""
+    tap(re.search(r"^\s*NBP file downloaded successfully", c.serial, re.M) is not None,
+        "%s: the firmware loaded the image over PXE (TFTP)" % c.name)
+    tap(re.search(r"^INFO: config: no volume: loaded over the network from "
+                  r"tftp://10\.0\.2\.2/pmucal\.efi", c.serial, re.M) is not None,
+        "%s: pmucal says it came over the network and from where" % c.name)
+    want = re.search(r"^profile\s*=\s*(\S+)", open(os.path.join(ROOT, c.config)).read(), re.M).group(1)
+    tap(re.search(r"^config: profile\s*=\s*%s\s*\(from " % re.escape(want), c.serial, re.M)
+        is not None, "%s: profile = %s read from pmucal.cfg on the boot server" % (c.name, want))
+
+
+def check_netboot_not_kept(c):
+    """No volume and no collector: every results file is named as not kept, the RESULTS line
+    says why, and nothing claims to be saved."""
+    lost = re.findall(r"^INFO: results: not kept: (\S+)", c.serial, re.M)
+    for f in ("inventory.json", "cpuid.txt", "smbios.dat", "report.txt"):
+        tap(f in lost, "%s: %s named as not kept" % (c.name, f))
+    tap(re.search(r"^RESULTS NOT SAVED: no volume to write to \(pmucal was loaded over the "
+                  r"network from tftp://\S+\) and no collector to upload to", c.serial, re.M)
+        is not None, "%s: the RESULTS line says no volume and no collector" % c.name)
+    tap(re.search(r"^RESULTS: saved", c.serial, re.M) is None and c.results is None,
+        "%s: nothing claims to be saved" % c.name)
+
+
 def check_config_diagnostics(c):
     for line, kind in ((4, "malformed"), (5, "unknown key"), (6, "bad value"), (8, "duplicate")):
         tap(re.search(r"^WARN: config: pmucal/pmucal.cfg:%d: %s" % (line, kind), c.serial,

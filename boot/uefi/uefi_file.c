@@ -6,6 +6,7 @@
 #include "boot/uefi/uefi_priv.h"
 
 #define MAX_PATH 256
+#define NET_READ_MAX (1024 * 1024) /* the largest file read from the boot server */
 
 static EFI_FILE_HANDLE root;
 static EFI_HANDLE      root_device;
@@ -22,6 +23,8 @@ void uefi_file_init(void)
         root_device = li->DeviceHandle;
         root        = LibOpenRoot(li->DeviceHandle);
         root_status = root ? EFI_SUCCESS : EFI_NOT_FOUND;
+        if (!root)
+                uefi_net_init(li->DeviceHandle);
 }
 
 static status_t to_char16(const char *path, CHAR16 *out, size_t cap)
@@ -106,7 +109,7 @@ status_t plat_file_write(const char *path, const void *buf, size_t len)
         status_t        rc;
 
         if (!root)
-                return uefi_status(root_status);
+                return uefi_net_source() ? ST_UNSUPPORTED : uefi_status(root_status);
         if (!buf)
                 return len ? ST_BAD_ARG : remove_path(path);
         st = make_parents(path);
@@ -142,6 +145,8 @@ status_t plat_file_read(const char *path, char **buf, size_t *len)
 
         *buf = NULL;
         *len = 0;
+        if (!root && uefi_net_source())
+                return uefi_net_read(path, NET_READ_MAX, buf, len);
         if ((rc = open_path(path, EFI_FILE_MODE_READ, &f)) != ST_OK)
                 return rc;
 
@@ -178,9 +183,19 @@ status_t plat_file_read(const char *path, char **buf, size_t *len)
 status_t plat_file_stat(const char *path, struct plat_file_info *out)
 {
         EFI_FILE_HANDLE f;
-        status_t        rc = open_path(path, EFI_FILE_MODE_READ, &f);
+        status_t        rc;
 
         *out = (struct plat_file_info){ .kind = PLAT_FILE_NONE };
+        if (!root && uefi_net_source()) { /* TFTP has no stat: the size is what a read gets */
+                char  *b;
+                size_t n;
+                if ((rc = uefi_net_read(path, NET_READ_MAX, &b, &n)) != ST_OK)
+                        return rc;
+                plat_free(b);
+                *out = (struct plat_file_info){ .kind = PLAT_FILE_REGULAR, .size_bytes = n };
+                return ST_OK;
+        }
+        rc = open_path(path, EFI_FILE_MODE_READ, &f);
         if (rc != ST_OK)
                 return rc;
         EFI_FILE_INFO *info = LibFileInfo(f);
@@ -217,6 +232,8 @@ const char *uefi_boot_volume(void)
 {
         static char name[160];
 
+        if (!root)
+                return NULL;
         if (!name[0] && root_device)
                 handle_path(root_device, name, sizeof(name));
         return name[0] ? name : NULL;
@@ -311,7 +328,7 @@ status_t plat_volume_info(struct plat_volume_info *out)
 
         *out = (struct plat_volume_info){ .free_bytes = UINT64_MAX };
         if (!root)
-                return uefi_status(root_status);
+                return uefi_net_source() ? ST_UNSUPPORTED : uefi_status(root_status);
         EFI_FILE_SYSTEM_INFO *fs = LibFileSystemInfo(root);
         if (!fs)
                 return ST_IO;

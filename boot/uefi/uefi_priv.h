@@ -23,6 +23,14 @@ void uefi_file_init(void);
 /** The boot volume's device path as text (for plat_info); NULL before uefi_file_init or
  *  when the image has no device. */
 const char *uefi_boot_volume(void);
+/** The image was PXE-booted from the NIC @p device (no file system there): remember the TFTP
+ *  server and the boot file's folder (uefi_net.c). Does nothing for any other device. */
+void uefi_net_init(EFI_HANDLE device);
+/** "tftp://SERVER/BOOTFILE" the image came from; NULL when it did not come over the network. */
+const char *uefi_net_source(void);
+/** Read the file named by the last component of @p path from beside the boot file on the
+ *  server (at most @p max bytes: ST_NO_SPACE when larger), NUL-terminated, caller frees. */
+status_t uefi_net_read(const char *path, size_t max, char **buf, size_t *len);
 /** Locate MP services (absent: single-CPU operation). */
 void uefi_mp_init(void);
 /** True when the caller runs on an application processor (its APIC ID is not the BSP's):

@@ -83,5 +83,6 @@ const struct plat_info *plat_info(void)
         info.cpus_via      = uefi_mp_method();
         info.cpus_unlisted = !info.cpus_via;
         info.volume        = uefi_boot_volume();
+        info.net_source    = uefi_net_source();
         return &info;
 }
