@@ -335,13 +335,15 @@ static void run_check(const struct pmu_check *c, const struct cpu_info *ci, unsi
         if (st != ST_OK) {
                 /* The platform refusing the harness's page tables, or the driver offering no
                  * counter for the check, leave it undecided; a counter the PMU offers that
-                 * cannot be programmed or read is broken. */
+                 * cannot be programmed or read is broken (an MPERF CPUID reports that does
+                 * not advance, too). */
                 res->st     = st;
                 res->skip   = own ? REP_SKIP_ENV : REP_SKIP_FEATURE;
                 res->broken = st != ST_UNSUPPORTED;
                 res->reason = own && st == ST_UNSUPPORTED
                                       ? "the platform cannot load the harness's page tables"
                               : st == ST_UNSUPPORTED ? "the driver offers no counter it needs"
+                              : st == ST_BAD_DATA    ? "MPERF did not advance over the run"
                                                      : "programming the counters failed";
                 return;
         }

@@ -198,7 +198,8 @@ static void test_phase_faithful(void **unused)
         }
 }
 
-/* The faithful model sits well inside the count tolerances, not at their edge: the IBS
+/* The faithful model sits well inside the count tolerances, not at their edge (the PMI
+ * handlers' own instructions and cycles counted, as on hardware): the IBS
  * fetch count is the loop's fetch blocks per pass over the mean period (within 1 %: the
  * random start of each period averages out over ~3000 samples); the op counts are the chase's
  * 34 ops per iteration (Zen 2) or 33 (dec+jnz fused, Zen 3 on) against the 33.5 the suite
@@ -206,10 +207,16 @@ static void test_phase_faithful(void **unused)
 static const struct {
         const char *check;
         unsigned    within_permille;
+        bool        amd;
 } centred[] = {
-        { "ibs-fetch: fetch-count", 10 },
-        { "ibs-op: sample-count", 20 },
-        { "ibs-op: op-count", 20 },
+        { "ibs-fetch: fetch-count", 10, true },
+        { "ibs-op: sample-count", 20, true },
+        { "ibs-op: op-count", 20, true },
+        /* The LBR handler reads two or three MSRs per entry before it reloads its counter
+         * (some ten thousand cycles of a 100003-cycle period in the model, as on hardware):
+         * the reload keeps them, so the samples are the run's cycles over the period, within
+         * a sample (2 permille of ~560) and the read-to-write gap of the reload. */
+        { "lbr: sample-count", 10, false },
 };
 
 static void test_phase_counts_centred(void **unused)
@@ -217,12 +224,12 @@ static void test_phase_counts_centred(void **unused)
         for (size_t k = 0; k < N_PARTS; k++) {
                 const struct verdicts *v = &faithful[k];
 
-                if (!parts[k]->amd)
-                        continue;
                 for (size_t i = 0; i < sizeof(centred) / sizeof(centred[0]); i++) {
                         int j = index_of(v, centred[i].check);
                         unsigned long long got, want;
 
+                        if (centred[i].amd != parts[k]->amd)
+                                continue;
                         assert_true(j >= 0);
                         assert_int_equal(sscanf(v->why[j], "measured %llu samples, expected %llu",
                                                 &got, &want), 2);

@@ -279,7 +279,14 @@ void pmu_lbr_session_on_pmi(struct pmu_lbr_session *s)
         } else {
                 s->n_dropped++;
         }
-        if (pmu_write(ctr0, -s->period) != ST_OK)
+        /* Reload keeping what the counter took since it overflowed: the skid, the vector and
+         * the stack reads above (two or three MSRs per entry, some hundred cycles each), so
+         * that the next PMI comes a period after this one rather than a period after the
+         * reload, and the samples count the run's cycles whatever the handler costs. */
+        uint64_t since = 0;
+        if (pmu_read(ctr0, &since) != ST_OK)
+                s->n_errors++;
+        if (pmu_write(ctr0, since - s->period) != ST_OK)
                 s->n_errors++;
         if (pmu_ovf_clear(pmu_slot_bit(ctr0)) != ST_OK)
                 s->n_errors++;

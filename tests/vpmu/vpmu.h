@@ -13,8 +13,10 @@
  * counter is enabled, times VPMU_CORE_PER_TSC (APERF/MPERF say the same), or what a step
  * declares. The model has its own TSC (vpmu_tsc, which the harness reads through
  * pmu_clock_tsc_read): it advances with the cycles the model counts, so the host time of the
- * model's own PMI emulation is in neither. Faults (struct vpmu_faults) make the model deviate
- * the way real parts do, one at a time, so that each verdict can be shown to fail.
+ * model's own PMI emulation is in neither; what the handler would cost a CPU is in both (the
+ * vector and dispatch, and every MSR access of the handler: VP_PMI_ENTRY_INSNS ...).
+ * Faults (struct vpmu_faults) make the model deviate the way real parts do, one at a time,
+ * so that each verdict can be shown to fail.
  *
  * Host tests only; one model per process, state is global like the CPU's.
  */
@@ -31,6 +33,19 @@
 
 /** Core cycles per TSC tick of the modelled part. */
 #define VPMU_CORE_PER_TSC 3
+
+/* What the harness's own code in a PMI handler costs the program, as on hardware: the
+ * vector, the dispatch and the way back, and every MSR access of the handler. Their host time
+ * (the model's own emulation) is not counted; these instructions and cycles are, by the
+ * counters that count CPL 0, and the model's TSC advances with them. Serialising MSR
+ * accesses take on the order of a hundred core cycles on the modelled cores; the C accessor
+ * around each adds a few instructions. The handler's branches are not modelled. */
+#define VP_PMI_ENTRY_INSNS   40   /* vector, register saves, dispatch to the handler */
+#define VP_PMI_ENTRY_CYCLES  300
+#define VP_PMI_EXIT_INSNS    30   /* unmask, register restores, IRET */
+#define VP_PMI_EXIT_CYCLES   200
+#define VP_MSR_INSNS         6    /* the access and its accessor */
+#define VP_MSR_CYCLES        100
 
 /** What a workload retires; a counter's event select picks one of these (vpmu_parts.c). */
 enum vpmu_ev {
@@ -189,6 +204,7 @@ uint32_t vpmu_apic(uint32_t reg);
 struct vpmu_stats {
         uint64_t n_pmi, n_pmi_lost, n_faults, n_pebs_records, n_ibs_op, n_ibs_fetch;
         uint64_t n_lbr_pushed, n_writes;
+        uint64_t n_harness_cycles; /* core cycles the handler's modelled cost took */
 };
 const struct vpmu_stats *vpmu_stats(void);
 /** The @p i-th MSR write since vpmu_init (false past the end; the log keeps 4096). */

@@ -312,7 +312,8 @@ void vp_accrue(const struct vpmu_step *s)
         if (!vp.p)
                 return;
         /* The model's own work in the handler (tens of emulated MSR accesses) is not the
-         * program's: as if the handler took no time (counters and the model's TSC stand). */
+         * program's: its host time is not counted; what the handler costs a CPU is, by
+         * vp_harness_cost at its entry, its MSR accesses and its exit. */
         if (vp.in_pmi) {
                 vp_clock_skip();
                 return;
@@ -335,6 +336,22 @@ void vp_accrue(const struct vpmu_step *s)
 }
 
 const struct vpmu_step vp_harness_step = { .rip_lo = 0x1000, .rip_hi = 0x1001 };
+
+void vp_harness_cost(uint64_t insns, uint64_t branches, uint64_t cycles)
+{
+        uint64_t cnt[VE__COUNT] = { 0 };
+
+        if (!vp.p)
+                return;
+        cnt[VE_INSNS] = insns;
+        cnt[VE_OPS] = insns;
+        cnt[VE_BRANCHES] = branches;
+        cnt[VE_CYCLES] = cycles;
+        cnt[VE_REF_CYCLES] = cycles / VPMU_CORE_PER_TSC;
+        vp.tsc_adj += (int64_t)(cycles / VPMU_CORE_PER_TSC);
+        retire_counts(cnt, &vp_harness_step);
+        vp.stats.n_harness_cycles += cycles;
+}
 
 /* ---- per-op work -------------------------------------------------------------------------- */
 

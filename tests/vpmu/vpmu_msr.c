@@ -234,6 +234,8 @@ status_t rdmsr_safe(uint32_t msr, uint64_t *out)
         if (!vp.p)
                 return fault();
         vp_accrue(&vp_harness_step);
+        if (vp.in_pmi)
+                vp_harness_cost(VP_MSR_INSNS, 0, VP_MSR_CYCLES);
         if ((r = core_reg(msr))) {
                 *out = *r;
                 return ST_OK;
@@ -246,6 +248,8 @@ status_t wrmsr_safe(uint32_t msr, uint64_t val)
         if (!vp.p)
                 return fault();
         vp_accrue(&vp_harness_step);
+        if (vp.in_pmi)
+                vp_harness_cost(VP_MSR_INSNS, 0, VP_MSR_CYCLES);
         return wr(msr, val);
 }
 
@@ -255,6 +259,8 @@ status_t rdpmc_safe(uint32_t ecx, uint64_t *out)
         if (!vp.p)
                 return fault();
         vp_accrue(&vp_harness_step);
+        if (vp.in_pmi)
+                vp_harness_cost(VP_MSR_INSNS, 0, VP_MSR_CYCLES);
         if (!vp_amd() && (ecx & (1u << 30))) { /* [SDM-2B] RDPMC: ECX[30] fixed */
                 unsigned j = ecx & ~(1u << 30);
                 if (vp.p->version < 2 || j >= vp.p->n_fixed)

@@ -45,10 +45,12 @@ void vp_pmi(uint64_t rip, int eilvt)
         if (!vp_amd() && (vp.debugctl & VP_DEBUGCTL_FREEZE_LBR_PMI))
                 vp_lbr_freeze();
         vp.in_pmi = true;
+        vp_harness_cost(VP_PMI_ENTRY_INSNS, 0, VP_PMI_ENTRY_CYCLES);
         vp.pmi_fn(&fr, vp.pmi_ctx);
         if (vp.f.spurious_pmi_every && vp.stats.n_pmi % vp.f.spurious_pmi_every == 0)
                 vp.pmi_fn(&fr, vp.pmi_ctx); /* an NMI from elsewhere, no overflow status */
         vp_clock_skip();
+        vp_harness_cost(VP_PMI_EXIT_INSNS, 0, VP_PMI_EXIT_CYCLES);
         vp.in_pmi = false;
         /* the platform unmasks after the handler (boot/plat.h cpu_pmi_fn) */
         *lvt &= ~VP_APIC_LVT_MASKED;

@@ -73,6 +73,9 @@ void     vp_clock_skip(void);
 void     vp_accrue(const struct vpmu_step *s);
 /** The step the harness itself runs as (MSR accesses, PMIs outside a workload). */
 extern const struct vpmu_step vp_harness_step;
+
+/* Charge the harness's own code (see VP_PMI_ENTRY_INSNS ... in vpmu.h). */
+void vp_harness_cost(uint64_t insns, uint64_t branches, uint64_t cycles);
 /** What counter c counts (GP 0-7 at c, fixed j at VP_MAX_GP + j), VE__COUNT when it does not
  *  count: derived again only when the registers it depends on change. */
 #define VP_N_CTR (VP_MAX_GP + VP_MAX_FIXED)
