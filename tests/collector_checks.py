@@ -243,13 +243,13 @@ def check_ingest(db, tmp):
         "runs --json: one run, every file, memory population from SMBIOS type 17 (QEMU's one 2 GiB DIMM)", r.stdout[:2000])
 
 
-def build_fleet(db, tmp, base, n=24):
+def build_fleet(db, tmp, base, n=14):
     """n machines x 2 runs ingested from folders; two planted outliers. Returns the planted
     machines' UUIDs and the latency tables of the machines' last runs."""
     root = tempfile.mkdtemp(prefix="fleet-", dir=tmp)
     planted, last_tables = {}, {}
     dirs = []
-    for i, r, cause, files in collector_fleet.fleet(base, n, 2, 12, seed=3):
+    for i, r, cause, files in collector_fleet.fleet(base, n, 2, 7, seed=3):
         d = os.path.join(root, "m%03d-r%d" % (i, r))
         os.makedirs(d)
         for name, b in files.items():

@@ -149,6 +149,9 @@ def phase_analysis(pg, n_machines, n_runs):
     print("analysis: %d machines x %d runs, %d figures written in bulk in %.1f s"
           % (n_machines, n_runs, len(fig), time.monotonic() - t0))
     t = time.monotonic()
+    if os.environ.get("FLEET_PROFILE"):
+        import cProfile
+        cProfile.runctx("fleet.outliers(d)", globals(), locals(), sort="cumtime")
     out = fleet.outliers(d)
     secs = time.monotonic() - t
     found = {o["machine"] for o in out["machines"]}
@@ -157,9 +160,9 @@ def phase_analysis(pg, n_machines, n_runs):
     causes_ok = all(any(("memory detail" in x) or ("prefetchers off" in x) for x in o["likely_cause"])
                     for o in out["machines"] if o["machine"] in planted)
     print("outlier report: %.2f s for %d machines; planted %d, found %d, missed %d, clean machines flagged %d;"
-          " every planted outlier's likely cause named: %s; drift entries %d"
+          " every planted outlier's likely cause named: %s; drifting figures %d (of clean machines %d)"
           % (secs, n_machines, len(planted), len(planted & found), len(missed), len(clean),
-             "yes" if causes_ok else "no", len(out["drift"])))
+             "yes" if causes_ok else "no", len(out["drift"]), sum(1 for x in out["drift"] if x["machine"] not in planted)))
     d.close()
     return secs, not missed and not clean and causes_ok
 
@@ -170,7 +173,8 @@ def main():
     n_runs = env("FLEET_RUNS", 3)
     pg = collector_pg.TempPostgres()
     try:
-        rate, up_ok = phase_uploads(pg, n_up, n_runs, env("FLEET_CLIENTS", 4), env("FLEET_WORKERS", 2))
+        rate, up_ok = (phase_uploads(pg, n_up, n_runs, env("FLEET_CLIENTS", 4), env("FLEET_WORKERS", 2))
+                       if n_up > 0 else (0.0, True))
         secs, an_ok = phase_analysis(pg, n_all, n_runs)
     finally:
         pg.stop()

@@ -47,68 +47,74 @@ def _majority(values):
 def outliers(db, k=K_DEFAULT):
     """{"k", "machines": [...], "drift": [...], "seconds"}: every machine with a figure
     outside its type's median +- k x spread, with the properties in which it differs from
-    its type's majority (the likely cause), worst first."""
+    its type's majority (the likely cause), worst first; and each machine's figures that
+    moved between its first and its latest run by more than k spreads of its type."""
     t0 = time.monotonic()
-    figs = latest_figures(db)
+    k = float(k)
+    spread, out_rows = _spreads_and_outs(db, k)
     props = {}
     for row in db.query("SELECT m.id, m.key, m.type_id, m.memory_population, m.microcode, m.bios_version,"
-                        " r.prefetchers, r.memory_detail, m.product FROM machines m JOIN runs r ON r.id = m.latest_run_id"):
+                        " r.prefetchers, r.memory_detail FROM machines m JOIN runs r ON r.id = m.latest_run_id"):
         props[row[0]] = {"key": row[1], "type_id": row[2], "memory population": row[3], "microcode": row[4],
-                         "BIOS version": row[5], "prefetchers": row[6], "memory detail": row[7], "product": row[8]}
-    types = {r[0]: {"cpu": r[1], "memory_population": r[2], "brand": r[3]}
-             for r in db.query("SELECT id, cpu_signature, memory_population, cpu_brand FROM types")}
-    found, spread_of = [], {}
+                         "BIOS version": row[5], "prefetchers": row[6], "memory detail": row[7]}
+    types = {r[0]: {"cpu": r[1], "memory_population": r[2]}
+             for r in db.query("SELECT id, cpu_signature, memory_population FROM types")}
+    causes_of = ("memory detail", "microcode", "BIOS version", "prefetchers")
+    major = {}
+    members = {}
+    for p in props.values():
+        members.setdefault(p["type_id"], []).append(p)
+    for tid, ms in members.items():
+        major[tid] = {c: _majority([x[c] for x in ms]) for c in causes_of}
+    by_machine = {}
+    for mid, tid, name, v, m, s in out_rows:
+        by_machine.setdefault((mid, tid), []).append(
+            {"figure": name, "value": v, "median": m, "spread": s, "score": (v - m) / s,
+             "percent": 100.0 * (v - m) / m if m else None})
+    found = []
+    for (mid, tid), bad in by_machine.items():
+        bad.sort(key=lambda b: -abs(b["score"]))
+        p = props.get(mid, {})
+        maj = major.get(tid, {})
+        causes = ["%s %s (type's majority: %s)" % (c, p.get(c), maj.get(c)) for c in causes_of if p.get(c) != maj.get(c)]
+        found.append({"machine": mid, "key": p.get("key"), "type": tid, "cpu": types[tid]["cpu"],
+                      "memory_population": types[tid]["memory_population"], "figures": bad,
+                      "worst": abs(bad[0]["score"]),
+                      "likely_cause": causes or ["no property differs from the type's majority"]})
+    found.sort(key=lambda o: (-o["worst"], o["machine"]))
+    drift = []
+    rows = db.query("SELECT m.id, m.type_id, f1.name, f1.value, f2.value FROM machines m"
+                    " JOIN (SELECT machine_id, MIN(id) AS first FROM runs GROUP BY machine_id HAVING COUNT(*) > 1) x"
+                    " ON x.machine_id = m.id JOIN figures f1 ON f1.run_id = x.first"
+                    " JOIN figures f2 ON f2.run_id = m.latest_run_id AND f2.name = f1.name"
+                    " WHERE f1.run_id <> m.latest_run_id")
+    for mid, tid, name, first, latest in rows:
+        s = spread.get((tid, name))
+        s = s if s is not None else max(REL_FLOOR * abs(first), 1e-9)
+        if abs(latest - first) > k * s:
+            drift.append({"machine": mid, "key": props.get(mid, {}).get("key"), "figure": name,
+                          "first": first, "latest": latest, "spread": s})
+    return {"k": k, "mad_factor": MAD_NORMAL, "floor": REL_FLOOR, "min_machines": MIN_MACHINES,
+            "machines": found, "drift": drift, "seconds": time.monotonic() - t0}
+
+
+def _spreads_and_outs(db, k):
+    """({(type, figure): spread}, [(machine, type, figure, value, median, spread)] out)."""
+    figs = latest_figures(db)
+    spread, outs = {}, []
     for tid, by_machine in figs.items():
         if len(by_machine) < MIN_MACHINES:
             continue
         sp = spreads(by_machine)
-        spread_of[tid] = sp
-        members = [props[m] for m in by_machine if m in props]
-        major = {p: _majority([x[p] for x in members]) for p in ("microcode", "BIOS version", "prefetchers", "memory detail")}
+        for name, (m, s, n) in sp.items():
+            if n >= MIN_MACHINES:
+                spread[(tid, name)] = s
         for mid, f in by_machine.items():
-            bad = []
-            for n, v in f.items():
-                m, s, cnt = sp[n]
-                if cnt >= MIN_MACHINES and abs(v - m) > k * s:
-                    bad.append({"figure": n, "value": v, "median": m, "spread": s, "score": (v - m) / s,
-                                "percent": 100.0 * (v - m) / m if m else None})
-            if not bad:
-                continue
-            bad.sort(key=lambda b: -abs(b["score"]))
-            p = props.get(mid, {})
-            causes = ["%s %s (type's majority: %s)" % (name, p.get(name), major[name])
-                      for name in ("memory detail", "microcode", "BIOS version", "prefetchers")
-                      if p.get(name) != major[name]]
-            found.append({"machine": mid, "key": p.get("key"), "type": tid, "cpu": types[tid]["cpu"],
-                          "memory_population": types[tid]["memory_population"], "figures": bad,
-                          "worst": abs(bad[0]["score"]),
-                          "likely_cause": causes or ["no property differs from the type's majority"]})
-    found.sort(key=lambda o: -o["worst"])
-    drift = []
-    # drift: first run against latest run of each machine with more than one run
-    first = db.query("SELECT machine_id, MIN(id), COUNT(*) FROM runs GROUP BY machine_id HAVING COUNT(*) > 1")
-    if first:
-        firsts = {r[1]: r[0] for r in first}
-        rows = db.query("SELECT r.machine_id, f.name, f.value FROM figures f JOIN runs r ON r.id = f.run_id"
-                        " WHERE r.id IN (%s)" % ",".join(str(int(x)) for x in firsts))
-        early = {}
-        for mid, n, v in rows:
-            early.setdefault(mid, {})[n] = v
-        for tid, by_machine in figs.items():
-            sp = spread_of.get(tid)
-            for mid, f in by_machine.items():
-                e = early.get(mid)
-                if not e:
-                    continue
-                for n, v in f.items():
-                    if n not in e:
-                        continue
-                    s = sp[n][1] if sp and n in sp else max(REL_FLOOR * abs(e[n]), 1e-9) * 5
-                    if abs(v - e[n]) > k * s:
-                        drift.append({"machine": mid, "key": props.get(mid, {}).get("key"), "figure": n,
-                                      "first": e[n], "latest": v, "spread": s})
-    return {"k": k, "mad_factor": MAD_NORMAL, "floor": REL_FLOOR, "machines": found, "drift": drift,
-            "seconds": time.monotonic() - t0}
+            for name, v in f.items():
+                m, s, n = sp[name]
+                if n >= MIN_MACHINES and abs(v - m) > k * s:
+                    outs.append((mid, tid, name, v, m, s))
+    return spread, outs
 
 
 def fleet_types(db):
