@@ -224,6 +224,20 @@ def check_uploads(label, db, tmp, base):
         srv.kill()
 
 
+def check_workers(db, tmp):
+    """serve --workers 2: both processes answer, and stopping the first stops the other."""
+    srv = Server(db, tmp, workers=2)
+    st, _ = srv.request("GET", "/api/v1/runs")
+    srv.kill()
+    time.sleep(2)
+    try:
+        socket.create_connection(("127.0.0.1", srv.port), timeout=2).close()
+        gone = False
+    except OSError:
+        gone = True
+    tap(st == 200 and gone, "serve --workers 2: answers, and no worker is left listening once it is stopped", st)
+
+
 def check_ingest(db, tmp):
     """ingest: the real QEMU folder, then again (duplicate), and a folder with a bad file."""
     r = subprocess.run([COLLECT, "ingest", "--db", db, DATA], capture_output=True, text=True)
@@ -356,6 +370,7 @@ def main():
     try:
         check_uploads("sqlite", "sqlite:///" + os.path.join(tmp, "up.db"), tmp, base)
         check_ingest("sqlite:///" + os.path.join(tmp, "ingest.db"), tmp)
+        check_workers("sqlite:///" + os.path.join(tmp, "workers.db"), tmp)
         fdb = "sqlite:///" + os.path.join(tmp, "fleet.db")
         planted, tables = build_fleet(fdb, tmp, base)
         check_outliers(fdb, planted, "sqlite fleet")

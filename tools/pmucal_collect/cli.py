@@ -1,5 +1,6 @@
 """pmucal-collect's command line (docs/collector.md)."""
 import argparse
+import atexit
 import json
 import os
 import sys
@@ -16,20 +17,42 @@ def cmd_serve(a):
     d = dbmod.open_db(a.db)
     d.close()
     if a.workers > 1:
-        # several processes on one port (SO_REUSEPORT): the kernel spreads the connections
+        # several processes on one port (SO_REUSEPORT): the kernel spreads the connections.
+        # Each worker dies with the first process (PR_SET_PDEATHSIG), which stops them on exit.
         children = []
         for _ in range(a.workers - 1):
             pid = os.fork()
             if pid == 0:
+                _die_with_parent()
+                children = None
                 break
             children.append(pid)
-        else:
-            pass
+        if children:
+            atexit.register(_stop_children, children)
     print("pmucal-collect: serving %s on http://%s:%s/ (pid %d)" % (d.url, host, port, os.getpid()), flush=True)
     app = webmod.make_app(dbmod.Db(d.url), threads=a.threads)
     web.run_app(app, host=host, port=int(port), reuse_port=a.workers > 1, print=None,
                 access_log=None, handle_signals=True)
     return 0
+
+
+def _die_with_parent():
+    import ctypes
+    import signal
+    PR_SET_PDEATHSIG = 1
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() == 1:
+        os._exit(0)
+
+
+def _stop_children(children):
+    import signal
+    for pid in children:
+        try:
+            os.kill(pid, signal.SIGTERM)
+            os.waitpid(pid, 0)
+        except OSError:
+            pass
 
 
 def cmd_ingest(a):
