@@ -15,6 +15,7 @@
 #include "host/libpmucal_priv.h"
 
 #define MAX_C2C_CPUS 4096u
+#define MAX_C2C_CLASSES 1024 /* any topology x any kind a later minor may name */
 
 struct nctx {
         const char     *name;
@@ -227,29 +228,64 @@ static void set_load_factor(struct pmucal_numa *n)
         }
 }
 
+/* An enum value of a later minor: "unknown" in @p dst, counted, the first one named. */
+static void unknown_value(struct nctx *c, struct pmucal_numa *n, const char *member,
+                          const char *value, char *dst, size_t cap)
+{
+        size_t cap_u = sizeof(n->unknown_first);
+
+        if (!n->n_unknown++ && snprintf(n->unknown_first, cap_u, "%s.%s: \"%s\"", c->path, member,
+                                        value) >= (int)cap_u)
+                memcpy(n->unknown_first + cap_u - 4, "...", 4); /* cut to fit, said so */
+        if (dst)
+                snprintf(dst, cap, "%s", PMUCAL_UNKNOWN);
+}
+
+/* Enum member @p key of @p o into @p dst (@p cap bytes): one of @p known, or PMUCAL_UNKNOWN
+ * for a string this reader does not know (of any length). */
+static bool get_enum(struct nctx *c, struct pmucal_numa *n, json_t *o, const char *key,
+                     const char *const *known, size_t n_known, char *dst, size_t cap)
+{
+        json_t     *v = get(c, o, key, JSON_STRING, false);
+        const char *s;
+
+        if (!v)
+                return false;
+        s = json_string_value(v);
+        for (size_t q = 0; q < n_known; q++)
+                if (!strcmp(s, known[q])) {
+                        snprintf(dst, cap, "%s", s);
+                        return true;
+                }
+        unknown_value(c, n, key, s, dst, cap);
+        return true;
+}
+
 static bool load_loaded(struct nctx *c, json_t *a, struct pmucal_numa *n)
 {
         at(c, "loaded_latency");
         if (!json_is_array(a) || json_array_size(a) > PMUCAL_LOADED_MAX_CURVES)
                 return fail(c, PMUCAL_E_SCHEMA, "expected an array of at most %d curves",
                             PMUCAL_LOADED_MAX_CURVES);
-        n->n_curves = json_array_size(a);
-        for (size_t i = 0; i < n->n_curves; i++) {
-                json_t                     *o = json_array_get(a, i), *pts, *node;
-                struct pmucal_loaded_curve *cv = &n->curve[i];
-                char                        loaded[16];
+        n->n_curves = 0;
+        for (size_t i = 0; i < json_array_size(a); i++) {
+                json_t                     *o = json_array_get(a, i), *pts, *node, *ld;
+                struct pmucal_loaded_curve *cv = &n->curve[n->n_curves];
+                const char                 *loaded;
 
                 at(c, "loaded_latency[%zu]", i);
                 if (!json_is_object(o))
                         return fail(c, PMUCAL_E_SCHEMA, "expected an object");
-                if (!get_str(c, o, "loaded", loaded, sizeof(loaded)) ||
+                if (!(ld = get(c, o, "loaded", JSON_STRING, false)) ||
                     !(node = get(c, o, "node", JSON_INTEGER, true)) ||
                     !(pts = get(c, o, "points", JSON_ARRAY, false)))
                         return false;
+                loaded        = json_string_value(ld);
                 cv->all_nodes = !strcmp(loaded, "all nodes");
-                if (!cv->all_nodes && strcmp(loaded, "node"))
-                        return fail(c, PMUCAL_E_SCHEMA, "loaded: \"%s\" is not node or all nodes",
-                                    loaded);
+                if (!cv->all_nodes && strcmp(loaded, "node")) {
+                        unknown_value(c, n, "loaded", loaded, NULL, 0);
+                        continue; /* loaded in a way this reader cannot weigh: left out */
+                }
                 cv->node = json_is_integer(node) ? (unsigned)json_integer_value(node) : 0;
                 if (json_array_size(pts) > PMUCAL_LOADED_MAX_POINTS)
                         return fail(c, PMUCAL_E_SCHEMA, "points: more than %d",
@@ -260,6 +296,7 @@ static bool load_loaded(struct nctx *c, json_t *a, struct pmucal_numa *n)
                         if (!load_point(c, json_array_get(pts, k), &cv->pt[k]))
                                 return false;
                 }
+                n->n_curves++;
         }
         set_load_factor(n);
         return true;
@@ -275,32 +312,40 @@ static bool load_c2c_classes(struct nctx *c, json_t *c2c, struct pmucal_numa *n)
 
         if (!a)
                 return false;
-        if (json_array_size(a) > PMUCAL_C2C_MAX_CLASSES)
-                return fail(c, PMUCAL_E_SCHEMA, "classes: more than %d", PMUCAL_C2C_MAX_CLASSES);
-        n->n_c2c = json_array_size(a);
-        for (size_t k = 0; k < n->n_c2c; k++) {
+        if (json_array_size(a) > MAX_C2C_CLASSES)
+                return fail(c, PMUCAL_E_SCHEMA, "classes: more than %d", MAX_C2C_CLASSES);
+        n->n_c2c_all = json_array_size(a);
+        if (n->n_c2c_all && !(n->c2c_all = calloc(n->n_c2c_all, sizeof(*n->c2c_all))))
+                return fail(c, PMUCAL_E_NOMEM, "out of memory");
+        for (size_t k = 0; k < n->n_c2c_all; k++) {
                 json_t                  *o = json_array_get(a, k);
-                struct pmucal_c2c_class *x = &n->c2c[k];
-                bool                     ok_t = false, ok_k = false;
+                struct pmucal_c2c_class *x = &n->c2c_all[k];
 
                 at(c, "c2c.classes[%zu]", k);
                 if (!json_is_object(o))
                         return fail(c, PMUCAL_E_SCHEMA, "expected an object");
-                if (!get_str(c, o, "topology", x->topology, sizeof(x->topology)) ||
-                    !get_str(c, o, "kind", x->kind, sizeof(x->kind)) ||
+                if (!get_enum(c, n, o, "topology", topo, sizeof(topo) / sizeof(topo[0]),
+                              x->topology, sizeof(x->topology)) ||
+                    !get_enum(c, n, o, "kind", kind, sizeof(kind) / sizeof(kind[0]), x->kind,
+                              sizeof(x->kind)) ||
                     !get_uint(c, o, "n_pairs", 1u << 24, &v) ||
                     !get_stat(c, o, "tsc", &x->tsc, NULL) || !get_stat(c, o, "ns", &x->ns, &x->has_ns))
                         return false;
                 x->n_pairs = (unsigned)v;
-                for (unsigned q = 0; q < sizeof(topo) / sizeof(topo[0]); q++)
-                        ok_t |= !strcmp(x->topology, topo[q]);
-                for (unsigned q = 0; q < 3; q++)
-                        ok_k |= !strcmp(x->kind, kind[q]);
-                if (!ok_t || !ok_k)
-                        return fail(c, PMUCAL_E_SCHEMA, "unknown topology \"%s\" or kind \"%s\"",
-                                    x->topology, x->kind);
         }
+        n->n_c2c = n->n_c2c_all < PMUCAL_C2C_MAX_CLASSES ? n->n_c2c_all : PMUCAL_C2C_MAX_CLASSES;
+        memcpy(n->c2c, n->c2c_all, n->n_c2c * sizeof(n->c2c[0]));
         return true;
+}
+
+size_t pmucal_numa_c2c_count(const struct pmucal_numa *n)
+{
+        return n ? n->n_c2c_all : 0;
+}
+
+const struct pmucal_c2c_class *pmucal_numa_c2c_class(const struct pmucal_numa *n, size_t i)
+{
+        return n && i < n->n_c2c_all ? &n->c2c_all[i] : NULL;
 }
 
 static bool load_c2c_matrix(struct nctx *c, json_t *c2c, struct pmucal_numa *n)
@@ -411,6 +456,7 @@ void pmucal_numa_free(struct pmucal_numa *n)
                 return;
         free(n->c2c_apic);
         free(n->c2c_hitm_tsc);
+        free(n->c2c_all);
         free(n);
 }
 

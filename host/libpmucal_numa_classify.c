@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_BUCKETS (64 + PMUCAL_NUMA_MAX_LEVELS + PMUCAL_C2C_MAX_CLASSES + 1)
+#define MAX_BUCKETS (64 + PMUCAL_NUMA_MAX_LEVELS + 7 * 3 + 1) /* C2C: topologies x kinds */
 
 enum bkind { B_LEVEL, B_LAST, B_DRAM, B_C2C, B_LFB };
 
@@ -104,12 +104,13 @@ static void add_dram(const struct pmucal_numa *n, struct buckets *s)
 
 static void add_c2c(const struct pmucal_numa *n, struct buckets *s)
 {
-        for (size_t k = 0; n->has_c2c && k < n->n_c2c && s->n < MAX_BUCKETS; k++) {
-                const struct pmucal_c2c_class *x = &n->c2c[k];
+        for (size_t k = 0; n->has_c2c && k < pmucal_numa_c2c_count(n) && s->n < MAX_BUCKETS; k++) {
+                const struct pmucal_c2c_class *x = pmucal_numa_c2c_class(n, k);
                 struct bucket                 *b;
 
-                if (!x->has_ns)
-                        continue;
+                if (!x->has_ns || !strcmp(x->topology, PMUCAL_UNKNOWN) ||
+                    !strcmp(x->kind, PMUCAL_UNKNOWN))
+                        continue; /* a later minor's class: no bucket this reader can name */
                 b  = &s->b[s->n++];
                 *b = (struct bucket){ .kind = B_C2C, .topology = x->topology, .ckind = x->kind,
                                       .p50 = x->ns.p50, .lo = x->ns.p10 / PMUCAL_FIT_SLACK,

@@ -59,8 +59,8 @@ int cli_show_remote(const char *path)
         if (n->n_curves)
                 printf("loaded:   %zu curve(s); loaded p90 / idle p50 up to %.2f\n", n->n_curves,
                        n->load_factor);
-        for (size_t k = 0; k < n->n_c2c; k++) {
-                const struct pmucal_c2c_class *x = &n->c2c[k];
+        for (size_t k = 0; k < pmucal_numa_c2c_count(n); k++) {
+                const struct pmucal_c2c_class *x = pmucal_numa_c2c_class(n, k);
                 printf("c2c %-13s %-5s %3u pair(s)", cli_esc(x->topology), cli_esc(x->kind),
                        x->n_pairs);
                 print_stat("tsc", &x->tsc);
@@ -71,6 +71,9 @@ int cli_show_remote(const char *path)
         if (n->has_c2c)
                 printf("c2c:      %zu CPU(s) in the pair matrix%s\n", n->n_c2c_cpus,
                        n->c2c_emulated ? ", emulated" : "");
+        if (n->n_unknown)
+                printf("note:     %zu value(s) of a later schema minor read as unknown, first %s\n",
+                       n->n_unknown, cli_esc(n->unknown_first));
         pmucal_numa_free(n);
         return 0;
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "host/include/pmucal/numa.h"
 #include "host/pmucal_table.h"
 #include "lib/fmt.h"
 
@@ -29,6 +30,7 @@ static int check_tlb(const char *path, const char *what)
 int cmd_check(const char *path)
 {
         struct pmucal_table *t;
+        struct pmucal_numa  *nm;
         char                 err[512];
         enum pmucal_err      e = pmucal_table_load(path, &t, err, sizeof(err));
         int                  rc;
@@ -46,6 +48,14 @@ int cmd_check(const char *path)
         printf("\n");
         rc = t->has_tlb ? check_tlb(path, "tlb member ") : 0;
         pmucal_table_free(t);
+        if (pmucal_numa_load(path, &nm, err, sizeof(err)) != PMUCAL_OK) {
+                fprintf(stderr, "pmucal-table: %s\n", err); /* the library escaped it */
+                return EXIT_BAD;
+        }
+        if (nm->n_unknown)
+                printf("%s: note: %zu value(s) of a later schema minor read as unknown, first %s\n",
+                       cli_esc(path), nm->n_unknown, cli_esc(nm->unknown_first));
+        pmucal_numa_free(nm);
         return rc ? EXIT_BAD : 0;
 }
 

@@ -94,6 +94,14 @@ case_ "classify-source --ibs-op-data DcMissLat" 0 "^450core DRAM-remote-1hop fit
 case_ "classify-source --ibs-op-data L1 hit has no DcMissLat" 2 "no IBS DcMissLat" classify-source "$numa" --ibs-op-data2 0 --ibs-op-data3 0x1
 case_ "classify-source core cycles need a ratio" 1 "--core-ghz" classify-source "$good" dram 300core
 case_ "classify-source --core-ghz" 0 "^300core DRAM fits" classify-source --core-ghz 2.596178 "$good" dram 300core
+# A later minor (next-minor.json: 1.6 with new members, a new C2C topology and kind, a curve
+# loaded a new way) is read by this one: check and show name what they read as unknown.
+next=$CORPUS/next-minor.json
+case_ "check a later minor: ok, unknown values noted" 0 'note: 3 value\(s\) of a later schema minor read as unknown, first loaded_latency\[1\]\.loaded: "remote nodes"' check "$next"
+case_ "show a later minor: its new C2C topology as unknown" 0 "^c2c unknown +hitm +2 pair\(s\) tsc p50 950\.000" show "$next"
+case_ "show a later minor: the curve it cannot weigh left out" 0 "loaded: +1 curve\(s\); loaded p90 / idle p50 up to 1\.80" show "$next"
+case_ "classify-source on a later minor" 0 "^540 c2c-other-package-hitm fits" classify-source "$next" c2c-remote-hitm 540
+case_ "check a bad numa section fails, as show does" 1 "numa-rows.json: numa: matrix: 4 rows for 5 nodes" check "$tmp/numa-rows.json"
 case_ "classify-source bad latency"   2 "is not a number"             classify-source "$numa" dram 12x
 case_ "classify flat table"           0 "^12 flat$"                    classify $CORPUS/flat-tcg.json 12
 case_ "classify bad latency is usage" 2 "latency \"12us\": not a number with an optional unit suffix" classify "$good" 12us

@@ -57,7 +57,7 @@ static const struct {
 } cases[] = {
         /* name                 from                           to                     cut want msg */
         { "valid", "", "", 0, PMUCAL_OK, NULL },
-        { "unknown fields", "\"flags\"", "\"c2c\": {\"levels\": [1, 2]}, \"future\": 1, \"flags\"", 0,
+        { "unknown fields", "\"flags\"", "\"c2c_next\": {\"levels\": [1, 2]}, \"future\": 1, \"flags\"", 0,
           PMUCAL_OK, NULL },
         { "minor version", "table/1\"", "table/1.7\"", 0, PMUCAL_OK, NULL },
         { "empty", NULL, "", 0, PMUCAL_E_SYNTAX, "t.json:" },

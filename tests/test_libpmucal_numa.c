@@ -350,6 +350,44 @@ static int diff_main(void)
         return 0;
 }
 
+/* next-minor.json: numa-c2c.json as a later minor (1.6) could write it: new members at every
+ * depth (a new top-level section, method, numa, dram_levels[], c2c.method, every class), a C2C
+ * class of a new topology ("other-socket-via-cxl"), one of a new kind ("atomic"), and a
+ * loaded-latency curve loaded in a new way ("remote nodes", its p90s ten times the idle p50).
+ * A reader of today reads it: the known figures as numa-c2c.json has them, the new values as
+ * "unknown" and counted, no bucket of them, the unknown curve in no load factor (1.8 as in
+ * numa-c2c.json, not 10x). */
+static void test_later_minor(void **state)
+{
+        static const struct bcase c[] = {
+                { NULL, 152.0, PMUCAL_OK, "DRAM-remote-1hop", PMUCAL_FITS },
+                { "c2c-remote-hitm", 176.5, PMUCAL_OK, "c2c-other-package-hitm", PMUCAL_FITS },
+                /* 475 ns is the unknown class's median: no bucket of its own */
+                { "c2c-any-hitm", 475.0, PMUCAL_OK, "c2c-other-package-hitm", PMUCAL_SLOWER },
+                { "c2c-same-l3-any", 50.0, PMUCAL_OK, "c2c-same-l3-hitm", PMUCAL_FITS },
+        };
+        const struct pmucal_c2c_class *x;
+
+        (void)state;
+        load("next-minor.json");
+        assert_int_equal(t->n_levels, 4);
+        assert_int_equal(nm->n_dram, 3);
+        assert_int_equal(pmucal_numa_c2c_count(nm), 8);
+        x = pmucal_numa_c2c_class(nm, 6);
+        assert_string_equal(x->topology, PMUCAL_UNKNOWN);
+        assert_string_equal(x->kind, "hitm");
+        x = pmucal_numa_c2c_class(nm, 7);
+        assert_string_equal(x->topology, "same-l3");
+        assert_string_equal(x->kind, PMUCAL_UNKNOWN);
+        assert_null(pmucal_numa_c2c_class(nm, 8));
+        assert_int_equal(nm->n_unknown, 3);
+        assert_string_equal(nm->unknown_first, "loaded_latency[1].loaded: \"remote nodes\"");
+        assert_int_equal(nm->n_curves, 1);
+        assert_true(fabs(nm->load_factor - 1.8) < 1e-9);
+        run_cases(c, sizeof(c) / sizeof(c[0]));
+        unload();
+}
+
 int main(int argc, char **argv)
 {
         if (argc == 2 && !strcmp(argv[1], "--diff"))
@@ -361,6 +399,7 @@ int main(int argc, char **argv)
                 cmocka_unit_test(test_fallback_without_sections),
                 cmocka_unit_test(test_units),
                 cmocka_unit_test(test_core_ratio),
+                cmocka_unit_test(test_later_minor),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

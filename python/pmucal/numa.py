@@ -21,6 +21,8 @@ FITS, FASTER, SLOWER = "fits", "faster", "slower"
 TOPOLOGIES = ("smt", "same-module", "same-cluster", "same-l3", "other-l3", "same-package",
               "other-package")
 KINDS = ("hit", "hitm", "write")
+LOADED = ("node", "all nodes")
+UNKNOWN = "unknown"   # PMUCAL_UNKNOWN: an enum value of a later minor version
 
 
 @dataclass
@@ -48,6 +50,10 @@ class Numa:
     matrix_p50_ns: List[List[Optional[float]]] = field(default_factory=list)
     c2c: List[C2cClass] = field(default_factory=list)
     load_factor: float = 1.0
+    # What a later minor added that this reader does not know, as libpmucal's n_unknown and
+    # unknown_first: 'path.member: "value"' of each enum value read as "unknown" (a C2C class
+    # of it is no bucket, a loaded-latency curve of it counts in no load factor).
+    unknown: List[str] = field(default_factory=list)
 
 
 @dataclass
@@ -111,13 +117,28 @@ def loads_numa(data, name="<buffer>"):
                                     d.get("upper_ns")))
         n.matrix_p50_ns = [[x.get("p50_ns") if x.get("measured") else None for x in row]
                            for row in numa.get("matrix", [])]
-    n.load_factor = _load_factor(root.get("loaded_latency") or [])
+    curves = []
+    for i, cv in enumerate(root.get("loaded_latency") or []):
+        ld = cv.get("loaded") if isinstance(cv, dict) else None
+        if isinstance(ld, str) and ld not in LOADED:
+            n.unknown.append('loaded_latency[%d].loaded: "%s"' % (i, ld))
+        else:
+            curves.append(cv)
+    n.load_factor = _load_factor(curves)
     c2c = root.get("c2c")
     for i, k in enumerate(c2c.get("classes", []) if isinstance(c2c, dict) else []):
         p = "c2c.classes[%d]" % i
-        if not isinstance(k, dict) or k.get("topology") not in TOPOLOGIES or k.get("kind") not in KINDS:
-            _fail(name, p, "unknown topology or kind")
-        n.c2c.append(C2cClass(k["topology"], k["kind"], k.get("n_pairs", 0),
+        if (not isinstance(k, dict) or not isinstance(k.get("topology"), str) or
+                not isinstance(k.get("kind"), str)):
+            _fail(name, p, "expected an object with a topology and a kind")
+        topo, kind = k["topology"], k["kind"]
+        if topo not in TOPOLOGIES:
+            n.unknown.append('%s.topology: "%s"' % (p, topo))
+            topo = UNKNOWN
+        if kind not in KINDS:
+            n.unknown.append('%s.kind: "%s"' % (p, kind))
+            kind = UNKNOWN
+        n.c2c.append(C2cClass(topo, kind, k.get("n_pairs", 0),
                               _stat(name, k.get("tsc"), p + ".tsc", False),
                               _stat(name, k.get("ns"), p + ".ns", True)))
     return n
@@ -169,7 +190,7 @@ class _Buckets:
                                       d.ns.p90 * SLACK * n.load_factor, d.upper_ns, d.cls))
                 self.dram_levels = True
         for k in (n.c2c if n else []):
-            if k.ns is not None:
+            if k.ns is not None and UNKNOWN not in (k.topology, k.kind):   # a later minor's: no bucket
                 self.b.append(_Bucket("c2c-%s-%s" % (k.topology, k.kind), "c2c", k.ns.p50,
                                       k.ns.p10 / SLACK, k.ns.p90 * SLACK, topology=k.topology,
                                       ckind=k.kind))

@@ -176,10 +176,11 @@ def test_tlb_loader_agrees(path):
 
 @pytest.mark.parametrize("path", FIXTURES, ids=_ids(FIXTURES))
 def test_check_agrees(path):
-    """pmucal-table check: a latency table (and its tlb member, when it has one), else, when the
-    file is not a latency table at all (kind), a TLB table."""
+    """pmucal-table check: a latency table (its remote sections, and its tlb member when it has
+    one), else, when the file is not a latency table at all (kind), a TLB table."""
     try:
         pmucal.load_latency_table(path)
+        pmucal.load_numa(path)
         lat = True
     except pmucal.TableError as e:
         lat = e.kind

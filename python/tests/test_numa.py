@@ -42,8 +42,8 @@ def test_without_sections():
 
 
 def test_bad_sections():
-    doc = open(TABLE).read().replace('"kind": "hitm"', '"kind": "snoop"', 1)
-    with pytest.raises(pmucal.TableError, match=r"c2c.classes\[1\]: unknown topology or kind"):
+    doc = open(TABLE).read().replace('"kind": "hitm"', '"kind": 7', 1)
+    with pytest.raises(pmucal.TableError, match=r"c2c.classes\[1\]: expected an object with a topology"):
         numa.loads_numa(doc, "t.json")
     with pytest.raises(pmucal.TableError, match="major version 1"):
         numa.loads_numa(open(TABLE).read().replace("latency-table/1.3", "latency-table/2.0"))
@@ -153,3 +153,25 @@ def test_core_ratio_sources():
     assert [o.classify(v, "core").name for v in (10.6, 10.7)] == ["L1", "L2"]   # 5.306 x 2
     t.set_core_ghz(4.0)                                                        # 4 GHz / 2 GHz TSC
     assert t.classify(10.0, "core").name == "L1"                               # 5.037 x 2
+
+
+NEXT = os.path.join(ROOT, "tests", "corpus", "table", "next-minor.json")
+
+
+def test_later_minor():
+    """next-minor.json (1.6: new members at every depth, a C2C class of a new topology, one of a
+    new kind, a curve loaded a new way) is read: the new values as "unknown", reported, in no
+    bucket and no load factor (1.8 as numa-c2c.json, not the unknown curve's 10x)."""
+    t, n = pmucal.load_latency_table(NEXT), numa.load_numa(NEXT)
+    assert [lv.name for lv in t.levels] == ["L1", "L2", "L3", "DRAM"]
+    assert len(n.dram) == 3 and len(n.c2c) == 8
+    assert (n.c2c[6].topology, n.c2c[6].kind) == ("unknown", "hitm")
+    assert (n.c2c[7].topology, n.c2c[7].kind) == ("same-l3", "unknown")
+    assert n.unknown == ['loaded_latency[1].loaded: "remote nodes"',
+                         'c2c.classes[6].topology: "other-socket-via-cxl"',
+                         'c2c.classes[7].kind: "atomic"']
+    assert abs(n.load_factor - 1.8) < 1e-9
+    assert numa.classify_source(t, n, "c2c-remote-hitm", 176.5).bucket == "c2c-other-package-hitm"
+    m = numa.classify_source(t, n, "c2c-any-hitm", 475.0)   # the unknown class's median
+    assert (m.bucket, m.fit) == ("c2c-other-package-hitm", numa.SLOWER)
+    assert numa.classify(t, n, 152.0).bucket == "DRAM-remote-1hop"

@@ -130,7 +130,21 @@ struct pmucal_numa {
         size_t                  n_c2c_cpus;
         uint32_t               *c2c_apic;        /* n_c2c_cpus APIC IDs */
         double                 *c2c_hitm_tsc;    /* n x n, owner rows; NAN: not measured */
+        /* Library 1.3, appended. Every C2C class of the file (c2c[] above holds the first
+         * PMUCAL_C2C_MAX_CLASSES of them, n_c2c counts those): use pmucal_numa_c2c_count and
+         * pmucal_numa_c2c_class, which see them all. */
+        size_t                   n_c2c_all;
+        struct pmucal_c2c_class *c2c_all;
+        /* What a later minor of the schema added that this reader does not know: an enum
+         * value it does not know ("topology", "kind" of a C2C class, "loaded" of a curve) is
+         * read as "unknown" (a C2C class of it is no bucket; a loaded-latency curve of it is
+         * left out of curve[]) and counted here; unknown_first names the first, path and value as written
+         * (cut to fit). Members it does not know are ignored, at any depth. */
+        size_t n_unknown;
+        char   unknown_first[160];
 };
+
+#define PMUCAL_UNKNOWN "unknown" /* an enum value of a later minor version */
 
 /** How a latency sits in a bucket's fit range. */
 enum pmucal_fit {
@@ -153,6 +167,15 @@ PMUCAL_API enum pmucal_err pmucal_numa_load(const char *path, struct pmucal_numa
 PMUCAL_API enum pmucal_err pmucal_numa_load_buf(const char *buf, size_t len, const char *name,
                                      struct pmucal_numa **out, char *err, size_t errlen);
 PMUCAL_API void pmucal_numa_free(struct pmucal_numa *n);
+
+/** How many C2C classes @p n holds (all of them, beyond PMUCAL_C2C_MAX_CLASSES too); 0 for
+ *  NULL. Library 1.3. */
+PMUCAL_API size_t pmucal_numa_c2c_count(const struct pmucal_numa *n);
+
+/** C2C class @p i (0 .. pmucal_numa_c2c_count - 1) of @p n, or NULL; it belongs to @p n.
+ *  A class whose topology or kind this reader does not know has PMUCAL_UNKNOWN there. */
+PMUCAL_API const struct pmucal_c2c_class *pmucal_numa_c2c_class(const struct pmucal_numa *n,
+                                                                 size_t i);
 
 /** The bucket of a latency of @p ns nanoseconds by latency alone (see above). PMUCAL_E_ARG
  *  for NULL, PMUCAL_E_RANGE for NaN, infinite or negative, PMUCAL_E_NO_RATIO when @p t has
