@@ -31,6 +31,9 @@ DOC_PAGES = {"inventory.md": "inventory.schema.json",
              "tlb-table.md": "tlb-table.schema.json"}
 BEGIN = "<!-- fields: generated from docs/schemas/%s by tests/check_schemas.py --write-docs -->"
 END = "<!-- fields: end -->"
+# The published schemas are open where a minor version may add (docs/versioning.md): no closed
+# objects, and an enum that may grow lists its values under this annotation, not "enum".
+OPEN_ENUM = "x-pmucal-open-enum"
 COMBINATORS = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else")
 
 
@@ -50,13 +53,17 @@ def load_schemas():
 
 def strict_copy(schema):
     """A copy in which every object schema that lists properties (outside combinators) also
-    sets unevaluatedProperties: false, so that undocumented members are reported."""
+    sets unevaluatedProperties: false, so that undocumented members are reported, and every
+    open enum (OPEN_ENUM: the values known to this release of an enum a later minor may extend)
+    is closed to those values."""
     s = copy.deepcopy(schema)
 
     def walk(node):
         if isinstance(node, dict):
             if "properties" in node and "unevaluatedProperties" not in node:
                 node["unevaluatedProperties"] = False
+            if OPEN_ENUM in node:
+                node["enum"] = node[OPEN_ENUM]
             for k, v in node.items():
                 if k not in COMBINATORS:
                     walk(v)
@@ -148,6 +155,9 @@ def type_text(s, schemas):
         text += " `%s`" % json.dumps(s["const"])
     elif "enum" in s:
         text += ": " + ", ".join("`%s`" % json.dumps(v) for v in s["enum"] if v is not None)
+    elif OPEN_ENUM in s:
+        text += ": " + ", ".join("`%s`" % json.dumps(v) for v in s[OPEN_ENUM] if v is not None)
+        text += " (open)"
     if "array" in t and isinstance(s.get("items"), dict) and "type" in s["items"]:
         it = s["items"]["type"]
         text = text.replace("array", "array of %s" % ("\\|".join(it) if isinstance(it, list) else it), 1)
@@ -247,6 +257,17 @@ def self_test(schemas):
     tap([p for p, _ in validate_doc(d12, validators)] == ["$.c2c.classes[0].topology",
                                                           "$.numa.dram_levels[1].upper_ns"],
         "a bad DRAM level and a bad C2C class are reported with their paths")
+    with open(os.path.join(ROOT, "tests", "corpus", "table", "next-minor.json")) as f:
+        nxt = json.load(f)
+    errs = sorted(p for p, _ in validate_doc(nxt, validators))
+    tap(validate_doc(nxt, lax) == [] and
+        {"$.c2c.classes[6].topology", "$.c2c.classes[7].kind", "$.loaded_latency[1].loaded",
+         "$.method", "$.c2c.method", "$.numa.dram_levels[0]"} <= set(errs),
+        "a later minor's table (new members, new enum values) validates against the published "
+        "schema, and the strict check names what it adds: %s" % errs)
+    closed = [n for _, (n, sc) in sorted(schemas.items())
+              if '"additionalProperties": false' in json.dumps(sc)]
+    tap(not closed, "no published schema closes an object a minor may extend: %s" % closed)
     doc["machine"]["family"] = "25"
     doc["levels"][1]["cycles"]["p50"] = -1
     errs = dict(validate_doc(doc, lax))
