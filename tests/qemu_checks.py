@@ -102,8 +102,11 @@ class Case:
             cmd += ["--image", self.make_volume(), "--keep-disk"]
             self.disk = os.path.join(self.out, "disk.img")
             if self.second:
-                qemu_args = (qemu_args or ["--"]) + ["-drive", "file=%s,format=raw,if=virtio"
-                                                     % self.second]
+                # In the boot order after the boot disk, so that the firmware connects it (as
+                # a second stick in a machine's boot menu): pmucal connects no device itself.
+                qemu_args = (qemu_args or ["--"]) + [
+                    "-drive", "file=%s,format=raw,if=none,id=second" % self.second,
+                    "-device", "virtio-blk-pci,drive=second,bootindex=1"]
         elif self.image:
             cmd += ["--image", os.path.join(ROOT, self.image)]
         p = subprocess.run(cmd + qemu_args, cwd=ROOT, stdout=subprocess.PIPE,

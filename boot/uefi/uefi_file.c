@@ -253,17 +253,12 @@ status_t plat_file_elsewhere(const char *path, char *where, size_t cap)
                 where[0] = 0;
         if (to_char16(path, wpath, MAX_PATH) != ST_OK)
                 return ST_BAD_ARG;
-        /* The firmware may have connected only the devices of its boot order (OVMF does,
-         * given QEMU's bootindex): connect the PCI devices' drivers, recursively, so that
-         * every disk's partitions and file systems exist. [UEFI-2.10] ConnectController() */
-        EFI_GUID pci_guid = PciIoProtocol;
-        if (!EFI_ERROR(LibLocateHandle(ByProtocol, &pci_guid, NULL, &n, &h))) {
-                for (UINTN i = 0; i < n; i++)
-                        uefi_call_wrapper(BS->ConnectController, 4, h[i], NULL, NULL, TRUE);
-                FreePool(h);
-        }
-        h = NULL;
-        n = 0;
+        /* Only the file systems the firmware has already connected: its boot manager
+         * connects the devices of its boot order (OVMF those QEMU gives a bootindex).
+         * ConnectController() on every PCI device would find more, but it starts drivers
+         * (network, USB, storage option ROMs) that then stay loaded through the measurement,
+         * on every run without a config of its own; pmucal changes nothing it cannot put
+         * back. [UEFI-2.10] ConnectController() */
         if (EFI_ERROR(LibLocateHandle(ByProtocol, &fs_guid, NULL, &n, &h)))
                 return ST_NOT_FOUND;
         for (UINTN i = 0; i < n && rc == ST_NOT_FOUND; i++) {
