@@ -260,6 +260,7 @@ LIBPMUCAL_SRCS := \
 	host/libpmucal_classify.c \
 	host/libpmucal_clock.c \
 	host/libpmucal_common.c \
+	host/libpmucal_files.c \
 	host/libpmucal_json.c \
 	host/libpmucal_numa.c \
 	host/libpmucal_numa_classify.c \
@@ -273,6 +274,7 @@ PMUCAL_TABLE_SRCS := \
 	host/pmucal_table.c \
 	host/pmucal_table_classify.c \
 	host/pmucal_table_diff.c \
+	host/pmucal_table_files.c \
 	host/pmucal_table_diff_tlb.c \
 	host/pmucal_table_match.c \
 	host/pmucal_table_remote.c \
@@ -590,7 +592,7 @@ install: host
 	$(say) INSTALL $(DESTDIR)$(PREFIX)
 	$(Q)install -d $(DESTDIR)$(PREFIX)/include/pmucal $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 		$(DESTDIR)$(PREFIX)/bin
-	$(Q)install -m 644 host/include/pmucal/pmucal.h host/include/pmucal/table.h \
+	$(Q)install -m 644 host/include/pmucal/pmucal.h host/include/pmucal/files.h host/include/pmucal/table.h \
 		host/include/pmucal/tlb.h host/include/pmucal/numa.h \
 		host/include/pmucal/source.h $(DESTDIR)$(PREFIX)/include/pmucal/
 	$(Q)install -m 644 $(B)/host/libpmucal.a $(DESTDIR)$(PREFIX)/lib/

@@ -62,4 +62,8 @@ unsigned cli_diff_tlb(const struct pmucal_tlb *a, const struct pmucal_tlb *b);
  *  EXIT_BAD after printing the library's message. */
 int cli_show_remote(const char *path);
 
+/** `check` (@p show false) or `show` of a c2c.json or numa-matrix.json: 0 or EXIT_BAD after
+ *  printing why, -1 when @p path is neither (a caller tries the next kind). */
+int cli_other_file(const char *path, bool show);
+
 #endif

@@ -35,6 +35,8 @@ int cmd_check(const char *path)
         enum pmucal_err      e = pmucal_table_load(path, &t, err, sizeof(err));
         int                  rc;
 
+        if (e == PMUCAL_E_KIND && (rc = cli_other_file(path, false)) >= 0)
+                return rc;
         if (e == PMUCAL_E_KIND)
                 return check_tlb(path, "");
         if (e != PMUCAL_OK) {
@@ -386,6 +388,7 @@ int cmd_show(int argc, char **argv)
         struct pmucal_tlb   *k = NULL;
         char                 err[512];
         enum pmucal_err      e;
+        int                  rc;
 
         if (argc == 2 && (!strcmp(argv[0], "--json") || !strcmp(argv[0], "--csv"))) {
                 f = argv[0][2] == 'j' ? F_JSON : F_CSV;
@@ -396,6 +399,8 @@ int cmd_show(int argc, char **argv)
                 return EXIT_USAGE;
         }
         e = pmucal_table_load(argv[0], &t, err, sizeof(err));
+        if (e == PMUCAL_E_KIND && f == F_TEXT && (rc = cli_other_file(argv[0], true)) >= 0)
+                return rc;
         if (e == PMUCAL_E_KIND && !(k = cli_load_tlb(argv[0])))
                 return EXIT_BAD;
         if (e != PMUCAL_OK && e != PMUCAL_E_KIND) {

@@ -102,6 +102,17 @@ case_ "show a later minor: its new C2C topology as unknown" 0 "^c2c unknown +hit
 case_ "show a later minor: the curve it cannot weigh left out" 0 "loaded: +1 curve\(s\); loaded p90 / idle p50 up to 1\.80" show "$next"
 case_ "classify-source on a later minor" 0 "^540 c2c-other-package-hitm fits" classify-source "$next" c2c-remote-hitm 540
 case_ "check a bad numa section fails, as show does" 1 "numa-rows.json: numa: matrix: 4 rows for 5 nodes" check "$tmp/numa-rows.json"
+# The run's other files (a QEMU run's c2c.json and numa-matrix.json, tests/data/collector/):
+# check and show read them, figures as the files give them; a later minor's new kind is noted.
+run=tests/data/collector/qemu-smoke
+case_ "check c2c.json"                0 "c2c.json: ok, pmucal.c2c/1.2, 5 class\(es\)" check $run/c2c.json
+case_ "show c2c.json: the pingpong class" 0 "^c2c same-package +pingpong +12 pair\(s\) p50_tsc 762\.312 \(min_tsc 751\.750, max_tsc 804\.812\) p50_ns 285\.519" show $run/c2c.json
+case_ "check numa-matrix.json"        0 "numa-matrix.json: ok, pmucal.numa/1.0, 2 node\(s\)" check $run/numa-matrix.json
+case_ "show numa-matrix.json: the matrix" 0 "^ +1 +211\.1 +211\.0$" show $run/numa-matrix.json
+sed 's/"kind": "pingpong"/"kind": "exchange", "new_member": [1]/; s|pmucal.c2c/1.2|pmucal.c2c/1.3|' $run/c2c.json >"$tmp/c2c-next.json"
+case_ "check c2c.json of a later minor: the new kind noted" 0 'note: 1 value\(s\) of a later schema minor read as unknown, first c2c.classes\[4\].kind: "exchange"' check "$tmp/c2c-next.json"
+sed 's|pmucal.numa/1.0|pmucal.numa/2.0|' $run/numa-matrix.json >"$tmp/numa-v2.json"
+case_ "check numa-matrix.json of major 2: rejected" 1 "major version 2 is not supported" check "$tmp/numa-v2.json"
 case_ "classify-source bad latency"   2 "is not a number"             classify-source "$numa" dram 12x
 case_ "classify flat table"           0 "^12 flat$"                    classify $CORPUS/flat-tcg.json 12
 case_ "classify bad latency is usage" 2 "latency \"12us\": not a number with an optional unit suffix" classify "$good" 12us

@@ -144,7 +144,6 @@ struct pmucal_numa {
         char   unknown_first[160];
 };
 
-#define PMUCAL_UNKNOWN "unknown" /* an enum value of a later minor version */
 
 /** How a latency sits in a bucket's fit range. */
 enum pmucal_fit {

@@ -48,6 +48,9 @@ extern "C" {
 
 /** The version of the library linked at run time, as PMUCAL_VERSION_NUMBER (major * 10000 +
  *  minor * 100 + patch): a program built against 1.x runs with any 1.y, y >= x. */
+/** What a reader reads an enum value of a later minor version as (docs/versioning.md). */
+#define PMUCAL_UNKNOWN "unknown"
+
 PMUCAL_API unsigned pmucal_version(void);
 
 /** The same as text, "1.0.0"; never NULL. */
