@@ -7,6 +7,7 @@
 #ifndef PMUCAL_HOST_PMUCAL_TABLE_H
 #define PMUCAL_HOST_PMUCAL_TABLE_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -65,5 +66,10 @@ int cli_show_remote(const char *path);
 /** `check` (@p show false) or `show` of a c2c.json or numa-matrix.json: 0 or EXIT_BAD after
  *  printing why, -1 when @p path is neither (a caller tries the next kind). */
 int cli_other_file(const char *path, bool show);
+
+/** The remote sections of the latency table @p path for `show --json`: {"numa",
+ *  "loaded_latency", "c2c" (null where absent), "unknown_values"}; NULL after printing why
+ *  they cannot be read. */
+json_t *cli_remote_json(const char *path);
 
 #endif

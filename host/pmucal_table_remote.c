@@ -235,3 +235,90 @@ int cmd_classify_source(int argc, char **argv)
         pmucal_table_free(t);
         return rc;
 }
+
+static json_t *jstat_or_null(bool has, const struct pmucal_stat *s)
+{
+        return has ? json_pack("{s:f,s:f,s:f,s:f}", "min", s->min, "p10", s->p10, "p50", s->p50,
+                               "p90", s->p90)
+                   : json_pack("n");
+}
+
+static json_t *jnum_or_null(double v)
+{
+        return isnan(v) ? json_pack("n") : json_real(v);
+}
+
+json_t *cli_remote_json(const char *path)
+{
+        struct pmucal_numa *n;
+        char                err[512];
+        json_t             *numa = json_pack("n"), *ll = json_pack("n"), *c2c = json_pack("n");
+
+        if (pmucal_numa_load(path, &n, err, sizeof(err)) != PMUCAL_OK) {
+                fprintf(stderr, "pmucal-table: %s\n", err); /* the library escaped it */
+                return NULL;
+        }
+        if (n->has_numa) {
+                json_t *pd = json_array(), *mx = json_array(), *dl = json_array();
+                for (unsigned i = 0; i < n->n_nodes; i++) {
+                        json_t *row = json_array();
+                        json_array_append_new(pd, json_integer(n->node_pd[i]));
+                        for (unsigned j = 0; j < n->n_nodes; j++)
+                                json_array_append_new(row, jnum_or_null(n->p50_ns[i][j]));
+                        json_array_append_new(mx, row);
+                }
+                for (size_t k = 0; k < n->n_dram; k++) {
+                        const struct pmucal_dram_level *d = &n->dram[k];
+                        json_array_append_new(dl, json_pack(
+                                "{s:s,s:i,s:i,s:o,s:o}", "name", d->name, "slit_distance",
+                                (int)d->slit_distance, "n_cells", (int)d->n_cells, "ns",
+                                jstat_or_null(d->measured, &d->ns), "upper_ns",
+                                d->has_upper ? json_real(d->upper_ns) : json_pack("n")));
+                }
+                json_decref(numa);
+                numa = json_pack("{s:b,s:o,s:o,s:o}", "emulated", n->emulated,
+                                 "proximity_domains", pd, "matrix_p50_ns", mx, "dram_levels", dl);
+        }
+        if (n->n_curves) {
+                json_t *cs = json_array();
+                for (size_t k = 0; k < n->n_curves; k++) {
+                        const struct pmucal_loaded_curve *cv = &n->curve[k];
+                        json_t                           *pts = json_array();
+                        for (size_t q = 0; q < cv->n_points; q++) {
+                                const struct pmucal_loaded_point *p = &cv->pt[q];
+                                json_array_append_new(pts, json_pack(
+                                        "{s:b,s:b,s:o,s:o,s:o,s:o}", "idle", p->idle, "measured",
+                                        p->measured, "bandwidth_gb_s",
+                                        p->measured ? json_real(p->gb_s) : json_pack("n"), "p10_ns",
+                                        p->measured ? json_real(p->p10_ns) : json_pack("n"), "p50_ns",
+                                        p->measured ? json_real(p->p50_ns) : json_pack("n"), "p90_ns",
+                                        p->measured ? json_real(p->p90_ns) : json_pack("n")));
+                        }
+                        json_array_append_new(cs, json_pack(
+                                "{s:s,s:o,s:o}", "loaded", cv->all_nodes ? "all nodes" : "node",
+                                "node", cv->all_nodes ? json_pack("n") : json_integer(cv->node),
+                                "points", pts));
+                }
+                json_decref(ll);
+                ll = json_pack("{s:f,s:o}", "load_factor", n->load_factor, "curves", cs);
+        }
+        if (n->has_c2c) {
+                json_t *cl = json_array();
+                for (size_t k = 0; k < pmucal_numa_c2c_count(n); k++) {
+                        const struct pmucal_c2c_class *x = pmucal_numa_c2c_class(n, k);
+                        json_array_append_new(cl, json_pack(
+                                "{s:s,s:s,s:i,s:o,s:o}", "topology", x->topology, "kind", x->kind,
+                                "n_pairs", (int)x->n_pairs, "tsc", jstat_or_null(true, &x->tsc),
+                                "ns", jstat_or_null(x->has_ns, &x->ns)));
+                }
+                json_decref(c2c);
+                c2c = json_pack("{s:b,s:o,s:o}", "emulated", n->c2c_emulated, "tsc_hz",
+                                n->c2c_tsc_hz ? json_integer((json_int_t)n->c2c_tsc_hz) : json_pack("n"),
+                                "classes", cl);
+        }
+        json_t *out = json_pack("{s:o,s:o,s:o,s:{s:I,s:o}}", "numa", numa, "loaded_latency", ll,
+                                "c2c", c2c, "unknown_values", "count", (json_int_t)n->n_unknown,
+                                "first", n->n_unknown ? json_string(n->unknown_first) : json_pack("n"));
+        pmucal_numa_free(n);
+        return out;
+}

@@ -409,6 +409,12 @@ int cmd_show(int argc, char **argv)
         }
         if (f == F_JSON) {
                 json_t *j = k ? tlb_json(k) : table_json(t);
+                json_t *r = k || !j ? NULL : cli_remote_json(argv[0]);
+                if (!k && j && (!r || json_object_update(j, r))) {
+                        json_decref(j);
+                        j = NULL;
+                }
+                json_decref(r);
                 if (!j || json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
                                                         JSON_REAL_PRECISION(10))) {
                         fprintf(stderr, "pmucal-table: %s: cannot write it as JSON\n", cli_esc(argv[0]));

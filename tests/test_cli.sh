@@ -113,6 +113,11 @@ sed 's/"kind": "pingpong"/"kind": "exchange", "new_member": [1]/; s|pmucal.c2c/1
 case_ "check c2c.json of a later minor: the new kind noted" 0 'note: 1 value\(s\) of a later schema minor read as unknown, first c2c.classes\[4\].kind: "exchange"' check "$tmp/c2c-next.json"
 sed 's|pmucal.numa/1.0|pmucal.numa/2.0|' $run/numa-matrix.json >"$tmp/numa-v2.json"
 case_ "check numa-matrix.json of major 2: rejected" 1 "major version 2 is not supported" check "$tmp/numa-v2.json"
+case_ "show --json carries the DRAM levels" 0 '"name": "DRAM-remote-2hop"' show --json "$numa"
+case_ "show --json carries the loaded-latency curves" 0 '"load_factor": 1\.8' show --json "$numa"
+case_ "show --json carries the C2C classes" 0 '"topology": "other-package"' show --json "$numa"
+case_ "show --json of a later minor counts its unknown values" 0 '"count": 3' show --json "$next"
+case_ "show --json without the sections: null" 0 '"c2c": null' show --json "$good"
 case_ "classify-source bad latency"   2 "is not a number"             classify-source "$numa" dram 12x
 case_ "classify flat table"           0 "^12 flat$"                    classify $CORPUS/flat-tcg.json 12
 case_ "classify bad latency is usage" 2 "latency \"12us\": not a number with an optional unit suffix" classify "$good" 12us
