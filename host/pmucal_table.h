@@ -72,4 +72,8 @@ int cli_other_file(const char *path, bool show);
  *  they cannot be read. */
 json_t *cli_remote_json(const char *path);
 
+/** The remote sections of the latency table @p path for `show --csv`, each after a "# section
+ *  NAME" line with its own header row; 0, or EXIT_BAD after printing why not. */
+int cli_remote_csv(const char *path);
+
 #endif

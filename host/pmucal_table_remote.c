@@ -322,3 +322,75 @@ json_t *cli_remote_json(const char *path)
         pmucal_numa_free(n);
         return out;
 }
+
+static void csv_or_empty(bool has, double v, const char *sep)
+{
+        if (has && !isnan(v))
+                printf("%.3f%s", v, sep);
+        else
+                printf("%s", sep);
+}
+
+int cli_remote_csv(const char *path)
+{
+        struct pmucal_numa *n;
+        char                err[512];
+
+        if (pmucal_numa_load(path, &n, err, sizeof(err)) != PMUCAL_OK) {
+                fprintf(stderr, "pmucal-table: %s\n", err); /* the library escaped it */
+                return EXIT_BAD;
+        }
+        if (n->has_numa) {
+                printf("# section numa_matrix: p50 ns, CPU node -> memory node (proximity domains)\n"
+                       "cpu_node,memory_node,p50_ns\n");
+                for (unsigned i = 0; i < n->n_nodes; i++)
+                        for (unsigned j = 0; j < n->n_nodes; j++) {
+                                printf("%u,%u,", n->node_pd[i], n->node_pd[j]);
+                                csv_or_empty(true, n->p50_ns[i][j], "\n");
+                        }
+                printf("# section dram_levels\n"
+                       "name,slit_distance,n_cells,min_ns,p10_ns,p50_ns,p90_ns,upper_ns\n");
+                for (size_t k = 0; k < n->n_dram; k++) {
+                        const struct pmucal_dram_level *d = &n->dram[k];
+                        printf("%s,%u,%u,", d->name, d->slit_distance, d->n_cells);
+                        csv_or_empty(d->measured, d->ns.min, ",");
+                        csv_or_empty(d->measured, d->ns.p10, ",");
+                        csv_or_empty(d->measured, d->ns.p50, ",");
+                        csv_or_empty(d->measured, d->ns.p90, ",");
+                        csv_or_empty(d->has_upper, d->upper_ns, "\n");
+                }
+        }
+        if (n->n_curves) {
+                printf("# section loaded_latency: load factor %.3f\n"
+                       "curve,loaded,node,point,idle,bandwidth_gb_s,p10_ns,p50_ns,p90_ns\n",
+                       n->load_factor);
+                for (size_t k = 0; k < n->n_curves; k++) {
+                        const struct pmucal_loaded_curve *cv = &n->curve[k];
+                        for (size_t q = 0; q < cv->n_points; q++) {
+                                const struct pmucal_loaded_point *p = &cv->pt[q];
+                                printf("%zu,%s,", k, cv->all_nodes ? "all nodes" : "node");
+                                cv->all_nodes ? printf(",") : printf("%u,", cv->node);
+                                printf("%zu,%d,", q, p->idle);
+                                csv_or_empty(p->measured, p->gb_s, ",");
+                                csv_or_empty(p->measured, p->p10_ns, ",");
+                                csv_or_empty(p->measured, p->p50_ns, ",");
+                                csv_or_empty(p->measured, p->p90_ns, "\n");
+                        }
+                }
+        }
+        if (n->has_c2c) {
+                printf("# section c2c\ntopology,kind,n_pairs,min_tsc_ticks,p10_tsc_ticks,"
+                       "p50_tsc_ticks,p90_tsc_ticks,min_ns,p10_ns,p50_ns,p90_ns\n");
+                for (size_t k = 0; k < pmucal_numa_c2c_count(n); k++) {
+                        const struct pmucal_c2c_class *x = pmucal_numa_c2c_class(n, k);
+                        printf("%s,%s,%u,%.3f,%.3f,%.3f,%.3f,", x->topology, x->kind, x->n_pairs,
+                               x->tsc.min, x->tsc.p10, x->tsc.p50, x->tsc.p90);
+                        csv_or_empty(x->has_ns, x->ns.min, ",");
+                        csv_or_empty(x->has_ns, x->ns.p10, ",");
+                        csv_or_empty(x->has_ns, x->ns.p50, ",");
+                        csv_or_empty(x->has_ns, x->ns.p90, "\n");
+                }
+        }
+        pmucal_numa_free(n);
+        return 0;
+}

@@ -424,6 +424,8 @@ int cmd_show(int argc, char **argv)
                 json_decref(j);
         } else if (f == F_CSV) {
                 k ? show_tlb_csv(argv[0], k) : show_table_csv(argv[0], t);
+                if (!k && cli_remote_csv(argv[0]))
+                        e = PMUCAL_E_NOMEM; /* said why; exit EXIT_BAD below */
         } else {
                 k ? show_tlb_text(argv[0], k) : show_table_text(argv[0], t);
         }

@@ -118,6 +118,9 @@ case_ "show --json carries the loaded-latency curves" 0 '"load_factor": 1\.8' sh
 case_ "show --json carries the C2C classes" 0 '"topology": "other-package"' show --json "$numa"
 case_ "show --json of a later minor counts its unknown values" 0 '"count": 3' show --json "$next"
 case_ "show --json without the sections: null" 0 '"c2c": null' show --json "$good"
+case_ "show --csv carries the NUMA matrix" 0 "^2,1,224\.400$" show --csv "$numa"
+case_ "show --csv carries the DRAM levels" 0 "^DRAM-remote-2hop,22,8,211\.090,211\.090,224\.400,260\.480,$" show --csv "$numa"
+case_ "show --csv carries the C2C classes" 0 "^other-package,hitm,4,347\.000,347\.000,353\.000,365\.000,173\.500,173\.500,176\.500,182\.500$" show --csv "$numa"
 case_ "classify-source bad latency"   2 "is not a number"             classify-source "$numa" dram 12x
 case_ "classify flat table"           0 "^12 flat$"                    classify $CORPUS/flat-tcg.json 12
 case_ "classify bad latency is usage" 2 "latency \"12us\": not a number with an optional unit suffix" classify "$good" 12us
