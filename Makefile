@@ -104,6 +104,7 @@ BOOT_SRCS := \
 BOOT_x86_SRCS := \
 	boot/x86/apic.c \
 	boot/x86/coreclk.c \
+	boot/x86/lfence.c \
 	boot/x86/cpuid.c \
 	boot/x86/cpuid_cache.c \
 	boot/x86/cpuid_collect.c \

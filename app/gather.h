@@ -22,5 +22,8 @@ status_t gather_cpu(struct inventory *inv, struct gather_cpu_raw *raw);
 void gather_cpu_report(const struct inventory *inv, const struct gather_cpu_raw *raw);
 /** Hand the raw dump to the run as a results file and free it. */
 void gather_cpu_files(struct run *r, struct gather_cpu_raw *raw);
+/** At the end of the run, on the CPU gather_cpu ran on: undo what gather_cpu changed to make
+ *  the measurements sound (x86: DE_CFG[1], boot/x86/lfence.h). Idempotent. */
+void gather_cpu_release(void);
 
 #endif

@@ -130,3 +130,7 @@ void app_cpus_fault_self(struct app_cpu *c)
         c->ud_vec = c->pmc_vec = 0;
         c->el     = arm64_current_el();
 }
+
+void gather_cpu_release(void)
+{
+}

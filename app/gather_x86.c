@@ -10,6 +10,7 @@
 #include "lib/stats.h"
 
 #include "boot/x86/coreclk.h"
+#include "boot/x86/lfence.h"
 #include "boot/x86/msr.h"
 #include "boot/x86/msr_misc.h"
 #include "pmu/x86/msr_arch.h"
@@ -91,6 +92,8 @@ static void calibrate_tsc(struct inventory *inv)
         }
 }
 
+static struct x86_lfence bsp_lfence; /* how LFENCE orders this CPU's TSC reads */
+
 status_t gather_cpu(struct inventory *inv, struct gather_cpu_raw *raw)
 {
         struct cpuid_dump *dump = plat_alloc(sizeof(*dump));
@@ -100,6 +103,7 @@ status_t gather_cpu(struct inventory *inv, struct gather_cpu_raw *raw)
         inv->arch = "x86_64";
         cpuid_dump_collect(dump);
         inv->cpu_st = cpu_decode(dump, &inv->cpu);
+        x86_lfence_serialize(&inv->cpu, &bsp_lfence); /* before the TSC is first read */
         probe_msrs(inv);
         calibrate_tsc(inv);
         *raw = (struct gather_cpu_raw){ .regs = dump, .n = dump->n };
@@ -110,6 +114,16 @@ void gather_cpu_report(const struct inventory *inv, const struct gather_cpu_raw 
 {
         rep_check(inv->cpu_st == ST_OK, "CPUID decoded (%zu leaves, max 0x%x / 0x%x)", raw->n,
                   inv->cpu.max_leaf, inv->cpu.max_ext_leaf);
+        if (bsp_lfence.how == LFENCE_NOT_SERIALIZING)
+                rep_warn("tsc: %s (%s)", x86_lfence_how_text(&bsp_lfence),
+                         status_str(bsp_lfence.st));
+        else
+                rep_info("tsc: %s", x86_lfence_how_text(&bsp_lfence));
+}
+
+void gather_cpu_release(void)
+{
+        x86_lfence_restore(&bsp_lfence);
 }
 
 void gather_cpu_files(struct run *r, struct gather_cpu_raw *raw)

@@ -3,6 +3,7 @@
  */
 #include "boot/plat.h"
 
+#include "app/gather.h"
 #include "app/run.h"
 
 #include "app/config.h"
@@ -177,6 +178,7 @@ int pmucal_main(struct pmucal_outcome *out)
         }
 
         app_cpus_release();
+        gather_cpu_release();
         rep_printf("\n");
         int code = rep_summary();
 

@@ -210,12 +210,52 @@ static void test_hybrid_modules(void **state)
         free(d);
 }
 
+/* Real processors without leaf 0xB: the SMT shift of the legacy path as Linux derives it.
+ * Atom 330 (Bonnell, 2 cores / 4 threads, ark.intel.com): leaf 1 says 4 logical, leaf 4 2
+ * cores: shift 1. EPYC 7551P (Zen 1, 32 cores / 64 threads): 0x8000001E EBX[15:8] = 1: shift
+ * 1; the same dump with its extended range cut below 0x8000001E must not read that leaf (0),
+ * nor may family 15h, where the field counts cores per compute unit (Linux parse_8000_001e). */
+static void test_legacy_smt_real(void **state)
+{
+        struct cpuid_dump  *d = malloc(sizeof(*d));
+        struct cpu_topology t;
+        struct cpuid_regs   r;
+
+        (void)state;
+        assert_int_equal(cpuid_dump_load_cpu("tests/data/cpuid/real/intel-atom-330-bonnell.txt", 0,
+                                             d, NULL), ST_OK);
+        cpu_topology_decode(d, &t);
+        assert_string_equal(t.source, "CPUID 1");
+        assert_int_equal(t.smt_shift, 1);
+        assert_int_equal(t.pkg_shift, 2);
+
+        assert_int_equal(cpuid_dump_load_cpu("tests/data/cpuid/real/amd-epyc-7551p-zen1.txt", 0,
+                                             d, NULL), ST_OK);
+        cpu_topology_decode(d, &t);
+        assert_string_equal(t.source, "CPUID 1");
+        assert_int_equal(t.smt_shift, 1);
+        assert_true(cpuid_dump_get(d, 0x80000000, 0, &r));
+        r.eax = 0x8000001d;
+        assert_int_equal(cpuid_dump_put(d, 0x80000000, 0, r), ST_OK);
+        cpu_topology_decode(d, &t);
+        assert_int_equal(t.smt_shift, 0);
+        r.eax = 0x8000001f;
+        assert_int_equal(cpuid_dump_put(d, 0x80000000, 0, r), ST_OK);
+        assert_true(cpuid_dump_get(d, 1, 0, &r));
+        r.eax = (r.eax & ~0x0ff00f00u) | 0x00600f00u; /* family 0Fh + 06h = 15h */
+        assert_int_equal(cpuid_dump_put(d, 1, 0, r), ST_OK);
+        cpu_topology_decode(d, &t);
+        assert_int_equal(t.smt_shift, 0);
+        free(d);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_recorded),
                 cmocka_unit_test(test_fields_from_id),
                 cmocka_unit_test(test_legacy),
+                cmocka_unit_test(test_legacy_smt_real),
                 cmocka_unit_test(test_core_type_and_caches),
                 cmocka_unit_test(test_hybrid_modules),
         };

@@ -36,6 +36,7 @@
 #define CPUID_AMD_PERFCTR_LLC  ((struct cpuid_bit){ 0x80000001, 0, CPUID_ECX, 28 })
 #define CPUID_AMD_PERFMON_V2   ((struct cpuid_bit){ 0x80000022, 0, CPUID_EAX, 0 })
 #define CPUID_HYBRID           ((struct cpuid_bit){ 0x7, 0, CPUID_EDX, 15 })
+#define CPUID_AMD_LFENCE_SERIALIZING ((struct cpuid_bit){ 0x80000021, 0, CPUID_EAX, 2 })
 #define CPUID_ARCH_PERFMON_EXT ((struct cpuid_bit){ 0x7, 1, CPUID_EAX, 8 })
 /* [APM-3] CPUID Fn8000_0026 EAX[30] HeterogeneousCores; EBX[31:28] CoreType (0 performance,
  * 1 efficiency); Linux X86_FEATURE_AMD_HETEROGENEOUS_CORES, topology_amd.c. */
@@ -286,6 +287,8 @@ static void decode_pmu_amd(const struct cpuid_dump *d, struct cpu_info *out)
         set_features(d, out, amd_features, ARRAY_SIZE(amd_features));
         if (out->max_ext_leaf < 0x80000022)
                 p->perfmon_v2 = false;
+        p->lfence_serializing = out->max_ext_leaf >= 0x80000021 &&
+                                cpuid_dump_has(d, CPUID_AMD_LFENCE_SERIALIZING);
         if (p->perfmon_v2 && cpuid_dump_get(d, 0x80000022, 0, &r)) {
                 p->n_core       = (uint8_t)bits(r.ebx, 3, 0);
                 p->lbr_v2_depth = (uint8_t)bits(r.ebx, 9, 4);

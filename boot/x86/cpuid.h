@@ -112,6 +112,7 @@ struct cpu_pmu_amd {
         uint8_t  lbr_v2_depth;       /* 0x80000022 EBX[9:4] */
         bool     ibs;                /* CPUID.80000001H:ECX[10] */
         uint32_t ibs_caps;           /* CPUID.8000001BH:EAX (IBS_CAPS_* bits) */
+        bool     lfence_serializing; /* CPUID.80000021H:EAX[2] LFenceAlwaysSerializing */
 };
 
 struct cpu_info {

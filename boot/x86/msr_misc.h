@@ -50,4 +50,13 @@
 #define PREFETCH_CONTROL_L2_STREAM          BIT_ULL(3)
 #define PREFETCH_CONTROL_UP_DOWN            BIT_ULL(5)
 
+/* AMD DE_CFG (Decode Configuration): bit 1 makes LFENCE dispatch-serializing, so that
+ * "lfence; rdtsc" orders the TSC read. Linux init_amd() sets it on every AMD CPU with SSE2
+ * (msr-index.h MSR_AMD64_DE_CFG, MSR_AMD64_DE_CFG_LFENCE_SERIALIZE_BIT); CPUID 8000_0021H
+ * EAX[2] (LFenceAlwaysSerializing) says LFENCE is serializing without it. [APM-3] CPUID
+ * Fn8000_0021; AMD "Software Techniques for Managing Speculation" (2018). Probe: safe access. */
+#define MSR_AMD64_DE_CFG                     0xc0011029
+#define DE_CFG_LFENCE_SERIALIZE_BIT          1
+#define DE_CFG_LFENCE_SERIALIZE              BIT_ULL(DE_CFG_LFENCE_SERIALIZE_BIT)
+
 #endif
