@@ -288,6 +288,7 @@ PMUCAL_HOST_SRCS := \
 	host/numa_host.c \
 	host/numa_host_nodes.c \
 	host/host_args.c \
+	host/inventory_host.c \
 	host/perf_clock.c \
 	host/pmucal_host.c \
 	host/tlb_host.c \

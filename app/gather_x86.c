@@ -93,6 +93,7 @@ static void calibrate_tsc(struct inventory *inv)
 }
 
 static struct x86_lfence bsp_lfence; /* how LFENCE orders this CPU's TSC reads */
+static bool              replayed;   /* the CPUID is a recorded processor's */
 
 status_t gather_cpu(struct inventory *inv, struct gather_cpu_raw *raw)
 {
@@ -103,6 +104,16 @@ status_t gather_cpu(struct inventory *inv, struct gather_cpu_raw *raw)
         inv->arch = "x86_64";
         cpuid_dump_collect(dump);
         inv->cpu_st = cpu_decode(dump, &inv->cpu);
+        if (cpuid_dump_replaying()) { /* a recorded processor: nothing here is about it */
+                replayed = true;
+                inv->microcode_st = ST_UNSUPPORTED;
+                inv->tsc_hz       = inv->cpu.tsc_hz_cpuid;
+                inv->tsc_source   = inv->tsc_hz ? INV_TSC_CPUID : INV_TSC_UNKNOWN;
+                if (inv->cpu.base_mhz)
+                        inv->nominal_hz = (uint64_t)inv->cpu.base_mhz * 1000000ull;
+                *raw = (struct gather_cpu_raw){ .regs = dump, .n = dump->n };
+                return ST_OK;
+        }
         x86_lfence_serialize(&inv->cpu, &bsp_lfence); /* before the TSC is first read */
         probe_msrs(inv);
         calibrate_tsc(inv);
@@ -114,7 +125,9 @@ void gather_cpu_report(const struct inventory *inv, const struct gather_cpu_raw 
 {
         rep_check(inv->cpu_st == ST_OK, "CPUID decoded (%zu leaves, max 0x%x / 0x%x)", raw->n,
                   inv->cpu.max_leaf, inv->cpu.max_ext_leaf);
-        if (bsp_lfence.how == LFENCE_NOT_SERIALIZING)
+        if (replayed)
+                rep_info("cpuid: a recorded processor's CPUID: no MSR probed, no TSC calibrated");
+        else if (bsp_lfence.how == LFENCE_NOT_SERIALIZING)
                 rep_warn("tsc: %s (%s)", x86_lfence_how_text(&bsp_lfence),
                          status_str(bsp_lfence.st));
         else

@@ -18,6 +18,9 @@ int host_tlb_main(const struct host_opts *o);
 int host_numa_main(const struct host_opts *o);
 /** `--c2c`: cache-to-cache latency between every ordered pair of CPUs (host/c2c_host.c). */
 int host_c2c_main(const struct host_opts *o);
+/** `--inventory`: the firmware's inventory phase, of this machine or a recorded one
+ *  (host/inventory_host.c). Exit status 2 for a --cpu the recorded dump does not have. */
+int host_inventory_main(const struct host_opts *o);
 
 /** Where @p src has no core-clock source (APERF/MPERF through /dev/cpu/N/msr did not read),
  *  install perf_event_open's hardware cycles counter of the calling thread (user mode), read

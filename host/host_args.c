@@ -11,7 +11,8 @@
 #include "boot/linux/linux_plat.h"
 
 /* The modes an option applies to. */
-enum { M_LAT = 1, M_TLB = 2, M_C2C = 4, M_NUMA = 8, M_SWEEP = M_LAT | M_TLB, M_ALL = 15 };
+enum { M_LAT = 1, M_TLB = 2, M_C2C = 4, M_NUMA = 8, M_INV = 16, M_SWEEP = M_LAT | M_TLB,
+       M_ALL = 31 };
 
 #define C2C_ROUNDS_MAX (BENCH_C2C_MAX_ROUNDS - 24) /* the kernel's own extra rounds */
 enum opt_kind { K_FLAG, K_STR, K_NUM, K_WORD };
@@ -38,11 +39,21 @@ static const struct opt {
         { "--numa",     NULL,   M_ALL,   K_FLAG, 0,  0,              NULL,
           "measure the NUMA latency matrix, loaded latency and the bandwidth matrix with "
           "buffers bound to each node instead" },
+        { "--inventory", NULL,  M_ALL,   K_FLAG, 0,  0,              NULL,
+          "the firmware's inventory phase instead: inventory.json and its console report, of "
+          "this machine or of a recorded CPUID dump and ACPI tables" },
+        { "--cpuid-dump", "FILE", M_INV, K_STR,  0,  0,              NULL,
+          "CPUID from a recorded dump (cpuid -r, or an AIDA64/InstLatx64 dump) instead of "
+          "this CPU; --cpu N picks its N-th processor block" },
+        { "--acpi-dir", "DIR",  M_INV,   K_STR,  0,  0,              NULL,
+          "ACPI tables from raw files in DIR (acpixtract's apic.dat, srat.dat, ..., or APIC, "
+          "SRAT as in /sys/firmware/acpi/tables) instead of this machine's" },
         { "--out",      "DIR",  M_ALL,   K_STR,  0,  0,              NULL,
           "folder for the results, created and locked for the run (default: a new folder "
           "pmucal-<UTC date>T<time>Z in the current directory)" },
-        { "--cpu",      "N",    M_SWEEP, K_NUM,  0,  0,              NULL,
-          "logical CPU to pin to, 0..CPUs-1 (default 0)" },
+        { "--cpu",      "N",    M_SWEEP | M_INV, K_NUM, 0, 0,        NULL,
+          "logical CPU to pin to, 0..CPUs-1 (default 0); with --cpuid-dump, the dump's "
+          "processor block" },
         { "--quick",    NULL,   M_SWEEP, K_FLAG, 0,  0,              NULL, "short sweep" },
         { "--full",     NULL,   M_SWEEP, K_FLAG, 0,  0,              NULL, "complete sweep (default)" },
         { "--page",     "SIZE", M_SWEEP, K_WORD, 0,  0,              pages_tlb,
@@ -101,23 +112,27 @@ static void print_wrapped(FILE *f, const char *lhs, const char *text, const char
 static const char *mode_note(unsigned modes)
 {
         return modes == M_LAT ? " [latency]" : modes == M_SWEEP ? " [latency, --tlb]"
-             : modes == M_C2C ? " [--c2c]" : modes == M_NUMA ? " [--numa]" : "";
+             : modes == M_C2C ? " [--c2c]" : modes == M_NUMA ? " [--numa]"
+             : modes == M_INV ? " [--inventory]" : modes == (M_SWEEP | M_INV)
+             ? " [latency, --tlb, --inventory]" : "";
 }
 
 /* The modes' flags, for messages. */
 static const char *mode_flag(enum host_mode m)
 {
         return m == HOST_MODE_TLB ? "--tlb" : m == HOST_MODE_C2C ? "--c2c"
-             : m == HOST_MODE_NUMA ? "--numa" : "the latency sweep";
+             : m == HOST_MODE_NUMA ? "--numa" : m == HOST_MODE_INVENTORY ? "--inventory"
+             : "the latency sweep";
 }
 
 static void help(FILE *f)
 {
-        fprintf(f, "usage: pmucal-host [--tlb|--c2c|--numa] [--out DIR] [OPTION...]\n"
+        fprintf(f, "usage: pmucal-host [--tlb|--c2c|--numa|--inventory] [--out DIR] [OPTION...]\n"
                    "Measures this machine's memory latency per cache level (default), its\n"
                    "data TLBs (--tlb), cache-to-cache latency (--c2c) or the NUMA matrix\n"
                    "(--numa), and writes latency-table.json and latency-curve.csv\n"
-                   "(tlb-table.json and tlb-curve.csv; c2c.json; numa-matrix.json).\n\n");
+                   "(tlb-table.json and tlb-curve.csv; c2c.json; numa-matrix.json); or says\n"
+                   "what the firmware makes of a machine (--inventory: inventory.json).\n\n");
         for (size_t i = 0; i < ARRAY_SIZE(opts); i++) {
                 char lhs[32];
                 snprintf(lhs, sizeof(lhs), "%s%s%s", opts[i].name, opts[i].arg ? " " : "",
@@ -211,6 +226,10 @@ static void apply(const struct opt *op, const char *v, uint64_t num, struct host
 
         if (!strcmp(n, "--out"))
                 o->out = v;
+        else if (!strcmp(n, "--cpuid-dump"))
+                o->cpuid_dump = v;
+        else if (!strcmp(n, "--acpi-dir"))
+                o->acpi_dir = v;
         else if (!strcmp(n, "--cpu"))
                 o->cpu = (unsigned)num;
         else if (!strcmp(n, "--layout"))
@@ -250,7 +269,7 @@ static int apply_page(const char *v, struct host_opts *o, FILE *err)
 
 int host_args_parse(int argc, char **argv, unsigned n_cpus, struct host_opts *o, FILE *err)
 {
-        const char *page = NULL, *seen[ARRAY_SIZE(opts)] = { 0 };
+        const char *page = NULL, *seen[ARRAY_SIZE(opts)] = { 0 }, *cpu_arg = NULL;
         unsigned    mode_bits = M_LAT;
 
         defaults(argc, argv, o);
@@ -271,15 +290,19 @@ int host_args_parse(int argc, char **argv, unsigned n_cpus, struct host_opts *o,
                         return usage_error(err, "unknown %s '%s'", a[0] == '-' ? "option" : "argument", a);
                 seen[op - opts] = op->name;
                 if (op->kind == K_FLAG) {
-                        if (!strcmp(a, "--tlb") || !strcmp(a, "--c2c") || !strcmp(a, "--numa")) {
+                        if (!strcmp(a, "--tlb") || !strcmp(a, "--c2c") || !strcmp(a, "--numa") ||
+                            !strcmp(a, "--inventory")) {
                                 enum host_mode m = a[2] == 't' ? HOST_MODE_TLB
-                                                 : a[2] == 'c' ? HOST_MODE_C2C : HOST_MODE_NUMA;
+                                                 : a[2] == 'c' ? HOST_MODE_C2C
+                                                 : a[2] == 'n' ? HOST_MODE_NUMA
+                                                               : HOST_MODE_INVENTORY;
                                 if (o->mode != HOST_MODE_LATENCY && o->mode != m)
-                                        return usage_error(err, "--tlb, --c2c and --numa are "
-                                                           "separate runs: give one of them");
+                                        return usage_error(err, "--tlb, --c2c, --numa and "
+                                                           "--inventory are separate runs: give "
+                                                           "one of them");
                                 o->mode   = m;
                                 mode_bits = m == HOST_MODE_TLB ? M_TLB : m == HOST_MODE_C2C ? M_C2C
-                                                                                          : M_NUMA;
+                                          : m == HOST_MODE_NUMA ? M_NUMA : M_INV;
                                 continue;
                         }
                         if (!strcmp(a, "--with-c2c")) {
@@ -296,9 +319,15 @@ int host_args_parse(int argc, char **argv, unsigned n_cpus, struct host_opts *o,
                 switch (op->kind) {
                 case K_NUM:
                         max = op->max ? op->max : (n_cpus ? n_cpus - 1 : 0);
+                        if (!strcmp(a, "--cpu")) {
+                                max = UINT32_MAX; /* a dump's block: bounded below */
+                                cpu_arg = v;
+                        }
                         if (!parse_u64(v, &num) || num < op->min || num > max)
                                 return usage_error(err, "%s: \"%s\" is not a whole number in "
-                                                   "%" PRIu64 "..%" PRIu64, a, v, op->min, max);
+                                                   "%" PRIu64 "..%" PRIu64, a, v, op->min,
+                                                   cpu_arg == v ? (uint64_t)(n_cpus ? n_cpus - 1 : 0)
+                                                                : max);
                         break;
                 case K_WORD:
                         if (!strcmp(a, "--page")) {
@@ -324,7 +353,14 @@ int host_args_parse(int argc, char **argv, unsigned n_cpus, struct host_opts *o,
                                            opts[k].modes == M_LAT ? "the latency sweep"
                                            : opts[k].modes == M_C2C ? "--c2c"
                                            : opts[k].modes == M_NUMA ? "--numa"
+                                           : opts[k].modes == M_INV ? "--inventory"
                                                                     : "the latency sweep and --tlb");
+        /* --cpu names a CPU of this machine, except the block of a recorded dump, whose
+         * count only the dump knows (host/inventory_host.c checks it) */
+        if (cpu_arg && !(o->mode == HOST_MODE_INVENTORY && o->cpuid_dump) &&
+            o->cpu > (n_cpus ? n_cpus - 1 : 0))
+                return usage_error(err, "--cpu: \"%s\" is not a whole number in 0..%u", cpu_arg,
+                                   n_cpus ? n_cpus - 1 : 0);
         /* As the firmware's plans: 2 MiB pages (transparent, MADV_HUGEPAGE) for the full
          * sweep, so that page walks do not mix into the DRAM latency; 4 KiB for the quick
          * one, which ends inside the L2 TLB's reach of 4 KiB pages. */

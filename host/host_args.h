@@ -27,6 +27,8 @@ enum host_mode {
         HOST_MODE_C2C,         /* --c2c: cache-to-cache latency (host/c2c_host.c) */
         HOST_MODE_NUMA,        /* --numa: the NUMA matrix, loaded latency, bandwidth
                                   (host/numa_host.c) */
+        HOST_MODE_INVENTORY,   /* --inventory: the firmware's inventory phase
+                                  (host/inventory_host.c) */
 };
 
 /** What pmucal-host was asked to do. */
@@ -34,6 +36,8 @@ struct host_opts {
         char                   cmdline[512]; /* the arguments as given, for the report */
         enum host_mode         mode;
         const char            *out;          /* --out DIR; NULL: not given */
+        const char            *cpuid_dump;   /* --inventory --cpuid-dump FILE; NULL: this CPU */
+        const char            *acpi_dir;     /* --inventory --acpi-dir DIR; NULL: sysfs */
         unsigned               cpu;
         bool                   full;         /* --full (default) or --quick */
         unsigned               tlb_pages;    /* --tlb --page: HOST_TLB_PAGE_* bits */

@@ -351,6 +351,8 @@ int main(int argc, char **argv)
                 return rc = host_c2c_main(&o), rep_flush(), rc;
         if (o.mode == HOST_MODE_NUMA) /* the NUMA matrix, host/numa_host.c */
                 return rc = host_numa_main(&o), rep_flush(), rc;
+        if (o.mode == HOST_MODE_INVENTORY) /* the inventory phase, host/inventory_host.c */
+                return rc = host_inventory_main(&o), rep_flush(), rc;
         rep_add_sink((struct rep_sink){ .write = console_sink });
         host_c2c_save_cpus();
         if ((st = linux_plat_pin_cpu(o.cpu)) != ST_OK) {

@@ -169,13 +169,23 @@ unsigned inventory_cache_sharing_cpus(const struct inventory *inv, const struct 
 {
         unsigned shift = 0, n = 0;
 
-        if (!inv || !k || !k->n_sharing || !inv->n_cpus)
+        if (!inv || !k || !k->n_sharing)
                 return 0;
         while (shift < 31 && (1u << shift) < k->n_sharing)
                 shift++;
         uint32_t domain = inv->cpu.initial_apic_id >> shift;
-        for (unsigned i = 0; i < inv->n_cpus && i < INV_MAX_CPUS; i++)
-                if (inv->cpus[i].enabled && inv->cpus[i].apic_id >> shift == domain)
+        if (inv->n_cpus <= 1 && !inv->madt && plat_info()->cpus_unlisted)
+                return 0; /* only the BSP is known: no count */
+        if (inv->n_cpus > 1 || !inv->madt) {
+                for (unsigned i = 0; i < inv->n_cpus && i < INV_MAX_CPUS; i++)
+                        if (inv->cpus[i].enabled && inv->cpus[i].apic_id >> shift == domain)
+                                n++;
+                return n;
+        }
+        /* one processor listed (a recorded machine, a firmware without MP services): the
+         * MADT's enabled processors, when there is a MADT, else no count */
+        for (uint32_t i = 0; i < inv->madt->n_cpus && i < ACPI_MAX_CPUS; i++)
+                if (inv->madt->cpu[i].enabled && inv->madt->cpu[i].apic_id >> shift == domain)
                         n++;
         return n;
 }

@@ -363,7 +363,7 @@ void inventory_json(struct json_w *w, const struct inventory *inv)
                 json_u64(w, "ram_bytes", inv->mem.total_bytes);
                 json_u64(w, "free_bytes", inv->mem.conventional_bytes);
                 json_u64(w, "reserved_bytes", inv->mem.reserved_bytes);
-                json_u64(w, "descriptors", inv->mem.n_descriptors);
+                json_u64_or_null(w, "descriptors", inv->mem.n_descriptors); /* hosted: none */
         } else {
                 json_null(w, "ram_bytes");
                 json_null(w, "free_bytes");

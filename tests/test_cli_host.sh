@@ -61,9 +61,12 @@ usage "--c2c last"           "--cpu is not an option of --c2c"                  
 usage "--rounds without --c2c" "--rounds is not an option of the latency sweep \(it is for --c2c\)" --rounds 20
 usage "--c2c --rounds 10"    "--rounds: \"10\" is not a whole number in 11\.\.1000" --c2c --rounds 10
 usage "--c2c --rounds 1001"  "--rounds: \"1001\" is not a whole number in 11\.\.1000" --rounds 1001 --c2c
-usage "--tlb and --c2c"      "--tlb, --c2c and --numa are separate runs"            --tlb --quick --c2c
-usage "--c2c and --numa"     "--tlb, --c2c and --numa are separate runs"            --numa --c2c
+usage "--tlb and --c2c"      "--tlb, --c2c, --numa and --inventory are separate runs" --tlb --quick --c2c
+usage "--c2c and --numa"     "--tlb, --c2c, --numa and --inventory are separate runs" --numa --c2c
 usage "--ws-mib without --numa" "--ws-mib is not an option of the latency sweep \(it is for --numa\)" --ws-mib 8
+usage "--inventory and --numa" "--tlb, --c2c, --numa and --inventory are separate runs" --inventory --numa
+usage "--cpuid-dump without --inventory" "--cpuid-dump is not an option of the latency sweep \(it is for --inventory\)" --cpuid-dump x.txt
+usage "--cpu past this machine" "--cpu: \"4096\" is not a whole number in 0\.\." --inventory --cpu 4096
 usage "--tlb checks --cpu"   "--cpu: \"x\""                                         --page 4k --cpu x --tlb
 usage "no run before a usage error" "--reps: \"1\""                                 --out "$tmp/never" --reps 1
 t "$([ ! -e "$tmp/never" ]; echo $?)" "a usage error creates no output folder"

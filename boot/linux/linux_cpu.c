@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "boot/cpu.h"
 #include "boot/plat.h"
+#include "boot/linux/linux_plat.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -13,11 +14,47 @@
 
 /* ---- processors ---- */
 
+/* A recorded machine (pmucal-host --inventory --cpuid-dump): one processor, the dump's. */
+static bool     recorded;
+static uint32_t recorded_apic;
+
+void linux_cpu_set_recorded(uint32_t apic_id)
+{
+        recorded      = true;
+        recorded_apic = apic_id;
+}
+
 static unsigned cpu_count(void)
 {
         long n = sysconf(_SC_NPROCESSORS_CONF);
 
+        if (recorded)
+                return 1;
         return n > 0 ? (unsigned)n : 1;
+}
+
+/* The APIC ID of logical CPU @p idx: /proc/cpuinfo "apicid" (sysfs does not publish it);
+ * @p dflt when it does not say. */
+static uint32_t cpuinfo_apic_id(unsigned idx, uint32_t dflt)
+{
+        FILE    *f = fopen("/proc/cpuinfo", "r");
+        char     line[256];
+        long     cur = -1;
+        unsigned v;
+        uint32_t id = dflt;
+
+        if (!f)
+                return dflt;
+        while (fgets(line, sizeof(line), f)) {
+                if (sscanf(line, "processor : %ld", &cur) == 1)
+                        continue;
+                if (cur == (long)idx && sscanf(line, "apicid : %u", &v) == 1) {
+                        id = v;
+                        break;
+                }
+        }
+        fclose(f);
+        return id;
 }
 
 static long read_long(const char *fmt, unsigned idx, long dflt)
@@ -39,8 +76,13 @@ static status_t cpu_describe(unsigned idx, struct plat_cpu *out)
 {
         if (!out || idx >= cpu_count())
                 return ST_BAD_ARG;
+        if (recorded) {
+                *out = (struct plat_cpu){ .apic_id = recorded_apic, .enabled = true,
+                                          .is_bsp = true };
+                return ST_OK;
+        }
         *out = (struct plat_cpu){
-                .apic_id = (uint32_t)idx, /* Linux does not publish APIC IDs in sysfs */
+                .apic_id = cpuinfo_apic_id(idx, idx),
                 .enabled = read_long("/sys/devices/system/cpu/cpu%u/online", idx, 1) != 0,
                 .is_bsp  = idx == 0,
                 .package = (uint32_t)read_long(

@@ -26,7 +26,12 @@ static struct {
         char  sig[4];
         unsigned n;
         void *p;
+        size_t len; /* bytes read: a recorded table may be shorter than its Length says */
 } acpi_cache[MAX_ACPI];
+static char        acpi_dir[512] = ACPI_DIR; /* ends in '/' */
+static bool        recorded_tables;          /* acpi_dir is a folder of recorded tables */
+static bool        no_tables;                /* a recorded machine without its tables */
+static const char *recorded_name;
 static unsigned n_acpi_cache;
 static void    *smbios;
 static size_t   smbios_len;
@@ -241,6 +246,11 @@ status_t plat_mem_map(struct plat_mem_summary *sum, struct plat_mem_range *out, 
         (void)max;
         if (n)
                 *n = 0;
+        if (recorded_name) { /* a recorded machine: this one's memory is not its */
+                if (sum)
+                        *sum = (struct plat_mem_summary){ 0 };
+                return ST_UNSUPPORTED;
+        }
         if (sum && (st = mem_summary(sum)) != ST_OK)
                 return st;
         return out ? ST_UNSUPPORTED : ST_OK;
@@ -265,38 +275,70 @@ status_t plat_alloc_pages_in(uint64_t base, uint64_t limit, size_t bytes, void *
 
 /* ---- firmware tables ---- */
 
-static const void *acpi_table(const char sig[4], unsigned n)
+/* Table @p n (0 = the first) with signature @p sig from acpi_dir: Linux names a single table
+ * SIG and repeated ones SIG1, SIG2, ...; acpixtract -a writes sig.dat and sig1.dat, sig2.dat
+ * (lower case). A recorded file must hold at least a header and start with the signature. */
+static const void *acpi_table(const char sig[4], unsigned n, size_t *got)
 {
-        char   path[64], name[5] = { 0 };
-        size_t len;
-        void  *p = NULL;
+        char        path[600], name[5] = { 0 }, lower[5] = { 0 };
+        size_t      len = 0;
+        void       *p = NULL;
+        const char *fmts[4];
+        unsigned    nf = 0;
 
         memcpy(name, sig, 4);
+        for (unsigned i = 0; i < 4; i++)
+                lower[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] - 'A' + 'a' : name[i]);
+        if (no_tables)
+                return NULL;
         for (unsigned i = 0; i < n_acpi_cache; i++)
-                if (!memcmp(acpi_cache[i].sig, sig, 4) && acpi_cache[i].n == n)
+                if (!memcmp(acpi_cache[i].sig, sig, 4) && acpi_cache[i].n == n) {
+                        *got = acpi_cache[i].len;
                         return acpi_cache[i].p;
-        /* Linux names a single table SIG and repeated ones SIG1, SIG2, ... */
-        if (n == 0) {
-                snprintf(path, sizeof(path), ACPI_DIR "%s", name);
+                }
+        if (n == 0)
+                fmts[nf++] = "%s%s";
+        fmts[nf++] = "%s%s%u";
+        for (unsigned k = 0; k < nf && !p; k++) {
+                snprintf(path, sizeof(path), fmts[k], acpi_dir, name, n + 1);
                 p = slurp(path, &len);
+                if (!p && recorded_tables) {
+                        snprintf(path, sizeof(path), k == 0 && n == 0 ? "%s%s.dat" : "%s%s%u.dat",
+                                 acpi_dir, lower, n + 1);
+                        p = slurp(path, &len);
+                }
         }
-        if (!p) {
-                snprintf(path, sizeof(path), ACPI_DIR "%s%u", name, n + 1);
-                p = slurp(path, &len);
+        if (p && (len < 36 || memcmp(p, sig, 4))) { /* not this table */
+                free(p);
+                p = NULL;
         }
         if (!p || n_acpi_cache == MAX_ACPI) {
                 free(p);
                 return NULL;
         }
         memcpy(acpi_cache[n_acpi_cache].sig, sig, 4);
-        acpi_cache[n_acpi_cache].n   = n;
-        acpi_cache[n_acpi_cache++].p = p;
+        acpi_cache[n_acpi_cache].n     = n;
+        acpi_cache[n_acpi_cache].len   = len;
+        acpi_cache[n_acpi_cache++].p   = p;
+        *got = len;
         return p;
+}
+
+void linux_plat_use_recorded(const char *dir, const char *name)
+{
+        if (dir) {
+                size_t l = strlen(dir);
+                snprintf(acpi_dir, sizeof(acpi_dir), "%s%s", dir, l && dir[l - 1] == '/' ? "" : "/");
+                recorded_tables = true;
+        } else {
+                no_tables = true;
+        }
+        recorded_name = name;
 }
 
 static const void *smbios_table(size_t *len, unsigned *major, unsigned *minor)
 {
-        if (!smbios) {
+        if (!smbios && !recorded_name) { /* a recorded machine has no SMBIOS here */
                 size_t         elen = 0;
                 unsigned char *ep   = slurp(DMI_ENTRY, &elen);
 
@@ -330,9 +372,10 @@ status_t plat_fw_table(enum plat_fw_kind kind, const char sig[4], unsigned n,
                 out->data = smbios_table(&out->len, &out->major, &out->minor);
         } else if (kind == PLAT_FW_ACPI) {
                 uint32_t len;
-                if (sig && (out->data = acpi_table(sig, n)) != NULL) {
+                size_t   got = 0;
+                if (sig && (out->data = acpi_table(sig, n, &got)) != NULL) {
                         memcpy(&len, (const char *)out->data + 4, sizeof(len)); /* Length */
-                        out->len = len;
+                        out->len = len <= got ? len : got; /* never past the bytes read */
                 }
         } else {
                 return ST_BAD_ARG;
@@ -397,6 +440,12 @@ const struct plat_info *plat_info(void)
 {
         static struct plat_info info = { .name = "Linux hosted", .image_base = 0 };
 
+        if (recorded_name) { /* a recorded machine: its processors are not listed here */
+                info.name          = recorded_name;
+                info.cpus_unlisted = true;
+                info.secure_boot   = plat_secure_boot_of(-1, -1);
+                return &info;
+        }
         info.secure_boot = plat_secure_boot_of(efivar_u8("SecureBoot"), efivar_u8("SetupMode"));
         return &info;
 }

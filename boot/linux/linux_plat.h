@@ -60,6 +60,15 @@ unsigned linux_plat_last_huge_permille(void);
  *  (bench_steal_count_fn; @p ctx unused). */
 uint64_t linux_plat_ctx_switches(void *ctx);
 
+/** Describe a recorded machine instead of this one (pmucal-host --inventory): ACPI tables from
+ *  the folder @p dir (the sysfs names APIC, SRAT, ... and acpixtract's apic.dat, srat.dat,
+ *  ...; NULL: none, the recorded machine's tables were not given), no SMBIOS, plat_info()
+ *  named @p name and its processors unlisted. */
+void linux_plat_use_recorded(const char *dir, const char *name);
+
+/** The processor list is the recorded CPU alone, with APIC ID @p apic_id (linux_cpu.c). */
+void linux_cpu_set_recorded(uint32_t apic_id);
+
 /** Select the CPU whose /dev/cpu/N/msr the MSR accessors use (linux_plat_pin_cpu does it). */
 void linux_msr_set_cpu(unsigned cpu);
 

@@ -209,6 +209,13 @@ static inline uint32_t cpu_tlb_entries(const struct cpu_info *ci, uint8_t level,
  *  0x1F, 0x23, 0x8000001D, 0x80000026). */
 void cpuid_dump_collect(struct cpuid_dump *d);
 
+/** From now on cpuid_dump_collect() copies @p d (a recorded processor: pmucal-host --inventory
+ *  --cpuid-dump) instead of reading this CPU; NULL reads this CPU again. @p d must outlive it. */
+void cpuid_dump_replay(const struct cpuid_dump *d);
+/** True while cpuid_dump_collect() replays a recorded dump: what this CPU's MSRs and clock
+ *  say is not about that processor. */
+bool cpuid_dump_replaying(void);
+
 /** Read the registers of the @p cpu-th logical processor (0 = the first block) of recorded
  *  CPUID text into @p d: the `cpuid -r` layout and the AIDA64/EVEREST layouts of the
  *  InstLatx64 dumps (boot/x86/cpuid_text.c lists them). @p n_cpus (may be NULL) gets the
