@@ -62,25 +62,13 @@ static void collect_leaf(struct cpuid_dump *d, uint32_t leaf)
         }
 }
 
-static const struct cpuid_dump *replay; /* a recorded processor instead of this one */
-
-void cpuid_dump_replay(const struct cpuid_dump *d)
-{
-        replay = d;
-}
-
-bool cpuid_dump_replaying(void)
-{
-        return replay != NULL;
-}
-
 void cpuid_dump_collect(struct cpuid_dump *d)
 {
         struct cpuid_regs r;
         uint32_t          max;
 
-        if (replay) {
-                *d = *replay;
+        if (cpuid_dump_replayed()) { /* a recorded processor instead of this one */
+                *d = *cpuid_dump_replayed();
                 return;
         }
         d->n = 0;

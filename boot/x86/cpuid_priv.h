@@ -48,6 +48,10 @@ static inline uint32_t reg_of(const struct cpuid_regs *r, enum cpuid_reg reg)
         }
 }
 
+/** The dump cpuid_dump_replay() set (cpuid_dump.c), NULL when the live CPU is read; kept
+ *  apart from cpuid_collect.c, which tests replace by a double. */
+const struct cpuid_dump *cpuid_dump_replayed(void);
+
 /** Decode caches and TLBs from @p d into @p out: AMD-like CPUs from 0x8000001D (or the
  *  legacy 0x80000005/6 descriptors) and 0x80000005/6/19; others from leaf 4, leaf 2 and
  *  leaf 0x18. */
