@@ -243,6 +243,7 @@ APP_SRCS := \
 	app/pmu_validate_mem.c \
 	app/pmucal.c \
 	app/results.c \
+	app/upload.c \
 	app/sampling.c \
 	app/sampling_common.c \
 	app/sampling_ibs_fetch.c \
@@ -317,10 +318,12 @@ SYMS_NONE_SRC := pmu/syms_none.c
 TESTS := $(sort $(patsubst tests/test_%.c,%,$(filter-out tests/test_util.c,$(wildcard tests/test_*.c))))
 TEST_MSR_app      := tests/fake_msr_none.c
 TEST_MSR_results  := tests/fake_msr_none.c
+TEST_MSR_upload   := tests/fake_msr_none.c
 TEST_MSR_latpages := tests/fake_msr_none.c
 TEST_MSR_sweep    := tests/fake_msr_none.c
 TEST_EXTRA_app    := tests/fake_topology.c tests/fake_spin.c tests/fake_cpuid.c
 TEST_EXTRA_results := $(TEST_EXTRA_app)
+TEST_EXTRA_upload := $(TEST_EXTRA_app)
 TEST_MSR_app_disturbed   := tests/fake_msr_none.c
 TEST_EXTRA_app_disturbed := $(TEST_EXTRA_app)
 # The processors, c2c and NUMA phases with faults put where they read them (tests/test_app_phases.c).
@@ -394,6 +397,7 @@ TEST_SUPPORT_SRCS := \
 	tests/config_fixture.c \
 	tests/cpuid_dump.c \
 	tests/fake_mem_node.c \
+	tests/fake_net.c \
 	tests/fake_plat.c \
 	tests/fake_volume.c \
 	tests/table_cases.c \

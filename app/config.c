@@ -113,7 +113,41 @@ static void expected(const struct key_desc *k, char *buf, size_t cap)
         case KT_CPUS:
                 fmt_snprintf(buf, cap, "all|bsp or APIC IDs and ranges, as 0,2,4-7");
                 break;
+        case KT_URL:
+                fmt_snprintf(buf, cap, "off or http://HOST[:PORT][/PATH], shorter than %u",
+                             (unsigned)CONFIG_URL_MAX);
+                break;
         }
+}
+
+/* http://HOST[:PORT][/PATH]: HOST not empty, PORT 1..65535, no blanks, quotes or controls,
+ * shorter than CONFIG_URL_MAX. Only http: the firmware has no certificate store to check a
+ * TLS server against. */
+bool config_url_ok(const char *s, size_t n)
+{
+        static const char scheme[] = "http://";
+        size_t            i = sizeof(scheme) - 1, host;
+        uint32_t          port = 0;
+
+        if (n >= CONFIG_URL_MAX || n <= i || memcmp(s, scheme, i))
+                return false;
+        for (size_t j = 0; j < n; j++)
+                if ((unsigned char)s[j] <= ' ' || (unsigned char)s[j] >= 0x7f || s[j] == '"' ||
+                    s[j] == '\\')
+                        return false;
+        for (host = i; i < n && s[i] != ':' && s[i] != '/'; i++)
+                ;
+        if (i == host)
+                return false;
+        if (i < n && s[i] == ':') {
+                size_t d = ++i;
+                for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+                        if ((port = port * 10 + (uint32_t)(s[i] - '0')) > 65535)
+                                return false;
+                if (i == d || port == 0)
+                        return false;
+        }
+        return i == n || s[i] == '/';
 }
 
 /* Parse the value text @p s[0..n) for @p k; false if it is not acceptable. */
@@ -140,6 +174,13 @@ static bool parse_value(const struct key_desc *k, const char *s, size_t n, uint3
                         }
                 }
                 return false;
+        case KT_URL:
+                if (word_eq(s, n, "off")) {
+                        *out = 0;
+                        return true;
+                }
+                *out = 1;
+                return config_url_ok(s, n);
         case KT_UINT: {
                 uint64_t v = 0;
 
@@ -284,6 +325,11 @@ static void apply_setting(struct parser *p, struct pmucal_config *cfg, unsigned 
                 diag(p, line, CONFIG_DIAG_BAD_VALUE, "bad value '%.*s' for '%s' (expected %s)",
                      show_len(val.n), val.s, k->name, want);
                 return;
+        }
+        if (k->type == KT_URL) {
+                memset(cfg->collector, 0, sizeof(cfg->collector));
+                if (x)
+                        memcpy(cfg->collector, val.s, val.n);
         }
         config_key_store(cfg, k, x);
         cfg->from_file |= 1u << idx;

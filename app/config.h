@@ -92,6 +92,8 @@ enum config_level_sets {
 };
 
 /** The effective settings. Filled by config_defaults or config_parse. */
+#define CONFIG_URL_MAX 96 /* collector = URL: the longest URL, NUL included */
+
 struct pmucal_config {
         enum config_profile  profile;       /* default quick */
         enum config_on_exit  on_exit;       /* default return */
@@ -107,6 +109,8 @@ struct pmucal_config {
                                              * check the crash path; default off */
         enum config_pages    latency_pages; /* latency buffer page size; default auto */
         enum config_level_sets level_sets;  /* default auto */
+        bool                 collector_set; /* collector = URL given (not off) */
+        char                 collector[CONFIG_URL_MAX]; /* "http://HOST[:PORT][/PATH]" */
         uint32_t             from_file;     /* bit i: key table row i was set by the file */
 };
 
@@ -133,6 +137,9 @@ struct config_diag {
 
 /** Parse @p s[0..@p n) as a list of APIC IDs and ranges ("0, 2, 4-7"; decimal, at most
  *  CONFIG_CPUS_MAX_RANGES items, a range's end not below its start); false if it is not one. */
+/** Is @p s[0..n) a collector URL pmucal can use: http://HOST[:PORT][/PATH]? */
+bool config_url_ok(const char *s, size_t n);
+
 bool config_cpus_parse(const char *s, size_t n, struct config_cpu_list *out);
 
 /** How many items @p s[0..@p n) lists when it is a list of APIC IDs and ranges but for their

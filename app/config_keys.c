@@ -72,6 +72,7 @@ const struct key_desc config_keys[] = {
           .def = CONFIG_PAGES_AUTO },
         { .name = "level_sets", .type = KT_ENUM, FIELD(level_sets), NAMES(sets_names),
           .def = CONFIG_SETS_AUTO },
+        { .name = "collector", .type = KT_URL, FIELD(collector_set), .def = 0 },
 };
 
 _Static_assert(ARRAY_SIZE(config_keys) <= CONFIG_MAX_KEYS, "pmucal_config.from_file has one bit per key");
@@ -124,6 +125,8 @@ const char *config_key_text(const struct pmucal_config *cfg, const struct key_de
                 return v < k->n_names && k->names[v] ? k->names[v] : "?";
         case KT_BOOL:
                 return v ? "on" : "off";
+        case KT_URL:
+                return v ? cfg->collector : "off";
         case KT_UINT:
                 if (v == 0 && k->zero_name)
                         return k->zero_name;

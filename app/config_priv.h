@@ -11,6 +11,8 @@ enum key_type {
         KT_ENUM, /* one of names[]; the field holds the index */
         KT_BOOL, /* on|off (also true|false, yes|no, 1|0) */
         KT_UINT, /* decimal integer in min..max */
+        KT_URL,  /* off, or http://HOST[:PORT][/PATH] (pmucal_config.collector); the field
+                  * holds 1 when a URL is set */
         KT_CPUS, /* one of names[], or a list of APIC IDs and ranges (pmucal_config.cpu_list,
                   * the field then holds CONFIG_CPUS_LIST) */
 };

@@ -5,6 +5,7 @@
 
 #include "app/gather.h"
 #include "app/run.h"
+#include "app/upload.h"
 
 #include "app/config.h"
 #include "app/cpus.h"
@@ -182,8 +183,16 @@ int pmucal_main(struct pmucal_outcome *out)
         rep_printf("\n");
         int code = rep_summary();
 
+        bool uploaded = false;
+        if (r.cfg.results && r.cfg.collector_set) {
+                struct upload_policy pol = UPLOAD_POLICY_DEFAULT;
+                uploaded = upload_run(&r, &pol) == UPLOAD_STORED;
+        }
         if (!r.cfg.results) {
                 rep_printf("RESULTS: not saved (results = off in the config)\n");
+        } else if (uploaded && plat_info()->net_source) {
+                rep_printf("RESULTS: uploaded to %s (no volume to save to: loaded over the "
+                           "network)\n", r.cfg.collector);
         } else if (run_save(&r) != ST_OK && code != PMUCAL_EXIT_FAILED) {
                 code = PMUCAL_EXIT_NOT_SAVED;
         }

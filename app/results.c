@@ -9,7 +9,6 @@
 
 #define RESULTS_PARENT "pmucal"
 #define RESULTS_ROOT   "pmucal/results"
-#define REPORT_NAME    "report.txt"
 #define LINE_MAX_BYTES 256 /* the RESULTS line report.txt ends with */
 
 /* A FAT directory entry is 32 bytes; a long name adds one entry per 13 characters. Counted
@@ -327,8 +326,9 @@ status_t run_save(struct run *r)
         if (plat_info()->net_source) {
                 say_not_kept(r);
                 not_saved("no volume to write to (pmucal was loaded over the network from %s) "
-                          "and no collector to upload to; the files above were not kept",
-                          plat_info()->net_source);
+                          "and %s; the files above were not kept", plat_info()->net_source,
+                          r->cfg.collector_set ? "the upload to the collector failed"
+                                               : "no collector to upload to");
                 return ST_UNSUPPORTED;
         }
         if ((st = precheck(r, &s)) != ST_OK)

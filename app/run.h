@@ -12,6 +12,7 @@
 #include "report/rep.h"
 
 #define RUN_MAX_FILES 16
+#define REPORT_NAME   "report.txt" /* the console text, saved and uploaded beside the files */
 #define RUN_NAME_MAX  9999 /* <time>-01 .. <time>-9999; past that no name is free */
 
 struct run_file {

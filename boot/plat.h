@@ -289,6 +289,19 @@ struct plat_info {
 /** What the platform is; never NULL. */
 const struct plat_info *plat_info(void);
 
+/* ---- network --------------------------------------------------------------------------- */
+
+/** One HTTP POST of @p len bytes of @p body (Content-Type @p type) to @p url
+ *  ("http://HOST[:PORT]/PATH") through the platform's network stack (UEFI: the firmware's
+ *  EFI_HTTP_PROTOCOL on the NIC, with the address the network boot got by DHCP). No retries:
+ *  the caller decides. ST_OK when the server answered: its status in @p *http_status and up to
+ *  @p reply_cap - 1 bytes of its reply body in @p reply (NUL-terminated). ST_UNSUPPORTED where
+ *  the platform has no HTTP client (the hosted build; a firmware without an HTTP driver);
+ *  ST_TIMEOUT, ST_IO or another status when the server could not be reached or did not
+ *  answer. */
+status_t plat_net_post(const char *url, const char *type, const void *body, size_t len,
+                       unsigned *http_status, char *reply, size_t reply_cap);
+
 /* ---- the program ------------------------------------------------------------------------ */
 
 /* The platform's own entry (efi_main, a test) calls the program once; the program lives above

@@ -14,7 +14,7 @@
 const char *const cfg_all_keys[CFG_N_KEYS] = {
         "profile", "on_exit", "serial", "debug_exit", "prefetchers",
         "repetitions", "sweep_max_mib", "cpus", "results", "crash_test",
-        "latency_pages", "level_sets",
+        "latency_pages", "level_sets", "collector",
 };
 
 /* The test's own map from key names to fields (an oracle independent of the key table). */
@@ -32,6 +32,7 @@ uint32_t cfg_field(const struct pmucal_config *c, const char *key)
         if (!strcmp(key, "crash_test"))    return c->crash_test;
         if (!strcmp(key, "latency_pages")) return c->latency_pages;
         if (!strcmp(key, "level_sets"))    return c->level_sets;
+        if (!strcmp(key, "collector"))     return c->collector_set;
         fail_msg("no such key %s", key);
         return 0;
 }
@@ -46,6 +47,7 @@ uint32_t cfg_default_of(const char *key)
                 { "sweep_max_mib", 0 },              { "cpus", CONFIG_CPUS_ALL },
                 { "results", 1 },                    { "crash_test", 0 },
                 { "latency_pages", CONFIG_PAGES_AUTO }, { "level_sets", CONFIG_SETS_AUTO },
+                { "collector", 0 },
         };
         for (size_t i = 0; i < sizeof(defs) / sizeof(defs[0]); i++)
                 if (!strcmp(defs[i].key, key))

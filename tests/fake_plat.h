@@ -11,6 +11,22 @@
 
 /** Forget files, tables, CPUs, captured console text and injected failures. */
 void fake_plat_reset(void);
+
+/** One scripted answer of plat_net_post (tests/fake_net.c): a status other than ST_OK is a
+ *  collector that could not be reached; else @p code and @p reply are its answer. */
+struct fake_net_answer {
+        status_t    st;
+        unsigned    code;
+        const char *reply;
+};
+#define FAKE_NET_MAX 16
+/** The answers of the next calls, in order (a call past them: ST_UNSUPPORTED); forgets the
+ *  calls and bodies recorded so far. */
+void fake_net_script(const struct fake_net_answer *a, size_t n);
+/** How many times plat_net_post was called since the last script. */
+size_t fake_net_calls(void);
+/** The last body posted (NUL-terminated copy), its length, URL and Content-Type. */
+const char *fake_net_last(size_t *len, const char **url, const char **type);
 /** The volume's part of fake_plat_reset (tests/fake_volume.c). */
 void fake_volume_reset(void);
 /** plat_file_elsewhere finds @p path on another volume named @p where (NULL: on none). */

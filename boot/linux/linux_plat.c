@@ -383,6 +383,23 @@ status_t plat_fw_table(enum plat_fw_kind kind, const char sig[4], unsigned n,
         return out->data ? ST_OK : ST_NOT_FOUND;
 }
 
+/* ---- network ---- */
+
+/* The hosted build writes its results to the file system; its runs reach a collector through
+ * `pmucal-collect ingest`, not from here. */
+status_t plat_net_post(const char *url, const char *type, const void *body, size_t len,
+                       unsigned *http_status, char *reply, size_t reply_cap)
+{
+        (void)url;
+        (void)type;
+        (void)body;
+        (void)len;
+        *http_status = 0;
+        if (reply_cap)
+                reply[0] = 0;
+        return ST_UNSUPPORTED;
+}
+
 /* ---- time ---- */
 
 void plat_stall_us(uint32_t us)
