@@ -37,6 +37,8 @@
 #                   with OVMF's own PXE (IPv4, TFTP): a virtio-net NIC without iPXE's option
 #                   ROM, DHCP and TFTP from QEMU, served from a folder holding the application
 #                   as pmucal.efi and --config (if given) as pmucal.cfg beside it
+#   --collector URL with --netboot: appended to the served pmucal.cfg as `collector = URL`
+#                   (the guest reaches the host's loopback as 10.0.2.2)
 #   --quiet         do not echo the console; it is still in the serial log
 #   --              the rest goes to QEMU unchanged
 #
@@ -54,7 +56,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 given=$(printf ' %q' "$@")
 cpus=4 nodes=2 hmat=0 mem=2048 cpu=max config="" image="" readonly=0 usb=0 out="" timeout_s=600
-efi="" quiet=0 keep_disk=0 arch=x86_64 icount=0 secure_boot=0 netboot=0
+efi="" quiet=0 keep_disk=0 arch=x86_64 icount=0 secure_boot=0 netboot=0 collector=""
 GRACE_S=3 # how long a finished app may take to exit QEMU before it is stopped
 extra=()
 
@@ -80,6 +82,7 @@ while [ $# -gt 0 ]; do
         --quiet)     quiet=1; shift ;;
         --secure-boot) secure_boot=1; shift ;;
         --netboot)   netboot=1; shift ;;
+        --collector) need_arg "$@"; collector=$2; shift 2 ;;
         --)          shift; extra=("$@"); break ;;
         -h|--help)   sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *)           die "unknown option $1 (see --help)" ;;
@@ -106,7 +109,10 @@ if [ -n "$image" ]; then
         [ -f "$image" ] || die "image $image not found"
 fi
 [ "$keep_disk" -eq 0 ] || [ -n "$out" ] || die "--keep-disk needs --out DIR"
+[ -z "$collector" ] || [ "$netboot" -eq 1 ] || die "--collector needs --netboot"
 if [ "$netboot" -eq 1 ]; then
+        [ -z "$collector" ] || [[ $collector =~ ^http://[^/[:space:]]+(/[^[:space:]]*)?$ ]] ||
+                die "--collector wants http://HOST[:PORT], got '$collector'"
         [ -z "$image" ] || die "--netboot boots no disk: it does not go with --image"
         [ "$usb" -eq 0 ] && [ "$readonly" -eq 0 ] && [ "$keep_disk" -eq 0 ] ||
                 die "--netboot boots no disk: it does not go with --usb, --readonly or --keep-disk"
@@ -195,6 +201,11 @@ if [ "$netboot" -eq 1 ]; then
         cp "$efi" "$work/tftp/pmucal.efi"
         if [ -n "$config" ]; then
                 cp "$config" "$work/tftp/pmucal.cfg"
+        fi
+        if [ -n "$collector" ]; then
+                { [ -f "$work/tftp/pmucal.cfg" ] && cat "$work/tftp/pmucal.cfg" && echo
+                  echo "collector = $collector"; } >"$work/tftp/pmucal.cfg.new"
+                mv "$work/tftp/pmucal.cfg.new" "$work/tftp/pmucal.cfg"
         fi
         note "netboot: serving $(ls "$work/tftp" | tr '\n' ' ')from $work/tftp"
 elif [ -n "$image" ]; then

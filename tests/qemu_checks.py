@@ -17,6 +17,7 @@ import check_schemas
 import qemu_checks_arm64
 import qemu_checks_mp
 import qemu_checks_phases
+import qemu_receiver
 import qemu_tap
 import qemu_volume
 from qemu_tap import ROOT, diag, opt, schema_is, tap, why_status
@@ -35,6 +36,8 @@ class Case:
         self.status = sec.getint("status", 0)
         self.checks = sec.get("checks", "").split()
         self.timeout = sec.getint("timeout", 240)
+        self.collector = sec.get("collector")  # netboot: receiver (fail-first=N) or down
+        self.receiver = None
         self.out = tempfile.mkdtemp(prefix="qemu-%s-" % name, dir=os.path.join(ROOT, "build"))
         self.logs = logs
         self.cpus = int(opt(self.args, "--cpus", "4"))
@@ -109,8 +112,27 @@ class Case:
                     "-device", "virtio-blk-pci,drive=second,bootindex=1"]
         elif self.image:
             cmd += ["--image", os.path.join(ROOT, self.image)]
-        p = subprocess.run(cmd + qemu_args, cwd=ROOT, stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, text=True)
+        if self.collector:
+            tok = dict(t.partition("=")[::2] for t in self.collector.split())
+            if "down" in tok:
+                port = qemu_receiver.free_port()
+            elif "pmucal-collect" in tok:
+                port = qemu_receiver.free_port()
+                self.collect_db = "sqlite:///" + os.path.join(self.out, "collect.db")
+                self.collect_proc = qemu_receiver.start_collector(self.collect_db, port)
+            else:
+                self.receiver = qemu_receiver.Receiver(int(tok.get("fail-first") or 0)).start()
+                port = self.receiver.port
+            cmd += ["--collector", "http://10.0.2.2:%d" % port]
+        try:
+            p = subprocess.run(cmd + qemu_args, cwd=ROOT, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+        finally:
+            if self.receiver:
+                self.receiver.stop()
+            if getattr(self, "collect_proc", None):
+                self.collect_proc.terminate()
+                self.collect_proc.wait(timeout=20)
         self.rc = p.returncode
         self.runlog = p.stdout
         path = os.path.join(self.out, "serial.log")
@@ -337,6 +359,77 @@ def check_netboot_not_kept(c):
         is not None, "%s: the RESULTS line says no volume and no collector" % c.name)
     tap(re.search(r"^RESULTS: saved", c.serial, re.M) is None and c.results is None,
         "%s: nothing claims to be saved" % c.name)
+
+
+def check_uploaded(c):
+    """The run arrived at the loopback receiver in the framing of docs/collector.md, with the
+    files the console named, and the console says where it went."""
+    rx = c.receiver
+    tap(rx is not None and rx.stored is not None, "%s: the receiver stored an upload" % c.name)
+    if not rx or not rx.stored:
+        diag("requests seen: %r" % (rx.requests if rx else None))
+        return
+    run, files = rx.stored
+    m = re.search(r"^INFO: run: (\S+)", c.serial, re.M)
+    tap(m is not None and run == m.group(1), "%s: the upload names the run %s" % (c.name, run))
+    for f in ("inventory.json", "cpuid.txt", "smbios.dat", "report.txt"):
+        tap(f in files, "%s: %s uploaded" % (c.name, f))
+    inv = json.loads(files.get("inventory.json", b"{}").decode() or "{}")
+    tap(str(inv.get("schema", "")).startswith("pmucal.inventory/"),
+        "%s: the uploaded inventory.json is the inventory (schema %s)" % (c.name, inv.get("schema")))
+    rep = files.get("report.txt", b"").decode(errors="replace")
+    tap("SUMMARY:" in rep and rep.strip() and rep in c.serial.replace("\r", ""),
+        "%s: the uploaded report.txt is the console text up to the summary" % c.name)
+    tap(re.search(r"^INFO: upload: stored by the collector at http://10\.0\.2\.2:\d+/api/v1/runs "
+                  r"\(HTTP 201, try \d of 3", c.serial, re.M) is not None,
+        "%s: the console says the collector stored it" % c.name)
+    tap(re.search(r"^RESULTS: uploaded to http://10\.0\.2\.2:\d+", c.serial, re.M) is not None
+        and "not kept:" not in c.serial, "%s: RESULTS says uploaded, nothing 'not kept'" % c.name)
+
+
+def check_collected(c):
+    """The real collector (pmucal-collect serve over SQLite) stored the run the console named,
+    with its files, as an upload."""
+    out = subprocess.run([os.path.join(ROOT, "tools", "pmucal-collect"), "runs", "--db",
+                          c.collect_db, "--json"], stdout=subprocess.PIPE, text=True, timeout=60)
+    rows = json.loads(out.stdout or "[]") if out.returncode == 0 else []
+    m = re.search(r"^INFO: run: (\S+)", c.serial, re.M)
+    tap(m is not None and [r["run"] for r in rows] == [m.group(1)],
+        "%s: the collector's database holds the one run %s (%s)"
+        % (c.name, m.group(1) if m else "?", [r.get("run") for r in rows]))
+    tap(rows and rows[0]["files"] >= 5,
+        "%s: with its files (%s)" % (c.name, rows[0]["files"] if rows else None))
+    tap(re.search(r"^INFO: upload: stored by the collector at \S+ \(HTTP 201, try 1 of 3.*"
+                  r"\"status\": \"stored\"", c.serial, re.M) is not None,
+        "%s: the console shows the collector's 201 reply" % c.name)
+
+
+def check_upload_retried(c):
+    """The receiver answered 500 to the first upload: pmucal said so, waited and sent it again."""
+    rx = c.receiver
+    tap(rx is not None and len(rx.requests) == 2,
+        "%s: two uploads reached the receiver (%d)" % (c.name, len(rx.requests) if rx else 0))
+    tap(re.search(r"^INFO: upload: try 1 of 3: the collector at \S+ answered HTTP 500: "
+                  r"\{\"error\": \"database unavailable", c.serial, re.M) is not None,
+        "%s: the console says the first try got a 500 and the collector's message" % c.name)
+    tap(re.search(r"\(HTTP 201, try 2 of 3", c.serial) is not None,
+        "%s: stored on the second try" % c.name)
+
+
+def check_upload_unreachable(c):
+    """No collector listening: three tries, each said, then one line that it was unreachable,
+    and the files named as not kept."""
+    tries = re.findall(r"^INFO: upload: try (\d) of 3: the collector at http://10\.0\.2\.2:\d+"
+                       r"/api/v1/runs could not be reached", c.serial, re.M)
+    tap(tries == ["1", "2", "3"], "%s: three tries, each said (%s)" % (c.name, tries))
+    tap(re.search(r"^WARN: upload: the collector at \S+ was unreachable after 3 tries", c.serial,
+                  re.M) is not None, "%s: unreachable after 3 tries" % c.name)
+    tap(re.search(r"^RESULTS NOT SAVED: no volume to write to .* and the upload to the "
+                  r"collector failed", c.serial, re.M) is not None,
+        "%s: the RESULTS line says no volume and the upload failed" % c.name)
+    lost = re.findall(r"^INFO: results: not kept: (\S+)", c.serial, re.M)
+    tap("inventory.json" in lost and "report.txt" in lost,
+        "%s: the files are named as not kept" % c.name)
 
 
 def check_config_diagnostics(c):
