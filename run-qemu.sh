@@ -37,6 +37,10 @@
 #                   with OVMF's own PXE (IPv4, TFTP): a virtio-net NIC without iPXE's option
 #                   ROM, DHCP and TFTP from QEMU, served from a folder holding the application
 #                   as pmucal.efi and --config (if given) as pmucal.cfg beside it
+#   --http-boot     with --netboot: OVMF's HTTP boot instead: the folder is served by a
+#                   loopback HTTP server (python3 -m http.server on 127.0.0.1) and DHCP names
+#                   http://10.0.2.2:PORT/pmucal.efi; OVMF's PXE entries fail first, then its
+#                   "UEFI HTTPv4" entry loads the image
 #   --collector URL with --netboot: appended to the served pmucal.cfg as `collector = URL`
 #                   (the guest reaches the host's loopback as 10.0.2.2)
 #   --quiet         do not echo the console; it is still in the serial log
@@ -56,7 +60,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 given=$(printf ' %q' "$@")
 cpus=4 nodes=2 hmat=0 mem=2048 cpu=max config="" image="" readonly=0 usb=0 out="" timeout_s=600
-efi="" quiet=0 keep_disk=0 arch=x86_64 icount=0 secure_boot=0 netboot=0 collector=""
+efi="" quiet=0 keep_disk=0 arch=x86_64 icount=0 secure_boot=0 netboot=0 collector="" http_boot=0
 GRACE_S=3 # how long a finished app may take to exit QEMU before it is stopped
 extra=()
 
@@ -82,6 +86,7 @@ while [ $# -gt 0 ]; do
         --quiet)     quiet=1; shift ;;
         --secure-boot) secure_boot=1; shift ;;
         --netboot)   netboot=1; shift ;;
+        --http-boot) http_boot=1; shift ;;
         --collector) need_arg "$@"; collector=$2; shift 2 ;;
         --)          shift; extra=("$@"); break ;;
         -h|--help)   sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -110,6 +115,7 @@ if [ -n "$image" ]; then
 fi
 [ "$keep_disk" -eq 0 ] || [ -n "$out" ] || die "--keep-disk needs --out DIR"
 [ -z "$collector" ] || [ "$netboot" -eq 1 ] || die "--collector needs --netboot"
+[ "$http_boot" -eq 0 ] || [ "$netboot" -eq 1 ] || die "--http-boot needs --netboot"
 if [ "$netboot" -eq 1 ]; then
         [ -z "$collector" ] || [[ $collector =~ ^http://[^/[:space:]]+(/[^[:space:]]*)?$ ]] ||
                 die "--collector wants http://HOST[:PORT], got '$collector'"
@@ -285,7 +291,18 @@ if [ "$netboot" -eq 1 ]; then
         # (IPv4) load the application; QEMU's slirp answers DHCP with the boot file name and
         # serves it over TFTP.
         disk=()
-        nic=(-netdev "user,id=n0,tftp=$work/tftp,bootfile=pmucal.efi,ipv6=off"
+        bootfile=pmucal.efi
+        if [ "$http_boot" -eq 1 ]; then
+                command -v python3 >/dev/null || die "--http-boot needs python3 (its http.server)"
+                http_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+                python3 -m http.server --bind 127.0.0.1 --directory "$work/tftp" "$http_port" \
+                        >>"$work/http.log" 2>&1 &
+                http_pid=$!
+                trap 'kill "$http_pid" 2>/dev/null || true' EXIT
+                bootfile="http://10.0.2.2:$http_port/pmucal.efi"
+                note "netboot: HTTP boot from $bootfile (server pid $http_pid)"
+        fi
+        nic=(-netdev "user,id=n0,tftp=$work/tftp,bootfile=$bootfile,ipv6=off"
              -device "virtio-net-pci,netdev=n0,romfile=,bootindex=0")
 elif [ "$usb" -eq 1 ]; then
         disk=(-drive "if=none,id=esp,format=raw,file=$img$ro" -device qemu-xhci -device usb-storage,drive=esp,bootindex=0)

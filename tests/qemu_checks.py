@@ -348,6 +348,19 @@ def check_netboot(c):
         is not None, "%s: profile = %s read from pmucal.cfg on the boot server" % (c.name, want))
 
 
+def check_http_boot(c):
+    """Loaded by the firmware's HTTP boot from a loopback HTTP server, and the config beside
+    the image read with an HTTP GET."""
+    tap(re.search(r"^>>Start HTTP Boot over IPv4", c.serial, re.M) is not None,
+        "%s: the firmware's HTTP boot loaded the image" % c.name)
+    tap(re.search(r"^INFO: config: no volume: loaded over the network from "
+                  r"http://10\.0\.2\.2:\d+/pmucal\.efi", c.serial, re.M) is not None,
+        "%s: pmucal says it came over HTTP and from which URL" % c.name)
+    want = re.search(r"^profile\s*=\s*(\S+)", open(os.path.join(ROOT, c.config)).read(), re.M).group(1)
+    tap(re.search(r"^config: profile\s*=\s*%s\s*\(from " % re.escape(want), c.serial, re.M)
+        is not None, "%s: profile = %s read from pmucal.cfg beside the image's URL" % (c.name, want))
+
+
 def check_netboot_not_kept(c):
     """No volume and no collector: every results file is named as not kept, the RESULTS line
     says why, and nothing claims to be saved."""

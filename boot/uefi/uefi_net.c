@@ -2,14 +2,17 @@
  * The network the harness was loaded from, for the firmware build: when the loaded image's
  * device is a NIC that PXE-booted it (no file system there), files named by plat_file_read are
  * fetched from beside the image on the same TFTP server, through the PXE base code the
- * firmware already started and configured by DHCP for the boot.
- * [UEFI-2.10] 24.3 EFI_PXE_BASE_CODE_PROTOCOL: Mode (DhcpAck, ProxyOffer), Mtftp().
+ * firmware already started and configured by DHCP for the boot; when it was HTTP-booted (a
+ * URI node in its device path), from beside the image's URL with an HTTP GET. And the upload
+ * (plat_net_post) through the firmware's HTTP protocol.
+ * [UEFI-2.10] 24.3 EFI_PXE_BASE_CODE_PROTOCOL: Mode (DhcpAck, ProxyOffer), Mtftp();
+ * 10.3.4.23 URI device path node (messaging, sub-type 24); 29.6 EFI HTTP protocols.
  */
 #include "boot/uefi/uefi_http.h"
 #include "boot/uefi/uefi_priv.h"
 #include "lib/fmt.h"
 
-#define CONFIG_URL_MAX_FW 128 /* a collector URL, NUL included */
+#define CONFIG_URL_MAX_FW 256 /* a URL to post to or get, NUL included */
 
 #define NET_PATH_MAX 128
 
@@ -17,6 +20,61 @@ static EFI_PXE_BASE_CODE_PROTOCOL *pxe;
 static EFI_IP_ADDRESS              server;
 static char                        dir[NET_PATH_MAX]; /* the boot file's folder, with '/' */
 static char                        source[NET_PATH_MAX + 32];
+static bool                        http_boot; /* dir is the image URL's folder */
+static bool                        have_ip;   /* the address the boot got by DHCP: */
+static EFI_IPv4_ADDRESS            boot_ip, boot_mask;
+
+static status_t http_exchange(bool post, const char *url, const char *type, const void *body,
+                              size_t len, unsigned *http_status, char *reply, size_t reply_cap,
+                              size_t *reply_len);
+
+/* [UEFI-2.10] 10.3.4.23: an HTTP boot's device path ends in a URI node holding the URL the
+ * image came from (not NUL-terminated). */
+static bool uri_of(EFI_HANDLE device, char *out, size_t cap)
+{
+        EFI_DEVICE_PATH *dp = DevicePathFromHandle(device);
+
+        for (; dp && !IsDevicePathEnd(dp); dp = NextDevicePathNode(dp)) {
+                size_t n = DevicePathNodeLength(dp);
+                if (n < 4)
+                        return false;
+                /* [UEFI-2.10] 10.3.4.12 IPv4 node (sub-type 12, 27 bytes): LocalIpAddress at
+                 * 4, SubnetMask at 23; HTTP boot records the DHCP address there. */
+                if (DevicePathType(dp) == MESSAGING_DEVICE_PATH && DevicePathSubType(dp) == 12 &&
+                    n >= 27) {
+                        memcpy(&boot_ip, (const UINT8 *)dp + 4, 4);
+                        memcpy(&boot_mask, (const UINT8 *)dp + 23, 4);
+                        have_ip = boot_ip.Addr[0] != 0;
+                }
+                if (DevicePathType(dp) != MESSAGING_DEVICE_PATH || DevicePathSubType(dp) != 24)
+                        continue;
+                n -= 4;
+                if (n == 0 || n + 1 > cap)
+                        return false;
+                memcpy(out, (const UINT8 *)dp + 4, n);
+                out[n] = 0;
+                return !strncmp(out, "http://", 7);
+        }
+        return false;
+}
+
+static void http_boot_init(EFI_HANDLE device)
+{
+        char   url[NET_PATH_MAX];
+        size_t slash = 0;
+
+        if (!uri_of(device, url, sizeof(url)))
+                return;
+        for (size_t i = 7; url[i]; i++)
+                if (url[i] == '/')
+                        slash = i + 1;
+        if (!slash)
+                return;
+        memcpy(dir, url, slash);
+        dir[slash] = 0;
+        fmt_snprintf(source, sizeof(source), "%s", url);
+        http_boot = true;
+}
 
 /* The DHCP packet that named the boot file: a proxy offer where one came (a PXE server
  * beside the DHCP server), else the DHCP ACK. */
@@ -34,10 +92,13 @@ void uefi_net_init(EFI_HANDLE device)
         EFI_GUID guid = EFI_PXE_BASE_CODE_PROTOCOL_GUID;
         EFI_PXE_BASE_CODE_PROTOCOL *p = NULL;
 
-        if (!device || EFI_ERROR(uefi_call_wrapper(BS->HandleProtocol, 3, device, &guid,
-                                                   (void **)&p)) ||
-            !p || !p->Mode || !p->Mode->Started || p->Mode->UsingIpv6)
+        if (!device)
                 return;
+        if (EFI_ERROR(uefi_call_wrapper(BS->HandleProtocol, 3, device, &guid, (void **)&p)) ||
+            !p || !p->Mode || !p->Mode->Started || p->Mode->UsingIpv6) {
+                http_boot_init(device);
+                return;
+        }
         const EFI_PXE_BASE_CODE_DHCPV4_PACKET *d = boot_packet(p->Mode);
         if (!d)
                 return;
@@ -62,7 +123,7 @@ void uefi_net_init(EFI_HANDLE device)
 
 const char *uefi_net_source(void)
 {
-        return pxe ? source : NULL;
+        return pxe || http_boot ? source : NULL;
 }
 
 /* The file beside the boot file whose name is the last component of @p path. */
@@ -88,13 +149,30 @@ status_t uefi_net_read(const char *path, size_t max, char **buf, size_t *len)
 
         *buf = NULL;
         *len = 0;
-        if (!pxe)
+        if (!pxe && !http_boot)
                 return ST_NOT_FOUND;
         if ((rc = remote_name(path, name, sizeof(name))) != ST_OK)
                 return rc;
         char *b = plat_alloc(max + 1);
         if (!b)
                 return ST_NO_MEM;
+        if (http_boot) {
+                unsigned code = 0;
+                size_t   got  = 0;
+                rc = http_exchange(false, name, NULL, NULL, 0, &code, b, max + 1, &got);
+                if (rc == ST_OK && code != 200)
+                        rc = code == 404 ? ST_NOT_FOUND : ST_IO;
+                if (rc == ST_OK && got > max)
+                        rc = ST_NO_SPACE;
+                if (rc != ST_OK) {
+                        plat_free(b);
+                        return rc;
+                }
+                b[got] = 0;
+                *buf   = b;
+                *len   = got;
+                return ST_OK;
+        }
         UINT64     size = max;
         EFI_STATUS st   = uefi_call_wrapper(pxe->Mtftp, 10, pxe, EFI_PXE_BASE_CODE_TFTP_READ_FILE,
                                             b, FALSE, &size, NULL, &server, (UINT8 *)name, NULL,
@@ -169,6 +247,46 @@ static PMUCAL_SERVICE_BINDING *http_binding(void)
 status_t plat_net_post(const char *url, const char *type, const void *body, size_t len,
                        unsigned *http_status, char *reply, size_t reply_cap)
 {
+        size_t   got = 0;
+        status_t rc  = ST_BAD_ARG;
+
+        if (reply_cap)
+                reply[0] = 0;
+        if (reply_cap)
+                rc = http_exchange(true, url, type, body, len, http_status, reply,
+                                   reply_cap - 1, &got);
+        if (reply_cap)
+                reply[got < reply_cap ? got : reply_cap - 1] = 0;
+        return rc;
+}
+
+/* The Content-Length of a reply's headers; (size_t)-1 when absent. */
+static size_t content_length(const PMUCAL_HTTP_MESSAGE *m)
+{
+        for (UINTN i = 0; i < m->HeaderCount; i++) {
+                const char *k = (const char *)m->Headers[i].FieldName;
+                const char *v = (const char *)m->Headers[i].FieldValue;
+                if (!k || !v || strlen(k) != 14)
+                        continue;
+                bool same = true;
+                for (size_t j = 0; j < 14 && same; j++)
+                        same = (k[j] | 0x20) == ("content-length"[j] | 0x20);
+                if (!same)
+                        continue;
+                size_t n = 0;
+                for (; *v >= '0' && *v <= '9'; v++)
+                        n = n * 10 + (size_t)(*v - '0');
+                return n;
+        }
+        return (size_t)-1;
+}
+
+/* One request: a POST of @p body (Content-Type @p type) or a GET, and its reply's status and
+ * up to @p cap bytes of its body in @p out (*@p got of them). */
+static status_t http_exchange(bool post, const char *url, const char *type, const void *body,
+                              size_t len, unsigned *http_status, char *out, size_t cap,
+                              size_t *got)
+{
         EFI_GUID                http_guid = PMUCAL_HTTP_PROTOCOL_GUID;
         PMUCAL_SERVICE_BINDING *sb = http_binding();
         PMUCAL_HTTP_PROTOCOL   *http = NULL;
@@ -181,8 +299,7 @@ status_t plat_net_post(const char *url, const char *type, const void *body, size
         size_t                  n = strlen(url);
 
         *http_status = 0;
-        if (reply_cap)
-                reply[0] = 0;
+        *got         = 0;
         if (!sb)
                 return ST_UNSUPPORTED;
         if (n + 1 > CONFIG_URL_MAX_FW || strncmp(url, "http://", 7))
@@ -208,6 +325,10 @@ status_t plat_net_post(const char *url, const char *type, const void *body, size
                 ap.UseDefaultAddress = FALSE;
                 memcpy(&ap.LocalAddress, &pxe->Mode->StationIp.v4, 4);
                 memcpy(&ap.LocalSubnet, &pxe->Mode->SubnetMask.v4, 4);
+        } else if (have_ip) { /* an HTTP boot's address, from its device path */
+                ap.UseDefaultAddress = FALSE;
+                ap.LocalAddress      = boot_ip;
+                ap.LocalSubnet       = boot_mask;
         }
         PMUCAL_HTTP_CONFIG_DATA cfg = { .HttpVersion = PmucalHttp11, .TimeOutMillisec = 5000,
                                         .AccessPoint.IPv4Node = &ap };
@@ -226,9 +347,12 @@ status_t plat_net_post(const char *url, const char *type, const void *body, size
                 { (CHAR8 *)"Content-Type", (CHAR8 *)type },
                 { (CHAR8 *)"Content-Length", (CHAR8 *)clen },
         };
-        PMUCAL_HTTP_REQUEST_DATA req_data = { .Method = PmucalHttpPost, .Url = wurl };
-        PMUCAL_HTTP_MESSAGE req = { .Data.Request = &req_data, .HeaderCount = ARRAY_SIZE(hdr),
-                                    .Headers = hdr, .BodyLength = len, .Body = (void *)body };
+        PMUCAL_HTTP_REQUEST_DATA req_data = { .Method = post ? PmucalHttpPost : PmucalHttpGet,
+                                              .Url = wurl };
+        PMUCAL_HTTP_MESSAGE req = { .Data.Request = &req_data,
+                                    .HeaderCount = post ? ARRAY_SIZE(hdr) : 1, .Headers = hdr,
+                                    .BodyLength = post ? len : 0,
+                                    .Body = post ? (void *)body : NULL };
         PMUCAL_HTTP_TOKEN tok = { .Event = ev, .Status = EFI_NOT_READY, .Message = &req };
         http_done = FALSE;
         st = uefi_call_wrapper(http->Request, 2, http, &tok);
@@ -241,9 +365,8 @@ status_t plat_net_post(const char *url, const char *type, const void *body, size
         }
 
         PMUCAL_HTTP_RESPONSE_DATA resp_data = { 0 };
-        char body_in[512];
-        PMUCAL_HTTP_MESSAGE resp = { .Data.Response = &resp_data, .BodyLength = sizeof(body_in) - 1,
-                                     .Body = body_in };
+        PMUCAL_HTTP_MESSAGE resp = { .Data.Response = &resp_data, .BodyLength = cap,
+                                     .Body = out };
         tok = (PMUCAL_HTTP_TOKEN){ .Event = ev, .Status = EFI_NOT_READY, .Message = &resp };
         http_done = FALSE;
         st = uefi_call_wrapper(http->Response, 2, http, &tok);
@@ -255,14 +378,24 @@ status_t plat_net_post(const char *url, const char *type, const void *body, size
                                                                    : ST_TIMEOUT;
                 goto out;
         }
+        size_t want = content_length(&resp);
         if (resp.Headers)
                 FreePool(resp.Headers);
         *http_status = resp_data.StatusCode < ARRAY_SIZE(pmucal_http_codes)
                                ? pmucal_http_codes[resp_data.StatusCode] : 0;
-        if (reply_cap) {
-                size_t got = resp.BodyLength < reply_cap - 1 ? resp.BodyLength : reply_cap - 1;
-                memcpy(reply, body_in, got);
-                reply[got] = 0;
+        *got = resp.BodyLength <= cap ? resp.BodyLength : cap;
+        /* The rest of the body, where it came in more than one piece: further Response()
+         * calls without response data ([UEFI-2.10] EFI_HTTP_PROTOCOL.Response()). */
+        for (unsigned k = 0; want != (size_t)-1 && *got < want && *got < cap && k < 256; k++) {
+                resp = (PMUCAL_HTTP_MESSAGE){ .BodyLength = cap - *got, .Body = out + *got };
+                tok  = (PMUCAL_HTTP_TOKEN){ .Event = ev, .Status = EFI_NOT_READY,
+                                            .Message = &resp };
+                http_done = FALSE;
+                st = uefi_call_wrapper(http->Response, 2, http, &tok);
+                if (EFI_ERROR(st) || !http_wait(http, &http_done, 10000) ||
+                    EFI_ERROR(tok.Status) || !resp.BodyLength)
+                        break;
+                *got += resp.BodyLength;
         }
         rc = ST_OK;
 out:
