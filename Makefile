@@ -749,6 +749,7 @@ BOOT_UEFI_arm64_SRCS := \
 	boot/uefi/uefi_mem.c \
 	boot/uefi/uefi_mem_node.c \
 	boot/uefi/uefi_mp.c \
+	boot/uefi/uefi_net.c \
 	boot/uefi/uefi_status.c \
 	boot/uefi/uefi_tables.c \
 	boot/uefi/uefi_time.c
