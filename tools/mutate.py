@@ -271,6 +271,8 @@ def coverage(tree, sources, jobs):
 def run_bin(tree, binary, timeout, env=None):
     t0 = time.monotonic()
     try:
+        # cmocka aborts at a test's first failure: a killed mutant costs no more tests
+        env = dict(env or os.environ, CMOCKA_TEST_ABORT="1")
         p = subprocess.run([binary], cwd=tree, stdout=subprocess.DEVNULL, env=env,
                            stderr=subprocess.DEVNULL, timeout=timeout)
         rc = p.returncode
@@ -365,6 +367,15 @@ def main():
             if os.path.exists(t):
                 shutil.rmtree(t)
             shutil.copytree(trees[0], t, symlinks=True)
+    else:
+        # Reused copies: a run stopped while a mutant was applied left it in place.
+        for t in trees:
+            for path in sorted({m.path for m in mutants}):
+                want, dst = src_text(path), os.path.join(t, path)
+                if want is not None and os.path.exists(dst) and open(dst).read() != want:
+                    with open(dst, "w") as f:
+                        f.write(want)
+                    print("mutate: %s restored in %s" % (path, t), flush=True)
     t_built = time.monotonic()
 
     bins = test_bins(trees[0])
@@ -504,9 +515,15 @@ def main():
         finally:
             free.put(tree)
 
-    threads, work = [], queue.Queue()
+    # Files taken in turn, so that a run cut short has figures for every file.
+    by_path = collections.OrderedDict()
     for m in todo:
-        work.put(m)
+        by_path.setdefault(m.path, []).append(m)
+    threads, work = [], queue.Queue()
+    for i in range(max((len(v) for v in by_path.values()), default=0)):
+        for v in by_path.values():
+            if i < len(v):
+                work.put(v[i])
 
     def worker():
         while True:
