@@ -309,8 +309,9 @@ def main():
     if errors:
         print("\n".join("mutate: " + e for e in errors))
         return 1
-    if a.only:
-        mutants = [m for m in mutants if a.only in m.name or a.only in m.path]
+    if a.only:  # comma-separated
+        keys = a.only.split(",")
+        mutants = [m for m in mutants if any(k in m.name or k in m.path for k in keys)]
 
     # Stale mutants are decided before anything is built: the snippet must occur once.
     for m in mutants:
@@ -376,6 +377,13 @@ def main():
                     with open(dst, "w") as f:
                         f.write(want)
                     print("mutate: %s restored in %s" % (path, t), flush=True)
+        # and rebuilt: the baseline must not run binaries linked with the mutant
+        for t in trees:
+            subprocess.run(make_args(t, ["unit"] if not a.declared else sorted(
+                {"build/host/tests/" + b for f in {m.path for m in todo}
+                 for b in declared.get(f, [])
+                 if os.path.exists(os.path.join(t, "tests", b + ".c"))})),
+                stdout=subprocess.DEVNULL)
     t_built = time.monotonic()
 
     bins = test_bins(trees[0])
