@@ -173,8 +173,8 @@ static void progress(struct sweep *s, uint64_t ws, unsigned pass, unsigned passe
                 return;
         s->progress_at = now;
         log_info("still measuring: %llu s so far, %zu point visits; now %llu bytes, point %zu of "
-                 "%zu in pass %u of %u (%llu bytes is the largest working set planned: a large "
-                 "sweep_max_mib under an emulator takes long)",
+                 "%zu in pass %u of %u (the largest working set planned is %llu bytes; "
+                 "sweep_max_mib sets it)",
                  (unsigned long long)((now - s->started) / hz), s->visits,
                  (unsigned long long)ws, k + 1, n, pass, passes,
                  (unsigned long long)s->info->max_bytes);
