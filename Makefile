@@ -859,8 +859,9 @@ bench-mutate:
 	rc=$$?; grep -vE '^mutate: \[' $(B)/mutate.log; echo "bench: mutation log in $(B)/mutate.log"; \
 	exit $$rc
 
+PLOT_FORMAT ?= png
 plot:
-	@tools/plot.sh $(RESULTS)
+	@PLOT_FORMAT=$(PLOT_FORMAT) tools/plot.sh $(RESULTS)
 
 clean:
 	rm -rf $(B)

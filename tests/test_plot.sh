@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# make plot (tools/plot.sh): without a folder it takes the newest results under
-# build/run/results/ and draws the latency curve, the TLB curves, the loaded-latency curves
-# and the C2C heat map (from fixture JSON of the NUMA and C2C phases' formats); titles name the page size
-# as a size and family/model by the one rule; a folder without results is an error. Runs on a
-# copy of recorded tables in a scratch tree. TAP output; "ok # SKIP" without gnuplot.
+# make plot (tools/plot.sh, tools/plot_data.py): `make plot` right after `make run` draws the
+# newest run: the Makefile's default RESULTS is build/run/results/, the folder of runs that
+# `make run` fills (each run's folder beside serial.log and run-qemu.log), checked here with a
+# copy of a real QEMU run (tests/data/collector/qemu-smoke) in a scratch build folder; drawing
+# an older run does not make it the newest. The figures' content is checked from SVG
+# (PLOT_FORMAT=svg) by tests/plot_svg.py: labels inside the frame, levels, capacities, bounds
+# and TLB entries marked, loaded-latency points joined in injection order with their delays,
+# the C2C colour scale, "emulated" where the files say so. Also: the titles, a c2c.json alone,
+# a folder without results, an older tlb-curve.csv. TAP output; "ok # SKIP" without gnuplot.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 n=0
@@ -52,12 +56,15 @@ d = sys.argv[1]
 def curve(kind, node, apic, base):
     pts = [{"delay": None, "n_loaders": 0, "measured": True, "bandwidth_gb_s": 0.0,
             "p10_ns": base - 2, "p50_ns": base, "p90_ns": base + 3}]
-    for i, (delay, gb) in enumerate(((2048, 0.5), (512, 2.0), (128, 8.0), (32, 20.0), (8, 35.0), (0, 42.0))):
-        p50 = base + gb * gb / 10
+    # saturated at delay 0: less bandwidth than at delay 8, so the line turns back
+    for i, (delay, gb) in enumerate(((2048, 0.5), (512, 2.0), (128, 8.0), (32, 20.0), (8, 35.0), (0, 30.0))):
+        p50 = base + gb * gb / 10 + (60 if delay == 0 else 0)
         pts.append({"delay": delay, "n_loaders": 3, "measured": i != 2, "bandwidth_gb_s": gb,
                     "p10_ns": p50 - 3, "p50_ns": p50, "p90_ns": p50 + 8})
+    # the file's order is not the injection order: the plot sorts by the delay
+    pts = [pts[6], pts[1], pts[0], pts[4], pts[2], pts[5], pts[3]]
     return {"loaded": kind, "node": node, "chaser_apic_id": apic, "points": pts}
-json.dump({"schema": "pmucal.numa/1.0", "method": {"emulated": False},
+json.dump({"schema": "pmucal.numa/1.1", "method": {"emulated": False},
            "loaded_latency": [curve("node", 0, 0, 90.0), curve("node", 1, 4, 95.0),
                               curve("all", None, 0, 110.0)]},
           open(d + "/numa-matrix.json", "w"))
@@ -70,6 +77,16 @@ for o in (0, 2, 4):
             pairs.append({"owner_apic_id": o, "reader_apic_id": r, "hit": f, "hitm": f, "write": f})
 json.dump({"schema": "pmucal.c2c/1.1", "c2c": {"classes": [], "pairs": pairs}},
           open(d + "/c2c.json", "w"))
+# the TLB levels of the 4 KiB curve: 64 entries, then walks
+json.dump({"schema": "pmucal.tlb/1.2", "units": "mcyc",
+           "clock": {"figures": "tsc_ticks", "tsc_hz": 2000000000, "core_hz": None, "core_per_tsc": None,
+                     "core_source": None, "reason": "no PMU"},
+           "curves": [{"side": "dtlb", "page_bytes": 4096, "pte": "near", "flags": [],
+                       "levels": [{"level": 1, "entries": 64, "next_pages": 128, "cpuid_entries": 64,
+                                   "cpuid_source": "0x80000005", "verdict": "agree"}], "classes": []},
+                      {"side": "dtlb", "page_bytes": 2 << 20, "pte": "near", "flags": [], "levels": [],
+                       "classes": []}]},
+          open(d + "/tlb-table.json", "w"))
 PY
 touch -d '2026-01-01' "$tmp/build/run/results/20260101-000000-01"
 out=$(cd "$tmp" && bash "$root/tools/plot.sh" 2>&1)
@@ -105,4 +122,39 @@ mkdir -p "$old" && sed '1s/_mtick/_mcyc/g' "$new/tlb-curve.csv" > "$old/tlb-curv
 (cd "$tmp" && bash "$root/tools/plot.sh" "$old" >/dev/null 2>&1)
 t "$([ $? -eq 0 ] && head -1 "$old/tlb-curve.csv" | grep -q p50_mcyc && png "$old/tlb-curve.png" &&
      echo 0 || echo 1)" "a tlb-curve.csv with the older _mcyc column names is drawn too"
+
+# `make plot` right after `make run`: the Makefile's default folder is build/run/results/, where
+# make run copies each run's folder beside serial.log and run-qemu.log. The newest run is a real
+# QEMU run's folder; the older one the small fixture above.
+mk=$tmp/mk
+runs=$mk/build/run/results
+qrun=$runs/20261128-072222-01
+old_run=$runs/20261128-060000-01
+mkdir -p "$qrun" "$old_run"
+cp "$root"/tests/data/collector/qemu-smoke/* "$qrun/"
+cp "$new"/*.json "$new"/*.csv "$old_run/"
+touch -d '2026-11-28 06:00' "$old_run"/*
+echo "serial" > "$runs/serial.log"; echo "log" > "$runs/run-qemu.log"
+mkplot() { make -s --no-print-directory -C "$root" plot B="$mk/build" PLOT_FORMAT=svg "$@" 2>&1; }
+out=$(mkplot); rc=$?
+t "$([ $rc -eq 0 ] && grep -q "newest results: $qrun" <<<"$out" && [ -s "$qrun/latency-curve.svg" ] &&
+     [ ! -e "$old_run/latency-curve.svg" ] && echo 0 || echo 1)" \
+  "make plot with the default RESULTS draws the newest run in build/run/results/ ($(head -1 <<<"$out"))"
+svg() { # svg RUN LABEL: tests/plot_svg.py's checks as TAP lines
+        local line
+        while IFS= read -r line; do
+                case $line in
+                "ok - "*)     t 0 "$2: ${line#ok - }" ;;
+                "not ok - "*) t 1 "$2: ${line#not ok - }" ;;
+                *)            echo "$line" ;;
+                esac
+        done < <(python3 "$root/tests/plot_svg.py" "$1")
+}
+svg "$qrun" "QEMU run"
+out=$(mkplot RESULTS="$old_run"); rc=$?
+t "$([ $rc -eq 0 ] && [ -s "$old_run/loaded-latency.svg" ] && echo 0 || echo 1)" "make plot RESULTS=RUN draws that run"
+svg "$old_run" "fixture"
+out=$(mkplot)
+t "$(grep -q "newest results: $qrun" <<<"$out" && echo 0 || echo 1)" \
+  "drawing an older run does not make it the newest ($(head -1 <<<"$out"))"
 echo "1..$n"
