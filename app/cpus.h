@@ -38,7 +38,7 @@ status_t app_cpus_park(const struct run *r);
  *  makes it cost, so figures are reported as the emulator's and no check fails for them. */
 bool app_cpus_emulated(const struct run *r);
 /** On the calling processor: raise a #UD (ud2) and an RDPMC of a counter no CPU has under
- *  this processor's own fault fixup and record the outcomes in @p c (app/gather_x86.c;
+ *  this processor's own fault fixup and record the outcomes in @p c (app/x86/gather.c;
  *  ST_UNSUPPORTED on an architecture without these probes); on AArch64 record the
  *  exception level it runs at in c->el. */
 void app_cpus_fault_self(struct app_cpu *c);

@@ -1,8 +1,8 @@
 /** @file
  * The architecture's part of the inventory phase (app/gather.c): identify the CPU into the
  * inventory's struct cpu_info and clock fields, report the identification check, and keep
- * the raw registers as a results file. app/gather_x86.c (CPUID, MSR probes, TSC
- * calibration; cpuid.txt) and app/gather_arm64.c (ID registers, generic timer; idregs.txt).
+ * the raw registers as a results file. app/x86/gather.c (CPUID, MSR probes, TSC
+ * calibration; cpuid.txt) and app/arm64/gather.c (ID registers, generic timer; idregs.txt).
  */
 #ifndef PMUCAL_APP_GATHER_H
 #define PMUCAL_APP_GATHER_H

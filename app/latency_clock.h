@@ -3,7 +3,7 @@
  * CPUID and the MSRs offer them; where they do not, the PMU's core-cycle counter serves:
  * Intel's fixed counter 1 (CPU_CLK_UNHALTED.THREAD), else general counter 0 counting the
  * cycles event (AMD's core cycles), read with the TSC around every window. On AArch64
- * (app/latency_clock_arm64.c) the PMU's cycle counter PMCCNTR_EL0 with the generic timer.
+ * (app/arm64/latency_clock.c) the PMU's cycle counter PMCCNTR_EL0 with the generic timer.
  * Where neither is readable (QEMU TCG has no PMU and no APERF) the clock keeps the reasons, and the table's
  * core figures are null. Portable: the PMU module does the register work.
  */

@@ -1,5 +1,5 @@
 /** @file The latency buffer's page size and its own mapping (see latency_pages.h). The CR3
- *  switch follows the TLB phase (app/tlb.c) and the dTLB check (app/pmu_validate_mem.c):
+ *  switch follows the TLB phase (app/x86/tlb.c) and the dTLB check (app/pmu_validate_mem.c):
  *  load, flush where global pages or PCIDs could keep the firmware's translations, and on the
  *  way out load the firmware's CR3, flush again and read it back. */
 #include "app/latency_pages.h"

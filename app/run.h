@@ -68,12 +68,12 @@ status_t phase_numa(struct run *r);
 /** Latency calibration: sweep, levels, latency-table.json and latency-curve.csv (app/latency.c);
  *  sets r->levels. */
 status_t phase_latency(struct run *r);
-/** TLB calibration with the harness's own page tables (app/tlb.c). */
+/** TLB calibration with the harness's own page tables (app/x86/tlb.c). */
 status_t phase_tlb(struct run *r);
-/** Core PMU capabilities, counting validation and overflow sampling (app/pmu.c). */
+/** Core PMU capabilities, counting validation and overflow sampling (app/x86/pmu.c). */
 status_t phase_pmu(struct run *r);
 /** Precise sampling (IBS, PEBS load latency, LBR cycles) validated against the chase and a
- *  fixed-cost kernel; sampling-validation.json, sampling-report.txt (app/sampling.c). */
+ *  fixed-cost kernel; sampling-validation.json, sampling-report.txt (app/x86/sampling.c). */
 status_t phase_sampling(struct run *r);
 
 #endif

@@ -1,6 +1,6 @@
 /** @file
- * The TLB calibration shared by the firmware phases (app/tlb.c, own page tables on x86-64;
- * app/tlb_arm64.c, the firmware's identity map on AArch64) and the hosted driver
+ * The TLB calibration shared by the firmware phases (app/x86/tlb.c, own page tables on x86-64;
+ * app/arm64/tlb.c, the firmware's identity map on AArch64) and the hosted driver
  * (host/tlb_host.c, mmap + madvise): the sweep sizes per profile and page size, and the
  * analysis that turns the measured curves into the Caliper-style dtlb/itlb console report,
  * tlb-table.json (schema pmucal.tlb/1, docs/tlb-table.md) and tlb-curve.csv. Portable.

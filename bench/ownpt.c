@@ -1,5 +1,5 @@
 /** @file The harness's own page tables for a measurement (see ownpt.h). Factored out of the
- *  TLB phase (app/tlb.c) so that the PMU suite's dTLB check builds them the same way. */
+ *  TLB phase (app/x86/tlb.c) so that the PMU suite's dTLB check builds them the same way. */
 #include "bench/ownpt.h"
 
 #include "lib/log.h"

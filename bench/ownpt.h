@@ -1,6 +1,6 @@
 /** @file
  * The harness's own page tables for a measurement, built the same way by the TLB phase
- * (app/tlb.c) and the PMU suite's dTLB check (app/pmu_validate_mem.c): an identity map of
+ * (app/x86/tlb.c) and the PMU suite's dTLB check (app/pmu_validate_mem.c): an identity map of
  * everything the platform's memory map describes, plus the address-space holes below 4 GiB
  * as uncached (MMIO the map leaves out stays reachable), with the largest pages that fit
  * (up to 1 GiB) except over one optional "fine" buffer, which is identity-mapped with 4 KiB
@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "boot/x86/cpuid.h"
-#include "bench/pagetable.h"
+#include "bench/x86/pagetable.h"
 
 #define BENCH_OWNPT_CHUNK_PAGES 256u /* page-table pages per allocation (1 MiB) */
 #define BENCH_OWNPT_MAX_CHUNKS  64u

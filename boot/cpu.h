@@ -27,7 +27,7 @@ void cpu_irq_restore(uint64_t saved);
 
 /* ---- page tables ---------------------------------------------------------------------- */
 
-/** Load @p root_pa (a PML4 built by bench/pagetable.c) into CR3, saving the current CR3 in
+/** Load @p root_pa (a PML4 built by bench/x86/pagetable.c) into CR3, saving the current CR3 in
  *  @p *saved. Only inside a window with interrupts masked (cpu_irq_disable), and always
  *  paired with cpu_page_tables_restore before the window ends. ST_UNSUPPORTED hosted. */
 status_t cpu_page_tables_load(uint64_t root_pa, uint64_t *saved);

@@ -1,7 +1,7 @@
 /** @file
  * pmucal-host --tlb: the dTLB calibration under Linux, with 4 KiB pages (MADV_NOHUGEPAGE) and
  * transparent 2 MiB pages (MADV_HUGEPAGE, checked in /proc/self/smaps by the platform), the
- * same kernels and analysis as the firmware phase (app/tlb.c), so the tests measure this
+ * same kernels and analysis as the firmware phase (app/x86/tlb.c), so the tests measure this
  * machine's real TLBs. Interrupts cannot be masked; the window guard of the kernel drops
  * disturbed windows.
  *

@@ -186,7 +186,7 @@ def check_latency_4k(c):
 
 
 def check_sampling(c):
-    """The sampling phase (app/sampling.c) under TCG: no IBS, PEBS or LBR, so every check of
+    """The sampling phase (app/x86/sampling.c) under TCG: no IBS, PEBS or LBR, so every check of
     every mechanism SKIPs with a reason, none FAILs, and sampling-validation.json says so."""
     mechs = ("ibs-op", "ibs-fetch", "pebs", "lbr")
     tap(re.search(r"^FAIL: sampling:", c.serial, re.M) is None, "%s: no FAIL with prefix sampling"

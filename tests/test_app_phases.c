@@ -364,7 +364,7 @@ static void test_cpus_not_in_srat(void **unused)
         finish();
 }
 
-/* ---- the fault-recovery self-test (app/selftest.c) --------------------------------------- */
+/* ---- the fault-recovery self-test (app/x86/selftest.c) --------------------------------------- */
 
 /* Each deliberate fault must come back as its own vector: ud2 as #UD, a non-canonical load as
  * #GP, RDMSR of a missing MSR as #GP, RDPMC of a counter no CPU has as #GP or #UD with 0 in

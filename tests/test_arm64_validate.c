@@ -1,4 +1,4 @@
-/** @file The PMUv3 validation suite (app/arm64_validate.c) and the AArch64 driver
+/** @file The PMUv3 validation suite (app/arm64/validate.c) and the AArch64 driver
  * (pmu/arm64/pmu_arm64.c) on the virtual PMUv3 (tests/vpmu/vpmu_a64.c): every check PASSes
  * on a faithful QEMU and a faithful hardware PMU, SKIPs only for a reason it names, and each
  * fault the model can show turns the check that is meant to catch it into a FAIL while every
@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "app/arm64_validate.h"
+#include "app/arm64/validate.h"
 #include "pmu/arm64/pmu_arm64.h"
 #include "report/rep.h"
 #include "tests/vpmu/vpmu_a64.h"

@@ -306,13 +306,13 @@ if [ "$rc" -eq 0 ] && [ ! -s "$tmp/real.out" ]; then
 else
         not_ok "the real tree passes (exit $rc)" "$(cat "$tmp/real.out" "$tmp/real.err")"
 fi
-echo 'void pmu_planted(void) { rep_fail("planted"); }' >>"$real/pmu/pmu.c"
-want="^layering: verdict: pmu/pmu.c:$(wc -l <"$real/pmu/pmu.c"): calls rep_fail\(\) "
+echo 'void pmu_planted(void) { rep_fail("planted"); }' >>"$real/pmu/x86/pmu.c"
+want="^layering: verdict: pmu/x86/pmu.c:$(wc -l <"$real/pmu/x86/pmu.c"): calls rep_fail\(\) "
 python3 "$TOOL" --root "$real" --quiet >"$tmp/real2.out"; rc=$?
 if [ "$rc" -eq 1 ] && [ "$(wc -l <"$tmp/real2.out")" -eq 1 ] && grep -qE "$want" "$tmp/real2.out"; then
-        ok "a verdict call planted in the real tree's pmu/pmu.c is the one line reported"
+        ok "a verdict call planted in the real tree's pmu/x86/pmu.c is the one line reported"
 else
-        not_ok "a verdict call planted in the real tree's pmu/pmu.c is the one line reported (exit $rc)" \
+        not_ok "a verdict call planted in the real tree's pmu/x86/pmu.c is the one line reported (exit $rc)" \
                 "$(cat "$tmp/real2.out")"
 fi
 

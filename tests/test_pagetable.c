@@ -1,4 +1,4 @@
-/** @file Tests for bench/pagetable.c: the builder checked by the software walker and by an
+/** @file Tests for bench/x86/pagetable.c: the builder checked by the software walker and by an
  *  independent scan of the raw entries. Table pages live in aligned_alloc memory standing in
  *  for physical pages at a fake physical base, so a builder that dereferences a physical
  *  address directly crashes instead of passing. */
@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "bench/pagetable.h"
+#include "bench/x86/pagetable.h"
 
 #define FAKE_PHYS_BASE 0x7ff00000000ull /* where the fake table pages "are" */
 #define POOL_MAX       256

@@ -1,4 +1,4 @@
-/** @file Tests for pmu/pmu.c + pmu/x86/drv_amd.c against the register-level model: legacy,
+/** @file Tests for pmu/x86/pmu.c + pmu/x86/drv_amd.c against the register-level model: legacy,
  *  extended core counters and PerfMonV2; exact MSR writes, wrap, overflow, no PMU. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/** @file Tests for pmu/pmu.c + pmu/x86/drv_intel.c against the register-level model
+/** @file Tests for pmu/x86/pmu.c + pmu/x86/drv_intel.c against the register-level model
  *  (tests/fake_msr.c): exact MSR writes, start/stop/read, wrap and overflow, no PMU. */
 #include <setjmp.h>
 #include <stdarg.h>

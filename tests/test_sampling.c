@@ -1,5 +1,5 @@
 /** @file
- * Host tests of the sampling phase's own parts (app/sampling_{plan,log,lbr}.c): the plan from
+ * Host tests of the sampling phase's own parts (app/x86/sampling_{plan,log,lbr}.c): the plan from
  * the latency table and its core-cycle conversion, the LBR block report, the JSON read back,
  * and the physical-address check against page walks. The sessions have their own tests
  * (tests/test_{ibs,pebs,lbr}_session.c).
@@ -15,7 +15,7 @@
 
 #include <jansson.h>
 
-#include "app/sampling.h"
+#include "app/x86/sampling.h"
 #include "bench/kernel_block.h"
 
 /* ---- plan, report, JSON ----------------------------------------------------------------- */

@@ -1,4 +1,4 @@
-/** @file The firmware's TLB phase (app/tlb.c) end to end on the test platform: its own page
+/** @file The firmware's TLB phase (app/x86/tlb.c) end to end on the test platform: its own page
  *  tables built over the fake memory map, every window (4 KiB near and line, 2 MiB, 1 GiB
  *  aliased onto one frame, the iTLB) walked by the software walker, the fake CR3 loaded around
  *  each point and the firmware's put back, the curves analysed against CPUID and handed to the

@@ -1,4 +1,4 @@
-/** @file The IBS/PEBS/LBR sampling phase (app/sampling*.c) end to end on the virtual PMU:
+/** @file The IBS/PEBS/LBR sampling phase (app/x86/sampling*.c) end to end on the virtual PMU:
  * every part the model knows, with the latency table the latency phase would measure there,
  * without a table (working sets from CPUID, latency SKIPs), and with one fault at a time. */
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/** @file The sampling sessions (app/sampling_{pebs,lbr,ibs}.c) on the virtual PMU: records,
+/** @file The sampling sessions (app/x86/sampling_{pebs,lbr,ibs}.c) on the virtual PMU: records,
  *  stacks and samples as the modelled hardware writes them, decoded by the harness. Each
  *  test here failed before the register fix it names. */
 #include <setjmp.h>
@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "app/sampling.h"
+#include "app/x86/sampling.h"
 #include "pmu/x86/ibs_session.h"
 #include "pmu/x86/lbr_session.h"
 #include "pmu/x86/pebs_session.h"

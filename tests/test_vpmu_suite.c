@@ -1,6 +1,6 @@
 /** @file The real suites end to end on the virtual PMU: the counting validation suite
  *  (app/pmu_validate.c) on Skylake-SP, Ice Lake-SP, Sapphire Rapids, Zen 2, Zen 4 and Zen 5,
- *  overflow sampling, and the pmu phase around them (app/pmu.c).
+ *  overflow sampling, and the pmu phase around them (app/x86/pmu.c).
  *  Faithful, every check that can run on the part PASSes; with one fault switched on, the
  *  check that fault concerns FAILs and no other verdict changes. */
 #include <setjmp.h>
@@ -302,7 +302,7 @@ static void test_skid_needs_samples(void **unused)
 
 /* The fault-recovery self-test checks the vector that came back: #GP for a missing MSR, #GP or
  * #UD for RDPMC of a counter no CPU has, and says how many of the faults it raised it saw. */
-/* The pmu phase as the firmware runs it (app/pmu.c): the capabilities it prints are the
+/* The pmu phase as the firmware runs it (app/x86/pmu.c): the capabilities it prints are the
  * part's, the suite's document is kept, no check FAILs on a faithful part, and the counter
  * MSRs hold the firmware's values again at the end (a value left in counter 0 by the
  * "firmware" is there afterwards). */
@@ -361,7 +361,7 @@ static void test_phase_pmu(void **unused)
         }
 }
 
-/* The latency sweep's PMU core clock (app/latency_clock.c): fixed counter 1 on Intel, general
+/* The latency sweep's PMU core clock (app/x86/latency_clock.c): fixed counter 1 on Intel, general
  * counter 0 on AMD, counting while the sweep runs; afterwards the counter and its controls
  * hold the firmware's values again. */
 static void test_latency_clock_restores(void **unused)

@@ -7,7 +7,7 @@
  * written at full width.
  */
 #include "boot/plat.h"
-#include "pmu/pmu_priv.h"
+#include "pmu/x86/pmu_priv.h"
 #include "boot/x86/msr.h"
 #include "pmu/x86/msr_amd.h"
 

@@ -6,7 +6,7 @@
  * bit are both set. v5: fixed counters enumerated by CPUID.0AH:ECX as well as EDX[4:0].
  */
 #include "boot/plat.h"
-#include "pmu/pmu_priv.h"
+#include "pmu/x86/pmu_priv.h"
 #include "boot/x86/msr.h"
 #include "pmu/x86/msr_arch.h"
 

@@ -2,7 +2,7 @@
  * Deliberate faults of the PMU's register access, for the harness's self-test: RDMSR of an
  * index no CPU implements and RDPMC of a counter no CPU has must come back as ST_FAULT with
  * the vector (#GP, or #UD where RDPMC is not emulated), never a reset or a hang. The
- * self-test phase (app/selftest.c) decides what the outcome means.
+ * self-test phase (app/x86/selftest.c) decides what the outcome means.
  */
 #ifndef PMUCAL_PMU_X86_FAULT_PROBE_H
 #define PMUCAL_PMU_X86_FAULT_PROBE_H

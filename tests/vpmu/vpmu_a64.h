@@ -2,7 +2,7 @@
  * A virtual Arm PMUv3 for host tests: an executable model of the Performance Monitors
  * Extension written from the Arm ARM ([ARM-ARM] D11 "The Performance Monitors Extension",
  * D23.5 register descriptions), so that the AArch64 driver (pmu/arm64/pmu_arm64.c) and the
- * validation suite (app/arm64_validate.c) run on the host unchanged. The driver's system
+ * validation suite (app/arm64/validate.c) run on the host unchanged. The driver's system
  * register accesses reach the model through tests/vpmu/vpmu_a64_sysreg.h, which stands in
  * for boot/arm64/sysreg.h; the PMU interrupt through tests/fake_plat.c's PMI route.
  *

@@ -24,8 +24,8 @@
 #include "bench/kernel_branch.h"
 #include "bench/kernel_chase.h"
 #include "bench/kernel_skid.h"
-#include "bench/pagetable.h"
-#include "bench/ptlive.h"
+#include "bench/x86/pagetable.h"
+#include "bench/x86/ptlive.h"
 #include "tests/fake_plat.h"
 
 void  __real_bench_loop(uint64_t n);

@@ -5,9 +5,9 @@
  * top to bottom in its own file: probe -> plan -> run -> decode -> check -> report
  * (app/sampling_{ibs_op,ibs_fetch,pebs,lbr}.c); the sessions that program the hardware are
  * pmu/x86/{ibs,pebs,lbr}_session.c, the statistics report/samples*.c. Shared below them: the verdict log
- * and its JSON (app/sampling_log.c), the plan of working sets (app/sampling_plan.c), and the
- * chase, the skip lists and the per-working-set checks (app/sampling_common.c). The phase
- * itself (app/sampling.c) calls the pipelines and nothing calls back up. Portable.
+ * and its JSON (app/x86/sampling_log.c), the plan of working sets (app/x86/sampling_plan.c), and the
+ * chase, the skip lists and the per-working-set checks (app/x86/sampling_common.c). The phase
+ * itself (app/x86/sampling.c) calls the pipelines and nothing calls back up. Portable.
  */
 #ifndef PMUCAL_APP_SAMPLING_H
 #define PMUCAL_APP_SAMPLING_H
@@ -119,7 +119,7 @@ void smp_plan_build(const struct lat_levels *l, const struct cpu_info *cpu,
 void smp_plan_core_cycles(const struct smp_plan *in, uint32_t core_per_tsc_q16,
                           const char *ratio_src, struct smp_plan *out);
 
-/* ---- shared by the pipelines (app/sampling_common.c) ------------------------------------ */
+/* ---- shared by the pipelines (app/x86/sampling_common.c) ------------------------------------ */
 
 #define SMP_MECH_IBS_OP    "ibs-op"
 #define SMP_MECH_IBS_FETCH "ibs-fetch"
@@ -204,14 +204,14 @@ void smp_dcache_report(struct smp_ctx *c, const struct smp_plan *p, const char *
 /* ---- the pipelines, one file each --------------------------------------------------------- */
 
 /** IBS op sampling over the chase at each working set and a page-stride chase
- *  (app/sampling_ibs_op.c), on the armed-by-caller session @p s (PMI routed), with @p ps
+ *  (app/x86/sampling_ibs_op.c), on the armed-by-caller session @p s (PMI routed), with @p ps
  *  room for SMP_SAMPLES_MAX samples. */
 void smp_ibs_op_run(struct smp_ctx *c, struct pmu_ibs_session *s, struct psample *ps);
-/** IBS fetch sampling over the block kernel (app/sampling_ibs_fetch.c) on session @p s. */
+/** IBS fetch sampling over the block kernel (app/x86/sampling_ibs_fetch.c) on session @p s. */
 void smp_ibs_fetch_run(struct smp_ctx *c, struct pmu_ibs_session *s);
-/** PEBS load latency over the chase (app/sampling_pebs.c): probe to report. */
+/** PEBS load latency over the chase (app/x86/sampling_pebs.c): probe to report. */
 void smp_pebs_run(struct smp_ctx *c);
-/** LBR over the block kernel (app/sampling_lbr.c): probe to report. */
+/** LBR over the block kernel (app/x86/sampling_lbr.c): probe to report. */
 void smp_lbr_run(struct smp_ctx *c);
 
 /** Append the cycles-per-block report (Caliper "Cycles Per Bundle", from LBR) of @p st to

@@ -2,7 +2,7 @@
 #include "pmu/pmu.h"
 
 #include "boot/plat.h"
-#include "pmu/pmu_priv.h"
+#include "pmu/x86/pmu_priv.h"
 #include "pmu/x86/quirks.h"
 
 /* Architectural event index of Branch Misses Retired. [SDM-3B]; Linux

@@ -1,10 +1,10 @@
 /** @file
- * The PMUv3 validation suite (see arm64_validate.h): counting checks against kernels whose
+ * The PMUv3 validation suite (see app/arm64/validate.h): counting checks against kernels whose
  * counts are known, then overflow sampling through the PMU interrupt.
  */
 #include "lib/base.h"
 
-#include "app/arm64_validate.h"
+#include "app/arm64/validate.h"
 #include "bench/kernel_branch.h"
 #include "bench/kernel_skid.h"
 #include "boot/arm64/idreg.h"

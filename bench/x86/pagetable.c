@@ -1,5 +1,5 @@
 /** @file 4-level page-table builder and software walker (see pagetable.h). */
-#include "bench/pagetable.h"
+#include "bench/x86/pagetable.h"
 
 /* Levels, counted from the leaf: 0 = PT (4 KiB), 1 = PD (2 MiB), 2 = PDPT (1 GiB), 3 = PML4.
  * Each level indexes 9 bits of the linear address above bit 12. [SDM-3A] "4-Level Paging". */

@@ -9,7 +9,7 @@
  */
 #include "app/run.h"
 #include "boot/cpu.h"
-#include "app/sampling.h"
+#include "app/x86/sampling.h"
 
 #include "lib/fmt.h"
 #include "pmu/x86/ibs_session.h"

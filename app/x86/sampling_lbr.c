@@ -4,7 +4,7 @@
  * enabled, disarm) -> decode (pmu/x86/lbr.c: stacks into basic blocks) -> check (block cost,
  * symbols, sample count) -> report (Caliper-style cycles per block, interrupt cost).
  */
-#include "app/sampling.h"
+#include "app/x86/sampling.h"
 #include "boot/cpu.h"
 
 #include "bench/kernel_block.h"

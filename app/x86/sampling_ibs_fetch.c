@@ -2,9 +2,9 @@
  * The IBS fetch pipeline of the sampling phase: plan (the fetch control value) -> run (arm
  * the session over the fixed-cost block kernel, disarm) -> decode (pmu/x86/ibs.c) -> check
  * (fetch addresses inside the kernel, fetch count) -> report (instruction-cache and ITLB
- * misses, mean fetch latency). The session is opened by the phase (app/sampling.c).
+ * misses, mean fetch latency). The session is opened by the phase (app/x86/sampling.c).
  */
-#include "app/sampling.h"
+#include "app/x86/sampling.h"
 
 #include "bench/kernel_block.h"
 #include "lib/fmt.h"

@@ -1,15 +1,15 @@
 /** @file
- * What the sampling pipelines share (see app/sampling.h): the chase over a known buffer that
+ * What the sampling pipelines share (see app/x86/sampling.h): the chase over a known buffer that
  * IBS and PEBS samples are validated against, the per-working-set checks, the skip lists
  * (the same check names whether a mechanism runs or SKIPs), and the data-cache report.
  */
-#include "app/sampling.h"
+#include "app/x86/sampling.h"
 
 #include "bench/chain.h"
 #include "bench/kernel_chase.h"
 #include "bench/kernel_tlb.h"
-#include "bench/pagetable.h"
-#include "bench/ptlive.h"
+#include "bench/x86/pagetable.h"
+#include "bench/x86/ptlive.h"
 #include "lib/fmt.h"
 #include "lib/stats.h"
 

@@ -6,7 +6,7 @@
  * that carry their data; the page-stride chase's STLB misses) -> report (the data-cache report). A probe that rules
  * PEBS out SKIPs every check with its reason before anything is allocated.
  */
-#include "app/sampling.h"
+#include "app/x86/sampling.h"
 #include "boot/cpu.h"
 
 #include "bench/kernel_chase.h"

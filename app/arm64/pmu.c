@@ -1,14 +1,14 @@
 /** @file
  * The pmu phase on AArch64: the PMUv3 described and validated on a counting PMU
- * (app/arm64_validate.c), then the shared counting suite of x86-64 (app/pmu_validate.c)
+ * (app/arm64/validate.c), then the shared counting suite of x86-64 (app/pmu_validate.c)
  * through pmu/pmu.h on the same PMU (pmu/arm64/pmu_common.c: its known-count checks decided,
  * the others SKIPping with the reason, pmu-validation.json), everything the driver changed put
  * back, and what the harness would do with SPE and BRBE where the CPU has neither. The x86-64
- * counterpart is app/pmu.c.
+ * counterpart is app/x86/pmu.c.
  */
 #include "app/run.h"
 
-#include "app/arm64_validate.h"
+#include "app/arm64/validate.h"
 #include "app/pmu_validate.h"
 #include "pmu/sample.h"
 #include "boot/arm64/idreg.h"

@@ -1,10 +1,10 @@
 /** @file
- * The sampling phase's plan (see app/sampling.h): a working set and a latency bucket per
+ * The sampling phase's plan (see app/x86/sampling.h): a working set and a latency bucket per
  * level of the latency table (without one, working sets from the CPUID cache sizes and no
  * expected latency), and its conversion to core cycles by the core:TSC ratio measured over
  * a run.
  */
-#include "app/sampling.h"
+#include "app/x86/sampling.h"
 
 #include "lib/fmt.h"
 

@@ -4,9 +4,9 @@
  * disarm) -> decode (pmu/x86/ibs.c, to portable samples) -> check (addresses, physical,
  * latency, data source per working set; sample and op counts; the page-stride chase's TLB
  * misses) -> report (the data-cache report). The session is opened by the phase
- * (app/sampling.c), which shares it with the fetch pipeline.
+ * (app/x86/sampling.c), which shares it with the fetch pipeline.
  */
-#include "app/sampling.h"
+#include "app/x86/sampling.h"
 
 #include "bench/kernel_chase.h"
 #include "lib/fmt.h"

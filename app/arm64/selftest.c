@@ -2,7 +2,7 @@
  * The self-test phase on AArch64: deliberate exceptions under the harness's vectors must
  * come back with the exception class the architecture gives them, a register the CPU lacks
  * must read as "unsupported", and (crash_test = on) an exception nobody expects must end
- * the run with a FATAL line instead of a hang. The x86-64 counterpart is app/selftest.c.
+ * the run with a FATAL line instead of a hang. The x86-64 counterpart is app/x86/selftest.c.
  */
 #include "app/run.h"
 

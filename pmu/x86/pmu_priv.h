@@ -1,5 +1,5 @@
 /** @file
- * Internal: the driver interface behind pmu/pmu.c, implemented by pmu/x86/drv_intel.c and
+ * Internal: the driver interface behind pmu/x86/pmu.c, implemented by pmu/x86/drv_intel.c and
  * pmu/x86/drv_amd.c. Only pmu.c calls these; everything else uses pmu.h.
  */
 #ifndef PMUCAL_PMU_PRIV_H

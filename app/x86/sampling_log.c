@@ -1,13 +1,13 @@
 /** @file
  * The sampling phase's verdict log and its JSON form, sampling-validation.json (see
- * app/sampling.h). Schema pmucal.sampling-validation/1:
+ * app/x86/sampling.h). Schema pmucal.sampling-validation/1:
  *   { "schema", "levels_source",
  *     "summary": { "pass", "fail", "skip", "lost" },
  *     "checks": [ { "mechanism", "check", "verdict", "measured", "expected", "lo", "hi",
  *                   "unit", "detail" } ],
  *     "figures": [ { "mechanism", "name", "value", "unit" } ] }
  */
-#include "app/sampling.h"
+#include "app/x86/sampling.h"
 
 #include "lib/fmt.h"
 #include "report/json.h"

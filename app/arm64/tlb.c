@@ -1,7 +1,7 @@
 /** @file
  * The TLB phase on AArch64: the dTLB sweeps of app/tlb.h run on the firmware's identity map,
  * not on page tables of the harness's own (those are x86-64 4-level tables loaded into CR3,
- * app/tlb.c). Each sweep gets one buffer spanning its largest N, asked of the platform with
+ * app/x86/tlb.c). Each sweep gets one buffer spanning its largest N, asked of the platform with
  * the sweep's page size; the sweep runs only where the firmware's translation tables really
  * map the buffer with that size (TTBR0_ELx of the level the harness runs at, walked by the
  * platform: 4 KiB granule, 2 MiB
@@ -17,7 +17,6 @@
 #include "app/latency_clock.h"
 #include "app/tlb.h"
 #include "bench/kernel_tlb.h"
-#include "bench/pagetable.h"
 #include "boot/cpu.h"
 #include "report/inventory.h"
 
@@ -37,12 +36,12 @@ static bool is_emulated(const struct cpu_info *cpu)
 
 static enum plat_page_kind page_kind(uint64_t page_bytes)
 {
-        return page_bytes == PT_2M ? PLAT_PAGE_2M : PLAT_PAGE_4K;
+        return page_bytes == (2ull * MiB) ? PLAT_PAGE_2M : PLAT_PAGE_4K;
 }
 
 static uint64_t kind_bytes(enum plat_page_kind k)
 {
-        return k == PLAT_PAGE_1G ? PT_1G : k == PLAT_PAGE_2M ? PT_2M : PT_4K;
+        return k == PLAT_PAGE_1G ? (1ull * GiB) : k == PLAT_PAGE_2M ? (2ull * MiB) : (4ull * KiB);
 }
 
 /* Why sweep @p s cannot run on the identity map; NULL when it can be tried. */
@@ -51,7 +50,7 @@ static const char *cannot_run(const struct tlbcal_sweep *s)
         if (s->side == TLB_SIDE_INST)
                 return "the iTLB jump chain is x86-64 machine code (bench_itlb_gen); an A64 "
                        "chain of B instructions is not written yet";
-        if (s->page_bytes == PT_1G)
+        if (s->page_bytes == (1ull * GiB))
                 return "1 GiB pages: the firmware's identity map has no 1 GiB blocks to spare "
                        "for N pages, and the harness's own translation tables are x86-64 only";
         if (s->pte == TLB_PTE_PAGE)

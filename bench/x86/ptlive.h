@@ -9,7 +9,7 @@
 
 #include "lib/status.h"
 #include "boot/x86/cpuid.h"
-#include "bench/pagetable.h"
+#include "bench/x86/pagetable.h"
 
 /** Attach @p pt to the live tables of the CPU @p cpu describes (1 GiB pages, MAXPHYADDR).
  *  ST_UNSUPPORTED with @p why (static text) under 5-level paging or when CR3 does not hold a

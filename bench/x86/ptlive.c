@@ -1,9 +1,9 @@
-/** @file The live page tables, attached for walks (see bench/ptlive.h). */
-#include "bench/ptlive.h"
+/** @file The live page tables, attached for walks (see bench/x86/ptlive.h). */
+#include "bench/x86/ptlive.h"
 
 #include "bench/kernel_tlb.h"
 
-/* CR4.LA57: 5-level paging, which the 4-level walker of bench/pagetable.c cannot follow.
+/* CR4.LA57: 5-level paging, which the 4-level walker of bench/x86/pagetable.c cannot follow.
  * [SDM-3A] "Control Registers" */
 #define CR4_LA57 BIT_ULL(12)
 
