@@ -53,17 +53,6 @@ static status_t console_sink(void *ctx, const char *s, size_t n)
         return ST_OK;
 }
 
-status_t run_add_file(struct run *r, const char *name, struct rep_buf *data)
-{
-        if (r->n_files == RUN_MAX_FILES) {
-                rep_buf_free(data);
-                return rep_err(ST_NO_MEM, "keeping %s for the results folder", name);
-        }
-        r->files[r->n_files++] = (struct run_file){ .name = name, .data = *data };
-        *data = (struct rep_buf){ 0 };
-        return ST_OK;
-}
-
 /* Read the config file; NULL text (and a line saying why) when there is none to parse. */
 /* The boot volume has no config: is there one on another volume (a second ESP)? Said, since
  * only the boot volume's is read. Not looked for when the boot volume has one: the search
@@ -197,8 +186,7 @@ int pmucal_main(struct pmucal_outcome *out)
                 code = PMUCAL_EXIT_NOT_SAVED;
         }
 
-        for (unsigned i = 0; i < r.n_files; i++)
-                rep_buf_free(&r.files[i].data);
+        run_files_free(&r);
         rep_buf_free(&r.console);
         inventory_free(r.inv);
         plat_free(r.levels);

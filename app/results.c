@@ -1,5 +1,6 @@
 /** @file
- * The run's results folder, \pmucal\results\<run>\: a name no earlier run has, a check that
+ * The run's result files, handed over by the phases (run_add_file) and released at the end,
+ * and its results folder, \pmucal\results\<run>\: a name no earlier run has, a check that
  * the volume can take every file before anything is created, the writes, a read-back of each
  * file, and on any failure the removal of what was written, so that a volume is left either
  * with a complete, verified folder or as it was. One console line says which:
@@ -275,6 +276,24 @@ static status_t precheck(struct run *r, struct saved *s)
                 }
         }
         return ST_OK;
+}
+
+status_t run_add_file(struct run *r, const char *name, struct rep_buf *data)
+{
+        if (r->n_files == RUN_MAX_FILES) {
+                rep_buf_free(data);
+                return rep_err(ST_NO_MEM, "keeping %s for the results folder", name);
+        }
+        r->files[r->n_files++] = (struct run_file){ .name = name, .data = *data };
+        *data = (struct rep_buf){ 0 };
+        return ST_OK;
+}
+
+void run_files_free(struct run *r)
+{
+        for (unsigned i = 0; i < r->n_files; i++)
+                rep_buf_free(&r->files[i].data);
+        r->n_files = 0;
 }
 
 void run_name(struct run *r)

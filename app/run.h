@@ -44,8 +44,11 @@ struct run {
         const struct lat_c2c_in  *c2c_result;  /* filled by the C2C phase: the "c2c" section */
 };
 
-/** Hand a finished result file to the run (takes ownership of @p data's memory). */
+/** Hand a finished result file to the run (takes ownership of @p data's memory; freed with
+ *  the run's other files by run_files_free). app/results.c */
 status_t run_add_file(struct run *r, const char *name, struct rep_buf *data);
+/** Free the data of every file handed to the run and forget them. */
+void run_files_free(struct run *r);
 
 /** Name the run "<YYYYMMDD-HHMMSS>-NN" (or "noclock-NN") with the first counter whose folder
  *  does not exist; sets r->no_name when all RUN_NAME_MAX are taken (app/results.c). */
