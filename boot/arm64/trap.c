@@ -24,15 +24,17 @@ volatile uint64_t trap_n_recovered TRAP_HIDDEN;
 /* Read by trap_arm64.S when it hands an exception to the firmware. */
 uint64_t trap_fw_vbar TRAP_HIDDEN;
 
-static bool        installed;
-static unsigned    el;       /* the level trap_install found: 1 or 2 */
-static trap_irq_fn irq_fn;
+static bool          installed;
+static unsigned      el;       /* the level trap_vectors_install found: 1 or 2 */
+static trap_fatal_fn fatal_fn; /* the platform's report of an unexpected exception */
+static trap_irq_fn   irq_fn;
 static void       *irq_ctx;
 static uint32_t    irq_intid = GIC_INTID_SPURIOUS;
 static bool        irq_eoi_split;
 
-bool trap_install(void)
+bool trap_vectors_install(trap_fatal_fn fatal)
 {
+        fatal_fn  = fatal;
         el        = arm64_current_el();
         installed = el == 1 || el == 2;
         if (installed)
@@ -157,6 +159,7 @@ uint64_t trap_dispatch(uint64_t kind, struct trap_frame *f)
         }
         if (kind == TRAP_KIND_IRQ)
                 return dispatch_irq(f);
-        trap_fatal(kind, f);
+        if (fatal_fn)
+                fatal_fn(kind, f);
         return 1;
 }

@@ -8,7 +8,7 @@
  * window, with IRQ and FIQ masked or (sampling) every interrupt but the PMU's held back by
  * the GIC priority mask; the firmware's VBAR_ELx is put back when the window ends, so its
  * timer and device interrupts are never seen by the harness. An exception nobody expects is
- * reported through trap_fatal(); if that returns, the firmware's vectors are put back and
+ * reported through the platform's handler given to trap_vectors_install(); if that returns, the firmware's vectors are put back and
  * the exception is taken again there, with every register as it was (an eret to the
  * faulting instruction; for an IRQ, the still-pending interrupt). The per-site fixup is
  * kvm-unit-tests' ASM_TRY idea with a store instead of a table, so that it works unchanged in
@@ -65,16 +65,22 @@ extern volatile uint64_t trap_fault_esr TRAP_HIDDEN;
 /** Faults recovered since boot. */
 extern volatile uint64_t trap_n_recovered TRAP_HIDDEN;
 
-/** Check the exception level and remember the firmware's VBAR_ELx. False (and every probe
- *  then reports ST_UNSUPPORTED) when not at EL1 or EL2. */
-bool trap_install(void);
-/** The level trap_install found (1 or 2); 0 when not installed. */
+/** An exception nobody expected, reported by the platform (boot/uefi/uefi_arm64.c prints
+ *  it and, under QEMU, ends the run with the crash status). Returns to let the vector hand
+ *  the exception to the firmware. */
+typedef void (*trap_fatal_fn)(uint64_t kind, const struct trap_frame *f);
+
+/** Check the exception level, remember the firmware's VBAR_ELx and @p fatal (NULL: an
+ *  unexpected exception goes to the firmware unreported). False (and every probe then
+ *  reports ST_UNSUPPORTED) when not at EL1 or EL2. The platform's trap_install() calls it. */
+bool trap_vectors_install(trap_fatal_fn fatal);
+/** The level trap_vectors_install found (1 or 2); 0 when not installed. */
 unsigned trap_el(void);
 /** The harness's vector table for the calling CPU's level (trap_vectors or trap_vectors_el2). */
 uint64_t trap_vector_base(void);
 /** Stop using the harness's vectors (after this, probes report ST_UNSUPPORTED). */
 void trap_restore(void);
-/** True after a successful trap_install(). */
+/** True after a successful trap_vectors_install(). */
 bool trap_active(void);
 
 /** State a probe saves: interrupt mask and VBAR. */
@@ -84,7 +90,7 @@ struct trap_probe {
 /** Mask interrupts and put the harness's vectors in VBAR_ELx for one probing access. */
 void trap_probe_begin(struct trap_probe *p);
 /** Restore what trap_probe_begin changed. ST_FAULT (and *out = 0 when @p out is given) if
- *  the access faulted, ST_UNSUPPORTED when trap_install() failed. */
+ *  the access faulted, ST_UNSUPPORTED when trap_vectors_install() failed. */
 status_t trap_probe_end(const struct trap_probe *p, uint64_t *out);
 
 /** Put the harness's vectors in VBAR_ELx for a measurement window (interrupts already
@@ -103,11 +109,6 @@ void trap_set_irq(uint32_t intid, bool eoi_split, trap_irq_fn fn, void *ctx);
 /** C side of the vectors: returns 0 to resume at f->elr, 1 to hand the exception to the
  *  firmware's vectors. */
 uint64_t trap_dispatch(uint64_t kind, struct trap_frame *f) TRAP_HIDDEN;
-
-/** An exception nobody expected: implemented by the platform (boot/uefi/uefi_arm64.c), which
- *  prints it and, under QEMU, ends the run with the crash status. Returns to let the vector
- *  hand the exception to the firmware. */
-void trap_fatal(uint64_t kind, const struct trap_frame *f);
 
 /** Bases of the harness's vector tables (boot/arm64/trap_arm64.S): EL1 and EL2. */
 extern const char trap_vectors[] TRAP_HIDDEN;

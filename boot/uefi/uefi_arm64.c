@@ -60,7 +60,9 @@ static const char *const kind_names[] = {
         [TRAP_KIND_OTHER] = "FIQ/SError/lower-EL exception",
 };
 
-void trap_fatal(uint64_t kind, const struct trap_frame *f)
+/* The harness's vectors met an exception nobody expected: say so on every console and, under
+ * QEMU, end the run with the crash status. */
+static void trap_fatal(uint64_t kind, const struct trap_frame *f)
 {
         char line[192];
 
@@ -74,6 +76,11 @@ void trap_fatal(uint64_t kind, const struct trap_frame *f)
         uefi_con_emergency(line);
         if (uefi_under_qemu())
                 uefi_debug_exit(PMUCAL_EXIT_CRASHED);
+}
+
+bool trap_install(void)
+{
+        return trap_vectors_install(trap_fatal);
 }
 
 status_t cpu_fault_probe(enum cpu_fault_probe kind, unsigned *vector)
