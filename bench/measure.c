@@ -1,4 +1,5 @@
-/** @file The latency sweep runner (see measure.h). */
+/** @file The latency sweep runner (see measure.h): set-up, the buffer, the clock summary.
+ *  Calls measure_points.c (the points) and measure_on.c (the CPU work); neither calls back. */
 #include "bench/measure.h"
 #include "bench/measure_priv.h"
 
@@ -12,9 +13,12 @@ static const char *const page_names[] = {
         [PLAT_PAGE_1G] = "1g",
 };
 
-uint64_t bench_page_bytes(enum plat_page_kind k)
+/* run_on's local default: the job runs here, on the calling CPU. */
+static status_t run_here(void *ctx, void (*fn)(void *arg), void *arg)
 {
-        return k == PLAT_PAGE_1G ? GiB : k == PLAT_PAGE_2M ? 2 * MiB : 4 * KiB;
+        (void)ctx;
+        fn(arg);
+        return ST_OK;
 }
 
 /* The curve's core clock: the median and range of the points' ratios. */
@@ -51,6 +55,8 @@ static void sweep_setup(const struct bench_sweep_cfg *cfg, const struct cpu_info
         uint64_t                cap_bytes;
 
         *info = (struct bench_sweep_info){ 0 };
+        s->run_on     = cfg->run_on ? cfg->run_on : run_here;
+        s->run_on_ctx = cfg->run_on ? cfg->run_on_ctx : NULL;
         info->repetitions   = cfg->repetitions < BENCH_MIN_REPETITIONS ? BENCH_MIN_REPETITIONS
                                                                        : cfg->repetitions;
         info->loads_per_run = s->prof->iters_per_run * BENCH_CHASE_UNROLL;
@@ -173,21 +179,6 @@ void bench_sweep_free(struct lat_curve *c)
         plat_free(c->pts);
         c->pts = NULL;
         c->n   = 0;
-}
-
-uint64_t bench_refill_iters(uint64_t ws_bytes, uint64_t page_bytes)
-{
-        uint64_t pages, loads, lap = ws_bytes / LINE_BYTES;
-
-        if (!page_bytes)
-                return 1;
-        pages = (ws_bytes + page_bytes - 1) / page_bytes;
-        if (pages > BENCH_REFILL_MAX_PAGES)
-                pages = BENCH_REFILL_MAX_PAGES;
-        loads = pages * BENCH_REFILL_LOADS_PER_PAGE;
-        if (loads > lap)
-                loads = lap;
-        return loads / BENCH_CHASE_UNROLL + 1;
 }
 
 const char *bench_page_name(enum plat_page_kind k)

@@ -3,18 +3,14 @@
  *  (another task's time slice, a neighbour thrashing the last-level cache) falls on a share
  *  of every point's windows instead of on all windows of a run of neighbouring points; more
  *  windows, in further interleaved rounds, only for the points whose median is not yet known
- *  within the target; refinement where the latency jumps; outliers measured again. */
+ *  within the target; refinement where the latency jumps; outliers measured again. The
+ *  visits themselves are bench/measure_on.c's, which calls nothing here. */
 #include "bench/measure_priv.h"
 
 #include "lib/log.h"
 #include "lib/stats.h"
-#include "bench/kernel_chase.h"
 
-#define ATTEMPTS_PER_KEPT   6u     /* windows tried per window kept, at most */
-#define SLACK_TICKS         1024u  /* timer jitter the consistency check tolerates */
 #define REFINE_ROUNDS       6u
-#define WINDOW_TARGET_US    400u   /* a window's N + 2N runs, at most about this long */
-#define MIN_ITERS           16u    /* 512 loads per N run at least */
 #define OUTLIER_PERMILLE    50u    /* a point 5 % off both neighbours is measured again */
 #define OUTLIER_TRIES       2u     /* at most twice more; the median of the tries is kept */
 
@@ -25,33 +21,6 @@ static const struct bench_refine_cfg refine_rule = {
         .line_bytes    = LINE_BYTES,
 };
 
-/* Warm-up: every line of the working set read once, in address order, at most warm_max_loads
- * lines. The chain covers every line of [0, ws) whatever its layout, so this leaves the same
- * lines (and pages) in the caches as a lap of the chain would, at streaming speed instead of
- * one dependent miss at a time: with three passes over the points, the warm-up laps took 86 %
- * of a hosted full sweep. Working sets beyond twice the largest cache cannot be warmed, so
- * they are not. */
-static void warm(struct sweep *s, uint64_t ws)
-{
-        const volatile uint8_t *b = s->buf;
-        uint64_t                n = ws / LINE_BYTES;
-
-        if (s->no_warm_bytes && ws > s->no_warm_bytes)
-                return;
-        if (n > s->prof->warm_max_loads)
-                n = s->prof->warm_max_loads;
-        for (uint64_t i = 0; i < n; i++)
-                (void)b[i * LINE_BYTES];
-}
-
-/* Windows under the caller's own page tables start with an empty TLB. */
-static void set_refill(struct sweep *s, uint64_t ws)
-{
-        if (s->info->remapped)
-                s->info->guard.hooks.refill_iters =
-                        bench_refill_iters(ws, bench_page_bytes(s->info->page_used));
-}
-
 /* Whether the windows kept so far settle the point's median (the adaptive stop). */
 static bool settled(struct sweep *s, const struct pstore *ps)
 {
@@ -60,84 +29,6 @@ static bool settled(struct sweep *s, const struct pstore *ps)
         memcpy(s->scratch, ps->lat, ps->n * sizeof(*ps->lat));
         return bench_point_stats(s->scratch, ps->n, &pt) == ST_OK &&
                bench_point_settled(&pt, s->info->ci_permille);
-}
-
-/* Windows on the chain at *p until @p ps holds @p want kept ones (or s->lat_cap), trying at
- * most ATTEMPTS_PER_KEPT per missing one plus @p extra. Whatever disturbed a dropped window
- * (an interrupt, another task's time slice) may have evicted the working set, so the next
- * window starts after a fresh warm-up lap. @p ovh (optional) gets each kept window's
- * overhead. */
-static status_t run_windows(struct sweep *s, void **p, uint64_t ws, struct pstore *ps,
-                            size_t want, size_t extra, int64_t *ovh)
-{
-        struct bench_window w;
-        uint64_t            n_loads  = ps->iters * BENCH_CHASE_UNROLL;
-        size_t              missing  = want > ps->n ? want - ps->n : 0;
-        size_t              attempts = missing * ATTEMPTS_PER_KEPT + extra;
-        status_t            st;
-
-        for (size_t a = 0; a < attempts && ps->n < s->lat_cap; a++) {
-                if (ps->n >= want)
-                        break;
-                if ((st = bench_chase_window(p, ps->iters, &s->info->clock, &s->info->guard, &w)) !=
-                    ST_OK)
-                        return st;
-                enum bench_disturb why = bench_window_check(&w, SLACK_TICKS);
-                if (why != BENCH_WIN_OK) {
-                        s->info->n_dropped_by[why]++;
-                        s->info->n_disturbed++;
-                        ps->dropped++;
-                        warm(s, ws);
-                        continue;
-                }
-                if ((st = bench_window_latency(&w, n_loads, &ps->lat[ps->n])) != ST_OK)
-                        return st;
-                if (bench_window_core_ppm(&w)) {
-                        ps->core_sum += w.core_d;
-                        ps->ref_sum += w.ref_d;
-                }
-                if (ovh)
-                        ovh[ps->n] = bench_window_overhead_mcyc(&w);
-                ps->n++;
-        }
-        return ST_OK;
-}
-
-/* Iterations per N run for this working set: the profile's N, shortened so that a window
- * (N + 2N loads) stays near WINDOW_TARGET_US. Short windows are rarely hit by an interrupt
- * or a time slice where those cannot be masked (hosted), and DRAM points finish quickly. */
-static uint64_t window_iters(struct sweep *s, void **p)
-{
-        struct bench_window w;
-        uint64_t            iters = s->prof->iters_per_run, target, per_iter;
-
-        if (!s->info->clock.tsc_hz ||
-            bench_chase_window(p, MIN_ITERS, &s->info->clock, &s->info->guard, &w) != ST_OK ||
-            w.t_2n <= w.t_n)
-                return iters;
-        per_iter = (w.t_2n - w.t_n) / MIN_ITERS;
-        target   = s->info->clock.tsc_hz / 1000000 * WINDOW_TARGET_US / 3;
-        if (per_iter && target / per_iter < iters)
-                iters = target / per_iter;
-        return iters < MIN_ITERS ? MIN_ITERS : iters;
-}
-
-/* One visit of working set @p ws: its chain built and warmed, then windows as run_windows. */
-status_t bench_sweep_visit_here(struct sweep *s, uint64_t ws, struct pstore *ps, size_t want,
-                                size_t extra)
-{
-        struct bench_chain_cfg cc = { .layout = s->cfg->layout, .line_bytes = LINE_BYTES,
-                                      .seed = s->cfg->seed ^ ws };
-        void    *p;
-        status_t st;
-
-        if ((st = bench_chain_build(s->buf, ws, &cc, &p)) != ST_OK)
-                return st;
-        warm(s, ws);
-        set_refill(s, ws);
-        if (!ps->iters)
-                ps->iters = window_iters(s, &p);
-        return run_windows(s, &p, ws, ps, want, extra, NULL);
 }
 
 /* The point of a store; ST_DISTURBED when every window was disturbed. */
@@ -228,45 +119,6 @@ static status_t measure_set(struct sweep *s, const uint64_t *ws, size_t n, struc
         plat_free(lat);
         plat_free(ps);
         return st;
-}
-
-/* Median of the signed @p v[0..n), n > 0, sorted in place by the one unsigned sort: flipping
- * the sign bit maps int64_t onto uint64_t in the same order. */
-static int64_t median_i64(int64_t *v, size_t n)
-{
-        uint64_t *u = (uint64_t *)v;
-
-        for (size_t i = 0; i < n; i++)
-                u[i] ^= 1ull << 63;
-        lib_sort_u64(u, n);
-        return (int64_t)(u[n / 2] ^ (1ull << 63));
-}
-
-/* Overhead figures at the smallest working set: what N/2N removes and what it leaves. */
-void bench_sweep_overhead_here(struct sweep *s, uint64_t ws, const struct lat_point *base)
-{
-        struct bench_chain_cfg cc = { .layout = s->cfg->layout, .line_bytes = LINE_BYTES,
-                                      .seed = s->cfg->seed ^ ws };
-        int64_t          ovh[64];
-        struct lat_point twice;
-        struct pstore    ps = { .lat = s->lat, .iters = s->prof->iters_per_run };
-        void            *p;
-
-        if (bench_chain_build(s->buf, ws, &cc, &p) != ST_OK)
-                return;
-        warm(s, ws);
-        set_refill(s, ws);
-        if (s->info->repetitions > ARRAY_SIZE(ovh))
-                return; /* run_windows keeps `repetitions` figures here */
-        if (run_windows(s, &p, ws, &ps, s->info->repetitions, s->lat_cap, ovh) != ST_OK || !ps.n)
-                return;
-        s->info->overhead_mcyc = median_i64(ovh, ps.n);
-        ps = (struct pstore){ .lat = s->lat, .iters = 2ull * s->prof->iters_per_run };
-        if (run_windows(s, &p, ws, &ps, s->info->repetitions, s->lat_cap, NULL) != ST_OK || !ps.n ||
-            bench_point_stats(s->lat, ps.n, &twice) != ST_OK)
-                return;
-        /* min, not p50: the least disturbed window of each, so noise does not pass for it */
-        s->info->residual_mcyc = (int64_t)base->min_mcyc - (int64_t)twice.min_mcyc;
 }
 
 /* Measure @p ws[0..n) (measure_set) and insert the points into the curve; a point whose

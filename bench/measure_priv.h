@@ -1,9 +1,11 @@
 /** @file
- * The latency sweep runner's internals shared by its two halves: bench/measure.c (set-up, the
- * buffer, the clock summary) and bench/measure_points.c (measuring the points: interleaved
- * passes over the planned working sets, adaptive windows, refinement, outliers measured
- * again), and the pieces of CPU work bench/measure_on.c runs on the CPU the config chose
- * (bench_sweep_cfg.run_on). Not for other folders: bench/measure.h is the interface.
+ * The latency sweep runner's internals, one module in three files that call one way only:
+ * bench/measure.c (set-up, the buffer, the clock summary) calls bench/measure_points.c
+ * (measuring the points: interleaved passes over the planned working sets, adaptive windows,
+ * refinement, outliers measured again), and both call bench/measure_on.c (the CPU work: a
+ * visit of a point, the overhead figures, the prefetchers, each one job for run_on, which
+ * is the config's or runs it on the calling CPU). Not for other folders: bench/measure.h is
+ * the interface.
  */
 #ifndef PMUCAL_BENCH_MEASURE_PRIV_H
 #define PMUCAL_BENCH_MEASURE_PRIV_H
@@ -31,6 +33,9 @@ struct sweep {
         uint64_t                         started;  /* bench_timer_now() at the first point */
         uint64_t                         progress_at; /* ... at the last progress line */
         size_t                           visits;   /* point visits so far */
+        /* where the CPU work runs: cfg->run_on, or one that runs it on the calling CPU */
+        status_t (*run_on)(void *ctx, void (*fn)(void *arg), void *arg);
+        void                            *run_on_ctx;
 };
 
 /** One point's windows so far, over the passes (kept on the caller; filled where they run). */
@@ -42,25 +47,23 @@ struct pstore {
         uint64_t  iters;             /* iterations per N run (0: not yet chosen) */
 };
 
-/** Bytes of a page of kind @p k. */
-uint64_t bench_page_bytes(enum plat_page_kind k);
+/* bench/measure_points.c: */
 
 /** Measure the planned working sets, refine where the latency jumps, measure outliers again:
  *  the points into @p c (at most @p cap). */
 status_t bench_sweep_points(struct sweep *s, struct lat_curve *c, size_t cap);
 
-/** One visit of working set @p ws on the calling CPU (bench/measure_points.c): its chain
- *  built and warmed, then windows until @p ps holds @p want kept ones, trying at most a
- *  fixed number per missing one plus @p extra. */
-status_t bench_sweep_visit_here(struct sweep *s, uint64_t ws, struct pstore *ps, size_t want,
-                                size_t extra);
-/** The N/2N overhead figures at the smallest working set, on the calling CPU. */
-void bench_sweep_overhead_here(struct sweep *s, uint64_t ws, const struct lat_point *base);
+/* bench/measure_on.c, each through s->run_on: */
 
-/* On the CPU the config chose (the caller's by default), bench/measure_on.c: */
+/** Bytes of a page of kind @p k. */
+uint64_t bench_page_bytes(enum plat_page_kind k);
+/** One visit of working set @p ws: its chain laid and warmed, then windows until @p ps holds
+ *  @p want kept ones, trying at most a fixed number per missing one plus @p extra. */
 status_t bench_sweep_visit(struct sweep *s, uint64_t ws, struct pstore *ps, size_t want,
                            size_t extra);
+/** The N/2N overhead figures at the smallest working set into s->info. */
 void     bench_sweep_overhead(struct sweep *s, uint64_t ws, const struct lat_point *base);
+/** The prefetchers of the CPU the windows run on: turned off as the config asks, and back. */
 void     bench_sweep_prefetch_off(struct sweep *s, const struct cpu_info *cpu);
 status_t bench_sweep_prefetch_restore(struct sweep *s);
 
