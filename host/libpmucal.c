@@ -254,16 +254,16 @@ static void derive(struct pmucal_table *t)
         }
 }
 
-static enum pmucal_err load_root(struct pmucal__ctx *c, json_t *root, struct pmucal_table **out)
+static bool load_root(struct pmucal__ctx *c, json_t *root, void *out)
 {
         struct table_priv   *p;
         struct pmucal_table *t;
 
         if (!json_is_object(root))
                 return pmucal__fail(c, PMUCAL_E_KIND, "not a pmucal latency table (top level is %s)",
-                            pmucal__type_name(root)), c->e;
+                                    pmucal__type_name(root));
         if (!(p = calloc(1, sizeof(*p))))
-                return pmucal__fail(c, PMUCAL_E_NOMEM, "out of memory"), c->e;
+                return pmucal__fail(c, PMUCAL_E_NOMEM, "out of memory");
         t       = &p->pub;
         c->pool = &p->pool;
         if (check_schema(c, root, t) && load_machine(c, root, t) && load_method(c, root, t) &&
@@ -273,36 +273,22 @@ static enum pmucal_err load_root(struct pmucal__ctx *c, json_t *root, struct pmu
                 pmucal__load_core_clock(c, root, t);
         }
         t->has_tlb = json_object_get(root, "tlb") != NULL;
-        if (c->e != PMUCAL_OK)
+        if (c->e != PMUCAL_OK) {
                 pmucal_table_free(t);
-        else
-                *out = t;
-        return c->e;
+                return false;
+        }
+        *(struct pmucal_table **)out = t;
+        return true;
 }
 
 enum pmucal_err pmucal_table_load_buf(const char *buf, size_t len, const char *name,
                                       struct pmucal_table **out, char *err, size_t errlen)
 {
-        struct pmucal__ctx   c = { .name = name ? name : "<buffer>", .err = err, .errlen = errlen };
-        json_error_t je;
-        json_t      *root;
+        struct pmucal__ctx c = { .name = name ? name : "<buffer>", .err = err, .errlen = errlen };
 
-        if (err && errlen)
-                err[0] = '\0';
-        if (!out || (!buf && len))
-                return PMUCAL_E_ARG;
-        *out = NULL;
-        root = json_loadb(buf ? buf : "", len, JSON_REJECT_DUPLICATES, &je);
-        if (!root) {
-                c.e = PMUCAL_E_SYNTAX;
-                if (err && errlen)
-                        snprintf(err, errlen, "%s:%d:%d: %s", c.name, je.line, je.column, je.text);
-        } else {
-                load_root(&c, root, out);
-                json_decref(root);
-        }
-        pmucal__escape_msg(err, errlen);
-        return c.e;
+        if (out)
+                *out = NULL;
+        return pmucal__parse_doc(&c, buf, len, load_root, out);
 }
 
 /* pmucal__load_path's loader: pmucal_table_load_buf with a typed out. */

@@ -1,6 +1,7 @@
-/** @file libpmucal: the JSON getters of the latency-table reader (see host/libpmucal_priv.h).
- *  Every field is checked for presence, type and range; a bad one is reported with its JSON
- *  path. Host only: libc and jansson. */
+/** @file libpmucal: the JSON-reading kit every loader uses (see host/libpmucal_priv.h): the
+ *  context with the JSON path and the first error, the parse step, and one getter per kind of
+ *  field that checks presence, type and range and reports a bad one with its path. Host only:
+ *  libc and jansson. */
 #include "host/libpmucal_priv.h"
 
 #include <inttypes.h>
@@ -17,7 +18,7 @@ bool pmucal__fail(struct pmucal__ctx *c, enum pmucal_err e, const char *fmt, ...
                 return false;
         c->e = e;
         va_start(ap, fmt);
-        pmucal__format_err(c->err, c->errlen, c->name, e == PMUCAL_E_SCHEMA ? c->path : NULL, fmt, ap);
+        pmucal__format_err(c->err, c->errlen, c->name, c->path, fmt, ap);
         va_end(ap);
         return false;
 }
@@ -42,6 +43,18 @@ void pmucal__pop(struct pmucal__ctx *c, size_t n)
         c->path[n] = '\0';
 }
 
+void pmucal__at(struct pmucal__ctx *c, const char *fmt, ...)
+{
+        size_t  k = c->root < sizeof(c->path) ? c->root : 0;
+        va_list ap;
+
+        if (k)
+                k += (size_t)snprintf(c->path + k, sizeof(c->path) - k, ".");
+        va_start(ap, fmt);
+        vsnprintf(c->path + k, sizeof(c->path) - k, fmt, ap);
+        va_end(ap);
+}
+
 const char *pmucal__type_name(const json_t *v)
 {
         switch (json_typeof(v)) {
@@ -57,6 +70,31 @@ const char *pmucal__type_name(const json_t *v)
         return "?";
 }
 
+enum pmucal_err pmucal__parse_doc(struct pmucal__ctx *c, const char *buf, size_t len,
+                                  bool (*doc)(struct pmucal__ctx *c, json_t *root, void *out),
+                                  void *out)
+{
+        json_error_t je;
+        json_t      *root;
+
+        if (c->err && c->errlen)
+                c->err[0] = '\0';
+        if (!out || (!buf && len))
+                return PMUCAL_E_ARG;
+        root = json_loadb(buf ? buf : "", len, JSON_REJECT_DUPLICATES, &je);
+        if (!root) {
+                c->e = PMUCAL_E_SYNTAX;
+                if (c->err && c->errlen)
+                        snprintf(c->err, c->errlen, "%s:%d:%d: %s", c->name, je.line, je.column,
+                                 je.text);
+        } else {
+                doc(c, root, out);
+                json_decref(root);
+        }
+        pmucal__escape_msg(c->err, c->errlen);
+        return c->e;
+}
+
 /* Member @p key of @p obj, which must be present unless @p optional. */
 json_t *pmucal__member(struct pmucal__ctx *c, json_t *obj, const char *key, bool optional)
 {
@@ -67,6 +105,34 @@ json_t *pmucal__member(struct pmucal__ctx *c, json_t *obj, const char *key, bool
                 pmucal__pop(c, n);
         }
         return v;
+}
+
+json_t *pmucal__get(struct pmucal__ctx *c, json_t *obj, const char *key, json_type type,
+                    bool nullable)
+{
+        static const char *const want[] = {
+                [JSON_OBJECT] = "an object", [JSON_ARRAY] = "an array", [JSON_STRING] = "a string",
+                [JSON_INTEGER] = "an integer", [JSON_REAL] = "a number", [JSON_TRUE] = "a boolean",
+                [JSON_FALSE] = "a boolean", [JSON_NULL] = "null",
+        };
+        json_t *v = pmucal__member(c, obj, key, false);
+        size_t  n;
+
+        if (!v || (nullable && json_is_null(v)) || json_typeof(v) == type ||
+            (type == JSON_REAL && json_is_number(v)) || (type == JSON_TRUE && json_is_boolean(v)))
+                return v;
+        n = pmucal__push_key(c, key);
+        pmucal__fail(c, PMUCAL_E_SCHEMA, "expected %s%s, got %s", want[type],
+                     nullable ? " or null" : "", pmucal__type_name(v));
+        pmucal__pop(c, n);
+        return NULL;
+}
+
+bool pmucal__is_obj(struct pmucal__ctx *c, const json_t *v)
+{
+        if (json_is_object(v))
+                return true;
+        return pmucal__fail(c, PMUCAL_E_SCHEMA, "expected an object, got %s", pmucal__type_name(v));
 }
 
 json_t *pmucal__get_obj(struct pmucal__ctx *c, json_t *obj, const char *key, bool nullable)
@@ -109,6 +175,32 @@ bool pmucal__get_str(struct pmucal__ctx *c, json_t *obj, const char *key, bool n
         return ok;
 }
 
+bool pmucal__get_str_buf(struct pmucal__ctx *c, json_t *obj, const char *key, char *dst, size_t cap)
+{
+        json_t *v = pmucal__get(c, obj, key, JSON_STRING, false);
+        size_t  n;
+
+        if (!v)
+                return false;
+        if (json_string_length(v) < cap && strlen(json_string_value(v)) == json_string_length(v)) {
+                memcpy(dst, json_string_value(v), json_string_length(v) + 1);
+                return true;
+        }
+        n = pmucal__push_key(c, key);
+        pmucal__fail(c, PMUCAL_E_SCHEMA, "string longer than %zu bytes or with a NUL in it", cap - 1);
+        pmucal__pop(c, n);
+        return false;
+}
+
+bool pmucal__get_bool(struct pmucal__ctx *c, json_t *obj, const char *key, bool *out)
+{
+        json_t *v = pmucal__get(c, obj, key, JSON_TRUE, false);
+
+        if (v)
+                *out = json_is_true(v);
+        return v != NULL;
+}
+
 /* A non-negative integer member; 0 for null when @p nullable (absent counts as null), and then
  * 0 itself is refused: unknown is written null, never 0 (docs/latency-table.md). */
 bool pmucal__get_u64(struct pmucal__ctx *c, json_t *obj, const char *key, bool nullable, uint64_t max,
@@ -149,6 +241,72 @@ bool pmucal__check_num(struct pmucal__ctx *c, json_t *v, double *out)
                 return pmucal__fail(c, PMUCAL_E_SCHEMA, "%g out of range 0..1e12", d);
         *out = d;
         return true;
+}
+
+bool pmucal__get_num(struct pmucal__ctx *c, json_t *obj, const char *key, bool nullable,
+                     double *out)
+{
+        json_t *v = pmucal__member(c, obj, key, nullable);
+        size_t  n;
+        bool    ok;
+
+        *out = NAN;
+        if (!v || (nullable && json_is_null(v)))
+                return v || nullable;
+        n  = pmucal__push_key(c, key);
+        ok = pmucal__check_num(c, v, out);
+        pmucal__pop(c, n);
+        return ok;
+}
+
+bool pmucal__get_stat_opt(struct pmucal__ctx *c, json_t *obj, const char *key,
+                          struct pmucal_stat *s, bool *has)
+{
+        json_t *v = pmucal__member(c, obj, key, false);
+
+        *has = false;
+        if (!v)
+                return false;
+        if (json_is_null(v))
+                return true;
+        return (*has = pmucal__get_stat(c, obj, key, s));
+}
+
+/* An enum value a later minor added: counted, the first one named with its path. */
+static void unknown_value(struct pmucal__ctx *c, const char *key, const char *value)
+{
+        size_t n;
+
+        if ((*c->n_unknown)++)
+                return;
+        n = pmucal__push_key(c, key);
+        if (snprintf(c->unknown_first, PMUCAL_UNKNOWN_FIRST, "%s: \"%s\"", c->path, value) >=
+            PMUCAL_UNKNOWN_FIRST)
+                memcpy(c->unknown_first + PMUCAL_UNKNOWN_FIRST - 4, "...", 4); /* cut, said so */
+        pmucal__pop(c, n);
+}
+
+int pmucal__get_enum(struct pmucal__ctx *c, json_t *obj, const char *key,
+                     const char *const *known, size_t n_known, const char *what)
+{
+        json_t     *v = pmucal__get(c, obj, key, JSON_STRING, false);
+        const char *s;
+        size_t      n;
+
+        if (!v)
+                return -1;
+        s = json_string_value(v);
+        for (size_t q = 0; q < n_known; q++)
+                if (strlen(known[q]) == json_string_length(v) && !strcmp(s, known[q]))
+                        return (int)q;
+        if (c->n_unknown) {
+                unknown_value(c, key, s);
+                return (int)n_known;
+        }
+        n = pmucal__push_key(c, key);
+        pmucal__fail(c, PMUCAL_E_SCHEMA, "\"%s\" is not %s", s, what);
+        pmucal__pop(c, n);
+        return -1;
 }
 
 bool pmucal__get_stat(struct pmucal__ctx *c, json_t *obj, const char *key, struct pmucal_stat *s)

@@ -2,11 +2,12 @@
  * libpmucal internals shared by the latency-table and TLB-table loaders and classifiers
  * (host/libpmucal_common.c): one size limit and one file reader for every table, one schema
  * version rule (docs/versioning.md), error messages made safe to print, the pool that owns a
- * table's strings and arrays, the clock rules that convert a caller's unit, and the JSON
- * getters of the latency-table reader (host/libpmucal_json.c: a context carrying the file
- * name, the JSON path of the field being read, the first error and the table's pool, and
- * one getter per kind of field that checks presence, type and range). Not installed; every
- * symbol here is hidden from the shared library.
+ * table's strings and arrays, the clock rules that convert a caller's unit, and the one
+ * JSON-reading kit every loader (latency table, its remote sections, TLB table, c2c.json and
+ * numa-matrix.json) uses (host/libpmucal_json.c: a context carrying the file name, the JSON
+ * path of the field being read, the first error, the table's pool and the count of a later
+ * minor's enum values, and one getter per kind of field that checks presence, type and
+ * range). Not installed; every symbol here is hidden from the shared library.
  */
 #ifndef PMUCAL_LIBPMUCAL_PRIV_H
 #define PMUCAL_LIBPMUCAL_PRIV_H
@@ -95,21 +96,33 @@ PMUCAL_HIDDEN enum pmucal_err pmucal__convert(const struct pmucal__clocks *c, do
 /** True when @p v is a latency a classifier accepts: finite and not negative. */
 PMUCAL_HIDDEN bool pmucal__latency_ok(double v);
 
-/* ---- the latency-table reader's JSON getters (host/libpmucal_json.c) ---- */
+/* ---- the JSON-reading kit of every loader (host/libpmucal_json.c) ----
+ *
+ * One context per document read: the file name, the JSON path of the field being read, the
+ * first error (kept; later failures are ignored), the pool that owns what is copied out, and
+ * where a later minor's enum values are counted. Every message is "NAME: PATH: complaint",
+ * PATH the full JSON path of the field ("numa.dram_levels[1].name", "curves[0].side"), left
+ * out where it is empty. Getters take the object and the member's key: they check presence,
+ * type and range, put the key on the path only while failing, and return false (or NULL)
+ * once an error is recorded. */
 
 #define PMUCAL_MAX_STRING 65536
+#define PMUCAL_UNKNOWN_FIRST 160 /* bytes of a loader's unknown_first */
 
 struct pmucal__ctx {
-        struct pmucal__pool **pool;
-        const char           *name; /* file name for messages */
+        struct pmucal__pool **pool;  /* the table's pool (NULL for loaders that own no pool) */
+        const char           *name;  /* file name for messages */
         char                 *err;
         size_t                errlen;
-        char                  path[160];
+        char                  path[192];
+        size_t                root;  /* length of the prefix pmucal__at() keeps ("tlb") */
         enum pmucal_err       e;
+        size_t               *n_unknown;     /* a later minor's enum values: counted here, */
+        char                 *unknown_first; /* the first named (PMUCAL_UNKNOWN_FIRST bytes) */
 };
 
-/** Record the first error: @p e and "NAME: PATH: message" (the path for PMUCAL_E_SCHEMA).
- *  Returns false, so that `return pmucal__fail(...)` ends a getter. */
+/** Record the first error: @p e and "NAME: PATH: message" (without "PATH: " when the path is
+ *  empty). Returns false, so that `return pmucal__fail(...)` ends a getter. */
 PMUCAL_HIDDEN bool pmucal__fail(struct pmucal__ctx *c, enum pmucal_err e, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
 
@@ -118,12 +131,33 @@ PMUCAL_HIDDEN size_t pmucal__push_key(struct pmucal__ctx *c, const char *key);
 PMUCAL_HIDDEN size_t pmucal__push_idx(struct pmucal__ctx *c, size_t i);
 PMUCAL_HIDDEN void   pmucal__pop(struct pmucal__ctx *c, size_t n);
 
+/** Set the path to the root prefix (if any) followed by the formatted text. */
+PMUCAL_HIDDEN void pmucal__at(struct pmucal__ctx *c, const char *fmt, ...)
+        __attribute__((format(printf, 2, 3)));
+
 /** "an object", "a string", ... for messages. */
 PMUCAL_HIDDEN const char *pmucal__type_name(const json_t *v);
+
+/** Parse @p buf (@p len bytes; duplicate keys refused) and hand the root to @p doc with @p out;
+ *  the one body of every pmucal_*_load_buf: @p err cleared, PMUCAL_E_ARG for a NULL @p out
+ *  or a NULL @p buf with @p len, a syntax error as "NAME:LINE:COLUMN: text", the message
+ *  escaped for a terminal. @p c carries the name and the error buffer. */
+PMUCAL_HIDDEN enum pmucal_err pmucal__parse_doc(struct pmucal__ctx *c, const char *buf, size_t len,
+                                                bool (*doc)(struct pmucal__ctx *c, json_t *root,
+                                                            void *out),
+                                                void *out);
 
 /** Member @p key of @p obj, which must be present unless @p optional. */
 PMUCAL_HIDDEN json_t *pmucal__member(struct pmucal__ctx *c, json_t *obj, const char *key,
                                      bool optional);
+
+/** Member @p key of type @p type (JSON_REAL: any number; JSON_TRUE: a boolean), present;
+ *  JSON null is returned as is when @p nullable. NULL after failing. */
+PMUCAL_HIDDEN json_t *pmucal__get(struct pmucal__ctx *c, json_t *obj, const char *key,
+                                  json_type type, bool nullable);
+
+/** The object @p v itself at the current path (an array element): false after failing. */
+PMUCAL_HIDDEN bool pmucal__is_obj(struct pmucal__ctx *c, const json_t *v);
 
 /** An object member (NULL for null when @p nullable). */
 PMUCAL_HIDDEN json_t *pmucal__get_obj(struct pmucal__ctx *c, json_t *obj, const char *key,
@@ -133,17 +167,40 @@ PMUCAL_HIDDEN json_t *pmucal__get_obj(struct pmucal__ctx *c, json_t *obj, const 
 PMUCAL_HIDDEN bool pmucal__get_str(struct pmucal__ctx *c, json_t *obj, const char *key,
                                    bool nullable, const char **dst);
 
+/** A string member copied into @p dst (@p cap bytes); one that does not fit is an error. */
+PMUCAL_HIDDEN bool pmucal__get_str_buf(struct pmucal__ctx *c, json_t *obj, const char *key,
+                                       char *dst, size_t cap);
+
 /** A non-negative integer member up to @p max; 0 for null when @p nullable, and then a 0 in
  *  the file is an error (unknown is written null). */
 PMUCAL_HIDDEN bool pmucal__get_u64(struct pmucal__ctx *c, json_t *obj, const char *key,
                                    bool nullable, uint64_t max, uint64_t *out);
 
-/** A finite number in 0..1e12. */
+/** A boolean member. */
+PMUCAL_HIDDEN bool pmucal__get_bool(struct pmucal__ctx *c, json_t *obj, const char *key,
+                                    bool *out);
+
+/** A finite number in 0..1e12 (the value itself, at the current path). */
 PMUCAL_HIDDEN bool pmucal__check_num(struct pmucal__ctx *c, json_t *v, double *out);
+
+/** A number member in 0..1e12; NAN for null or absent when @p nullable. */
+PMUCAL_HIDDEN bool pmucal__get_num(struct pmucal__ctx *c, json_t *obj, const char *key,
+                                   bool nullable, double *out);
 
 /** A {min, p10, p50, p90} member, ascending. */
 PMUCAL_HIDDEN bool pmucal__get_stat(struct pmucal__ctx *c, json_t *obj, const char *key,
                                     struct pmucal_stat *s);
+
+/** As pmucal__get_stat, null allowed: *@p has says whether it was given. */
+PMUCAL_HIDDEN bool pmucal__get_stat_opt(struct pmucal__ctx *c, json_t *obj, const char *key,
+                                        struct pmucal_stat *s, bool *has);
+
+/** Enum member @p key: the index of its value in @p known (@p n_known names). A value not in
+ *  @p known is, when the context counts unknown values (n_unknown set: an enum a minor may
+ *  grow, docs/versioning.md), @p n_known, counted and the first named; else an error saying
+ *  it is not @p what. -1 after failing. */
+PMUCAL_HIDDEN int pmucal__get_enum(struct pmucal__ctx *c, json_t *obj, const char *key,
+                                   const char *const *known, size_t n_known, const char *what);
 
 /** The "levels" array and "bucket_upper_bounds" of @p obj (the table's top level, or a level
  *  set) into t->levels / t->n_levels, checked as the top level's are (host/libpmucal.c). */

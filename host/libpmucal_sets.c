@@ -69,21 +69,6 @@ static bool get_ids(struct pmucal__ctx *c, json_t *o, const char *key, size_t *n
         return true;
 }
 
-static bool get_bool(struct pmucal__ctx *c, json_t *o, const char *key, bool *out)
-{
-        json_t *v = pmucal__member(c, o, key, false);
-
-        if (!v)
-                return false;
-        if (!json_is_boolean(v)) {
-                pmucal__push_key(c, key);
-                return pmucal__fail(c, PMUCAL_E_SCHEMA, "expected a boolean, got %s",
-                                    pmucal__type_name(v));
-        }
-        *out = json_is_true(v);
-        return true;
-}
-
 static bool load_set(struct pmucal__ctx *c, json_t *o, struct pmucal_core_set *s)
 {
         uint64_t *cache, on = 0;
@@ -97,7 +82,8 @@ static bool load_set(struct pmucal__ctx *c, json_t *o, struct pmucal_core_set *s
             !get_ids(c, o, "apic_ids", &s->n_apic_ids, &s->apic_ids) ||
             !get_ids(c, o, "llc_domains", &s->n_llc_domains, &s->llc_domains) ||
             !pmucal__get_u64(c, o, "measured_on_apic_id", false, UINT32_MAX, &on) ||
-            !get_bool(c, o, "bsp_set", &s->bsp_set) || !get_bool(c, o, "measured", &s->measured) ||
+            !pmucal__get_bool(c, o, "bsp_set", &s->bsp_set) ||
+            !pmucal__get_bool(c, o, "measured", &s->measured) ||
             !pmucal__get_str(c, o, "why_not_measured", true, &s->why_not_measured))
                 return false;
         s->cache_bytes         = cache;

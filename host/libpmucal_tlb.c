@@ -24,83 +24,31 @@ struct tlb_priv {
         struct pmucal__pool *pool;
 };
 
-struct tctx {
-        struct pmucal__pool **pool;
-        const char     *name;
-        const char     *base;  /* "tlb." inside a latency table, else "" */
-        char           *err;
-        size_t          errlen;
-        char            path[128];
-        enum pmucal_err e;
-};
-
-__attribute__((format(printf, 3, 4)))
-static int fail(struct tctx *c, enum pmucal_err e, const char *fmt, ...)
-{
-        va_list ap;
-
-        if (c->e != PMUCAL_OK)
-                return 0;
-        c->e = e;
-        va_start(ap, fmt);
-        pmucal__format_err(c->err, c->errlen, c->name, c->path, fmt, ap);
-        va_end(ap);
-        return 0;
-}
-
-/* Set the JSON path to prefix + ".key" (for messages). */
-static void at(struct tctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void at(struct tctx *c, const char *fmt, ...)
-{
-        va_list ap;
-
-        int k = snprintf(c->path, sizeof(c->path), "%s", c->base ? c->base : "");
-        va_start(ap, fmt);
-        vsnprintf(c->path + k, sizeof(c->path) - (size_t)k, fmt, ap);
-        va_end(ap);
-}
-
-/* A string member that is one of @p names (NULL-terminated); its index, or -1 after failing. */
-static int get_word(struct tctx *c, json_t *o, const char *key, const char *const *names,
-                    const char *what)
-{
-        json_t *v = json_object_get(o, key);
-
-        if (!v)
-                return fail(c, PMUCAL_E_SCHEMA, "%s: missing", key), -1;
-        if (!json_is_string(v))
-                return fail(c, PMUCAL_E_SCHEMA, "%s: expected a string", key), -1;
-        for (int i = 0; names[i]; i++)
-                if (!strcmp(json_string_value(v), names[i]) &&
-                    strlen(names[i]) == json_string_length(v))
-                        return i;
-        return fail(c, PMUCAL_E_SCHEMA, "%s: \"%s\" is not %s", key, json_string_value(v), what), -1;
-}
-
 /* Non-negative integer; null allowed (-> *has = 0) when @p has is given. */
-static int get_u64(struct tctx *c, json_t *o, const char *key, uint64_t *out, int *has)
+static int get_u64(struct pmucal__ctx *c, json_t *o, const char *key, uint64_t *out, int *has)
 {
-        json_t *v = json_object_get(o, key);
+        json_t *v = pmucal__get(c, o, key, JSON_INTEGER, has != NULL);
 
         *out = 0;
         if (has)
                 *has = 0;
         if (!v)
-                return fail(c, PMUCAL_E_SCHEMA, "%s: missing", key);
-        if (has && json_is_null(v))
+                return 0;
+        if (json_is_null(v))
                 return 1;
-        if (!json_is_integer(v) || json_integer_value(v) < 0)
-                return fail(c, PMUCAL_E_SCHEMA, "%s: expected a non-negative integer%s", key,
-                            has ? " or null" : "");
+        if (json_integer_value(v) < 0)
+                return pmucal__push_key(c, key),
+                       pmucal__fail(c, PMUCAL_E_SCHEMA, "%" JSON_INTEGER_FORMAT " is negative",
+                                    json_integer_value(v));
         *out = (uint64_t)json_integer_value(v);
         if (has)
                 *has = 1;
         return 1;
 }
 
-static const char *const side_names[]  = { "dtlb", "itlb", NULL };
-static const char *const pte_names[]   = { "near", "line", "page", NULL };
-static const char *const class_names[] = { "l1_hit", "l2_hit", "walk", "miss", NULL };
+static const char *const side_names[]  = { "dtlb", "itlb" };
+static const char *const pte_names[]   = { "near", "line", "page" };
+static const char *const class_names[] = { "l1_hit", "l2_hit", "walk", "miss" };
 
 /* An integer member of an object, 0 when absent or not a positive integer. */
 static uint64_t opt_u64(json_t *o, const char *key)
@@ -109,23 +57,24 @@ static uint64_t opt_u64(json_t *o, const char *key)
         return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
 }
 
-static int load_levels(struct tctx *c, json_t *lv, size_t i, struct pmucal_tlb_curve *cv,
+static int load_levels(struct pmucal__ctx *c, json_t *lv, size_t i, struct pmucal_tlb_curve *cv,
                        struct pmucal_tlb_spread *sp)
 {
         uint64_t *ent = pmucal__pool_alloc(c->pool, (json_array_size(lv) + 1) * sizeof(*ent));
         uint64_t *nxt = pmucal__pool_alloc(c->pool, (json_array_size(lv) + 1) * sizeof(*nxt));
 
         if (!ent || !nxt)
-                return fail(c, PMUCAL_E_NOMEM, "out of memory");
+                return pmucal__fail(c, PMUCAL_E_NOMEM, "out of memory");
         for (size_t k = 0; k < json_array_size(lv); k++) {
                 json_t *e = json_array_get(lv, k);
-                at(c, "curves[%zu].levels[%zu]", i, k);
-                if (!json_is_object(e))
-                        return fail(c, PMUCAL_E_SCHEMA, "expected an object");
+                pmucal__at(c, "curves[%zu].levels[%zu]", i, k);
+                if (!pmucal__is_obj(c, e))
+                        return 0;
                 if (!get_u64(c, e, "entries", &ent[k], NULL))
                         return 0;
                 if (!ent[k] || (k && ent[k] <= ent[k - 1]))
-                        return fail(c, PMUCAL_E_SCHEMA, "entries: %" PRIu64 " is not above the level "
+                        return pmucal__push_key(c, "entries"),
+                       pmucal__fail(c, PMUCAL_E_SCHEMA, "%" PRIu64 " is not above the level "
                                     "before it (%" PRIu64 ")", ent[k], k ? ent[k - 1] : 0);
                 nxt[k] = opt_u64(e, "next_pages");
         }
@@ -136,7 +85,7 @@ static int load_levels(struct tctx *c, json_t *lv, size_t i, struct pmucal_tlb_c
 }
 
 /* Class @p k of curve @p i; the classes before it are loaded. */
-static int load_class(struct tctx *c, json_t *e, size_t i, size_t k, size_t n,
+static int load_class(struct pmucal__ctx *c, json_t *e, size_t i, size_t k, size_t n,
                       struct pmucal_tlb_curve *cv)
 {
         struct pmucal_tlb_class *x = &cv->classes[k];
@@ -144,10 +93,10 @@ static int load_class(struct tctx *c, json_t *e, size_t i, size_t k, size_t n,
         uint64_t                 v;
         int                      has, kind;
 
-        at(c, "curves[%zu].classes[%zu]", i, k);
-        if (!json_is_object(e))
-                return fail(c, PMUCAL_E_SCHEMA, "expected an object");
-        if ((kind = get_word(c, e, "class", class_names, "l1_hit, l2_hit, walk or miss")) < 0)
+        pmucal__at(c, "curves[%zu].classes[%zu]", i, k);
+        if (!pmucal__is_obj(c, e))
+                return 0;
+        if ((kind = pmucal__get_enum(c, e, "class", class_names, 4, "l1_hit, l2_hit, walk or miss")) < 0)
                 return 0;
         x->kind    = (enum pmucal_tlb_kind)kind;
         x->name    = class_names[kind];
@@ -155,13 +104,14 @@ static int load_class(struct tctx *c, json_t *e, size_t i, size_t k, size_t n,
         for (size_t j = 0; j < k; j++)
                 if (cv->classes[j].kind == x->kind) {
                         if (x->kind != PMUCAL_TLB_WALK)
-                                return fail(c, PMUCAL_E_SCHEMA, "class: a second \"%s\" (classes[%zu]); "
+                                return pmucal__push_key(c, "class"),
+                       pmucal__fail(c, PMUCAL_E_SCHEMA, "a second \"%s\" (classes[%zu]); "
                                             "only walk classes may repeat", x->name, j);
                         x->ordinal++;
                 }
         snprintf(label, sizeof(label), x->ordinal > 1 ? "%s%u" : "%s", x->name, x->ordinal);
         if (!(x->label = pmucal__pool_strdup(c->pool, label)))
-                return fail(c, PMUCAL_E_NOMEM, "out of memory");
+                return pmucal__fail(c, PMUCAL_E_NOMEM, "out of memory");
         if (!get_u64(c, e, "lat_mcyc", &v, NULL))
                 return 0;
         x->lat_cycles = (double)v / 1000;
@@ -176,25 +126,26 @@ static int load_class(struct tctx *c, json_t *e, size_t i, size_t k, size_t n,
             !get_u64(c, e, "last_pages", &x->last_pages, NULL))
                 return 0;
         if (k && x->added_cycles < cv->classes[k - 1].added_cycles)
-                return fail(c, PMUCAL_E_SCHEMA, "added_mcyc below the class before it");
+                return pmucal__fail(c, PMUCAL_E_SCHEMA, "added_mcyc below the class before it");
         if (has != (k + 1 < n))
-                return fail(c, PMUCAL_E_SCHEMA, "upper_added_mcyc: null exactly for the last class");
+                return pmucal__push_key(c, "upper_added_mcyc"),
+                       pmucal__fail(c, PMUCAL_E_SCHEMA, "null exactly for the last class");
         if (has && (x->upper_added_cycles < x->added_cycles))
-                return fail(c, PMUCAL_E_SCHEMA, "upper_added_mcyc below added_mcyc");
+                return pmucal__fail(c, PMUCAL_E_SCHEMA, "upper_added_mcyc below added_mcyc");
         return 1;
 }
 
-static int load_curve(struct tctx *c, json_t *o, size_t i, struct pmucal_tlb_curve *cv,
+static int load_curve(struct pmucal__ctx *c, json_t *o, size_t i, struct pmucal_tlb_curve *cv,
                       struct pmucal_tlb_spread *sp)
 {
         json_t *lv, *cl;
         int     side, pte;
 
-        at(c, "curves[%zu]", i);
-        if (!json_is_object(o))
-                return fail(c, PMUCAL_E_SCHEMA, "expected an object");
-        if ((side = get_word(c, o, "side", side_names, "dtlb or itlb")) < 0 ||
-            (pte = get_word(c, o, "pte", pte_names, "near, line or page")) < 0 ||
+        pmucal__at(c, "curves[%zu]", i);
+        if (!pmucal__is_obj(c, o))
+                return 0;
+        if ((side = pmucal__get_enum(c, o, "side", side_names, 2, "dtlb or itlb")) < 0 ||
+            (pte = pmucal__get_enum(c, o, "pte", pte_names, 3, "near, line or page")) < 0 ||
             !get_u64(c, o, "page_bytes", &cv->page_bytes, NULL))
                 return 0;
         cv->side      = (enum pmucal_tlb_side)side;
@@ -202,14 +153,15 @@ static int load_curve(struct tctx *c, json_t *o, size_t i, struct pmucal_tlb_cur
         cv->pte       = (enum pmucal_tlb_pte)pte;
         cv->pte_name  = pte_names[pte];
         if (cv->page_bytes != 4096 && cv->page_bytes != 2097152 && cv->page_bytes != 1073741824)
-                return fail(c, PMUCAL_E_SCHEMA, "page_bytes: %" PRIu64 " is not 4 KiB, 2 MiB or 1 GiB",
+                return pmucal__push_key(c, "page_bytes"),
+                       pmucal__fail(c, PMUCAL_E_SCHEMA, "%" PRIu64 " is not 4 KiB, 2 MiB or 1 GiB",
                             cv->page_bytes);
         lv = json_object_get(o, "levels");
         cl = json_object_get(o, "classes");
         if (!json_is_array(lv) || !json_is_array(cl))
-                return fail(c, PMUCAL_E_SCHEMA, "levels and classes: expected two arrays");
+                return pmucal__fail(c, PMUCAL_E_SCHEMA, "levels and classes: expected two arrays");
         if (json_array_size(lv) > MAX_LEVELS || json_array_size(cl) > MAX_CLASSES)
-                return fail(c, PMUCAL_E_SCHEMA, "%zu levels and %zu classes (at most %d and %d)",
+                return pmucal__fail(c, PMUCAL_E_SCHEMA, "%zu levels and %zu classes (at most %d and %d)",
                             json_array_size(lv), json_array_size(cl), MAX_LEVELS, MAX_CLASSES);
         if (!load_levels(c, lv, i, cv, sp))
                 return 0;
@@ -217,7 +169,7 @@ static int load_curve(struct tctx *c, json_t *o, size_t i, struct pmucal_tlb_cur
         sp->step_cycles  = (double)opt_u64(o, "step_mcyc") / 1000;
         cv->classes = pmucal__pool_alloc(c->pool, (json_array_size(cl) + 1) * sizeof(*cv->classes));
         if (!cv->classes)
-                return fail(c, PMUCAL_E_NOMEM, "out of memory");
+                return pmucal__fail(c, PMUCAL_E_NOMEM, "out of memory");
         for (size_t k = 0; k < json_array_size(cl); k++, cv->n_classes++)
                 if (!load_class(c, json_array_get(cl, k), i, k, json_array_size(cl), cv))
                         return 0;
@@ -225,21 +177,23 @@ static int load_curve(struct tctx *c, json_t *o, size_t i, struct pmucal_tlb_cur
 }
 
 /* The 1.2 clock object: its figures must be TSC ticks; its rates and measured ratio. */
-static int load_clock_member(struct tctx *c, json_t *clk, struct pmucal_tlb *t)
+static int load_clock_member(struct pmucal__ctx *c, json_t *clk, struct pmucal_tlb *t)
 {
         json_t *fig = json_object_get(clk, "figures"), *r = json_object_get(clk, "core_per_tsc");
 
-        at(c, "clock");
-        if (!json_is_object(clk))
-                return fail(c, PMUCAL_E_SCHEMA, "expected an object");
+        pmucal__at(c, "clock");
+        if (!pmucal__is_obj(c, clk))
+                return 0;
         if (!json_is_string(fig) || strcmp(json_string_value(fig), "tsc_ticks"))
-                return fail(c, PMUCAL_E_SCHEMA, "figures: %s%s%s is not \"tsc_ticks\"",
+                return pmucal__push_key(c, "figures"),
+                       pmucal__fail(c, PMUCAL_E_SCHEMA, "%s%s%s is not \"tsc_ticks\"",
                             json_is_string(fig) ? "\"" : "",
                             json_is_string(fig) ? json_string_value(fig) : fig ? "not a string" : "missing",
                             json_is_string(fig) ? "\"" : "");
         if (r && !json_is_null(r) && (!json_is_number(r) || !(json_number_value(r) > 0) ||
                                       json_number_value(r) > 1000))
-                return fail(c, PMUCAL_E_SCHEMA, "core_per_tsc: expected a positive number or null");
+                return pmucal__push_key(c, "core_per_tsc"),
+                       pmucal__fail(c, PMUCAL_E_SCHEMA, "expected a positive number or null");
         t->clock_stated = true;
         t->tsc_hz       = opt_u64(clk, "tsc_hz");
         if (json_is_number(r) && t->tsc_hz) {
@@ -256,13 +210,13 @@ static int load_clock_member(struct tctx *c, json_t *clk, struct pmucal_tlb *t)
  * members are TSC milli-ticks; 1.2 says so in clock.figures). The rates come from the
  * document's clock object (1.2), else from the enclosing latency table: its tsc_hz, and its
  * core_hz where its method.clock measured the core clock. */
-static int load_clock(struct tctx *c, json_t *root, json_t *tlb, struct pmucal_tlb *t)
+static int load_clock(struct pmucal__ctx *c, json_t *root, json_t *tlb, struct pmucal_tlb *t)
 {
         json_t *clk = json_object_get(tlb, "clock"), *method = json_object_get(root, "method"),
                *machine = json_object_get(root, "machine");
 
         if (!(t->clock = pmucal__pool_strdup(c->pool, "tsc")))
-                return fail(c, PMUCAL_E_NOMEM, "out of memory");
+                return pmucal__fail(c, PMUCAL_E_NOMEM, "out of memory");
         t->cycles_unit = PMUCAL_UNIT_TSC;
         if (clk)
                 return load_clock_member(c, clk, t);
@@ -279,7 +233,7 @@ static int load_clock(struct tctx *c, json_t *root, json_t *tlb, struct pmucal_t
         return 1;
 }
 
-static int load_root(struct tctx *c, json_t *root, struct pmucal_tlb *t)
+static int load_root(struct pmucal__ctx *c, json_t *root, struct pmucal_tlb *t)
 {
         struct pmucal_tlb_spread *sp;
         json_t         *tlb = root, *cv, *u;
@@ -289,41 +243,41 @@ static int load_root(struct tctx *c, json_t *root, struct pmucal_tlb *t)
 
         if (!json_object_get(root, "curves") && json_object_get(root, "tlb")) {
                 tlb = json_object_get(root, "tlb"); /* the section of a latency table */
-                at(c, "tlb");
-                c->base = "tlb.";
-                if (!json_is_object(tlb))
-                        return fail(c, PMUCAL_E_SCHEMA, "expected an object");
+                pmucal__at(c, "tlb");
+                c->root = strlen(c->path); /* the section's paths start "tlb." */
+                if (!pmucal__is_obj(c, tlb))
+                        return 0;
         }
         s = json_string_value(json_object_get(tlb, "schema"));
         if (!s)
-                return fail(c, PMUCAL_E_KIND, "not a pmucal TLB table (schema missing)");
+                return pmucal__fail(c, PMUCAL_E_KIND, "not a pmucal TLB table (schema missing)");
         if ((e = pmucal__schema_version(s, PMUCAL_TLB_SCHEMA_PREFIX, PMUCAL_TLB_MAJOR, &t->minor,
                                         msg, sizeof(msg))) != PMUCAL_OK)
-                return fail(c, e, "%s%s", e == PMUCAL_E_KIND ? "not a pmucal TLB table: " : "", msg);
+                return pmucal__fail(c, e, "%s%s", e == PMUCAL_E_KIND ? "not a pmucal TLB table: " : "", msg);
         t->major = PMUCAL_TLB_MAJOR;
         u        = json_object_get(tlb, "units");
         if (!json_is_string(u) || strcmp(json_string_value(u), "mcyc")) {
-                at(c, "units");
+                pmucal__at(c, "units");
                 if (!u)
-                        return fail(c, PMUCAL_E_SCHEMA, "missing (want \"mcyc\", milli-cycles)");
+                        return pmucal__fail(c, PMUCAL_E_SCHEMA, "missing (want \"mcyc\", milli-cycles)");
                 if (!json_is_string(u))
-                        return fail(c, PMUCAL_E_SCHEMA, "not a string (want \"mcyc\", milli-cycles)");
-                return fail(c, PMUCAL_E_SCHEMA, "\"%s\" is not a known unit (want \"mcyc\", "
+                        return pmucal__fail(c, PMUCAL_E_SCHEMA, "not a string (want \"mcyc\", milli-cycles)");
+                return pmucal__fail(c, PMUCAL_E_SCHEMA, "\"%s\" is not a known unit (want \"mcyc\", "
                             "milli-cycles)", json_string_value(u));
         }
         if (!(t->schema = pmucal__pool_strdup(c->pool, s)))
-                return fail(c, PMUCAL_E_NOMEM, "out of memory");
+                return pmucal__fail(c, PMUCAL_E_NOMEM, "out of memory");
         if (!load_clock(c, root, tlb, t))
                 return 0;
         cv = json_object_get(tlb, "curves");
         if (!json_is_array(cv))
-                return at(c, "curves"), fail(c, PMUCAL_E_SCHEMA, "missing or not an array");
+                return pmucal__at(c, "curves"), pmucal__fail(c, PMUCAL_E_SCHEMA, "missing or not an array");
         if (json_array_size(cv) > MAX_CURVES)
-                return at(c, "curves"), fail(c, PMUCAL_E_SCHEMA, "more than %d", MAX_CURVES);
+                return pmucal__at(c, "curves"), pmucal__fail(c, PMUCAL_E_SCHEMA, "more than %d", MAX_CURVES);
         t->curves = pmucal__pool_alloc(c->pool, (json_array_size(cv) + 1) * sizeof(*t->curves));
         sp        = pmucal__pool_alloc(c->pool, (json_array_size(cv) + 1) * sizeof(*sp));
         if (!t->curves || !sp)
-                return fail(c, PMUCAL_E_NOMEM, "out of memory");
+                return pmucal__fail(c, PMUCAL_E_NOMEM, "out of memory");
         t->spread = sp;
         for (size_t i = 0; i < json_array_size(cv); i++) {
                 struct pmucal_tlb_curve *a = &t->curves[i];
@@ -332,8 +286,8 @@ static int load_root(struct tctx *c, json_t *root, struct pmucal_tlb *t)
                 for (size_t j = 0; j < i; j++)
                         if (t->curves[j].side == a->side && t->curves[j].page_bytes == a->page_bytes &&
                             t->curves[j].pte == a->pte) {
-                                at(c, "curves[%zu]", i);
-                                return fail(c, PMUCAL_E_SCHEMA, "a second %s curve for %" PRIu64
+                                pmucal__at(c, "curves[%zu]", i);
+                                return pmucal__fail(c, PMUCAL_E_SCHEMA, "a second %s curve for %" PRIu64
                                             "-byte pages, PTEs %s (curves[%zu] is the first)",
                                             a->side_name, a->page_bytes, a->pte_name, j);
                         }
@@ -342,59 +296,33 @@ static int load_root(struct tctx *c, json_t *root, struct pmucal_tlb *t)
         return 1;
 }
 
-static enum pmucal_err finish_root(struct tctx *c, json_t *root, json_error_t *je,
-                                   struct pmucal_tlb **out)
+/* A new table from @p root at *(struct pmucal_tlb **)out. */
+static bool load_doc(struct pmucal__ctx *c, json_t *root, void *out)
 {
         struct tlb_priv *p;
 
-        if (!root) {
-                if (c->err && c->errlen)
-                        snprintf(c->err, c->errlen, "%s:%d:%d: %s", c->name, je->line, je->column,
-                                 je->text);
-                return PMUCAL_E_SYNTAX;
-        }
-        if (!json_is_object(root)) {
-                json_decref(root);
-                fail(c, PMUCAL_E_KIND, "not a pmucal TLB table (top level is not an object)");
-                return c->e;
-        }
-        if (!(p = calloc(1, sizeof(*p)))) {
-                json_decref(root);
-                fail(c, PMUCAL_E_NOMEM, "out of memory");
-                return c->e;
-        }
+        if (!json_is_object(root))
+                return pmucal__fail(c, PMUCAL_E_KIND,
+                                    "not a pmucal TLB table (top level is not an object)");
+        if (!(p = calloc(1, sizeof(*p))))
+                return pmucal__fail(c, PMUCAL_E_NOMEM, "out of memory");
         c->pool = &p->pool;
-        load_root(c, root, &p->pub);
-        json_decref(root);
-        if (c->e != PMUCAL_OK) {
+        if (!load_root(c, root, &p->pub)) {
                 pmucal_tlb_free(&p->pub);
-                return c->e;
+                return false;
         }
-        *out = &p->pub;
-        return PMUCAL_OK;
-}
-
-static enum pmucal_err finish(struct tctx *c, json_t *root, json_error_t *je,
-                              struct pmucal_tlb **out)
-{
-        enum pmucal_err e = finish_root(c, root, je, out);
-
-        pmucal__escape_msg(c->err, c->errlen);
-        return e;
+        *(struct pmucal_tlb **)out = &p->pub;
+        return true;
 }
 
 enum pmucal_err pmucal_tlb_load_buf(const char *buf, size_t len, const char *name,
                                     struct pmucal_tlb **out, char *err, size_t errlen)
 {
-        struct tctx  c = { .name = name ? name : "<buffer>", .err = err, .errlen = errlen };
-        json_error_t je;
+        struct pmucal__ctx c = { .name = name ? name : "<buffer>", .err = err, .errlen = errlen };
 
-        if (err && errlen)
-                err[0] = '\0';
-        if (!out || (!buf && len))
-                return PMUCAL_E_ARG;
-        *out = NULL;
-        return finish(&c, json_loadb(buf ? buf : "", len, JSON_REJECT_DUPLICATES, &je), &je, out);
+        if (out)
+                *out = NULL;
+        return pmucal__parse_doc(&c, buf, len, load_doc, out);
 }
 
 /* pmucal__load_path's loader: pmucal_tlb_load_buf with a typed out. */

@@ -315,7 +315,7 @@ static void test_tlb(void **state)
         pmucal_tlb_free(t);
         const char *wrong = TLBDOC(",\"clock\":{\"figures\":\"core_cycles\"}");
         assert_int_equal(pmucal_tlb_load_buf(wrong, strlen(wrong), "x", &t, err, sizeof(err)), PMUCAL_E_SCHEMA);
-        assert_non_null(strstr(err, "clock: figures: \"core_cycles\" is not \"tsc_ticks\""));
+        assert_non_null(strstr(err, "clock.figures: \"core_cycles\" is not \"tsc_ticks\""));
         enum pmucal_tlb_side side;
         assert_int_equal(pmucal_tlb_side_parse("ptlb", &side), PMUCAL_E_ARG);
 }

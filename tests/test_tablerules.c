@@ -181,7 +181,7 @@ static void test_tlb_meaning(void **state)
                   "{\"schema\":\"pmucal.tlb/1\",\"units\":\"mcyc\",\"curves\":[" CURVE("dtlb", "4096",
                   "near", "", CLASS("l1_hit", 3000, 0, 3000, 4, 64) "," CLASS("l2_hit", 9000, 6000,
                   9500, 76, 99) "," CLASS("l2_hit", 10000, 7000, null, 100, 200)) "]}",
-                  PMUCAL_E_SCHEMA, "classes[2]: class: a second \"l2_hit\" (classes[1])" },
+                  PMUCAL_E_SCHEMA, "classes[2].class: a second \"l2_hit\" (classes[1])" },
                 { "several walk classes are fine",
                   "{\"schema\":\"pmucal.tlb/1\",\"units\":\"mcyc\",\"curves\":[" CURVE("dtlb", "4096",
                   "near", "", CLASS("l1_hit", 3000, 0, 3000, 4, 64) "," CLASS("walk", 9000, 6000,
@@ -196,7 +196,7 @@ static void test_tlb_meaning(void **state)
                 { "levels out of order",
                   "{\"schema\":\"pmucal.tlb/1\",\"units\":\"mcyc\",\"curves\":[" CURVE("dtlb", "4096",
                   "near", "{\"entries\":64},{\"entries\":64}", GOOD_CLASSES) "]}",
-                  PMUCAL_E_SCHEMA, "levels[1]: entries: 64 is not above the level before it" },
+                  PMUCAL_E_SCHEMA, "levels[1].entries: 64 is not above the level before it" },
         };
         (void)state;
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

@@ -82,6 +82,11 @@ def _fail(name, kind, path, msg):
     raise TableError(kind, "%s: %s%s%s" % (name, path, ": " if path else "", msg))
 
 
+def _key(path, key):
+    """The JSON path of member @key of the object at @path, as libpmucal writes it."""
+    return "%s.%s" % (path, key) if path else key
+
+
 def _cstr(v):
     """A JSON string as C's strcmp sees it: up to its first NUL."""
     return v.split("\0", 1)[0]
@@ -90,23 +95,26 @@ def _cstr(v):
 def _word(name, o, key, names, what, path):
     """A string member that is one of @names (exactly: no NUL inside)."""
     if key not in o:
-        _fail(name, "schema", path, "%s: missing" % key)
+        _fail(name, "schema", _key(path, key), "missing")
     v = o[key]
     if not isinstance(v, str):
-        _fail(name, "schema", path, "%s: expected a string" % key)
+        _fail(name, "schema", _key(path, key), "expected a string, got %s" % _json.type_name(v))
     if v not in names:
-        _fail(name, "schema", path, '%s: "%s" is not %s' % (key, _cstr(v), what))
+        _fail(name, "schema", _key(path, key), '"%s" is not %s' % (_cstr(v), what))
     return v
 
 
 def _u64(name, o, key, path, nullable=False):
     if key not in o:
-        _fail(name, "schema", path, "%s: missing" % key)
+        _fail(name, "schema", _key(path, key), "missing")
     v = o[key]
     if nullable and v is None:
         return None
-    if not _json.is_int(v) or v < 0:
-        _fail(name, "schema", path, "%s: expected a non-negative integer%s" % (key, " or null" if nullable else ""))
+    if not _json.is_int(v):
+        _fail(name, "schema", _key(path, key), "expected an integer%s, got %s"
+              % (" or null" if nullable else "", _json.type_name(v)))
+    if v < 0:
+        _fail(name, "schema", _key(path, key), "%d is negative" % v)
     return v
 
 
@@ -118,8 +126,8 @@ def _load_class(name, e, p, k, n, cv):
     for j, b in enumerate(cv.classes):
         if b.name == cls:
             if cls != "walk":
-                _fail(name, "schema", p, 'class: a second "%s" (classes[%d]); only walk classes may repeat'
-                      % (cls, j))
+                _fail(name, "schema", p + ".class", 'a second "%s" (classes[%d]); only walk classes '
+                      'may repeat' % (cls, j))
             ordinal += 1
     lat = _u64(name, e, "lat_mcyc", p) / 1000
     added = _u64(name, e, "added_mcyc", p) / 1000
@@ -129,7 +137,7 @@ def _load_class(name, e, p, k, n, cv):
     if k and added < cv.classes[-1].added_cycles:
         _fail(name, "schema", p, "added_mcyc below the class before it")
     if (upper is not None) != (k + 1 < n):
-        _fail(name, "schema", p, "upper_added_mcyc: null exactly for the last class")
+        _fail(name, "schema", p + ".upper_added_mcyc", "null exactly for the last class")
     if upper is not None and upper < added:
         _fail(name, "schema", p, "upper_added_mcyc below added_mcyc")
     label = "%s%d" % (cls, ordinal) if ordinal > 1 else cls
@@ -144,7 +152,7 @@ def _load_curve(name, o, i, base):
     pte = _word(name, o, "pte", PTES, "near, line or page", path)
     page = _u64(name, o, "page_bytes", path)
     if page not in PAGES:
-        _fail(name, "schema", path, "page_bytes: %d is not 4 KiB, 2 MiB or 1 GiB" % page)
+        _fail(name, "schema", path + ".page_bytes", "%d is not 4 KiB, 2 MiB or 1 GiB" % page)
     lv, cl = o.get("levels"), o.get("classes")
     if not isinstance(lv, list) or not isinstance(cl, list):
         _fail(name, "schema", path, "levels and classes: expected two arrays")
@@ -159,7 +167,7 @@ def _load_curve(name, o, i, base):
         ent = _u64(name, e, "entries", p)
         prev = cv.level_entries[-1] if k else 0
         if not ent or (k and ent <= prev):
-            _fail(name, "schema", p, "entries: %d is not above the level before it (%d)" % (ent, prev))
+            _fail(name, "schema", p + ".entries", "%d is not above the level before it (%d)" % (ent, prev))
         cv.level_entries.append(ent)
     for k, e in enumerate(cl):
         cv.classes.append(_load_class(name, e, "%s.classes[%d]" % (path, k), k, len(cl), cv))
@@ -173,10 +181,10 @@ def _load_clock(name, clk, base):
         _fail(name, "schema", path, "expected an object")
     fig, r = clk.get("figures"), clk.get("core_per_tsc")
     if not isinstance(fig, str) or _cstr(fig) != "tsc_ticks":
-        _fail(name, "schema", path, "figures: %s is not \"tsc_ticks\"" % (
+        _fail(name, "schema", path + ".figures", "%s is not \"tsc_ticks\"" % (
             '"%s"' % _cstr(fig) if isinstance(fig, str) else "not a string" if "figures" in clk else "missing"))
     if r is not None and (not _json.is_num(r) or not 0 < r <= 1000):
-        _fail(name, "schema", path, "core_per_tsc: expected a positive number or null")
+        _fail(name, "schema", path + ".core_per_tsc", "expected a positive number or null")
     return dict(clk)
 
 

@@ -223,11 +223,11 @@ def _tlb_edit(fn):
     (lambda d: d.pop("units"), "units: missing"),
     (lambda d: d["curves"].append(d["curves"][1]), "curves[2]: a second dtlb curve for 4096-byte pages, PTEs near"),
     (lambda d: d["curves"][1]["classes"].insert(1, dict(d["curves"][1]["classes"][0])),
-     'classes[1]: class: a second "l1_hit"'),
-    (lambda d: d["curves"][1]["levels"].append({"level": 2, "entries": 64}), "levels[1]: entries: 64 is not above"),
-    (lambda d: d["curves"][1]["levels"].__setitem__(0, {"level": 1, "entries": 0}), "levels[0]: entries: 0"),
-    (lambda d: d.update(clock={"figures": "core_cycles"}), 'clock: figures: "core_cycles" is not "tsc_ticks"'),
-    (lambda d: d.update(clock={"figures": "tsc_ticks", "core_per_tsc": 0}), "clock: core_per_tsc"),
+     'classes[1].class: a second "l1_hit"'),
+    (lambda d: d["curves"][1]["levels"].append({"level": 2, "entries": 64}), "levels[1].entries: 64 is not above"),
+    (lambda d: d["curves"][1]["levels"].__setitem__(0, {"level": 1, "entries": 0}), "levels[0].entries: 0"),
+    (lambda d: d.update(clock={"figures": "core_cycles"}), 'clock.figures: "core_cycles" is not "tsc_ticks"'),
+    (lambda d: d.update(clock={"figures": "tsc_ticks", "core_per_tsc": 0}), "clock.core_per_tsc"),
 ])
 def test_tlb_checks_of_meaning(edit, text):
     with pytest.raises(pmucal.TableError) as e:
