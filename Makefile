@@ -230,6 +230,7 @@ APP_SRCS := \
 	app/cpus_pptt.c \
 	app/gather.c \
 	app/latency.c \
+	app/latency_check.c \
 	app/latency_pages.c \
 	app/latency_sets.c \
 	app/numa.c \
@@ -322,6 +323,8 @@ TEST_MSR_app      := tests/fake_msr_none.c
 TEST_MSR_results  := tests/fake_msr_none.c
 TEST_MSR_upload   := tests/fake_msr_none.c
 TEST_MSR_latpages := tests/fake_msr_none.c
+TEST_LDFLAGS_latpages := -Wl,--wrap=bench_cr3_read -Wl,--wrap=bench_cr4_read \
+                         -Wl,--wrap=bench_tlb_flush_all
 TEST_MSR_sweep    := tests/fake_msr_none.c
 TEST_EXTRA_app    := tests/fake_topology.c tests/fake_spin.c tests/fake_cpuid.c
 TEST_EXTRA_results := $(TEST_EXTRA_app)
@@ -363,7 +366,8 @@ VPMU_LDFLAGS := -Wl,--wrap=bench_loop -Wl,--wrap=bench_branch_pattern \
 TEST_MSR_tlb_phase     := tests/fake_msr_none.c
 TEST_LDFLAGS_tlb_phase := -Wl,--wrap=bench_cr3_read -Wl,--wrap=bench_cr4_read \
                           -Wl,--wrap=bench_tlb_flush_all -Wl,--wrap=bench_dtlb_measure_off \
-                          -Wl,--wrap=bench_itlb_gen_off -Wl,--wrap=bench_itlb_measure
+                          -Wl,--wrap=bench_itlb_gen_off -Wl,--wrap=bench_itlb_measure \
+                          -Wl,--wrap=bench_pt_walk
 # The page chase's window reads CR3/CR4 and flushes the TLB: on the host, the fake MMU's.
 TEST_LDFLAGS_pmu_chase  := -Wl,--wrap=bench_cr3_read -Wl,--wrap=bench_cr4_read \
                            -Wl,--wrap=bench_tlb_flush_all

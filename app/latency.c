@@ -10,6 +10,7 @@
  */
 #include "app/run.h"
 
+#include "app/latency_check.h"
 #include "app/latency_clock.h"
 #include "app/latency_pages.h"
 #include "app/latency_sets.h"
@@ -27,8 +28,8 @@
 #define PMUCAL_VERSION "unknown"
 #endif
 
-#define TABLE_FILE     "latency-table.json"
-#define CURVE_FILE     "latency-curve.csv"
+#define TABLE_FILE     LAT_TABLE_FILE
+#define CURVE_FILE     LAT_CURVE_FILE
 #define CLOCK_CALIB_US 5000u
 #define SEED           0x706d7563616cull /* "pmucal", the same chains as pmucal-host */
 
@@ -202,108 +203,13 @@ static void print_method(const struct lat_run *lr)
                                  bench_disturb_name((enum bench_disturb)d));
 }
 
-/* Verdicts on how many points and windows the sweep kept. */
-static void check_sweep(const struct lat_run *lr)
-{
-        const struct lat_curve *c = &lr->curve;
-        size_t                  n_full = 0;
-        uint32_t                min_kept = UINT32_MAX;
-
-        for (size_t i = 0; i < c->n; i++) {
-                if (c->pts[i].n_windows < min_kept)
-                        min_kept = c->pts[i].n_windows;
-                if (c->pts[i].n_windows >= lr->info.repetitions)
-                        n_full++;
-        }
-        /* A point all of whose windows were disturbed is left out by the runner (it warned).
-         * One at a capacity edge happens (under TCG the 32 KiB point flips between host-L1
-         * hits and misses from run to run, so N and 2N disagree); many mean the guard or the
-         * timer is broken. Counted per attempt: refinement may retry a lost point. */
-        size_t n_tried = lr->info.n_planned + lr->info.n_refined;
-        size_t n_lost  = n_tried > c->n ? n_tried - c->n : 0;
-        /* Under a hypervisor the host schedules our vCPU away whatever we mask, and under an
-         * emulator (TCG) timing follows the host's load: how many windows survive says
-         * something about the host, not about pmucal. There the limits are reported, and a
-         * miss is a WARN; on bare metal it is a failure. */
-        bool   strict  = !(lr->cpu && lr->cpu->hypervisor);
-        bool   lost_ok = min_kept >= 1 && n_lost * 10 <= n_tried;
-
-        /* Under a hypervisor these can only be INFO or WARN: a PASS there could not have
-         * been a FAIL. */
-        if (strict)
-                rep_check(lost_ok,
-                          "sweep: %zu points kept, each with at least one undisturbed window "
-                          "(fewest %u); %zu of %zu attempts left out as all-disturbed (at most "
-                          "10%% may be)", c->n, min_kept, n_lost, n_tried);
-        else if (lost_ok)
-                rep_info("sweep: %zu points kept (fewest %u undisturbed windows); %zu of %zu "
-                         "attempts left out as all-disturbed (under a hypervisor: informative)",
-                         c->n, min_kept, n_lost, n_tried);
-        else
-                rep_warn("sweep: %zu of %zu attempts left out as all-disturbed (more than the "
-                         "10%% allowed on bare metal; under a hypervisor the host's load decides)",
-                         n_lost, n_tried);
-        /* With interrupts masked only an SMI or a broken timer drops a window; where they
-         * cannot be masked (hosted, the unit tests' fake platform) dropping is routine. */
-        bool full_ok = n_full * 10 >= c->n * 9;
-        if (lr->info.guard.irq_maskable && strict)
-                rep_check(full_ok, "sweep: %zu of %zu points kept all %u windows "
-                          "(at least 90%% must)", n_full, c->n, lr->info.repetitions);
-        else
-                rep_info("sweep: %zu of %zu points kept all %u windows (%s)", n_full, c->n,
-                         lr->info.repetitions,
-                         lr->info.guard.irq_maskable ? "under a hypervisor: not a failure"
-                                                     : "interrupts not maskable here");
-}
-
-/* Verdicts on the table and curve files as written. */
-static void check_files(const struct lat_run *lr, const struct rep_buf *json,
-                        const struct rep_buf *csv)
-{
-        const struct lat_curve  *c = &lr->curve;
-        const struct lat_levels *l = &lr->lv;
-        size_t                   n_lines = 0;
-        struct json_check        s = { .str_key = "schema", .arr_key = "levels" };
-
-        json_check(json->p, json->len, &s);
-        rep_check(s.ok && !strcmp(s.str, LAT_TABLE_SCHEMA) && s.n_elems == l->n,
-                  "%s reads back: %s, schema \"%s\", %zu levels (%zu detected)", TABLE_FILE,
-                  s.ok ? "valid JSON" : s.why, s.str, s.n_elems, l->n);
-        for (size_t i = 0; csv->p && i < csv->len; i++)
-                n_lines += csv->p[i] == '\n';
-        rep_check(csv->len > sizeof(LAT_CSV_HEADER) && !strncmp(csv->p, LAT_CSV_HEADER,
-                  sizeof(LAT_CSV_HEADER) - 1) && n_lines == c->n + 1,
-                  "%s: header and %zu point lines (%zu points)", CURVE_FILE,
-                  n_lines ? n_lines - 1 : 0, c->n);
-}
-
-/* Verdict on the levels: ordered by latency and capacity, bounds between them. */
-static void check_levels(const struct lat_levels *l)
-{
-        bool ordered = l->n >= 1;
-        for (size_t k = 0; k < l->n; k++) {
-                const struct lat_level *v = &l->lv[k];
-                ordered &= v->lat_mcyc.p10 <= v->lat_mcyc.p50 && v->lat_mcyc.p50 <= v->lat_mcyc.p90;
-                if (k + 1 < l->n)
-                        ordered &= v->capacity_bytes > 0 &&
-                                   v->lat_mcyc.p50 < l->lv[k + 1].lat_mcyc.p50 &&
-                                   l->bound_mcyc[k] >= v->lat_mcyc.p50 &&
-                                   l->bound_mcyc[k] < l->lv[k + 1].lat_mcyc.p50 &&
-                                   (k + 2 == l->n || v->capacity_bytes < l->lv[k + 1].capacity_bytes);
-                else
-                        ordered &= v->capacity_bytes == 0;
-        }
-        rep_check(ordered, "levels: %zu, latency and capacity increase level by level, each bound "
-                  "between its neighbours' medians", l->n);
-}
-
 /* Verdicts on what the phase produced; each can fail. */
 static void check_results(const struct lat_run *lr, const struct rep_buf *json,
                           const struct rep_buf *csv)
 {
-        check_sweep(lr);
-        check_files(lr, json, csv);
-        check_levels(&lr->lv);
+        lat_check_sweep(&lr->curve, &lr->info, lr->cpu);
+        lat_check_files(&lr->curve, &lr->lv, json, csv);
+        lat_check_levels(&lr->lv);
 }
 
 static void report_levels(const struct lat_run *lr)

@@ -186,8 +186,9 @@ void lat_sets_report(const struct lat_sets *s)
                 n_ordered += ok;
         }
         rep_check(covered == s->n_cpus && !s->n_left_out,
-                  "level sets: %zu set%s cover %u of %u processors, each in one set", s->n,
-                  s->n == 1 ? "" : "s", covered, s->n_cpus);
+                  "level sets: %zu set%s cover %u of %u processors, each in one set (%u of "
+                  "another kind left out)", s->n, s->n == 1 ? "" : "s", covered, s->n_cpus,
+                  s->n_left_out);
         if (!n_other)
                 rep_info("level sets: every processor has the BSP's core type and cache "
                          "geometry%s: calibrated once, on the BSP",

@@ -332,6 +332,59 @@ static void test_table_errors(void **state)
         }
 }
 
+/* The report's verdicts: every processor in one set (a 17th kind of processor beyond the 16
+ * sets is left out and FAILs though the 16 sets cover what they hold), and the levels of a
+ * set measured on its own processor ordered by median latency: two levels with the same
+ * median FAIL, one milli-tick apart PASS. */
+static void test_report_verdicts(void **state)
+{
+        static struct lat_sets  s;
+        static struct lat_point pts[LAT_MAX_POINTS];
+        struct lat_set_cpu      cpus[LAT_SETS_MAX + 1];
+        struct lat_curve        c;
+        struct rep_buf          out = { 0 };
+        (void)state;
+
+        for (unsigned i = 0; i <= LAT_SETS_MAX; i++)
+                cpus[i] = cpu(i, 2 * i, 0, (i + 1) * MB, 0); /* every L2 size its own kind */
+        assert_int_equal(lat_sets_group(cpus, LAT_SETS_MAX + 1, LAT_SETS_AUTO, &s), ST_OK);
+        assert_int_equal(s.n, LAT_SETS_MAX);
+        assert_int_equal(s.n_left_out, 1);
+        rep_reset();
+        rep_add_sink(rep_buf_sink(&out));
+        lat_sets_report(&s);
+        if (!strstr(out.p, "FAIL: level sets: 16 sets cover 16 of 16 processors, each in one "
+                           "set (1 of another kind left out)"))
+                fail_msg("console:\n%s", out.p);
+
+        struct lat_set_cpu two[4] = { cpu(0, 0, 0x40, 1 * MB, 0), cpu(1, 2, 0x40, 1 * MB, 0),
+                                      cpu(2, 16, 0x20, 4 * MB, 0), cpu(3, 17, 0x20, 4 * MB, 0) };
+        assert_int_equal(lat_sets_group(two, 4, LAT_SETS_AUTO, &s), ST_OK);
+        make_curve(&c, pts, true);
+        assert_int_equal(rep_levels_detect(&c, NULL, &s.set[1].lv), ST_OK);
+        assert_true(s.set[1].lv.n >= 3);
+        s.set[0].measured = s.set[1].measured = true;
+        struct lat_level *l1 = &s.set[1].lv.lv[1], *l2 = &s.set[1].lv.lv[2];
+        static const struct { int64_t gap; const char *want; } cases[] = {
+                { 0, "FAIL: level sets: 0 of 1 sets measured on their own processor have levels "
+                     "ordered by latency" },
+                { 1, "PASS: level sets: 1 of 1 sets measured on their own processor have levels "
+                     "ordered by latency" },
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+                l1->lat_mcyc.p50 = l2->lat_mcyc.p50 - (uint64_t)cases[i].gap;
+                rep_buf_free(&out);
+                rep_reset();
+                rep_add_sink(rep_buf_sink(&out));
+                lat_sets_report(&s);
+                if (!strstr(out.p, cases[i].want) ||
+                    !strstr(out.p, "PASS: level sets: 2 sets cover 4 of 4 processors"))
+                        fail_msg("gap %lld: console:\n%s", (long long)cases[i].gap, out.p);
+        }
+        rep_reset();
+        rep_buf_free(&out);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -341,6 +394,7 @@ int main(void)
                 cmocka_unit_test(test_measure_hybrid),
                 cmocka_unit_test(test_table_round_trip),
                 cmocka_unit_test(test_table_errors),
+                cmocka_unit_test(test_report_verdicts),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

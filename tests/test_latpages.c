@@ -12,7 +12,28 @@
 
 #include "app/latency_pages.h"
 #include "bench/kernel_chase.h"
+#include "bench/kernel_tlb.h"
 #include "report/rep.h"
+#include "tests/fake_plat.h"
+
+/* CR3, CR4 and the flush are the fake MMU's (the Makefile wraps them at link time). */
+uint64_t __wrap_bench_cr3_read(void);
+uint64_t __wrap_bench_cr4_read(void);
+void     __wrap_bench_tlb_flush_all(void);
+
+uint64_t __wrap_bench_cr3_read(void)
+{
+        return fake_plat_cr3();
+}
+
+uint64_t __wrap_bench_cr4_read(void)
+{
+        return BENCH_CR4_PGE;
+}
+
+void __wrap_bench_tlb_flush_all(void)
+{
+}
 
 /* ---- page choice ----------------------------------------------------------------------- */
 
@@ -348,12 +369,62 @@ static void test_remap_host(void **unused)
         plat_free_pages(buf, 64 * KiB);
 }
 
+/* Where the firmware's map covers the harness (its code, stack and heap), the own tables pass
+ * their self-check and the hooks switch CR3 in every window. The verdict on the way back:
+ * with the firmware's CR3 restored after each of 3 windows it PASSes; where the restore does
+ * not take, the load that proves CR3 once already reads back the harness's root, and it
+ * FAILs (the windows after it saved that root, so they count no more). */
+static void test_remap_cr3(void **unused)
+{
+        static const struct { bool restores; const char *want; } cases[] = {
+                { true, "PASS: firmware CR3 restored after every window (3 windows, 0 differed)" },
+                { false, "FAIL: firmware CR3 restored after every window (3 windows, 1 differed)" },
+        };
+        struct cpu_info ci  = { .pdpe1gb = true, .max_ext_leaf = 0x80000008,
+                                .phys_addr_bits = 48 };
+        void           *buf = NULL;
+        (void)unused;
+
+        for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+                struct lat_pages          lp = { .cpu = &ci };
+                struct bench_window_hooks hk = { 0 };
+                struct rep_buf            cap = { 0 };
+
+                fake_plat_reset();
+                fake_plat_set_mmu(PLAT_PAGE_2M, true, cases[i].restores, true);
+                assert_int_equal(plat_alloc_pages(64 * KiB, PLAT_PAGE_4K, &buf, NULL), ST_OK);
+                assert_int_equal(lat_pages_remap(&lp, buf, 64 * KiB, PLAT_PAGE_4K, PLAT_PAGE_2M,
+                                                 &hk), ST_OK);
+                assert_true(lp.check_ok && lp.flush);
+                assert_non_null(hk.enter);
+                for (unsigned w = 0; w < 3; w++) {
+                        assert_int_equal(hk.enter(hk.ctx), ST_OK);
+                        assert_int_not_equal(fake_plat_cr3(), FAKE_PLAT_FIRMWARE_CR3);
+                        hk.leave(hk.ctx);
+                }
+                rep_reset();
+                assert_int_equal(rep_add_sink(rep_buf_sink(&cap)), ST_OK);
+                lat_pages_checks(&lp);
+                rep_reset();
+                if (!cap.p || !strstr(cap.p, "PASS: own page tables: 16 of 16 pages") ||
+                    !strstr(cap.p, cases[i].want))
+                        fail_msg("restores %d: console:\n%s", cases[i].restores,
+                                 cap.p ? cap.p : "");
+                rep_buf_free(&cap);
+                lat_pages_free(&lp);
+                plat_free_pages(buf, 64 * KiB);
+        }
+        fake_plat_set_mmu(PLAT_PAGE_4K, false, false, false);
+        fake_plat_reset();
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_choose),       cmocka_unit_test(test_refill_iters),
                 cmocka_unit_test(test_window_hooks), cmocka_unit_test(test_sweep_remap),
                 cmocka_unit_test(test_own_pages),    cmocka_unit_test(test_remap_host),
+                cmocka_unit_test(test_remap_cr3),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,7 @@
 #include "app/run.h"
 #include "app/tlb.h"
 #include "bench/kernel_tlb.h"
+#include "bench/x86/pagetable.h"
 #include "report/inventory.h"
 #include "tests/fake_plat.h"
 #include "tests/test_util.h"
@@ -37,6 +38,10 @@ status_t __wrap_bench_itlb_gen_off(const struct bench_tlb_cfg *cfg, uint64_t *of
                                    uint8_t *buf, uint64_t buf_bytes, uint64_t *entry_off);
 status_t __wrap_bench_itlb_measure(void (*entry)(void), uint32_t n_pages,
                                    const struct bench_tlb_run *run, struct tlb_point *out);
+status_t __real_bench_pt_walk(const struct bench_pt *pt, uint64_t va, uint64_t *pa,
+                              uint64_t *page_bytes, uint64_t *flags);
+status_t __wrap_bench_pt_walk(const struct bench_pt *pt, uint64_t va, uint64_t *pa,
+                              uint64_t *page_bytes, uint64_t *flags);
 
 static struct {
         uint64_t page_bytes; /* the disturbed points: this page size ... */
@@ -45,6 +50,8 @@ static struct {
         unsigned calls;      /* tries of it made */
         unsigned n_loaded;   /* windows that ran with the harness's CR3 loaded */
         unsigned n_other;    /* ... and without */
+        uint32_t open_n;     /* the dTLB chase of this N does not return to its start */
+        bool     walk_2m_as_4k; /* the walker says 4 KiB where a 2 MiB page maps */
 } model;
 
 uint64_t __wrap_bench_cr3_read(void)
@@ -59,6 +66,17 @@ uint64_t __wrap_bench_cr4_read(void)
 
 void __wrap_bench_tlb_flush_all(void)
 {
+}
+
+/* The software walker, with a mapping made at the wrong size when asked. */
+status_t __wrap_bench_pt_walk(const struct bench_pt *pt, uint64_t va, uint64_t *pa,
+                              uint64_t *page_bytes, uint64_t *flags)
+{
+        status_t st = __real_bench_pt_walk(pt, va, pa, page_bytes, flags);
+
+        if (st == ST_OK && model.walk_2m_as_4k && page_bytes && *page_bytes == 2 * MiB)
+                *page_bytes = 4 * KiB;
+        return st;
 }
 
 /* mcyc per access of the model: an L1 hit 3 cycles, an L2 hit 10 more, a walk 40 more. */
@@ -98,6 +116,8 @@ status_t __wrap_bench_dtlb_measure_off(uint8_t *win, uint64_t win_bytes, uint8_t
 {
         (void)win, (void)win_bytes, (void)ctl, (void)ctl_bytes, (void)run, (void)off,
                 (void)n_off;
+        if (model.open_n && cfg->n_pages == model.open_n)
+                return ST_BAD_DATA; /* the chase's end is not its start */
         return point(cfg->page_bytes, cfg->n_pages, cfg->pte == TLB_PTE_NEAR, false, out);
 }
 
@@ -238,11 +258,39 @@ static void test_disturbed_points(void **unused)
         want_not(file(TLBCAL_CURVE_FILE)->p, "dtlb,4096,near,128,");
 }
 
+/* Faults the phase's own checks must catch: the firmware's CR3 not put back by the restore
+ * (the proving load reads back the harness's root: 1 differed), a dTLB chase that does not
+ * return to its start (its curve stops there: 1 did not), and a 2 MiB window whose pages the
+ * walker finds mapped at 4 KiB (the window is refused before anything is measured). */
+static void test_faults(void **unused)
+{
+        (void)unused;
+        fake_plat_set_mmu(PLAT_PAGE_2M, true, false, true);
+        phase_tlb(&r);
+        want(text(), "FAIL: tlb: firmware CR3 restored after every window (1 differed)");
+        want(text(), "PASS: tlb: every chase returned to its start (0 did not)");
+
+        teardown(NULL);
+        setup(NULL);
+        model.open_n = 128;
+        assert_int_equal(phase_tlb(&r), ST_BAD_DATA);
+        want(text(), "PASS: tlb: firmware CR3 restored after every window (0 differed)");
+        want(text(), "FAIL: tlb: every chase returned to its start (1 did not)");
+
+        teardown(NULL);
+        setup(NULL);
+        model.walk_2m_as_4k = true;
+        assert_int_equal(phase_tlb(&r), ST_BAD_DATA);
+        want(text(), "FAIL: tlb: page tables: dtlb 2 MiB window: ");
+        assert_int_equal(model.n_loaded, 0);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_full_sweep, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_disturbed_points, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_faults, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
