@@ -597,10 +597,18 @@ $(LIBPMUCAL_SO): $(call host_obj,$(LIBPMUCAL_SRCS))
 		-ljansson -lm
 host: $(LIBPMUCAL_SO)
 
+# The installed pmucal-table runs with the installed shared library, which it finds through its
+# RUNPATH $ORIGIN/../lib: bin/ and lib/ of one PREFIX, wherever DESTDIR or a later move puts
+# them, with no LD_LIBRARY_PATH and no ldconfig. (The build tree's pmucal-table is static.)
+$(B)/host/install/pmucal-table: $(call host_obj,$(PMUCAL_TABLE_SRCS)) $(B)/host/obj/layers.a $(LIBPMUCAL_SO)
+	@mkdir -p $(@D)
+	$(say) LINK $@
+	$(Q)$(HOST_CC) $^ -Wl,-rpath,'$$ORIGIN/../lib' -o $@ -ljansson -lm
+
 # make install PREFIX=DIR (DESTDIR too): headers, static and shared library, pkg-config file,
 # pmucal-table. docs/libpmucal.md says how to build against them.
 PREFIX ?= /usr/local
-install: host
+install: host $(B)/host/install/pmucal-table
 	$(say) INSTALL $(DESTDIR)$(PREFIX)
 	$(Q)install -d $(DESTDIR)$(PREFIX)/include/pmucal $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 		$(DESTDIR)$(PREFIX)/bin
@@ -613,7 +621,7 @@ install: host
 	$(Q)ln -sf $(LIBPMUCAL_SONAME) $(DESTDIR)$(PREFIX)/lib/libpmucal.so
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(LIBPMUCAL_VERSION)|' host/pmucal.pc.in \
 		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/pmucal.pc
-	$(Q)install -m 755 $(B)/host/pmucal-table $(DESTDIR)$(PREFIX)/bin/
+	$(Q)install -m 755 $(B)/host/install/pmucal-table $(DESTDIR)$(PREFIX)/bin/
 
 # ---- tests ---------------------------------------------------------------------------------
 $(B)/test/layers.a: $(call test_obj,$(TEST_LAYER_SRCS))

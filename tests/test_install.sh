@@ -1,9 +1,11 @@
 #!/bin/bash
 # make install PREFIX=DIR, then the example consumer docs/libpmucal-example.c built against the
 # installed files only (`pkg-config --cflags --libs pmucal` with PKG_CONFIG_PATH into DIR),
-# dynamically and statically, and run on a table from the test corpus; the shared library
-# exports only the API, the installed pmucal-table runs. TAP output; run from the repository
-# root (make test: shell stage).
+# dynamically and statically, and run on a table from the test corpus with no LD_LIBRARY_PATH
+# (pmucal.pc's rpath finds the library); the shared library exports only the API; the installed
+# pmucal-table runs with the installed libpmucal.so.1 (RUNPATH $ORIGIN/../lib), from
+# DESTDIR=... PREFIX=... and from a prefix moved elsewhere, with an empty LD_LIBRARY_PATH. TAP
+# output; run from the repository root (make test: shell stage).
 set -u
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -32,13 +34,14 @@ t "$([ "$(pkg-config --modversion pmucal 2>&1)" = "$ver" ]; echo $?)" "pkg-confi
 cp docs/libpmucal-example.c "$tmp/example.c"
 out=$(cd "$tmp" && cc -std=c11 -Wall -Werror example.c $(pkg-config --cflags --libs pmucal) -o example-dyn 2>&1); rc=$?
 t $rc "the example builds with pkg-config --cflags --libs pmucal" "$out"
-out=$(LD_LIBRARY_PATH=$prefix/lib ldd "$tmp/example-dyn" 2>&1)
-t "$(grep -q "libpmucal.so.${ver%%.*} => $prefix/lib/" <<<"$out"; echo $?)" "it runs against the installed libpmucal.so.${ver%%.*}" "$out"
-out=$(LD_LIBRARY_PATH=$prefix/lib "$tmp/example-dyn" "$table" tsc 2.8 15 37 1000 -1 2>&1); rc=$?
+out=$(env -u LD_LIBRARY_PATH ldd "$tmp/example-dyn" 2>&1)
+t "$(grep -q "libpmucal.so.${ver%%.*} => $prefix/lib/" <<<"$out"; echo $?)" \
+  "it runs against the installed libpmucal.so.${ver%%.*}, with no LD_LIBRARY_PATH" "$out"
+out=$(env -u LD_LIBRARY_PATH "$tmp/example-dyn" "$table" tsc 2.8 15 37 1000 -1 2>&1); rc=$?
 t "$([ $rc -eq 0 ] && grep -q "^15 tsc: L2$" <<<"$out" && grep -q "^1000 tsc: DRAM$" <<<"$out" &&
      grep -q "^-1 tsc: not a latency$" <<<"$out" && grep -q "1 of 5 samples were not latencies" <<<"$out";
      echo $?)" "the example classifies TSC latencies" "$out"
-out=$(LD_LIBRARY_PATH=$prefix/lib "$tmp/example-dyn" "$table" core 60 2>&1); rc=$?
+out=$(env -u LD_LIBRARY_PATH "$tmp/example-dyn" "$table" core 60 2>&1); rc=$?
 t "$([ $rc -eq 1 ] && grep -q "core latencies: this table has no clock ratio" <<<"$out"; echo $?)" \
   "core cycles on a TSC table: the no-ratio status" "$out"
 
@@ -48,13 +51,13 @@ cp docs/libpmucal-profiler-example.c "$tmp/profiler.c"
 out=$(cd "$tmp" && cc -std=c11 -Wall -Werror profiler.c $(pkg-config --cflags --libs pmucal) -lm -o profiler 2>&1); rc=$?
 t $rc "the profiler example builds" "$out"
 numa=tests/corpus/table/numa-c2c.json
-out=$(LD_LIBRARY_PATH=$prefix/lib "$tmp/profiler" "$numa" perf 2000002042 450 2>&1); rc=$?
+out=$(env -u LD_LIBRARY_PATH "$tmp/profiler" "$numa" perf 2000002042 450 2>&1); rc=$?
 t "$([ $rc -eq 0 ] && grep -q "^source dram-remote: DRAM-remote-1hop fits" <<<"$out"; echo $?)" \
   "the profiler example sorts a PEBS remote-DRAM sample" "$out"
-out=$(LD_LIBRARY_PATH=$prefix/lib "$tmp/profiler" "$numa" ibs 13 1c200100081 2>&1); rc=$?
+out=$(env -u LD_LIBRARY_PATH "$tmp/profiler" "$numa" ibs 13 1c200100081 2>&1); rc=$?
 t "$([ $rc -eq 0 ] && grep -q "^latency 450 core cycles: DRAM-remote-1hop" <<<"$out"; echo $?)" \
   "the profiler example sorts an IBS op by its DcMissLat" "$out"
-out=$(LD_LIBRARY_PATH=$prefix/lib "$tmp/profiler" "$table" --core-ghz 2.596178 perf 200000142 5 2>&1); rc=$?
+out=$(env -u LD_LIBRARY_PATH "$tmp/profiler" "$table" --core-ghz 2.596178 perf 200000142 5 2>&1); rc=$?
 t "$([ $rc -eq 0 ] && grep -q "^source L1: L1 fits" <<<"$out" && grep -q "ratio 1.000 (override)" <<<"$out"; echo $?)" \
   "core cycles on a TSC table with --core-ghz" "$out"
 
@@ -68,8 +71,24 @@ t "$([ $rc -eq 0 ] && grep -q "^5.306 table: L1$" <<<"$out" && grep -q "^5.307 t
 
 other=$(nm -D --defined-only "$prefix/lib/libpmucal.so" | awk '{ print $3 }' | grep -v '^pmucal_')
 t "$([ -z "$other" ]; echo $?)" "libpmucal.so exports pmucal_* only" "$other"
-out=$("$prefix/bin/pmucal-table" classify "$table" 15 2>&1)
+out=$(env LD_LIBRARY_PATH= "$prefix/bin/pmucal-table" classify "$table" 15 2>&1)
 t "$([ "$out" = "15 L2" ]; echo $?)" "the installed pmucal-table runs" "$out"
+out=$(env LD_LIBRARY_PATH= ldd "$prefix/bin/pmucal-table" 2>&1)
+t "$(grep -q "libpmucal.so.${ver%%.*} => $prefix/bin/../lib/libpmucal.so.${ver%%.*}" <<<"$out"; echo $?)" \
+  "the installed pmucal-table uses the installed libpmucal.so.${ver%%.*} (RUNPATH \$ORIGIN/../lib)" "$out"
+
+# A staged install (DESTDIR, as a package build does) runs from where it was staged, and a
+# prefix moved elsewhere still finds its library: the RUNPATH is relative to the binary.
+dest=$tmp/dest
+out=$(make -s --no-print-directory install DESTDIR="$dest" PREFIX=/opt/pmucal 2>&1); rc=$?
+t $rc "make install DESTDIR=... PREFIX=/opt/pmucal" "$out"
+out=$(cd / && env LD_LIBRARY_PATH= "$dest/opt/pmucal/bin/pmucal-table" classify "$OLDPWD/$table" 1000 2>&1)
+t "$([ "$out" = "1000 DRAM" ]; echo $?)" "the staged pmucal-table runs with an empty LD_LIBRARY_PATH" "$out"
+mv "$dest/opt/pmucal" "$tmp/moved"
+out=$(env LD_LIBRARY_PATH= "$tmp/moved/bin/pmucal-table" classify "$table" 15 2>&1)
+lib=$(env LD_LIBRARY_PATH= ldd "$tmp/moved/bin/pmucal-table" 2>&1 | grep libpmucal)
+t "$([ "$out" = "15 L2" ] && grep -q "=> $tmp/moved/bin/../lib/" <<<"$lib"; echo $?)" \
+  "a moved prefix's pmucal-table finds the library beside it" "$out $lib"
 
 echo "1..$n"
 [ "$failed" -eq 0 ]
