@@ -595,7 +595,7 @@ $(LIBPMUCAL_SO): $(call host_obj,$(LIBPMUCAL_SRCS))
 	$(say) LINK $@
 	$(Q)$(HOST_CC) -shared -Wl,-soname,$(LIBPMUCAL_SONAME) -Wl,--no-undefined $^ -o $@ \
 		-ljansson -lm
-host: $(LIBPMUCAL_SO)
+host: $(LIBPMUCAL_SO) $(B)/host/install/pmucal-table
 
 # The installed pmucal-table runs with the installed shared library, which it finds through its
 # RUNPATH $ORIGIN/../lib: bin/ and lib/ of one PREFIX, wherever DESTDIR or a later move puts
