@@ -315,88 +315,18 @@ SYMS_NONE_SRC := pmu/syms_none.c
 
 # ---- tests ---------------------------------------------------------------------------------
 # Every tests/test_<name>.c is a cmocka binary. It links its own file, the test platform,
-# one MSR back end (tests/fake_msr.c unless TEST_MSR_<name> names another) and the test
-# doubles TEST_EXTRA_<name> lists, against the per-layer archives, so the linker takes only
-# what the test uses (a double listed here wins over the archive's member).
+# one MSR back end and the test doubles tests/unittests.cfg names for it, against the
+# per-layer archives, so the linker takes only what the test uses; that table becomes the
+# variables TEST_MSR_<name>, TEST_EXTRA_<name> and TEST_LDFLAGS_<name> in $(B)/unittests.mk.
 TESTS := $(sort $(patsubst tests/test_%.c,%,$(filter-out tests/test_util.c,$(wildcard tests/test_*.c))))
-TEST_MSR_app      := tests/fake_msr_none.c
-TEST_MSR_results  := tests/fake_msr_none.c
-TEST_MSR_upload   := tests/fake_msr_none.c
-TEST_MSR_latpages := tests/fake_msr_none.c
-TEST_LDFLAGS_latpages := -Wl,--wrap=bench_cr3_read -Wl,--wrap=bench_cr4_read \
-                         -Wl,--wrap=bench_tlb_flush_all
-TEST_MSR_sweep    := tests/fake_msr_none.c
-TEST_EXTRA_app    := tests/fake_topology.c tests/fake_spin.c tests/fake_cpuid.c
-TEST_EXTRA_results := $(TEST_EXTRA_app)
-TEST_EXTRA_upload := $(TEST_EXTRA_app)
-TEST_MSR_app_disturbed   := tests/fake_msr_none.c
-TEST_EXTRA_app_disturbed := $(TEST_EXTRA_app)
-# The processors, c2c and NUMA phases with faults put where they read them (tests/test_app_phases.c).
-TEST_MSR_app_phases      := tests/fake_msr_none.c
-TEST_EXTRA_app_phases    := $(TEST_EXTRA_app)
-TEST_LDFLAGS_app_phases  := -Wl,--wrap=cpu_topology_self -Wl,--wrap=cpu_fault_probe \
-                            -Wl,--wrap=pmu_fault_probe_rdpmc -Wl,--wrap=bench_c2c_init \
-                            -Wl,--wrap=bench_c2c_reader -Wl,--wrap=mp_run \
-                            -Wl,--wrap=pmu_fault_probe_msr
-# Every timed window disturbed: the whole program on a machine whose timer disagrees with itself.
-TEST_LDFLAGS_app_disturbed := -Wl,--wrap=bench_window_check
-TEST_LDFLAGS_numa_phase := -Wl,--wrap=app_cpus_emulated
-TEST_MSR_numa_phase     := tests/fake_msr_none.c
-TEST_EXTRA_numa_phase   := $(TEST_EXTRA_app)
-TEST_EXTRA_trap   := tests/fake_trap_self.c
-TEST_EXTRA_latency_sets := tests/fake_topology.c
-# The virtual PMU (tests/vpmu/) is the MSR back end of the tests that run on it; the suite's
-# kernels are wrapped at link time by descriptions of what they retire (vpmu_work.c).
-VPMU_SRCS := \
-	tests/vpmu/vpmu_core.c \
-	tests/vpmu/vpmu_ibs.c \
-	tests/vpmu/vpmu_lbr.c \
-	tests/vpmu/vpmu_msr.c \
-	tests/vpmu/vpmu_parts.c \
-	tests/vpmu/vpmu_pebs.c \
-	tests/vpmu/vpmu_pmi.c \
-	tests/vpmu/vpmu_runs.c \
-	tests/vpmu/vpmu_work.c
-VPMU_LDFLAGS := -Wl,--wrap=bench_loop -Wl,--wrap=bench_branch_pattern \
-                -Wl,--wrap=bench_skid_loop -Wl,--wrap=bench_chase -Wl,--wrap=bench_block_run \
-                -Wl,--wrap=bench_ptlive_attach -Wl,--wrap=bench_pt_walk \
-                -Wl,--wrap=pmu_clock_tsc_read
-# The TLB phase on the fake MMU: CR3/CR4 and the flush as for the page chase; the timed kernels
-# (whose windows exist only in the harness's tables) answered by a model of a TLB hierarchy.
-TEST_MSR_tlb_phase     := tests/fake_msr_none.c
-TEST_LDFLAGS_tlb_phase := -Wl,--wrap=bench_cr3_read -Wl,--wrap=bench_cr4_read \
-                          -Wl,--wrap=bench_tlb_flush_all -Wl,--wrap=bench_dtlb_measure_off \
-                          -Wl,--wrap=bench_itlb_gen_off -Wl,--wrap=bench_itlb_measure \
-                          -Wl,--wrap=bench_pt_walk
-# The page chase's window reads CR3/CR4 and flushes the TLB: on the host, the fake MMU's.
-TEST_LDFLAGS_pmu_chase  := -Wl,--wrap=bench_cr3_read -Wl,--wrap=bench_cr4_read \
-                           -Wl,--wrap=bench_tlb_flush_all
-TEST_MSR_vpmu           := $(VPMU_SRCS)
-TEST_LDFLAGS_vpmu       := $(VPMU_LDFLAGS)
-TEST_MSR_vpmu_smp       := $(VPMU_SRCS)
-TEST_LDFLAGS_vpmu_smp   := $(VPMU_LDFLAGS)
-TEST_MSR_vpmu_suite     := $(VPMU_SRCS)
-TEST_LDFLAGS_vpmu_suite := $(VPMU_LDFLAGS)
-TEST_MSR_vpmu_phase     := $(VPMU_SRCS)
-TEST_LDFLAGS_vpmu_phase := $(VPMU_LDFLAGS)
-# The AArch64 PMUv3 suite and driver on the virtual PMUv3: the driver's system registers
-# through the model (tests/vpmu/vpmu_a64_sysreg.h), its kernels wrapped by what the AArch64
-# bodies retire.
-TEST_MSR_arm64_validate     := tests/fake_msr_none.c
-TEST_EXTRA_arm64_validate   := tests/vpmu/vpmu_a64.c tests/vpmu/vpmu_a64_driver.c \
-                               app/arm64/validate.c
-TEST_LDFLAGS_arm64_validate := -Wl,--wrap=bench_loop -Wl,--wrap=bench_skid_loop
-TEST_MSR_vpmu_ops       := $(VPMU_SRCS)
-TEST_LDFLAGS_vpmu_ops   := $(VPMU_LDFLAGS)
-# The edges of each tolerance: the functions whose results the verdicts read are wrapped too,
-# so that a test can hand a verdict a value exactly at its edge (tests/test_vpmu_edges.c).
-TEST_MSR_vpmu_edges     := $(VPMU_SRCS)
-TEST_LDFLAGS_vpmu_edges := $(VPMU_LDFLAGS) -Wl,--wrap=pmu_reset -Wl,--wrap=pmu_skid_hist \
-                           -Wl,--wrap=pmu_caliper_estimate -Wl,--wrap=cpu_pmi_enable \
-                           -Wl,--wrap=cpu_pmi_selftest -Wl,--wrap=pmu_clock_aperf_read \
-                           -Wl,--wrap=bench_cr3_read -Wl,--wrap=bench_cr4_read \
-                           -Wl,--wrap=bench_tlb_flush_all
-TEST_EXTRA_linuxfile := boot/linux/linux_file.c
+# (-include: make deps runs before python3 is installed; a test binary depends on the file,
+# so a fault in the table stops its link with the table's message.)
+UNITTESTS_MK := $(B)/unittests.mk
+-include $(UNITTESTS_MK)
+$(UNITTESTS_MK): tests/unittests.cfg tests/unittests.py
+	$(Q)mkdir -p $(@D)
+	$(say) GEN $@
+	$(Q)$(PYTHON) tests/unittests.py --make $@
 TEST_SUPPORT_SRCS := \
 	tests/acpi_canon.c \
 	tests/acpi_fixture.c \
@@ -632,7 +562,7 @@ $(B)/test/support.a: $(call test_obj,$(TEST_SUPPORT_SRCS))
 	$(say) AR $@
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(B)/host/tests/test_%: $(B)/test/obj/tests/test_%.o $(B)/test/layers.a $(B)/test/support.a \
+$(B)/host/tests/test_%: $(B)/test/obj/tests/test_%.o $(B)/test/layers.a $(B)/test/support.a $(UNITTESTS_MK) \
                         $$(call test_obj,$$(or $$(TEST_MSR_$$*),tests/fake_msr.c) $$(TEST_EXTRA_$$*))
 	@mkdir -p $(@D)
 	$(say) LINK $@

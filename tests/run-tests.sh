@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Run everything `make test` runs and end with one line "N passed, N failed":
-#   unit   host unit tests (cmocka, TAP output), one binary per module, built under $B/asan
+#   unit   host unit tests (cmocka, TAP output), one binary per module (tests/unittests.cfg
+#          says how each links and how long it may run), built under $B/asan
 #          with AddressSanitizer (leaks included) and UndefinedBehaviorSanitizer
 #          (make test-asan-build); SANITIZE=0 runs the plain build in $B/host/tests (make unit);
 #   shell  tests/test_*.sh (TAP output); the CLI cases (tests/test_cli*.sh) drive the
@@ -147,10 +148,17 @@ if stage unit; then
                 echo "  $U/host/tests not built ($([ "$SANITIZE" -eq 1 ] && echo make test-asan-build || echo make unit)): counted as a failure"
                 fail=$((fail + 1))
         fi
+        # how long each may run: tests/unittests.cfg (300 s unless its section says)
+        declare -A unit_timeout=()
+        if ! tmo=$("$PMUCAL_PYTHON" tests/unittests.py --timeouts); then
+                echo "  tests/unittests.cfg does not read: counted as a failure"; fail=$((fail + 1))
+        fi
+        while read -r n s; do [ -n "$n" ] && unit_timeout[test_$n]=$s; done <<<"${tmo:-}"
         for t in "$U"/host/tests/test_*; do
                 [ -x "$t" ] || continue
                 n=$(basename "$t")
-                launch unit "$n" "$logs/unit/$n.log" env CMOCKA_MESSAGE_OUTPUT=TAP timeout 300 "$t"
+                launch unit "$n" "$logs/unit/$n.log" env CMOCKA_MESSAGE_OUTPUT=TAP \
+                        timeout "${unit_timeout[$n]:-300}" "$t"
         done
 fi
 

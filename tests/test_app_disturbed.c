@@ -1,6 +1,6 @@
 /* The whole program on a machine where the timer disagrees with itself in every window (an
  * emulator sharing loaded host cores, a hypervisor stealing time): bench_window_check is
- * wrapped at link time (see the Makefile) to call every window inconsistent. A measurement
+ * wrapped at link time (see tests/unittests.cfg) to call every window inconsistent. A measurement
  * with no undisturbed window is left out and said so, never an ERROR or a FAIL; the run still
  * ends with its report and results. */
 #include <setjmp.h>

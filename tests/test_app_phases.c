@@ -5,7 +5,7 @@
  *  from SRAT, a c2c pair whose transfer times out or whose reader reports an error, a NUMA
  *  buffer that cannot be placed, a cell whose chase fails, a cell disturbed on every try.
  *
- *  The faults are put where the phases read them: the link wraps (see the Makefile) the
+ *  The faults are put where the phases read them: the link wraps (see tests/unittests.cfg) the
  *  processor's self-description, its fault probes, the c2c set-up and reader and the MP
  *  call that runs a chase; each wrap passes through until a test arms it. The working set
  *  of the NUMA chase follows the largest cache: the inventory's caches are cleared so it is

@@ -4,8 +4,8 @@
  * ranges two domains both claim, hot-pluggable ranges, more domains than the matrix covers and
  * a SLIT saying "unreachable" between measured nodes (and an MADT with a stray byte after
  * its last entry): each is said in words, the run exits 0, and nothing becomes an ERROR or a
- * FAIL. The CPU is taken as emulated (app_cpus_emulated wrapped at link time, see the
- * Makefile), which keeps the buffers at 8 MiB whatever this host's caches are. */
+ * FAIL. The CPU is taken as emulated (app_cpus_emulated wrapped at link time, see
+ * tests/unittests.cfg), which keeps the buffers at 8 MiB whatever this host's caches are. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

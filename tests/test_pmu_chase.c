@@ -3,7 +3,7 @@
  *  with 2 MiB pages (fake_plat_set_mmu), so the chase builds 4 KiB tables, checks them, loads
  *  them into the fake CR3 around the counted window and puts the firmware's back; and each
  *  way that can go wrong. The privileged reads the window makes (CR3, CR4, the TLB flush) are
- *  wrapped at link time (-Wl,--wrap, see the Makefile) to read the fake MMU. */
+ *  wrapped at link time (-Wl,--wrap: tests/unittests.cfg) to read the fake MMU. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -3,7 +3,7 @@
  *  aliased onto one frame, the iTLB) walked by the software walker, the fake CR3 loaded around
  *  each point and the firmware's put back, the curves analysed against CPUID and handed to the
  *  run as tlb-table.json and tlb-curve.csv. The windows' addresses exist only in those tables,
- *  so the timed kernels are wrapped at link time (-Wl,--wrap, see the Makefile) by a model of a
+ *  so the timed kernels are wrapped at link time (-Wl,--wrap: tests/unittests.cfg) by a model of a
  *  TLB hierarchy that answers per N; it can disturb every window of chosen points, to check
  *  that a point is tried three times and then left out, never an error. */
 #include <setjmp.h>

@@ -6,7 +6,7 @@
  *
  *  Where the model cannot place a fault exactly at an edge (the skid histogram, the Caliper
  *  estimate, the PMI route's self-test), the link wraps the function the verdict reads
- *  (-Wl,--wrap, see the Makefile) and hands the verdict a value at the edge: these test the
+ *  (-Wl,--wrap: tests/unittests.cfg) and hands the verdict a value at the edge: these test the
  *  decision, the model tests elsewhere the measurement. */
 #include <setjmp.h>
 #include <stdarg.h>

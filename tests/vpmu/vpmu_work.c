@@ -1,6 +1,6 @@
 /** @file
  * The workloads of the virtual PMU: every kernel the suites run, wrapped at link time
- * (-Wl,--wrap=<kernel>, see the Makefile) by a description of what it really retires. The
+ * (-Wl,--wrap=<kernel>, see tests/unittests.cfg) by a description of what it really retires. The
  * wrapper runs the real kernel (so buffers, chains and return values are the real ones) and
  * hands the model its true counts in steps small enough for PMIs to land inside it:
  *   bench_loop            2 instructions and 1 branch per iteration (bench/kernel_branch.h)
