@@ -1,5 +1,6 @@
 # pmucal: one top-level Makefile, organised by folder (docs/architecture.md says what each
-# folder owns). All output goes under build/. `make V=1` shows full command lines.
+# folder owns). All output goes under build/. Quiet by default (one short line per step);
+# `make V=1` shows every command, those of the sub-makes too.
 #
 #   make            build/pmucal.efi
 #   make run        install missing Debian packages, build, boot it in QEMU/OVMF
@@ -45,11 +46,14 @@ DEB_PACKAGES := gnu-efi ovmf qemu-system-x86 mtools dosfstools gdisk libcmocka-d
                 python3-aiohttp python3-psycopg2 postgresql chromium chromium-driver python3-selenium
 
 # Quiet by default: one short line per step; V=1 prints the commands.
+# QS: -s for a sub-make whose own commands are not worth a line, unless V=1.
 ifeq ($(V),1)
 Q :=
+QS :=
 say := @true
 else
 Q := @
+QS := -s
 say = @printf '  %-7s %s\n'
 endif
 
@@ -359,6 +363,9 @@ BENCH_SAMPLING_SRCS := tests/bench_sampling.c
 
 # Prerequisites that name per-test variables ($$(TEST_MSR_$$*)) need a second expansion.
 .SECONDEXPANSION:
+# Objects made on the way to a test binary are kept, not deleted as intermediate files: the
+# next build relinks instead of recompiling them.
+.SECONDARY:
 
 .PHONY: all run test unit coverage fuzz usb host bench bench-latency bench-tlb bench-pmu \
         bench-sampling bench-numa bench-classify bench-report bench-aarch64 bench-mutate mutate \
@@ -374,7 +381,7 @@ all: check-deps $(B)/pmucal.efi $(B)/syms.ok
 endif
 
 check-deps:
-	@missing=""; \
+	$(Q)missing=""; \
 	for f in $(GNUEFI_INC)/efi.h $(GNUEFI_LIB)/crt0-efi-x86_64.o $(GNUEFI_LIB)/libefi.a; do \
 		[ -e $$f ] || missing="$$missing $$f"; done; \
 	if [ -n "$$missing" ]; then \
@@ -382,20 +389,20 @@ check-deps:
 		echo "pmucal: run 'make deps' (apt-get install $(DEB_PACKAGES))"; exit 1; fi
 
 deps:
-	@tools/install-deps.sh $(DEB_PACKAGES)
+	$(Q)tools/install-deps.sh $(DEB_PACKAGES)
 
 $(PMU_EVENTS_GEN): pmu/gen_events.py $(wildcard pmu/events/*.json) pmu/events/mapfile.csv
-	@mkdir -p $(@D)
+	$(Q)mkdir -p $(@D)
 	$(say) GEN $@
 	$(Q)$(PYTHON) pmu/gen_events.py pmu/events $@
 
 $(B)/efi/%.o: %.c
-	@mkdir -p $(@D)
+	$(Q)mkdir -p $(@D)
 	$(say) CC $<
 	$(Q)$(CC) $(EFI_CFLAGS) $(XFLAGS) -c $< -o $@
 
 $(B)/efi/%.o: %.S
-	@mkdir -p $(@D)
+	$(Q)mkdir -p $(@D)
 	$(say) AS $<
 	$(Q)$(CC) $(EFI_CFLAGS) -c $< -o $@
 
@@ -418,18 +425,18 @@ $(B)/pmucal.efi: $(B)/pmucal.so
 	$(say) OBJCOPY $@
 	$(Q)$(OBJCOPY) -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela \
 		-j .rel.* -j .rela.* -j .reloc --target efi-app-x86_64 --subsystem=10 $< $@
-	@echo "built $@ ($(VERSION))"
+	$(Q)echo "built $@ ($(VERSION))"
 
 $(B)/syms.ok: $(B)/pmucal.so $(B)/pmucal-pass1.so
-	@nm --defined-only $(B)/pmucal-pass1.so | awk '$$2 ~ /^[Tt]$$/' | sort > $@.1
-	@nm --defined-only $(B)/pmucal.so | awk '$$2 ~ /^[Tt]$$/' | sort > $@.2
-	@cmp -s $@.1 $@.2 || { echo "symbol table: function addresses moved between link passes"; \
+	$(Q)nm --defined-only $(B)/pmucal-pass1.so | awk '$$2 ~ /^[Tt]$$/' | sort > $@.1
+	$(Q)nm --defined-only $(B)/pmucal.so | awk '$$2 ~ /^[Tt]$$/' | sort > $@.2
+	$(Q)cmp -s $@.1 $@.2 || { echo "symbol table: function addresses moved between link passes"; \
 		diff $@.1 $@.2 | head; exit 1; }
-	@touch $@
+	$(Q)touch $@
 
 ifeq ($(ARCH),aarch64)
 run: deps
-	@$(MAKE) --no-print-directory -s all ARCH=aarch64
+	$(Q)$(MAKE) --no-print-directory $(QS) all ARCH=aarch64
 	./run-qemu.sh --arch aarch64 --out $(B)/run/results $(RUN_ARGS)
 
 usb: all
@@ -440,7 +447,7 @@ signed-snakeoil: all
 	$(Q)tools/sign.sh snakeoil $(B)/aarch64/sb $(B)/aarch64/pmucal.efi
 else
 run: deps
-	@$(MAKE) --no-print-directory -s all
+	$(Q)$(MAKE) --no-print-directory $(QS) all
 	./run-qemu.sh --out $(B)/run/results $(RUN_ARGS)
 
 usb: all
@@ -463,7 +470,7 @@ usb_image = efi=$(1); if [ -n '$(SIGN_KEY)' ]; then \
 	tools/sign.sh sign '$(SIGN_KEY)' '$(SIGN_CERT)' $(1) $(1:.efi=.signed.efi) || exit 1; \
 	efi=$(1:.efi=.signed.efi); fi; tools/mkimage.sh $(2) $$efi
 keys:
-	@tools/sign.sh keys $(B)/keys
+	$(Q)tools/sign.sh keys $(B)/keys
 
 # ---- the version string ---------------------------------------------------------------------
 # Every object gets -DPMUCAL_VERSION; the files that print or record it are rebuilt when it
@@ -473,8 +480,8 @@ keys:
 VERSIONED_SRCS := app/pmucal.c app/latency.c host/pmucal_host.c host/pmucal_table.c
 VERSION_STAMP  := $(B)/version.stamp
 $(VERSION_STAMP): FORCE
-	@mkdir -p $(@D)
-	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' > $@
+	$(Q)mkdir -p $(@D)
+	$(Q)echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' > $@
 $(call efi_obj,$(VERSIONED_SRCS)) $(call host_obj,$(VERSIONED_SRCS)) \
 $(call test_obj,$(VERSIONED_SRCS)) $(patsubst %,$(B)/aarch64/obj/%.o,$(basename $(VERSIONED_SRCS))): \
 	$(VERSION_STAMP)
@@ -486,12 +493,12 @@ $(B)/efi/bench/%.o $(B)/host/obj/bench/%.o $(B)/test/obj/bench/%.o: \
 	XFLAGS = $(BENCH_CFLAGS)
 
 $(B)/host/obj/%.o: %.c
-	@mkdir -p $(@D)
+	$(Q)mkdir -p $(@D)
 	$(say) CC $<
 	$(Q)$(HOST_CC) $(HOST_CFLAGS) $(XFLAGS) -c $< -o $@
 
 $(B)/test/obj/%.o: %.c
-	@mkdir -p $(@D)
+	$(Q)mkdir -p $(@D)
 	$(say) CC $<
 	$(Q)$(HOST_CC) $(TEST_CFLAGS) $(XFLAGS) -c $< -o $@
 
@@ -531,7 +538,7 @@ host: $(LIBPMUCAL_SO) $(B)/host/install/pmucal-table
 # RUNPATH $ORIGIN/../lib: bin/ and lib/ of one PREFIX, wherever DESTDIR or a later move puts
 # them, with no LD_LIBRARY_PATH and no ldconfig. (The build tree's pmucal-table is static.)
 $(B)/host/install/pmucal-table: $(call host_obj,$(PMUCAL_TABLE_SRCS)) $(B)/host/obj/layers.a $(LIBPMUCAL_SO)
-	@mkdir -p $(@D)
+	$(Q)mkdir -p $(@D)
 	$(say) LINK $@
 	$(Q)$(HOST_CC) $^ -Wl,-rpath,'$$ORIGIN/../lib' -o $@ -ljansson -lm
 
@@ -564,13 +571,13 @@ $(B)/test/support.a: $(call test_obj,$(TEST_SUPPORT_SRCS))
 
 $(B)/host/tests/test_%: $(B)/test/obj/tests/test_%.o $(B)/test/layers.a $(B)/test/support.a $(UNITTESTS_MK) \
                         $$(call test_obj,$$(or $$(TEST_MSR_$$*),tests/fake_msr.c) $$(TEST_EXTRA_$$*))
-	@mkdir -p $(@D)
+	$(Q)mkdir -p $(@D)
 	$(say) LINK $@
 	$(Q)$(HOST_CC) $(filter %.o,$^) -Wl,--start-group $(filter %.a,$^) -Wl,--end-group \
 		-o $@ $(TEST_LDFLAGS_$*) $(TEST_LIBS)
 
 $(B)/fuzz/fuzz_%: tests/fuzz_%.c $$(FUZZ_SRCS_$$*)
-	@mkdir -p $(@D)
+	$(Q)mkdir -p $(@D)
 	$(say) FUZZ $@
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) $^ -o $@ $(FUZZ_LIBS)
 
@@ -601,14 +608,14 @@ unit: $(TEST_BINS)
 # by gcovr (Debian package gcovr; make deps does not install it).
 COV_B := $(B)/cov
 coverage:
-	@command -v gcovr >/dev/null || { echo "coverage: gcovr missing (apt-get install gcovr)"; exit 1; }
-	@rm -rf $(COV_B)
-	@$(MAKE) --no-print-directory B=$(COV_B) COV_FLAGS=--coverage \
+	$(Q)command -v gcovr >/dev/null || { echo "coverage: gcovr missing (apt-get install gcovr)"; exit 1; }
+	$(Q)rm -rf $(COV_B)
+	$(Q)$(MAKE) --no-print-directory B=$(COV_B) COV_FLAGS=--coverage \
 		$(patsubst $(B)/%,$(COV_B)/%,$(TEST_BINS))
-	@fails=0; for t in $(patsubst $(B)/%,$(COV_B)/%,$(TEST_BINS)); do \
+	$(Q)fails=0; for t in $(patsubst $(B)/%,$(COV_B)/%,$(TEST_BINS)); do \
 		$$t >/dev/null 2>&1 || { echo "coverage: $$t failed"; fails=$$((fails + 1)); }; done; \
 		echo "coverage: $$fails test binaries failed"
-	@gcovr -r . --object-directory $(COV_B)/test/obj -f 'app/' -f 'pmu/' -f 'boot/' \
+	$(Q)gcovr -r . --object-directory $(COV_B)/test/obj -f 'app/' -f 'pmu/' -f 'boot/' \
 		-f 'bench/' -f 'report/' -f 'lib/' -f 'host/' --txt --sort-percentage
 fuzz: $(FUZZ_BINS)
 
@@ -617,10 +624,10 @@ fuzz: $(FUZZ_BINS)
 # below; `make unit` builds them plain for a quick look and `make coverage` with gcov.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 test: deps
-	@$(MAKE) --no-print-directory -j$(JOBS) check-layering all usb fuzz host test-asan-build
-	@$(MAKE) --no-print-directory -s signed-snakeoil
-	@$(MAKE) --no-print-directory -j$(JOBS) ARCH=aarch64 all
-	@JOBS=$(JOBS) tests/run-tests.sh
+	$(Q)$(MAKE) --no-print-directory -j$(JOBS) check-layering all usb fuzz host test-asan-build
+	$(Q)$(MAKE) --no-print-directory $(QS) signed-snakeoil
+	$(Q)$(MAKE) --no-print-directory -j$(JOBS) ARCH=aarch64 all
+	$(Q)JOBS=$(JOBS) tests/run-tests.sh
 
 # Sanitizers: the host tests and the CLI programs built under $(B)/asan with AddressSanitizer
 # (leaks included) and UndefinedBehaviorSanitizer, every report fatal (the fuzzers carry both
@@ -628,13 +635,13 @@ test: deps
 # cases alone.
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 test-asan-build:
-	@$(MAKE) --no-print-directory B=$(B)/asan HOST_CC="$(HOST_CC) $(SAN_FLAGS)" \
+	$(Q)$(MAKE) --no-print-directory B=$(B)/asan HOST_CC="$(HOST_CC) $(SAN_FLAGS)" \
 		unit $(B)/asan/host/pmucal-table $(B)/asan/host/pmucal-host
 test-asan: test-asan-build
-	@B=$(B) ONLY=asan tests/run-tests.sh
+	$(Q)B=$(B) ONLY=asan tests/run-tests.sh
 
 check-layering:
-	@$(PYTHON) tools/check_layering.py
+	$(Q)$(PYTHON) tools/check_layering.py
 
 # ---- aarch64 ---------------------------------------------------------------------------------
 # `make ARCH=aarch64`: build/aarch64/pmucal.efi, the same program (app/pmucal.c) on the
@@ -723,11 +730,11 @@ a64_obj = $(patsubst %,$(B)/aarch64/obj/%.o,$(basename $(1)))
 
 $(B)/aarch64/obj/bench/%.o: XFLAGS = $(BENCH_CFLAGS)
 $(B)/aarch64/obj/%.o: %.c
-	@mkdir -p $(@D)
+	$(Q)mkdir -p $(@D)
 	$(say) CC64 $<
 	$(Q)$(A64_CROSS)gcc $(A64_CFLAGS) $(XFLAGS) -c $< -o $@
 $(B)/aarch64/obj/%.o: %.S
-	@mkdir -p $(@D)
+	$(Q)mkdir -p $(@D)
 	$(say) AS64 $<
 	$(Q)$(A64_CROSS)gcc $(A64_CFLAGS) -c $< -o $@
 $(B)/aarch64/pmucal.so: $(call a64_obj,$(A64_SRCS))
@@ -737,15 +744,15 @@ $(B)/aarch64/pmucal.so: $(call a64_obj,$(A64_SRCS))
 $(B)/aarch64/pmucal.efi: $(B)/aarch64/pmucal.so
 	$(say) OBJCOPY $@
 	$(Q)$(A64_CROSS)objcopy $(A64_SECTIONS) -O binary $< $@
-	@echo "built $@ ($(VERSION))"
+	$(Q)echo "built $@ ($(VERSION))"
 check-deps-aarch64:
-	@[ -e $(A64_GNUEFI)/lib/crt0-efi-aarch64.o ] && command -v $(A64_CROSS)gcc >/dev/null || \
+	$(Q)[ -e $(A64_GNUEFI)/lib/crt0-efi-aarch64.o ] && command -v $(A64_CROSS)gcc >/dev/null || \
 		{ echo "pmucal: the aarch64 cross toolchain or GNU-EFI for arm64 is missing:" \
 		       "run 'make deps'"; exit 1; }
 .PHONY: deps-aarch64 check-deps-aarch64
 deps: deps-aarch64
 deps-aarch64:
-	@tools/install-deps.sh --gnuefi-arm64 $(B)/aarch64/gnu-efi gcc-aarch64-linux-gnu \
+	$(Q)tools/install-deps.sh --gnuefi-arm64 $(B)/aarch64/gnu-efi gcc-aarch64-linux-gnu \
 		qemu-system-arm qemu-efi-aarch64
 
 # ---- benchmarks and plots ------------------------------------------------------------------
@@ -754,40 +761,40 @@ deps-aarch64:
 BENCHES := bench-latency bench-tlb bench-pmu bench-sampling bench-numa bench-classify bench-report \
            bench-aarch64 bench-mutate bench-fleet
 bench:
-	@rc=0; for b in $(BENCHES); do $(MAKE) --no-print-directory $$b || rc=1; done; exit $$rc
+	$(Q)rc=0; for b in $(BENCHES); do $(MAKE) --no-print-directory $$b || rc=1; done; exit $$rc
 
 bench-latency: all host
-	@BENCH_EFI=$(B)/pmucal.efi tools/bench.sh $(B)/host/pmucal-host
+	$(Q)BENCH_EFI=$(B)/pmucal.efi tools/bench.sh $(B)/host/pmucal-host
 
 bench-tlb: host
-	@tools/bench-tlb.sh $(B)
+	$(Q)tools/bench-tlb.sh $(B)
 
 bench-pmu: all
-	@tools/bench-pmu.sh $(B)
+	$(Q)tools/bench-pmu.sh $(B)
 
 # Boot-to-exit of the AArch64 smoke and validation runs, the smoke run at EL1 and at EL2 side
 # by side (wall time, checks decided, counts), the suite's time, and whether ten validation
 # runs under -icount count exactly alike (tools/bench-aarch64.sh).
 bench-aarch64:
-	@$(MAKE) --no-print-directory ARCH=aarch64 all
-	@tools/bench-aarch64.sh $(B)
+	$(Q)$(MAKE) --no-print-directory ARCH=aarch64 all
+	$(Q)tools/bench-aarch64.sh $(B)
 
 bench-sampling: $(B)/host/bench_sampling
-	@tools/bench-sampling.sh $(B)/host/bench_sampling
+	$(Q)tools/bench-sampling.sh $(B)/host/bench_sampling
 
 bench-numa: all host
-	@tools/bench-numa.sh $(B)
+	$(Q)tools/bench-numa.sh $(B)
 
 # The collector with a simulated fleet over loopback into a throw-away PostgreSQL:
 # uploads/s, p50/p99 upload latency, the outlier report's time for 10,000 machines, planted
 # outliers found and missed (tools/bench-fleet.py; FLEET_* variables size it).
 bench-fleet:
-	@/usr/bin/python3 tools/bench-fleet.py
+	$(Q)/usr/bin/python3 tools/bench-fleet.py
 
 bench-classify: $(B)/host/pmucal-table
-	@tools/bench-classify.sh $(B)
+	$(Q)tools/bench-classify.sh $(B)
 bench-report: $(B)/host/pmucal-table
-	@tools/bench-report.sh $(B)
+	$(Q)tools/bench-report.sh $(B)
 
 # Mutation testing (tools/mutate.py): each mutant of tools/mutants.txt applied alone to a copy
 # of the tree under $(B)/mutate, the unit tests that execute the mutated lines (one coverage
@@ -795,17 +802,17 @@ bench-report: $(B)/host/pmucal-table
 # (default the CPU count). Not part of make test: it takes tens of minutes.
 # MUTATE_ARGS: e.g. --only app/numa.c, or --check to test the snippets without building.
 mutate:
-	@JOBS=$(JOBS) $(PYTHON) tools/mutate.py $(MUTATE_ARGS)
+	$(Q)JOBS=$(JOBS) $(PYTHON) tools/mutate.py $(MUTATE_ARGS)
 
 # In make bench: the figures and the wall time; a kill rate under the target fails the goal.
 bench-mutate:
-	@mkdir -p $(B); JOBS=$(JOBS) $(PYTHON) tools/mutate.py $(MUTATE_ARGS) > $(B)/mutate.log 2>&1; \
+	$(Q)mkdir -p $(B); JOBS=$(JOBS) $(PYTHON) tools/mutate.py $(MUTATE_ARGS) > $(B)/mutate.log 2>&1; \
 	rc=$$?; grep -vE '^mutate: \[' $(B)/mutate.log; echo "bench: mutation log in $(B)/mutate.log"; \
 	exit $$rc
 
 PLOT_FORMAT ?= png
 plot:
-	@PLOT_FORMAT=$(PLOT_FORMAT) tools/plot.sh $(RESULTS)
+	$(Q)PLOT_FORMAT=$(PLOT_FORMAT) tools/plot.sh $(RESULTS)
 
 clean:
 	rm -rf $(B)
