@@ -128,7 +128,7 @@ status_t tlb_report_console(const struct tlb_result *r, size_t n, struct rep_buf
 /** Schema name and version of the TLB table (docs/schemas/tlb-table.schema.json); 1.1: null
  *  for a level's unknown CPUID figures; 1.2: the clock, and every figure in TSC ticks, core
  *  cycles and ns. */
-#define TLB_TABLE_SCHEMA "pmucal.tlb/1.2"
+#define TLB_TABLE_SCHEMA "pmucal.tlb/1.3"
 
 /** Write the "tlb" object (schema TLB_TABLE_SCHEMA, docs/tlb-table.md) under @p key (NULL in
  *  an array or at top level) into @p w, its figures described by @p clk (NULL: no clock

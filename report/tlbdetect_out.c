@@ -182,7 +182,7 @@ void tlb_json_write(struct json_w *w, const char *key, const struct tlb_result *
         }
         json_obj_begin(w, key);
         json_str(w, "schema", TLB_TABLE_SCHEMA);
-        json_str(w, "units", "mcyc"); /* schema 1.0: the *_mcyc members, TSC milli-ticks */
+        json_str(w, "units", "mcyc"); /* the *_mcyc members: TSC milli-ticks (named so until 2.0) */
         json_clock(w, clk);
         json_arr_begin(w, "curves");
         for (size_t i = 0; i < n; i++) {
@@ -197,6 +197,10 @@ void tlb_json_write(struct json_w *w, const char *key, const struct tlb_result *
                 json_bool(w, "uses_control", x->uses_control);
                 json_u64(w, "noise_mcyc", x->noise_mcyc);
                 json_u64(w, "step_mcyc", x->step_mcyc);
+                /* 1.3: the same figures named by their unit, as every other figure is; the
+                 * _mcyc members go in 2.0 (docs/versioning.md, "Unit names") */
+                json_units(w, "noise", true, x->noise_mcyc, clk);
+                json_units(w, "step", true, x->step_mcyc, clk);
                 if (x->passes)
                         json_u64(w, "passes", x->passes);
                 json_arr_begin(w, "flags");

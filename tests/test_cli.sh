@@ -164,14 +164,14 @@ case_ "classify-tlb bad latency"      2 "latency \"fast\""             classify-
 
 # One version rule for every schema (docs/versioning.md): same major accepted, any minor,
 # unknown keys ignored; malformed versions rejected; a version quoted as given.
-echo "${tlbdoc/pmucal.tlb\/1/pmucal.tlb/1.3}" | sed 's/"units"/"later":{"x":1},"units"/' > "$tmp/tlb-v1.3.json"
+echo "${tlbdoc/pmucal.tlb\/1/pmucal.tlb/1.9}" | sed 's/"units"/"later":{"x":1},"units"/' > "$tmp/tlb-v1.9.json"
 sed 's|"pmucal.latency-table/1"|"pmucal.latency-table/1."|' "$good" > "$tmp/v1dot.json"
 sed 's|"pmucal.latency-table/1"|"pmucal.latency-table/01"|' "$good" > "$tmp/v01.json"
 sed 's|"pmucal.latency-table/1"|"pmucal.latency-table/1.-1"|' "$good" > "$tmp/v1m1.json"
 sed 's|"pmucal.latency-table/1"|"pmucal.latency-table/1x"|' "$good" > "$tmp/v1x.json"
 sed 's|"pmucal.latency-table/1"|"pmucal.latency-table/4294967297"|' "$good" > "$tmp/vbig.json"
-case_ "version: tlb/1.3 with unknown keys is read" 0 "^2 l1_hit$"           classify-tlb "$tmp/tlb-v1.3.json" 4k 2
-case_ "version: tlb/1.3 checks"       0 "tlb-v1.3.json: ok, pmucal.tlb/1.3, 1 curve" check "$tmp/tlb-v1.3.json"
+case_ "version: tlb/1.9 with unknown keys is read" 0 "^2 l1_hit$"           classify-tlb "$tmp/tlb-v1.9.json" 4k 2
+case_ "version: tlb/1.9 checks"       0 "tlb-v1.9.json: ok, pmucal.tlb/1.9, 1 curve" check "$tmp/tlb-v1.9.json"
 case_ "version: 1. rejected"          1 "\"pmucal.latency-table/1.\": the version is not MAJOR or MAJOR.MINOR" check "$tmp/v1dot.json"
 case_ "version: 01 rejected"          1 "the version is not"            check "$tmp/v01.json"
 case_ "version: 1.-1 rejected"        1 "the version is not"            check "$tmp/v1m1.json"

@@ -501,6 +501,17 @@ static void test_outputs(void **state)
                 assert_true(fabs(json_number_value(json_object_get(k0, "added_core_cycles")) -
                                  t * 1.5) < 0.0011);
                 assert_true(fabs(json_number_value(json_object_get(k0, "added_ns")) - t / 2) < 0.0011);
+                /* 1.3: a curve's noise and step by their unit too, the _mcyc members kept */
+                json_t *c = json_array_get(json_object_get(root, "curves"), 0);
+                double  nz = r[0].noise_mcyc / 1000.0, sp = r[0].step_mcyc / 1000.0;
+                assert_true(r[0].step_mcyc > 0);
+                assert_int_equal(json_integer_value(json_object_get(c, "step_mcyc")), r[0].step_mcyc);
+                assert_true(fabs(json_number_value(json_object_get(c, "noise_tsc_ticks")) - nz) < 1e-9);
+                assert_true(fabs(json_number_value(json_object_get(c, "step_tsc_ticks")) - sp) < 1e-9);
+                assert_true(fabs(json_number_value(json_object_get(c, "step_core_cycles")) - sp * 1.5) <
+                            0.0011);
+                assert_true(fabs(json_number_value(json_object_get(c, "step_ns")) - sp / 2) < 0.0011);
+                assert_true(json_is_number(json_object_get(c, "noise_ns")));
         }
         json_t *curves = json_object_get(root, "curves");
         assert_int_equal(json_array_size(curves), 2);
