@@ -99,7 +99,7 @@ BOOT_SRCS := \
 	boot/acpi.c \
 	boot/acpi_hmat.c \
 	boot/acpi_pptt.c \
-	boot/cpu_names.c \
+	boot/cpu_info.c \
 	boot/fatfree.c \
 	boot/memrange.c \
 	boot/mp.c \
@@ -224,6 +224,8 @@ REPORT_SRCS := \
 	report/samples_check.c \
 	report/tlbdetect.c \
 	report/tlbdetect_out.c
+REPORT_x86_SRCS := \
+	report/x86/inventory_cpuid.c
 
 APP_SRCS := \
 	app/c2c.c \
@@ -305,7 +307,8 @@ PMUCAL_HOST_SRCS := \
 # Code compiled into the firmware and into the host archives alike.
 PORTABLE_SRCS := $(LIB_SRCS) $(BOOT_SRCS) $(BOOT_$(ARCH_DIR)_SRCS) $(PMU_SRCS) \
                  $(PMU_$(ARCH_DIR)_SRCS) $(BENCH_SRCS) $(BENCH_$(ARCH_DIR)_SRCS) \
-                 $(REPORT_SRCS) $(APP_SRCS) $(APP_$(ARCH_DIR)_SRCS)
+                 $(REPORT_SRCS) $(REPORT_$(ARCH_DIR)_SRCS) $(APP_SRCS) \
+                 $(APP_$(ARCH_DIR)_SRCS)
 # The symbol table of the firmware image comes from a two-pass link (see the rules below).
 PMU_SYMS_GEN := $(B)/syms_gen.c
 EFI_SRCS := $(PORTABLE_SRCS) $(BOOT_$(ARCH_DIR)_CPU_SRCS) $(BOOT_UEFI_SRCS)

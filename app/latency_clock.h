@@ -14,7 +14,7 @@
 #include <stddef.h>
 
 #include "bench/window.h"
-#include "boot/x86/cpuid.h"
+#include "boot/cpu_info.h"
 #include "pmu/pmu.h"
 
 /** A PMU core-cycle source while it runs; zero it before use. */

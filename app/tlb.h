@@ -14,7 +14,7 @@
 
 #include "bench/tlb.h"
 #include "lib/status.h"
-#include "boot/x86/cpuid.h"
+#include "boot/cpu_info.h"
 #include "report/rep.h"
 #include "report/tlbdetect.h"
 

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "boot/plat.h"
-#include "boot/x86/cpuid.h"
+#include "boot/cpu_info.h"
 #include "bench/latency.h"
 #include "bench/chain.h"
 #include "boot/prefetch.h"

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "boot/x86/cpuid.h"
+#include "boot/cpu_info.h"
 #include "bench/x86/pagetable.h"
 
 #define BENCH_OWNPT_CHUNK_PAGES 256u /* page-table pages per allocation (1 MiB) */

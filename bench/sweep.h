@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "lib/status.h"
-#include "boot/x86/cpuid.h"
+#include "boot/cpu_info.h"
 #include "bench/latency.h"
 
 enum bench_profile { BENCH_PROFILE_QUICK = 0, BENCH_PROFILE_FULL, BENCH_PROFILE__COUNT };

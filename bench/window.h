@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "lib/status.h"
-#include "boot/x86/cpuid.h"
+#include "boot/cpu_info.h"
 #include "bench/latency.h"
 
 /** A core-clock source: a cumulative count of core cycles and one of a reference that runs at

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "lib/status.h"
-#include "boot/x86/cpuid.h"
+#include "boot/cpu_info.h"
 
 enum bench_pf_state {
         BENCH_PF_UNSUPPORTED = 0, /* no documented control for this CPU (prefetchers as found) */

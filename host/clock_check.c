@@ -18,6 +18,7 @@
 #include <stdlib.h>
 
 #include "boot/cpu.h"
+#include "boot/x86/msr.h"
 #include "host/host.h"
 
 #define CHAIN_SHORT 1000u  /* adds: 10 rounds of 100 */

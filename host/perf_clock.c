@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "boot/cpu.h"
+#include "boot/x86/msr.h"
 #include "host/host.h"
 
 static int  cycles_fd = -1;

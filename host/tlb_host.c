@@ -20,6 +20,7 @@
 #include "report/json.h"
 
 #include "bench/kernel_tlb.h"
+#include "boot/x86/cpuid.h"
 #include "boot/linux/linux_plat.h"
 
 #define MIN_ACCESSES 20000u

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "lib/status.h"
-#include "boot/x86/cpuid.h"
+#include "boot/cpu_info.h"
 #include "pmu/pmu.h"
 
 /** The TSC, serialised on both sides (LFENCE; RDTSC; LFENCE). */

@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "lib/status.h"
-#include "boot/x86/cpuid.h"
+#include "boot/cpu_info.h"
 
 /** One event, as perf's pmu-events JSON describes it. */
 struct pmu_event_desc {

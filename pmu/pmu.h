@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "lib/status.h"
-#include "boot/x86/cpuid.h"
+#include "boot/cpu_info.h"
 #include "pmu/x86/encode.h"
 #include "pmu/x86/quirks.h"
 #include "pmu/events.h"

@@ -13,7 +13,7 @@
 #include "boot/acpi.h"
 #include "boot/plat.h"
 #include "boot/smbios.h"
-#include "boot/x86/cpuid.h"
+#include "boot/cpu_info.h"
 #include "report/json.h"
 
 #define INV_SCHEMA   "pmucal.inventory/1.4"
@@ -128,9 +128,6 @@ unsigned inventory_cache_sharing_cpus(const struct inventory *inv, const struct 
 void inventory_print(const struct inventory *inv);
 /** Write inventory.json (a complete document) into @p w. */
 void inventory_json(struct json_w *w, const struct inventory *inv);
-/** Append the CPUID dump in the text format of `cpuid -r` (one logical CPU), so a run on new
- *  hardware gives a fixture for tests/data/cpuid/. */
-status_t inventory_cpuid_text(struct rep_buf *b, const struct cpuid_dump *d);
 /** "64 KiB", "1.5 MiB", "32 GiB": bytes in binary units into @p buf. */
 const char *inventory_size_str(char *buf, size_t n, uint64_t bytes);
 

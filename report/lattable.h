@@ -19,7 +19,7 @@
 
 #include "boot/plat.h"
 #include "lib/status.h"
-#include "boot/x86/cpuid.h"
+#include "boot/cpu_info.h"
 #include "report/json.h"
 #include "bench/latency.h"
 #include "report/levels.h"

@@ -16,7 +16,7 @@
 
 #include "boot/plat.h"
 #include "lib/status.h"
-#include "boot/x86/cpuid.h"
+#include "boot/cpu_info.h"
 #include "bench/latency.h"
 
 /** At most this many levels are reported (caches + DRAM). */

@@ -23,7 +23,7 @@
 
 #include "bench/tlb.h"
 #include "lib/status.h"
-#include "boot/x86/cpuid.h"
+#include "boot/cpu_info.h"
 #include "report/json.h"
 #include "report/rep.h"
 

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "report/inventory.h"
+#include "report/x86/inventory_cpuid.h"
 #include "tests/cpuid_dump.h"
 #include "tests/fake_plat.h"
 #include "tests/test_util.h"

@@ -15,6 +15,7 @@
 #include "boot/x86/msr_misc.h"
 #include "pmu/x86/msr_arch.h"
 #include "pmu/x86/perf_caps.h"
+#include "report/x86/inventory_cpuid.h"
 
 #define TSC_CAL_RUNS 3
 #define TSC_CAL_MS   50

@@ -8,7 +8,7 @@
 #define PMUCAL_BENCH_PTLIVE_H
 
 #include "lib/status.h"
-#include "boot/x86/cpuid.h"
+#include "boot/cpu_info.h"
 #include "bench/x86/pagetable.h"
 
 /** Attach @p pt to the live tables of the CPU @p cpu describes (1 GiB pages, MAXPHYADDR).

@@ -1,8 +1,8 @@
 /** @file
- * Names of the CPU description's enumerations (boot/x86/cpuid.h: vendor, cache and TLB
+ * Names of the CPU description's enumerations (boot/cpu_info.h: vendor, cache and TLB
  * types), shared by every architecture's decoder and by the report.
  */
-#include "boot/x86/cpuid.h"
+#include "boot/cpu_info.h"
 
 static const char *const vendor_names[] = {
         [VEN_UNKNOWN] = "unknown", [VEN_INTEL] = "Intel", [VEN_AMD] = "AMD",
