@@ -289,6 +289,7 @@ PMUCAL_TABLE_SRCS := \
 	host/pmucal_table_diff_tlb.c \
 	host/pmucal_table_match.c \
 	host/pmucal_table_remote.c \
+	host/pmucal_table_perf.c \
 	host/pmucal_table_report.c \
 	host/pmucal_table_show.c
 PMUCAL_HOST_SRCS := \

@@ -4,17 +4,15 @@
  *  bucket, and the samples whose recorded data source disagrees with their latency's bucket
  *  (a bucket sized wrong for this run, or a source the hardware labelled wrong). Text or JSON.
  *
- *  Input: one sample per line as `perf script -F ip,sym,addr,weight,data_src` prints it
- *  (tools/perf/builtin-script.c prints the fields in a fixed order, whatever the -F order:
- *  [comm tid cpu time: period event:] addr, data_src with its decoded text ("|OP LOAD|LVL L1
- *  hit|...|BLK  N/A"), weight, ip, sym). The decoded text anchors the line: the hex value
- *  before it is data_src and the one before that addr; the first decimal after its BLK part
- *  is the weight, then ip and sym. Without data_src (--fields without it) the fields are
- *  taken from the end of the line: [addr] weight ip sym. Lines starting with '#' and blank
- *  lines are skipped; a line without a weight counts as a sample without a latency.
+ *  Input: one sample per line of `perf script -F ip,sym,addr,weight,data_src` (other field
+ *  sets by --fields) or of `perf mem report -D`, read by host/pmucal_table_perf.c; a line
+ *  without a weight counts as a sample without a latency.
  *
  *  Speed: weights are integers, so each distinct weight is classified once (by latency, and
- *  once per data source), and a data_src value's source once. */
+ *  once per data source), and a data_src value's source once. A symbol or data address is
+ *  one slot of a hash table (its key and a number) however many buckets it falls in; its
+ *  counts per latency bucket sit side by side in one array, so that a run's addresses and
+ *  their counts stay in the caches (bench-report: 10 M samples). */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <inttypes.h>
@@ -27,6 +25,7 @@
 #include "host/include/pmucal/numa.h"
 #include "host/include/pmucal/source.h"
 #include "host/pmucal_table.h"
+#include "host/pmucal_table_perf.h"
 
 #define MAX_BUCKETS  48
 #define MAX_SOURCES  24
@@ -34,32 +33,30 @@
 #define TOP_DEFAULT  5
 #define IN_BYTES     (1u << 20)
 
-struct tok {
-        const char *p;
-        size_t      n;
-};
-
-/* A count keyed by (bucket, text or number): the top symbols and addresses. */
+/* An entry of a top list: a symbol or an address and its count in one bucket. */
 struct kv {
         uint64_t key;      /* address, or a 64-bit hash of the text (compared alone) */
-        uint32_t bucket;
+        uint32_t id;       /* its number in the table (first seen first) */
         uint32_t count;
-        char    *text;     /* the symbol (NULL for an address); filled when sorting */
+        char    *text;     /* the symbol (NULL for an address) */
 };
 
-/* 16-byte slots (key, bucket, count) so that the table of a run's addresses stays in the
- * caches; the symbols' text beside them, only in the symbol table. */
+/* Symbols or data addresses: a hash table of (key, number + 1) slots, and for number i the
+ * counts of latency buckets 0..n_lat-1 at counts[i * n_lat]. */
 struct slot {
         uint64_t key;
-        uint32_t bucket;
-        uint32_t count;
+        uint32_t id1;      /* 0: empty */
 };
 
-struct table_kv {
-        struct slot *v;
-        char       **text;   /* NULL for the address table */
+struct keyed {
+        struct slot *slot;
         size_t       cap, n;
+        uint32_t    *counts;
+        uint64_t    *keys;         /* by number */
+        size_t       counts_cap;   /* entries (of n_lat counts each) allocated */
+        char       **text;         /* by number; NULL for the address table */
         bool         texts;
+        unsigned     n_lat;
 };
 
 struct disagree {
@@ -81,16 +78,18 @@ struct report {
         const struct pmucal_table *t;
         const struct pmucal_numa  *nm;
         enum pmucal_unit           unit;
-        bool                       have_src_field, have_addr_field;
         char                       bucket[MAX_BUCKETS][40];
         int                        n_buckets;
         uint64_t                   count[MAX_BUCKETS];
         const char                *src_name[MAX_SOURCES];
         int                        n_src;
         int16_t                   *lat_cache;             /* weight -> bucket + 2 (0 unknown) */
+        int8_t                     lat_idx[MAX_BUCKETS];  /* bucket -> latency bucket, -1 none */
+        unsigned                   n_lat;                 /* latency buckets numbered */
         uint16_t                  *src_cache[MAX_SOURCES];/* weight -> (bucket << 2 | fit) + 1,
                                                              0xffff: no bucket, 0: not yet */
-        struct table_kv            syms, addrs;
+        struct keyed               syms, addrs;
+        struct perf_input          in;
         struct disagree            dis[256];
         int                        n_dis;
         uint64_t                   n_lines, n_samples, n_nolat, n_badlat, n_nosrc, n_disagree;
@@ -105,60 +104,88 @@ static uint64_t hash_text(const char *p, size_t n)
         return h;
 }
 
-static size_t slot_of(uint64_t key, uint32_t bucket, size_t cap)
+static size_t slot_of(uint64_t key, size_t cap)
 {
-        return (size_t)(((key ^ ((uint64_t)bucket << 56)) * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
+        return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
 }
 
-static int kv_grow(struct table_kv *t)
+static int keyed_grow(struct keyed *t)
 {
         size_t       cap = t->cap ? t->cap * 2 : 1024;
         struct slot *v   = calloc(cap, sizeof(*v));
-        char       **tx  = t->texts ? calloc(cap, sizeof(*tx)) : NULL;
 
-        if (!v || (t->texts && !tx)) {
-                free(v);
-                free(tx);
+        if (!v)
                 return -1;
-        }
         for (size_t i = 0; i < t->cap; i++) {
-                if (!t->v[i].count)
+                if (!t->slot[i].id1)
                         continue;
-                size_t j = slot_of(t->v[i].key, t->v[i].bucket, cap);
-                while (v[j].count)
+                size_t j = slot_of(t->slot[i].key, cap);
+                while (v[j].id1)
                         j = (j + 1) & (cap - 1);
-                v[j] = t->v[i];
-                if (tx)
-                        tx[j] = t->text[i];
+                v[j] = t->slot[i];
         }
-        free(t->v);
-        free(t->text);
-        t->v    = v;
-        t->text = tx;
+        free(t->slot);
+        t->slot = v;
         t->cap  = cap;
         return 0;
 }
 
-/* Count one of (@p bucket, @p key); @p text (@p len bytes) is kept with a new key. */
-static void kv_add(struct table_kv *t, int bucket, uint64_t key, const char *text, size_t len)
+/* Room for number t->n: its counts (zeroed) and its text. */
+static int keyed_room(struct keyed *t)
+{
+        size_t    cap = t->counts_cap ? t->counts_cap * 2 : 1024;
+        uint32_t *c;
+        uint64_t *k;
+        char    **tx;
+
+        if (t->n < t->counts_cap)
+                return 0;
+        if (!(k = realloc(t->keys, cap * sizeof(*k))))
+                return -1;
+        t->keys = k;
+        if (!(c = realloc(t->counts, cap * t->n_lat * sizeof(*c))))
+                return -1;
+        memset(c + t->counts_cap * t->n_lat, 0, (cap - t->counts_cap) * t->n_lat * sizeof(*c));
+        t->counts = c;
+        if (t->texts) {
+                if (!(tx = realloc(t->text, cap * sizeof(*tx))))
+                        return -1;
+                t->text = tx;
+        }
+        t->counts_cap = cap;
+        return 0;
+}
+
+/* Count one of @p key in latency bucket @p lat; @p text (@p len bytes) is kept with a new key. */
+static void keyed_add(struct keyed *t, unsigned lat, uint64_t key, const char *text, size_t len)
 {
         size_t j;
 
-        if ((t->n + 1) * 4 > t->cap * 3 && kv_grow(t))
+        if ((t->n + 1) * 4 > t->cap * 3 && keyed_grow(t))
                 return;
-        j = slot_of(key, (uint32_t)bucket, t->cap);
-        while (t->v[j].count) {
-                struct slot *e = &t->v[j];
-                if (e->key == key && e->bucket == (uint32_t)bucket) {
-                        e->count++;
+        j = slot_of(key, t->cap);
+        while (t->slot[j].id1) {
+                if (t->slot[j].key == key) {
+                        t->counts[(size_t)(t->slot[j].id1 - 1) * t->n_lat + lat]++;
                         return;
                 }
                 j = (j + 1) & (t->cap - 1);
         }
-        if (t->texts && !(t->text[j] = strndup(text, len)))
+        if (keyed_room(t) || (t->texts && !(t->text[t->n] = strndup(text, len))))
                 return;
-        t->v[j] = (struct slot){ .key = key, .bucket = (uint32_t)bucket, .count = 1 };
-        t->n++;
+        t->keys[t->n] = key;
+        t->slot[j]    = (struct slot){ .key = key, .id1 = (uint32_t)++t->n };
+        t->counts[(t->n - 1) * t->n_lat + lat] = 1;
+}
+
+static void keyed_free(struct keyed *t)
+{
+        for (size_t i = 0; t->text && i < t->n; i++)
+                free(t->text[i]);
+        free(t->text);
+        free(t->slot);
+        free(t->counts);
+        free(t->keys);
 }
 
 static int bucket_id(struct report *r, const char *name)
@@ -223,132 +250,44 @@ static int src_fit(struct report *r, int s, double w, int *bucket)
         return (int)m.fit;
 }
 
-static bool is_hex(const struct tok *t)
+/* The latency bucket number of bucket @p b: numbered in the order first met. */
+static int lat_of(struct report *r, int b)
 {
-        size_t i = t->n > 2 && t->p[0] == '0' && (t->p[1] == 'x' || t->p[1] == 'X') ? 2 : 0;
-
-        if (i == t->n)
-                return false;
-        for (; i < t->n; i++)
-                if (!isxdigit((unsigned char)t->p[i]))
-                        return false;
-        return true;
+        if (r->lat_idx[b] < 0 && r->n_lat < r->syms.n_lat)
+                r->lat_idx[b] = (int8_t)r->n_lat++;
+        return r->lat_idx[b];
 }
 
-static bool is_dec(const struct tok *t)
-{
-        for (size_t i = 0; i < t->n; i++)
-                if (!isdigit((unsigned char)t->p[i]))
-                        return false;
-        return t->n > 0;
-}
-
-static uint64_t hex_of(const struct tok *t)
-{
-        uint64_t v = 0;
-        size_t   i = t->n > 2 && t->p[0] == '0' && (t->p[1] == 'x' || t->p[1] == 'X') ? 2 : 0;
-
-        for (; i < t->n; i++)
-                v = v * 16 + (uint64_t)(isdigit((unsigned char)t->p[i]) ? t->p[i] - '0'
-                                                                       : (t->p[i] | 32) - 'a' + 10);
-        return v;
-}
-
-/* The blank-separated token ending just before @p at (after @p lo), or an empty one. */
-static struct tok token_before(const char *lo, const char *at)
-{
-        const char *e = at, *b;
-
-        while (e > lo && (e[-1] == ' ' || e[-1] == '\t'))
-                e--;
-        b = e;
-        while (b > lo && b[-1] != ' ' && b[-1] != '\t')
-                b--;
-        return (struct tok){ b, (size_t)(e - b) };
-}
-
-/* The blank-separated token starting at or after @p p (before @p end); *@p p moves past it. */
-static struct tok token_after(const char **p, const char *end)
-{
-        const char *b = *p, *e;
-
-        while (b < end && (*b == ' ' || *b == '\t' || *b == '\r'))
-                b++;
-        e = b;
-        while (e < end && *e != ' ' && *e != '\t' && *e != '\r')
-                e++;
-        *p = e;
-        return (struct tok){ b, (size_t)(e - b) };
-}
-
-/* One line of perf script output. */
+/* One line of perf output. */
 static void take(struct report *r, const char *line, size_t len)
 {
-        const char *end = line + len, *op, *p;
-        struct tok  w = { NULL, 0 }, sym = { NULL, 0 }, a, d;
-        bool        has_addr = false, has_src = false;
-        uint64_t    addr = 0, ds = 0;
-        double      weight;
-        const char *src;
-        int         b, s, sb = -1, fit;
+        struct perf_sample sm;
+        uint64_t           ds;
+        const char        *src;
+        int                b, s, sb = -1, fit, lat;
 
-        for (p = line; p < end && (*p == ' ' || *p == '\t'); p++)
-                ;
-        if (p == end || *p == '#')
+        if (perf_line_parse(&r->in, line, len, &sm) == PERF_LINE_SKIP)
                 return;
         r->n_samples++;
-        op = r->have_src_field ? memmem(line, len, "|OP", 3) : NULL;
-        if (op && (d = token_before(line, op)).n && is_hex(&d)) {
-                has_src = true;
-                ds      = hex_of(&d);
-                a       = token_before(line, d.p);
-                if (r->have_addr_field && a.n && is_hex(&a)) {
-                        has_addr = true;
-                        addr     = hex_of(&a);
-                }
-                /* the decoded text ends with "|BLK" and its words; the weight follows */
-                const char *blk = memmem(op, (size_t)(end - op), "|BLK", 4);
-                p               = blk ? blk + 4 : op;
-                while (p < end && !w.n) {
-                        struct tok t = token_after(&p, end);
-                        if (!t.n)
-                                break;
-                        if (is_dec(&t))
-                                w = t;
-                }
-                token_after(&p, end);           /* ip */
-                sym = token_after(&p, end);
-        } else {                                /* [addr] weight ip sym, from the end */
-                struct tok t3 = token_before(line, end), t2 = token_before(line, t3.p),
-                           t1 = token_before(line, t2.p);
-                if (t1.n && is_dec(&t1) && is_hex(&t2)) {
-                        w   = t1;
-                        sym = t3;
-                        a   = token_before(line, t1.p);
-                        if (r->have_addr_field && a.n && is_hex(&a)) {
-                                has_addr = true;
-                                addr     = hex_of(&a);
-                        }
-                }
-        }
-        if (!w.n) {
+        if (!sm.has_weight) {
                 r->n_nolat++;
                 return;
         }
-        weight = 0;
-        for (size_t i = 0; i < w.n; i++) /* decimal digits (is_dec) */
-                weight = weight * 10 + (w.p[i] - '0');
-        if (weight <= 0 || (b = lat_bucket(r, weight)) < 0) {
+        if (sm.weight <= 0 || (b = lat_bucket(r, sm.weight)) < 0) {
                 r->n_badlat++;
                 return;
         }
         r->count[b]++;
-        if (sym.n)
-                kv_add(&r->syms, b, hash_text(sym.p, sym.n), sym.p, sym.n);
-        if (has_addr)
-                kv_add(&r->addrs, b, addr, NULL, 0);
-        if (!has_src)
+        if ((lat = lat_of(r, b)) >= 0) {
+                if (sm.sym)
+                        keyed_add(&r->syms, (unsigned)lat, hash_text(sm.sym, sm.sym_len), sm.sym,
+                                  sm.sym_len);
+                if (sm.has_addr)
+                        keyed_add(&r->addrs, (unsigned)lat, sm.addr, NULL, 0);
+        }
+        if (!sm.has_src)
                 return;
+        ds = sm.data_src;
         /* a run has few distinct data_src values: each mapped once */
         struct src_slot *slot = &r->src_slots[(ds ^ ds >> 17 ^ ds >> 33) & (SRC_SLOTS - 1)];
         if (slot->used && slot->ds == ds) {
@@ -361,7 +300,7 @@ static void take(struct report *r, const char *line, size_t len)
                 r->n_nosrc++;
                 return;
         }
-        fit = src_fit(r, s, weight, &sb);
+        fit = src_fit(r, s, sm.weight, &sb);
         if (fit == PMUCAL_FITS)
                 return;
         r->n_disagree++;
@@ -382,24 +321,37 @@ static void take(struct report *r, const char *line, size_t len)
 static int by_count(const void *a, const void *b)
 {
         const struct kv *x = a, *y = b;
-        return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
+
+        if (x->count != y->count)
+                return x->count < y->count ? 1 : -1;
+        return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* The entries of @p t sorted by count, most first (caller frees). */
-static struct kv *sorted(const struct table_kv *t, size_t *n)
+/* The @p top most frequent entries of @p t in bucket @p b (most first, the first seen first
+ * among equals) into @p out; their number. */
+static size_t top_of(const struct report *r, const struct keyed *t, int b, int top,
+                     struct kv *out)
 {
-        struct kv *v = malloc((t->n + 1) * sizeof(*v));
-        size_t     k = 0;
+        size_t k = 0;
+        int    lat = r->lat_idx[b];
 
-        for (size_t i = 0; v && i < t->cap; i++)
-                if (t->v[i].count)
-                        v[k++] = (struct kv){ .key = t->v[i].key, .bucket = t->v[i].bucket,
-                                              .count = t->v[i].count,
-                                              .text = t->text ? t->text[i] : NULL };
-        if (v)
-                qsort(v, k, sizeof(*v), by_count);
-        *n = v ? k : 0;
-        return v;
+        if (lat < 0)
+                return 0;
+        for (size_t i = 0; i < t->n; i++) {
+                uint32_t c = t->counts[i * t->n_lat + (unsigned)lat];
+                if (!c || (k == (size_t)top && c <= out[k - 1].count))
+                        continue;
+                if (k < (size_t)top)
+                        k++;
+                out[k - 1] = (struct kv){ .key = t->keys[i], .id = (uint32_t)i, .count = c,
+                                          .text = t->text ? t->text[i] : NULL };
+                for (size_t j = k - 1; j > 0 && by_count(&out[j - 1], &out[j]) > 0; j--) {
+                        struct kv x = out[j];
+                        out[j]      = out[j - 1];
+                        out[j - 1]  = x;
+                }
+        }
+        return k;
 }
 
 static const char *const fit_name[] = { "fits", "faster", "slower", "no bucket" };
@@ -408,9 +360,14 @@ static void print_text(struct report *r, int top, double total, double rate)
 {
         uint64_t   cls = 0;
         size_t     ns, na;
-        struct kv *sy = sorted(&r->syms, &ns), *ad = sorted(&r->addrs, &na);
+        struct kv *sy = calloc((size_t)top, sizeof(*sy)), *ad = calloc((size_t)top, sizeof(*ad));
         double     scale = 0;
 
+        if (!sy || !ad) {
+                free(sy);
+                free(ad);
+                return;
+        }
         for (int i = 0; i < r->n_buckets; i++)
                 cls += r->count[i];
         if (total > 0 && rate > 0 && cls)
@@ -432,17 +389,16 @@ static void print_text(struct report *r, int top, double total, double rate)
                 printf("\n");
         }
         for (int i = 0; i < r->n_buckets; i++) {
-                int k = 0;
                 if (!r->count[i])
                         continue;
                 printf("top %s:", cli_esc(r->bucket[i]));
-                for (size_t j = 0; j < ns && k < top; j++)
-                        if (sy[j].bucket == (uint32_t)i && ++k)
-                                printf(" %s %" PRIu32, cli_esc(sy[j].text), sy[j].count);
-                for (size_t j = 0, a = 0; j < na && (int)a < top; j++)
-                        if (ad[j].bucket == (uint32_t)i && ++a)
-                                printf("%s 0x%" PRIx64 " %" PRIu32, a == 1 ? " | addr" : "", ad[j].key,
-                                       ad[j].count);
+                ns = top_of(r, &r->syms, i, top, sy);
+                na = top_of(r, &r->addrs, i, top, ad);
+                for (size_t j = 0; j < ns; j++)
+                        printf(" %s %" PRIu32, cli_esc(sy[j].text), sy[j].count);
+                for (size_t j = 0; j < na; j++)
+                        printf("%s 0x%" PRIx64 " %" PRIu32, j == 0 ? " | addr" : "", ad[j].key,
+                               ad[j].count);
                 printf("\n");
         }
         printf("source disagrees with its latency bucket: %" PRIu64 " sample(s)%s\n", r->n_disagree,
@@ -478,8 +434,13 @@ static void print_json(struct report *r, int top, double total, double rate)
 {
         uint64_t   cls = 0;
         size_t     ns, na;
-        struct kv *sy = sorted(&r->syms, &ns), *ad = sorted(&r->addrs, &na);
+        struct kv *sy = calloc((size_t)top, sizeof(*sy)), *ad = calloc((size_t)top, sizeof(*ad));
 
+        if (!sy || !ad) {
+                free(sy);
+                free(ad);
+                return;
+        }
         for (int i = 0; i < r->n_buckets; i++)
                 cls += r->count[i];
         printf("{\"samples\": %" PRIu64 ", \"sorted\": %" PRIu64 ", \"without_weight\": %" PRIu64
@@ -491,7 +452,6 @@ static void print_json(struct report *r, int top, double total, double rate)
                 printf("null");
         printf(", \"buckets\": [");
         for (int i = 0, first = 1; i < r->n_buckets; i++) {
-                int k = 0;
                 if (!r->count[i])
                         continue;
                 printf("%s{\"bucket\": ", first ? "" : ", ");
@@ -499,18 +459,17 @@ static void print_json(struct report *r, int top, double total, double rate)
                 json_str(r->bucket[i]);
                 printf(", \"samples\": %" PRIu64 ", \"share\": %.6f, \"symbols\": [", r->count[i],
                        cls ? (double)r->count[i] / (double)cls : 0.0);
-                for (size_t j = 0; j < ns && k < top; j++)
-                        if (sy[j].bucket == (uint32_t)i) {
-                                printf("%s{\"sym\": ", k++ ? ", " : "");
-                                json_str(sy[j].text);
-                                printf(", \"samples\": %" PRIu32 "}", sy[j].count);
-                        }
+                ns = top_of(r, &r->syms, i, top, sy);
+                na = top_of(r, &r->addrs, i, top, ad);
+                for (size_t j = 0; j < ns; j++) {
+                        printf("%s{\"sym\": ", j ? ", " : "");
+                        json_str(sy[j].text);
+                        printf(", \"samples\": %" PRIu32 "}", sy[j].count);
+                }
                 printf("], \"addresses\": [");
-                k = 0;
-                for (size_t j = 0; j < na && k < top; j++)
-                        if (ad[j].bucket == (uint32_t)i)
-                                printf("%s{\"addr\": \"0x%" PRIx64 "\", \"samples\": %" PRIu32 "}",
-                                       k++ ? ", " : "", ad[j].key, ad[j].count);
+                for (size_t j = 0; j < na; j++)
+                        printf("%s{\"addr\": \"0x%" PRIx64 "\", \"samples\": %" PRIu32 "}",
+                               j ? ", " : "", ad[j].key, ad[j].count);
                 printf("]}");
         }
         printf("], \"disagreements\": %" PRIu64 ", \"disagree\": [", r->n_disagree);
@@ -575,6 +534,7 @@ int cmd_report(int argc, char **argv)
         }
         r->unit       = PMUCAL_UNIT_CORE; /* perf's weight: core cycles (PEBS, IBS, SPE) */
         r->syms.texts = true;
+        memset(r->lat_idx, -1, sizeof(r->lat_idx));
         for (; i < argc && !strncmp(argv[i], "--", 2); i++) {
                 if (!strcmp(argv[i], "--json")) {
                         json = true;
@@ -607,8 +567,8 @@ int cmd_report(int argc, char **argv)
                 rc = EXIT_USAGE;
                 goto out;
         }
-        r->have_addr_field = strstr(fields, "addr") != NULL;
-        r->have_src_field  = strstr(fields, "data_src") != NULL;
+        r->in.have_addr = strstr(fields, "addr") != NULL;
+        r->in.have_src  = strstr(fields, "data_src") != NULL;
         if (!(t = cli_load_table(argv[i]))) {
                 rc = EXIT_BAD;
                 goto out;
@@ -635,6 +595,8 @@ int cmd_report(int argc, char **argv)
         for (size_t k = 0; k < nm->n_dram; k++)
                 if (nm->dram[k].measured)
                         bucket_id(r, nm->dram[k].name);
+        /* a latency's bucket is a level, a DRAM level or beyond the last level's ceiling */
+        r->syms.n_lat = r->addrs.n_lat = (unsigned)(t->n_levels + nm->n_dram + 1);
         if (argc - i == 2 && strcmp(argv[i + 1], "-") && !(in = fopen(argv[i + 1], "r"))) {
                 fprintf(stderr, "pmucal-table: report: cannot open %s\n", cli_esc(argv[i + 1]));
                 rc = EXIT_BAD;
@@ -649,11 +611,8 @@ int cmd_report(int argc, char **argv)
         if (in != stdin)
                 fclose(in);
 out:
-        for (size_t k = 0; r->syms.text && k < r->syms.cap; k++)
-                free(r->syms.text[k]);
-        free(r->syms.text);
-        free(r->syms.v);
-        free(r->addrs.v);
+        keyed_free(&r->syms);
+        keyed_free(&r->addrs);
         for (int s = 0; s < r->n_src; s++)
                 free(r->src_cache[s]);
         free(r->lat_cache);

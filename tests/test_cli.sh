@@ -326,6 +326,55 @@ assert r["disagreements"] == 5 and r["disagree"][0]["source"] == "dram-local", r
 else failed=$((failed + 1)); echo "not ok $n - report --json: buckets, scale, disagreements"; fi
 awk '!/^#/ { print $1, $(NF-2), $(NF-1), $NF }' "$tmp/perf.txt" > "$tmp/perf-nods.txt"
 case_ "report without data_src (--fields)" 0 "^L3 +30 " report --fields ip,sym,addr,weight "$numa" "$tmp/perf-nods.txt"
+# Symbols as perf prints C++ and unresolved ones, blanks inside: the whole rest of the line
+# after ip is the symbol, with data_src and without it.
+python3 - "$tmp/perf-sp.txt" <<'PY'
+import sys
+syms = [(7, "operator new(unsigned long)"), (3, "std::vector<int, std::allocator<int> >::push_back(int const&)"),
+        (2, "[unknown]")]
+with open(sys.argv[1], "w") as f:
+    for n, sym in syms:
+        for i in range(n):
+            f.write("%16x %16x |OP LOAD|LVL L1 hit|SNP None|TLB L1 or L2 hit|LCK No|BLK  N/A %16d %x %s\n"
+                    % (0x10000000 + 64 * i, 0x200000142, 5, 0x5574a000, sym))
+PY
+case_ "report: symbols with blanks" 0 "^top L1: operator new\(unsigned long\) 7 std::vector<int, std::allocator<int> >::push_back\(int const&\) 3 \[unknown\] 2 \|" report "$numa" "$tmp/perf-sp.txt"
+python3 - "$tmp/perf-sp.txt" "$tmp/perf-sp-nods.txt" <<'PY'
+import re, sys
+with open(sys.argv[2], "w") as f:
+    for line in open(sys.argv[1]):
+        m = re.match(r"\s*(\S+)\s+\S+ \|OP.*?\|BLK\s+N/A\s+(\d+) (\S+) (.*)$", line)
+        f.write("%s %s %s %s\n" % m.groups())
+PY
+case_ "report without data_src: symbols with blanks" 0 "^top L1: operator new\(unsigned long\) 7 std::vector<int, std::allocator<int> >::push_back\(int const&\) 3 \[unknown\] 2 \|" report --fields ip,sym,addr,weight "$numa" "$tmp/perf-sp-nods.txt"
+
+# perf mem report -D: the samples of perf.txt as dump_raw_samples (tools/perf/builtin-mem.c)
+# prints them: blank-separated with ADDR in its "0x016%" PRIx64 format, and with -x , and the
+# PHYS ADDR and DATA PAGE SIZE columns (--phys-data, --data-page-size). The same buckets,
+# addresses and disagreements as the perf script form.
+python3 - "$tmp/perf.txt" "$tmp/mem-raw.txt" "$tmp/mem-raw-x.txt" <<'PY'
+import re, sys
+raw = open(sys.argv[2], "w")
+rawx = open(sys.argv[3], "w")
+raw.write("# PID, TID, IP, ADDR, LOCAL WEIGHT, DSRC, SYMBOL\n")
+rawx.write("# PID, TID, IP, ADDR, PHYS ADDR, DATA PAGE SIZE, LOCAL WEIGHT, DSRC, SYMBOL\n")
+for line in open(sys.argv[1]):
+    if line.startswith("#"):
+        continue
+    m = re.match(r"\s*(\S+)\s+(\S+) \|OP.*?\|BLK\s+N/A\s+(\d+) (\S+) (.*)$", line)
+    addr, ds, w, ip, sym = int(m[1], 16), int(m[2], 16), int(m[3]), int(m[4], 16), m[5]
+    raw.write("%5d %5d 0x%016x 0x016%x %5u 0x%06x %s:%s\n" % (4242, 4243, ip, addr, w, ds, "/usr/bin/bench", sym))
+    rawx.write("%d,%d,0x%x,0x%x,0x%016x,%s,%u,0x%x,%s:%s\n"
+               % (4242, 4243, ip, addr, addr + 0x40000000, "4K", w, ds, "/usr/bin/bench", sym))
+PY
+for f in mem-raw mem-raw-x; do
+        case_ "report: perf mem -D ($f) counts every bucket" 0 "^report: 215 samples, 215 sorted by latency \(core\)" report "$numa" "$tmp/$f.txt"
+        case_ "report: perf mem -D ($f) samples per bucket" 0 "^L2 +50 +23\.3%$" report "$numa" "$tmp/$f.txt"
+        case_ "report: perf mem -D ($f) top symbols and addresses" 0 "^top L1: walk_list 100 odd 5 \| addr 0x10005000 27 " report "$numa" "$tmp/$f.txt"
+        case_ "report: perf mem -D ($f) source disagrees" 0 "source dram-local +latency bucket L1 +faster +5 " report "$numa" "$tmp/$f.txt"
+done
+grep -v '^#' "$tmp/mem-raw.txt" > "$tmp/mem-raw-nohdr.txt"
+case_ "report: perf mem -D without its header" 0 "^top L1: walk_list 100 odd 5 \| addr 0x10005000 27 " report "$numa" "$tmp/mem-raw-nohdr.txt"
 case_ "report: core cycles need a ratio" 1 "no ratio for them.*--core-ghz" report "$good" "$tmp/perf.txt"
 case_ "report --core-ghz" 0 "^report: 215 samples" report --core-ghz 2.6 "$good" "$tmp/perf.txt"
 
