@@ -179,6 +179,7 @@ BENCH_SRCS := \
 	bench/branch_pattern.c \
 	bench/c2c.c \
 	bench/chain.c \
+	bench/chase_buf.c \
 	bench/chase_job.c \
 	bench/clock_chain.c \
 	bench/kernel_load.c \
