@@ -13,7 +13,7 @@
 #include "app/run.h"
 
 #include "app/cpus.h"
-#include "bench/chain.h"
+#include "bench/chase_buf.h"
 #include "boot/cpu.h"
 #include "boot/prefetch.h"
 #include "report/c2c.h"
@@ -294,7 +294,7 @@ status_t phase_c2c(struct run *r)
         struct c2c_run *s        = &run_state;
         bool            emulated = app_cpus_emulated(r);
         uint64_t        tsc_hz   = r->inv ? r->inv->tsc_hz : 0;
-        void           *buf      = NULL;
+        struct bench_chase_buf xfer = { 0 }, floor = { 0 };
         status_t        st;
 
         if (r->cfg.cpus == CONFIG_CPUS_BSP) {
@@ -312,34 +312,35 @@ status_t phase_c2c(struct run *r)
         }
         st = c2c_pairs_plan(s->cpu, s->n, C2C_ALL_UP_TO, C2C_PER_CLASS, s->pair,
                             C2C_MAX_PAIRS, &s->n_pairs);
-        struct bench_chain_cfg cc = { .layout = BENCH_LAYOUT_RANDOM, .seed = C2C_SEED };
+        struct bench_chase_buf_cfg xc = {
+                .bytes = C2C_LINES * 64, .page = PLAT_PAGE_4K,
+                .chain = { .layout = BENCH_LAYOUT_RANDOM, .seed = C2C_SEED } };
         if (st == ST_OK)
-                st = plat_alloc_pages(C2C_LINES * 64, PLAT_PAGE_4K, &buf, NULL);
-        if (st == ST_OK)
-                st = bench_chain_build(buf, C2C_LINES * 64, &cc, &s->chain);
+                st = bench_chase_buf_create(&xfer, &xc);
         if (st != ST_OK) {
                 app_cpus_release();
-                if (buf)
-                        plat_free_pages(buf, C2C_LINES * 64);
                 return rep_err(st, "planning pairs and laying the chain");
         }
+        s->chain = xfer.start;
         /* The reader's own hit: a chain between its L1D and L2 (its own L2 hit) where CPUID or
          * the PPTT gave the sizes, else the transfer chain itself (its L1 hit). Not under an
          * emulator, which models no caches. */
         const struct cpu_topology *t0p = &app_cpus_get()->cpu[s->idx[0]].topo;
         size_t floor_bytes = c2c_floor_bytes(t0p->cache_bytes[0], t0p->cache_bytes[1],
                                              C2C_FLOOR_MAX, C2C_LINES * 64, &s->floor_name);
-        void  *floor_buf   = NULL;
-        struct bench_chain_cfg fc = { .layout = BENCH_LAYOUT_RANDOM, .seed = C2C_SEED + 1 };
+        struct bench_chase_buf_cfg fc = {
+                .bytes = floor_bytes, .page = PLAT_PAGE_4K,
+                .chain = { .layout = BENCH_LAYOUT_RANDOM, .seed = C2C_SEED + 1 } };
         s->floor_chain = NULL;
         s->emulated    = emulated;
         s->pf_off      = r->cfg.prefetchers == CONFIG_PREFETCH_OFF;
         s->cpu_info    = r->inv ? &r->inv->cpu : NULL;
-        if (!emulated && plat_alloc_pages(floor_bytes, PLAT_PAGE_4K, &floor_buf, NULL) == ST_OK &&
-            bench_chain_build(floor_buf, floor_bytes, &fc, &s->floor_chain) == ST_OK)
-                s->floor_lines = floor_bytes / 64;
-        else
+        if (!emulated && bench_chase_buf_create(&floor, &fc) == ST_OK) {
+                s->floor_chain = floor.start;
+                s->floor_lines = floor.n_lines;
+        } else {
                 s->floor_name = NULL;
+        }
         /* A round is a lap of C2C_LINES transfers already averaged; the rounds give the
          * spread, as the windows of a latency point do. */
         s->rounds = r->cfg.repetitions;
@@ -357,9 +358,8 @@ status_t phase_c2c(struct run *r)
                          (unsigned long long)s->n_transfers,
                          (unsigned long long)((bench_c2c_clock() - t0) * 1000 / tsc_hz));
         app_cpus_release();
-        plat_free_pages(buf, C2C_LINES * 64);
-        if (floor_buf)
-                plat_free_pages(floor_buf, floor_bytes);
+        bench_chase_buf_destroy(&xfer);
+        bench_chase_buf_destroy(&floor);
         report(s, failed, tsc_hz, emulated);
         if (s->n_res) {
                 result = (struct lat_c2c_in){

@@ -15,7 +15,7 @@
 
 #include "app/cpus.h"
 #include "app/numa_priv.h"
-#include "bench/chain.h"
+#include "bench/chase_buf.h"
 #include "bench/kernel_load.h"
 #include "lib/fmt.h"
 #include "lib/stats.h"
@@ -108,17 +108,22 @@ static unsigned place_buffers(struct numa_run *s, const struct inventory *inv)
         unsigned n = 0;
 
         for (unsigned k = 0; k < s->n_nodes; k++) {
-                struct numa_place     *pl = &s->place[k];
-                struct bench_chain_cfg cc = { .layout = BENCH_LAYOUT_RANDOM, .seed = CHAIN_SEED ^ k };
+                struct numa_place         *pl = &s->place[k];
+                struct bench_chase_buf     cb;
+                struct bench_chase_buf_cfg cc = {
+                        .bytes = s->ws,
+                        .chain = { .layout = BENCH_LAYOUT_RANDOM, .seed = CHAIN_SEED ^ k } };
 
                 s->chain[k] = NULL;
                 if (app_numa_place(inv ? inv->srat : NULL, s->pd[k], s->ws, pl) != ST_OK)
                         continue;
-                if (bench_chain_build(pl->p, s->ws, &cc, &s->chain[k]) != ST_OK) {
+                cc.mem = pl->p; /* the node's block: the placement keeps and frees it */
+                if (bench_chase_buf_create(&cb, &cc) != ST_OK) {
                         app_numa_unplace(pl);
                         pl->st = ST_BAD_ARG;
                         continue;
                 }
+                s->chain[k] = cb.start;
                 n++;
         }
         return n;

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "boot/plat.h"
+#include "bench/chase_buf.h"
 #include "report/rep.h"
 #include "pmu/pmu.h"
 #include "pmu/sample.h"
@@ -83,11 +84,10 @@ status_t pmu_validate_run(const struct cpu_info *ci, unsigned reps, struct rep_b
 
 struct bench_ownpt;
 
-/** A pointer chase prepared for a check: buffer, chain, current position. */
+/** A pointer chase prepared for a check: the chase buffer (its chain's start is the current
+ *  position) and, for the page chase, the page tables it runs under. */
 struct pmu_chase {
-        void               *buf;
-        uint64_t            bytes;
-        void               *p;
+        struct bench_chase_buf cb;
         uint64_t            iters;    /* bench_chase iterations of the N run */
         /* Page chase over a buffer the firmware maps with large pages: the harness's own
          * tables, the buffer identity-mapped by 4 KiB pages (bench/ownpt.h); NULL otherwise. */

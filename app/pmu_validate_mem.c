@@ -6,7 +6,7 @@
 #include "app/pmu_validate.h"
 #include "boot/cpu.h"
 
-#include "bench/chain.h"
+#include "bench/chase_buf.h"
 #include "bench/kernel_chase.h"
 #include "bench/kernel_pmu.h"
 #include "bench/kernel_tlb.h"
@@ -96,7 +96,7 @@ static status_t own_tables(struct pmu_chase *ch, const struct cpu_info *ci, cons
                 *reason = "no memory for the page-table bookkeeping";
                 return ST_NO_MEM;
         }
-        if ((st = bench_ownpt_build(ch->own, ci, ch->buf, ch->bytes)) != ST_OK) {
+        if ((st = bench_ownpt_build(ch->own, ci, ch->cb.buf, ch->cb.bytes)) != ST_OK) {
                 *reason = st == ST_UNSUPPORTED
                                   ? "the firmware maps this buffer with 2 MiB or 1 GiB pages and "
                                     "this platform gives no memory map to build 4 KiB page "
@@ -110,8 +110,8 @@ static status_t own_tables(struct pmu_chase *ch, const struct cpu_info *ci, cons
                 (uintptr_t)bench_tlb_flush_all, (uintptr_t)&local, (uintptr_t)ch,
                 (uintptr_t)ch->own, (uintptr_t)pmu_get_caps(),
         };
-        if (bench_ownpt_check_4k(ch->own, ch->buf, ch->bytes, &ch->n_walked) != ST_OK ||
-            ch->n_walked != ch->bytes / PAGE_BYTES) {
+        if (bench_ownpt_check_4k(ch->own, ch->cb.buf, ch->cb.bytes, &ch->n_walked) != ST_OK ||
+            ch->n_walked != ch->cb.bytes / PAGE_BYTES) {
                 *reason = "a page of the 4 KiB test mapping does not walk to itself";
                 return ST_BAD_DATA;
         }
@@ -126,33 +126,33 @@ static status_t own_tables(struct pmu_chase *ch, const struct cpu_info *ci, cons
 status_t pmu_chase_setup(struct pmu_chase *ch, const struct cpu_info *ci, uint64_t bytes,
                          bool per_page, const char **reason)
 {
-        enum plat_page_kind got = PLAT_PAGE_4K;
-        status_t            st;
+        struct bench_chase_buf_cfg bc = {
+                .bytes = bytes, .page = PLAT_PAGE_4K, .no_chain = true,
+                .chain = { .layout = BENCH_LAYOUT_RANDOM,
+                           .line_bytes = per_page ? PAGE_BYTES : LINE_BYTES,
+                           .seed = 0x70757063686173ull },
+        };
+        status_t st;
 
         *ch = (struct pmu_chase){ 0 };
-        if ((st = plat_alloc_pages(bytes, PLAT_PAGE_4K, &ch->buf, &got)) != ST_OK) {
+        if ((st = bench_chase_buf_create(&ch->cb, &bc)) != ST_OK) {
                 *reason = "could not allocate the chase buffer";
                 return st;
         }
-        ch->bytes = bytes;
-        if (per_page && got != PLAT_PAGE_4K && (st = own_tables(ch, ci, reason)) != ST_OK) {
+        if (per_page && ch->cb.page_got != PLAT_PAGE_4K &&
+            (st = own_tables(ch, ci, reason)) != ST_OK) {
                 pmu_chase_free(ch);
                 return st;
         }
-        struct bench_chain_cfg cfg = { .layout = BENCH_LAYOUT_RANDOM,
-                                       .line_bytes = per_page ? PAGE_BYTES : LINE_BYTES,
-                                       .seed = 0x70757063686173ull };
-        if ((st = bench_chain_build(ch->buf, bytes, &cfg, &ch->p)) != ST_OK) {
+        if ((st = bench_chase_buf_lay(&ch->cb, bytes, &bc.chain)) != ST_OK) {
                 *reason = "building the chase chain failed";
                 pmu_chase_free(ch);
                 return st;
         }
-        uint64_t n_ptrs = bytes / cfg.line_bytes;
-        uint64_t loads  = n_ptrs < PMU_CHASE_MAX_LOADS ? n_ptrs : PMU_CHASE_MAX_LOADS;
+        uint64_t loads = ch->cb.n_lines < PMU_CHASE_MAX_LOADS ? ch->cb.n_lines
+                                                              : PMU_CHASE_MAX_LOADS;
         ch->iters = loads / BENCH_CHASE_UNROLL ? loads / BENCH_CHASE_UNROLL : 1;
-        /* Warm-up lap: steady state, not the cold first touch. */
-        uint64_t lap = n_ptrs / BENCH_CHASE_UNROLL;
-        ch->p = bench_chase(ch->p, lap ? lap : 1);
+        bench_chase_buf_lap(&ch->cb); /* steady state, not the cold first touch */
         return ST_OK;
 }
 
@@ -164,8 +164,7 @@ void pmu_chase_free(struct pmu_chase *ch)
                 bench_ownpt_free(ch->own);
                 plat_free(ch->own);
         }
-        if (ch->buf)
-                plat_free_pages(ch->buf, ch->bytes);
+        bench_chase_buf_destroy(&ch->cb);
         *ch = (struct pmu_chase){ 0 };
 }
 
@@ -223,8 +222,8 @@ void pmu_page_chase_selftest(const struct cpu_info *ci)
                  (unsigned long long)ch.n_walked, ch.own->pt.n_table_pages);
         /* One lap under the harness's tables: every pointer is read through a 4 KiB
          * translation, and a closed cycle comes back to where it started. */
-        uint64_t n_ptrs = ch.bytes / PAGE_BYTES, lap = n_ptrs / BENCH_CHASE_UNROLL;
-        void    *start = ch.p, *end = NULL;
+        uint64_t n_ptrs = ch.cb.n_lines, lap = n_ptrs / BENCH_CHASE_UNROLL;
+        void    *start = ch.cb.start, *end = NULL;
         if (lap == 0 || n_ptrs % BENCH_CHASE_UNROLL) {
                 pmu_chase_free(&ch);
                 return;
@@ -248,5 +247,5 @@ void pmu_chase_step(void *arg)
 {
         struct pmu_chase_run *r = arg;
 
-        r->ch->p = bench_chase(r->ch->p, r->iters);
+        r->ch->cb.start = bench_chase(r->ch->cb.start, r->iters);
 }

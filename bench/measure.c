@@ -85,30 +85,32 @@ static void sweep_setup(const struct bench_sweep_cfg *cfg, const struct cpu_info
 }
 
 /* One buffer for the whole sweep (halving the range when the memory is not there), mapped with
- * the page size asked for where the caller can remap it. */
+ * the page size asked for where the caller can remap it; each point lays its chain over a
+ * prefix of it. */
 static status_t sweep_buffer(const struct bench_sweep_cfg *cfg, struct sweep *s,
-                             struct bench_sweep_info *info, uint64_t *buf_bytes_out)
+                             struct bench_sweep_info *info)
 {
-        uint64_t buf_bytes;
-        status_t st;
+        struct bench_chase_buf_cfg bc = { .page = cfg->page, .no_chain = true };
+        status_t                   st;
 
         info->planned_bytes = info->max_bytes;
         for (;;) {
-                buf_bytes = (info->max_bytes + bench_page_bytes(cfg->page) - 1) /
-                            bench_page_bytes(cfg->page) * bench_page_bytes(cfg->page);
-                st = plat_alloc_pages(buf_bytes, cfg->page, (void **)&s->buf, &info->page_got);
+                bc.bytes = (info->max_bytes + bench_page_bytes(cfg->page) - 1) /
+                           bench_page_bytes(cfg->page) * bench_page_bytes(cfg->page);
+                st = bench_chase_buf_create(&s->cb, &bc);
                 if (st != ST_NO_MEM || info->max_bytes <= MIN_FALLBACK_BYTES)
                         break;
                 info->max_bytes /= 2;
         }
         if (st != ST_OK)
                 return log_err(st, "allocating %llu bytes for the sweep",
-                               (unsigned long long)buf_bytes);
+                               (unsigned long long)bc.bytes);
+        info->page_got = s->cb.page_got;
         /* Asked and obtained differ (the firmware's identity map decides): the caller may map
          * the buffer as asked in tables of its own, switched inside each window. */
         info->page_used = info->page_got;
         if (cfg->remap && info->page_got != cfg->page) {
-                if (cfg->remap(cfg->remap_ctx, s->buf, buf_bytes, cfg->page, info->page_got,
+                if (cfg->remap(cfg->remap_ctx, s->cb.buf, s->cb.bytes, cfg->page, info->page_got,
                                &info->guard.hooks) == ST_OK && info->guard.hooks.enter) {
                         info->page_used = cfg->page;
                         info->remapped  = true;
@@ -116,8 +118,6 @@ static status_t sweep_buffer(const struct bench_sweep_cfg *cfg, struct sweep *s,
                         info->guard.hooks = (struct bench_window_hooks){ 0 };
                 }
         }
-
-        *buf_bytes_out = buf_bytes;
         return ST_OK;
 }
 
@@ -125,7 +125,6 @@ status_t bench_sweep_run(const struct bench_sweep_cfg *cfg, const struct cpu_inf
                          struct lat_curve *out, struct bench_sweep_info *info)
 {
         struct sweep s = { .cfg = cfg, .info = info };
-        uint64_t     buf_bytes = 0;
         size_t       cap;
         status_t     st;
 
@@ -134,7 +133,7 @@ status_t bench_sweep_run(const struct bench_sweep_cfg *cfg, const struct cpu_inf
                 return ST_BAD_ARG;
         *out = (struct lat_curve){ 0 };
         sweep_setup(cfg, cpu, &s, info);
-        if ((st = sweep_buffer(cfg, &s, info, &buf_bytes)) != ST_OK)
+        if ((st = sweep_buffer(cfg, &s, info)) != ST_OK)
                 return st;
         cap       = 64u * 16u + s.prof->max_refine_points; /* 16 octaves of up to 64 steps */
         s.lat_cap = info->max_windows;
@@ -161,7 +160,7 @@ status_t bench_sweep_run(const struct bench_sweep_cfg *cfg, const struct cpu_inf
 done:
         plat_free(s.lat);
         plat_free(s.scratch);
-        plat_free_pages(s.buf, buf_bytes);
+        bench_chase_buf_destroy(&s.cb);
         if (st != ST_OK) {
                 bench_sweep_free(out);
                 if (st == ST_DISTURBED) /* not a fault: the caller says what was left out */

@@ -55,7 +55,7 @@ uint64_t bench_refill_iters(uint64_t ws_bytes, uint64_t page_bytes)
  * they are not. */
 static void warm(struct sweep *s, uint64_t ws)
 {
-        const volatile uint8_t *b = s->buf;
+        const volatile uint8_t *b = s->cb.buf;
         uint64_t                n = ws / LINE_BYTES;
 
         if (s->no_warm_bytes && ws > s->no_warm_bytes)
@@ -74,8 +74,9 @@ static status_t chain_ready(struct sweep *s, uint64_t ws, void **p)
                                       .seed = s->cfg->seed ^ ws };
         status_t st;
 
-        if ((st = bench_chain_build(s->buf, ws, &cc, p)) != ST_OK)
+        if ((st = bench_chase_buf_lay(&s->cb, ws, &cc)) != ST_OK)
                 return st;
+        *p = s->cb.start;
         warm(s, ws);
         if (s->info->remapped)
                 s->info->guard.hooks.refill_iters =

@@ -11,6 +11,7 @@
 #define PMUCAL_BENCH_MEASURE_PRIV_H
 
 #include "bench/measure.h"
+#include "bench/chase_buf.h"
 
 #define LINE_BYTES          64u
 #define CLOCK_CALIB_US      5000u  /* five clean 1 ms stalls */
@@ -24,7 +25,7 @@ struct sweep {
         const struct bench_sweep_cfg    *cfg;
         const struct bench_profile_desc *prof;
         struct bench_sweep_info         *info;
-        uint8_t                         *buf;
+        struct bench_chase_buf           cb;      /* the sweep's memory; a chain per point */
         uint64_t                        *lat;     /* window latencies of one point */
         uint64_t                        *scratch; /* a sorted copy of them */
         uint64_t                         no_warm_bytes; /* 2 x largest cache; 0 = unknown */

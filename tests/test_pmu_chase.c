@@ -121,7 +121,7 @@ static void test_refusals(void **unused)
         (void)unused;
         assert_int_equal(pmu_chase_setup(&ch, NULL, 64 * KiB, true, &why), ST_UNSUPPORTED);
         assert_non_null(strstr(why, "no CPU description"));
-        assert_null(ch.buf);
+        assert_null(ch.cb.buf);
         /* a map without the harness's code and stack: the tables would not run it */
         fake_plat_set_mmu(PLAT_PAGE_2M, true, true, false);
         assert_int_equal(pmu_chase_setup(&ch, &ci, 64 * KiB, true, &why), ST_BAD_DATA);

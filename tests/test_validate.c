@@ -210,12 +210,12 @@ static void test_chase_setup(void **unused)
 
         assert_int_equal(pmu_chase_setup(&ch, NULL, 256 * KiB, false, &why), ST_OK);
         assert_int_equal(ch.iters, 256 * KiB / 64 / 32);
-        void *start = ch.p;
+        void *start = ch.cb.start;
         struct pmu_chase_run r = { &ch, ch.iters };
         pmu_chase_step(&r); /* one full lap: back where it started */
-        assert_ptr_equal(ch.p, start);
+        assert_ptr_equal(ch.cb.start, start);
         pmu_chase_free(&ch);
-        assert_null(ch.buf);
+        assert_null(ch.cb.buf);
         assert_int_equal(pmu_chase_setup(&ch, NULL, 64 * KiB, true, &why), ST_OK); /* fake: 4 KiB pages */
         assert_int_equal(ch.iters, 1);
         assert_null(ch.own); /* the firmware's pages are 4 KiB already: no own tables */
@@ -330,7 +330,7 @@ static void test_own_tables_heap_buffer(void **unused)
         assert_false(bench_ownpt_identity_ok(&o, off_map, ARRAY_SIZE(off_map)));
         assert_true(o.pt.n_table_pages > 0 && o.n_chunks == 1);
         /* fake_plat cannot load CR3: the page chase's window reports it instead of running */
-        struct pmu_chase ch = { .buf = buf, .bytes = 32 * KiB, .own = &o };
+        struct pmu_chase ch = { .cb = { .buf = buf, .bytes = 32 * KiB }, .own = &o };
         assert_int_equal(pmu_chase_enter(&ch), ST_UNSUPPORTED);
         bench_ownpt_free(&o);
         plat_free_pages(buf, 32 * KiB);

@@ -18,6 +18,7 @@
 
 #include "lib/status.h"
 #include "boot/plat.h"
+#include "bench/chase_buf.h"
 #include "boot/x86/cpuid.h"
 #include "pmu/pmu.h"
 #include "pmu/x86/ibs_session.h"
@@ -145,23 +146,15 @@ struct smp_ctx {
         struct rep_buf         report;   /* sampling-report.txt */
 };
 
-/** A chase over a buffer of the harness's own: the chain, the lines it visits (ascending)
- *  and the page kind the platform backed it with. */
-struct smp_chase {
-        void               *buf;
-        uint64_t            bytes;
-        enum plat_page_kind got;
-        void               *start;
-        uint64_t           *lines;
-        size_t              n_lines;
-        uint32_t            line_bytes;
-};
-
-/** Allocate @p bytes, lay a random chain with one pointer per @p line_bytes, walk one lap to
- *  list the lines it visits. */
-status_t smp_chase_setup(struct smp_chase *c, uint64_t bytes, uint32_t line_bytes);
-/** Free what smp_chase_setup allocated. */
-void smp_chase_free(struct smp_chase *c);
+/** The chase samples are checked against: a buffer of the harness's own, 4 KiB pages asked,
+ *  a random chain with one pointer per @p line bytes, the lines it visits listed (a
+ *  struct bench_chase_buf_cfg for bench_chase_buf_create). */
+#define SMP_CHASE_SEED 0x5eed5a3d1e5ull
+#define SMP_CHASE_CFG(b, line)                                                              \
+        ((struct bench_chase_buf_cfg){ .bytes = (b), .page = PLAT_PAGE_4K, .list_lines = true, \
+                                       .chain = { .layout     = BENCH_LAYOUT_RANDOM,        \
+                                                  .line_bytes = (line),                     \
+                                                  .seed       = SMP_CHASE_SEED } })
 
 /** Keep in @p s (compacting, order kept) only the samples whose IP is a chase load;
  *  returns how many are left. */
@@ -173,7 +166,7 @@ size_t smp_filter_chase(struct psample *s, size_t n);
  *  latency line. Physical addresses are compared with a software walk of the live CR3 (ring
  *  0 only: samples exist only in the firmware run). */
 void smp_check_ws(struct smp_ctx *x, const char *mech, const struct smp_ws *w,
-                  const struct smp_chase *c, const struct psample *s, size_t n,
+                  const struct bench_chase_buf *c, const struct psample *s, size_t n,
                   const char *lat_note);
 
 /** The kind of a SKIP for a sampling mechanism the CPU does not offer: a hardware PMU is
@@ -193,7 +186,7 @@ void smp_permille_verdict(struct rep_verdict *v, uint64_t good, uint64_t all, ui
 
 /** What the page-stride chase over @p ch should see: every load missing the STLB with 4 KiB
  *  pages, none with 2 MiB pages. */
-void smp_tlb_expect(const struct smp_chase *ch, bool *miss, enum psample_pgsz *pg);
+void smp_tlb_expect(const struct bench_chase_buf *ch, bool *miss, enum psample_pgsz *pg);
 
 /** Append the data-cache report (DTrace-style) of @p n samples @p s of working set @p w to
  *  the phase's sampling-report.txt; @p p is the plan in core cycles for this run. */

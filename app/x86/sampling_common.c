@@ -5,15 +5,12 @@
  */
 #include "app/x86/sampling.h"
 
-#include "bench/chain.h"
 #include "bench/kernel_chase.h"
 #include "bench/kernel_tlb.h"
 #include "bench/x86/pagetable.h"
 #include "bench/x86/ptlive.h"
 #include "lib/fmt.h"
 #include "lib/stats.h"
-
-#define CHASE_SEED 0x5eed5a3d1e5ull
 
 /* ---- private helpers -------------------------------------------------------------------- */
 
@@ -38,72 +35,6 @@ static status_t walk_samples(const struct cpu_info *cpu, const struct psample *s
 
 /* ---- the chase and its checks ----------------------------------------------------------- */
 
-/* When the lap in c->lines (visiting order) holds every line of the buffer once, which is
- * what a chain over the whole buffer does, its ascending order is the buffer's lines in
- * address order: found with a bitmap of the lines seen, in place of a sort of millions of
- * lines. False (c->lines untouched) for any other lap, or without memory for the bitmap. */
-static bool lines_cover_buffer(struct smp_chase *c)
-{
-        uint64_t base = (uint64_t)(uintptr_t)c->buf, *seen;
-        size_t   words = (c->n_lines + 63) / 64;
-        bool     ok = true;
-
-        if (!(seen = plat_alloc(words * sizeof(*seen))))
-                return false;
-        memset(seen, 0, words * sizeof(*seen));
-        for (size_t i = 0; i < c->n_lines && ok; i++) {
-                uint64_t d = c->lines[i] - base, k = d / c->line_bytes;
-
-                ok = c->lines[i] >= base && d % c->line_bytes == 0 && k < c->n_lines &&
-                     !(seen[k / 64] & (1ull << (k % 64)));
-                seen[k / 64] |= ok ? 1ull << (k % 64) : 0;
-        }
-        plat_free(seen);
-        for (size_t i = 0; ok && i < c->n_lines; i++)
-                c->lines[i] = base + (uint64_t)i * c->line_bytes;
-        return ok;
-}
-
-status_t smp_chase_setup(struct smp_chase *c, uint64_t bytes, uint32_t line_bytes)
-{
-        struct bench_chain_cfg cfg = { .layout = BENCH_LAYOUT_RANDOM, .line_bytes = line_bytes,
-                                       .seed = CHASE_SEED };
-        const void *p;
-        status_t st;
-
-        memset(c, 0, sizeof(*c));
-        c->bytes = bytes;
-        c->line_bytes = line_bytes;
-        c->n_lines = bytes / line_bytes;
-        if ((st = plat_alloc_pages(bytes, PLAT_PAGE_4K, &c->buf, &c->got)) != ST_OK)
-                return st;
-        if (!(c->lines = plat_alloc(c->n_lines * sizeof(*c->lines)))) {
-                smp_chase_free(c);
-                return ST_NO_MEM;
-        }
-        if ((st = bench_chain_build(c->buf, bytes, &cfg, &c->start)) != ST_OK) {
-                smp_chase_free(c);
-                return st;
-        }
-        /* The lines the chain visits, found by following it rather than assumed. */
-        p = c->start;
-        for (size_t i = 0; i < c->n_lines; i++) {
-                c->lines[i] = (uint64_t)(uintptr_t)p & ~(uint64_t)(line_bytes - 1);
-                p = *(const void *const *)p;
-        }
-        if (!lines_cover_buffer(c))
-                lib_sort_u64(c->lines, c->n_lines);
-        return ST_OK;
-}
-
-void smp_chase_free(struct smp_chase *c)
-{
-        if (c->buf)
-                plat_free_pages(c->buf, c->bytes);
-        plat_free(c->lines);
-        memset(c, 0, sizeof(*c));
-}
-
 size_t smp_filter_chase(struct psample *s, size_t n)
 {
         uint64_t lo = (uint64_t)(uintptr_t)bench_chase;
@@ -116,7 +47,7 @@ size_t smp_filter_chase(struct psample *s, size_t n)
 }
 
 void smp_check_ws(struct smp_ctx *x, const char *mech, const struct smp_ws *w,
-                  const struct smp_chase *c, const struct psample *s, size_t n,
+                  const struct bench_chase_buf *c, const struct psample *s, size_t n,
                   const char *lat_note)
 {
         struct smp_log *lg = &x->log;
@@ -236,10 +167,10 @@ void smp_permille_verdict(struct rep_verdict *v, uint64_t good, uint64_t all, ui
  * pages that is 16384 pages, more than any second-level DTLB holds (Zen 4: 3072, Golden
  * Cove: 2048), so every load should miss it; if the platform backed the buffer with 2 MiB
  * pages, 32 pages fit every STLB and no load should miss. */
-void smp_tlb_expect(const struct smp_chase *ch, bool *miss, enum psample_pgsz *pg)
+void smp_tlb_expect(const struct bench_chase_buf *ch, bool *miss, enum psample_pgsz *pg)
 {
-        *pg = psample_pgsz_from_plat(ch->got);
-        *miss = ch->got == PLAT_PAGE_4K;
+        *pg = psample_pgsz_from_plat(ch->page_got);
+        *miss = ch->page_got == PLAT_PAGE_4K;
 }
 
 /* @p p: the plan in core cycles for this run (smp_plan_core_cycles). */

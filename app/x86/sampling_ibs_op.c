@@ -95,7 +95,7 @@ void smp_ibs_op_run(struct smp_ctx *c, struct pmu_ibs_session *s, struct psample
                                                          : PMU_IBS_COUNT_CYCLES };
         /* Loop iterations (32 loads each) for about SMP_SAMPLES_TARGET samples. */
         uint64_t ctl, iters = (uint64_t)SMP_SAMPLES_TARGET * IBS_OP_PERIOD * 2 / CHASE_OPS_X2;
-        struct smp_chase ch;
+        struct bench_chase_buf ch;
         struct pmu_clock_ratio rt;
         struct smp_plan pc;
         struct rep_verdict v;
@@ -117,7 +117,7 @@ void smp_ibs_op_run(struct smp_ctx *c, struct pmu_ibs_session *s, struct psample
                         smp_skip_ws(&c->log, REP_SKIP_ENV, SMP_MECH_IBS_OP, w, w->ws_why);
                         continue;
                 }
-                if ((st = smp_chase_setup(&ch, w->bytes, 64)) != ST_OK) {
+                if ((st = bench_chase_buf_create(&ch, &SMP_CHASE_CFG(w->bytes, 64))) != ST_OK) {
                         smp_skip_ws(&c->log, REP_SKIP_ENV, SMP_MECH_IBS_OP, w, status_str(st));
                         continue;
                 }
@@ -138,7 +138,7 @@ void smp_ibs_op_run(struct smp_ctx *c, struct pmu_ibs_session *s, struct psample
                 count_with_data(ps, n, &n_all, &n_data);
                 smp_check_ws(c, SMP_MECH_IBS_OP, &pc.ws[i], &ch, ps, n, pc.lat_note);
                 smp_dcache_report(c, &pc, SMP_MECH_IBS_OP, &pc.ws[i], ps, n, IBS_OP_PERIOD);
-                smp_chase_free(&ch);
+                bench_chase_buf_destroy(&ch);
         }
         if (!counted) { /* the same check names whatever was sampled */
                 smp_log_skip(&c->log, REP_SKIP_ENV, SMP_MECH_IBS_OP, "sample-count", "no working "
@@ -150,7 +150,8 @@ void smp_ibs_op_run(struct smp_ctx *c, struct pmu_ibs_session *s, struct psample
         } else {
                 log_with_data(c, n_data, n_all);
         }
-        if ((st = smp_chase_setup(&ch, SMP_TLB_CHASE_BYTES, 4096)) != ST_OK) {
+        if ((st = bench_chase_buf_create(&ch, &SMP_CHASE_CFG(SMP_TLB_CHASE_BYTES, 4096))) !=
+            ST_OK) {
                 smp_log_skip(&c->log, REP_SKIP_ENV, SMP_MECH_IBS_OP, "tlb "
                              "page-stride", status_str(st));
                 return;
@@ -165,5 +166,5 @@ void smp_ibs_op_run(struct smp_ctx *c, struct pmu_ibs_session *s, struct psample
         n = smp_filter_chase(ps, ibs_decode(s, ps));
         if (rep_check_tlb(ps, n, miss, pg, 700, &v) == ST_OK)
                 smp_log_check(&c->log, SMP_MECH_IBS_OP, "tlb page-stride", &v);
-        smp_chase_free(&ch);
+        bench_chase_buf_destroy(&ch);
 }

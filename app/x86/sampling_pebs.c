@@ -68,7 +68,7 @@ static void pebs_runs(struct smp_ctx *c, struct pmu_pebs_session *s, struct pmu_
                       struct psample *ps)
 {
         const uint64_t iters = (uint64_t)SMP_SAMPLES_TARGET * PEBS_PERIOD / BENCH_CHASE_UNROLL;
-        struct smp_chase ch;
+        struct bench_chase_buf ch;
         struct pmu_clock_ratio rt;
         struct smp_plan pc;
         struct rep_verdict v;
@@ -85,7 +85,7 @@ static void pebs_runs(struct smp_ctx *c, struct pmu_pebs_session *s, struct pmu_
                         smp_skip_ws(&c->log, REP_SKIP_ENV, SMP_MECH_PEBS, w, w->ws_why);
                         continue;
                 }
-                if ((st = smp_chase_setup(&ch, w->bytes, 64)) != ST_OK) {
+                if ((st = bench_chase_buf_create(&ch, &SMP_CHASE_CFG(w->bytes, 64))) != ST_OK) {
                         smp_skip_ws(&c->log, REP_SKIP_ENV, SMP_MECH_PEBS, w, status_str(st));
                         continue;
                 }
@@ -107,13 +107,14 @@ static void pebs_runs(struct smp_ctx *c, struct pmu_pebs_session *s, struct pmu_
                 n = keep_with_data(ps, smp_filter_chase(ps, n), &n_all, &n_data);
                 smp_check_ws(c, SMP_MECH_PEBS, &pc.ws[i], &ch, ps, n, pc.lat_note);
                 smp_dcache_report(c, &pc, SMP_MECH_PEBS, &pc.ws[i], ps, n, PEBS_PERIOD);
-                smp_chase_free(&ch);
+                bench_chase_buf_destroy(&ch);
         }
         if (!counted) /* the same check names whatever was sampled */
                 smp_log_skip(&c->log, REP_SKIP_ENV, SMP_MECH_PEBS, "sample-count", "no working "
                              "set ran");
         log_with_data(c, n_data, n_all);
-        if ((st = smp_chase_setup(&ch, SMP_TLB_CHASE_BYTES, 4096)) != ST_OK) {
+        if ((st = bench_chase_buf_create(&ch, &SMP_CHASE_CFG(SMP_TLB_CHASE_BYTES, 4096))) !=
+            ST_OK) {
                 smp_log_skip(&c->log, REP_SKIP_ENV, SMP_MECH_PEBS, "tlb "
                              "page-stride", status_str(st));
                 return;
@@ -129,7 +130,7 @@ static void pebs_runs(struct smp_ctx *c, struct pmu_pebs_session *s, struct pmu_
         /* PEBS reports no page size: only the STLB-miss bit is compared. */
         if (rep_check_tlb(ps, n, miss, PS_PG_UNKNOWN, 700, &v) == ST_OK)
                 smp_log_check(&c->log, SMP_MECH_PEBS, "tlb page-stride", &v);
-        smp_chase_free(&ch);
+        bench_chase_buf_destroy(&ch);
 }
 
 void smp_pebs_run(struct smp_ctx *c)
