@@ -151,6 +151,7 @@ BOOT_LINUX_SRCS := \
 	boot/linux/linux_cpu.c \
 	boot/linux/linux_file.c \
 	boot/linux/linux_msr.c \
+	boot/linux/linux_perf.c \
 	boot/linux/linux_plat.c
 
 # pmu/: events as data (generated from pmu/events/), the driver interface, sampling.
@@ -296,12 +297,10 @@ PMUCAL_TABLE_SRCS := \
 PMUCAL_HOST_SRCS := \
 	host/c2c_host.c \
 	host/cli_stdout.c \
-	host/clock_check.c \
 	host/numa_host.c \
 	host/numa_host_nodes.c \
 	host/host_args.c \
 	host/inventory_host.c \
-	host/perf_clock.c \
 	host/pmucal_host.c \
 	host/tlb_host.c \
 	$(BOOT_LINUX_SRCS)

@@ -112,6 +112,10 @@ struct pmucal_config {
         bool                 collector_set; /* collector = URL given (not off) */
         char                 collector[CONFIG_URL_MAX]; /* "http://HOST[:PORT][/PATH]" */
         uint32_t             from_file;     /* bit i: key table row i was set by the file */
+        /* Not keys of the file: what pmucal-host's command line adds (--layout, --seed). */
+        uint32_t             latency_layout; /* the chain's enum bench_layout; 0 = random */
+        bool                 latency_seed_set;
+        uint64_t             latency_seed;   /* the chain's seed when set, else pmucal's */
 };
 
 /** Kinds of problems config_parse reports. */

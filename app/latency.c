@@ -17,6 +17,7 @@
 #include "app/cpus.h"
 #include "bench/clock_chain.h"
 #include "bench/measure.h"
+#include "lib/fmt.h"
 #include "report/inventory.h"
 #include "report/json.h"
 #include "report/json_check.h"
@@ -60,6 +61,10 @@ struct lat_run {
         struct lat_clock_pmu    pmu_clock; /* the PMU core-cycle source, where it serves */
         const struct cpu_info  *cpu;
         char                    date[24];
+        char                    core_why[192];  /* no core clock: why, the platform's word too */
+        char                    buffer_why[160]; /* the sweep buffer was reduced: why */
+        uint32_t                chain_ppm[2];    /* add chain before and after the sweep; 0 =
+                                                  * not measured */
 };
 
 /* ---- the phase ------------------------------------------------------------------------- */
@@ -84,7 +89,20 @@ static void choose_clock(struct lat_run *lr, const struct inventory *inv)
 {
         struct bench_clock *clk = &lr->clock;
 
+        const struct plat_info *pi = plat_info();
+
         bench_clock_init(clk, &inv->cpu, CLOCK_CALIB_US, NULL);
+        /* What the platform counts for this thread (hosted: perf's cycles) before the PMU is
+         * programmed behind its back; the firmware has none and drives the PMU itself. */
+        if (!clk->core.name && pi->core_cycles)
+                clk->core = (struct bench_core_src){ .name = pi->core_cycles_name,
+                                                     .read = pi->core_cycles };
+        else if (!clk->core.name && pi->core_cycles_why) {
+                fmt_snprintf(lr->core_why, sizeof(lr->core_why), "%s; %s",
+                             clk->core.why_none ? clk->core.why_none : "no APERF/MPERF",
+                             pi->core_cycles_why);
+                clk->core.why_none = lr->core_why;
+        }
         lat_clock_pmu_begin(&lr->pmu_clock, clk, &inv->cpu);
         if (inv->tsc_hz && clk->tsc_hz) {
                 clk->core_hz = (uint64_t)((unsigned __int128)clk->core_hz * inv->tsc_hz / clk->tsc_hz);
@@ -123,7 +141,7 @@ static void fill_meta(struct lat_run *lr, const struct inventory *inv)
         if (lr->info.planned_bytes > lr->info.max_bytes) {
                 m->buffer_planned_bytes = lr->info.planned_bytes;
                 m->buffer_bytes         = lr->info.max_bytes;
-                m->buffer_why           = "the firmware had no free block that large";
+                m->buffer_why           = lr->buffer_why;
         }
         m->clock            = lr->curve.clock;
         m->timer_name       = lr->info.clock.timer && !strcmp(lr->info.clock.timer, "CNTVCT_EL0")
@@ -137,10 +155,58 @@ static void fill_meta(struct lat_run *lr, const struct inventory *inv)
         }
 }
 
+/* Why the sweep buffer is smaller than planned (allocations failed, so it was halved until
+ * one succeeded): a limit on the address space (hosted: ulimit -v) below what the plan
+ * needs, or no free block that large. */
+static void buffer_why(struct lat_run *lr)
+{
+        struct plat_mem_summary mem = { 0 };
+        char                    a[24];
+
+        if (plat_mem_map(&mem, NULL, 0, NULL) == ST_OK && mem.limit_bytes &&
+            mem.limit_bytes < 2 * lr->info.planned_bytes)
+                fmt_snprintf(lr->buffer_why, sizeof(lr->buffer_why), "allocation failed under "
+                             "the address-space limit (ulimit -v) of %s",
+                             fmt_size(a, sizeof(a), mem.limit_bytes));
+        else
+                fmt_snprintf(lr->buffer_why, sizeof(lr->buffer_why), "no free block that large "
+                             "(%s)", plat_info()->name);
+}
+
 /* The reference timer's name for the console: "TSC", "CNTVCT_EL0". */
 static const char *timer_of(const struct bench_sweep_info *in)
 {
         return in->clock.timer ? in->clock.timer : "TSC";
+}
+
+/* The core clock check: dependent adds (one core cycle each) timed before and after the
+ * sweep. Where no counter read the core clock, their mean is the table's estimated ratio;
+ * either way it says whether the core clock held still while the windows ran, i.e. whether
+ * this run's tick figures compare with another run's. */
+static void print_chain(const struct lat_run *lr)
+{
+        const struct bench_sweep_info *in = &lr->info;
+        uint32_t a = lr->chain_ppm[0], b = lr->chain_ppm[1];
+        uint32_t lo = a < b ? a : b, hi = a < b ? b : a;
+        char     x[24], y[24], z[24];
+
+        if (!lo) {
+                rep_info("clock: core clock check: the dependent-add chain did not run here");
+                return;
+        }
+        uint64_t moved_permille = (uint64_t)(hi - lo) * 1000 / lo;
+        rep_info("clock: core clock check (dependent adds, one core cycle each, timed in %s "
+                 "ticks; %s): %s core cycles per %s tick before the sweep, %s after (%s GHz): %s",
+                 timer_of(in), lr->curve.core_ppm ? "beside the counter's ratio, not in the table"
+                                                  : "no counter read the core clock: the table's "
+                                                    "method.core_clock.estimate",
+                 fmt_fixed(x, sizeof(x), a / 1000, 3), timer_of(in),
+                 fmt_fixed(y, sizeof(y), b / 1000, 3),
+                 fmt_fixed(z, sizeof(z), (int64_t)(in->clock.tsc_hz / 1000000 * b / 1000000), 3),
+                 moved_permille <= 20 ? "steady" : "the core clock moved during the run");
+        if (moved_permille > 20)
+                rep_info("clock:   by %s %%: tick figures of runs at different core clocks do not "
+                         "compare", fmt_fixed(x, sizeof(x), (int64_t)moved_permille, 1));
 }
 
 static void print_method(const struct lat_run *lr)
@@ -155,11 +221,10 @@ static void print_method(const struct lat_run *lr)
                  in->repetitions, fmt_size(a, sizeof(a), in->max_bytes), in->n_planned,
                  in->n_refined);
         if (in->planned_bytes > in->max_bytes)
-                rep_warn("plan: the sweep buffer is %s, not the %s planned: the firmware had no "
-                         "free block that large; levels beyond %s are not measured and the "
-                         "table says so (method.buffer_reduced)",
+                rep_warn("plan: the sweep buffer is %s, not the %s planned (%s): levels beyond "
+                         "%s are not measured and the table says so (method.buffer_reduced)",
                          fmt_size(a, sizeof(a), in->max_bytes),
-                         fmt_size(b, sizeof(b), in->planned_bytes),
+                         fmt_size(b, sizeof(b), in->planned_bytes), lr->buffer_why,
                          fmt_size(c, sizeof(c), in->max_bytes));
         if (lr->curve.core_ppm)
                 rep_info("clock: windows timed in %s ticks (%llu Hz); core clock from %s: %s "
@@ -173,13 +238,7 @@ static void print_method(const struct lat_run *lr)
                          "the table's core-cycle figures are null", timer_of(in),
                          (unsigned long long)in->clock.tsc_hz,
                          lr->curve.core_why ? lr->curve.core_why : "no source");
-        if (!lr->curve.core_ppm && lr->curve.est_ppm)
-                rep_info("clock: estimated by a dependent-add chain (one core cycle per add, "
-                         "timed in %s ticks before and after the sweep): %s core cycles per tick "
-                         "(%s..%s); the table's method.core_clock.estimate", timer_of(in),
-                         fmt_fixed(a, sizeof(a), lr->curve.est_ppm / 1000, 3),
-                         fmt_fixed(b, sizeof(b), lr->curve.est_ppm_lo / 1000, 3),
-                         fmt_fixed(c, sizeof(c), lr->curve.est_ppm_hi / 1000, 3));
+        print_chain(lr);
         rep_info("windows: at least %u per point, more until the median is known within "
                  "+/- %s %% (95 %% confidence), at most %u: %zu of %zu points settled; %zu outlier "
                  "points measured again", in->repetitions,
@@ -300,13 +359,16 @@ status_t phase_latency(struct run *r)
         bool own = r->cfg.latency_pages != CONFIG_PAGES_AUTO;
         lr->cfg = (struct bench_sweep_cfg){
                 .profile         = plans[r->cfg.profile].sweep,
-                .layout          = BENCH_LAYOUT_RANDOM,
+                .layout          = r->cfg.latency_layout < BENCH_LAYOUT__COUNT
+                                   ? (enum bench_layout)r->cfg.latency_layout
+                                   : BENCH_LAYOUT_RANDOM,
                 .page            = lat_pages_choose(r->cfg.latency_pages,
                                                     plans[r->cfg.profile].page),
                 .repetitions     = r->cfg.repetitions,
                 .max_bytes       = (uint64_t)r->cfg.sweep_max_mib * MiB,
                 .prefetchers_off = r->cfg.prefetchers == CONFIG_PREFETCH_OFF,
-                .seed            = SEED,
+                .seed            = r->cfg.latency_seed_set ? r->cfg.latency_seed : SEED,
+                .steal_count     = plat_info()->steals,
                 .remap           = own ? lat_pages_remap : NULL,
                 .remap_ctx       = own ? &lr->pages : NULL,
         };
@@ -317,9 +379,13 @@ status_t phase_latency(struct run *r)
         status_t chain_st     = bench_add_chain_ppm(&chain_before);
         st = bench_sweep_run(&lr->cfg, &inv->cpu, &lr->curve, &lr->info);
         lat_clock_pmu_end(&lr->pmu_clock);
+        buffer_why(lr);
+        if (st == ST_OK && chain_st == ST_OK && bench_add_chain_ppm(&chain_after) == ST_OK) {
+                lr->chain_ppm[0] = chain_before;
+                lr->chain_ppm[1] = chain_after;
+        }
         /* no counter read the core clock: the add chain's estimate, before and after */
-        if (st == ST_OK && !lr->curve.core_ppm && chain_st == ST_OK &&
-            bench_add_chain_ppm(&chain_after) == ST_OK) {
+        if (!lr->curve.core_ppm && lr->chain_ppm[0]) {
                 uint32_t lo = chain_before < chain_after ? chain_before : chain_after;
                 uint32_t hi = chain_before < chain_after ? chain_after : chain_before;
                 lr->curve.est_ppm    = (uint32_t)(((uint64_t)lo + hi + 1) / 2);

@@ -21,7 +21,7 @@
 struct lat_clock_pmu {
         struct pmu_slot slot;
         bool            running;
-        char            why[192]; /* the reasons no core clock could be read */
+        char            why[320]; /* the reasons no core clock could be read */
 };
 
 /** Where @p clk has no core source, try the PMU (pmu_init on this CPU) and install it in

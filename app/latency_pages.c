@@ -134,6 +134,7 @@ void lat_pages_method(const struct lat_pages *lp, const struct bench_sweep_cfg *
                       const struct bench_sweep_info *in)
 {
         const char *asked = bench_page_name(cfg->page), *fw = bench_page_name(in->page_got);
+        const char *map   = lat_pages_tables_name(NULL);
 
         if (in->remapped)
                 rep_info("pages: %s asked, %s in the firmware's identity map: windows ran with %s "
@@ -143,14 +144,13 @@ void lat_pages_method(const struct lat_pages *lp, const struct bench_sweep_cfg *
                          lp->own.pt.n_table_pages, lp->n_windows,
                          lp->flush ? ", TLB flushed at each switch" : "");
         else if (lp && lp->tried)
-                rep_info("pages: %s asked, %s obtained (firmware identity map: %s, so the "
-                         "harness's own page tables are not used)", asked, fw,
-                         lp->why ? lp->why : "not used");
+                rep_info("pages: %s asked, %s obtained (%s: %s, so the harness's own page "
+                         "tables are not used)", asked, fw, map, lp->why ? lp->why : "not used");
         else if (in->page_got != cfg->page)
-                rep_info("pages: %s asked, %s obtained (firmware identity map; latency_pages = "
-                         "auto: the harness's own page tables are not used)", asked, fw);
+                rep_info("pages: %s asked, %s obtained (%s; latency_pages = auto: the harness's "
+                         "own page tables are not used)", asked, fw, map);
         else
-                rep_info("pages: %s asked, %s obtained (firmware identity map)", asked, fw);
+                rep_info("pages: %s asked, %s obtained (%s)", asked, fw, map);
 }
 
 void lat_pages_checks(const struct lat_pages *lp)
@@ -168,7 +168,9 @@ void lat_pages_checks(const struct lat_pages *lp)
 
 const char *lat_pages_tables_name(const struct bench_sweep_info *in)
 {
-        return in && in->remapped ? "harness page tables" : "firmware identity map";
+        if (in && in->remapped)
+                return "harness page tables";
+        return plat_info()->page_tables ? plat_info()->page_tables : "firmware identity map";
 }
 
 void lat_pages_free(struct lat_pages *lp)

@@ -100,6 +100,8 @@ struct plat_mem_summary {
         uint64_t conventional_bytes; /* free for the harness (EfiConventionalMemory) */
         uint64_t reserved_bytes;     /* firmware/ACPI/MMIO-free reserved ranges */
         uint32_t n_descriptors;
+        uint64_t limit_bytes;        /* a limit on the address space the harness may map
+                                        (hosted: RLIMIT_AS, ulimit -v); 0 = none */
 };
 
 enum plat_mem_kind {
@@ -284,6 +286,25 @@ struct plat_info {
                                       path from beside that file on the server; nothing can be
                                       written (plat_file_write: ST_UNSUPPORTED). NULL for a
                                       volume or the hosted build */
+        uint64_t    tsc_hz;        /* the timestamp counter's rate as the platform knows
+                                      it (hosted: against CLOCK_MONOTONIC_RAW, each end read
+                                      between two TSC reads, so that preemption cannot
+                                      stretch it); 0: calibrate against plat_stall_us */
+        const char *page_tables;   /* whose page tables map the harness's buffers, as the
+                                      latency table names them ("Linux page tables"); NULL:
+                                      the firmware's identity map */
+        /* What the platform counts for the calling thread, beside what the harness programs
+         * itself; NULL where it counts nothing (the firmware, whose windows run with
+         * interrupts masked and whose PMU the harness drives; the unit tests). */
+        uint64_t  (*steals)(void *ctx);     /* times the thread lost its processor so far
+                                               (hosted: its context switches); a window
+                                               guard's steal counter, @p ctx unused */
+        status_t  (*core_cycles)(void *ctx, uint64_t *core, uint64_t *ref);
+                                            /* the thread's core cycles and the timestamp
+                                               read with them (hosted: perf_event_open's
+                                               hardware cycles); a core-clock source */
+        const char *core_cycles_name;       /* "perf_event cycles" */
+        const char *core_cycles_why;        /* core_cycles NULL: why not (static text) */
 };
 
 /** What the platform is; never NULL. */

@@ -278,7 +278,7 @@ static status_t run_pairs(const unsigned *cpus, unsigned n, unsigned rounds, voi
 }
 
 static status_t write_json(const struct c2c_result *r, size_t n, uint64_t tsc_hz,
-                           unsigned rounds)
+                           unsigned rounds, unsigned n_cpus)
 {
         struct rep_buf b = { 0 };
         struct json_w  w;
@@ -297,6 +297,9 @@ static status_t write_json(const struct c2c_result *r, size_t n, uint64_t tsc_hz
         json_u64_or_null(&w, "tsc_hz", tsc_hz);
         json_u64(&w, "lines", C2C_LINES);
         json_u64(&w, "rounds", rounds);
+        json_u64(&w, "n_cpus", n_cpus);
+        json_u64(&w, "n_pairs_planned", (uint64_t)n_cpus * (n_cpus - 1) / 2);
+        json_str(&w, "pair_plan", "every pair");
         json_str(&w, "topology_source", "linux sysfs");
         json_bool(&w, "emulated", false);
         json_u64(&w, "passes", C2C_PASSES);
@@ -370,7 +373,7 @@ static status_t measure_all(unsigned rounds, bool pf_off, const char *out_shown,
         if (c2c_text(&b, res, n_res, tsc_hz) == ST_OK)
                 rep_printf("%s", b.p);
         rep_buf_free(&b);
-        if ((st = write_json(res, n_res, tsc_hz, rounds)) != ST_OK)
+        if ((st = write_json(res, n_res, tsc_hz, rounds, n)) != ST_OK)
                 return rep_err(st, "c2c: writing %s/%s", out_shown, C2C_FILE);
         rep_info("c2c: wrote %s/%s", out_shown, C2C_FILE);
         *out = (struct lat_c2c_in){ .res = res, .n = n_res, .lines = C2C_LINES,

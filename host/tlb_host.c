@@ -187,7 +187,9 @@ int host_tlb_main(const struct host_opts *o)
         struct bench_core_span sp;
         bench_clock_init(&clk, &cpu, 5000, &(struct bench_guard){ .steal_count =
                                                                   linux_plat_ctx_switches });
-        host_perf_core_src(&clk.core);
+        if (!clk.core.name && plat_info()->core_cycles)
+                clk.core = (struct bench_core_src){ .name = plat_info()->core_cycles_name,
+                                                    .read = plat_info()->core_cycles };
         bench_core_span_begin(&clk.core, &sp);
         rep_push("tlb");
         for (unsigned k = 0; k < 2; k++) {

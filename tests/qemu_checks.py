@@ -15,6 +15,7 @@ import tempfile
 
 import check_schemas
 import qemu_checks_arm64
+import qemu_checks_hosted
 import qemu_checks_mp
 import qemu_checks_phases
 import qemu_receiver
@@ -528,7 +529,7 @@ def check_collector_ingest(c, db):
 
 
 CHECKS = {name[6:]: fn for mod in (globals(), vars(qemu_checks_mp), vars(qemu_checks_phases),
-                                    vars(qemu_checks_arm64))
+                                    vars(qemu_checks_arm64), vars(qemu_checks_hosted))
           for name, fn in mod.items() if name.startswith("check_") and callable(fn)}
 CHECKS.update({name[6:]: (lambda c, fn=fn: fn(c, tap)) for name, fn in vars(qemu_volume).items()
                if name.startswith("check_")})

@@ -116,7 +116,10 @@ def check_latency(c):
     est = cc.get("estimate") or {}
     lo, hi, r = est.get("core_per_tsc_min"), est.get("core_per_tsc_max"), est.get("core_per_tsc")
     tap(est.get("method") == "dependent-add chain" and all(isinstance(x, (int, float)) for x in (lo, hi, r))
-        and 0 < lo <= r <= hi and "estimated by a dependent-add chain" in c.serial,
+        and 0 < lo <= r <= hi and re.search(r"core clock check \(dependent adds.*the table's "
+                                           r"method\.core_clock\.estimate\): [0-9.]+ core cycles "
+                                           r"per TSC tick before the sweep, [0-9.]+ after",
+                                           c.serial) is not None,
         "%s: the core:TSC ratio estimated by the add chain: %r (%r..%r)" % (c.name, r, lo, hi))
     tap(all(l["tsc_ticks"]["p50_lo"] <= l["tsc_ticks"]["p50"] <= l["tsc_ticks"]["p50_hi"]
             for l in t["levels"]) and

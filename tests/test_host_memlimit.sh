@@ -29,7 +29,7 @@ PY=${PMUCAL_PYTHON:-python3}
 # the 32 MiB buffer cannot be had, 16 MiB can.
 limit=$(( 24 * 1024 ))
 out=$( (ulimit -v $limit; "$BIN" --out "$tmp/r" --cpu $cpu --full --reps 11 --max-mib 32) 2>&1); rc=$?
-warn=$(grep -E "^WARN: latency: the sweep buffer is 16 MiB, not the 32 MiB planned \(allocation failed under the address-space limit \(ulimit -v\) of " <<<"$out")
+warn=$(grep -E "^WARN: latency: plan: the sweep buffer is 16 MiB, not the 32 MiB planned \(allocation failed under the address-space limit \(ulimit -v\) of " <<<"$out")
 t "$([ $rc -eq 0 ] && [ -n "$warn" ]; echo $?)" \
   "ulimit -v $limit KiB: exit $rc, a WARN line gives both sizes and the limit" "$(grep -E 'WARN|ERROR' <<<"$out")"
 "$PY" - "$tmp/r/latency-table.json" <<'PY'

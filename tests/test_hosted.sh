@@ -73,7 +73,7 @@ PY
 }
 run 1
 check $rc "pmucal-host exit status ($rc, $secs s)"
-grep -q "cpuid: L1 data" "$dir.txt" && grep -q "cpuid: L2 " "$dir.txt" ||
+grep -Eq "^Caches *: L1 data " "$dir.txt" && grep -Eq "^ *: L2 " "$dir.txt" ||
         skip "CPUID names no L1d/L2 cache here"
 csv="$dir/latency-curve.csv"
 [ -s "$csv" ] || { echo "not ok 2 - hosted: no $csv"; sed 's/^/# /' "$dir.txt"; echo "1..2"; exit 1; }

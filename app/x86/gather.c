@@ -71,7 +71,9 @@ static void calibrate_tsc(struct inventory *inv)
 {
         uint64_t hz[TSC_CAL_RUNS];
 
-        for (unsigned i = 0; i < TSC_CAL_RUNS; i++) {
+        for (unsigned i = 0; i < TSC_CAL_RUNS && plat_info()->tsc_hz; i++)
+                hz[i] = plat_info()->tsc_hz; /* the platform knows it (hosted: boot/plat.h) */
+        for (unsigned i = 0; i < TSC_CAL_RUNS && !plat_info()->tsc_hz; i++) {
                 uint64_t t0 = rdtsc_ordered();
                 plat_stall_us(TSC_CAL_MS * 1000);
                 uint64_t t1 = rdtsc_ordered();

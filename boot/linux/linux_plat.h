@@ -60,6 +60,10 @@ unsigned linux_plat_last_huge_permille(void);
  *  (bench_steal_count_fn; @p ctx unused). */
 uint64_t linux_plat_ctx_switches(void *ctx);
 
+/** Open the calling thread's hardware cycles counter (perf_event_open) once and set
+ *  @p info's core_cycles and core_cycles_name, or core_cycles_why (boot/linux/linux_perf.c). */
+void linux_perf_cycles(struct plat_info *info);
+
 /** Describe a recorded machine instead of this one (pmucal-host --inventory): ACPI tables from
  *  the folder @p dir (the sysfs names APIC, SRAT, ... and acpixtract's apic.dat, srat.dat,
  *  ...; NULL: none, the recorded machine's tables were not given), no SMBIOS, plat_info()
