@@ -402,7 +402,7 @@ elif [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
         status=124
         quiet_s=$(( ${end%.*} - $(stat -c %Y "$serial") ))
         if [ "$app_started" -eq 1 ] && [ "$quiet_s" -le 35 ] &&
-           grep -qE "^INFO: latency: (still measuring|measuring [0-9]+ working sets)" <<<"$last"; then
+           grep -qE "^INFO: latency: (progress: point|measuring [0-9]+ working sets)" <<<"$last"; then
                 msg="timed out after ${timeout_s}s while the app was still working (its last line, a progress line of the sweep, came ${quiet_s}s before the end; there is one every 30 s): give a longer --timeout or ask for a smaller sweep (sweep_max_mib, profile); the last line it printed: '$last'"
         elif [ "$app_started" -eq 1 ]; then
                 msg="timed out after ${timeout_s}s: the app hung mid-run (or needs a longer --timeout); the last line it printed: '$last'"

@@ -7,6 +7,7 @@
  *  visits themselves are bench/measure_on.c's, which calls nothing here. */
 #include "bench/measure_priv.h"
 
+#include "lib/fmt.h"
 #include "lib/log.h"
 #include "lib/stats.h"
 
@@ -53,21 +54,29 @@ static status_t point_of(const struct sweep *s, const struct pstore *ps, uint64_
 #define PROGRESS_S 30
 
 /* After a visit to working set @p ws (pass @p pass of @p passes, point @p k of @p n): a line
- * when PROGRESS_S have gone by since the last one. */
+ * when PROGRESS_S have gone by since the last one, with the time the passes over this set of
+ * points still take at the rate so far (odd passes run forwards, even ones backwards; the
+ * rounds after them, for points not yet settled, are not foreseen). */
 static void progress(struct sweep *s, uint64_t ws, unsigned pass, unsigned passes, size_t k,
                      size_t n)
 {
         uint64_t hz = s->info->clock.tsc_hz, now = bench_timer_now();
+        uint64_t done = (uint64_t)(pass - 1) * n + (pass & 1 ? k + 1 : n - k);
+        uint64_t all  = (uint64_t)passes * n, set_s;
+        char     left[48] = "passes done, settling the last points";
 
         s->visits++;
         if (!hz || now - s->progress_at < PROGRESS_S * hz)
                 return;
         s->progress_at = now;
-        log_info("still measuring: %llu s so far, %zu point visits; now %llu bytes, point %zu of "
-                 "%zu in pass %u of %u (the largest working set planned is %llu bytes; "
-                 "sweep_max_mib sets it)",
-                 (unsigned long long)((now - s->started) / hz), s->visits,
-                 (unsigned long long)ws, k + 1, n, pass, passes,
+        set_s          = (now - s->set_started) / hz;
+        if (done < all)
+                fmt_snprintf(left, sizeof(left), "about %llu s left",
+                             (unsigned long long)(set_s * (all - done) / done));
+        log_info("progress: point %zu of %zu (%llu bytes), pass %u of %u: %llu s so far, %s "
+                 "(%zu point visits; the largest working set planned is %llu bytes; "
+                 "sweep_max_mib sets it)", k + 1, n, (unsigned long long)ws, pass, passes,
+                 (unsigned long long)((now - s->started) / hz), left, s->visits,
                  (unsigned long long)s->info->max_bytes);
 }
 
@@ -87,6 +96,7 @@ static status_t measure_set(struct sweep *s, const uint64_t *ws, size_t n, struc
 
         for (size_t i = 0; st == ST_OK && i < n; i++)
                 ps[i] = (struct pstore){ .lat = lat + i * s->lat_cap };
+        s->set_started = bench_timer_now();
         for (unsigned pass = 0; st == ST_OK && pass < SWEEP_PASSES; pass++)
                 for (size_t k = 0; st == ST_OK && k < n; k++) {
                         size_t i = pass & 1 ? n - 1 - k : k;

@@ -37,6 +37,8 @@ struct sweep {
         /* where the CPU work runs: cfg->run_on, or one that runs it on the calling CPU */
         status_t (*run_on)(void *ctx, void (*fn)(void *arg), void *arg);
         void                            *run_on_ctx;
+        uint64_t                         set_started; /* ... at the first visit of the set of
+                                                       * points being measured */
 };
 
 /** One point's windows so far, over the passes (kept on the caller; filled where they run). */

@@ -196,9 +196,10 @@ status_t rep_lat_levels_text(struct rep_buf *out, const struct lat_curve *c,
         fmt_snprintf(h50, sizeof(h50), "p50 %s ticks (95%% CI)", timer_name(c));
         fmt_snprintf(h1090, sizeof(h1090), "p10..p90 %s ticks", timer_name(c));
         fmt_snprintf(hbd, sizeof(hbd), "upper bound %s ticks", timer_name(c));
-        rep_buf_printf(out, "  %-5s %-28s %-8s %-8s %-26s %-21s %11s %9s %s\n", "level",
-                       "capacity (range)", "CPUID", "vs CPUID", h50, h1090, "core cycles",
-                       "p50 ns", hbd);
+        /* ns first: the figure a reader compares with a datasheet or another machine */
+        rep_buf_printf(out, "  %-5s %-28s %-8s %-8s %9s %-26s %-21s %11s %s\n", "level",
+                       "capacity (range)", "CPUID", "vs CPUID", "p50 ns", h50, h1090,
+                       "core cycles", hbd);
         for (size_t k = 0; k < l->n; k++) {
                 const struct lat_level *v = &l->lv[k];
                 char cap[48] = "-", a[16], b[16], cp[16] = "-", p50[48], x[16], y[16], z[16],
@@ -229,8 +230,8 @@ status_t rep_lat_levels_text(struct rep_buf *out, const struct lat_curve *c,
                 fmt_snprintf(rng, sizeof(rng), "%s..%s",
                              fmt_fixed(x, sizeof(x), (int64_t)t->p10, 3),
                              fmt_fixed(y, sizeof(y), (int64_t)t->p90, 3));
-                rep_buf_printf(out, "  %-5s %-28s %-8s %-8s %-26s %-21s %11s %9s %s\n", v->name,
-                               cap, cp, lat_agree_name(v->agreement), p50, rng, core, ns, bd);
+                rep_buf_printf(out, "  %-5s %-28s %-8s %-8s %9s %-26s %-21s %11s %s\n", v->name,
+                               cap, cp, lat_agree_name(v->agreement), ns, p50, rng, core, bd);
         }
         for (unsigned b = 0; b < ARRAY_SIZE(flag_text); b++)
                 if (l->flags & BIT_ULL(b))

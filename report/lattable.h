@@ -118,7 +118,8 @@ status_t rep_lat_json(struct rep_buf *out, const struct lat_table_meta *m,
 status_t rep_lat_csv(struct rep_buf *out, const struct lat_curve *c);
 
 /** Append the console levels table (one line per level with capacity and its interval,
- *  p50 in TSC ticks, core cycles and ns with the confidence interval, bounds, flags). */
+ *  p50 in ns first, then in TSC ticks with the confidence interval, core cycles, bounds,
+ *  flags). */
 status_t rep_lat_levels_text(struct rep_buf *out, const struct lat_curve *c,
                              const struct lat_levels *l);
 
