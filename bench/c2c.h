@@ -50,7 +50,7 @@ enum bench_c2c_kind {
 struct bench_c2c {
         /* set up by the caller before either side starts */
         enum bench_c2c_kind kind;
-        void               *chain;       /* start of a chain laid by bench_chain_build() */
+        void               *chain;       /* start of a chain (bench/chase_buf.h) */
         size_t              n_lines;     /* lines in the chain */
         uint32_t            line_bytes;
         unsigned            rounds;      /* <= BENCH_C2C_MAX_ROUNDS */

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "bench/chain.h"
+#include "bench/chase_buf.h"
 #include "bench/window.h"
 #include "boot/linux/linux_plat.h"
 #include "boot/prefetch.h"
@@ -326,6 +326,7 @@ static status_t measure_all(unsigned rounds, bool pf_off, const char *out_shown,
         unsigned                 n;
         size_t                   n_res;
         void                    *buf, *chain;
+        struct bench_chase_buf   xfer, floor = { 0 };
         status_t                 st;
 
         if ((n = allowed_cpus(cpus)) < 2) {
@@ -333,16 +334,18 @@ static status_t measure_all(unsigned rounds, bool pf_off, const char *out_shown,
                 return ST_UNSUPPORTED;
         }
         buf = aligned_alloc(4096, C2C_LINES * 64);
-        struct bench_chain_cfg cfg = { .layout = BENCH_LAYOUT_RANDOM, .seed = C2C_SEED };
-        if (!buf || bench_chain_build(buf, C2C_LINES * 64, &cfg, &chain) != ST_OK) {
+        struct bench_chase_buf_cfg xc = {
+                .bytes = C2C_LINES * 64, .mem = buf,
+                .chain = { .layout = BENCH_LAYOUT_RANDOM, .seed = C2C_SEED } };
+        if (!buf || bench_chase_buf_create(&xfer, &xc) != ST_OK) {
                 free(buf);
                 return rep_err(ST_NO_MEM, "c2c: chain of %u lines", C2C_LINES);
         }
+        chain = xfer.start;
         uint64_t tsc_hz = measure_tsc_hz(cpus[0]);
         /* the reader's own hit: a chain between L1D and L2 (its own L2 hit) */
         struct cpuid_dump      *dump = calloc(1, sizeof(*dump));
         struct cpu_topology     t = { 0 };
-        struct bench_chain_cfg  fc = { .layout = BENCH_LAYOUT_RANDOM, .seed = C2C_SEED + 1 };
         if (dump) {
                 cpuid_dump_collect(dump);
                 cpu_topology_decode(dump, &t);
@@ -351,10 +354,14 @@ static status_t measure_all(unsigned rounds, bool pf_off, const char *out_shown,
         size_t floor_bytes = c2c_floor_bytes(t.cache_bytes[0], t.cache_bytes[1], FLOOR_MAX,
                                              C2C_LINES * 64, &run.floor_name);
         void  *floor_buf   = aligned_alloc(4096, floor_bytes);
+        struct bench_chase_buf_cfg fc = {
+                .bytes = floor_bytes, .mem = floor_buf,
+                .chain = { .layout = BENCH_LAYOUT_RANDOM, .seed = C2C_SEED + 1 } };
         run.pf_off = pf_off;
         linux_msr_set_cpu((unsigned)-1); /* the MSR of whichever CPU the thread runs on */
-        if (floor_buf && bench_chain_build(floor_buf, floor_bytes, &fc, &run.floor_chain) == ST_OK)
-                run.floor_lines = floor_bytes / 64, run.floor_bytes = floor_bytes;
+        if (floor_buf && bench_chase_buf_create(&floor, &fc) == ST_OK)
+                run.floor_chain = floor.start, run.floor_lines = floor.n_lines,
+                run.floor_bytes = floor_bytes;
         else
                 run.floor_chain = NULL, run.floor_name = NULL, run.floor_bytes = 0;
         rep_info("c2c: %u CPUs, %u ordered pairs, %u rounds of %u lines each in %u passes, TSC "

@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench/chain.h"
+#include "bench/chase_buf.h"
 #include "bench/chase_job.h"
 #include "bench/kernel_load.h"
 #include "boot/linux/linux_plat.h"
@@ -311,17 +311,22 @@ static unsigned place_all(void)
         unsigned n = 0, checked;
 
         for (unsigned k = 0; k < n_nodes; k++) {
-                struct host_numa_node          *h  = &nodes[k];
-                struct bench_chain_cfg cc = { .layout = BENCH_LAYOUT_RANDOM, .seed = CHAIN_SEED ^ k };
+                struct host_numa_node     *h  = &nodes[k];
+                struct bench_chase_buf     cb;
+                struct bench_chase_buf_cfg cc = {
+                        .bytes = ws,
+                        .chain = { .layout = BENCH_LAYOUT_RANDOM, .seed = CHAIN_SEED ^ k } };
 
                 h->why[0] = '\0';
                 if (!(h->buf = host_numa_place(h->id, ws, n_nodes, &h->pages_checked, h->why,
                                                sizeof(h->why))))
                         continue;
-                if (bench_chain_build(h->buf, ws, &cc, &h->chain) != ST_OK) {
+                cc.mem = h->buf; /* the node's block: the placement keeps and frees it */
+                if (bench_chase_buf_create(&cb, &cc) != ST_OK) {
                         snprintf(h->why, sizeof(h->why), "no chain of %zu bytes", ws);
                         continue;
                 }
+                h->chain = cb.start;
                 h->load = host_numa_place(h->id, ws, n_nodes, &checked, h->why, sizeof(h->why));
                 rep_printf("numa: node %u (Linux node %u): %u CPU%s, chaser CPU %d; buffers of %zu "
                            "MiB bound with mbind, %u pages each read back on the node%s%s\n", k,
