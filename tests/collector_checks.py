@@ -62,13 +62,13 @@ def free_port():
 
 
 class Server:
-    def __init__(self, db, tmp, env=None, workers=1):
+    def __init__(self, db, tmp, env=None, workers=1, args=()):
         self.port = free_port()
         self.log = open(os.path.join(tmp, "serve-%d.log" % self.port), "w")
         e = dict(os.environ)
         e.update(env or {})
         self.p = subprocess.Popen([COLLECT, "serve", "--db", db, "--listen", "127.0.0.1:%d" % self.port,
-                                   "--workers", str(workers)], stdout=self.log, stderr=subprocess.STDOUT, env=e)
+                                   "--workers", str(workers)] + list(args), stdout=self.log, stderr=subprocess.STDOUT, env=e)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
@@ -154,13 +154,6 @@ def check_uploads(label, db, tmp, base):
         st, body = upload(srv, bad, "bad-schema")
         tap(st == 400 and body.get("file") == "latency-table.json" and body.get("path") == "$.levels[1].ns.p50",
             "%s: a schema-invalid upload gets 400 naming latency-table.json and $.levels[1].ns.p50" % label, (st, body))
-        bad = dict(two)
-        inv = json.loads(bad["inventory.json"])
-        inv["undocumented"] = 1
-        bad["inventory.json"] = json.dumps(inv).encode()
-        st, body = upload(srv, bad, "bad-member", framed=True)
-        tap(st == 400 and body.get("file") == "inventory.json" and body.get("path") == "$",
-            "%s: an undocumented member is rejected (400, inventory.json, $)" % label, (st, body))
         frame = crun.encode_framed(two, "cut")
         st, body = srv.request("POST", "/api/v1/runs", frame[:len(frame) // 2], {"Content-Type": "application/x-pmucal-run"})
         tap(st == 400 and "ends" in body.get("error", ""), "%s: a framed body cut short is rejected (400)" % label, (st, body))
@@ -222,6 +215,41 @@ def check_uploads(label, db, tmp, base):
             (before, after))
     finally:
         srv.kill()
+
+
+def check_versions(tmp, base):
+    """A later minor's files (docs/versioning.md): the collector reads them as a reader does
+    (new members and open enum values pass), serve --strict (the check of pmucal's own files)
+    refuses what the schemas do not document; a wrong type is refused by both."""
+    later = dict(base)
+    inv = json.loads(base["inventory.json"])
+    inv["schema"] = "pmucal.inventory/1.99"
+    inv["smbios"]["uuid"] = str(uuid.UUID(int=0x99))
+    inv["a_later_section"] = {"figure": 1}
+    later["inventory.json"] = json.dumps(inv).encode()
+    with open(os.path.join(HERE, "corpus", "table", "next-minor.json"), "rb") as f:
+        later["latency-table.json"] = f.read()
+    wrong = dict(later)
+    inv = json.loads(later["inventory.json"])
+    inv["smbios"]["uuid"] = 99
+    wrong["inventory.json"] = json.dumps(inv).encode()
+    for strict in (False, True):
+        rule = "serve --strict" if strict else "serve"
+        srv = Server("sqlite:///" + os.path.join(tmp, "versions-%d.db" % strict), tmp,
+                     args=["--strict"] if strict else [])
+        try:
+            st, body = upload(srv, later, "later-minor", framed=True)
+            if strict:
+                tap(st == 400 and body.get("file") == "inventory.json" and body.get("path") == "$",
+                    "%s: a later minor's undocumented member is refused (400, inventory.json, $)" % rule, (st, body))
+            else:
+                tap(st == 201, "%s: a later minor's run (inventory 1.99 with a new section, latency-table 1.6 with"
+                    " new members and enum values) is stored (201)" % rule, (st, body))
+            st, body = upload(srv, wrong, "wrong-type", framed=True)
+            tap(st == 400 and body.get("file") == "inventory.json" and body.get("path") == "$.smbios.uuid",
+                "%s: a member of the wrong type is refused, later minor or not (400, $.smbios.uuid)" % rule, (st, body))
+        finally:
+            srv.kill()
 
 
 def check_workers(db, tmp):
@@ -307,7 +335,7 @@ def check_reference(srv, tmp, tables, planted):
     l1 = statistics.median(t["levels"][0]["ns"]["p50"] for t in tables.values())
     tap(abs(ref["levels"][0]["ns"]["p50"] - l1) < 0.0015,
         "reference: L1 p50 is the median of the machines' L1 p50 (%.3f)" % l1, ref["levels"][0]["ns"])
-    errs = crun.check_schemas.validate_doc(ref, crun.validators())
+    errs = crun.check_schemas.validate_doc(ref, crun.validators(True))
     tap(not errs, "reference: the table validates against docs/schemas strictly", errs)
     table_bin = os.environ.get("PMUCAL_TABLE") or os.path.join(ROOT, "build", "host", "pmucal-table")
     if not os.access(table_bin, os.X_OK):
@@ -369,6 +397,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="pmucal-collector-")
     try:
         check_uploads("sqlite", "sqlite:///" + os.path.join(tmp, "up.db"), tmp, base)
+        check_versions(tmp, base)
         check_ingest("sqlite:///" + os.path.join(tmp, "ingest.db"), tmp)
         check_workers("sqlite:///" + os.path.join(tmp, "workers.db"), tmp)
         fdb = "sqlite:///" + os.path.join(tmp, "fleet.db")

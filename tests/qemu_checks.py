@@ -515,12 +515,13 @@ def check_files_match_schemas(c, validators):
 
 def check_collector_ingest(c, db):
     """The results folder ingests into the collector (tools/pmucal-collect's store: every
-    file validated, then stored in one transaction), as a folder from a stick would."""
+    file validated by the strict rule of pmucal's own files, then stored in one transaction),
+    as a folder from a stick would."""
     if not c.results:
         return
     files, skipped = collector_runs.read_folder(c.results)
     try:
-        status, rid, _ = collector_runs.store(db, files, os.path.basename(c.results), "ingest")
+        status, rid, _ = collector_runs.store(db, files, os.path.basename(c.results), "ingest", strict=True)
         tap(status == "stored" and not skipped, "%s: results folder ingests into the collector (run %d%s)"
             % (c.name, rid, "; not kept: " + ", ".join(skipped) if skipped else ""))
     except collector_runs.Reject as rej:

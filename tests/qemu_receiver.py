@@ -100,15 +100,15 @@ def free_port():
 
 
 def start_collector(db, port):
-    """tools/pmucal-collect serve on 127.0.0.1:port over @db; returns once it accepts
-    connections (at most 60 s), or raises."""
+    """tools/pmucal-collect serve --strict (pmucal's own files: nothing undocumented) on
+    127.0.0.1:port over @db; returns once it accepts connections (at most 60 s), or raises."""
     import os
     import socket
     import subprocess
     import time
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     p = subprocess.Popen([os.path.join(root, "tools", "pmucal-collect"), "serve", "--db", db,
-                          "--listen", "127.0.0.1:%d" % port], stdout=subprocess.DEVNULL,
+                          "--listen", "127.0.0.1:%d" % port, "--strict"], stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL)
     t0 = time.time()
     while time.time() - t0 < 60:

@@ -2,14 +2,14 @@
 """make bench-fleet: a simulated fleet uploaded to the collector over loopback into a
 throw-away PostgreSQL, then the outlier report over the whole fleet.
 
-Phase 1 (uploads): FLEET_UPLOAD_MACHINES (default 100) machines x FLEET_RUNS runs, built from the real QEMU
-results folder tests/data/collector/qemu-smoke with noise (tests/collector_fleet.py), 1 % planted
-outliers (+15-25 % DRAM latency: DIMMs in the wrong slots, or the prefetchers off), uploaded as
-whole runs by FLEET_CLIENTS client processes to `pmucal-collect serve --workers FLEET_WORKERS`;
-prints uploads/s and the p50/p99 upload latency. Each upload's JSON files are validated
-strictly against docs/schemas (python3-jsonschema, about a CPU-second per run here), so the
-whole fleet of 30,000 uploads would take hours on a shared 2-core machine: FLEET_UPLOAD_MACHINES
-=10000 runs it.
+Phase 1 (uploads): FLEET_UPLOAD_MACHINES (default 1000) machines x FLEET_RUNS runs, built from the real
+QEMU results folder tests/data/collector/qemu-smoke with noise (tests/collector_fleet.py), 1 %
+planted outliers (+15-25 % DRAM latency: DIMMs in the wrong slots, or the prefetchers off).
+Each of FLEET_CLIENTS client processes builds its share first (the simulation is not the
+collector's work; about 110 KB a run held in memory), then all upload at once, whole runs,
+one connection each, to `pmucal-collect serve --workers FLEET_WORKERS`, which validates every
+JSON file against docs/schemas and stores the run; prints uploads/s, the p50/p99 upload
+latency and the load average (the machine is shared: other work changes the figure).
 Phase 2 (analysis at scale): FLEET_MACHINES (default 10000) machines x FLEET_RUNS runs whose figures (those
 pmucal-collect extracts from the same real folder, with the same noise and planted outliers)
 are written straight into the database in bulk; prints the outlier query's time and the
@@ -42,15 +42,18 @@ DATA = os.path.join(ROOT, "tests", "data", "collector", "qemu-smoke")
 env = lambda k, d: int(os.environ.get(k, d))
 
 
-def client(args):
-    """One client process: its share of the fleet, uploaded one run at a time."""
-    port, index, n_clients, n_machines, n_runs, seed = args
+def client(port, index, n_clients, n_machines, n_runs, seed, ready, start, results):
+    """One client process: its share of the fleet built first (the simulation is not the
+    collector's work), then, once every client is ready, uploaded one run at a time, a new
+    connection each, as machines of a rack would."""
     base = collector_fleet.load_folder(DATA)
+    bodies = [runs.encode_framed(files, "m%05d-r%d" % (i, r))
+              for i, r, cause, files in collector_fleet.fleet(base, n_machines, n_runs, 100, seed=seed)
+              if i % n_clients == index]
+    ready.release()
+    start.wait()
     lat, bad = [], 0
-    for i, r, cause, files in collector_fleet.fleet(base, n_machines, n_runs, 100, seed=seed):
-        if i % n_clients != index:
-            continue
-        body = runs.encode_framed(files, "m%05d-r%d" % (i, r))
+    for body in bodies:
         t = time.monotonic()
         c = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
         c.request("POST", "/api/v1/runs", body, {"Content-Type": "application/x-pmucal-run"})
@@ -60,7 +63,21 @@ def client(args):
         lat.append(time.monotonic() - t)
         if resp.status not in (200, 201):
             bad += 1
-    return lat, bad
+    results.put((lat, bad))
+
+
+def cpu_seconds(root):
+    """User + system CPU seconds of process @root and its children, so far."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            st = open("/proc/%s/stat" % pid).read().rsplit(")", 1)[1].split()
+        except (OSError, ValueError):
+            continue
+        if int(pid) == root or int(st[1]) == root:
+            total += int(st[11]) + int(st[12])
+    return total / tick
 
 
 def pct(xs, p):
@@ -84,10 +101,25 @@ def phase_uploads(pg, n_machines, n_runs, n_clients, n_workers):
                 break
             except OSError:
                 time.sleep(0.1)
+        ready, start, results = multiprocessing.Semaphore(0), multiprocessing.Event(), multiprocessing.Queue()
+        procs = [multiprocessing.Process(target=client, args=(port, k, n_clients, n_machines, n_runs, 11,
+                                                                ready, start, results), daemon=True)
+                 for k in range(n_clients)]
+        for p in procs:
+            p.start()
+        for _ in procs:
+            ready.acquire()
+        load = os.getloadavg()
+        with open(os.path.join(pg.data, "postmaster.pid")) as f:
+            postmaster = int(f.readline())
+        cpu0 = cpu_seconds(srv.pid), cpu_seconds(postmaster)
         t0 = time.monotonic()
-        with multiprocessing.Pool(n_clients) as p:
-            res = p.map(client, [(port, k, n_clients, n_machines, n_runs, 11) for k in range(n_clients)])
+        start.set()
+        res = [results.get() for _ in procs]
         wall = time.monotonic() - t0
+        cpu = cpu_seconds(srv.pid) - cpu0[0], cpu_seconds(postmaster) - cpu0[1]
+        for p in procs:
+            p.join()
     finally:
         srv.terminate()
         srv.wait(30)
@@ -97,9 +129,11 @@ def phase_uploads(pg, n_machines, n_runs, n_clients, n_workers):
     stored = d.query("SELECT COUNT(*) FROM runs")[0][0]
     d.close()
     print("uploads: %d machines x %d runs by %d clients to %d collector processes: %d uploads in %.1f s = %.1f uploads/s;"
-          " latency p50 %.0f ms, p99 %.0f ms; %d stored, %d refused"
-          % (n_machines, n_runs, n_clients, n_workers, len(lat), wall, len(lat) / wall,
-             1000 * pct(lat, 50), 1000 * pct(lat, 99), stored, bad))
+          " latency p50 %.1f ms, p99 %.1f ms; %d stored, %d refused; load average %.2f %.2f %.2f at the start,"
+          " %.2f %.2f %.2f at the end"
+          % ((n_machines, n_runs, n_clients, n_workers, len(lat), wall, len(lat) / wall,
+             1000 * pct(lat, 50), 1000 * pct(lat, 99), stored, bad) + tuple(load) + tuple(os.getloadavg())))
+    print("uploads: CPU a run: the collector %.2f ms, PostgreSQL %.2f ms" % (1000 * cpu[0] / len(lat), 1000 * cpu[1] / len(lat)))
     return len(lat) / wall, stored == len(lat) and bad == 0
 
 
@@ -168,7 +202,7 @@ def phase_analysis(pg, n_machines, n_runs):
 
 
 def main():
-    n_up = env("FLEET_UPLOAD_MACHINES", 100)
+    n_up = env("FLEET_UPLOAD_MACHINES", 1000)
     n_all = env("FLEET_MACHINES", 10000)
     n_runs = env("FLEET_RUNS", 3)
     pg = collector_pg.TempPostgres()

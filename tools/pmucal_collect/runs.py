@@ -13,6 +13,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 import check_schemas  # noqa: E402  (the validator of tests/check_schemas.py, reused)
+import schema_codegen  # noqa: E402  (the same schemas compiled into plain Python checks)
 
 KNOWN = {"inventory.json", "latency-table.json", "processors.json", "c2c.json",
          "numa-matrix.json", "tlb-table.json", "pmu-validation.json",
@@ -23,19 +24,37 @@ REQUIRED = ("inventory.json",)
 MAX_BODY = 64 << 20
 
 _schemas = None
+_compiled = {}
+_type_ids = {}      # {(database URL, type key): id} of the types this process saw committed
 _local = threading.local()
 
 
-def validators():
-    """This thread's validators: jsonschema's $ref resolver keeps a scope stack, so one
-    validator set must not be shared by threads validating at once."""
+def _load():
     global _schemas
+    if _schemas is None:
+        _schemas = check_schemas.load_schemas()
+    return _schemas
+
+
+def validators(strict):
+    """This thread's jsonschema validators (@strict: the rule of pmucal's own files, else the
+    readers' open rule): jsonschema's $ref resolver keeps a scope stack, so one validator set
+    must not be shared by threads validating at once."""
     v = getattr(_local, "validators", None)
     if v is None:
-        if _schemas is None:
-            _schemas = check_schemas.load_schemas()
-        v = _local.validators = check_schemas.make_validators(_schemas, strict=True)
-    return v
+        v = _local.validators = {}
+    if strict not in v:
+        v[strict] = check_schemas.make_validators(_load(), strict=strict)
+    return v[strict]
+
+
+def compiled(strict):
+    """The schemas compiled once per process (tests/schema_codegen.py): plain functions with
+    no state, shared by every thread."""
+    if strict not in _compiled:
+        _compiled[strict] = schema_codegen.compile_schemas(
+            {n: (check_schemas.strict_copy(s) if strict else s) for n, (_, s) in _load().items()})
+    return _compiled[strict]
 
 
 class Reject(Exception):
@@ -115,12 +134,17 @@ def check_run_name(run):
 
 # ---- validation and reduction --------------------------------------------------------------
 
-def validate(files):
-    """{name: parsed JSON} after every JSON file validated; Reject naming the first failure."""
+def validate(files, strict=False):
+    """{name: parsed JSON} after every JSON file validated; Reject naming the first failure.
+    The open rule (@strict false) is the readers' of docs/versioning.md: a later minor's
+    members and open enum values pass; @strict also refuses what the schemas do not document.
+    The compiled checks decide; a file they refuse goes through jsonschema, whose first error
+    names the JSON path."""
     for r in REQUIRED:
         if r not in files:
             raise Reject("the run has no %s" % r, r)
     docs = {}
+    fast = compiled(strict)
     for name in sorted(files):
         check_name(name)
         if not name.endswith(".json"):
@@ -129,10 +153,11 @@ def validate(files):
             doc = json.loads(files[name].decode("utf-8"))
         except (UnicodeDecodeError, ValueError) as e:
             raise Reject("not JSON: %s" % e, name, "$")
-        errs = check_schemas.validate_doc(doc, validators())
-        if errs:
-            path, msg = errs[0]
-            raise Reject("schema: %s" % msg, name, path)
+        if not schema_codegen.check_doc(doc, fast):
+            errs = check_schemas.validate_doc(doc, validators(strict))
+            if errs:
+                path, msg = errs[0]
+                raise Reject("schema: %s" % msg, name, path)
         docs[name] = doc
     return docs
 
@@ -303,13 +328,13 @@ def now():
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-def store(db, files, run_name, source):
-    """Validate and store one run, all or nothing. Returns (status, id, machine id) where
-    status is "stored" or "duplicate"; raises Reject for an upload refused."""
+def store(db, files, run_name, source, strict=False):
+    """Validate (validate()'s @strict) and store one run, all or nothing. Returns (status, id,
+    machine id) where status is "stored" or "duplicate"; raises Reject for an upload refused."""
     check_run_name(run_name)
     if not files:
         raise Reject("the upload carries no files")
-    docs = validate(files)
+    docs = validate(files, strict)
     ident = identity(docs, files)
     figs = figures(docs)
     facts = run_facts(docs)
@@ -324,9 +349,11 @@ def store(db, files, run_name, source):
             if row:
                 db.rollback(c)
                 return "duplicate", row[0], row[1]
-            type_id = _upsert(db, cur, "types", ident["type_key"],
-                              {"cpu_vendor": ident["cpu_vendor"], "cpu_signature": ident["cpu_signature"],
-                               "cpu_brand": ident["cpu_brand"], "memory_population": ident["memory_population"]})
+            type_id = _type_ids.get((db.url, ident["type_key"]))
+            if type_id is None:
+                type_id = _upsert(db, cur, "types", ident["type_key"],
+                                  {"cpu_vendor": ident["cpu_vendor"], "cpu_signature": ident["cpu_signature"],
+                                   "cpu_brand": ident["cpu_brand"], "memory_population": ident["memory_population"]})
             mcols = {k: ident[k] for k in ("key_source", "uuid", "serial", "manufacturer", "product", "board",
                                            "bios_vendor", "bios_version", "cpu_signature", "microcode",
                                            "memory_population", "memory_source")}
@@ -339,16 +366,15 @@ def store(db, files, run_name, source):
                                (mid, run_name, h, now(), source, ident["bios_version"], ident["microcode"],
                                 facts["prefetchers"], ident["memory_detail"], facts["pmucal_version"],
                                 facts["run_date"]))
-            cur.executemany(db.q("INSERT INTO files (run_id, name, sha256, size, content) VALUES (?, ?, ?, ?, ?)"),
-                            [(rid, n, hashlib.sha256(b).hexdigest(), len(b), db.blob(b)) for n, b in sorted(files.items())])
-            cur.executemany(db.q("INSERT INTO figures (run_id, name, value) VALUES (?, ?, ?)"),
-                            [(rid, n, v) for n, v in sorted(figs.items())])
+            db.insert_files(cur, [(rid, n, hashlib.sha256(b).hexdigest(), len(b), b) for n, b in sorted(files.items())])
+            db.insert_rows(cur, "figures", ("run_id", "name", "value"), [(rid, n, v) for n, v in sorted(figs.items())])
             # the machine's latest properties are those of its newest run
             cur.execute(db.q("UPDATE machines SET latest_run_id = ?, bios_version = ?, microcode = ?,"
                              " memory_population = ?, type_id = ? WHERE id = ?"),
                         (rid, ident["bios_version"], ident["microcode"], ident["memory_population"], type_id, mid))
             _fault_point()
             db.commit(c)
+            _type_ids[(db.url, ident["type_key"])] = type_id  # committed: types are never deleted
             return "stored", rid, mid
         except Exception as e:
             db.rollback(c)

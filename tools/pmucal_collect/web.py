@@ -19,8 +19,9 @@ def _json(obj, status=200):
 
 
 class Service:
-    def __init__(self, db, threads=4):
+    def __init__(self, db, threads=4, strict=False):
         self.db = db
+        self.strict = strict
         self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=threads)
 
     async def call(self, fn, *args):
@@ -57,7 +58,7 @@ class Service:
                 run_name, files = runs.parse_framed(body)
             else:
                 raise runs.Reject("Content-Type must be multipart/form-data or application/x-pmucal-run", status=415)
-            status, rid, mid = await self.call(runs.store, self.db, files, run_name, "upload")
+            status, rid, mid = await self.call(runs.store, self.db, files, run_name, "upload", self.strict)
         except runs.Reject as rej:
             await self.call(runs.record_reject, self.db, client, run_name, rej)
             return _json(rej.body(), status=rej.status)
@@ -109,8 +110,8 @@ def _html(text):
     return web.Response(text=text, content_type="text/html", charset="utf-8")
 
 
-def make_app(db, threads=4):
-    s = Service(db, threads)
+def make_app(db, threads=4, strict=False):
+    s = Service(db, threads, strict)
     app = web.Application(client_max_size=runs.MAX_BODY + (1 << 20))
     app.add_routes([web.post("/api/v1/runs", s.post_run), web.get("/api/v1/runs", s.get_runs),
                     web.get("/api/v1/outliers", s.get_outliers), web.get("/api/v1/reference", s.get_reference),
