@@ -17,16 +17,13 @@ planted outliers found and missed, clean machines flagged. Targets (docs/collect
 >= 200 uploads/s, outliers of 10,000 machines < 2 s, every planted outlier found, no clean
 machine flagged; a missed target makes the exit status 1.
 """
-import concurrent.futures
 import http.client
-import json
 import multiprocessing
 import os
 import random
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
 

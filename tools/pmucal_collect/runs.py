@@ -4,7 +4,6 @@ import hashlib
 import json
 import os
 import re
-import statistics
 import struct
 import sys
 import threading
