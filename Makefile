@@ -295,7 +295,6 @@ PMUCAL_TABLE_SRCS := \
 	host/pmucal_table_report.c \
 	host/pmucal_table_show.c
 PMUCAL_HOST_SRCS := \
-	host/c2c_host.c \
 	host/cli_stdout.c \
 	host/numa_host.c \
 	host/numa_host_nodes.c \

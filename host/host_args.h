@@ -24,7 +24,7 @@
 enum host_mode {
         HOST_MODE_LATENCY = 0, /* the latency sweep (default) */
         HOST_MODE_TLB,         /* --tlb: the dTLB calibration (host/tlb_host.c) */
-        HOST_MODE_C2C,         /* --c2c: cache-to-cache latency (host/c2c_host.c) */
+        HOST_MODE_C2C,         /* --c2c: cache-to-cache latency (app/c2c.c's phase) */
         HOST_MODE_NUMA,        /* --numa: the NUMA matrix, loaded latency, bandwidth
                                   (host/numa_host.c) */
         HOST_MODE_INVENTORY,   /* --inventory: the firmware's inventory phase

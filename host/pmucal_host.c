@@ -15,10 +15,11 @@
  * and prints the inventory, the method, the levels table and the plot; without --out, DIR is
  * a new folder named after the date. DIR is locked for the run, and the run's files replace
  * DIR's as one unit or not at all (a staging folder swapped in; boot/linux/linux_file.c).
- * --with-c2c first measures cache-to-cache transfers between the CPUs this process may run
- * on (as --c2c does; skipped with one CPU), which the table's "c2c" section then carries
- * (report/lattable_numa.h), and writes c2c.json. Exit status 0 on success, 1 on a failure,
- * 2 on a usage error.
+ * --c2c is the firmware's processors and cache-to-cache phases (app/cpus.c, app/c2c.c) over
+ * the CPUs this process may run on, the others as pinned threads (boot/linux/linux_cpu.c's
+ * plat_cpu_start); it writes c2c.json, --rounds its repetitions. --with-c2c runs them before
+ * the latency phase, whose table then carries the "c2c" section (report/lattable_numa.h),
+ * as a firmware run's does. Exit status 0 on success, 1 on a failure, 2 on a usage error.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -27,13 +28,13 @@
 #include <unistd.h>
 
 #include "app/run.h"
+#include "app/cpus.h"
 #include "app/gather.h"
 #include "boot/linux/linux_plat.h"
 #include "host/cli_stdout.h"
 #include "host/host.h"
 #include "host/host_args.h"
 #include "report/inventory.h"
-#include "report/lattable_numa.h"
 #include "report/rep.h"
 
 #ifndef PMUCAL_VERSION
@@ -45,6 +46,30 @@ static status_t console_sink(void *ctx, const char *s, size_t n)
         (void)ctx;
         plat_console_write(s, n);
         return ST_OK;
+}
+
+/* The CPUs this process may run on (taskset, cgroups) as the config's processor choice:
+ * `cpus = ` their APIC IDs when some of the machine's are not among them. */
+static void cpus_allowed(struct pmucal_config *cfg)
+{
+        struct config_cpu_list *l = &cfg->cpu_list;
+        unsigned                n = linux_cpu_list(), n_allowed = 0;
+        struct plat_cpu         c;
+
+        for (unsigned i = 0; i < n; i++)
+                n_allowed += linux_cpu_allowed(i);
+        if (n_allowed == n)
+                return;
+        cfg->cpus = CONFIG_CPUS_LIST;
+        *l        = (struct config_cpu_list){ 0 };
+        for (unsigned i = 0; i < n; i++) {
+                if (!linux_cpu_allowed(i) || plat_cpu_info(i, &c, NULL) != ST_OK)
+                        continue;
+                if (l->n && l->hi[l->n - 1] + 1 == c.apic_id)
+                        l->hi[l->n - 1] = c.apic_id;
+                else if (l->n < CONFIG_CPUS_MAX_RANGES)
+                        l->lo[l->n] = l->hi[l->n] = c.apic_id, l->n++;
+        }
 }
 
 /* The run's config from the command line (see the file comment). */
@@ -64,6 +89,9 @@ static void config_from(const struct host_opts *o, struct pmucal_config *cfg)
         cfg->latency_layout   = (uint32_t)o->sweep.layout;
         cfg->latency_seed_set = true;
         cfg->latency_seed     = o->sweep.seed;
+        if (o->mode == HOST_MODE_C2C) /* the firmware's c2c phase takes its rounds from it */
+                cfg->repetitions = o->rounds;
+        cpus_allowed(cfg);
 }
 
 /* One phase as app/pmucal.c runs it: a heading, its prefix, a failed check for a status
@@ -136,64 +164,113 @@ static int open_out_dir(struct host_opts *o)
         return 0;
 }
 
-/* The latency run: the inventory phase (its files are --inventory's), optionally the
- * cache-to-cache run for the table's c2c section, then the latency phase. */
-static int latency_main(const struct host_opts *o)
+/* A phase of a hosted run, and whether its files are this mode's (the inventory's are
+ * pmucal-host --inventory's, the processors' a by-product). */
+struct host_phase {
+        const char *name;
+        status_t  (*run)(struct run *r);
+        bool        keep;
+};
+
+#define HOST_MAX_PHASES 4
+
+/* The phases of @p o's mode, in the firmware's order (app/pmucal.c). */
+static size_t plan(const struct host_opts *o, struct host_phase *ph)
+{
+        size_t n = 0;
+
+        ph[n++] = (struct host_phase){ "inventory", phase_inventory, false };
+        if (o->mode == HOST_MODE_C2C || o->with_c2c) {
+                ph[n++] = (struct host_phase){ "cpus", phase_cpus, false };
+                ph[n++] = (struct host_phase){ "c2c", phase_c2c, true };
+        }
+        if (o->mode == HOST_MODE_LATENCY)
+                ph[n++] = (struct host_phase){ "latency", phase_latency, true };
+        return n;
+}
+
+/* Drop the files phases not of this mode added (from index @p from on). */
+static void drop_files(struct run *r, unsigned from)
+{
+        for (unsigned i = from; i < r->n_files; i++)
+                rep_buf_free(&r->files[i].data);
+        r->n_files = from;
+}
+
+/* Save what the phases kept as one unit: written into a staging folder that replaces --out
+ * whole, or not at all (boot/linux/linux_file.c); the closing RESULTS line says which. */
+static status_t save_unit(struct run *r, const char *out)
+{
+        status_t st;
+        int      e;
+
+        if (!r->n_files) {
+                rep_printf("RESULTS: none to save (the phases measured nothing): %s unchanged\n",
+                           out);
+                return ST_OK;
+        }
+        if ((e = linux_plat_unit_begin()))
+                rep_info("no staging folder beside %s (%s): the files are written one by one, "
+                         "each whole", out, strerror(e));
+        st = save_files(r, out);
+        if (!e && st == ST_OK && (st = linux_plat_unit_commit()) != ST_OK)
+                rep_err(st, "putting the new files in place of %s", out);
+        else if (!e && st != ST_OK) {
+                linux_plat_unit_abort();
+                rep_info("nothing in %s was changed", out);
+        }
+        if (st == ST_OK)
+                rep_printf("RESULTS: saved to %s\n", out);
+        else
+                rep_printf("RESULTS NOT SAVED: %s\n", status_str(st));
+        return st;
+}
+
+/* A run of app/ phases on the Linux platform: the latency run (the inventory, with
+ * --with-c2c the processors and cache-to-cache phases, then the latency phase) or --c2c.
+ * The BSP is the CPU the run is pinned to: --cpu, or for --c2c the first this process may
+ * run on; the other CPUs it may run on are the application processors (pinned threads). */
+static int phases_main(const struct host_opts *o)
 {
         struct run       *r = calloc(1, sizeof(*r));
-        struct lat_c2c_in c2c;
-        status_t          st;
-        int               e, code;
+        struct host_phase ph[HOST_MAX_PHASES];
+        size_t            n_ph = plan(o, ph);
+        unsigned          cpu;
+        status_t          st, worst = ST_OK;
+        int               code;
 
         if (!r)
                 return 1;
         config_from(o, &r->cfg);
-        host_c2c_save_cpus();
-        if ((st = linux_plat_pin_cpu(o->cpu)) != ST_OK) {
-                fprintf(stderr, "pmucal-host: pinning to CPU %u: %s\n", o->cpu, status_str(st));
+        cpu = o->cpu;
+        for (unsigned i = 0; o->mode == HOST_MODE_C2C && i < linux_cpu_list(); i++)
+                if (linux_cpu_allowed(i)) {
+                        cpu = linux_cpu_number(i);
+                        break;
+                }
+        if ((st = linux_plat_pin_cpu(cpu)) != ST_OK) {
+                fprintf(stderr, "pmucal-host: pinning to CPU %u: %s\n", cpu, status_str(st));
                 free(r);
                 return 1;
         }
         rep_add_sink((struct rep_sink){ .write = console_sink });
-        rep_printf("pmucal-host %s on %s, CPU %u\n", PMUCAL_VERSION, plat_info()->name, o->cpu);
+        rep_printf("pmucal-host %s on %s, CPU %u\n", PMUCAL_VERSION, plat_info()->name, cpu);
         rep_info("command: %s", o->cmdline);
-        st = run_phase("inventory", phase_inventory, r);
-        gather_cpu_release();
-        for (unsigned i = 0; i < r->n_files; i++) /* pmucal-host --inventory writes them */
-                rep_buf_free(&r->files[i].data);
-        r->n_files = 0;
-        /* The run's files (curve, table, c2c.json) as one unit: written into a staging
-         * folder that replaces --out whole, or not at all (boot/linux/linux_file.c). */
-        if ((e = linux_plat_unit_begin()))
-                rep_info("no staging folder beside %s (%s): the files are written one by one, "
-                         "each whole", o->out, strerror(e));
-        if (st == ST_OK && o->with_c2c) {
-                rep_printf("\n== c2c ==\n");
-                rep_push("c2c");
-                if (host_c2c_for_table(o->out, o->sweep.prefetchers_off, &c2c) == ST_OK)
-                        r->c2c_result = &c2c;
-                rep_pop();
+        for (size_t i = 0; i < n_ph; i++) {
+                unsigned had = r->n_files;
+                st = run_phase(ph[i].name, ph[i].run, r);
+                if (!ph[i].keep)
+                        drop_files(r, had);
+                if (st != ST_OK && st != ST_UNSUPPORTED)
+                        worst = st;
         }
-        if (st == ST_OK)
-                st = run_phase("latency", phase_latency, r);
+        app_cpus_release();
+        gather_cpu_release();
         rep_printf("\n");
         code = rep_summary();
-        if (st == ST_OK && r->n_files)
-                st = save_files(r, o->out);
-        else if (st == ST_OK)
-                st = ST_NOT_FOUND;
-        if (!e && st == ST_OK && (st = linux_plat_unit_commit()) != ST_OK)
-                rep_err(st, "putting the new files in place of %s", o->out);
-        else if (!e && st != ST_OK) {
-                linux_plat_unit_abort();
-                rep_info("nothing in %s was changed", o->out);
-        }
-        if (st == ST_OK)
-                rep_printf("RESULTS: saved to %s\n", o->out);
-        else
-                rep_printf("RESULTS NOT SAVED: %s\n", status_str(st));
+        st   = save_unit(r, o->out);
         free_run(r);
-        return st == ST_OK && code != PMUCAL_EXIT_FAILED ? 0 : 1;
+        return worst == ST_OK && st == ST_OK && code != PMUCAL_EXIT_FAILED ? 0 : 1;
 }
 
 int main(int argc, char **argv)
@@ -215,13 +292,11 @@ int main(int argc, char **argv)
         /* Each mode's last SKIP line may still be held (rep_skip): printed before the exit. */
         if (o.mode == HOST_MODE_TLB) /* the dTLB calibration, host/tlb_host.c */
                 return rc = host_tlb_main(&o), rep_flush(), rc;
-        if (o.mode == HOST_MODE_C2C) /* cache-to-cache latency, host/c2c_host.c */
-                return rc = host_c2c_main(&o), rep_flush(), rc;
         if (o.mode == HOST_MODE_NUMA) /* the NUMA matrix, host/numa_host.c */
                 return rc = host_numa_main(&o), rep_flush(), rc;
         if (o.mode == HOST_MODE_INVENTORY) /* the inventory phase, host/inventory_host.c */
                 return rc = host_inventory_main(&o), rep_flush(), rc;
-        rc = latency_main(&o);
+        rc = phases_main(&o); /* the latency run or --c2c: app/ phases */
         rep_flush();
         return rc;
 }

@@ -24,13 +24,62 @@ void linux_cpu_set_recorded(uint32_t apic_id)
         recorded_apic = apic_id;
 }
 
-static unsigned cpu_count(void)
+/* The processors: every CPU Linux configured, the BSP (the CPU the program pinned itself to
+ * first) at index 0, the others in ascending order; and which of them this process may run
+ * on (sched_getaffinity before anything was pinned). */
+static unsigned  cpus[CPU_SETSIZE], n_cpus;
+static cpu_set_t allowed;
+static bool      bsp_set;
+
+unsigned linux_cpu_list(void)
 {
         long n = sysconf(_SC_NPROCESSORS_CONF);
 
+        if (n_cpus)
+                return n_cpus;
+        if (sched_getaffinity(0, sizeof(allowed), &allowed))
+                CPU_ZERO(&allowed);
+        for (unsigned c = 0; c < CPU_SETSIZE && (long)c < n; c++)
+                cpus[n_cpus++] = c;
+        if (!n_cpus)
+                cpus[n_cpus++] = 0;
+        if (!CPU_COUNT(&allowed))
+                for (unsigned k = 0; k < n_cpus; k++)
+                        CPU_SET(cpus[k], &allowed);
+        return n_cpus;
+}
+
+bool linux_cpu_allowed(unsigned idx)
+{
+        return idx < linux_cpu_list() && CPU_ISSET(cpus[idx], &allowed);
+}
+
+unsigned linux_cpu_number(unsigned idx)
+{
+        return idx < linux_cpu_list() ? cpus[idx] : 0;
+}
+
+void linux_cpu_set_bsp(unsigned cpu)
+{
+        unsigned k;
+
+        linux_cpu_list();
+        if (bsp_set)
+                return;
+        bsp_set = true;
+        for (k = 0; k < n_cpus && cpus[k] != cpu; k++)
+                ;
+        for (; k < n_cpus && k > 0; k--) /* to the front, the others keep their order */
+                cpus[k] = cpus[k - 1];
+        if (k == 0)
+                cpus[0] = cpu;
+}
+
+static unsigned cpu_count(void)
+{
         if (recorded)
                 return 1;
-        return n > 0 ? (unsigned)n : 1;
+        return linux_cpu_list();
 }
 
 /* The APIC ID of logical CPU @p idx: /proc/cpuinfo "apicid" (sysfs does not publish it);
@@ -81,14 +130,15 @@ static status_t cpu_describe(unsigned idx, struct plat_cpu *out)
                                           .is_bsp = true };
                 return ST_OK;
         }
+        unsigned c = cpus[idx]; /* Linux's CPU number */
         *out = (struct plat_cpu){
-                .apic_id = cpuinfo_apic_id(idx, idx),
-                .enabled = read_long("/sys/devices/system/cpu/cpu%u/online", idx, 1) != 0,
+                .apic_id = cpuinfo_apic_id(c, c),
+                .enabled = read_long("/sys/devices/system/cpu/cpu%u/online", c, 1) != 0,
                 .is_bsp  = idx == 0,
                 .package = (uint32_t)read_long(
-                        "/sys/devices/system/cpu/cpu%u/topology/physical_package_id", idx, 0),
+                        "/sys/devices/system/cpu/cpu%u/topology/physical_package_id", c, 0),
                 .core   = (uint32_t)read_long("/sys/devices/system/cpu/cpu%u/topology/core_id",
-                                              idx, idx),
+                                              c, c),
                 .thread = 0,
         };
         return ST_OK;
@@ -125,10 +175,12 @@ status_t plat_cpu_start(unsigned idx, void (*fn)(void *arg), void *arg)
 
         if (!fn || idx == 0 || idx >= cpu_count() || idx >= CPU_SETSIZE)
                 return ST_BAD_ARG;
+        if (!linux_cpu_allowed(idx))
+                return ST_UNSUPPORTED; /* taskset or a cgroup keeps this process off it */
         a = &ap_threads[idx];
         if (a->started)
                 return ST_BAD_ARG;
-        *a = (struct ap_thread){ .cpu = idx, .fn = fn, .arg = arg };
+        *a = (struct ap_thread){ .cpu = cpus[idx], .fn = fn, .arg = arg };
         if (pthread_create(&a->thread, NULL, ap_main, a))
                 return ST_NO_MEM;
         a->started = true;

@@ -15,7 +15,8 @@
 #include "boot/x86/msr_misc.h"
 #include "boot/linux/linux_plat.h"
 
-static int msr_cpu = -1; /* -1: the CPU the caller runs on now */
+static __thread int msr_cpu = -1; /* per thread (an AP thread is pinned to its own CPU);
+                                     * -1: the CPU the caller runs on now */
 
 void linux_msr_set_cpu(unsigned cpu)
 {

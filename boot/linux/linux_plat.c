@@ -108,8 +108,10 @@ status_t linux_plat_pin_cpu(unsigned cpu)
         if (cpu >= CPU_SETSIZE)
                 return ST_BAD_ARG;
         CPU_SET(cpu, &set);
+        linux_cpu_list(); /* the CPUs this process may run on, before it is pinned */
         if (sched_setaffinity(0, sizeof(set), &set))
                 return ST_BAD_ARG;
+        linux_cpu_set_bsp(cpu);
         linux_msr_set_cpu(cpu);
         return ST_OK;
 }

@@ -70,6 +70,22 @@ void linux_perf_cycles(struct plat_info *info);
  *  named @p name and its processors unlisted. */
 void linux_plat_use_recorded(const char *dir, const char *name);
 
+/** Take the processor list (plat_cpu_info, plat_cpu_start): every CPU Linux configured, and
+ *  which of them this process may run on as sched_getaffinity says before anything is
+ *  pinned; taken once, at the first call (linux_plat_pin_cpu makes it before it pins).
+ *  Returns how many CPUs. */
+unsigned linux_cpu_list(void);
+
+/** Whether this process may run on processor @p idx of that list (taskset, cgroups). */
+bool linux_cpu_allowed(unsigned idx);
+
+/** Linux's number of processor @p idx of that list (0 past its end). */
+unsigned linux_cpu_number(unsigned idx);
+
+/** The first CPU the program is pinned to (linux_plat_pin_cpu) is the BSP, index 0 of the
+ *  processor list; the others follow in ascending order. Later calls change nothing. */
+void linux_cpu_set_bsp(unsigned cpu);
+
 /** The processor list is the recorded CPU alone, with APIC ID @p apic_id (linux_cpu.c). */
 void linux_cpu_set_recorded(uint32_t apic_id);
 
