@@ -135,7 +135,7 @@ BOOT_arm64_PURE_SRCS := \
 	boot/arm64/topology_mpidr.c
 BOOT_UEFI_SRCS := \
 	boot/uefi/uefi_con.c \
-	boot/uefi/uefi_excl.c \
+	boot/uefi/x86/uefi_excl.c \
 	boot/uefi/uefi_file.c \
 	boot/uefi/uefi_libc.c \
 	boot/uefi/uefi_main.c \
@@ -143,15 +143,15 @@ BOOT_UEFI_SRCS := \
 	boot/uefi/uefi_mem_node.c \
 	boot/uefi/uefi_mp.c \
 	boot/uefi/uefi_net.c \
-	boot/uefi/uefi_pmi.c \
+	boot/uefi/x86/uefi_pmi.c \
 	boot/uefi/uefi_status.c \
 	boot/uefi/uefi_tables.c \
 	boot/uefi/uefi_time.c
 BOOT_LINUX_SRCS := \
 	boot/linux/linux_cpu.c \
 	boot/linux/linux_file.c \
-	boot/linux/linux_msr.c \
 	boot/linux/linux_perf.c \
+	boot/linux/x86/linux_msr.c \
 	boot/linux/linux_plat.c
 
 # pmu/: events as data (generated from pmu/events/), the driver interface, sampling.
@@ -222,12 +222,12 @@ REPORT_SRCS := \
 	report/numa.c \
 	report/numa_out.c \
 	report/rep.c \
-	report/samples.c \
-	report/samples_check.c \
 	report/tlbdetect.c \
 	report/tlbdetect_out.c
 REPORT_x86_SRCS := \
-	report/x86/inventory_cpuid.c
+	report/x86/inventory_cpuid.c \
+	report/x86/samples.c \
+	report/x86/samples_check.c
 
 APP_SRCS := \
 	app/c2c.c \
@@ -648,8 +648,8 @@ check-layering:
 
 # ---- aarch64 ---------------------------------------------------------------------------------
 # `make ARCH=aarch64`: build/aarch64/pmucal.efi, the same program (app/pmucal.c) on the
-# AArch64 platform (boot/arm64/, boot/uefi/uefi_arm64.c), the PMUv3 driver (pmu/arm64/) and the
-# AArch64 kernel bodies (bench/arm64/), built with the cross compiler. `make deps`
+# AArch64 platform (boot/arm64/, boot/uefi/arm64/uefi_arm64.c), the PMUv3 driver (pmu/arm64/)
+# and the AArch64 kernel bodies (bench/arm64/), built with the cross compiler. `make deps`
 # installs the compiler, QEMU and AAVMF and unpacks GNU-EFI for arm64 under
 # build/aarch64/gnu-efi (it cannot be installed beside the amd64 package).
 A64_CROSS  ?= aarch64-linux-gnu-
@@ -695,7 +695,7 @@ BENCH_arm64_SRCS := \
 	bench/arm64/tlb_ctl.c \
 	bench/arm64/window_arm64.c
 BOOT_UEFI_arm64_SRCS := \
-	boot/uefi/uefi_arm64.c \
+	boot/uefi/arm64/uefi_arm64.c \
 	boot/uefi/uefi_con.c \
 	boot/uefi/uefi_file.c \
 	boot/uefi/uefi_libc.c \
@@ -710,12 +710,12 @@ BOOT_UEFI_arm64_SRCS := \
 # The shared program (app/pmucal.c: config, phases, results) with the AArch64 phases:
 # inventory through app/arm64/gather.c, selftest and pmu on the PMUv3, and the phases not
 # ported yet SKIPping with their reason (app/arm64/phases.c). The x86-64 phases
-# (APP_x86_SRCS) and, in report/, the precise-sampling checks (IBS, PEBS, LBR) are left out.
+# (APP_x86_SRCS) and, in report/x86/, the precise-sampling checks (IBS, PEBS, LBR) and the
+# CPUID dump's writer are left out.
 # The harness's own page tables (bench/ownpt.c, shared by the latency sweep and the PMU suite)
 # are built in the x86-64 format on both; on AArch64 boot/ refuses to load them
 # (cpu_page_tables_load: ST_UNSUPPORTED), so that builder comes along too.
 BENCH_x86_PAGING_SRCS := bench/x86/pagetable.c
-REPORT_x86_ONLY_SRCS := report/samples.c report/samples_check.c
 APP_arm64_SRCS := \
 	app/arm64/validate.c \
 	app/arm64/gather.c \
@@ -728,7 +728,7 @@ A64_SRCS := $(LIB_SRCS) $(BOOT_SRCS) \
             $(BOOT_arm64_PURE_SRCS) $(BOOT_arm64_CPU_SRCS) $(BOOT_UEFI_arm64_SRCS) \
             $(PMU_SRCS) $(SYMS_NONE_SRC) $(PMU_arm64_SRCS) \
             $(BENCH_SRCS) $(BENCH_arm64_SRCS) $(BENCH_x86_PAGING_SRCS) \
-            $(filter-out $(REPORT_x86_ONLY_SRCS),$(REPORT_SRCS)) $(APP_SRCS) $(APP_arm64_SRCS)
+            $(REPORT_SRCS) $(APP_SRCS) $(APP_arm64_SRCS)
 a64_obj = $(patsubst %,$(B)/aarch64/obj/%.o,$(basename $(1)))
 
 $(B)/aarch64/obj/bench/%.o: XFLAGS = $(BENCH_CFLAGS)

@@ -1,6 +1,6 @@
 /** @file Overflow sampling on the real CPU: PMI route self-test, skid run, report of the
  *  harness's kernels by function (see sample.h). The PMI itself reaches pmu_sample_on_pmi
- *  through cpu_pmi_enable (NMI delivery in the firmware build, boot/uefi/uefi_pmi.c). */
+ *  through cpu_pmi_enable (NMI delivery in the firmware build, boot/uefi/x86/uefi_pmi.c). */
 #include "app/pmu_validate.h"
 #include "pmu/sample.h"
 

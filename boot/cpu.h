@@ -50,7 +50,7 @@ typedef void (*cpu_pmi_fn)(const struct cpu_pmi_frame *frame, void *ctx);
 /** Route the local APIC's performance-counter interrupt (LVT PMC, APIC offset 0x340; xAPIC
  *  or x2APIC, whichever the firmware enabled) to @p fn through a vector of the harness's own
  *  IDT. The UEFI build delivers it as an NMI (IDT vector 2), as Linux does, so that a PMI
- *  arrives inside measurement windows run at TPL_HIGH_LEVEL with IF = 0 (boot/uefi/uefi_pmi.c
+ *  arrives inside measurement windows run at TPL_HIGH_LEVEL with IF = 0 (boot/uefi/x86/uefi_pmi.c
  *  says why). When @p ext_lvt_offset >= 0, AMD's extended LVT entry of that offset (APIC
  *  0x500 + 0x10 * offset, used by IBS) is routed too. The previous LVT values and IDT entry
  *  are saved. BSP only; one route at a time (ST_BAD_ARG while one is enabled).

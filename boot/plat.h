@@ -333,7 +333,7 @@ status_t plat_net_post(const char *url, const char *type, const void *body, size
 #define PMUCAL_EXIT_FAILED      1 /* a check failed */
 #define PMUCAL_EXIT_ALL_SKIPPED 2 /* nothing could be checked */
 #define PMUCAL_EXIT_NOT_SAVED   3 /* report complete on the console, results not saved */
-#define PMUCAL_EXIT_CRASHED     4 /* unexpected exception (boot/uefi/uefi_excl.c) */
+#define PMUCAL_EXIT_CRASHED     4 /* unexpected exception (boot/uefi/x86/uefi_excl.c) */
 
 enum pmucal_leave { PMUCAL_LEAVE_RETURN = 0, PMUCAL_LEAVE_SHUTDOWN, PMUCAL_LEAVE_REBOOT };
 

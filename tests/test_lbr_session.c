@@ -14,7 +14,7 @@
 
 #include "bench/kernel_block.h"
 #include "pmu/x86/lbr_session.h"
-#include "report/samples.h"
+#include "report/x86/samples.h"
 #include "tests/fake_intel.h"
 
 /* The legacy LBR depth table: Arch LBR parts and unknown models are not in it. */

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "report/samples.h"
+#include "report/x86/samples.h"
 
 static struct psample ld(uint64_t ip, uint64_t la, bool miss, uint32_t lat)
 {

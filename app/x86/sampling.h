@@ -25,7 +25,7 @@
 #include "pmu/x86/lbr.h"
 #include "report/rep.h"
 #include "report/levels.h"
-#include "report/samples.h"
+#include "report/x86/samples.h"
 
 #define SMP_MAX_CHECKS  96
 #define SMP_MAX_FIGURES 32

@@ -1,7 +1,7 @@
 /** @file
  * The other processors on AArch64 without UEFI MP services (AAVMF has none): the harness
  * starts each one itself with PSCI CPU_ON and gives it back with CPU_OFF. The UEFI glue
- * (boot/uefi/uefi_mp.c through boot/uefi/uefi_arm64.c) turns plat_cpu_info, plat_cpu_start
+ * (boot/uefi/uefi_mp.c through boot/uefi/arm64/uefi_arm64.c) turns plat_cpu_info, plat_cpu_start
  * and plat_cpu_join into these calls, so boot/mp.c parks the processors in its mailbox loop
  * exactly as it does through MP services on x86-64.
  *

@@ -65,7 +65,7 @@ extern volatile uint64_t trap_fault_esr TRAP_HIDDEN;
 /** Faults recovered since boot. */
 extern volatile uint64_t trap_n_recovered TRAP_HIDDEN;
 
-/** An exception nobody expected, reported by the platform (boot/uefi/uefi_arm64.c prints
+/** An exception nobody expected, reported by the platform (boot/uefi/arm64/uefi_arm64.c prints
  *  it and, under QEMU, ends the run with the crash status). Returns to let the vector hand
  *  the exception to the firmware. */
 typedef void (*trap_fatal_fn)(uint64_t kind, const struct trap_frame *f);

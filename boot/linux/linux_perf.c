@@ -2,7 +2,7 @@
  *  PERF_COUNT_HW_CPU_CYCLES on the calling thread, read with the TSC around every window.
  *  Where the kernel offers no hardware cycles event (a guest without a virtual PMU,
  *  perf_event_paranoid) the reason is kept instead (plat_info()->core_cycles_why). The
- *  msr driver's APERF/MPERF (boot/linux/linux_msr.c), where readable, comes first. */
+ *  msr driver's APERF/MPERF (boot/linux/x86/linux_msr.c), where readable, comes first. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/perf_event.h>

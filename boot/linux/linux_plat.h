@@ -1,6 +1,6 @@
 /** @file
  * Host-only controls of the hosted platform (boot/linux/linux_plat.c, boot/linux/linux_file.c,
- * boot/linux/linux_msr.c) used by pmucal-host: the output folder files are written under
+ * boot/linux/x86/linux_msr.c) used by pmucal-host: the output folder files are written under
  * (locked for the run), CPU pinning, and what the last measurement buffer really got. Not
  * portable: only the pmucal-host programs include this.
  */

@@ -2,7 +2,7 @@
  * Memory for the firmware build: pool memory for the heap, whole pages for measurement
  * buffers (plat_mem_alloc) and the firmware memory map (plat_mem_map), the same on every
  * architecture; the page size a buffer is mapped with and the switch to the harness's own
- * page tables are the architecture's (boot/uefi/uefi_excl.c, boot/uefi/uefi_arm64.c).
+ * page tables are the architecture's (boot/uefi/x86/uefi_excl.c, boot/uefi/arm64/uefi_arm64.c).
  */
 #include "boot/uefi/uefi_priv.h"
 

@@ -44,7 +44,7 @@ const char *uefi_mp_method(void);
 /** Write one line straight to the console devices (used by the crash path). */
 void uefi_con_emergency(const char *s);
 
-/* Per architecture (boot/uefi/uefi_excl.c on x86-64, boot/uefi/uefi_arm64.c on AArch64). */
+/* Per architecture (boot/uefi/x86/uefi_excl.c on x86-64, boot/uefi/arm64/uefi_arm64.c on AArch64). */
 
 /** Install the harness's exception handlers (x86-64: its IDT with #UD/#GP; AArch64: check
  *  EL1 and remember the firmware's VBAR_EL1); false when it could not. */
@@ -70,7 +70,7 @@ void uefi_ap_enter(uint64_t saved[2]);
 void uefi_ap_leave(const uint64_t saved[2]);
 
 /** The page size the live (firmware, identity-mapped) page tables use for @p va; per
- *  architecture (boot/uefi_excl.c, boot/uefi/uefi_arm64.c). */
+ *  architecture (boot/uefi/x86/uefi_excl.c, boot/uefi/arm64/uefi_arm64.c). */
 enum plat_page_kind uefi_mapped_page_kind(uint64_t va);
 
 /** True when the firmware reports running under QEMU (CPUID on x86, the ACPI tables' OEM ID

@@ -1,6 +1,6 @@
 /** @file
  * The local APIC as the PMI route needs it: register offsets and LVT fields, and pure
- * functions that compute what boot/uefi/uefi_pmi.c reads and writes (which access mode the
+ * functions that compute what boot/uefi/x86/uefi_pmi.c reads and writes (which access mode the
  * firmware left the APIC in, the MMIO base, the x2APIC MSR of a register, LVT and ICR
  * values). No hardware access here, so the values are host-tested (tests/test_apic.c).
  * Portable: <stdint.h>, <stdbool.h> and boot/ headers only.

@@ -5,7 +5,7 @@
  * guarantees. They return ST_FAULT (and *out = 0) when the instruction raised #GP or #UD, so a
  * register the CPU lacks is reported as unsupported instead of resetting the machine. They are
  * link-time polymorphic: boot/x86/msr_cpu.c implements them on the real CPU through the harness's
- * own #GP/#UD handlers (boot/x86/trap.h), boot/linux/linux_msr.c through /dev/cpu/N/msr in the hosted
+ * own #GP/#UD handlers (boot/x86/trap.h), boot/linux/x86/linux_msr.c through /dev/cpu/N/msr in the hosted
  * build, and tests/fake_msr.c on a register-level model for the unit tests.
  *
  * Do NOT use the safe accessors inside a timed region: they cost a store and a branch more

@@ -1,5 +1,5 @@
 /** @file
- * Private to report/samples.c (grouping, histogram, reports) and report/samples_check.c
+ * Private to report/x86/samples.c (grouping, histogram, reports) and report/x86/samples_check.c
  * (validation verdicts): the sample filter and the permille ratio both use. Not part of the
  * samples.h API; nothing else includes it.
  */
@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "report/samples.h"
+#include "report/x86/samples.h"
 
 /* True when @p p passes the REP_SF_* @p flags. */
 static inline bool passes(const struct psample *p, unsigned flags)

@@ -1,5 +1,5 @@
 /** @file
- * Exclusive control of the machine for the x86-64 firmware build (boot/uefi/uefi_arm64.c is
+ * Exclusive control of the machine for the x86-64 firmware build (boot/uefi/arm64/uefi_arm64.c is
  * the AArch64 counterpart), with the x86-64 page tables: measurement windows at
  * TPL_HIGH_LEVEL with interrupts masked, the harness's own #UD/#GP handlers (boot/x86/trap.h),
  * deliberate faults for the self-test, timers, and leaving through QEMU's debug-exit port.

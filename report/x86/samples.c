@@ -1,7 +1,7 @@
 /** @file Reports over precise samples: grouping, latency histogram, dcache report (see
  * samples.h; the validation checks are in samples_check.c). */
-#include "report/samples.h"
-#include "report/samples_priv.h"
+#include "report/x86/samples.h"
+#include "report/x86/samples_priv.h"
 
 #include "boot/plat.h"
 #include "lib/fmt.h"

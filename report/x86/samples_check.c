@@ -1,7 +1,7 @@
 /** @file Validation checks over precise samples: verdicts with measured and expected values
  * (see samples.h; the reports are in samples.c). */
-#include "report/samples.h"
-#include "report/samples_priv.h"
+#include "report/x86/samples.h"
+#include "report/x86/samples_priv.h"
 
 #include "boot/plat.h"
 #include "lib/fmt.h"
