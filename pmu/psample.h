@@ -1,7 +1,7 @@
 /** @file
  * One decoded precise sample, the common currency between the vendor decoders (pmu/x86/ibs.c for
  * AMD IBS op samples, pmu/x86/pebs.c for Intel PEBS load-latency records) and the reports and
- * validation checks above them (report/samples*.c). A decoder fills what its hardware reports
+ * validation checks above them (report/x86/samples*.c). A decoder fills what its hardware reports
  * and leaves the rest zero with the matching *_valid / *_known flag false; nothing above the
  * decoders looks at vendor bits again. Portable: no UEFI types, no code beyond name lookups.
  */

@@ -1,4 +1,4 @@
-/** @file Unit tests for report/samples*.c: grouping (against a brute-force oracle), latency
+/** @file Unit tests for report/x86/samples*.c: grouping (against a brute-force oracle), latency
  * histogram, the dcache text report and every validation check (PASS, FAIL and SKIP). */
 #include <setjmp.h>
 #include <stdarg.h>
