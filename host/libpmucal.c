@@ -107,6 +107,18 @@ static bool load_method(struct pmucal__ctx *c, json_t *root, struct pmucal_table
         return ok;
 }
 
+/* A level's agreement with CPUID: one of the values this reader knows, or PMUCAL_UNKNOWN for
+ * one a later minor added (counted; the enum is open, docs/versioning.md). */
+static bool get_agreement(struct pmucal__ctx *c, json_t *o, const char **out)
+{
+        static const char *const known[] = { "agrees", "smaller", "larger", "no-cpuid" };
+        int                      i = pmucal__get_enum(c, o, "agreement", known, 4, "");
+
+        if (i >= 0)
+                *out = i < 4 ? known[i] : PMUCAL_UNKNOWN;
+        return i >= 0;
+}
+
 static bool load_level(struct pmucal__ctx *c, json_t *o, struct pmucal_level *l,
                        struct pmucal_level_units *u)
 {
@@ -119,7 +131,7 @@ static bool load_level(struct pmucal__ctx *c, json_t *o, struct pmucal_level *l,
             !pmucal__get_u64(c, o, "capacity_bytes", true, UINT64_MAX, &l->capacity_bytes) ||
             !pmucal__get_u64(c, o, "cpuid_capacity_bytes", true, UINT64_MAX, &l->cpuid_capacity_bytes) ||
             !pmucal__get_u64(c, o, "cpuid_level", true, 15, &lvl) ||
-            !pmucal__get_str(c, o, "agreement", false, &l->agreement) ||
+            !get_agreement(c, o, &l->agreement) ||
             !pmucal__get_stat(c, o, "cycles", &l->cycles))
                 return false;
         if (!l->name || !l->name[0]) {
@@ -264,8 +276,10 @@ static bool load_root(struct pmucal__ctx *c, json_t *root, void *out)
                                     pmucal__type_name(root));
         if (!(p = calloc(1, sizeof(*p))))
                 return pmucal__fail(c, PMUCAL_E_NOMEM, "out of memory");
-        t       = &p->pub;
-        c->pool = &p->pool;
+        t                = &p->pub;
+        c->pool          = &p->pool;
+        c->n_unknown     = &t->n_unknown;
+        c->unknown_first = t->unknown_first;
         if (check_schema(c, root, t) && load_machine(c, root, t) && load_method(c, root, t) &&
             pmucal__load_levels(c, root, t) && load_flags(c, root, t) &&
             pmucal__load_core_sets(c, root, t)) {

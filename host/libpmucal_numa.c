@@ -16,27 +16,45 @@
 
 #define MAX_C2C_CPUS 4096u
 #define MAX_C2C_CLASSES 1024 /* any topology x any kind a later minor may name */
+/* The most of each section a file may hold (the fixed arrays of struct pmucal_numa keep the
+ * first ones for 1.3 programs): far beyond any machine, bounded so that a hostile n_nodes
+ * cannot ask for gigabytes. */
+#define MAX_NODES        1024u
+#define MAX_DRAM_LEVELS  256u
+#define MAX_CURVES       1024u
+#define MAX_POINTS       4096u
+
+static unsigned min_u(size_t a, unsigned b)
+{
+        return a < b ? (unsigned)a : b;
+}
 
 static bool load_matrix(struct pmucal__ctx *c, json_t *numa, struct pmucal_numa *n)
 {
         json_t  *m = pmucal__get(c, numa, "matrix", JSON_ARRAY, false);
         uint64_t v;
+        unsigned k;
 
-        if (!m || !pmucal__get_u64(c, numa, "n_nodes", false, PMUCAL_NUMA_MAX_NODES, &v))
+        if (!m || !pmucal__get_u64(c, numa, "n_nodes", false, MAX_NODES, &v))
                 return false;
         if (v == 0 || json_array_size(m) != v)
                 return pmucal__at(c, "numa.matrix"),
                        pmucal__fail(c, PMUCAL_E_SCHEMA, "%zu rows for %" PRIu64 " nodes",
                                     json_array_size(m), v);
-        n->n_nodes = (unsigned)v;
-        for (unsigned i = 0; i < n->n_nodes; i++) {
+        k              = (unsigned)v;
+        n->n_nodes_all = k;
+        n->n_nodes     = min_u(k, PMUCAL_NUMA_MAX_NODES);
+        if (!(n->node_pd_all = calloc(k, sizeof(*n->node_pd_all))) ||
+            !(n->p50_ns_all = calloc((size_t)k * k, sizeof(*n->p50_ns_all))))
+                return pmucal__fail(c, PMUCAL_E_NOMEM, "out of memory");
+        for (unsigned i = 0; i < k; i++) {
                 json_t *row = json_array_get(m, i);
                 pmucal__at(c, "numa.matrix[%u]", i);
-                if (!json_is_array(row) || json_array_size(row) != n->n_nodes)
-                        return pmucal__fail(c, PMUCAL_E_SCHEMA, "expected an array of %u cells",
-                                            n->n_nodes);
-                for (unsigned j = 0; j < n->n_nodes; j++) {
+                if (!json_is_array(row) || json_array_size(row) != k)
+                        return pmucal__fail(c, PMUCAL_E_SCHEMA, "expected an array of %u cells", k);
+                for (unsigned j = 0; j < k; j++) {
                         json_t *cell = json_array_get(row, j), *mv;
+                        double *d    = &n->p50_ns_all[(size_t)i * k + j];
                         pmucal__at(c, "numa.matrix[%u][%u]", i, j);
                         if (!pmucal__is_obj(c, cell))
                                 return false;
@@ -44,12 +62,15 @@ static bool load_matrix(struct pmucal__ctx *c, json_t *numa, struct pmucal_numa 
                             (j == 0 && !pmucal__get_u64(c, cell, "cpu_node", false, UINT32_MAX, &v)))
                                 return false;
                         if (j == 0)
-                                n->node_pd[i] = (uint32_t)v;
-                        n->p50_ns[i][j] = NAN;
-                        if (json_is_true(mv) &&
-                            !pmucal__get_num(c, cell, "p50_ns", false, &n->p50_ns[i][j]))
+                                n->node_pd_all[i] = (uint32_t)v;
+                        *d = NAN;
+                        if (json_is_true(mv) && !pmucal__get_num(c, cell, "p50_ns", false, d))
                                 return false;
+                        if (i < n->n_nodes && j < n->n_nodes)
+                                n->p50_ns[i][j] = *d;
                 }
+                if (i < n->n_nodes)
+                        n->node_pd[i] = n->node_pd_all[i];
         }
         return true;
 }
@@ -61,13 +82,16 @@ static bool load_dram_levels(struct pmucal__ctx *c, json_t *numa, struct pmucal_
 
         if (!a)
                 return false;
-        if (json_array_size(a) > PMUCAL_NUMA_MAX_LEVELS)
+        if (json_array_size(a) > MAX_DRAM_LEVELS)
                 return pmucal__at(c, "numa.dram_levels"),
-                       pmucal__fail(c, PMUCAL_E_SCHEMA, "more than %d", PMUCAL_NUMA_MAX_LEVELS);
-        n->n_dram = json_array_size(a);
-        for (size_t k = 0; k < n->n_dram; k++) {
+                       pmucal__fail(c, PMUCAL_E_SCHEMA, "more than %u", MAX_DRAM_LEVELS);
+        n->n_dram_all = json_array_size(a);
+        n->n_dram     = min_u(n->n_dram_all, PMUCAL_NUMA_MAX_LEVELS);
+        if (!(n->dram_all = calloc(n->n_dram_all + 1, sizeof(*n->dram_all))))
+                return pmucal__fail(c, PMUCAL_E_NOMEM, "out of memory");
+        for (size_t k = 0; k < n->n_dram_all; k++) {
                 json_t                   *o = json_array_get(a, k);
-                struct pmucal_dram_level *d = &n->dram[k];
+                struct pmucal_dram_level *d = &n->dram_all[k];
 
                 pmucal__at(c, "numa.dram_levels[%zu]", k);
                 if (!pmucal__is_obj(c, o))
@@ -99,6 +123,8 @@ static bool load_dram_levels(struct pmucal__ctx *c, json_t *numa, struct pmucal_
                                pmucal__fail(c, PMUCAL_E_SCHEMA, "%g is below the level's p50 (%g)",
                                             d->upper_ns, d->ns.p50);
                 d->n_pairs = json_array_size(p);
+                if (k < n->n_dram)
+                        n->dram[k] = *d;
         }
         return true;
 }
@@ -126,9 +152,9 @@ static bool load_point(struct pmucal__ctx *c, json_t *o, struct pmucal_loaded_po
 static void set_load_factor(struct pmucal_numa *n)
 {
         n->load_factor = 1;
-        for (size_t i = 0; i < n->n_curves; i++) {
-                const struct pmucal_loaded_curve *cv = &n->curve[i];
-                double idle = 0;
+        for (size_t i = 0; i < n->n_curves_all; i++) {
+                const struct pmucal_curve *cv   = &n->curves_all[i];
+                double                     idle = 0;
                 for (size_t k = 0; k < cv->n_points; k++)
                         if (cv->pt[k].idle && cv->pt[k].measured)
                                 idle = cv->pt[k].p50_ns;
@@ -139,18 +165,42 @@ static void set_load_factor(struct pmucal_numa *n)
         }
 }
 
+/* The first curves of @p n, up to PMUCAL_LOADED_MAX_POINTS points each, into its fixed
+ * curve[] (what a 1.3 program reads). */
+static void fill_fixed_curves(struct pmucal_numa *n)
+{
+        n->n_curves = min_u(n->n_curves_all, PMUCAL_LOADED_MAX_CURVES);
+        for (size_t i = 0; i < n->n_curves; i++) {
+                const struct pmucal_curve  *a = &n->curves_all[i];
+                struct pmucal_loaded_curve *f = &n->curve[i];
+
+                f->all_nodes = a->all_nodes;
+                f->node      = a->node;
+                f->n_points  = min_u(a->n_points, PMUCAL_LOADED_MAX_POINTS);
+                memcpy(f->pt, a->pt, f->n_points * sizeof(f->pt[0]));
+        }
+}
+
 static bool load_loaded(struct pmucal__ctx *c, json_t *a, struct pmucal_numa *n)
 {
         static const char *const loaded_kinds[] = { "all nodes", "node" };
+        size_t                   n_points = 0, next = 0;
 
         pmucal__at(c, "loaded_latency");
-        if (!json_is_array(a) || json_array_size(a) > PMUCAL_LOADED_MAX_CURVES)
-                return pmucal__fail(c, PMUCAL_E_SCHEMA, "expected an array of at most %d curves",
-                                    PMUCAL_LOADED_MAX_CURVES);
-        n->n_curves = 0;
+        if (!json_is_array(a) || json_array_size(a) > MAX_CURVES)
+                return pmucal__fail(c, PMUCAL_E_SCHEMA, "expected an array of at most %u curves",
+                                    MAX_CURVES);
+        for (size_t i = 0; i < json_array_size(a); i++) {
+                json_t *pts = json_object_get(json_array_get(a, i), "points");
+                n_points += json_is_array(pts) ? json_array_size(pts) : 0;
+        }
+        if (!(n->curves_all = calloc(json_array_size(a) + 1, sizeof(*n->curves_all))) ||
+            !(n->points_all = calloc(n_points + 1, sizeof(*n->points_all))))
+                return pmucal__fail(c, PMUCAL_E_NOMEM, "out of memory");
         for (size_t i = 0; i < json_array_size(a); i++) {
                 json_t                     *o = json_array_get(a, i), *pts, *node;
-                struct pmucal_loaded_curve *cv = &n->curve[n->n_curves];
+                struct pmucal_curve        *cv = &n->curves_all[n->n_curves_all];
+                struct pmucal_loaded_point *pt = &n->points_all[next];
                 int                         ld;
 
                 pmucal__at(c, "loaded_latency[%zu]", i);
@@ -164,18 +214,20 @@ static bool load_loaded(struct pmucal__ctx *c, json_t *a, struct pmucal_numa *n)
                         continue; /* loaded in a way this reader cannot weigh: left out */
                 cv->all_nodes = ld == 0;
                 cv->node = json_is_integer(node) ? (unsigned)json_integer_value(node) : 0;
-                if (json_array_size(pts) > PMUCAL_LOADED_MAX_POINTS)
+                if (json_array_size(pts) > MAX_POINTS)
                         return pmucal__push_key(c, "points"),
-                               pmucal__fail(c, PMUCAL_E_SCHEMA, "more than %d",
-                                            PMUCAL_LOADED_MAX_POINTS);
+                               pmucal__fail(c, PMUCAL_E_SCHEMA, "more than %u", MAX_POINTS);
                 cv->n_points = json_array_size(pts);
+                cv->pt       = pt;
                 for (size_t k = 0; k < cv->n_points; k++) {
                         pmucal__at(c, "loaded_latency[%zu].points[%zu]", i, k);
-                        if (!load_point(c, json_array_get(pts, k), &cv->pt[k]))
+                        if (!load_point(c, json_array_get(pts, k), &pt[k]))
                                 return false;
                 }
-                n->n_curves++;
+                next += cv->n_points;
+                n->n_curves_all++;
         }
+        fill_fixed_curves(n);
         set_load_factor(n);
         return true;
 }
@@ -227,6 +279,43 @@ static bool load_c2c_classes(struct pmucal__ctx *c, json_t *c2c, struct pmucal_n
         n->n_c2c = n->n_c2c_all < PMUCAL_C2C_MAX_CLASSES ? n->n_c2c_all : PMUCAL_C2C_MAX_CLASSES;
         memcpy(n->c2c, n->c2c_all, n->n_c2c * sizeof(n->c2c[0]));
         return true;
+}
+
+unsigned pmucal_numa_node_count(const struct pmucal_numa *n)
+{
+        return n && n->has_numa ? n->n_nodes_all : 0;
+}
+
+uint32_t pmucal_numa_node_pd(const struct pmucal_numa *n, unsigned i)
+{
+        return i < pmucal_numa_node_count(n) ? n->node_pd_all[i] : UINT32_MAX;
+}
+
+double pmucal_numa_matrix_ns(const struct pmucal_numa *n, unsigned from, unsigned to)
+{
+        unsigned k = pmucal_numa_node_count(n);
+
+        return from < k && to < k ? n->p50_ns_all[(size_t)from * k + to] : NAN;
+}
+
+size_t pmucal_numa_dram_count(const struct pmucal_numa *n)
+{
+        return n && n->has_numa ? n->n_dram_all : 0;
+}
+
+const struct pmucal_dram_level *pmucal_numa_dram_level(const struct pmucal_numa *n, size_t i)
+{
+        return i < pmucal_numa_dram_count(n) ? &n->dram_all[i] : NULL;
+}
+
+size_t pmucal_numa_curve_count(const struct pmucal_numa *n)
+{
+        return n ? n->n_curves_all : 0;
+}
+
+const struct pmucal_curve *pmucal_numa_curve(const struct pmucal_numa *n, size_t i)
+{
+        return i < pmucal_numa_curve_count(n) ? &n->curves_all[i] : NULL;
 }
 
 size_t pmucal_numa_c2c_count(const struct pmucal_numa *n)
@@ -345,6 +434,11 @@ void pmucal_numa_free(struct pmucal_numa *n)
         free(n->c2c_apic);
         free(n->c2c_hitm_tsc);
         free(n->c2c_all);
+        free(n->node_pd_all);
+        free(n->p50_ns_all);
+        free(n->dram_all);
+        free(n->curves_all);
+        free(n->points_all);
         free(n);
 }
 

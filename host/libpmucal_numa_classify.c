@@ -44,8 +44,8 @@ static bool has_dram_levels(const struct pmucal_numa *n)
 {
         if (!n || !n->has_numa)
                 return false;
-        for (size_t k = 0; k < n->n_dram; k++)
-                if (n->dram[k].measured)
+        for (size_t k = 0; k < pmucal_numa_dram_count(n); k++)
+                if (pmucal_numa_dram_level(n, k)->measured)
                         return true;
         return false;
 }
@@ -86,8 +86,8 @@ static enum pmucal_err add_levels(const struct pmucal_table *t, struct buckets *
 
 static void add_dram(const struct pmucal_numa *n, struct buckets *s)
 {
-        for (size_t k = 0; k < n->n_dram && s->n < MAX_BUCKETS; k++) {
-                const struct pmucal_dram_level *d = &n->dram[k];
+        for (size_t k = 0; k < pmucal_numa_dram_count(n) && s->n < MAX_BUCKETS; k++) {
+                const struct pmucal_dram_level *d = pmucal_numa_dram_level(n, k);
                 struct bucket                  *b;
 
                 if (!d->measured)

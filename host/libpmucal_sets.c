@@ -69,6 +69,23 @@ static bool get_ids(struct pmucal__ctx *c, json_t *o, const char *key, size_t *n
         return true;
 }
 
+/* A set's core type: null (not hybrid), one of the values this reader knows, or
+ * PMUCAL_UNKNOWN for one a later minor added (counted; the enum is open). */
+static bool get_core_type(struct pmucal__ctx *c, json_t *o, const char **out)
+{
+        static const char *const known[] = { "core", "atom", "other" };
+        json_t                  *v = pmucal__member(c, o, "core_type", true);
+        int                      i;
+
+        *out = NULL;
+        if (!v || json_is_null(v))
+                return true;
+        if ((i = pmucal__get_enum(c, o, "core_type", known, 3, "")) < 0)
+                return false;
+        *out = i < 3 ? known[i] : PMUCAL_UNKNOWN;
+        return true;
+}
+
 static bool load_set(struct pmucal__ctx *c, json_t *o, struct pmucal_core_set *s)
 {
         uint64_t *cache, on = 0;
@@ -76,7 +93,7 @@ static bool load_set(struct pmucal__ctx *c, json_t *o, struct pmucal_core_set *s
         if (!json_is_object(o))
                 return pmucal__fail(c, PMUCAL_E_SCHEMA, "expected an object, got %s",
                                     pmucal__type_name(o));
-        if (!pmucal__get_str(c, o, "core_type", true, &s->core_type) ||
+        if (!get_core_type(c, o, &s->core_type) ||
             !get_u64_array(c, o, "cache_bytes", true, UINT64_MAX, MAX_CACHE, &s->n_cache_levels,
                            &cache) ||
             !get_ids(c, o, "apic_ids", &s->n_apic_ids, &s->apic_ids) ||

@@ -19,17 +19,19 @@ static void print_stat(const char *unit, const struct pmucal_stat *s)
 
 static void show_matrix(const struct pmucal_numa *n)
 {
+        unsigned k = pmucal_numa_node_count(n);
+
         printf("numa:     %u node(s)%s; p50 ns, CPU node (rows) -> memory node\n        ",
-               n->n_nodes, n->emulated ? ", emulated (flat)" : "");
-        for (unsigned j = 0; j < n->n_nodes; j++)
-                printf(" %8u", n->node_pd[j]);
-        for (unsigned i = 0; i < n->n_nodes; i++) {
-                printf("\n  %6u", n->node_pd[i]);
-                for (unsigned j = 0; j < n->n_nodes; j++) {
-                        if (isnan(n->p50_ns[i][j]))
+               k, n->emulated ? ", emulated (flat)" : "");
+        for (unsigned j = 0; j < k; j++)
+                printf(" %8u", pmucal_numa_node_pd(n, j));
+        for (unsigned i = 0; i < k; i++) {
+                printf("\n  %6u", pmucal_numa_node_pd(n, i));
+                for (unsigned j = 0; j < k; j++) {
+                        if (isnan(pmucal_numa_matrix_ns(n, i, j)))
                                 printf(" %8s", "-");
                         else
-                                printf(" %8.1f", n->p50_ns[i][j]);
+                                printf(" %8.1f", pmucal_numa_matrix_ns(n, i, j));
                 }
         }
         printf("\n");
@@ -46,8 +48,8 @@ int cli_show_remote(const char *path)
         }
         if (n->has_numa)
                 show_matrix(n);
-        for (size_t k = 0; k < n->n_dram; k++) {
-                const struct pmucal_dram_level *d = &n->dram[k];
+        for (size_t k = 0; k < pmucal_numa_dram_count(n); k++) {
+                const struct pmucal_dram_level *d = pmucal_numa_dram_level(n, k);
                 printf("level %-17s SLIT %u, %u cell(s), %zu pair(s)", cli_esc(d->name),
                        d->slit_distance, d->n_cells, d->n_pairs);
                 if (d->measured)
@@ -56,9 +58,9 @@ int cli_show_remote(const char *path)
                         printf(" bucket <= %.3f ns", d->upper_ns);
                 printf("\n");
         }
-        if (n->n_curves)
-                printf("loaded:   %zu curve(s); loaded p90 / idle p50 up to %.2f\n", n->n_curves,
-                       n->load_factor);
+        if (pmucal_numa_curve_count(n))
+                printf("loaded:   %zu curve(s); loaded p90 / idle p50 up to %.2f\n",
+                       pmucal_numa_curve_count(n), n->load_factor);
         for (size_t k = 0; k < pmucal_numa_c2c_count(n); k++) {
                 const struct pmucal_c2c_class *x = pmucal_numa_c2c_class(n, k);
                 printf("c2c %-13s %-5s %3u pair(s)", cli_esc(x->topology), cli_esc(x->kind),
@@ -260,15 +262,15 @@ json_t *cli_remote_json(const char *path)
         }
         if (n->has_numa) {
                 json_t *pd = json_array(), *mx = json_array(), *dl = json_array();
-                for (unsigned i = 0; i < n->n_nodes; i++) {
+                for (unsigned i = 0; i < pmucal_numa_node_count(n); i++) {
                         json_t *row = json_array();
-                        json_array_append_new(pd, json_integer(n->node_pd[i]));
-                        for (unsigned j = 0; j < n->n_nodes; j++)
-                                json_array_append_new(row, jnum_or_null(n->p50_ns[i][j]));
+                        json_array_append_new(pd, json_integer(pmucal_numa_node_pd(n, i)));
+                        for (unsigned j = 0; j < pmucal_numa_node_count(n); j++)
+                                json_array_append_new(row, jnum_or_null(pmucal_numa_matrix_ns(n, i, j)));
                         json_array_append_new(mx, row);
                 }
-                for (size_t k = 0; k < n->n_dram; k++) {
-                        const struct pmucal_dram_level *d = &n->dram[k];
+                for (size_t k = 0; k < pmucal_numa_dram_count(n); k++) {
+                        const struct pmucal_dram_level *d = pmucal_numa_dram_level(n, k);
                         json_array_append_new(dl, json_pack(
                                 "{s:s,s:i,s:i,s:o,s:o}", "name", d->name, "slit_distance",
                                 (int)d->slit_distance, "n_cells", (int)d->n_cells, "ns",
@@ -279,11 +281,11 @@ json_t *cli_remote_json(const char *path)
                 numa = json_pack("{s:b,s:o,s:o,s:o}", "emulated", n->emulated,
                                  "proximity_domains", pd, "matrix_p50_ns", mx, "dram_levels", dl);
         }
-        if (n->n_curves) {
+        if (pmucal_numa_curve_count(n)) {
                 json_t *cs = json_array();
-                for (size_t k = 0; k < n->n_curves; k++) {
-                        const struct pmucal_loaded_curve *cv = &n->curve[k];
-                        json_t                           *pts = json_array();
+                for (size_t k = 0; k < pmucal_numa_curve_count(n); k++) {
+                        const struct pmucal_curve *cv  = pmucal_numa_curve(n, k);
+                        json_t                    *pts = json_array();
                         for (size_t q = 0; q < cv->n_points; q++) {
                                 const struct pmucal_loaded_point *p = &cv->pt[q];
                                 json_array_append_new(pts, json_pack(
@@ -343,15 +345,15 @@ int cli_remote_csv(const char *path)
         if (n->has_numa) {
                 printf("# section numa_matrix: p50 ns, CPU node -> memory node (proximity domains)\n"
                        "cpu_node,memory_node,p50_ns\n");
-                for (unsigned i = 0; i < n->n_nodes; i++)
-                        for (unsigned j = 0; j < n->n_nodes; j++) {
-                                printf("%u,%u,", n->node_pd[i], n->node_pd[j]);
-                                csv_or_empty(true, n->p50_ns[i][j], "\n");
+                for (unsigned i = 0; i < pmucal_numa_node_count(n); i++)
+                        for (unsigned j = 0; j < pmucal_numa_node_count(n); j++) {
+                                printf("%u,%u,", pmucal_numa_node_pd(n, i), pmucal_numa_node_pd(n, j));
+                                csv_or_empty(true, pmucal_numa_matrix_ns(n, i, j), "\n");
                         }
                 printf("# section dram_levels\n"
                        "name,slit_distance,n_cells,min_ns,p10_ns,p50_ns,p90_ns,upper_ns\n");
-                for (size_t k = 0; k < n->n_dram; k++) {
-                        const struct pmucal_dram_level *d = &n->dram[k];
+                for (size_t k = 0; k < pmucal_numa_dram_count(n); k++) {
+                        const struct pmucal_dram_level *d = pmucal_numa_dram_level(n, k);
                         printf("%s,%u,%u,", d->name, d->slit_distance, d->n_cells);
                         csv_or_empty(d->measured, d->ns.min, ",");
                         csv_or_empty(d->measured, d->ns.p10, ",");
@@ -360,12 +362,12 @@ int cli_remote_csv(const char *path)
                         csv_or_empty(d->has_upper, d->upper_ns, "\n");
                 }
         }
-        if (n->n_curves) {
+        if (pmucal_numa_curve_count(n)) {
                 printf("# section loaded_latency: load factor %.3f\n"
                        "curve,loaded,node,point,idle,bandwidth_gb_s,p10_ns,p50_ns,p90_ns\n",
                        n->load_factor);
-                for (size_t k = 0; k < n->n_curves; k++) {
-                        const struct pmucal_loaded_curve *cv = &n->curve[k];
+                for (size_t k = 0; k < pmucal_numa_curve_count(n); k++) {
+                        const struct pmucal_curve *cv = pmucal_numa_curve(n, k);
                         for (size_t q = 0; q < cv->n_points; q++) {
                                 const struct pmucal_loaded_point *p = &cv->pt[q];
                                 printf("%zu,%s,", k, cv->all_nodes ? "all nodes" : "node");

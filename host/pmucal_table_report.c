@@ -592,11 +592,11 @@ int cmd_report(int argc, char **argv)
         /* the buckets in the table's order, fastest first */
         for (size_t k = 0; k < t->n_levels; k++)
                 bucket_id(r, t->levels[k].name);
-        for (size_t k = 0; k < nm->n_dram; k++)
-                if (nm->dram[k].measured)
-                        bucket_id(r, nm->dram[k].name);
+        for (size_t k = 0; k < pmucal_numa_dram_count(nm); k++)
+                if (pmucal_numa_dram_level(nm, k)->measured)
+                        bucket_id(r, pmucal_numa_dram_level(nm, k)->name);
         /* a latency's bucket is a level, a DRAM level or beyond the last level's ceiling */
-        r->syms.n_lat = r->addrs.n_lat = (unsigned)(t->n_levels + nm->n_dram + 1);
+        r->syms.n_lat = r->addrs.n_lat = (unsigned)(t->n_levels + pmucal_numa_dram_count(nm) + 1);
         if (argc - i == 2 && strcmp(argv[i + 1], "-") && !(in = fopen(argv[i + 1], "r"))) {
                 fprintf(stderr, "pmucal-table: report: cannot open %s\n", cli_esc(argv[i + 1]));
                 rc = EXIT_BAD;

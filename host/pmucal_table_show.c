@@ -48,6 +48,9 @@ int cmd_check(const char *path)
         for (size_t i = 0; i < t->n_levels; i++)
                 printf(" %s", cli_esc(t->levels[i].name));
         printf("\n");
+        if (t->n_unknown)
+                printf("%s: note: %zu value(s) of a later schema minor read as unknown, first %s\n",
+                       cli_esc(path), t->n_unknown, cli_esc(t->unknown_first));
         rc = t->has_tlb ? check_tlb(path, "tlb member ") : 0;
         pmucal_table_free(t);
         if (pmucal_numa_load(path, &nm, err, sizeof(err)) != PMUCAL_OK) {
@@ -381,6 +384,19 @@ static void show_tlb_csv(const char *path, const struct pmucal_tlb *k)
                 }
 }
 
+/* The levels' unknown values added to show --json's "unknown_values" (which counts the remote
+ * sections'); the first named is the levels' first. */
+static void add_unknown(json_t *j, const struct pmucal_table *t)
+{
+        json_t    *u = json_object_get(j, "unknown_values");
+        json_int_t n = json_integer_value(json_object_get(u, "count"));
+
+        if (!json_is_object(u))
+                return;
+        json_object_set_new(u, "count", json_integer(n + (json_int_t)t->n_unknown));
+        json_object_set_new(u, "first", json_string(t->unknown_first));
+}
+
 int cmd_show(int argc, char **argv)
 {
         enum fmt             f = F_TEXT;
@@ -414,6 +430,8 @@ int cmd_show(int argc, char **argv)
                         json_decref(j);
                         j = NULL;
                 }
+                if (j && t && t->n_unknown)
+                        add_unknown(j, t);
                 json_decref(r);
                 if (!j || json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
                                                         JSON_REAL_PRECISION(10))) {
@@ -428,6 +446,9 @@ int cmd_show(int argc, char **argv)
                         e = PMUCAL_E_NOMEM; /* said why; exit EXIT_BAD below */
         } else {
                 k ? show_tlb_text(argv[0], k) : show_table_text(argv[0], t);
+                if (t && t->n_unknown)
+                        printf("note:     %zu value(s) of a later schema minor read as unknown, "
+                               "first %s\n", t->n_unknown, cli_esc(t->unknown_first));
         }
         pmucal_table_free(t);
         pmucal_tlb_free(k);

@@ -13,6 +13,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "host/include/pmucal/numa.h"
@@ -388,6 +389,135 @@ static void test_later_minor(void **state)
         unload();
 }
 
+/* A file's text with the first @p from replaced by @p to (caller frees). */
+static char *edited(const char *name, const char *from, const char *to)
+{
+        char   path[256], *buf, *p, *out;
+        FILE  *f;
+        long   n;
+
+        snprintf(path, sizeof(path), CORPUS "%s", name);
+        assert_non_null(f = fopen(path, "rb"));
+        fseek(f, 0, SEEK_END);
+        n = ftell(f);
+        rewind(f);
+        assert_non_null(buf = calloc(1, (size_t)n + 1));
+        assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+        fclose(f);
+        assert_non_null(p = strstr(buf, from));
+        assert_non_null(out = malloc((size_t)n + strlen(to) + 1));
+        sprintf(out, "%.*s%s%s", (int)(p - buf), buf, to, p + strlen(from));
+        free(buf);
+        return out;
+}
+
+/* The latency table's own open enums: a level's agreement and a level set's core_type of a
+ * later minor read as unknown, counted and the first named, the rest of the table as before. */
+static void test_table_unknown_values(void **state)
+{
+        struct pmucal_table *x;
+        char                 err[256], *doc;
+
+        (void)state;
+        doc = edited("zen4-kvm.json", "\"agreement\": \"agrees\"", "\"agreement\": \"within-a-way\"");
+        if (pmucal_table_load_buf(doc, strlen(doc), "a.json", &x, err, sizeof(err)) != PMUCAL_OK)
+                fail_msg("%s", err);
+        assert_string_equal(x->levels[0].agreement, PMUCAL_UNKNOWN);
+        assert_string_equal(x->levels[1].agreement, "agrees");
+        assert_int_equal(x->n_unknown, 1);
+        assert_string_equal(x->unknown_first, "levels[0].agreement: \"within-a-way\"");
+        pmucal_table_free(x);
+        free(doc);
+
+        doc = edited("core-sets.json", "\"core_type\": \"atom\"", "\"core_type\": \"lp-e\"");
+        if (pmucal_table_load_buf(doc, strlen(doc), "c.json", &x, err, sizeof(err)) != PMUCAL_OK)
+                fail_msg("%s", err);
+        assert_int_equal(x->n_unknown, 1);
+        assert_string_equal(x->core_sets[0].core_type, "core");
+        assert_string_equal(x->core_sets[1].core_type, PMUCAL_UNKNOWN);
+        assert_non_null(strstr(x->unknown_first, "].core_type: \"lp-e\""));
+        pmucal_table_free(x);
+        free(doc);
+
+        /* not a string is still an error, with its path */
+        doc = edited("zen4-kvm.json", "\"agreement\": \"agrees\"", "\"agreement\": 3");
+        assert_int_equal(pmucal_table_load_buf(doc, strlen(doc), "a.json", &x, err, sizeof(err)),
+                         PMUCAL_E_SCHEMA);
+        assert_non_null(strstr(err, "levels[0].agreement: expected a string"));
+        free(doc);
+}
+
+/* Sections beyond the fixed arrays of struct pmucal_numa (16 nodes, 8 DRAM levels, 17 curves
+ * of 16 points): 20 nodes, 10 DRAM levels, 20 curves of 20 points load; the accessors see all
+ * of it, the fixed arrays the first ones, and the load factor is the largest of every curve. */
+static void test_numa_beyond_fixed_arrays(void **state)
+{
+        enum { NODES = 20, DRAM = 10, CURVES = 20, POINTS = 20 };
+        struct pmucal_numa         *x;
+        const struct pmucal_curve  *cv;
+        char                        err[256], *doc = malloc(1 << 20), *p = doc;
+
+        (void)state;
+        assert_non_null(doc);
+        p += sprintf(p, "{\"schema\": \"pmucal.latency-table/1.6\", \"numa\": {\"method\": "
+                        "{\"emulated\": false}, \"n_nodes\": %d, \"matrix\": [", NODES);
+        for (int i = 0; i < NODES; i++) {
+                p += sprintf(p, "%s[", i ? "," : "");
+                for (int j = 0; j < NODES; j++)
+                        p += sprintf(p, "%s{\"cpu_node\": %d, \"measured\": %s, \"p50_ns\": %d}",
+                                     j ? "," : "", 100 + i, i == j + 1 ? "false" : "true",
+                                     1000 + 100 * i + j);
+                p += sprintf(p, "]");
+        }
+        p += sprintf(p, "], \"dram_levels\": [");
+        for (int k = 0; k < DRAM; k++)
+                p += sprintf(p, "%s{\"name\": \"DRAM-remote-%dhop\", \"class\": %d, \"slit_distance\": "
+                                "%d, \"n_cells\": 1, \"ns\": {\"min\": %d, \"p10\": %d, \"p50\": %d, "
+                                "\"p90\": %d}, \"upper_ns\": %d, \"pairs\": []}",
+                             k ? "," : "", k + 1, k, 10 + k, 100 + 50 * k, 101 + 50 * k,
+                             102 + 50 * k, 103 + 50 * k, 120 + 50 * k);
+        p += sprintf(p, "]}, \"loaded_latency\": [");
+        for (int c = 0; c < CURVES; c++) {
+                p += sprintf(p, "%s{\"loaded\": \"node\", \"node\": %d, \"points\": [", c ? "," : "", c);
+                for (int q = 0; q < POINTS; q++)
+                        p += sprintf(p, "%s{\"delay\": %s, \"measured\": true, \"bandwidth_gb_s\": %d, "
+                                        "\"p10_ns\": 100, \"p50_ns\": %d, \"p90_ns\": %d}",
+                                     q ? "," : "", q ? "1" : "null", q, q ? 150 : 100,
+                                     q ? 150 + 10 * c + q : 110);
+                p += sprintf(p, "]}");
+        }
+        sprintf(p, "]}");
+        if (pmucal_numa_load_buf(doc, strlen(doc), "big.json", &x, err, sizeof(err)) != PMUCAL_OK)
+                fail_msg("%s", err);
+        assert_int_equal(pmucal_numa_node_count(x), NODES);
+        assert_int_equal(pmucal_numa_node_pd(x, 19), 119);
+        assert_int_equal(pmucal_numa_node_pd(x, NODES), UINT32_MAX);
+        assert_true(pmucal_numa_matrix_ns(x, 19, 17) == 1000 + 1900 + 17);
+        assert_true(isnan(pmucal_numa_matrix_ns(x, 19, 18)));  /* not measured */
+        assert_true(isnan(pmucal_numa_matrix_ns(x, 0, NODES)));
+        assert_int_equal(x->n_nodes, PMUCAL_NUMA_MAX_NODES);
+        assert_true(x->p50_ns[15][3] == 1000 + 1500 + 3);
+        assert_int_equal(x->node_pd[15], 115);
+        assert_int_equal(pmucal_numa_dram_count(x), DRAM);
+        assert_string_equal(pmucal_numa_dram_level(x, 9)->name, "DRAM-remote-10hop");
+        assert_null(pmucal_numa_dram_level(x, DRAM));
+        assert_int_equal(x->n_dram, PMUCAL_NUMA_MAX_LEVELS);
+        assert_string_equal(x->dram[7].name, "DRAM-remote-8hop");
+        assert_int_equal(pmucal_numa_curve_count(x), CURVES);
+        assert_non_null(cv = pmucal_numa_curve(x, 19));
+        assert_int_equal(cv->node, 19);
+        assert_int_equal(cv->n_points, POINTS);
+        assert_true(cv->pt[19].p90_ns == 150 + 190 + 19);
+        assert_null(pmucal_numa_curve(x, CURVES));
+        assert_int_equal(x->n_curves, PMUCAL_LOADED_MAX_CURVES);
+        assert_int_equal(x->curve[16].n_points, PMUCAL_LOADED_MAX_POINTS);
+        assert_true(x->curve[16].pt[15].p90_ns == 150 + 160 + 15);
+        /* the load factor: curve 19's last point, 359 ns over its idle 100 */
+        assert_true(fabs(x->load_factor - 3.59) < 1e-9);
+        pmucal_numa_free(x);
+        free(doc);
+}
+
 int main(int argc, char **argv)
 {
         if (argc == 2 && !strcmp(argv[1], "--diff"))
@@ -400,6 +530,8 @@ int main(int argc, char **argv)
                 cmocka_unit_test(test_units),
                 cmocka_unit_test(test_core_ratio),
                 cmocka_unit_test(test_later_minor),
+                cmocka_unit_test(test_table_unknown_values),
+                cmocka_unit_test(test_numa_beyond_fixed_arrays),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,7 +29,7 @@ from .numa import Match, Numa, classify, classify_source, load_numa, loads_numa
 from .source import SourceError, source_ibs_op, source_perf_data_src
 from .files import C2cFile, C2cFileClass, NumaFile, load_c2c_file, load_numa_file, loads_c2c_file, loads_numa_file
 
-__version__ = "1.3.0"
+__version__ = "1.4.0"
 __all__ = ["Error", "TableError", "LEVEL_BEYOND", "LEVEL_INVALID", "schema_version", "BEYOND", "CoreSet", "LatencyTable", "Level", "Stat", "load_latency_table",
            "loads_latency_table", "TlbClass", "TlbCurve", "TlbTable", "load_tlb_table",
            "loads_tlb_table", "Match", "Numa", "classify", "classify_source", "load_numa",

@@ -115,6 +115,9 @@ class LatencyTable:
     core_per_tsc_min: float = 0.0          # its spread (0: not given)
     core_per_tsc_max: float = 0.0
     core_ratio_override: bool = False      # set by set_core_ratio
+    # open-enum values of a later minor read as "unknown" (a level's agreement, a level set's
+    # core_type): 'path.member: "value"' each, as libpmucal's n_unknown and unknown_first
+    unknown: List[str] = field(default_factory=list)
 
     def set_core_ratio(self, core_per_tsc):
         """Use @core_per_tsc core cycles per TSC tick (the core clock the samples ran at over

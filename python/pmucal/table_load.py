@@ -9,10 +9,13 @@ from .table import (CEILING_FACTOR, MAJOR, MAX_CORE_PER_TSC, MAX_FLAGS, MAX_LEVE
                     SCHEMA_PREFIX, STAT_KEYS, UNIT_KEY, _FIGS, _UPPER, CoreSet, LatencyTable,
                     Level, Stat)
 
+UNKNOWN = "unknown"   # PMUCAL_UNKNOWN: an open-enum value of a later minor version
+
 
 class _Ctx:
     def __init__(self, name):
         self.name = name
+        self.unknown = []   # 'path.member: "value"' of each open-enum value read as "unknown"
 
     def fail(self, kind, path, msg):
         raise TableError(kind, "%s: %s: %s" % (self.name, path, msg) if path else "%s: %s" % (self.name, msg))
@@ -47,6 +50,20 @@ def _get_str(c, obj, key, path, nullable):
     if len(v.encode("utf-8", "surrogatepass")) > MAX_STRING or "\0" in v:
         c.fail("schema", _join(path, key), "string longer than %d bytes or with a NUL in it" % MAX_STRING)
     return v
+
+
+AGREEMENTS = ("agrees", "smaller", "larger", "no-cpuid")
+CORE_TYPES = ("core", "atom", "other")
+
+
+def _get_open_enum(c, obj, key, path, known, nullable):
+    """A string member of an enum a later minor may grow (docs/versioning.md): one of @known,
+    else "unknown", recorded in c.unknown as libpmucal's unknown_first names it."""
+    v = _get_str(c, obj, key, path, nullable)
+    if v is None or v in known:
+        return v
+    c.unknown.append('%s: "%s"' % (_join(path, key), v))
+    return UNKNOWN
 
 
 def _get_u64(c, obj, key, path, nullable, maximum):
@@ -168,7 +185,7 @@ def _load_level(c, o, path):
     cap = _get_u64(c, o, "capacity_bytes", path, True, (1 << 64) - 1)
     ccap = _get_u64(c, o, "cpuid_capacity_bytes", path, True, (1 << 64) - 1)
     clvl = _get_u64(c, o, "cpuid_level", path, True, 15)
-    agree = _get_str(c, o, "agreement", path, False)
+    agree = _get_open_enum(c, o, "agreement", path, AGREEMENTS, False)
     cycles = _get_stat(c, o, "cycles", path)
     if not name:
         c.fail("schema", _join(path, "name"), "empty")
@@ -305,7 +322,7 @@ def _load_core_sets(c, root):
         p = "core_types.sets[%d]" % i
         if not isinstance(o, dict):
             c.fail("schema", p, "expected an object, got %s" % _json.type_name(o))
-        core_type = _get_str(c, o, "core_type", p, True)
+        core_type = _get_open_enum(c, o, "core_type", p, CORE_TYPES, True)
         cache = _int_array(c, o, "cache_bytes", p, True, 2 ** 64 - 1, 8, False)
         ids = _int_array(c, o, "apic_ids", p, False, 2 ** 32 - 1, 4096, True)
         doms = _int_array(c, o, "llc_domains", p, False, 2 ** 32 - 1, 4096, True)
@@ -359,6 +376,7 @@ def loads_latency_table(data, name="<buffer>"):
         if last.ns is not None:
             last.ceiling_ns = CEILING_FACTOR * last.ns.p90
     t = LatencyTable(schema, major, minor, machine, method, levels, flags, core_sets)
+    t.unknown = c.unknown
     _load_core_clock(t, root)
     return t
 

@@ -264,3 +264,19 @@ def test_core_sets():
         with pytest.raises(pmucal.TableError) as ex:
             pmucal.loads_latency_table(json.dumps(d), "t.json")
         assert msg in str(ex.value) and "core_types.sets[1]" in str(ex.value)
+
+
+def test_table_open_enums():
+    """A level's agreement and a level set's core_type of a later minor read as "unknown",
+    listed in Table.unknown as libpmucal's unknown_first names them; not a string is an error."""
+    doc = json.load(open(os.path.join(CORPUS, "core-sets.json")))
+    doc["levels"][0]["agreement"] = "within-a-way"
+    doc["core_types"]["sets"][1]["core_type"] = "lp-e"
+    t = pmucal.loads_latency_table(json.dumps(doc), "t.json")
+    assert t.levels[0].agreement == "unknown" and t.levels[1].agreement != "unknown"
+    assert t.core_sets[1].core_type == "unknown" and t.core_sets[0].core_type == "core"
+    assert t.unknown == ['levels[0].agreement: "within-a-way"', 'core_types.sets[1].core_type: "lp-e"']
+    doc["levels"][0]["agreement"] = 3
+    with pytest.raises(pmucal.TableError) as ex:
+        pmucal.loads_latency_table(json.dumps(doc), "t.json")
+    assert ex.value.kind == "schema" and "levels[0].agreement: expected a string" in str(ex.value)

@@ -109,6 +109,14 @@ struct pmucal_loaded_curve {
         struct pmucal_loaded_point pt[PMUCAL_LOADED_MAX_POINTS];
 };
 
+/** A loaded-latency curve with all its points (library 1.4; pmucal_numa_curve). */
+struct pmucal_curve {
+        bool                              all_nodes;
+        unsigned                          node;      /* proximity domain (not all_nodes) */
+        size_t                            n_points;
+        const struct pmucal_loaded_point *pt;        /* n_points; owned by the pmucal_numa */
+};
+
 struct pmucal_numa {
         unsigned major, minor;
         /* "numa" */
@@ -142,6 +150,20 @@ struct pmucal_numa {
          * (cut to fit). Members it does not know are ignored, at any depth. */
         size_t n_unknown;
         char   unknown_first[160];
+        /* Library 1.4, appended. Each section whole: the fixed arrays above hold the first
+         * PMUCAL_NUMA_MAX_NODES nodes (n_nodes counts those), PMUCAL_NUMA_MAX_LEVELS DRAM
+         * levels (n_dram), PMUCAL_LOADED_MAX_CURVES curves (n_curves) of their first
+         * PMUCAL_LOADED_MAX_POINTS points, for programs built against 1.3. Read the whole
+         * through pmucal_numa_node_count, _node_pd, _matrix_ns, _dram_count, _dram_level,
+         * _curve_count and _curve, which see everything the file holds. */
+        unsigned                    n_nodes_all;
+        uint32_t                   *node_pd_all;   /* n_nodes_all */
+        double                     *p50_ns_all;    /* n_nodes_all x n_nodes_all, by CPU node row */
+        size_t                      n_dram_all;
+        struct pmucal_dram_level   *dram_all;
+        size_t                      n_curves_all;
+        struct pmucal_curve        *curves_all;
+        struct pmucal_loaded_point *points_all;    /* the curves' points, one block */
 };
 
 
@@ -175,6 +197,33 @@ PMUCAL_API size_t pmucal_numa_c2c_count(const struct pmucal_numa *n);
  *  A class whose topology or kind this reader does not know has PMUCAL_UNKNOWN there. */
 PMUCAL_API const struct pmucal_c2c_class *pmucal_numa_c2c_class(const struct pmucal_numa *n,
                                                                  size_t i);
+
+/** How many NUMA nodes the matrix of @p n has (all of them, beyond PMUCAL_NUMA_MAX_NODES
+ *  too); 0 for NULL or a table without "numa". Library 1.4. */
+PMUCAL_API unsigned pmucal_numa_node_count(const struct pmucal_numa *n);
+
+/** The proximity domain of the matrix's row (and column) @p i, or UINT32_MAX when @p i is
+ *  not below pmucal_numa_node_count. Library 1.4. */
+PMUCAL_API uint32_t pmucal_numa_node_pd(const struct pmucal_numa *n, unsigned i);
+
+/** The median latency, in ns, of the CPUs of node row @p from reading the memory of node
+ *  column @p to; NAN when that cell was not measured or is outside the matrix. Library 1.4. */
+PMUCAL_API double pmucal_numa_matrix_ns(const struct pmucal_numa *n, unsigned from, unsigned to);
+
+/** How many DRAM levels @p n has (all of them); 0 for NULL. Library 1.4. */
+PMUCAL_API size_t pmucal_numa_dram_count(const struct pmucal_numa *n);
+
+/** DRAM level @p i (0 .. pmucal_numa_dram_count - 1), nearest first, or NULL; it belongs to
+ *  @p n. Library 1.4. */
+PMUCAL_API const struct pmucal_dram_level *pmucal_numa_dram_level(const struct pmucal_numa *n,
+                                                                  size_t i);
+
+/** How many loaded-latency curves @p n has (all of them; a curve of a "loaded" value this
+ *  reader does not know is left out); 0 for NULL. Library 1.4. */
+PMUCAL_API size_t pmucal_numa_curve_count(const struct pmucal_numa *n);
+
+/** Loaded-latency curve @p i with all its points, or NULL; it belongs to @p n. Library 1.4. */
+PMUCAL_API const struct pmucal_curve *pmucal_numa_curve(const struct pmucal_numa *n, size_t i);
 
 /** The bucket of a latency of @p ns nanoseconds by latency alone (see above). PMUCAL_E_ARG
  *  for NULL, PMUCAL_E_RANGE for NaN, infinite or negative, PMUCAL_E_NO_RATIO when @p t has

@@ -35,7 +35,7 @@ extern "C" {
 /* The library's version at build time (semantic versioning: the major changes only when the
  * API or ABI breaks; the minor when functions or appended fields are added). */
 #define PMUCAL_VERSION_MAJOR 1
-#define PMUCAL_VERSION_MINOR 3
+#define PMUCAL_VERSION_MINOR 4
 #define PMUCAL_VERSION_PATCH 0
 #define PMUCAL_VERSION_NUMBER \
         (PMUCAL_VERSION_MAJOR * 10000 + PMUCAL_VERSION_MINOR * 100 + PMUCAL_VERSION_PATCH)

@@ -69,7 +69,8 @@ struct pmucal_level {
         uint64_t           capacity_bytes;       /* 0 = null (the last level) */
         uint64_t           cpuid_capacity_bytes; /* 0 = null: no corresponding CPUID cache */
         unsigned           cpuid_level;          /* 0 = null */
-        const char        *agreement;            /* "agrees", "smaller", "larger", "no-cpuid" */
+        const char        *agreement;            /* "agrees", "smaller", "larger", "no-cpuid",
+                                                    or PMUCAL_UNKNOWN (a later minor's value) */
         struct pmucal_stat cycles;               /* in the table's clock (cycles_unit) */
         bool               has_ns;
         struct pmucal_stat ns;
@@ -101,7 +102,8 @@ struct pmucal_level_units {
 /** A level set (1.4 "core_types"): the processors of one core type / cache geometry (or one
  *  LLC domain) and the levels measured on one of them. */
 struct pmucal_core_set {
-        const char          *core_type;           /* "core", "atom", "other"; NULL: not hybrid */
+        const char          *core_type;           /* "core", "atom", "other", PMUCAL_UNKNOWN (a
+                                                     later minor's value); NULL: not hybrid */
         size_t               n_cache_levels;
         const uint64_t      *cache_bytes;         /* by level, L1 first; 0 = none reported */
         size_t               n_apic_ids;
@@ -161,6 +163,12 @@ struct pmucal_table {
         double      core_per_tsc_min;     /* the ratio's spread over the run (0: not given) */
         double      core_per_tsc_max;
         bool        core_ratio_override;  /* set by pmucal_table_set_core_ratio */
+        /* 1.4: a value of an open enum (a level's "agreement", a level set's "core_type")
+         * that a later minor added and this reader does not know: read as PMUCAL_UNKNOWN and
+         * counted here; unknown_first names the first, path and value as written (cut to
+         * fit). */
+        size_t n_unknown;
+        char   unknown_first[160];
 };
 
 /** Load and validate the table in file @p path (at most 16 MiB). On success *@p out is a new
