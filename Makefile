@@ -287,6 +287,7 @@ PMUCAL_TABLE_SRCS := \
 	host/pmucal_table.c \
 	host/pmucal_table_classify.c \
 	host/pmucal_table_diff.c \
+	host/pmucal_table_diff_files.c \
 	host/pmucal_table_files.c \
 	host/pmucal_table_diff_tlb.c \
 	host/pmucal_table_match.c \

@@ -137,7 +137,9 @@ static bool numa_doc(struct pmucal__ctx *c, json_t *root, struct pmucal_numa_fil
                                     json_array_size(mx), n);
         f->n_nodes = (unsigned)n;
         if (n && (!(f->node_pd = calloc(n, sizeof(*f->node_pd))) ||
-                  !(f->p50_ns = calloc(n * n, sizeof(*f->p50_ns)))))
+                  !(f->p50_ns = calloc(n * n, sizeof(*f->p50_ns))) ||
+                  !(f->p10_ns = calloc(n * n, sizeof(*f->p10_ns))) ||
+                  !(f->p90_ns = calloc(n * n, sizeof(*f->p90_ns)))))
                 return pmucal__fail(c, PMUCAL_E_NOMEM, "out of memory");
         for (size_t i = 0; i < n; i++) {
                 json_t  *nd = json_array_get(nodes, i), *row = json_array_get(mx, i);
@@ -157,10 +159,13 @@ static bool numa_doc(struct pmucal__ctx *c, json_t *root, struct pmucal_numa_fil
                         pmucal__at(c, "matrix[%zu][%zu]", i, j);
                         if (!pmucal__is_obj(c, cell))
                                 return false;
-                        if (!num_or_nan(c, cell, "p50_ns", &f->p50_ns[i * n + j]))
+                        if (!num_or_nan(c, cell, "p50_ns", &f->p50_ns[i * n + j]) ||
+                            !num_or_nan(c, cell, "p10_ns", &f->p10_ns[i * n + j]) ||
+                            !num_or_nan(c, cell, "p90_ns", &f->p90_ns[i * n + j]))
                                 return false;
                         if (!json_is_true(json_object_get(cell, "measured")))
-                                f->p50_ns[i * n + j] = NAN;
+                                f->p50_ns[i * n + j] = f->p10_ns[i * n + j] =
+                                        f->p90_ns[i * n + j] = NAN;
                 }
         }
         ll = json_object_get(root, "loaded_latency");
@@ -221,6 +226,8 @@ void pmucal_numa_file_free(struct pmucal_numa_file *n)
         if (n) {
                 free(n->node_pd);
                 free(n->p50_ns);
+                free(n->p10_ns);
+                free(n->p90_ns);
         }
         free(n);
 }

@@ -34,7 +34,7 @@ static int usage(const char *why)
                 "                    [--total N --rate R] [--top K] FILE [PERF-OUTPUT|-]\n"
                 "                    (a dcache report from perf script -F ip,sym,addr,weight,data_src\n"
                 "                    or perf mem report -D)\n"
-                "       pmucal-table diff A B\n"
+                "       pmucal-table diff A B          (two tables, two c2c.json or two numa-matrix.json)\n"
                 "       pmucal-table match DIR\n"
                 "       pmucal-table --version | --help\n"
                 "FILE: a latency table (latency-table.json) or a TLB table (tlb-table.json);\n"

@@ -59,6 +59,11 @@ int cmd_report(int argc, char **argv);
  *  number of figures that moved beyond the runs' spread or are in one table only. */
 unsigned cli_diff_tlb(const struct pmucal_tlb *a, const struct pmucal_tlb *b);
 
+/** `diff` of two c2c.json or two numa-matrix.json files (host/pmucal_table_diff_files.c):
+ *  the exit code (0, EXIT_FOUND, EXIT_BAD after printing why), or -1 when neither file is
+ *  one of those (a table: the caller diffs it). */
+int cli_diff_files(const char *pa, const char *pb);
+
 /** What `show` prints of a table's 1.3 remote sections (host/pmucal_table_remote.c): 0, or
  *  EXIT_BAD after printing the library's message. */
 int cli_show_remote(const char *path);

@@ -4,7 +4,8 @@
  *  either run do not cover); capacities with their change. Both in one unit: the tables'
  *  cycles when their clocks agree, else ns where both have them. Then, where both files have
  *  a TLB table (a tlb-table.json, or a latency table's tlb member), the TLB figures
- *  (host/pmucal_table_diff_tlb.c). Exit 3 when a figure moved beyond the spread, 0 when none
+ *  (host/pmucal_table_diff_tlb.c). Two c2c.json or numa-matrix.json files are compared by
+ *  host/pmucal_table_diff_files.c. Exit 3 when a figure moved beyond the spread, 0 when none
  *  did. */
 #include <math.h>
 #include <stdio.h>
@@ -127,6 +128,9 @@ int cmd_diff(int argc, char **argv)
                 fprintf(stderr, "pmucal-table: diff: wrong number of arguments (A B)\n");
                 return EXIT_USAGE;
         }
+        if ((rc = cli_diff_files(argv[0], argv[1])) >= 0)
+                return rc;
+        rc = 0;
         if (!load_latency(argv[0], &a) || !load_latency(argv[1], &b)) {
                 pmucal_table_free(a);
                 return EXIT_BAD;

@@ -109,6 +109,35 @@ case_ "check c2c.json"                0 "c2c.json: ok, pmucal.c2c/1.2, 5 class\(
 case_ "show c2c.json: the pingpong class" 0 "^c2c same-package +pingpong +12 pair\(s\) p50_tsc 762\.312 \(min_tsc 751\.750, max_tsc 804\.812\) p50_ns 285\.519" show $run/c2c.json
 case_ "check numa-matrix.json"        0 "numa-matrix.json: ok, pmucal.numa/1.0, 2 node\(s\)" check $run/numa-matrix.json
 case_ "show numa-matrix.json: the matrix" 0 "^ +1 +211\.1 +211\.0$" show $run/numa-matrix.json
+# diff of two c2c.json or two numa-matrix.json: a class or cell moved beyond the runs' spread
+# when each run's median lies outside the other's spread (c2c: the pairs' min..max; numa: the
+# cell's p10..p90). B is the QEMU run with the pingpong class 1000 TSC ticks slower (its whole
+# spread moved) and node 1's local cell 50 ns slower; the hit class's median alone moved to
+# 12 (inside A's 9..12.312: within the spread).
+python3 - "$run" "$tmp" <<'PY'
+import json, sys
+run, tmp = sys.argv[1:]
+c = json.load(open(run + "/c2c.json"))
+for k in c["c2c"]["classes"]:
+    if k["kind"] == "pingpong":
+        k["p50_tsc"] += 1000; k["min_tsc"] += 1000; k["max_tsc"] += 1000
+    if k["kind"] == "hit":
+        k["p50_tsc"] = 12.0
+json.dump(c, open(tmp + "/c2c-b.json", "w"))
+n = json.load(open(run + "/numa-matrix.json"))
+for key in ("p10_ns", "p50_ns", "p90_ns"):
+    n["matrix"][1][1][key] += 50
+json.dump(n, open(tmp + "/numa-b.json", "w"))
+PY
+case_ "diff c2c.json with itself" 0 "^0 class\(es\) moved beyond the runs' spread$" diff $run/c2c.json $run/c2c.json
+case_ "diff c2c.json: a class beyond the spread" 3 "^same-package pingpong +762\.312 +1762\.312 +\+131\.2% .* BEYOND SPREAD$" diff $run/c2c.json "$tmp/c2c-b.json"
+case_ "diff c2c.json: a median inside the other's spread" 3 "^same-package hit +9\.304 +12\.000 .* within spread$" diff $run/c2c.json "$tmp/c2c-b.json"
+case_ "diff c2c.json: the count" 3 "^1 class\(es\) moved beyond the runs' spread$" diff $run/c2c.json "$tmp/c2c-b.json"
+case_ "diff numa-matrix.json with itself" 0 "^0 cell\(s\) moved beyond the runs' spread$" diff $run/numa-matrix.json $run/numa-matrix.json
+case_ "diff numa-matrix.json: a cell beyond the spread" 3 "^1 -> 1 +211\.038 +261\.038 .* BEYOND SPREAD$" diff $run/numa-matrix.json "$tmp/numa-b.json"
+case_ "diff numa-matrix.json: the others within" 3 "^1 -> 0 +211\.079 +211\.079 .* within spread$" diff $run/numa-matrix.json "$tmp/numa-b.json"
+case_ "diff c2c.json and numa-matrix.json: not the same kind" 1 "not the same kind of file" diff $run/c2c.json $run/numa-matrix.json
+case_ "diff a table and c2c.json: not the same kind" 1 "not the same kind of file" diff "$good" $run/c2c.json
 sed 's/"kind": "pingpong"/"kind": "exchange", "new_member": [1]/; s|pmucal.c2c/1.2|pmucal.c2c/1.3|' $run/c2c.json >"$tmp/c2c-next.json"
 case_ "check c2c.json of a later minor: the new kind noted" 0 'note: 1 value\(s\) of a later schema minor read as unknown, first c2c.classes\[4\].kind: "exchange"' check "$tmp/c2c-next.json"
 sed 's|pmucal.numa/1.0|pmucal.numa/2.0|' $run/numa-matrix.json >"$tmp/numa-v2.json"

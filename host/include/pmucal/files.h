@@ -57,6 +57,9 @@ struct pmucal_numa_file {
         size_t    n_curves;    /* loaded-latency curves of a known "loaded" */
         size_t    n_unknown;
         char      unknown_first[160];
+        /* Library 1.4, appended: each cell's p10 and p90 ns, as p50_ns (NAN: not measured or
+         * not given), the spread pmucal-table diff weighs a change against. */
+        double   *p10_ns, *p90_ns;
 };
 
 PMUCAL_API enum pmucal_err pmucal_c2c_file_load(const char *path, struct pmucal_c2c_file **out,
