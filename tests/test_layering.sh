@@ -85,11 +85,15 @@ EOF
 mk pmu/pmu.h <<'EOF'
 #include <stdbool.h>
 #include "boot/plat.h"
+#include "pmu/x86/regs.h"
 bool pmu_has_counters(void);
+EOF
+mk pmu/x86/regs.h <<'EOF'
+#define MSR_DEMO_PERFEVTSEL0 0x186
 EOF
 mk pmu/pmu.c <<'EOF'
 #include "pmu.h"
-#include "boot/x86/msr.h"
+#include "boot/plat.h"
 /* #include <efi.h> is for boot/uefi only; so are EFI_STATUS and rep_check( verdicts. */
 bool pmu_has_counters(void) { unsigned long v; return rdmsr_safe(0x345, &v) == 0; }
 EOF
@@ -146,6 +150,7 @@ mk host/main.c <<'EOF'
 #include <stdio.h>
 #include <jansson.h>
 #include "app/phase.h"
+#include "boot/x86/msr.h"
 int main(void) { return app_phase_run() ? 0 : 1; }
 EOF
 mk tests/test_phase.c <<'EOF'
@@ -284,10 +289,26 @@ plant "x86 code includes arm64 code" boot/x86/msr.c "arch" \
         '^layering: arch: boot/x86/msr.c:3: includes boot/arm64/sysreg.h \(arm64 code in x86 code\) ' <<'EOF'
 #include "boot/arm64/sysreg.h"
 EOF
+plant "shared app/ code includes an x86 header" app/phase.c "arch" \
+        '^layering: arch: app/phase.c:9: includes boot/x86/msr.h \(x86 code in shared code\) \(shared code reaches an architecture.s folder only through its layer.s interface header: bench/ownpt.h, boot/arch.h, pmu/pmu.h\)$' <<'EOF'
+#include "boot/x86/msr.h"
+EOF
+plant "a shared pmu/ file other than the interface header includes pmu/x86/" pmu/pmu.c "arch" \
+        '^layering: arch: pmu/pmu.c:5: includes pmu/x86/regs.h \(x86 code in shared code\) ' <<'EOF'
+#include "x86/regs.h"
+EOF
+plant "the interface header pmu/pmu.h includes another layer's x86 folder" pmu/pmu.h "arch" \
+        '^layering: arch: pmu/pmu.h:5: includes boot/x86/msr.h \(x86 code in shared code\) ' <<'EOF'
+#include "boot/x86/msr.h"
+EOF
+plant "a shared report/ header includes boot/arm64/ (report/ has no interface header)" report/rep.h "arch" \
+        '^layering: arch: report/rep.h:4: includes boot/arm64/sysreg.h \(arm64 code in shared code\) ' <<'EOF'
+#include "boot/arm64/sysreg.h"
+EOF
 
 # --graph: folder edges with counts, upward ones marked.
 run "$clean" --graph
-if grep -qE '^  app +-> report +1$' <<<"$out" && grep -qE '^files: lib 2, boot 8, pmu 3' <<<"$out" &&
+if grep -qE '^  app +-> report +1$' <<<"$out" && grep -qE '^files: lib 2, boot 8, pmu 4' <<<"$out" &&
    ! grep -q UPWARD <<<"$out"; then ok "--graph prints folder edges and file counts"
 else not_ok "--graph prints folder edges and file counts" "$out"; fi
 d=$tmp/graph; cp -r "$clean" "$d"; echo '#include "report/rep.h"' >>"$d/pmu/pmu.h"
@@ -302,7 +323,7 @@ mkdir -p "$real"
 git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -t "$real" 2>/dev/null
 python3 "$TOOL" --root "$real" --quiet >"$tmp/real.out" 2>"$tmp/real.err"; rc=$?
 if [ "$rc" -eq 0 ] && [ ! -s "$tmp/real.out" ]; then
-        ok "the real tree passes: no upward include, circle, UEFI name, hosted header, hardware access or verdict out of place"
+        ok "the real tree passes: no upward include, circle, UEFI name, hosted header, hardware access, verdict or architecture's file out of place"
 else
         not_ok "the real tree passes (exit $rc)" "$(cat "$tmp/real.out" "$tmp/real.err")"
 fi
@@ -314,6 +335,16 @@ if [ "$rc" -eq 1 ] && [ "$(wc -l <"$tmp/real2.out")" -eq 1 ] && grep -qE "$want"
 else
         not_ok "a verdict call planted in the real tree's pmu/x86/pmu.c is the one line reported (exit $rc)" \
                 "$(cat "$tmp/real2.out")"
+fi
+
+echo '#include "boot/x86/cpuid.h"' >>"$real/app/latency.c"
+want="^layering: arch: app/latency.c:$(wc -l <"$real/app/latency.c"): includes boot/x86/cpuid.h \(x86 code in shared code\) "
+python3 "$TOOL" --root "$real" --quiet >"$tmp/real3.out"; rc=$?
+if [ "$rc" -eq 1 ] && grep -qE "$want" "$tmp/real3.out" && [ "$(grep -c ': arch: ' "$tmp/real3.out")" -eq 1 ]; then
+        ok "an x86 header included by the real tree's shared app/latency.c is reported as arch"
+else
+        not_ok "an x86 header included by the real tree's shared app/latency.c is reported as arch (exit $rc)" \
+                "$(cat "$tmp/real3.out")"
 fi
 
 echo "1..$n"

@@ -8,7 +8,8 @@ violation:
     layering: <kind>: <file>:<line>: <what> (<rule>)
 
 Kinds: upward (an include of a higher folder), arch (one architecture's folder including
-another's), circle (between folders, or between modules: x.c + x.h in one folder, a header
+another's, or shared code including an architecture's folder other than through its layer's
+one interface header, ARCH_INTERFACES), circle (between folders, or between modules: x.c + x.h in one folder, a header
 without a .c belonging to the .c that defines what it declares; module loops are looked for
 without the upward includes, which are reported already), uefi (a UEFI
 header, type or file outside boot/uefi/), hosted (a libc/host header in a freestanding layer),
@@ -36,6 +37,14 @@ FLOORS = {"lib": 0, "boot": 1, "pmu": 2, "bench": 3, "report": 4, "app": 5, "hos
 # Architecture subfolders (boot/x86, pmu/arm64, ...): part of their top folder, but one
 # architecture never includes another's.
 ARCHES = ("x86", "arm64")
+# Shared code (a file in no architecture's folder) reaches an architecture's folder only through
+# its layer's one interface header, and that header only into its own layer's architecture
+# folders. Layers without an entry have none: their shared files include no architecture's
+# file at all.
+ARCH_INTERFACES = {"boot": "boot/arch.h", "pmu": "pmu/pmu.h", "bench": "bench/ownpt.h"}
+# Folders the rule leaves out: the hosted programs and library are built for x86-64 only and
+# read x86 records (CPUID dumps, IBS data sources); the tests test both architectures.
+ARCH_RULE_EXEMPT = ("host", "tests")
 SOURCE_EXTS = (".c", ".h", ".S", ".inc")
 ASM_EXTS = (".S", ".inc")
 # Where quoted includes are looked for after the including file's own folder (-I order);
@@ -232,6 +241,11 @@ def check_include(inc, out):
     if a_s and a_t and a_s != a_t:
         v(out, "arch", src, inc.line, "includes %s (%s code in %s code)" % (tgt, a_t, a_s),
           "one architecture's folder never includes another's")
+    elif a_t and not a_s and fs not in ARCH_RULE_EXEMPT and \
+            (ARCH_INTERFACES.get(fs) != src or ft != fs):
+        v(out, "arch", src, inc.line, "includes %s (%s code in shared code)" % (tgt, a_t),
+          "shared code reaches an architecture's folder only through its layer's interface "
+          "header: %s" % ", ".join(sorted(ARCH_INTERFACES.values())))
 
 
 def check_tokens(s, out):

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "boot/linux/linux_plat.h"
-#include "boot/x86/msr.h"
+#include "boot/arch.h"
 
 static int  cycles_fd = -1;
 static char why[160];
@@ -26,7 +26,7 @@ static status_t read_cycles(void *ctx, uint64_t *core, uint64_t *ref)
         if (read(cycles_fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
                 return ST_IO;
         *core = v;
-        *ref  = rdtsc_ordered();
+        *ref  = cpu_ticks_ordered();
         return ST_OK;
 }
 

@@ -2,7 +2,7 @@
  *  and boot/cpu.h in linux_cpu.c). May use libc and POSIX; nothing portable includes it. */
 #define _GNU_SOURCE
 #include "boot/linux/linux_plat.h"
-#include "boot/x86/msr.h"
+#include "boot/arch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -467,9 +467,9 @@ static void tsc_ns_pair(uint64_t *tsc, uint64_t *ns)
 
         for (unsigned i = 0; i < 64; i++) {
                 struct timespec t;
-                uint64_t        a = rdtsc_ordered();
+                uint64_t        a = cpu_ticks_ordered();
                 clock_gettime(CLOCK_MONOTONIC_RAW, &t);
-                uint64_t        b = rdtsc_ordered();
+                uint64_t        b = cpu_ticks_ordered();
                 if (b - a < best) {
                         best = b - a;
                         *tsc = a + (b - a) / 2;
