@@ -291,6 +291,7 @@ PMUCAL_TABLE_SRCS := \
 	host/pmucal_table_files.c \
 	host/pmucal_table_diff_tlb.c \
 	host/pmucal_table_match.c \
+	host/pmucal_table_collector.c \
 	host/pmucal_table_remote.c \
 	host/pmucal_table_perf.c \
 	host/pmucal_table_report.c \

@@ -55,6 +55,12 @@ int cmd_diff(int argc, char **argv);
 int cmd_match(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 
+/** match --collector (host/pmucal_table_collector.c): GET the reference latency table of CPU
+ *  signature @p cpu from the collector at @p url within @p timeout_s seconds, write it to
+ *  @p out (NULL: pmucal-reference-SIG.json), check that it loads and print its path; 0, or
+ *  EXIT_BAD / EXIT_USAGE after saying why on standard error. */
+int cli_match_collector(const char *url, const char *cpu, double timeout_s, const char *out);
+
 /** diff's TLB part (host/pmucal_table_diff_tlb.c): print A against B, curve by curve; the
  *  number of figures that moved beyond the runs' spread or are in one table only. */
 unsigned cli_diff_tlb(const struct pmucal_tlb *a, const struct pmucal_tlb *b);

@@ -1,7 +1,8 @@
 /** @file pmucal-table match DIR: pick the latency table in DIR (and two levels of
  *  subdirectories) that fits the machine it runs on. Standard output gets the answer alone,
  *  the path of the table; this machine, every candidate's score and every skipped file go to
- *  standard error. Among equal scores the newest run (method.date) wins, then the path. */
+ *  standard error. Among equal scores the newest run (method.date) wins, then the path.
+ *  match --collector URL asks a collector for its machine type's reference table instead. */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -131,6 +132,55 @@ static bool newer(const char *a, const char *b)
         return a && (!b || strncmp(a, b, 19) > 0);
 }
 
+/* match --collector URL [--cpu SIG] [--timeout S] [-o FILE]: this machine's CPU signature
+ * (or SIG, another machine type's) asked of a collector (host/pmucal_table_collector.c). */
+static int match_collector(int argc, char **argv)
+{
+        const char *url = NULL, *cpu = NULL, *out = NULL;
+        double      timeout_s = 10;
+        char        sig[16], *end;
+
+        for (int i = 0; i < argc; i++) {
+                if (i + 1 >= argc) {
+                        fprintf(stderr, "pmucal-table: match: %s needs a value\n", cli_esc(argv[i]));
+                        return EXIT_USAGE;
+                }
+                if (!strcmp(argv[i], "--collector"))
+                        url = argv[++i];
+                else if (!strcmp(argv[i], "--cpu"))
+                        cpu = argv[++i];
+                else if (!strcmp(argv[i], "-o"))
+                        out = argv[++i];
+                else if (!strcmp(argv[i], "--timeout")) {
+                        timeout_s = strtod(argv[++i], &end);
+                        if (end == argv[i] || *end || !(timeout_s > 0 && timeout_s <= 3600)) {
+                                fprintf(stderr, "pmucal-table: match: --timeout wants seconds (0 < S <= "
+                                                "3600), got %s\n", cli_esc(argv[i]));
+                                return EXIT_USAGE;
+                        }
+                } else {
+                        fprintf(stderr, "pmucal-table: match: unknown option %s\n", cli_esc(argv[i]));
+                        return EXIT_USAGE;
+                }
+        }
+        if (cpu && (strncmp(cpu, "0x", 2) || !cpu[2] || strspn(cpu + 2, "0123456789abcdef") != strlen(cpu + 2) ||
+                    strlen(cpu) > 10)) {
+                fprintf(stderr, "pmucal-table: match: --cpu wants a CPUID.1:EAX signature as the inventory "
+                                "writes it (0x60fb1), got %s\n", cli_esc(cpu));
+                return EXIT_USAGE;
+        }
+        if (!cpu) {
+                struct host_id h;
+
+                host_identify(&h);
+                snprintf(sig, sizeof(sig), "0x%x", (unsigned)h.cpu.signature);
+                cpu = sig;
+                fprintf(stderr, "this machine: %s family/model %xh/%xh stepping %u, CPU signature %s\n",
+                        h.cpu.vendor_str, h.cpu.family, h.cpu.model, h.cpu.stepping, cpu);
+        }
+        return cli_match_collector(url, cpu, timeout_s, out);
+}
+
 int cmd_match(int argc, char **argv)
 {
         static char   *paths[MAX_CANDIDATES];
@@ -138,6 +188,8 @@ int cmd_match(int argc, char **argv)
         struct host_id h;
         int            n = 0, best = -1, best_score = -1;
 
+        if (argc >= 2 && !strcmp(argv[0], "--collector"))
+                return match_collector(argc, argv);
         if (argc != 1) {
                 fprintf(stderr, "pmucal-table: match: wrong number of arguments (DIR)\n");
                 return EXIT_USAGE;

@@ -346,6 +346,49 @@ def check_reference(srv, tmp, tables, planted):
         json.dump(ref, f)
     r = subprocess.run([table_bin, "check", p], capture_output=True, text=True)
     tap(r.returncode == 0, "reference: pmucal-table check accepts it", r.stdout + r.stderr)
+    check_match(srv, tmp, table_bin, ref)
+
+
+def check_match(srv, tmp, table_bin, ref):
+    """pmucal-table match --collector: the collector's reference written and its path printed;
+    no such type, nothing listening and a listener that never answers each said, exit 1."""
+    url = "http://127.0.0.1:%d" % srv.port
+    out = os.path.join(tmp, "matched.json")
+    r = subprocess.run([table_bin, "match", "--collector", url, "--cpu", "0x60fb1", "-o", out],
+                       capture_output=True, text=True, timeout=60)
+    try:
+        with open(out) as f:
+            got = json.load(f)
+    except (OSError, ValueError) as e:
+        got = str(e)
+    tap(r.returncode == 0 and r.stdout == out + "\n" and got == ref,
+        "match --collector URL --cpu 0x60fb1: the collector's reference is written and its path printed",
+        (r.returncode, r.stdout, r.stderr))
+    r = subprocess.run([table_bin, "match", "--collector", url + "/", "--cpu", "0xdead", "-o", out],
+                       capture_output=True, text=True, timeout=60)
+    tap(r.returncode == 1 and r.stdout == "" and "HTTP 404" in r.stderr and "no machine type with CPU signature 0xdead"
+        in r.stderr, "match --collector: a CPU signature the collector has no type of: exit 1, the collector's"
+        " message", (r.returncode, r.stdout, r.stderr))
+    port = free_port()
+    t = time.monotonic()
+    r = subprocess.run([table_bin, "match", "--collector", "http://127.0.0.1:%d" % port, "--cpu", "0x60fb1"],
+                       capture_output=True, text=True, timeout=60)
+    tap(r.returncode == 1 and r.stdout == "" and "cannot reach the collector at http://127.0.0.1:%d" % port in r.stderr
+        and "Connection refused" in r.stderr, "match --collector: nothing listening: exit 1 at once (%.1f s), said"
+        % (time.monotonic() - t), (r.returncode, r.stderr))
+    mute = socket.socket()
+    mute.bind(("127.0.0.1", 0))
+    mute.listen(4)  # accepts (the kernel completes the handshake) and never answers
+    try:
+        t = time.monotonic()
+        r = subprocess.run([table_bin, "match", "--collector", "http://127.0.0.1:%d" % mute.getsockname()[1],
+                            "--cpu", "0x60fb1", "--timeout", "2"], capture_output=True, text=True, timeout=60)
+        secs = time.monotonic() - t
+    finally:
+        mute.close()
+    tap(r.returncode == 1 and "no answer within 2 s" in r.stderr and 1.9 < secs < 10,
+        "match --collector --timeout 2: a collector that accepts and never answers: exit 1 after %.1f s, said"
+        % secs, (r.returncode, r.stderr))
 
 
 def check_browser(srv, planted):
