@@ -40,10 +40,10 @@ static void test_plan_thin_table(void **unused)
 {
         static struct cpu_info ci;
         struct lat_levels flat = { .n = 1, .flags = LAT_F_NO_HIERARCHY };
-        struct smp_plan p, pc;
+        struct samp_plan p, pc;
 
         cpu_with_caches(&ci);
-        smp_plan_build(NULL, &ci, &p);
+        samp_plan_build(NULL, &ci, &p);
         assert_true(p.fallback);
         assert_int_equal(p.n, 4);
         assert_int_equal(p.n_buckets, 0);
@@ -58,31 +58,31 @@ static void test_plan_thin_table(void **unused)
         }
         assert_int_equal(p.ws[3].level, PS_LVL_LOCAL_DRAM);
         assert_int_equal(p.ws[2].level, PS_LVL_L3);
-        smp_plan_core_cycles(&p, 3u << 16, "APERF/MPERF", &pc);
+        samp_plan_core_cycles(&p, 3u << 16, "APERF/MPERF", &pc);
         assert_int_equal(pc.ws[1].lat_hi, 0);
         assert_non_null(strstr(pc.lat_note, "no expected latency"));
 
-        smp_plan_build(&flat, &ci, &p);              /* one flat level (QEMU TCG) */
+        samp_plan_build(&flat, &ci, &p);              /* one flat level (QEMU TCG) */
         assert_true(p.fallback);
         assert_non_null(strstr(p.ws[0].lat_why, "no cache hierarchy"));
         flat.flags = 0;
-        smp_plan_build(&flat, &ci, &p);
+        samp_plan_build(&flat, &ci, &p);
         assert_non_null(strstr(p.ws[0].lat_why, "fewer than two levels"));
 
-        smp_plan_build(NULL, NULL, &p);              /* nothing to go by */
+        samp_plan_build(NULL, NULL, &p);              /* nothing to go by */
         assert_int_equal(p.n, 4);
         for (size_t i = 0; i < 4; i++)
                 assert_non_null(strstr(p.ws[i].ws_why, "no CPUID cache sizes"));
         ci.caches[0].size_bytes = 256 * MiB;         /* an L1 no allocation exceeds */
         ci.n_caches = 1;
-        smp_plan_build(NULL, &ci, &p);
+        samp_plan_build(NULL, &ci, &p);
         assert_int_equal(p.n, 2);
         assert_non_null(strstr(p.ws[1].ws_why, "fits the last-level cache"));
 }
 
 static void test_plan(void **unused)
 {
-        struct smp_plan p;
+        struct samp_plan p;
         struct lat_levels l = { .n = 3 };
 
         static const char *names[] = { "L1", "L2", "DRAM" };
@@ -94,7 +94,7 @@ static void test_plan(void **unused)
         }
         l.bound_mcyc[0] = 8000;
         l.bound_mcyc[1] = 100000;
-        smp_plan_build(&l, NULL, &p);
+        samp_plan_build(&l, NULL, &p);
         assert_false(p.fallback);
         assert_int_equal(p.n, 3);
         assert_int_equal(p.ws[0].bytes, 16384);            /* middle of 4K..32K, page multiple */
@@ -105,7 +105,7 @@ static void test_plan(void **unused)
         assert_int_equal(p.buckets[0].upper_cycles, 8);
         assert_null(p.ws[1].lat_why);
         l.flags = LAT_F_NO_HIERARCHY;
-        smp_plan_build(&l, NULL, &p);
+        samp_plan_build(&l, NULL, &p);
         assert_true(p.fallback);
 }
 
@@ -118,16 +118,16 @@ static void test_block_report(void **unused)
         const struct rep_sym syms[] = { { 0x1000, 0x100, "bench_block_run" } };
         struct rep_buf b = { 0 };
 
-        assert_int_equal(smp_lbr_block_report(st, 1, syms, 1, &b), ST_OK);
+        assert_int_equal(samp_lbr_block_report(st, 1, syms, 1, &b), ST_OK);
         assert_non_null(strstr(b.p, "bench_block_run"));
         assert_non_null(strstr(b.p, "48.500"));
-        assert_int_equal(smp_lbr_block_report(NULL, 1, syms, 1, &b), ST_BAD_ARG);
+        assert_int_equal(samp_lbr_block_report(NULL, 1, syms, 1, &b), ST_BAD_ARG);
         rep_buf_free(&b);
 }
 
 static void test_json_read_back(void **unused)
 {
-        static struct smp_log lg;
+        static struct samp_log lg;
         struct rep_verdict v = { .v = REP_V_FAIL, .measured = 7, .expected = 10, .lo = 9,
                                  .hi = 11, .unit = "samples" };
         struct rep_buf b = { 0 };
@@ -136,14 +136,14 @@ static void test_json_read_back(void **unused)
         memset(&lg, 0, sizeof(lg));
         lg.levels_source = "CPUID caches (no latency expected)";
         strcpy(v.why, "7 samples for 100 events / period 10 \"quoted\"");
-        smp_log_check(&lg, "pebs", "sample-count", &v);
-        smp_log_skip(&lg, REP_SKIP_FEATURE, "ibs-op", "addresses L1",
-                     "CPUID.80000001H:ECX[10] IBS is clear");
-        smp_log_figure(&lg, "lbr", "interrupt cost per sample", 1234, "TSC ticks");
-        for (int i = 0; i < SMP_MAX_CHECKS + 3; i++)
-                smp_log_skip(&lg, REP_SKIP_ENV, "lbr", "symbols", "x");
+        samp_log_check(&lg, "pebs", "sample-count", &v);
+        samp_log_skip(&lg, REP_SKIP_FEATURE, "ibs-op", "addresses L1",
+                      "CPUID.80000001H:ECX[10] IBS is clear");
+        samp_log_figure(&lg, "lbr", "interrupt cost per sample", 1234, "TSC ticks");
+        for (int i = 0; i < SAMP_MAX_CHECKS + 3; i++)
+                samp_log_skip(&lg, REP_SKIP_ENV, "lbr", "symbols", "x");
         assert_int_equal(lg.n_lost, 5);
-        assert_int_equal(smp_json_write(&lg, &b), ST_OK);
+        assert_int_equal(samp_json_write(&lg, &b), ST_OK);
 
         json_t *root = json_loadb(b.p, b.len, 0, &err);
         assert_non_null(root);
@@ -151,10 +151,10 @@ static void test_json_read_back(void **unused)
                             "pmucal.sampling-validation/1");
         json_t *sum = json_object_get(root, "summary");
         assert_int_equal(json_integer_value(json_object_get(sum, "fail")), 1);
-        assert_int_equal(json_integer_value(json_object_get(sum, "skip")), SMP_MAX_CHECKS - 1);
+        assert_int_equal(json_integer_value(json_object_get(sum, "skip")), SAMP_MAX_CHECKS - 1);
         assert_int_equal(json_integer_value(json_object_get(sum, "lost")), 5);
         json_t *checks = json_object_get(root, "checks");
-        assert_int_equal(json_array_size(checks), SMP_MAX_CHECKS);
+        assert_int_equal(json_array_size(checks), SAMP_MAX_CHECKS);
         json_t *c0 = json_array_get(checks, 0);
         assert_string_equal(json_string_value(json_object_get(c0, "verdict")), "FAIL");
         assert_int_equal(json_integer_value(json_object_get(c0, "measured")), 7);
@@ -211,7 +211,7 @@ static void test_plan_core_cycles(void **unused)
         };
         static const char *names[] = { "L1", "L2", "DRAM" };
         struct lat_levels l = { .n = 3 };
-        struct smp_plan p, pc;
+        struct samp_plan p, pc;
 
         for (size_t i = 0; i < 3; i++) {
                 strcpy(l.lv[i].name, names[i]);
@@ -224,12 +224,12 @@ static void test_plan_core_cycles(void **unused)
         for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
                 l.clock = cases[k].clock;
                 l.clock_hz = 2100000000;
-                smp_plan_build(&l, NULL, &p);
+                samp_plan_build(&l, NULL, &p);
                 assert_int_equal(p.tsc_cycles, cases[k].clock == LAT_CLOCK_TSC);
                 assert_int_equal(p.clock_hz, 2100000000);
                 assert_int_equal(p.ws[1].lat_lo, 6);
                 assert_int_equal(p.ws[1].lat_hi, 125);
-                smp_plan_core_cycles(&p, cases[k].q16, "APERF/MPERF", &pc);
+                samp_plan_core_cycles(&p, cases[k].q16, "APERF/MPERF", &pc);
                 assert_int_equal(pc.ws[1].p50_cycles, cases[k].p50_l2);
                 assert_int_equal(pc.ws[1].lat_lo, cases[k].lo_l2);
                 assert_int_equal(pc.ws[1].lat_hi, cases[k].hi_l2);
@@ -242,9 +242,9 @@ static void test_plan_core_cycles(void **unused)
                         fail_msg("case %zu: note \"%s\" lacks \"%s\"", k, pc.lat_note,
                                  cases[k].note);
         }
-        smp_plan_build(NULL, NULL, &p);             /* no table: nothing to convert */
+        samp_plan_build(NULL, NULL, &p);             /* no table: nothing to convert */
         assert_false(p.tsc_cycles);
-        smp_plan_core_cycles(&p, 0, NULL, &pc);
+        samp_plan_core_cycles(&p, 0, NULL, &pc);
         assert_int_equal(pc.ws[1].lat_hi, 0);
         assert_non_null(strstr(pc.lat_note, "no latency table"));
 }

@@ -56,7 +56,7 @@ static void pebs_run(struct pebs_run *r, uint64_t ws, uint64_t iters, uint64_t p
         r->s.buf_bytes = PEBS_BUF_BYTES;
         r->s.raw_cap = 1 << 20;
         r->s.raw = malloc(r->s.raw_cap);
-        assert_int_equal(bench_chase_buf_create(&r->ch, &SMP_CHASE_CFG(ws, 64)), ST_OK);
+        assert_int_equal(bench_chase_buf_create(&r->ch, &SAMP_CHASE_CFG(ws, 64)), ST_OK);
         assert_int_equal(cpu_pmi_enable(pebs_pmi, &r->s, -1), ST_OK);
         assert_int_equal(pmu_pebs_session_arm(&r->s, period, 3), ST_OK);
         bench_chase(r->ch.start, iters);
@@ -241,7 +241,7 @@ static void ibs_run(struct ibs_run *r, uint64_t period, const struct pmu_ibs_op_
         r->s.ops = r->ops;
         r->s.op_cap = sizeof(r->ops) / sizeof(r->ops[0]);
         assert_int_equal(pmu_ibs_op_ctl_encode(&r->s.info, period, opts, &op_ctl), ST_OK);
-        assert_int_equal(bench_chase_buf_create(&r->ch, &SMP_CHASE_CFG(ws, 64)), ST_OK);
+        assert_int_equal(bench_chase_buf_create(&r->ch, &SAMP_CHASE_CFG(ws, 64)), ST_OK);
         assert_int_equal(cpu_pmi_enable(ibs_pmi, &r->s, (int)r->s.lvt.offset), ST_OK);
         assert_int_equal(pmu_ibs_session_arm(&r->s, op_ctl, 0), ST_OK);
         bench_chase(r->ch.start, iters);

@@ -25,7 +25,7 @@ static void ibs_pmi(const struct cpu_pmi_frame *f, void *ctx)
 
 /* IBS: one session serves the op and the fetch pipelines (one probe, one interrupt route,
  * one PMI count), so the phase opens and closes it around both. */
-static void run_ibs(struct smp_ctx *c)
+static void run_ibs(struct samp_ctx *c)
 {
         struct pmu_ibs_session *s = plat_alloc(sizeof(*s));
         struct psample *ps = NULL;
@@ -33,8 +33,8 @@ static void run_ibs(struct smp_ctx *c)
 
         if (!s || pmu_ibs_session_probe(c->cpu, s) != ST_OK) {
                 const char *why = s ? s->why : "no memory";
-                smp_skip_mech(&c->log, smp_absent_kind(), SMP_MECH_IBS_OP, &c->plan, why);
-                smp_skip_mech(&c->log, smp_absent_kind(), SMP_MECH_IBS_FETCH, &c->plan, why);
+                samp_skip_mech(&c->log, samp_absent_kind(), SAMP_MECH_IBS_OP, &c->plan, why);
+                samp_skip_mech(&c->log, samp_absent_kind(), SAMP_MECH_IBS_FETCH, &c->plan, why);
                 plat_free(s);
                 return;
         }
@@ -43,25 +43,25 @@ static void run_ibs(struct smp_ctx *c)
         if ((st = cpu_pmi_enable(ibs_pmi, s, (int)s->lvt.offset)) != ST_OK) {
                 char why[96];
                 fmt_snprintf(why, sizeof(why), "routing the IBS interrupt: %s", status_str(st));
-                smp_skip_mech(&c->log, REP_SKIP_ENV, SMP_MECH_IBS_OP, &c->plan, why);
-                smp_skip_mech(&c->log, REP_SKIP_ENV, SMP_MECH_IBS_FETCH, &c->plan, why);
+                samp_skip_mech(&c->log, REP_SKIP_ENV, SAMP_MECH_IBS_OP, &c->plan, why);
+                samp_skip_mech(&c->log, REP_SKIP_ENV, SAMP_MECH_IBS_FETCH, &c->plan, why);
                 plat_free(s);
                 return;
         }
-        s->ops = plat_alloc(SMP_SAMPLES_MAX * sizeof(*s->ops));
-        ps = plat_alloc(SMP_SAMPLES_MAX * sizeof(*ps));
-        s->op_cap = s->ops ? SMP_SAMPLES_MAX : 0;
+        s->ops = plat_alloc(SAMP_SAMPLES_MAX * sizeof(*s->ops));
+        ps = plat_alloc(SAMP_SAMPLES_MAX * sizeof(*ps));
+        s->op_cap = s->ops ? SAMP_SAMPLES_MAX : 0;
         if (!s->ops || !ps)
-                smp_skip_mech(&c->log, REP_SKIP_ENV, SMP_MECH_IBS_OP, &c->plan, "no memory for "
-                              "samples");
+                samp_skip_mech(&c->log, REP_SKIP_ENV, SAMP_MECH_IBS_OP, &c->plan, "no memory for "
+                               "samples");
         else if (!(s->info.caps & IBS_CAPS_OPSAM))
-                smp_skip_mech(&c->log, REP_SKIP_FEATURE, SMP_MECH_IBS_OP, &c->plan, "op sampling "
-                              "not offered");
+                samp_skip_mech(&c->log, REP_SKIP_FEATURE, SAMP_MECH_IBS_OP, &c->plan, "op sampling "
+                               "not offered");
         else
-                smp_ibs_op_run(c, s, ps);
-        smp_ibs_fetch_run(c, s);
+                samp_ibs_op_run(c, s, ps);
+        samp_ibs_fetch_run(c, s);
         cpu_pmi_disable();
-        smp_log_figure(&c->log, "ibs", "PMIs taken", s->n_pmi, "interrupts");
+        samp_log_figure(&c->log, "ibs", "PMIs taken", s->n_pmi, "interrupts");
         plat_free(s->ops);
         plat_free(s->fetches);
         plat_free(ps);
@@ -70,7 +70,7 @@ static void run_ibs(struct smp_ctx *c)
 
 /* ---- the phase -------------------------------------------------------------------------- */
 
-static void print_plan(const struct smp_plan *p)
+static void print_plan(const struct samp_plan *p)
 {
         const char *unit = p->tsc_cycles ? "TSC ticks" : "core cycles";
 
@@ -79,7 +79,7 @@ static void print_plan(const struct smp_plan *p)
                          "in the sweep): each run converts it with its measured core:TSC ratio",
                          (unsigned long long)p->clock_hz);
         for (size_t i = 0; i < p->n; i++) {
-                const struct smp_ws *w = &p->ws[i];
+                const struct samp_ws *w = &p->ws[i];
 
                 if (w->ws_why)
                         rep_info("plan: %-4s no working set: %s", w->name, w->ws_why);
@@ -96,7 +96,7 @@ static void print_plan(const struct smp_plan *p)
 
 status_t phase_sampling(struct run *r)
 {
-        struct smp_ctx *c;
+        struct samp_ctx *c;
         struct rep_buf  json = { 0 };
         status_t        st;
 
@@ -104,7 +104,7 @@ status_t phase_sampling(struct run *r)
                 return rep_err(ST_NO_MEM, "sampling: %zu bytes of state", sizeof(*c));
         c->cpu = r->inv && r->inv->cpu_st == ST_OK ? &r->inv->cpu : NULL;
         c->tsc_hz = r->inv ? r->inv->tsc_hz : 0;
-        smp_plan_build(r->levels, c->cpu, &c->plan);
+        samp_plan_build(r->levels, c->cpu, &c->plan);
         c->log.levels_source = !c->plan.fallback ? "latency phase"
                                : c->plan.ws[0].ws_why ? "none (no latency table, no CPUID caches)"
                                                       : "CPUID caches (no latency expected)";
@@ -112,23 +112,23 @@ status_t phase_sampling(struct run *r)
         print_plan(&c->plan);
 
         if (!c->cpu) {
-                static const char *const all[] = { SMP_MECH_IBS_OP, SMP_MECH_IBS_FETCH,
-                                                   SMP_MECH_PEBS, SMP_MECH_LBR };
+                static const char *const all[] = { SAMP_MECH_IBS_OP, SAMP_MECH_IBS_FETCH,
+                                                   SAMP_MECH_PEBS, SAMP_MECH_LBR };
                 for (size_t i = 0; i < ARRAY_SIZE(all); i++)
-                        smp_skip_mech(&c->log, REP_SKIP_ENV, all[i], &c->plan, "no CPU inventory");
+                        samp_skip_mech(&c->log, REP_SKIP_ENV, all[i], &c->plan, "no CPU inventory");
         } else {
                 /* Detection of each mechanism is CPUID first, so under QEMU TCG (no IBS, no DS,
                  * no PMU) nothing below allocates, programs or waits. */
                 pmu_init(c->cpu);
                 run_ibs(c);
-                smp_pebs_run(c);
-                smp_lbr_run(c);
+                samp_pebs_run(c);
+                samp_lbr_run(c);
                 pmu_restore();
         }
 
         if (c->report.len)
                 run_add_file(r, "sampling-report.txt", &c->report);
-        if ((st = smp_json_write(&c->log, &json)) != ST_OK) {
+        if ((st = samp_json_write(&c->log, &json)) != ST_OK) {
                 rep_buf_free(&json);
                 rep_err(st, "building sampling-validation.json");
         } else {

@@ -35,22 +35,22 @@ static status_t walk_samples(const struct cpu_info *cpu, const struct psample *s
 
 /* ---- the chase and its checks ----------------------------------------------------------- */
 
-size_t smp_filter_chase(struct psample *s, size_t n)
+size_t samp_filter_chase(struct psample *s, size_t n)
 {
         uint64_t lo = (uint64_t)(uintptr_t)bench_chase;
         size_t k = 0;
 
         for (size_t i = 0; i < n; i++)
-                if (s[i].ip_valid && s[i].ip >= lo && s[i].ip - lo < SMP_CHASE_CODE_BYTES)
+                if (s[i].ip_valid && s[i].ip >= lo && s[i].ip - lo < SAMP_CHASE_CODE_BYTES)
                         s[k++] = s[i];
         return k;
 }
 
-void smp_check_ws(struct smp_ctx *x, const char *mech, const struct smp_ws *w,
-                  const struct bench_chase_buf *c, const struct psample *s, size_t n,
-                  const char *lat_note)
+void samp_check_ws(struct samp_ctx *x, const char *mech, const struct samp_ws *w,
+                   const struct bench_chase_buf *c, const struct psample *s, size_t n,
+                   const char *lat_note)
 {
-        struct smp_log *lg = &x->log;
+        struct samp_log *lg = &x->log;
         struct rep_verdict v;
         struct rep_walk *walk;
         const char *why = "no memory for the page walks";
@@ -60,7 +60,7 @@ void smp_check_ws(struct smp_ctx *x, const char *mech, const struct smp_ws *w,
         fmt_snprintf(name, sizeof(name), "addresses %s", w->name);
         if (rep_check_addrs_in_chain(s, n, (uint64_t)(uintptr_t)c->buf, c->bytes, c->lines,
                                      c->n_lines, c->line_bytes, &v) == ST_OK)
-                smp_log_check(lg, mech, name, &v);
+                samp_log_check(lg, mech, name, &v);
 
         /* Physical addresses against the page tables the CPU is using, not an assumed
          * identity: a software walk of CR3 for each sampled linear address. */
@@ -69,17 +69,17 @@ void smp_check_ws(struct smp_ctx *x, const char *mech, const struct smp_ws *w,
                 n_pa += s[i].data_la_valid && s[i].data_pa_valid;
         walk = n_pa ? plat_alloc(n * sizeof(*walk)) : NULL;
         if (n_pa == 0)
-                smp_log_skip(lg, REP_SKIP_FEATURE, mech, name, "no sample reports both a "
-                             "linear and a physical data address");
+                samp_log_skip(lg, REP_SKIP_FEATURE, mech, name, "no sample reports both a "
+                              "linear and a physical data address");
         else if (!walk || walk_samples(x->cpu, s, n, walk, &why) != ST_OK)
-                smp_log_skip(lg, REP_SKIP_ENV, mech, name, why);
+                samp_log_skip(lg, REP_SKIP_ENV, mech, name, why);
         else if (rep_check_phys_walk(s, walk, n, &v) == ST_OK)
-                smp_log_check(lg, mech, name, &v);
+                samp_log_check(lg, mech, name, &v);
         plat_free(walk);
 
         fmt_snprintf(name, sizeof(name), "latency %s", w->name);
         if (w->lat_why)
-                smp_log_skip(lg, REP_SKIP_ENV, mech, name, w->lat_why);
+                samp_log_skip(lg, REP_SKIP_ENV, mech, name, w->lat_why);
         else if (rep_check_latency(s, n, REP_SF_LOADS_ONLY | REP_SF_MISSES_ONLY, w->lat_lo,
                                    w->lat_hi, 500, &v) == ST_OK) {
                 len = strlen(v.why);
@@ -88,73 +88,73 @@ void smp_check_ws(struct smp_ctx *x, const char *mech, const struct smp_ws *w,
                 /* no sampled miss with a latency: the mechanism reports none for the loads it
                  * took (an L1 hit has no miss latency) */
                 v.skip = REP_SKIP_FEATURE;
-                smp_log_check(lg, mech, name, &v);
+                samp_log_check(lg, mech, name, &v);
         }
 
         fmt_snprintf(name, sizeof(name), "data-source %s", w->name);
         if (w->level == PS_LVL_UNKNOWN)
-                smp_log_skip(lg, REP_SKIP_ENV, mech, name, "the latency table's level has "
-                             "no data-source equivalent");
+                samp_log_skip(lg, REP_SKIP_ENV, mech, name, "the latency table's level has "
+                              "no data-source equivalent");
         else if (rep_check_level(s, n, w->level, 700, &v) == ST_OK)
-                smp_log_check(lg, mech, name, &v);
+                samp_log_check(lg, mech, name, &v);
 }
 
 /* ---- skip lists ------------------------------------------------------------------------- */
 
-enum rep_skip_kind smp_absent_kind(void)
+enum rep_skip_kind samp_absent_kind(void)
 {
         return pmu_get_caps()->available ? REP_SKIP_FEATURE : REP_SKIP_PMU;
 }
 
-static void skip_per_ws(struct smp_log *lg, enum rep_skip_kind k, const char *mech,
-                        const char *check, const struct smp_plan *p, const char *why)
+static void skip_per_ws(struct samp_log *lg, enum rep_skip_kind k, const char *mech,
+                        const char *check, const struct samp_plan *p, const char *why)
 {
         char name[48];
 
         for (size_t i = 0; i < p->n; i++) {
                 fmt_snprintf(name, sizeof(name), "%s %s", check, p->ws[i].name);
-                smp_log_skip(lg, k, mech, name, why);
+                samp_log_skip(lg, k, mech, name, why);
         }
 }
 
-void smp_skip_mech(struct smp_log *lg, enum rep_skip_kind k, const char *mech,
-                   const struct smp_plan *p, const char *why)
+void samp_skip_mech(struct samp_log *lg, enum rep_skip_kind k, const char *mech,
+                    const struct samp_plan *p, const char *why)
 {
-        if (!strcmp(mech, SMP_MECH_IBS_OP) || !strcmp(mech, SMP_MECH_PEBS)) {
+        if (!strcmp(mech, SAMP_MECH_IBS_OP) || !strcmp(mech, SAMP_MECH_PEBS)) {
                 skip_per_ws(lg, k, mech, "addresses", p, why);
                 skip_per_ws(lg, k, mech, "physical", p, why);
                 skip_per_ws(lg, k, mech, "latency", p, why);
                 skip_per_ws(lg, k, mech, "data-source", p, why);
-                smp_log_skip(lg, k, mech, "tlb page-stride", why);
-                smp_log_skip(lg, k, mech, "sample-count", why);
-                if (!strcmp(mech, SMP_MECH_IBS_OP))
-                        smp_log_skip(lg, k, mech, "op-count", why);
-                smp_log_skip(lg, k, mech, "records-with-data", why);
-        } else if (!strcmp(mech, SMP_MECH_IBS_FETCH)) {
-                smp_log_skip(lg, k, mech, "fetch-addresses", why);
-                smp_log_skip(lg, k, mech, "fetch-count", why);
-        } else if (!strcmp(mech, SMP_MECH_LBR)) {
-                smp_log_skip(lg, k, mech, "block-cost", why);
-                smp_log_skip(lg, k, mech, "symbols", why);
-                smp_log_skip(lg, k, mech, "sample-count", why);
+                samp_log_skip(lg, k, mech, "tlb page-stride", why);
+                samp_log_skip(lg, k, mech, "sample-count", why);
+                if (!strcmp(mech, SAMP_MECH_IBS_OP))
+                        samp_log_skip(lg, k, mech, "op-count", why);
+                samp_log_skip(lg, k, mech, "records-with-data", why);
+        } else if (!strcmp(mech, SAMP_MECH_IBS_FETCH)) {
+                samp_log_skip(lg, k, mech, "fetch-addresses", why);
+                samp_log_skip(lg, k, mech, "fetch-count", why);
+        } else if (!strcmp(mech, SAMP_MECH_LBR)) {
+                samp_log_skip(lg, k, mech, "block-cost", why);
+                samp_log_skip(lg, k, mech, "symbols", why);
+                samp_log_skip(lg, k, mech, "sample-count", why);
         }
 }
 
-void smp_skip_ws(struct smp_log *lg, enum rep_skip_kind k, const char *mech,
-                 const struct smp_ws *w, const char *why)
+void samp_skip_ws(struct samp_log *lg, enum rep_skip_kind k, const char *mech,
+                  const struct samp_ws *w, const char *why)
 {
         static const char *const checks[] = { "addresses", "physical", "latency", "data-source" };
         char name[48];
 
         for (size_t i = 0; i < ARRAY_SIZE(checks); i++) {
                 fmt_snprintf(name, sizeof(name), "%s %s", checks[i], w->name);
-                smp_log_skip(lg, k, mech, name, why);
+                samp_log_skip(lg, k, mech, name, why);
         }
 }
 
 /* ---- verdict and report helpers --------------------------------------------------------- */
 
-void smp_permille_verdict(struct rep_verdict *v, uint64_t good, uint64_t all, uint32_t min)
+void samp_permille_verdict(struct rep_verdict *v, uint64_t good, uint64_t all, uint32_t min)
 {
         uint32_t pm = all ? (uint32_t)(good * 1000 / all) : 0;
 
@@ -163,20 +163,20 @@ void smp_permille_verdict(struct rep_verdict *v, uint64_t good, uint64_t all, ui
                                    .unit = "permille" };
 }
 
-/* Page-stride chase: every load on its own 4 KiB page over SMP_TLB_CHASE_BYTES. With 4 KiB
+/* Page-stride chase: every load on its own 4 KiB page over SAMP_TLB_CHASE_BYTES. With 4 KiB
  * pages that is 16384 pages, more than any second-level DTLB holds (Zen 4: 3072, Golden
  * Cove: 2048), so every load should miss it; if the platform backed the buffer with 2 MiB
  * pages, 32 pages fit every STLB and no load should miss. */
-void smp_tlb_expect(const struct bench_chase_buf *ch, bool *miss, enum psample_pgsz *pg)
+void samp_tlb_expect(const struct bench_chase_buf *ch, bool *miss, enum psample_pgsz *pg)
 {
         *pg = psample_pgsz_from_plat(ch->page_got);
         *miss = ch->page_got == PLAT_PAGE_4K;
 }
 
-/* @p p: the plan in core cycles for this run (smp_plan_core_cycles). */
-void smp_dcache_report(struct smp_ctx *c, const struct smp_plan *p, const char *mech,
-                       const struct smp_ws *w, const struct psample *s, size_t n,
-                       uint64_t period)
+/* @p p: the plan in core cycles for this run (samp_plan_core_cycles). */
+void samp_dcache_report(struct samp_ctx *c, const struct samp_plan *p, const char *mech,
+                        const struct samp_ws *w, const struct psample *s, size_t n,
+                        uint64_t period)
 {
         char title[160];
         struct rep_site *work = plat_alloc((n ? n : 1) * sizeof(*work));

@@ -12,7 +12,7 @@
 #define IBS_FETCH_PERIOD    1024u    /* fetches per sample, randomised in [3:0] */
 #define BLOCK_ITERS         (1u << 20)
 
-void smp_ibs_fetch_run(struct smp_ctx *c, struct pmu_ibs_session *s)
+void samp_ibs_fetch_run(struct samp_ctx *c, struct pmu_ibs_session *s)
 {
         const uint64_t lo = (uint64_t)(uintptr_t)bench_block_run;
         const uint64_t hi = (uint64_t)(uintptr_t)bench_block_end;
@@ -25,12 +25,12 @@ void smp_ibs_fetch_run(struct smp_ctx *c, struct pmu_ibs_session *s)
 
         if (!(s->info.caps & IBS_CAPS_FETCHSAM) ||
             pmu_ibs_fetch_ctl_encode(&s->info, IBS_FETCH_PERIOD, true, false, &ctl) != ST_OK ||
-            !(s->fetches = plat_alloc(SMP_SAMPLES_MAX * sizeof(*s->fetches)))) {
-                smp_skip_mech(&c->log, REP_SKIP_FEATURE, SMP_MECH_IBS_FETCH, &c->plan,
-                              "fetch sampling not offered (CPUID 0x8000001B FetchSam) or no memory");
+            !(s->fetches = plat_alloc(SAMP_SAMPLES_MAX * sizeof(*s->fetches)))) {
+                samp_skip_mech(&c->log, REP_SKIP_FEATURE, SAMP_MECH_IBS_FETCH, &c->plan,
+                               "fetch sampling not offered (CPUID 0x8000001B FetchSam) or no memory");
                 return;
         }
-        s->fetch_cap = SMP_SAMPLES_MAX;
+        s->fetch_cap = SAMP_SAMPLES_MAX;
         if (pmu_ibs_session_arm(s, 0, ctl) == ST_OK) {
                 bench_block_run(BLOCK_ITERS);
                 pmu_ibs_session_disarm(s);
@@ -45,11 +45,11 @@ void smp_ibs_fetch_run(struct smp_ctx *c, struct pmu_ibs_session *s)
                 n_l2tlb += f.l2tlb_miss;
                 sum_lat += f.lat_cycles;
         }
-        smp_permille_verdict(&v, n_in, n_ok, 950);
+        samp_permille_verdict(&v, n_in, n_ok, 950);
         fmt_snprintf(v.why, sizeof(v.why), "%llu of %llu fetch addresses inside bench_block_run "
                      "[0x%llx, 0x%llx)", (unsigned long long)n_in, (unsigned long long)n_ok,
                      (unsigned long long)lo, (unsigned long long)hi);
-        smp_log_check(&c->log, SMP_MECH_IBS_FETCH, "fetch-addresses", &v);
+        samp_log_check(&c->log, SAMP_MECH_IBS_FETCH, "fetch-addresses", &v);
         /* Assumption, stated: one fetch per 32-byte window of the loop per iteration, a
          * sample every period less the random IbsFetchCnt[3:0] it starts with (7.5 on
          * average; both sides twice, to stay integer). The tolerance is wide because fetches
@@ -58,7 +58,7 @@ void smp_ibs_fetch_run(struct smp_ctx *c, struct pmu_ibs_session *s)
          * a part fetches so per pass is not published. */
         if (rep_check_sample_count(s->n_fetch + s->n_dropped, 2ull * BLOCK_ITERS * windows,
                                    pmu_ibs_fetch_mean_period_x2(ctl), 500, &v) == ST_OK)
-                smp_log_check(&c->log, SMP_MECH_IBS_FETCH, "fetch-count", &v);
+                samp_log_check(&c->log, SAMP_MECH_IBS_FETCH, "fetch-count", &v);
         rep_buf_printf(&c->report, "ibs-fetch: block kernel, %u iterations, period %u\n"
                        "  fetch samples %llu  in kernel %llu  IC misses %llu  L2 ITLB misses %llu"
                        "  mean fetch latency %llu cycles\n\n", BLOCK_ITERS, IBS_FETCH_PERIOD,

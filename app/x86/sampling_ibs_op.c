@@ -46,58 +46,58 @@ static void count_with_data(const struct psample *ps, size_t n, uint64_t *n_all,
         *n_all += n;
 }
 
-static void log_with_data(struct smp_ctx *c, uint64_t n_data, uint64_t n_all)
+static void log_with_data(struct samp_ctx *c, uint64_t n_data, uint64_t n_all)
 {
         struct rep_verdict v;
 
         if (!n_all) {
-                smp_log_skip(&c->log, REP_SKIP_ENV, SMP_MECH_IBS_OP, "records-with-data",
-                             "no op sample in the chase");
+                samp_log_skip(&c->log, REP_SKIP_ENV, SAMP_MECH_IBS_OP, "records-with-data",
+                              "no op sample in the chase");
                 return;
         }
-        smp_permille_verdict(&v, n_data, n_all, IBS_DATA_MIN_PERMILLE);
+        samp_permille_verdict(&v, n_data, n_all, IBS_DATA_MIN_PERMILLE);
         fmt_snprintf(v.why, sizeof(v.why), "%llu of %llu chase op samples are loads with their "
                      "linear address (32 of 33-34 ops are loads)", (unsigned long long)n_data,
                      (unsigned long long)n_all);
-        smp_log_check(&c->log, SMP_MECH_IBS_OP, "records-with-data", &v);
+        samp_log_check(&c->log, SAMP_MECH_IBS_OP, "records-with-data", &v);
 }
 
-static void ibs_counts(struct smp_ctx *c, struct pmu_ibs_session *s, uint64_t ctl,
+static void ibs_counts(struct samp_ctx *c, struct pmu_ibs_session *s, uint64_t ctl,
                        uint64_t iters, bool ops)
 {
         struct rep_verdict v;
         uint64_t want = iters * CHASE_OPS_X2 / 2, n = s->n_op + s->n_dropped;
 
         if (!ops) {
-                smp_log_skip(&c->log, REP_SKIP_FEATURE, SMP_MECH_IBS_OP, "sample-count", "op "
-                             "sampling counts cycles "
-                             "(CPUID 0x8000001B OpCnt clear): no known event total");
-                smp_log_skip(&c->log, REP_SKIP_FEATURE, SMP_MECH_IBS_OP, "op-count", "no "
-                             "dispatched-op counting");
+                samp_log_skip(&c->log, REP_SKIP_FEATURE, SAMP_MECH_IBS_OP, "sample-count", "op "
+                              "sampling counts cycles "
+                              "(CPUID 0x8000001B OpCnt clear): no known event total");
+                samp_log_skip(&c->log, REP_SKIP_FEATURE, SAMP_MECH_IBS_OP, "op-count", "no "
+                              "dispatched-op counting");
                 return;
         }
         /* A sample every period less the random CurCnt[6:0] each re-arm carries (63.5 on
          * average): both sides twice, to stay integer. */
         if (rep_check_sample_count(n, 2 * want, pmu_ibs_op_mean_period_x2(&s->info, ctl),
-                                   SMP_COUNT_TOL_PERMILLE, &v) == ST_OK)
-                smp_log_check(&c->log, SMP_MECH_IBS_OP, "sample-count", &v);
+                                   SAMP_COUNT_TOL_PERMILLE, &v) == ST_OK)
+                samp_log_check(&c->log, SAMP_MECH_IBS_OP, "sample-count", &v);
         /* Ops IBS counted: a period per sample less what each re-arm carried into the next,
          * plus what was counted after the last. */
         if (rep_check_sample_count(n * IBS_OP_PERIOD - s->op_carried + s->op_tail, want, 1,
-                                   SMP_COUNT_TOL_PERMILLE, &v) == ST_OK)
-                smp_log_check(&c->log, SMP_MECH_IBS_OP, "op-count", &v);
+                                   SAMP_COUNT_TOL_PERMILLE, &v) == ST_OK)
+                samp_log_check(&c->log, SAMP_MECH_IBS_OP, "op-count", &v);
 }
 
-void smp_ibs_op_run(struct smp_ctx *c, struct pmu_ibs_session *s, struct psample *ps)
+void samp_ibs_op_run(struct samp_ctx *c, struct pmu_ibs_session *s, struct psample *ps)
 {
         struct pmu_ibs_op_opts opts = { .count = (s->info.caps & IBS_CAPS_OPCNT)
                                                          ? PMU_IBS_COUNT_DISPATCHED_OPS
                                                          : PMU_IBS_COUNT_CYCLES };
-        /* Loop iterations (32 loads each) for about SMP_SAMPLES_TARGET samples. */
-        uint64_t ctl, iters = (uint64_t)SMP_SAMPLES_TARGET * IBS_OP_PERIOD * 2 / CHASE_OPS_X2;
+        /* Loop iterations (32 loads each) for about SAMP_SAMPLES_TARGET samples. */
+        uint64_t ctl, iters = (uint64_t)SAMP_SAMPLES_TARGET * IBS_OP_PERIOD * 2 / CHASE_OPS_X2;
         struct bench_chase_buf ch;
         struct pmu_clock_ratio rt;
-        struct smp_plan pc;
+        struct samp_plan pc;
         struct rep_verdict v;
         uint32_t q16;
         size_t n;
@@ -106,19 +106,19 @@ void smp_ibs_op_run(struct smp_ctx *c, struct pmu_ibs_session *s, struct psample
         uint64_t n_all = 0, n_data = 0;
 
         if ((st = pmu_ibs_op_ctl_encode(&s->info, IBS_OP_PERIOD, &opts, &ctl)) != ST_OK) {
-                smp_skip_mech(&c->log, REP_SKIP_FEATURE, SMP_MECH_IBS_OP, &c->plan, "op sampling "
-                              "cannot be encoded");
+                samp_skip_mech(&c->log, REP_SKIP_FEATURE, SAMP_MECH_IBS_OP, &c->plan, "op sampling "
+                               "cannot be encoded");
                 return;
         }
         for (size_t i = 0; i < c->plan.n; i++) {
-                const struct smp_ws *w = &c->plan.ws[i];
+                const struct samp_ws *w = &c->plan.ws[i];
 
                 if (w->ws_why) {
-                        smp_skip_ws(&c->log, REP_SKIP_ENV, SMP_MECH_IBS_OP, w, w->ws_why);
+                        samp_skip_ws(&c->log, REP_SKIP_ENV, SAMP_MECH_IBS_OP, w, w->ws_why);
                         continue;
                 }
-                if ((st = bench_chase_buf_create(&ch, &SMP_CHASE_CFG(w->bytes, 64))) != ST_OK) {
-                        smp_skip_ws(&c->log, REP_SKIP_ENV, SMP_MECH_IBS_OP, w, status_str(st));
+                if ((st = bench_chase_buf_create(&ch, &SAMP_CHASE_CFG(w->bytes, 64))) != ST_OK) {
+                        samp_skip_ws(&c->log, REP_SKIP_ENV, SAMP_MECH_IBS_OP, w, status_str(st));
                         continue;
                 }
                 bench_chase(ch.start, ch.n_lines / BENCH_CHASE_UNROLL + 1);
@@ -128,43 +128,43 @@ void smp_ibs_op_run(struct smp_ctx *c, struct pmu_ibs_session *s, struct psample
                         pmu_ibs_session_disarm(s);
                 }
                 q16 = pmu_clock_ratio_end(&rt);
-                smp_plan_core_cycles(&c->plan, q16, rt.how, &pc);
+                samp_plan_core_cycles(&c->plan, q16, rt.how, &pc);
                 n = st == ST_OK ? ibs_decode(s, ps) : 0;
                 if (!counted)
                         ibs_counts(c, s, ctl, iters,
                                    opts.count == PMU_IBS_COUNT_DISPATCHED_OPS);
                 counted = true;
-                n = smp_filter_chase(ps, n);
+                n = samp_filter_chase(ps, n);
                 count_with_data(ps, n, &n_all, &n_data);
-                smp_check_ws(c, SMP_MECH_IBS_OP, &pc.ws[i], &ch, ps, n, pc.lat_note);
-                smp_dcache_report(c, &pc, SMP_MECH_IBS_OP, &pc.ws[i], ps, n, IBS_OP_PERIOD);
+                samp_check_ws(c, SAMP_MECH_IBS_OP, &pc.ws[i], &ch, ps, n, pc.lat_note);
+                samp_dcache_report(c, &pc, SAMP_MECH_IBS_OP, &pc.ws[i], ps, n, IBS_OP_PERIOD);
                 bench_chase_buf_destroy(&ch);
         }
         if (!counted) { /* the same check names whatever was sampled */
-                smp_log_skip(&c->log, REP_SKIP_ENV, SMP_MECH_IBS_OP, "sample-count", "no working "
-                             "set ran");
-                smp_log_skip(&c->log, REP_SKIP_ENV, SMP_MECH_IBS_OP, "op-count", "no working set "
-                             "ran");
-                smp_log_skip(&c->log, REP_SKIP_ENV, SMP_MECH_IBS_OP, "records-with-data",
-                             "no working set ran");
+                samp_log_skip(&c->log, REP_SKIP_ENV, SAMP_MECH_IBS_OP, "sample-count", "no working "
+                              "set ran");
+                samp_log_skip(&c->log, REP_SKIP_ENV, SAMP_MECH_IBS_OP, "op-count", "no working set "
+                              "ran");
+                samp_log_skip(&c->log, REP_SKIP_ENV, SAMP_MECH_IBS_OP, "records-with-data",
+                              "no working set ran");
         } else {
                 log_with_data(c, n_data, n_all);
         }
-        if ((st = bench_chase_buf_create(&ch, &SMP_CHASE_CFG(SMP_TLB_CHASE_BYTES, 4096))) !=
+        if ((st = bench_chase_buf_create(&ch, &SAMP_CHASE_CFG(SAMP_TLB_CHASE_BYTES, 4096))) !=
             ST_OK) {
-                smp_log_skip(&c->log, REP_SKIP_ENV, SMP_MECH_IBS_OP, "tlb "
-                             "page-stride", status_str(st));
+                samp_log_skip(&c->log, REP_SKIP_ENV, SAMP_MECH_IBS_OP, "tlb "
+                              "page-stride", status_str(st));
                 return;
         }
         bool miss;
         enum psample_pgsz pg;
-        smp_tlb_expect(&ch, &miss, &pg);
+        samp_tlb_expect(&ch, &miss, &pg);
         if (pmu_ibs_session_arm(s, ctl, 0) == ST_OK) {
                 bench_chase(ch.start, 2 * ch.n_lines / BENCH_CHASE_UNROLL);
                 pmu_ibs_session_disarm(s);
         }
-        n = smp_filter_chase(ps, ibs_decode(s, ps));
+        n = samp_filter_chase(ps, ibs_decode(s, ps));
         if (rep_check_tlb(ps, n, miss, pg, 700, &v) == ST_OK)
-                smp_log_check(&c->log, SMP_MECH_IBS_OP, "tlb page-stride", &v);
+                samp_log_check(&c->log, SAMP_MECH_IBS_OP, "tlb page-stride", &v);
         bench_chase_buf_destroy(&ch);
 }

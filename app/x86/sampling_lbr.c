@@ -31,8 +31,8 @@ static const char *sym_name(const struct rep_sym *syms, size_t n, uint64_t a)
         return "?";
 }
 
-status_t smp_lbr_block_report(const struct lbr_block_stat *st, size_t n_st,
-                              const struct rep_sym *syms, size_t n_syms, struct rep_buf *out)
+status_t samp_lbr_block_report(const struct lbr_block_stat *st, size_t n_st,
+                               const struct rep_sym *syms, size_t n_syms, struct rep_buf *out)
 {
         if ((!st && n_st) || (!syms && n_syms) || !out)
                 return ST_BAD_ARG;
@@ -72,7 +72,7 @@ static uint64_t block_cost_tsc(const struct pmu_lbr_session *s, uint64_t *ratio_
         return (t1 - t0) * 1000 * *ratio_q16 / 65536 / BLOCK_ITERS;
 }
 
-static void lbr_checks(struct smp_ctx *c, struct pmu_lbr_session *s, uint64_t expected_mcyc,
+static void lbr_checks(struct samp_ctx *c, struct pmu_lbr_session *s, uint64_t expected_mcyc,
                        uint64_t run_cycles)
 {
         const struct rep_sym syms[] = {
@@ -103,28 +103,28 @@ static void lbr_checks(struct smp_ctx *c, struct pmu_lbr_session *s, uint64_t ex
         if (rep_check_lbr_block_cost(st, n_st, (uint64_t)(uintptr_t)bench_block_top,
                                      (uint64_t)(uintptr_t)bench_block_jcc, expected_mcyc, 100,
                                      &v) == ST_OK)
-                smp_log_check(&c->log, SMP_MECH_LBR, "block-cost", &v);
+                samp_log_check(&c->log, SAMP_MECH_LBR, "block-cost", &v);
         if (!all)
-                smp_log_skip(&c->log, REP_SKIP_ENV, SMP_MECH_LBR, "symbols", "no memory for the "
-                             "stacks");
+                samp_log_skip(&c->log, REP_SKIP_ENV, SAMP_MECH_LBR, "symbols", "no memory for the "
+                              "stacks");
         else if (rep_check_lbr_symbols(all, n_all, syms, ARRAY_SIZE(syms), &v) == ST_OK)
-                smp_log_check(&c->log, SMP_MECH_LBR, "symbols", &v);
+                samp_log_check(&c->log, SAMP_MECH_LBR, "symbols", &v);
         if (rep_check_sample_count(s->n_stacks + s->n_dropped, run_cycles, s->period,
-                                   SMP_COUNT_TOL_PERMILLE * 2, &v) == ST_OK)
-                smp_log_check(&c->log, SMP_MECH_LBR, "sample-count", &v);
-        smp_lbr_block_report(st, n_st, syms, ARRAY_SIZE(syms), &c->report);
+                                   SAMP_COUNT_TOL_PERMILLE * 2, &v) == ST_OK)
+                samp_log_check(&c->log, SAMP_MECH_LBR, "sample-count", &v);
+        samp_lbr_block_report(st, n_st, syms, ARRAY_SIZE(syms), &c->report);
         plat_free(all);
 }
 
-void smp_lbr_run(struct smp_ctx *c)
+void samp_lbr_run(struct samp_ctx *c)
 {
         struct pmu_lbr_session *s = plat_alloc(sizeof(*s));
         uint64_t ratio_q16, expected_mcyc, t0, t1, t2;
         status_t st;
 
         if (!s || pmu_lbr_session_probe(c->cpu, s) != ST_OK) {
-                smp_skip_mech(&c->log, s ? smp_absent_kind() : REP_SKIP_ENV, SMP_MECH_LBR, &c->plan,
-                              s ? s->why : "no memory");
+                samp_skip_mech(&c->log, s ? samp_absent_kind() : REP_SKIP_ENV, SAMP_MECH_LBR,
+                                &c->plan, s ? s->why : "no memory");
                 plat_free(s);
                 return;
         }
@@ -133,7 +133,7 @@ void smp_lbr_run(struct smp_ctx *c)
         if ((st = cpu_pmi_enable(lbr_pmi, s, -1)) != ST_OK) {
                 char why[96];
                 fmt_snprintf(why, sizeof(why), "routing the PMI: %s", status_str(st));
-                smp_skip_mech(&c->log, REP_SKIP_ENV, SMP_MECH_LBR, &c->plan, why);
+                samp_skip_mech(&c->log, REP_SKIP_ENV, SAMP_MECH_LBR, &c->plan, why);
                 plat_free(s);
                 return;
         }
@@ -154,14 +154,14 @@ void smp_lbr_run(struct smp_ctx *c)
                 pmu_lbr_session_disarm(s);
                 lbr_checks(c, s, expected_mcyc, (t2 - t1) * ratio_q16 / 65536);
                 if (s->n_pmi && t2 - t1 > t1 - t0)
-                        smp_log_figure(&c->log, SMP_MECH_LBR, "interrupt cost per sample",
-                                       ((t2 - t1) - (t1 - t0)) / s->n_pmi, "TSC ticks");
+                        samp_log_figure(&c->log, SAMP_MECH_LBR, "interrupt cost per sample",
+                                        ((t2 - t1) - (t1 - t0)) / s->n_pmi, "TSC ticks");
                 if (c->tsc_hz && t2 > t1)
-                        smp_log_figure(&c->log, SMP_MECH_LBR, "samples per second",
-                                       s->n_stacks * c->tsc_hz / (t2 - t1), "samples/s");
+                        samp_log_figure(&c->log, SAMP_MECH_LBR, "samples per second",
+                                        s->n_stacks * c->tsc_hz / (t2 - t1), "samples/s");
         } else {
-                smp_skip_mech(&c->log, REP_SKIP_ENV, SMP_MECH_LBR, &c->plan, "arming LBR failed "
-                              "or no memory");
+                samp_skip_mech(&c->log, REP_SKIP_ENV, SAMP_MECH_LBR, &c->plan, "arming LBR failed "
+                               "or no memory");
         }
         cpu_pmi_disable();
         plat_free(s->stacks);

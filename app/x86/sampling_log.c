@@ -12,8 +12,8 @@
 #include "lib/fmt.h"
 #include "report/json.h"
 
-void smp_log_check(struct smp_log *lg, const char *mech, const char *name,
-                   const struct rep_verdict *v)
+void samp_log_check(struct samp_log *lg, const char *mech, const char *name,
+                    const struct rep_verdict *v)
 {
         if (!lg || !v)
                 return;
@@ -30,41 +30,41 @@ void smp_log_check(struct smp_log *lg, const char *mech, const char *name,
                           (long long)v->hi, v->why);
                 break;
         }
-        if (lg->n_checks == SMP_MAX_CHECKS) {
+        if (lg->n_checks == SAMP_MAX_CHECKS) {
                 lg->n_lost++;
                 return;
         }
-        struct smp_check *c = &lg->checks[lg->n_checks++];
+        struct samp_check *c = &lg->checks[lg->n_checks++];
         c->mech = mech;
         fmt_snprintf(c->name, sizeof(c->name), "%s", name);
         c->v = *v;
 }
 
-void smp_log_skip(struct smp_log *lg, enum rep_skip_kind kind, const char *mech,
-                  const char *name, const char *why)
+void samp_log_skip(struct samp_log *lg, enum rep_skip_kind kind, const char *mech,
+                   const char *name, const char *why)
 {
         struct rep_verdict v = { .v = REP_V_SKIP, .skip = kind, .unit = "" };
 
         fmt_snprintf(v.why, sizeof(v.why), "%s", why ? why : "");
-        smp_log_check(lg, mech, name, &v);
+        samp_log_check(lg, mech, name, &v);
 }
 
-void smp_log_figure(struct smp_log *lg, const char *mech, const char *name, uint64_t value,
-                    const char *unit)
+void samp_log_figure(struct samp_log *lg, const char *mech, const char *name, uint64_t value,
+                     const char *unit)
 {
         if (!lg)
                 return;
         rep_info("%s: %s: %llu %s", mech, name, (unsigned long long)value, unit ? unit : "");
-        if (lg->n_figs == SMP_MAX_FIGURES)
+        if (lg->n_figs == SAMP_MAX_FIGURES)
                 return;
-        struct smp_figure *f = &lg->figs[lg->n_figs++];
+        struct samp_figure *f = &lg->figs[lg->n_figs++];
         f->mech = mech;
         fmt_snprintf(f->name, sizeof(f->name), "%s", name);
         f->value = value;
         f->unit = unit;
 }
 
-status_t smp_json_write(const struct smp_log *lg, struct rep_buf *out)
+status_t samp_json_write(const struct samp_log *lg, struct rep_buf *out)
 {
         struct json_w w;
         uint64_t n[3] = { 0 };
@@ -86,7 +86,7 @@ status_t smp_json_write(const struct smp_log *lg, struct rep_buf *out)
         json_obj_end(&w);
         json_arr_begin(&w, "checks");
         for (size_t i = 0; i < lg->n_checks; i++) {
-                const struct smp_check *c = &lg->checks[i];
+                const struct samp_check *c = &lg->checks[i];
 
                 json_obj_begin(&w, NULL);
                 json_str(&w, "mechanism", c->mech);

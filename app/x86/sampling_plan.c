@@ -30,14 +30,14 @@ static uint64_t round_ws(uint64_t b)
         b &= ~(uint64_t)(4 * KiB - 1);
         if (b < 4 * KiB)
                 b = 4 * KiB;
-        return b > SMP_WS_MAX_BYTES ? SMP_WS_MAX_BYTES : b;
+        return b > SAMP_WS_MAX_BYTES ? SAMP_WS_MAX_BYTES : b;
 }
 
 /* Accepted latency of level i: from the bound below (0 for the first) to the bound above
  * (twice the p50 for the last), each widened by 25 %. */
-static void set_range(struct smp_plan *p, const uint32_t *bound, size_t i)
+static void set_range(struct samp_plan *p, const uint32_t *bound, size_t i)
 {
-        struct smp_ws *w = &p->ws[i];
+        struct samp_ws *w = &p->ws[i];
         uint32_t lo = i ? bound[i - 1] : 0;
         uint32_t hi = i + 1 < p->n ? bound[i] : 2 * w->p50_cycles;
 
@@ -47,14 +47,14 @@ static void set_range(struct smp_plan *p, const uint32_t *bound, size_t i)
 
 /* The measured table: one working set in the middle of each plateau (past the last capacity
  * for the last level), latencies and bounds from the table. */
-static void plan_from_table(const struct lat_levels *l, struct smp_plan *out, uint32_t *bound)
+static void plan_from_table(const struct lat_levels *l, struct samp_plan *out, uint32_t *bound)
 {
         out->n = l->n > LAT_MAX_LEVELS ? LAT_MAX_LEVELS : l->n;
         out->tsc_cycles = l->clock == LAT_CLOCK_TSC;
         out->clock_hz = l->clock_hz;
         for (size_t i = 0; i < out->n; i++) {
                 const struct lat_level *lv = &l->lv[i];
-                struct smp_ws *w = &out->ws[i];
+                struct samp_ws *w = &out->ws[i];
 
                 fmt_snprintf(w->name, sizeof(w->name), "%s", lv->name);
                 w->level = level_of_name(lv->name);
@@ -90,7 +90,7 @@ static uint64_t cpuid_cache(const struct cpu_info *cpu, unsigned lvl)
  * lat_why and the latency checks SKIP with it. Without CPUID caches the usual level names
  * carry ws_why instead and SKIP whole. */
 static void plan_from_cpuid(const struct lat_levels *l, const struct cpu_info *cpu,
-                            struct smp_plan *out)
+                            struct samp_plan *out)
 {
         static const char *const names[] = { "L1", "L2", "L3", "L4" };
         uint64_t prev = 0, sz;
@@ -100,7 +100,7 @@ static void plan_from_cpuid(const struct lat_levels *l, const struct cpu_info *c
         fmt_snprintf(out->lat_note, sizeof(out->lat_note), "no expected latency: %s",
                      thin_why(l));
         for (unsigned lvl = 1; lvl <= 4 && (sz = cpuid_cache(cpu, lvl)) > prev; lvl++) {
-                struct smp_ws *w = &out->ws[n++];
+                struct samp_ws *w = &out->ws[n++];
 
                 fmt_snprintf(w->name, sizeof(w->name), "%s", names[lvl - 1]);
                 w->level = level_of_name(w->name);
@@ -115,7 +115,7 @@ static void plan_from_cpuid(const struct lat_levels *l, const struct cpu_info *c
                                             "level's working set is unknown";
                 }
         }
-        struct smp_ws *d = &out->ws[n++];
+        struct samp_ws *d = &out->ws[n++];
         fmt_snprintf(d->name, sizeof(d->name), "DRAM");
         d->level = PS_LVL_LOCAL_DRAM;
         d->bytes = prev ? round_ws(2 * prev) : 0;
@@ -129,8 +129,8 @@ static void plan_from_cpuid(const struct lat_levels *l, const struct cpu_info *c
                 out->ws[i].lat_why = thin_why(l);
 }
 
-void smp_plan_build(const struct lat_levels *l, const struct cpu_info *cpu,
-                    struct smp_plan *out)
+void samp_plan_build(const struct lat_levels *l, const struct cpu_info *cpu,
+                     struct samp_plan *out)
 {
         uint32_t bound[LAT_MAX_LEVELS] = { 0 };
 
@@ -161,8 +161,8 @@ static uint32_t scale_q16(uint32_t v, uint32_t q16, bool up)
         return x >= UINT32_MAX - 1 ? UINT32_MAX - 2 : (uint32_t)x;
 }
 
-void smp_plan_core_cycles(const struct smp_plan *in, uint32_t core_per_tsc_q16,
-                          const char *ratio_src, struct smp_plan *out)
+void samp_plan_core_cycles(const struct samp_plan *in, uint32_t core_per_tsc_q16,
+                           const char *ratio_src, struct samp_plan *out)
 {
         const uint32_t r = core_per_tsc_q16;
 
@@ -178,7 +178,7 @@ void smp_plan_core_cycles(const struct smp_plan *in, uint32_t core_per_tsc_q16,
         if (r == 0) {
                 /* Bucket bounds stay in TSC ticks: the histogram says so through the note. */
                 for (size_t i = 0; i < out->n; i++) {
-                        struct smp_ws *w = &out->ws[i];
+                        struct samp_ws *w = &out->ws[i];
 
                         w->lat_lo /= 2;
                         w->lat_hi = w->lat_hi > (UINT32_MAX - 2) / 2 ? UINT32_MAX - 2
@@ -189,7 +189,7 @@ void smp_plan_core_cycles(const struct smp_plan *in, uint32_t core_per_tsc_q16,
                 return;
         }
         for (size_t i = 0; i < out->n; i++) {
-                struct smp_ws *w = &out->ws[i];
+                struct samp_ws *w = &out->ws[i];
 
                 w->p50_cycles = scale_q16(w->p50_cycles, r, false);
                 w->lat_lo = scale_q16(w->lat_lo, r, false);
