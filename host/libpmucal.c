@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_LEVELS 64
-#define MAX_FLAGS  256
+#define MAX_LEVELS PMUCAL_RULE_MAX_LEVELS
+#define MAX_FLAGS  PMUCAL_RULE_MAX_FLAGS
 
 /* The table and the pool that owns everything it points to. */
 struct table_priv {
@@ -111,11 +111,11 @@ static bool load_method(struct pmucal__ctx *c, json_t *root, struct pmucal_table
  * one a later minor added (counted; the enum is open, docs/versioning.md). */
 static bool get_agreement(struct pmucal__ctx *c, json_t *o, const char **out)
 {
-        static const char *const known[] = { "agrees", "smaller", "larger", "no-cpuid" };
-        int                      i = pmucal__get_enum(c, o, "agreement", known, 4, "");
+        int i = pmucal__get_enum(c, o, "agreement", pmucal_rule_agreement, PMUCAL_RULE_N_AGREEMENT,
+                                 PMUCAL_RULE_AGREEMENT_WORDS);
 
         if (i >= 0)
-                *out = i < 4 ? known[i] : PMUCAL_UNKNOWN;
+                *out = i < PMUCAL_RULE_N_AGREEMENT ? pmucal_rule_agreement[i] : PMUCAL_UNKNOWN;
         return i >= 0;
 }
 
@@ -187,7 +187,7 @@ bool pmucal__load_levels(struct pmucal__ctx *c, json_t *root, struct pmucal_tabl
         if (!json_is_array(arr))
                 return pmucal__fail(c, PMUCAL_E_SCHEMA, "expected an array, got %s", pmucal__type_name(arr));
         if (json_array_size(arr) == 0 || json_array_size(arr) > MAX_LEVELS)
-                return pmucal__fail(c, PMUCAL_E_SCHEMA, "%zu levels (want 1..%d)", json_array_size(arr),
+                return pmucal__fail(c, PMUCAL_E_SCHEMA, "%zu levels (want 1..%u)", json_array_size(arr),
                             MAX_LEVELS);
         t->n_levels = json_array_size(arr);
         t->levels   = pmucal__pool_alloc(c->pool, t->n_levels * sizeof(*t->levels));

@@ -330,10 +330,9 @@ void pmucal__pool_free(struct pmucal__pool *pool)
 
 enum pmucal_unit pmucal__clock_unit(const char *clock)
 {
-        if (clock && !strcmp(clock, "tsc"))
-                return PMUCAL_UNIT_TSC;
-        if (clock && (!strcmp(clock, "tsc-aperf-mperf") || !strcmp(clock, "pmu-core-cycles")))
-                return PMUCAL_UNIT_CORE;
+        for (size_t i = 0; clock && i < PMUCAL_RULE_N_CLOCK_UNITS; i++)
+                if (!strcmp(clock, pmucal_rule_clock_units[i].clock))
+                        return pmucal_rule_clock_units[i].unit;
         return PMUCAL_UNIT_TABLE;
 }
 

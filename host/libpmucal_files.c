@@ -72,9 +72,6 @@ static bool method(struct pmucal__ctx *c, json_t *root, bool *emulated, uint64_t
 
 static bool c2c_doc(struct pmucal__ctx *c, json_t *root, struct pmucal_c2c_file *f)
 {
-        static const char *const topo[] = { "smt", "same-module", "same-cluster", "same-l3",
-                                            "other-l3", "same-package", "other-package" };
-        static const char *const kind[] = { "hit", "hitm", "write", "atomic", "pingpong" };
         json_t                  *c2c, *a, *pairs;
 
         if (!version(c, root, "pmucal.c2c/", &f->major, &f->minor) ||
@@ -103,9 +100,9 @@ static bool c2c_doc(struct pmucal__ctx *c, json_t *root, struct pmucal_c2c_file 
                     !pmucal__get_u64(c, o, "n_pairs", false, 1u << 24, &np))
                         return false;
                 x->n_pairs = (unsigned)np;
-                if (!get_name(c, o, "topology", topo, sizeof(topo) / sizeof(topo[0]),
+                if (!get_name(c, o, "topology", pmucal_rule_c2c_topology, PMUCAL_RULE_N_C2C_TOPOLOGY,
                               x->topology, sizeof(x->topology)) ||
-                    !get_name(c, o, "kind", kind, sizeof(kind) / sizeof(kind[0]), x->kind,
+                    !get_name(c, o, "kind", pmucal_rule_c2c_file_kind, PMUCAL_RULE_N_C2C_FILE_KIND, x->kind,
                               sizeof(x->kind)) ||
                     !num_or_nan(c, o, "p50_tsc", &x->p50_tsc) ||
                     !num_or_nan(c, o, "min_tsc", &x->min_tsc) ||
@@ -118,7 +115,6 @@ static bool c2c_doc(struct pmucal__ctx *c, json_t *root, struct pmucal_c2c_file 
 
 static bool numa_doc(struct pmucal__ctx *c, json_t *root, struct pmucal_numa_file *f)
 {
-        static const char *const loaded[] = { "node", "all nodes" };
         json_t                  *nodes, *mx, *ll;
         size_t                   n;
 
@@ -175,7 +171,7 @@ static bool numa_doc(struct pmucal__ctx *c, json_t *root, struct pmucal_numa_fil
                 size_t  before = f->n_unknown;
 
                 pmucal__at(c, "loaded_latency[%zu]", k);
-                if (!pmucal__is_obj(c, o) || !get_name(c, o, "loaded", loaded, 2, l, sizeof(l)))
+                if (!pmucal__is_obj(c, o) || !get_name(c, o, "loaded", pmucal_rule_loaded, PMUCAL_RULE_N_LOADED, l, sizeof(l)))
                         return false;
                 f->n_curves += f->n_unknown == before; /* a curve of an unknown kind: left out */
         }

@@ -183,7 +183,6 @@ static void fill_fixed_curves(struct pmucal_numa *n)
 
 static bool load_loaded(struct pmucal__ctx *c, json_t *a, struct pmucal_numa *n)
 {
-        static const char *const loaded_kinds[] = { "all nodes", "node" };
         size_t                   n_points = 0, next = 0;
 
         pmucal__at(c, "loaded_latency");
@@ -206,13 +205,13 @@ static bool load_loaded(struct pmucal__ctx *c, json_t *a, struct pmucal_numa *n)
                 pmucal__at(c, "loaded_latency[%zu]", i);
                 if (!pmucal__is_obj(c, o))
                         return false;
-                if ((ld = pmucal__get_enum(c, o, "loaded", loaded_kinds, 2, "")) < 0 ||
+                if ((ld = pmucal__get_enum(c, o, "loaded", pmucal_rule_loaded, PMUCAL_RULE_N_LOADED, "")) < 0 ||
                     !(node = pmucal__get(c, o, "node", JSON_INTEGER, true)) ||
                     !(pts = pmucal__get(c, o, "points", JSON_ARRAY, false)))
                         return false;
-                if (ld == 2)
+                if (ld == PMUCAL_RULE_N_LOADED)
                         continue; /* loaded in a way this reader cannot weigh: left out */
-                cv->all_nodes = ld == 0;
+                cv->all_nodes = !strcmp(pmucal_rule_loaded[ld], "all nodes");
                 cv->node = json_is_integer(node) ? (unsigned)json_integer_value(node) : 0;
                 if (json_array_size(pts) > MAX_POINTS)
                         return pmucal__push_key(c, "points"),
@@ -246,9 +245,6 @@ static bool get_name(struct pmucal__ctx *c, json_t *o, const char *key, const ch
 
 static bool load_c2c_classes(struct pmucal__ctx *c, json_t *c2c, struct pmucal_numa *n)
 {
-        static const char *const topo[] = { "smt", "same-module", "same-cluster", "same-l3",
-                                            "other-l3", "same-package", "other-package" };
-        static const char *const kind[] = { "hit", "hitm", "write" };
         json_t  *a = pmucal__get(c, c2c, "classes", JSON_ARRAY, false);
         uint64_t v;
 
@@ -266,9 +262,9 @@ static bool load_c2c_classes(struct pmucal__ctx *c, json_t *c2c, struct pmucal_n
 
                 pmucal__at(c, "c2c.classes[%zu]", k);
                 if (!pmucal__is_obj(c, o) ||
-                    !get_name(c, o, "topology", topo, sizeof(topo) / sizeof(topo[0]),
+                    !get_name(c, o, "topology", pmucal_rule_c2c_topology, PMUCAL_RULE_N_C2C_TOPOLOGY,
                               x->topology, sizeof(x->topology)) ||
-                    !get_name(c, o, "kind", kind, sizeof(kind) / sizeof(kind[0]), x->kind,
+                    !get_name(c, o, "kind", pmucal_rule_c2c_kind, PMUCAL_RULE_N_C2C_KIND, x->kind,
                               sizeof(x->kind)) ||
                     !pmucal__get_u64(c, o, "n_pairs", false, 1u << 24, &v) ||
                     !pmucal__get_stat(c, o, "tsc", &x->tsc) ||

@@ -21,11 +21,12 @@
 
 #include "host/include/pmucal/pmucal.h"
 #include "host/include/pmucal/table.h"
+#include "host/libpmucal_rules.h"
 
 #define PMUCAL_HIDDEN __attribute__((visibility("hidden")))
 
 /** Largest table file any loader reads (the same limit for every subcommand). */
-#define PMUCAL_MAX_FILE (16u << 20)
+#define PMUCAL_MAX_FILE PMUCAL_RULE_MAX_FILE_BYTES
 
 /** Read the whole file @p path (at most PMUCAL_MAX_FILE bytes) into a new buffer (free()).
  *  On failure a message "PATH: ..." is in @p err. */
@@ -106,7 +107,7 @@ PMUCAL_HIDDEN bool pmucal__latency_ok(double v);
  * type and range, put the key on the path only while failing, and return false (or NULL)
  * once an error is recorded. */
 
-#define PMUCAL_MAX_STRING 65536
+#define PMUCAL_MAX_STRING PMUCAL_RULE_MAX_STRING_BYTES
 #define PMUCAL_UNKNOWN_FIRST 160 /* bytes of a loader's unknown_first */
 
 struct pmucal__ctx {

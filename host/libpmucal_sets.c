@@ -73,16 +73,16 @@ static bool get_ids(struct pmucal__ctx *c, json_t *o, const char *key, size_t *n
  * PMUCAL_UNKNOWN for one a later minor added (counted; the enum is open). */
 static bool get_core_type(struct pmucal__ctx *c, json_t *o, const char **out)
 {
-        static const char *const known[] = { "core", "atom", "other" };
-        json_t                  *v = pmucal__member(c, o, "core_type", true);
-        int                      i;
+        json_t *v = pmucal__member(c, o, "core_type", true);
+        int     i;
 
         *out = NULL;
         if (!v || json_is_null(v))
                 return true;
-        if ((i = pmucal__get_enum(c, o, "core_type", known, 3, "")) < 0)
+        if ((i = pmucal__get_enum(c, o, "core_type", pmucal_rule_core_type, PMUCAL_RULE_N_CORE_TYPE,
+                                  PMUCAL_RULE_CORE_TYPE_WORDS)) < 0)
                 return false;
-        *out = i < 3 ? known[i] : PMUCAL_UNKNOWN;
+        *out = i < PMUCAL_RULE_N_CORE_TYPE ? pmucal_rule_core_type[i] : PMUCAL_UNKNOWN;
         return true;
 }
 

@@ -4,7 +4,16 @@
 
 #include <math.h>
 
+#include "host/libpmucal_rules.h"
 #include "pmu/x86/msr_ibs.h"
+
+/* The decode tables (python/pmucal/rules.json) cover every value of the fields they index. */
+_Static_assert(sizeof(pmucal_rule_perf_mem_lvl_num) / sizeof(pmucal_rule_perf_mem_lvl_num[0]) == 16,
+               "mem_lvl_num is 4 bits");
+_Static_assert(sizeof(pmucal_rule_ibs_data_src_zen4) / sizeof(pmucal_rule_ibs_data_src_zen4[0]) == 32,
+               "Zen 4 DataSrc is 5 bits");
+_Static_assert(sizeof(pmucal_rule_ibs_data_src_fam17h) / sizeof(pmucal_rule_ibs_data_src_fam17h[0]) == 8,
+               "Fam17h DataSrc is 3 bits");
 
 /* union perf_mem_data_src, Linux include/uapi/linux/perf_event.h: field shifts and widths,
  * and the values of each field this mapping reads. */
@@ -101,23 +110,12 @@ enum pmucal_err pmucal_source_perf_data_src(uint64_t v, const char **source)
                         far = true;
                 }
         }
-        switch ((enum lvlnum)num) {
-        case LVLNUM_L0:
-        case LVLNUM_L1: *source = "L1"; cache = true; break;
-        case LVLNUM_L2: *source = "L2"; cache = true; break;
-        case LVLNUM_L3:
-        case LVLNUM_ANY_CACHE: *source = "L3"; cache = true; break;
-        case LVLNUM_L4: *source = "L4"; cache = true; break;
-        case LVLNUM_L2_MHB:
-        case LVLNUM_LFB: *source = "lfb"; return PMUCAL_OK;
-        case LVLNUM_RAM: *source = far ? "dram-remote" : "dram-local"; return PMUCAL_OK;
-        case LVLNUM_MSC: *source = "a memory-side cache"; return PMUCAL_E_UNKNOWN_SOURCE;
-        case LVLNUM_UNC: *source = "uncached"; return PMUCAL_E_UNKNOWN_SOURCE;
-        case LVLNUM_CXL: *source = "CXL memory"; return PMUCAL_E_UNKNOWN_SOURCE;
-        case LVLNUM_IO: *source = "I/O"; return PMUCAL_E_UNKNOWN_SOURCE;
-        case LVLNUM_PMEM: *source = "persistent memory"; return PMUCAL_E_UNKNOWN_SOURCE;
-        case LVLNUM_NONE:
-        case LVLNUM_NA: *source = "not available"; return PMUCAL_E_UNKNOWN_SOURCE;
+        *source = pmucal_rule_perf_mem_lvl_num[num].name;
+        switch (pmucal_rule_perf_mem_lvl_num[num].kind) {
+        case PMUCAL_RULE_SRC_CACHE: cache = true; break;
+        case PMUCAL_RULE_SRC_LFB: *source = "lfb"; return PMUCAL_OK;
+        case PMUCAL_RULE_SRC_DRAM: *source = far ? "dram-remote" : "dram-local"; return PMUCAL_OK;
+        default: return PMUCAL_E_UNKNOWN_SOURCE;
         }
         /* a cache: another core's (remote, a hop away, or a snoop that found the line in
          * another core's cache: a modified line HITM, a clean one forwarded) is a transfer;
@@ -151,6 +149,7 @@ enum pmucal_err pmucal_source_ibs_op(uint64_t d2, uint64_t d3, unsigned family, 
         bool     ext, rmt = d2 & IBSOPDATA2_RMT_NODE;
         int      kind = d2 & IBSOPDATA2_CACHE_HIT_ST ? 1 : 2; /* O state: clean; M: HITM */
         unsigned src;
+        const struct pmucal_rule_src *r;
 
         if (!source || (unsigned)layout > PMUCAL_IBS_LAYOUT_ZEN4)
                 return PMUCAL_E_ARG;
@@ -183,26 +182,17 @@ enum pmucal_err pmucal_source_ibs_op(uint64_t d2, uint64_t d3, unsigned family, 
                 return *source = "L2", PMUCAL_OK;
         if (!ld)
                 return *source = "a store that missed L2 (DataSrc is for loads)", PMUCAL_E_UNKNOWN_SOURCE;
-        if (ext) {
-                switch (src) {
-                case IBS_DATA_SRC_EXT_LOC_CACHE: *source = "L3"; return PMUCAL_OK;
-                case IBS_DATA_SRC_EXT_NEAR_CCX_CACHE: *source = c2c_name(false, kind); return PMUCAL_OK;
-                case IBS_DATA_SRC_EXT_FAR_CCX_CACHE: *source = c2c_name(rmt, kind); return PMUCAL_OK;
-                case IBS_DATA_SRC_EXT_DRAM: *source = rmt ? "dram-remote" : "dram-local"; return PMUCAL_OK;
-                case IBS_DATA_SRC_EXT_PMEM: *source = "persistent memory"; break;
-                case IBS_DATA_SRC_EXT_IO: *source = "I/O"; break;
-                case IBS_DATA_SRC_EXT_EXT_MEM: *source = "CXL memory"; break;
-                case IBS_DATA_SRC_EXT_PEER_AGENT_MEM: *source = "a peer agent's memory"; break;
-                default: *source = "a reserved DataSrc"; break;
-                }
-                return PMUCAL_E_UNKNOWN_SOURCE;
+        /* the serving level by DataSrc (IBS_DATA_SRC_EXT_* or IBS_DATA_SRC_*): a Fam17h
+         * "local cache" is the L3 or a CCX on the node */
+        r       = ext ? &pmucal_rule_ibs_data_src_zen4[src & 31] : &pmucal_rule_ibs_data_src_fam17h[src & 7];
+        *source = r->name;
+        switch (r->kind) {
+        case PMUCAL_RULE_SRC_CACHE: return PMUCAL_OK;
+        case PMUCAL_RULE_SRC_LFB: *source = "lfb"; return PMUCAL_OK;
+        case PMUCAL_RULE_SRC_C2C_LOCAL: *source = c2c_name(false, kind); return PMUCAL_OK;
+        case PMUCAL_RULE_SRC_C2C_FAR: *source = c2c_name(rmt, kind); return PMUCAL_OK;
+        case PMUCAL_RULE_SRC_C2C_REMOTE: *source = c2c_name(true, kind); return PMUCAL_OK;
+        case PMUCAL_RULE_SRC_DRAM: *source = rmt ? "dram-remote" : "dram-local"; return PMUCAL_OK;
+        default: return PMUCAL_E_UNKNOWN_SOURCE;
         }
-        switch (src) {
-        case IBS_DATA_SRC_LOC_CACHE: *source = "L3"; return PMUCAL_OK; /* or a CCX on the node */
-        case IBS_DATA_SRC_REM_CACHE: *source = c2c_name(true, kind); return PMUCAL_OK;
-        case IBS_DATA_SRC_DRAM: *source = rmt ? "dram-remote" : "dram-local"; return PMUCAL_OK;
-        case IBS_DATA_SRC_IO: *source = "I/O"; break;
-        default: *source = "a reserved DataSrc"; break;
-        }
-        return PMUCAL_E_UNKNOWN_SOURCE;
 }

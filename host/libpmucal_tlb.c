@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_CURVES  64
-#define MAX_LEVELS  16
-#define MAX_CLASSES 64
+#define MAX_CURVES  PMUCAL_RULE_TLB_MAX_CURVES
+#define MAX_LEVELS  PMUCAL_RULE_TLB_MAX_LEVELS
+#define MAX_CLASSES PMUCAL_RULE_TLB_MAX_CLASSES
 
 /* The table and the pool that owns everything it points to. */
 struct tlb_priv {
@@ -46,9 +46,10 @@ static int get_u64(struct pmucal__ctx *c, json_t *o, const char *key, uint64_t *
         return 1;
 }
 
-static const char *const side_names[]  = { "dtlb", "itlb" };
-static const char *const pte_names[]   = { "near", "line", "page" };
-static const char *const class_names[] = { "l1_hit", "l2_hit", "walk", "miss" };
+/* the enums' values in the order of enum pmucal_tlb_side, _pte and _kind */
+#define side_names  pmucal_rule_tlb_side
+#define pte_names   pmucal_rule_tlb_pte
+#define class_names pmucal_rule_tlb_class
 
 /* An integer member of an object, 0 when absent or not a positive integer. */
 static uint64_t opt_u64(json_t *o, const char *key)
@@ -96,7 +97,8 @@ static int load_class(struct pmucal__ctx *c, json_t *e, size_t i, size_t k, size
         pmucal__at(c, "curves[%zu].classes[%zu]", i, k);
         if (!pmucal__is_obj(c, e))
                 return 0;
-        if ((kind = pmucal__get_enum(c, e, "class", class_names, 4, "l1_hit, l2_hit, walk or miss")) < 0)
+        if ((kind = pmucal__get_enum(c, e, "class", class_names, PMUCAL_RULE_N_TLB_CLASS,
+                                     PMUCAL_RULE_TLB_CLASS_WORDS)) < 0)
                 return 0;
         x->kind    = (enum pmucal_tlb_kind)kind;
         x->name    = class_names[kind];
@@ -135,6 +137,14 @@ static int load_class(struct pmucal__ctx *c, json_t *e, size_t i, size_t k, size
         return 1;
 }
 
+static bool page_size_known(uint64_t bytes)
+{
+        for (size_t i = 0; i < PMUCAL_RULE_N_TLB_PAGE_BYTES; i++)
+                if (bytes == pmucal_rule_tlb_page_bytes[i])
+                        return true;
+        return false;
+}
+
 static int load_curve(struct pmucal__ctx *c, json_t *o, size_t i, struct pmucal_tlb_curve *cv,
                       struct pmucal_tlb_spread *sp)
 {
@@ -144,15 +154,17 @@ static int load_curve(struct pmucal__ctx *c, json_t *o, size_t i, struct pmucal_
         pmucal__at(c, "curves[%zu]", i);
         if (!pmucal__is_obj(c, o))
                 return 0;
-        if ((side = pmucal__get_enum(c, o, "side", side_names, 2, "dtlb or itlb")) < 0 ||
-            (pte = pmucal__get_enum(c, o, "pte", pte_names, 3, "near, line or page")) < 0 ||
+        if ((side = pmucal__get_enum(c, o, "side", side_names, PMUCAL_RULE_N_TLB_SIDE,
+                                     PMUCAL_RULE_TLB_SIDE_WORDS)) < 0 ||
+            (pte = pmucal__get_enum(c, o, "pte", pte_names, PMUCAL_RULE_N_TLB_PTE,
+                                    PMUCAL_RULE_TLB_PTE_WORDS)) < 0 ||
             !get_u64(c, o, "page_bytes", &cv->page_bytes, NULL))
                 return 0;
         cv->side      = (enum pmucal_tlb_side)side;
         cv->side_name = side_names[side];
         cv->pte       = (enum pmucal_tlb_pte)pte;
         cv->pte_name  = pte_names[pte];
-        if (cv->page_bytes != 4096 && cv->page_bytes != 2097152 && cv->page_bytes != 1073741824)
+        if (!page_size_known(cv->page_bytes))
                 return pmucal__push_key(c, "page_bytes"),
                        pmucal__fail(c, PMUCAL_E_SCHEMA, "%" PRIu64 " is not 4 KiB, 2 MiB or 1 GiB",
                             cv->page_bytes);
@@ -161,7 +173,7 @@ static int load_curve(struct pmucal__ctx *c, json_t *o, size_t i, struct pmucal_
         if (!json_is_array(lv) || !json_is_array(cl))
                 return pmucal__fail(c, PMUCAL_E_SCHEMA, "levels and classes: expected two arrays");
         if (json_array_size(lv) > MAX_LEVELS || json_array_size(cl) > MAX_CLASSES)
-                return pmucal__fail(c, PMUCAL_E_SCHEMA, "%zu levels and %zu classes (at most %d and %d)",
+                return pmucal__fail(c, PMUCAL_E_SCHEMA, "%zu levels and %zu classes (at most %u and %u)",
                             json_array_size(lv), json_array_size(cl), MAX_LEVELS, MAX_CLASSES);
         if (!load_levels(c, lv, i, cv, sp))
                 return 0;
@@ -273,7 +285,7 @@ static int load_root(struct pmucal__ctx *c, json_t *root, struct pmucal_tlb *t)
         if (!json_is_array(cv))
                 return pmucal__at(c, "curves"), pmucal__fail(c, PMUCAL_E_SCHEMA, "missing or not an array");
         if (json_array_size(cv) > MAX_CURVES)
-                return pmucal__at(c, "curves"), pmucal__fail(c, PMUCAL_E_SCHEMA, "more than %d", MAX_CURVES);
+                return pmucal__at(c, "curves"), pmucal__fail(c, PMUCAL_E_SCHEMA, "more than %u", MAX_CURVES);
         t->curves = pmucal__pool_alloc(c->pool, (json_array_size(cv) + 1) * sizeof(*t->curves));
         sp        = pmucal__pool_alloc(c->pool, (json_array_size(cv) + 1) * sizeof(*sp));
         if (!t->curves || !sp)

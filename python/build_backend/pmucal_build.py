@@ -63,7 +63,7 @@ def _write_wheel(directory, files):
 def _sources():
     out = []
     for f in sorted(os.listdir(os.path.join(HERE, PACKAGE))):
-        if f.endswith(".py"):
+        if f.endswith((".py", ".json")):
             with open(os.path.join(HERE, PACKAGE, f), "rb") as fh:
                 out.append(("%s/%s" % (PACKAGE, f), fh.read()))
     return out

@@ -1,6 +1,8 @@
 """Errors of the pmucal reader, and the one version rule of every pmucal schema."""
 import re
 
+from ._rules import LIMITS
+
 
 class TableError(ValueError):
     """Every error of the reader (pmucal.Error is the same class). kind is what libpmucal's
@@ -24,7 +26,7 @@ class TableError(ValueError):
 Error = TableError
 
 
-MAX_FILE = 16 << 20  # bytes: libpmucal's PMUCAL_MAX_FILE
+MAX_FILE = LIMITS["max_file_bytes"]  # bytes: libpmucal's PMUCAL_MAX_FILE
 
 
 def read_table_file(path):

@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 from typing import List, Optional
 
 from . import _json
+from ._rules import enum
 from .errors import TableError, read_table_file, schema_version
 
 UNKNOWN = "unknown"
-C2C_TOPOLOGIES = ("smt", "same-module", "same-cluster", "same-l3", "other-l3", "same-package",
-                  "other-package")
-C2C_KINDS = ("hit", "hitm", "write", "atomic", "pingpong")
-LOADED = ("node", "all nodes")
+C2C_TOPOLOGIES = enum("c2c_topology")
+C2C_KINDS = enum("c2c_file_kind")
+LOADED = enum("loaded")
 
 
 @dataclass

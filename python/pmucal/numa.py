@@ -13,15 +13,15 @@ from dataclasses import dataclass, field
 from typing import List, Optional
 
 from . import _json
+from ._rules import LIMITS, enum
 from .errors import TableError, read_table_file, schema_version
 from .table import MAJOR, SCHEMA_PREFIX, STAT_KEYS, UNITS, Stat, _latency
 
-SLACK = 1.5   # PMUCAL_FIT_SLACK
+SLACK = LIMITS["fit_slack"]   # PMUCAL_FIT_SLACK
 FITS, FASTER, SLOWER = "fits", "faster", "slower"
-TOPOLOGIES = ("smt", "same-module", "same-cluster", "same-l3", "other-l3", "same-package",
-              "other-package")
-KINDS = ("hit", "hitm", "write")
-LOADED = ("node", "all nodes")
+TOPOLOGIES = enum("c2c_topology")
+KINDS = enum("c2c_kind")
+LOADED = enum("loaded")
 UNKNOWN = "unknown"   # PMUCAL_UNKNOWN: an enum value of a later minor version
 
 

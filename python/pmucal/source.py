@@ -11,6 +11,7 @@ raises pmucal.Error of kind "unknown_source"; its .what says what it was.
 """
 import math
 
+from ._rules import SOURCES
 from .errors import TableError
 
 # union perf_mem_data_src, Linux include/uapi/linux/perf_event.h
@@ -68,21 +69,20 @@ def source_perf_data_src(v):
                _N_UNC if lvl & _L_UNC else _N_NA)
         if lvl & (_L_REM_RAM1 | _L_REM_RAM2):
             num, far = _N_RAM, True
-    names = {_N_L0: "L1", _N_L1: "L1", _N_L2: "L2", _N_L3: "L3", _N_ANY_CACHE: "L3", _N_L4: "L4"}
-    if num in (_N_L2_MHB, _N_LFB):
+    how, level = SOURCES["perf_mem_lvl_num"][num]
+    if how == "lfb":
         return "lfb"
-    if num == _N_RAM:
+    if how == "dram":
         return "dram-remote" if far else "dram-local"
-    if num not in names:
-        _unknown({_N_MSC: "a memory-side cache", _N_UNC: "uncached", _N_CXL: "CXL memory",
-                  _N_IO: "I/O", _N_PMEM: "persistent memory"}.get(num, "not available"), v)
+    if how != "cache":
+        _unknown(level, v)
     if num == _N_ANY_CACHE and hops == 1 and not kind:
         return "L3"
     if remote or hops >= 1:
         return _c2c(remote, kind)
     if kind and num not in (_N_L1, _N_L0, _N_L2):
         return _c2c(False, kind)
-    return names[num]
+    return level
 
 
 def _ext_layout(family, model):
@@ -121,14 +121,10 @@ def source_ibs_op(op_data2, op_data3, family, model, layout="auto"):
         return "L2", lat
     if not ld:
         unknown("a store that missed L2 (DataSrc is for loads)")
-    if ext:
-        known = {1: "L3", 2: _c2c(False, kind), 5: _c2c(rmt, kind),
-                 3: "dram-remote" if rmt else "dram-local"}
-        if src in known:
-            return known[src], lat
-        unknown({6: "persistent memory", 7: "I/O", 8: "CXL memory",
-                 12: "a peer agent's memory"}.get(src, "a reserved DataSrc"))
-    known = {2: "L3", 4: _c2c(True, kind), 3: "dram-remote" if rmt else "dram-local"}
-    if src in known:
-        return known[src], lat
-    unknown("I/O" if src == 7 else "a reserved DataSrc")
+    how, level = SOURCES["ibs_data_src_zen4" if ext else "ibs_data_src_fam17h"][src]
+    served = {"cache": level, "lfb": "lfb", "c2c-local": _c2c(False, kind),
+              "c2c-far": _c2c(rmt, kind), "c2c-remote": _c2c(True, kind),
+              "dram": "dram-remote" if rmt else "dram-local"}
+    if how not in served:
+        unknown(level)
+    return served[how], lat

@@ -8,15 +8,16 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import List, Optional
 
+from ._rules import CLOCK_UNITS, LIMITS
 from .errors import MAX_FILE, TableError, schema_version  # noqa: F401 (MAX_FILE: re-exported)
 
 SCHEMA_PREFIX = "pmucal.latency-table/"
 MAJOR = 1
-MAX_LEVELS = 64
-MAX_FLAGS = 256
-MAX_STRING = 65536                       # bytes; a longer string is an error, never cut
-CEILING_FACTOR = 1.3                     # the last level's ceiling: this times its p90
-MAX_CORE_PER_TSC = 4096.0                # PMUCAL_MAX_CORE_PER_TSC
+MAX_LEVELS = LIMITS["max_levels"]
+MAX_FLAGS = LIMITS["max_flags"]
+MAX_STRING = LIMITS["max_string_bytes"]  # bytes; a longer string is an error, never cut
+CEILING_FACTOR = LIMITS["ceiling_factor"]   # the last level's ceiling: this times its p90
+MAX_CORE_PER_TSC = LIMITS["max_core_per_tsc"]   # PMUCAL_MAX_CORE_PER_TSC
 CORE_RATIO_OVERRIDE = "override"         # core_ratio_source of a ratio the caller set
 STAT_KEYS = ("min", "p10", "p50", "p90")
 UNITS = ("table", "tsc", "core", "ns")    # what classify() takes, as enum pmucal_unit
@@ -173,7 +174,7 @@ class LatencyTable:
     @property
     def cycles_unit(self):
         """The unit of the cycles figures: "tsc", "core", or "table" for a clock not known."""
-        return {"tsc": "tsc", "tsc-aperf-mperf": "core", "pmu-core-cycles": "core"}.get(
+        return CLOCK_UNITS.get(
             self.method.get("clock"), "table")
 
     def convert(self, v, frm, to):

@@ -4,6 +4,7 @@ and rejected with the same kind of error. The table it returns is pmucal.table's
 import math
 
 from . import _json
+from ._rules import enum
 from .errors import TableError, read_table_file, schema_version
 from .table import (CEILING_FACTOR, MAJOR, MAX_CORE_PER_TSC, MAX_FLAGS, MAX_LEVELS, MAX_STRING,
                     SCHEMA_PREFIX, STAT_KEYS, UNIT_KEY, _FIGS, _UPPER, CoreSet, LatencyTable,
@@ -52,8 +53,8 @@ def _get_str(c, obj, key, path, nullable):
     return v
 
 
-AGREEMENTS = ("agrees", "smaller", "larger", "no-cpuid")
-CORE_TYPES = ("core", "atom", "other")
+AGREEMENTS = enum("agreement")
+CORE_TYPES = enum("core_type")
 
 
 def _get_open_enum(c, obj, key, path, known, nullable):

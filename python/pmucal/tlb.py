@@ -6,18 +6,19 @@ from dataclasses import asdict, dataclass, field
 from typing import List, Optional
 
 from . import _json
+from ._rules import LIMITS, TLB_PAGE_BYTES, enum, words
 from .errors import MAX_FILE, TableError, read_table_file, schema_version  # noqa: F401
 from .table import _latency
 
 SCHEMA_PREFIX = "pmucal.tlb/"
 MAJOR = 1
-MAX_CURVES = 64
-MAX_LEVELS = 16
-MAX_CLASSES = 64
-SIDES = ("dtlb", "itlb")
-PTES = ("near", "line", "page")
-CLASSES = ("l1_hit", "l2_hit", "walk", "miss")
-PAGES = (4096, 2097152, 1073741824)
+MAX_CURVES = LIMITS["tlb_max_curves"]
+MAX_LEVELS = LIMITS["tlb_max_levels"]
+MAX_CLASSES = LIMITS["tlb_max_classes"]
+SIDES = enum("tlb_side")
+PTES = enum("tlb_pte")
+CLASSES = enum("tlb_class")
+PAGES = TLB_PAGE_BYTES
 
 
 @dataclass
@@ -121,7 +122,7 @@ def _u64(name, o, key, path, nullable=False):
 def _load_class(name, e, p, k, n, cv):
     if not isinstance(e, dict):
         _fail(name, "schema", p, "expected an object")
-    cls = _word(name, e, "class", CLASSES, "l1_hit, l2_hit, walk or miss", p)
+    cls = _word(name, e, "class", CLASSES, words("tlb_class"), p)
     ordinal = 1
     for j, b in enumerate(cv.classes):
         if b.name == cls:
@@ -148,8 +149,8 @@ def _load_curve(name, o, i, base):
     path = "%scurves[%d]" % (base, i)
     if not isinstance(o, dict):
         _fail(name, "schema", path, "expected an object")
-    side = _word(name, o, "side", SIDES, "dtlb or itlb", path)
-    pte = _word(name, o, "pte", PTES, "near, line or page", path)
+    side = _word(name, o, "side", SIDES, words("tlb_side"), path)
+    pte = _word(name, o, "pte", PTES, words("tlb_pte"), path)
     page = _u64(name, o, "page_bytes", path)
     if page not in PAGES:
         _fail(name, "schema", path + ".page_bytes", "%d is not 4 KiB, 2 MiB or 1 GiB" % page)
