@@ -246,6 +246,12 @@ status_t pmu_sample_supported(const struct pmu_caps *c, const char **reason)
 status_t pmu_sample_run(const struct pmu_sym *syms, size_t n_syms, uint64_t image_base,
                         struct pmu_sample_figures *fig)
 {
+        return pmu_sample_run_arch(syms, n_syms, image_base, NULL, fig);
+}
+
+status_t pmu_sample_run_arch(const struct pmu_sym *syms, size_t n_syms, uint64_t image_base,
+                             const struct pmu_suite_arch *arch, struct pmu_sample_figures *fig)
+{
         const char *why = NULL;
 
         if (!fig)
@@ -253,6 +259,8 @@ status_t pmu_sample_run(const struct pmu_sym *syms, size_t n_syms, uint64_t imag
         *fig = (struct pmu_sample_figures){ 0 };
         rep_push("sampling");
         route_selftest(fig);
+        if (arch && arch->sampling && pmu_get_caps()->available)
+                arch->sampling(arch->ctx);
         if (pmu_sample_supported(pmu_get_caps(), &why) != ST_OK) {
                 rep_skip(absent_kind(), "overflow "
                          "sampling: %s", why);

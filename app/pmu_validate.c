@@ -357,6 +357,12 @@ static void run_check(const struct pmu_check *c, const struct cpu_info *ci, unsi
 
 status_t pmu_validate_run(const struct cpu_info *ci, unsigned reps, struct rep_buf *json)
 {
+        return pmu_validate_run_arch(ci, reps, NULL, json);
+}
+
+status_t pmu_validate_run_arch(const struct cpu_info *ci, unsigned reps,
+                               const struct pmu_suite_arch *arch, struct rep_buf *json)
+{
         struct pmu_result res[ARRAY_SIZE(pmu_checks)];
         uint8_t          *rnd = NULL, *zero = NULL;
         status_t          st;
@@ -388,7 +394,11 @@ status_t pmu_validate_run(const struct cpu_info *ci, unsigned reps, struct rep_b
         }
         plat_free(rnd);
         plat_free(zero);
+        if (st == ST_OK && arch && arch->review)
+                arch->review(arch->ctx, res, pmu_n_checks);
         pmu_validate_report(res, pmu_n_checks);
+        if (st == ST_OK && arch && arch->checks)
+                arch->checks(arch->ctx);
         rep_pop();
 
         if ((st = pmu_validate_json(res, pmu_n_checks, pmu_get_caps(), json)) != ST_OK)

@@ -74,6 +74,25 @@ status_t pmu_validate_json(const struct pmu_result *r, size_t n, const struct pm
  *  reason. ST_OK unless the JSON could not be built (a failing check is not an error). */
 status_t pmu_validate_run(const struct cpu_info *ci, unsigned reps, struct rep_buf *json);
 
+/** An architecture's own part of the one counting suite and the one overflow-sampling run
+ *  (AArch64: the PMUv3's level filters, SW_INCR, the cycle counter against the generic timer
+ *  and cycle-counter sampling, app/arm64/validate.c); x86-64 has none. Each hook may be
+ *  NULL and runs under the suite's own prefix. */
+struct pmu_suite_arch {
+        /** After the shared checks were measured, before they are reported: may turn a
+         *  result the platform cannot decide into a SKIP with the reason. */
+        void (*review)(void *ctx, struct pmu_result *r, size_t n);
+        /** The architecture's counting checks, reported after the shared ones. */
+        void (*checks)(void *ctx);
+        /** The architecture's sampling checks, after the PMI route self-test. */
+        void (*sampling)(void *ctx);
+        void *ctx;
+};
+
+/** pmu_validate_run with @p arch's part of the suite (NULL: none). */
+status_t pmu_validate_run_arch(const struct cpu_info *ci, unsigned reps,
+                               const struct pmu_suite_arch *arch, struct rep_buf *json);
+
 /* ---- memory kernels of the suite (app/pmu_validate_mem.c) ---- */
 
 #define PMU_CHASE_MAX_BYTES   (512ull * MiB) /* largest buffer a check allocates */
@@ -156,5 +175,8 @@ struct pmu_sample_figures {
  *  reason (ST_UNSUPPORTED for the first two). */
 status_t pmu_sample_run(const struct pmu_sym *syms, size_t n_syms, uint64_t image_base,
                         struct pmu_sample_figures *fig);
+/** pmu_sample_run with @p arch's sampling checks after the route self-test (NULL: none). */
+status_t pmu_sample_run_arch(const struct pmu_sym *syms, size_t n_syms, uint64_t image_base,
+                             const struct pmu_suite_arch *arch, struct pmu_sample_figures *fig);
 
 #endif

@@ -1,10 +1,9 @@
 /** @file
- * The pmu phase on AArch64: the PMUv3 described and validated on a counting PMU
- * (app/arm64/validate.c), then the shared counting suite of x86-64 (app/pmu_validate.c)
- * through pmu/pmu.h on the same PMU (pmu/arm64/pmu_common.c: its known-count checks decided,
- * the others SKIPping with the reason, pmu-validation.json), everything the driver changed put
- * back, and what the harness would do with SPE and BRBE where the CPU has neither. The x86-64
- * counterpart is app/x86/pmu.c.
+ * The pmu phase on AArch64: one counting suite and one overflow-sampling run, the shared ones
+ * of x86-64 through pmu/pmu.h on the PMUv3 (pmu/arm64/pmu_common.c) with its own checks as
+ * their architecture part (app/arm64/validate.c; pmu-validation.json), everything the driver
+ * changed put back, and what the harness would do with SPE and BRBE where the CPU has
+ * neither. The x86-64 counterpart is app/x86/pmu.c.
  */
 #include "app/run.h"
 
@@ -26,26 +25,8 @@ static bool under_qemu(const struct run *r)
 
 #define MAX_REPS_PMU 15
 
-/* The shared suite, under its own name so that its lines read apart from the PMUv3 suite's. */
-static void common_suite(struct run *r)
-{
-        struct rep_buf json = { 0 };
-        unsigned       reps = r->cfg.repetitions < MAX_REPS_PMU ? r->cfg.repetitions
-                                                                : MAX_REPS_PMU;
-
-        rep_push("common");
-        if (pmu_validate_run(&r->inv->cpu, reps, &json) == ST_OK)
-                run_add_file(r, "pmu-validation.json", &json);
-        rep_buf_free(&json);
-        struct pmu_sample_figures fig = { 0 };
-        pmu_sample_run(pmu_harness_syms, pmu_harness_n_syms, plat_info()->image_base, &fig);
-        pmu_restore();
-        rep_pop();
-}
-
 static void spe_brbe(const struct arm64_cpu_info *ci)
 {
-        rep_push("sampling");
         if (!ci->spe)
                 rep_skip(REP_SKIP_FEATURE, "spe: ID_AA64DFR0_EL1.PMSVer = 0, no Statistical "
                          "Profiling Extension "
@@ -62,7 +43,6 @@ static void spe_brbe(const struct arm64_cpu_info *ci)
         else
                 rep_skip(REP_SKIP_FEATURE, "brbe: BRBE present, but its record decoding is not "
                          "implemented yet");
-        rep_pop();
 }
 
 status_t phase_pmu(struct run *r)
@@ -75,14 +55,24 @@ status_t phase_pmu(struct run *r)
                 rep_skip(REP_SKIP_ENV, "the ID registers could not be decoded");
                 return ST_UNSUPPORTED;
         }
+        static const struct cpu_info no_cpu; /* the inventory could not describe it */
         status_t st = pmu_arm64_init(&ci, &regs);
-        if (st != ST_OK)
+        if (st != ST_OK) {
                 rep_skip(REP_SKIP_PMU, "%s", pmu_arm64_get_caps()->reason);
-        else
-                arm64_validate(&ci, under_qemu(r));
+        } else {
+                struct rep_buf json = { 0 };
+                unsigned       reps = r->cfg.repetitions < MAX_REPS_PMU ? r->cfg.repetitions
+                                                                        : MAX_REPS_PMU;
+                if (arm64_validate(&ci, r->inv && r->inv->cpu_st == ST_OK ? &r->inv->cpu
+                                                                          : &no_cpu,
+                                   under_qemu(r), reps, pmu_harness_syms, pmu_harness_n_syms,
+                                   plat_info()->image_base, &json) == ST_OK)
+                        run_add_file(r, "pmu-validation.json", &json);
+                rep_buf_free(&json);
+        }
         pmu_arm64_restore();
-        if (st == ST_OK && r->inv && r->inv->cpu_st == ST_OK)
-                common_suite(r);
+        rep_push("sampling");
         spe_brbe(&ci);
+        rep_pop();
         return st == ST_OK ? ST_OK : ST_UNSUPPORTED;
 }

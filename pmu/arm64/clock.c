@@ -1,7 +1,7 @@
 /** @file
  * The clocks of pmu/clock.h on AArch64: the generic timer's CNTVCT_EL0 stands for the TSC
  * (the shared suite's "TSC" figures are then generic-timer ticks at CNTFRQ_EL0); there is no
- * APERF/MPERF, so the suite's cycles-vs-tsc check SKIPs with the reason (the AArch64 suite's
+ * APERF/MPERF, so the suite's cycles-vs-tsc check SKIPs with the reason (its PMUv3 part's
  * cycles-vs-timer checks the cycle counter against the generic timer instead). The core:TSC
  * ratio of a run (pmu_clock_ratio_*) serves the x86-64 sampling phase only and is not built
  * here.
@@ -19,7 +19,7 @@ status_t pmu_clock_aperf_probe(const struct cpu_info *ci, const char **reason)
 {
         (void)ci;
         if (reason)
-                *reason = "no APERF/MPERF on AArch64 (the PMUv3 suite's cycles-vs-timer checks "
+                *reason = "no APERF/MPERF on AArch64 (the suite's cycles-vs-timer checks "
                           "the cycle counter against the generic timer)";
         return ST_UNSUPPORTED;
 }
