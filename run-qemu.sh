@@ -41,8 +41,10 @@
 #                   loopback HTTP server (python3 -m http.server on 127.0.0.1) and DHCP names
 #                   http://10.0.2.2:PORT/pmucal.efi; OVMF's PXE entries fail first, then its
 #                   "UEFI HTTPv4" entry loads the image
-#   --collector URL with --netboot: appended to the served pmucal.cfg as `collector = URL`
-#                   (the guest reaches the host's loopback as 10.0.2.2)
+#   --collector URL appended to pmucal.cfg as `collector = URL` (the served one with
+#                   --netboot; else the boot volume's, and the machine gets a virtio-net NIC
+#                   on QEMU's user network beside its disk); the guest reaches the host's
+#                   loopback as 10.0.2.2
 #   --quiet         do not echo the console; it is still in the serial log
 #   --              the rest goes to QEMU unchanged
 #
@@ -114,11 +116,10 @@ if [ -n "$image" ]; then
         [ -f "$image" ] || die "image $image not found"
 fi
 [ "$keep_disk" -eq 0 ] || [ -n "$out" ] || die "--keep-disk needs --out DIR"
-[ -z "$collector" ] || [ "$netboot" -eq 1 ] || die "--collector needs --netboot"
 [ "$http_boot" -eq 0 ] || [ "$netboot" -eq 1 ] || die "--http-boot needs --netboot"
+[ -z "$collector" ] || [[ $collector =~ ^http://[^/[:space:]]+(/[^[:space:]]*)?$ ]] ||
+        die "--collector wants http://HOST[:PORT], got '$collector'"
 if [ "$netboot" -eq 1 ]; then
-        [ -z "$collector" ] || [[ $collector =~ ^http://[^/[:space:]]+(/[^[:space:]]*)?$ ]] ||
-                die "--collector wants http://HOST[:PORT], got '$collector'"
         [ -z "$image" ] || die "--netboot boots no disk: it does not go with --image"
         [ "$usb" -eq 0 ] && [ "$readonly" -eq 0 ] && [ "$keep_disk" -eq 0 ] ||
                 die "--netboot boots no disk: it does not go with --usb, --readonly or --keep-disk"
@@ -200,6 +201,12 @@ fat_of() {
 # ---- the boot disk ----
 img="$work/disk.img"
 vol=""
+if [ "$netboot" -eq 0 ] && [ -n "$collector" ]; then
+        # the boot volume's config with the collector added
+        { [ -n "$config" ] && cat "$config" && echo
+          echo "collector = $collector"; } >"$work/pmucal.cfg"
+        config="$work/pmucal.cfg"
+fi
 if [ "$netboot" -eq 1 ]; then
         # The served folder: the application and its config beside it, nothing else.
         [ -f "$efi" ] || die "$efi not found: run make first"
@@ -306,6 +313,10 @@ if [ "$netboot" -eq 1 ]; then
              -device "virtio-net-pci,netdev=n0,romfile=,bootindex=0")
 elif [ "$usb" -eq 1 ]; then
         disk=(-drive "if=none,id=esp,format=raw,file=$img$ro" -device qemu-xhci -device usb-storage,drive=esp,bootindex=0)
+elif [ -n "$collector" ]; then
+        # a NIC beside the disk for the upload; no option ROM and no boot index: the disk boots
+        disk=(-drive "if=none,id=esp,format=raw,file=$img$ro" -device virtio-blk-pci,drive=esp,bootindex=0)
+        nic=(-netdev "user,id=n0,ipv6=off" -device "virtio-net-pci,netdev=n0,romfile=")
 else
         disk=(-drive "if=none,id=esp,format=raw,file=$img$ro" -device virtio-blk-pci,drive=esp,bootindex=0)
 fi

@@ -111,6 +111,9 @@ struct pmucal_config {
         enum config_level_sets level_sets;  /* default auto */
         bool                 collector_set; /* collector = URL given (not off) */
         char                 collector[CONFIG_URL_MAX]; /* "http://HOST[:PORT][/PATH]" */
+        uint32_t             upload_tries;    /* tries of the upload, 1..10; default 3 */
+        uint32_t             upload_pause_ms; /* pause after the first failed try, doubling
+                                               * after each next one; default 1000 */
         uint32_t             from_file;     /* bit i: key table row i was set by the file */
         /* Not keys of the file: what pmucal-host's command line adds (--layout, --seed). */
         uint32_t             latency_layout; /* the chain's enum bench_layout; 0 = random */

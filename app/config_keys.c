@@ -73,6 +73,10 @@ const struct key_desc config_keys[] = {
         { .name = "level_sets", .type = KT_ENUM, FIELD(level_sets), NAMES(sets_names),
           .def = CONFIG_SETS_AUTO },
         { .name = "collector", .type = KT_URL, FIELD(collector_set), .def = 0 },
+        { .name = "upload_tries", .type = KT_UINT, FIELD(upload_tries), .min = 1, .max = 10,
+          .def = 3 },
+        { .name = "upload_pause_ms", .type = KT_UINT, FIELD(upload_pause_ms), .min = 0,
+          .max = 60000, .def = 1000 },
 };
 
 _Static_assert(ARRAY_SIZE(config_keys) <= CONFIG_MAX_KEYS, "pmucal_config.from_file has one bit per key");

@@ -174,7 +174,7 @@ int pmucal_main(struct pmucal_outcome *out)
 
         bool uploaded = false;
         if (r.cfg.results && r.cfg.collector_set) {
-                struct upload_policy pol = UPLOAD_POLICY_DEFAULT;
+                struct upload_policy pol = upload_policy_of(&r.cfg);
                 uploaded = upload_run(&r, &pol) == UPLOAD_STORED;
         }
         if (!r.cfg.results) {

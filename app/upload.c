@@ -57,6 +57,12 @@ static void one_line(char *s)
                         *s = ' ';
 }
 
+struct upload_policy upload_policy_of(const struct pmucal_config *cfg)
+{
+        return (struct upload_policy){ .tries          = cfg->upload_tries ? cfg->upload_tries : 1,
+                                       .first_pause_us = (uint64_t)cfg->upload_pause_ms * 1000 };
+}
+
 enum upload_result upload_run(const struct run *r, const struct upload_policy *pol)
 {
         struct rep_buf body = { 0 };
@@ -104,7 +110,7 @@ enum upload_result upload_run(const struct run *r, const struct upload_policy *p
                         rep_info("upload: trying again in %llu ms",
                                  (unsigned long long)(pause / 1000));
                         plat_stall_us((uint32_t)pause);
-                        pause *= 2;
+                        pause = pause * 2 > UPLOAD_PAUSE_MAX_US ? UPLOAD_PAUSE_MAX_US : pause * 2;
                 }
         }
         rep_warn("upload: the collector at %s %s after %u tries: the run was not uploaded", url,

@@ -17,8 +17,12 @@ struct upload_policy {
         uint64_t first_pause_us;
 };
 
-/** The firmware's policy: 3 tries, 1 s then 2 s between them. */
-#define UPLOAD_POLICY_DEFAULT ((struct upload_policy){ .tries = 3, .first_pause_us = 1000000 })
+/** The longest pause between two tries: the doubling stops there. */
+#define UPLOAD_PAUSE_MAX_US 60000000u
+
+/** The policy pmucal.cfg sets: upload_tries tries, upload_pause_ms after the first failed one
+ *  (3 tries, 1 s then 2 s apart by default). */
+struct upload_policy upload_policy_of(const struct pmucal_config *cfg);
 
 enum upload_result {
         UPLOAD_STORED = 0, /* 201 stored, or 200 already stored */

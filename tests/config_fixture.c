@@ -14,7 +14,7 @@
 const char *const cfg_all_keys[CFG_N_KEYS] = {
         "profile", "on_exit", "serial", "debug_exit", "prefetchers",
         "repetitions", "sweep_max_mib", "cpus", "results", "crash_test",
-        "latency_pages", "level_sets", "collector",
+        "latency_pages", "level_sets", "collector", "upload_tries", "upload_pause_ms",
 };
 
 /* The test's own map from key names to fields (an oracle independent of the key table). */
@@ -33,6 +33,8 @@ uint32_t cfg_field(const struct pmucal_config *c, const char *key)
         if (!strcmp(key, "latency_pages")) return c->latency_pages;
         if (!strcmp(key, "level_sets"))    return c->level_sets;
         if (!strcmp(key, "collector"))     return c->collector_set;
+        if (!strcmp(key, "upload_tries"))  return c->upload_tries;
+        if (!strcmp(key, "upload_pause_ms")) return c->upload_pause_ms;
         fail_msg("no such key %s", key);
         return 0;
 }
@@ -47,7 +49,8 @@ uint32_t cfg_default_of(const char *key)
                 { "sweep_max_mib", 0 },              { "cpus", CONFIG_CPUS_ALL },
                 { "results", 1 },                    { "crash_test", 0 },
                 { "latency_pages", CONFIG_PAGES_AUTO }, { "level_sets", CONFIG_SETS_AUTO },
-                { "collector", 0 },
+                { "collector", 0 },                  { "upload_tries", 3 },
+                { "upload_pause_ms", 1000 },
         };
         for (size_t i = 0; i < sizeof(defs) / sizeof(defs[0]); i++)
                 if (!strcmp(defs[i].key, key))

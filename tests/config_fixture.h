@@ -10,7 +10,7 @@
 
 #include "app/config.h"
 
-#define CFG_N_KEYS 13
+#define CFG_N_KEYS 15
 
 /** Every key of pmucal.cfg. */
 extern const char *const cfg_all_keys[CFG_N_KEYS];

@@ -37,7 +37,7 @@ class Case:
         self.status = sec.getint("status", 0)
         self.checks = sec.get("checks", "").split()
         self.timeout = sec.getint("timeout", 240)
-        self.collector = sec.get("collector")  # netboot: receiver (fail-first=N) or down
+        self.collector = sec.get("collector")  # receiver (fail-first=N), down, mute, pmucal-collect
         self.receiver = None
         self.out = tempfile.mkdtemp(prefix="qemu-%s-" % name, dir=os.path.join(ROOT, "build"))
         self.logs = logs
@@ -117,6 +117,9 @@ class Case:
             tok = dict(t.partition("=")[::2] for t in self.collector.split())
             if "down" in tok:
                 port = qemu_receiver.free_port()
+            elif "mute" in tok:
+                self.receiver = qemu_receiver.Mute().start()
+                port = self.receiver.port
             elif "pmucal-collect" in tok:
                 port = qemu_receiver.free_port()
                 self.collect_db = "sqlite:///" + os.path.join(self.out, "collect.db")
@@ -444,6 +447,45 @@ def check_upload_unreachable(c):
     lost = re.findall(r"^INFO: results: not kept: (\S+)", c.serial, re.M)
     tap("inventory.json" in lost and "report.txt" in lost,
         "%s: the files are named as not kept" % c.name)
+
+
+def check_upload_mute(c):
+    """A collector that accepts the connection and never answers, with upload_tries = 2 and
+    upload_pause_ms = 500 in pmucal.cfg: each try reached it and timed out, was said, the pause
+    between them is the configured one, and the run is on the volume all the same."""
+    rx = c.receiver
+    tap(rx is not None and getattr(rx, "accepted", 0) == 2,
+        "%s: both tries connected to the collector (%s connections)" % (c.name, getattr(rx, "accepted", None)))
+    tries = re.findall(r"^INFO: upload: try (\d) of 2: the collector at http://10\.0\.2\.2:\d+"
+                       r"/api/v1/runs could not be reached \(timed out\)", c.serial, re.M)
+    tap(tries == ["1", "2"], "%s: two tries, each said to have timed out (%s)" % (c.name, tries))
+    tap(re.search(r"^INFO: upload: trying again in 500 ms", c.serial, re.M) is not None
+        and "trying again in 1000 ms" not in c.serial,
+        "%s: one pause, upload_pause_ms = 500 from pmucal.cfg" % c.name)
+    tap(re.search(r"^WARN: upload: the collector at \S+ was unreachable after 2 tries", c.serial,
+                  re.M) is not None, "%s: unreachable after 2 tries, said" % c.name)
+    tap(re.search(r"^RESULTS: saved to ", c.serial, re.M) is not None and "not kept:" not in c.serial,
+        "%s: nothing lost: the run saved to the volume, no file 'not kept'" % c.name)
+
+
+def check_volume_and_collector(c):
+    """A disk boot with a collector: the run is both on the volume and in the collector, and
+    the database holds the same inventory.json as the volume."""
+    tap(re.search(r"^RESULTS: saved to ", c.serial, re.M) is not None
+        and re.search(r"^INFO: upload: stored by the collector at ", c.serial, re.M) is not None,
+        "%s: the console says stored by the collector and saved to the volume" % c.name)
+    if not c.results or not getattr(c, "collect_db", None):
+        tap(False, "%s: a results folder and a collector database to compare" % c.name)
+        return
+    d = collector_db.open_db(c.collect_db)
+    try:
+        rows = d.query("SELECT content FROM files WHERE name = 'inventory.json'")
+    finally:
+        d.close()
+    with open(os.path.join(c.results, "inventory.json"), "rb") as f:
+        on_volume = f.read()
+    tap(len(rows) == 1 and bytes(rows[0][0]) == on_volume,
+        "%s: the collector's inventory.json is the volume's, byte for byte" % c.name)
 
 
 def check_config_diagnostics(c):

@@ -89,6 +89,44 @@ class Receiver:
         self.server.server_close()
 
 
+class Mute:
+    """A collector that accepts every connection and never answers: the connections are held
+    open until stop(); `accepted` counts them."""
+
+    def __init__(self):
+        import socket
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.port = self.sock.getsockname()[1]
+        self.held = []
+        self.accepted = 0
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+
+    def _accept(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.held.append(conn)
+            self.accepted += 1
+
+    def start(self):
+        self.thread.start()
+        return self
+
+    def stop(self):
+        import socket
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.sock.close()
+        for c in self.held:
+            c.close()
+
+
 def free_port():
     """A loopback port nothing listens on (bound, then closed): a collector that is down."""
     import socket

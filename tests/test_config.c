@@ -131,6 +131,8 @@ static const struct {
         { "debug_exit", "off", CONFIG_OFF },               { "prefetchers", "keep", CONFIG_PREFETCH_KEEP },
         { "prefetchers", "off", CONFIG_PREFETCH_OFF },     { "repetitions", "11", 11 },
         { "repetitions", "1001", 1001 },                   { "repetitions", "0021", 21 },
+        { "upload_tries", "1", 1 },                        { "upload_tries", "10", 10 },
+        { "upload_pause_ms", "0", 0 },                     { "upload_pause_ms", "60000", 60000 },
         { "sweep_max_mib", "0", 0 },                       { "sweep_max_mib", "auto", 0 },
         { "sweep_max_mib", "1048576", 1048576 },           { "sweep_max_mib", "1", 1 },
         { "cpus", "all", CONFIG_CPUS_ALL },                { "cpus", "bsp", CONFIG_CPUS_BSP },
@@ -151,6 +153,8 @@ static const struct {
         { "serial", "o" },              { "debug_exit", "maybe" },     { "prefetchers", "on" },
         { "repetitions", "10" },        { "repetitions", "1002" },     { "repetitions", "-11" },
         { "repetitions", "+11" },       { "repetitions", "0x10" },     { "repetitions", "11.0" },
+        { "upload_tries", "0" },        { "upload_tries", "11" },      { "upload_pause_ms", "60001" },
+        { "upload_pause_ms", "1s" },
         { "repetitions", "4294967307" }, /* 2^32 + 11: must not wrap to 11 */
         { "repetitions", "99999999999999999999999" },                { "repetitions", "auto" },
         { "sweep_max_mib", "1048577" }, { "sweep_max_mib", "-1" },     { "sweep_max_mib", "1 G" },

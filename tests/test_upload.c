@@ -191,6 +191,59 @@ static void test_config_collector(void **state)
         }
 }
 
+/* upload_tries and upload_pause_ms in pmucal.cfg set the policy: 5 tries 250, 500, 1000 and
+ * 2000 ms apart; 1 try and no pause; the defaults are 3 tries from 1 s; the doubling stops at
+ * UPLOAD_PAUSE_MAX_US. */
+static void test_config_policy(void **state)
+{
+        static const struct fake_net_answer down[] = {
+                { ST_TIMEOUT, 0, NULL }, { ST_TIMEOUT, 0, NULL }, { ST_TIMEOUT, 0, NULL },
+                { ST_TIMEOUT, 0, NULL }, { ST_TIMEOUT, 0, NULL }, { ST_OK, 201, "{}" },
+        };
+        static const char    text[] = "upload_tries = 5\nupload_pause_ms = 250\n";
+        struct config_diag   d[4];
+        size_t               nd = 9;
+        struct upload_policy pol = upload_policy_of(&r.cfg);
+
+        (void)state;
+        assert_int_equal(pol.tries, 3);
+        assert_int_equal(pol.first_pause_us, 1000000);
+        assert_int_equal(config_parse(text, sizeof(text) - 1, &r.cfg, d, 4, &nd), ST_OK);
+        assert_int_equal(nd, 0);
+        pol = upload_policy_of(&r.cfg);
+        assert_int_equal(pol.tries, 5);
+        assert_int_equal(pol.first_pause_us, 250000);
+        fake_net_script(down, 6);
+        assert_int_equal(upload_run(&r, &pol), UPLOAD_FAILED);
+        assert_int_equal(fake_net_calls(), 5);
+        assert_non_null(strstr(con.p, "upload: try 5 of 5: the collector at "));
+        assert_non_null(strstr(con.p, "upload: trying again in 250 ms"));
+        assert_non_null(strstr(con.p, "upload: trying again in 2000 ms"));
+        assert_null(strstr(con.p, "trying again in 4000 ms"));
+        assert_non_null(strstr(con.p, "was unreachable after 5 tries"));
+
+        rep_buf_free(&con);
+        memset(&con, 0, sizeof(con));
+        r.cfg.upload_tries = 1;
+        pol = upload_policy_of(&r.cfg);
+        fake_net_script(down, 6);
+        assert_int_equal(upload_run(&r, &pol), UPLOAD_FAILED);
+        assert_int_equal(fake_net_calls(), 1);
+        assert_null(strstr(con.p, "trying again"));
+        assert_non_null(strstr(con.p, "was unreachable after 1 tries"));
+
+        rep_buf_free(&con);
+        memset(&con, 0, sizeof(con));
+        r.cfg.upload_tries    = 4;
+        r.cfg.upload_pause_ms = 40000;
+        pol = upload_policy_of(&r.cfg);
+        fake_net_script(down, 6);
+        assert_int_equal(upload_run(&r, &pol), UPLOAD_FAILED);
+        assert_non_null(strstr(con.p, "upload: trying again in 40000 ms"));
+        assert_non_null(strstr(con.p, "upload: trying again in 60000 ms\n"));
+        assert_null(strstr(con.p, "80000 ms"));
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -201,6 +254,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_refused_not_retried, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_no_http_client, setup, teardown),
                 cmocka_unit_test(test_config_collector),
+                cmocka_unit_test_setup_teardown(test_config_policy, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

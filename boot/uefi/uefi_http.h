@@ -96,4 +96,41 @@ struct _PMUCAL_SERVICE_BINDING {
         EFI_STATUS(EFIAPI *DestroyChild)(PMUCAL_SERVICE_BINDING *, EFI_HANDLE);
 };
 
+/* The IPv4 configuration of a NIC, which GNU-EFI does not declare either: [UEFI-2.10] 28.5
+ * "EFI IPv4 Configuration II Protocol" (SetData, GetData, RegisterDataNotify,
+ * UnregisterDataNotify, in this order), EFI_IP4_CONFIG2_DATA_TYPE, EFI_IP4_CONFIG2_POLICY,
+ * EFI_IP4_CONFIG2_INTERFACE_INFO. */
+#define PMUCAL_IP4_CONFIG2_PROTOCOL_GUID \
+        { 0x5b446ed1, 0xe30b, 0x4faa, { 0x87, 0x1a, 0x36, 0x54, 0xec, 0xa3, 0x60, 0x80 } }
+
+typedef enum {
+        PmucalIp4Config2DataTypeInterfaceInfo,
+        PmucalIp4Config2DataTypePolicy,
+} PMUCAL_IP4_CONFIG2_DATA_TYPE;
+
+typedef enum { PmucalIp4Config2PolicyStatic, PmucalIp4Config2PolicyDhcp } PMUCAL_IP4_CONFIG2_POLICY;
+
+typedef struct {
+        CHAR16           Name[32];
+        UINT8            IfType;
+        UINT32           HwAddressSize;
+        EFI_MAC_ADDRESS  HwAddress;
+        EFI_IPv4_ADDRESS StationAddress;
+        EFI_IPv4_ADDRESS SubnetMask;
+        UINT32           RouteTableSize;
+        VOID            *RouteTable;
+} PMUCAL_IP4_CONFIG2_INTERFACE_INFO;
+
+typedef struct _PMUCAL_IP4_CONFIG2_PROTOCOL PMUCAL_IP4_CONFIG2_PROTOCOL;
+struct _PMUCAL_IP4_CONFIG2_PROTOCOL {
+        EFI_STATUS (EFIAPI *SetData)(PMUCAL_IP4_CONFIG2_PROTOCOL *This,
+                                     PMUCAL_IP4_CONFIG2_DATA_TYPE DataType, UINTN DataSize,
+                                     VOID *Data);
+        EFI_STATUS (EFIAPI *GetData)(PMUCAL_IP4_CONFIG2_PROTOCOL *This,
+                                     PMUCAL_IP4_CONFIG2_DATA_TYPE DataType, UINTN *DataSize,
+                                     VOID *Data);
+        VOID *RegisterDataNotify;
+        VOID *UnregisterDataNotify;
+};
+
 #endif

@@ -214,6 +214,31 @@ static bool http_wait(PMUCAL_HTTP_PROTOCOL *http, volatile BOOLEAN *done, unsign
         return *done;
 }
 
+/* Connect the drivers of every PCI network controller (base class 02h of the class code at
+ * configuration offset 0Bh): after a boot from a disk the firmware has connected none (OVMF
+ * connects only what its boot option needed), so no NIC has a simple network protocol yet.
+ * Called for the upload, after the measurement. */
+static void connect_pci_nics(void)
+{
+        EFI_GUID    pci_guid = EFI_PCI_IO_PROTOCOL_GUID;
+        EFI_HANDLE *h = NULL;
+        UINTN       n = 0;
+
+        if (EFI_ERROR(LibLocateHandle(ByProtocol, &pci_guid, NULL, &n, &h)))
+                return;
+        for (UINTN i = 0; i < n; i++) {
+                EFI_PCI_IO_PROTOCOL *io = NULL;
+                UINT8                base_class = 0;
+
+                if (EFI_ERROR(uefi_call_wrapper(BS->HandleProtocol, 3, h[i], &pci_guid, (void **)&io)) ||
+                    EFI_ERROR(uefi_call_wrapper(io->Pci.Read, 5, io, EfiPciIoWidthUint8, 0x0b, 1,
+                                                &base_class)) || base_class != 0x02)
+                        continue;
+                uefi_call_wrapper(BS->ConnectController, 4, h[i], NULL, NULL, TRUE);
+        }
+        FreePool(h);
+}
+
 /* An HTTP service binding: on the device the image came from if it has one, else the first
  * the firmware offers; the NIC's drivers are connected first (OVMF connects only what its
  * boot option needed). */
@@ -228,6 +253,7 @@ static PMUCAL_SERVICE_BINDING *http_binding(void)
                 EFI_GUID snp_guid = EFI_SIMPLE_NETWORK_PROTOCOL_GUID;
                 EFI_HANDLE *nics = NULL;
                 UINTN       k = 0;
+                connect_pci_nics();
                 if (!EFI_ERROR(LibLocateHandle(ByProtocol, &snp_guid, NULL, &k, &nics))) {
                         for (UINTN i = 0; i < k; i++)
                                 uefi_call_wrapper(BS->ConnectController, 4, nics[i], NULL, NULL,
@@ -242,6 +268,52 @@ static PMUCAL_SERVICE_BINDING *http_binding(void)
         uefi_call_wrapper(BS->HandleProtocol, 3, h[0], &sb_guid, (void **)&sb);
         FreePool(h);
         return sb;
+}
+
+/* The IPv4 address of the first NIC with an IPv4 configuration, after asking for one by DHCP
+ * when it has none: after a boot from a disk nothing has configured the NIC, whose policy is
+ * static with no address in OVMF, so an HTTP child on its default address cannot connect.
+ * The firmware keeps a policy set this way (a setup screen shows it as DHCP enabled). Waits
+ * up to @p ms milliseconds for the lease; ST_TIMEOUT without one. */
+static status_t ipv4_address(unsigned ms)
+{
+        EFI_GUID                    guid = PMUCAL_IP4_CONFIG2_PROTOCOL_GUID;
+        EFI_HANDLE                 *h = NULL;
+        UINTN                       n = 0;
+        PMUCAL_IP4_CONFIG2_PROTOCOL *cfg = NULL;
+        UINT64                      info_buf[64]; /* the interface info and its route table */
+        PMUCAL_IP4_CONFIG2_INTERFACE_INFO *info = (void *)info_buf;
+
+        if (EFI_ERROR(LibLocateHandle(ByProtocol, &guid, NULL, &n, &h)) || !n)
+                return ST_UNSUPPORTED;
+        uefi_call_wrapper(BS->HandleProtocol, 3, h[0], &guid, (void **)&cfg);
+        FreePool(h);
+        if (!cfg)
+                return ST_UNSUPPORTED;
+        for (unsigned t = 0; t <= ms; t += 10) {
+                UINTN size = sizeof(info_buf);
+
+                if (!EFI_ERROR(uefi_call_wrapper(cfg->GetData, 4, cfg,
+                                                 PmucalIp4Config2DataTypeInterfaceInfo, &size,
+                                                 info_buf)) &&
+                    (info->StationAddress.Addr[0] | info->StationAddress.Addr[1] |
+                     info->StationAddress.Addr[2] | info->StationAddress.Addr[3]))
+                        return ST_OK;
+                if (t == 0) {
+                        PMUCAL_IP4_CONFIG2_POLICY pol = PmucalIp4Config2PolicyStatic;
+
+                        size = sizeof(pol);
+                        uefi_call_wrapper(cfg->GetData, 4, cfg, PmucalIp4Config2DataTypePolicy,
+                                          &size, &pol);
+                        if (pol != PmucalIp4Config2PolicyDhcp) {
+                                pol = PmucalIp4Config2PolicyDhcp;
+                                uefi_call_wrapper(cfg->SetData, 4, cfg,
+                                                  PmucalIp4Config2DataTypePolicy, sizeof(pol), &pol);
+                        }
+                }
+                uefi_call_wrapper(BS->Stall, 1, 10000);
+        }
+        return ST_TIMEOUT;
 }
 
 status_t plat_net_post(const char *url, const char *type, const void *body, size_t len,
@@ -329,6 +401,8 @@ static status_t http_exchange(bool post, const char *url, const char *type, cons
                 ap.UseDefaultAddress = FALSE;
                 ap.LocalAddress      = boot_ip;
                 ap.LocalSubnet       = boot_mask;
+        } else if ((rc = ipv4_address(10000)) != ST_OK) {
+                goto out;
         }
         PMUCAL_HTTP_CONFIG_DATA cfg = { .HttpVersion = PmucalHttp11, .TimeOutMillisec = 5000,
                                         .AccessPoint.IPv4Node = &ap };
