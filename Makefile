@@ -632,6 +632,7 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory -j$(JOBS) check-layering all usb fuzz host test-asan-build
 	$(Q)$(MAKE) --no-print-directory $(QS) signed-snakeoil
 	$(Q)$(MAKE) --no-print-directory -j$(JOBS) ARCH=aarch64 all
+	$(Q)$(MAKE) --no-print-directory $(QS) ARCH=aarch64 signed-snakeoil
 	$(Q)JOBS=$(JOBS) tests/run-tests.sh
 
 # Sanitizers: the host tests and the CLI programs built under $(B)/asan with AddressSanitizer

@@ -140,9 +140,10 @@ aarch64)
         if [ "$secure_boot" -eq 1 ]; then
                 OVMF=${AAVMF_SB:-/usr/share/AAVMF/AAVMF_CODE.snakeoil.fd}
                 OVMF_VARS=${AAVMF_SB_VARS:-/usr/share/AAVMF/AAVMF_VARS.snakeoil.fd}
+        else
+                OVMF=${AAVMF:-/usr/share/AAVMF/AAVMF_CODE.fd}
+                OVMF_VARS=${AAVMF_VARS:-/usr/share/AAVMF/AAVMF_VARS.fd}
         fi
-        OVMF=${AAVMF:-/usr/share/AAVMF/AAVMF_CODE.fd}
-        OVMF_VARS=${AAVMF_VARS:-/usr/share/AAVMF/AAVMF_VARS.fd}
         QEMU=${QEMU_AARCH64:-qemu-system-aarch64}
         [ -n "$efi" ] || efi="$here/build/aarch64/pmucal.efi"
         qemu_pkg=qemu-system-arm fw_pkg=qemu-efi-aarch64 ;;
