@@ -193,7 +193,8 @@ def tlb(d, tmp):
           for k in ("p10_mtick", "p90_mtick")]
     ys = [y for y in ys if y > 0]
     xlo, xhi = min(xs) / 2 ** 0.2, max(xs) * 2 ** 0.2
-    cmds = ["set key top left noenhanced", "set xlabel \"pages touched (log scale)\"",
+    # the key below the frame: the TLB levels are marked by labels that run down from its top
+    cmds = ["set key below horizontal noenhanced", "set xlabel \"pages touched (log scale)\"",
             "set ylabel \"latency per access (TSC ticks, log scale)\"",
             "set logscale x 2", "set logscale y 10", "set grid xtics ytics lc rgb \"#dddddd\"",
             "set xrange [%g:%g]" % (xlo, xhi),
