@@ -28,13 +28,6 @@ static enum rep_skip_kind absent_kind(void)
  * pmu_sample_on_pmi would take every PMI for a foreign NMI, count it spurious and never
  * re-arm the counter; the run would report one PMI and a FAIL that says nothing about the
  * CPU. */
-static const char no_status_v1[] =
-        "Intel architectural perfmon version 1 has no IA32_PERF_GLOBAL_STATUS: a PMI could be "
-        "neither told from another NMI nor acknowledged, so every PMI would count as spurious";
-static const char no_status_v2[] =
-        "IA32_PERF_GLOBAL_CTRL/STATUS did not probe although CPUID.0AH reports version >= 2: "
-        "no overflow status to tell a PMI from another NMI";
-
 static void on_pmi(const struct cpu_pmi_frame *frame, void *ctx)
 {
         struct pmu_frame f = { .rip = frame->rip, .rsp = frame->rsp, .rflags = frame->rflags };
@@ -225,22 +218,6 @@ static void top_run(const struct pmu_sym *syms, size_t n_syms, uint64_t image_ba
                   "top-functions: samples named by function measured=%llu expected=%llu "
                   "tolerance=%llu", (unsigned long long)(s.n - unknown),
                   (unsigned long long)s.n, (unsigned long long)(s.n / 10));
-}
-
-status_t pmu_sample_supported(const struct pmu_caps *c, const char **reason)
-{
-        if (!c || !reason)
-                return ST_BAD_ARG;
-        *reason = NULL;
-        if (!c->available) {
-                *reason = c->reason ? c->reason : "no usable core PMU";
-                return ST_UNSUPPORTED;
-        }
-        if (c->kind == PMU_INTEL_ARCH && !c->has_global) {
-                *reason = c->version < 2 ? no_status_v1 : no_status_v2;
-                return ST_UNSUPPORTED;
-        }
-        return ST_OK;
 }
 
 status_t pmu_sample_run(const struct pmu_sym *syms, size_t n_syms, uint64_t image_base,

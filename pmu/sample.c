@@ -178,3 +178,27 @@ void pmu_sample_print_top(const struct pmu_func_count *top, size_t n, uint64_t t
                          (unsigned long long)(pm / 10), (unsigned long long)(pm % 10), top[i].name);
         }
 }
+
+/* Why overflow sampling cannot work (pmu_sample_supported). */
+static const char no_status_v1[] =
+        "Intel architectural perfmon version 1 has no IA32_PERF_GLOBAL_STATUS: a PMI could be "
+        "neither told from another NMI nor acknowledged, so every PMI would count as spurious";
+static const char no_status_v2[] =
+        "IA32_PERF_GLOBAL_CTRL/STATUS did not probe although CPUID.0AH reports version >= 2: "
+        "no overflow status to tell a PMI from another NMI";
+
+status_t pmu_sample_supported(const struct pmu_caps *c, const char **reason)
+{
+        if (!c || !reason)
+                return ST_BAD_ARG;
+        *reason = NULL;
+        if (!c->available) {
+                *reason = c->reason ? c->reason : "no usable core PMU";
+                return ST_UNSUPPORTED;
+        }
+        if (c->kind == PMU_INTEL_ARCH && !c->has_global) {
+                *reason = c->version < 2 ? no_status_v1 : no_status_v2;
+                return ST_UNSUPPORTED;
+        }
+        return ST_OK;
+}

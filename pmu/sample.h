@@ -102,7 +102,7 @@ void pmu_sample_print_top(const struct pmu_func_count *top, size_t n, uint64_t t
 extern const struct pmu_sym pmu_harness_syms[];
 extern const size_t         pmu_harness_n_syms;
 
-/* ---- the run-time driver (app/pmu_sample_run.c) ---- */
+/* ---- the run-time driver (app/pmu_sample_run.c) and whether it can run (pmu/sample.c) ---- */
 
 #define PMU_SKID_PERIOD      500     /* retired branches between PMIs in the skid run */
 #define PMU_SKID_ITERS       100000  /* iterations of bench_skid_loop: 200 PMIs */
