@@ -41,7 +41,7 @@ static void count_nmi(const struct cpu_pmi_frame *frame, void *ctx)
         (*(volatile uint64_t *)ctx)++;
 }
 
-static void route_selftest(struct pmu_sample_figures *fig)
+static void route_selftest(struct val_sample_figures *fig)
 {
         volatile uint64_t n = 0;
         uint64_t          rt;
@@ -66,7 +66,7 @@ static void route_selftest(struct pmu_sample_figures *fig)
 }
 
 /* Skid run: branches, period PMU_SKID_PERIOD, over bench_skid_loop. */
-static void skid_run(struct pmu_sample *buf, struct pmu_sample_figures *fig)
+static void skid_run(struct pmu_sample *buf, struct val_sample_figures *fig)
 {
         const struct pmu_event_desc *ev;
         const char                  *why = NULL;
@@ -220,20 +220,20 @@ static void top_run(const struct pmu_sym *syms, size_t n_syms, uint64_t image_ba
                   (unsigned long long)s.n, (unsigned long long)(s.n / 10));
 }
 
-status_t pmu_sample_run(const struct pmu_sym *syms, size_t n_syms, uint64_t image_base,
-                        struct pmu_sample_figures *fig)
+status_t val_sample_run(const struct pmu_sym *syms, size_t n_syms, uint64_t image_base,
+                        struct val_sample_figures *fig)
 {
-        return pmu_sample_run_arch(syms, n_syms, image_base, NULL, fig);
+        return val_sample_run_arch(syms, n_syms, image_base, NULL, fig);
 }
 
-status_t pmu_sample_run_arch(const struct pmu_sym *syms, size_t n_syms, uint64_t image_base,
-                             const struct pmu_suite_arch *arch, struct pmu_sample_figures *fig)
+status_t val_sample_run_arch(const struct pmu_sym *syms, size_t n_syms, uint64_t image_base,
+                             const struct val_suite_arch *arch, struct val_sample_figures *fig)
 {
         const char *why = NULL;
 
         if (!fig)
                 return ST_BAD_ARG;
-        *fig = (struct pmu_sample_figures){ 0 };
+        *fig = (struct val_sample_figures){ 0 };
         rep_push("sampling");
         route_selftest(fig);
         if (arch && arch->sampling && pmu_get_caps()->available)

@@ -16,7 +16,7 @@
 #define LOOP_CYCLES 10000000ull /* iterations for cycles vs TSC: ~10^7 cycles */
 #define MAX_REPS    15
 
-const struct pmu_check pmu_checks[] = {
+const struct val_check val_checks[] = {
         { .name = "insts-loop", .alias = "insts", .kernel = "bench_loop, 110000 - 10000 iterations",
           .truth = TRUTH_LOOP_INSNS, .tol_ppm = 0, .tol_abs = 0,
           .rationale = "retired instructions are architecturally exact; the fixed cost of "
@@ -71,28 +71,28 @@ const struct pmu_check pmu_checks[] = {
                        "defeats TLB prefetch; 5% for walks the event counts differently "
                        "(completed vs started)" },
 };
-const size_t pmu_n_checks = ARRAY_SIZE(pmu_checks);
+const size_t val_n_checks = ARRAY_SIZE(val_checks);
 
-uint64_t pmu_check_tolerance(const struct pmu_check *c, uint64_t expected)
+uint64_t val_check_tolerance(const struct val_check *c, uint64_t expected)
 {
         uint64_t rel = expected <= UINT64_MAX / 1000000 ? expected * c->tol_ppm / 1000000
                                                         : expected / 1000000 * c->tol_ppm;
         return c->tol_abs + rel;
 }
 
-bool pmu_check_pass(const struct pmu_check *c, uint64_t measured, uint64_t expected)
+bool val_check_pass(const struct val_check *c, uint64_t measured, uint64_t expected)
 {
         uint64_t d = measured > expected ? measured - expected : expected - measured;
 
-        return d <= pmu_check_tolerance(c, expected);
+        return d <= val_check_tolerance(c, expected);
 }
 
-unsigned pmu_validate_report(const struct pmu_result *r, size_t n)
+unsigned val_report(const struct val_result *r, size_t n)
 {
         unsigned n_fail = 0;
 
         for (size_t i = 0; i < n; i++) {
-                const struct pmu_check *c = r[i].check;
+                const struct val_check *c = r[i].check;
 
                 if (r[i].broken) {
                         rep_check(false, "%s: %s (%s)", c->name, r[i].reason,
@@ -105,17 +105,17 @@ unsigned pmu_validate_report(const struct pmu_result *r, size_t n)
                                  r[i].reason ? r[i].reason : status_str(r[i].st));
                         continue;
                 }
-                if (!rep_check(pmu_check_pass(c, r[i].measured, r[i].expected),
+                if (!rep_check(val_check_pass(c, r[i].measured, r[i].expected),
                                "%s measured=%llu expected=%llu tolerance=%llu", c->name,
                                (unsigned long long)r[i].measured, (unsigned long long)r[i].expected,
-                               (unsigned long long)pmu_check_tolerance(c, r[i].expected)))
+                               (unsigned long long)val_check_tolerance(c, r[i].expected)))
                         n_fail++;
         }
         return n_fail;
 }
 
-status_t pmu_validate_json(const struct pmu_result *r, size_t n, const struct pmu_caps *caps,
-                           struct rep_buf *out)
+status_t val_json(const struct val_result *r, size_t n, const struct pmu_caps *caps,
+                  struct rep_buf *out)
 {
         struct json_w w;
 
@@ -129,7 +129,7 @@ status_t pmu_validate_json(const struct pmu_result *r, size_t n, const struct pm
         json_str(&w, "event_table", caps && caps->events ? caps->events->name : NULL);
         json_arr_begin(&w, "checks");
         for (size_t i = 0; i < n; i++) {
-                const struct pmu_check *c = r[i].check;
+                const struct val_check *c = r[i].check;
                 bool                    ok = r[i].st == ST_OK;
 
                 json_obj_begin(&w, NULL);
@@ -137,11 +137,11 @@ status_t pmu_validate_json(const struct pmu_result *r, size_t n, const struct pm
                 json_str(&w, "event", c->fixed_event ? c->fixed_event : c->alias);
                 json_str(&w, "kernel", c->kernel);
                 json_str(&w, "verdict", r[i].broken ? "FAIL" : !ok ? "SKIP" :
-                                        pmu_check_pass(c, r[i].measured, r[i].expected) ? "PASS" : "FAIL");
+                                        val_check_pass(c, r[i].measured, r[i].expected) ? "PASS" : "FAIL");
                 if (ok) {
                         json_u64(&w, "measured", r[i].measured);
                         json_u64(&w, "expected", r[i].expected);
-                        json_u64(&w, "tolerance", pmu_check_tolerance(c, r[i].expected));
+                        json_u64(&w, "tolerance", val_check_tolerance(c, r[i].expected));
                         json_u64(&w, "runs", r[i].n_runs);
                 } else {
                         json_str(&w, "reason", r[i].reason);
@@ -185,9 +185,9 @@ static uint64_t median(uint64_t *v, unsigned n)
 }
 
 /* One measurement of @p c: *measured and *expected. */
-static status_t measure_once(const struct pmu_check *c, const struct pmu_event_desc *ev,
+static status_t measure_once(const struct val_check *c, const struct pmu_event_desc *ev,
                              const struct pmu_event_desc *fx, const uint8_t *rnd,
-                             const uint8_t *zero, struct pmu_chase *ch, uint64_t *measured,
+                             const uint8_t *zero, struct val_chase *ch, uint64_t *measured,
                              uint64_t *expected)
 {
         const struct pmu_slot gp0 = { .fixed = false, .idx = 0 };
@@ -233,15 +233,15 @@ static status_t measure_once(const struct pmu_check *c, const struct pmu_event_d
         }
         case TRUTH_CHASE_MISSES:
         case TRUTH_PAGE_CHASE: {
-                struct pmu_chase_run s = { ch, ch->iters }, l = { ch, 2 * ch->iters };
+                struct val_chase_run s = { ch, ch->iters }, l = { ch, 2 * ch->iters };
                 /* With ch->own, CR3 holds the harness's tables (buffer by 4 KiB pages) from
-                 * here to pmu_chase_leave: the switches and flushes sit outside the counted
+                 * here to val_chase_leave: the switches and flushes sit outside the counted
                  * regions, which bench_pmu_measure opens and closes around the chase only. */
-                if ((st = pmu_chase_enter(ch)) != ST_OK)
+                if ((st = val_chase_enter(ch)) != ST_OK)
                         return st;
-                if ((st = bench_pmu_measure(&ev, &gp0, 1, pmu_chase_step, &s, a)) == ST_OK)
-                        st = bench_pmu_measure(&ev, &gp0, 1, pmu_chase_step, &l, b);
-                pmu_chase_leave(ch);
+                if ((st = bench_pmu_measure(&ev, &gp0, 1, val_chase_step, &s, a)) == ST_OK)
+                        st = bench_pmu_measure(&ev, &gp0, 1, val_chase_step, &l, b);
+                val_chase_leave(ch);
                 if (st != ST_OK)
                         return st;
                 *measured = b[0] > a[0] ? b[0] - a[0] : 0;
@@ -268,12 +268,12 @@ static status_t measure_once(const struct pmu_check *c, const struct pmu_event_d
         return ST_BAD_ARG;
 }
 
-static void run_check(const struct pmu_check *c, const struct cpu_info *ci, unsigned reps,
-                      const uint8_t *rnd, const uint8_t *zero, struct pmu_result *res)
+static void run_check(const struct val_check *c, const struct cpu_info *ci, unsigned reps,
+                      const uint8_t *rnd, const uint8_t *zero, struct val_result *res)
 {
         const struct pmu_event_desc *ev, *fx = NULL;
         uint64_t                     m[MAX_REPS], e[MAX_REPS], saved;
-        struct pmu_chase             ch = { 0 };
+        struct val_chase             ch = { 0 };
         status_t                     st;
 
         res->check = c;
@@ -307,8 +307,8 @@ static void run_check(const struct pmu_check *c, const struct cpu_info *ci, unsi
         }
         if (c->truth == TRUTH_CHASE_MISSES || c->truth == TRUTH_PAGE_CHASE) {
                 uint64_t bytes;
-                if ((st = pmu_chase_plan(ci, c, PMU_CHASE_MAX_BYTES, &bytes, &res->reason)) != ST_OK ||
-                    (st = pmu_chase_setup(&ch, ci, bytes, c->truth == TRUTH_PAGE_CHASE,
+                if ((st = val_chase_plan(ci, c, VAL_CHASE_MAX_BYTES, &bytes, &res->reason)) != ST_OK ||
+                    (st = val_chase_setup(&ch, ci, bytes, c->truth == TRUTH_PAGE_CHASE,
                                           &res->reason)) != ST_OK) {
                         res->st   = st;
                         res->skip = REP_SKIP_ENV; /* memory, the platform's page tables */
@@ -326,7 +326,7 @@ static void run_check(const struct pmu_check *c, const struct cpu_info *ci, unsi
         bool     own = ch.own != NULL;
         uint64_t n_walked = ch.n_walked;
         unsigned n_cr3_bad = ch.n_cr3_bad;
-        pmu_chase_free(&ch);
+        val_chase_free(&ch);
         if (own && (st == ST_OK || n_cr3_bad))
                 rep_check(n_cr3_bad == 0, "%s: chased under the harness's page tables, buffer "
                           "mapped by 4 KiB pages (%llu pages walked); firmware CR3 restored "
@@ -355,15 +355,15 @@ static void run_check(const struct pmu_check *c, const struct cpu_info *ci, unsi
                 rep_info("%s: interrupts could not be masked on this platform", c->name);
 }
 
-status_t pmu_validate_run(const struct cpu_info *ci, unsigned reps, struct rep_buf *json)
+status_t val_run(const struct cpu_info *ci, unsigned reps, struct rep_buf *json)
 {
-        return pmu_validate_run_arch(ci, reps, NULL, json);
+        return val_run_arch(ci, reps, NULL, json);
 }
 
-status_t pmu_validate_run_arch(const struct cpu_info *ci, unsigned reps,
-                               const struct pmu_suite_arch *arch, struct rep_buf *json)
+status_t val_run_arch(const struct cpu_info *ci, unsigned reps,
+                      const struct val_suite_arch *arch, struct rep_buf *json)
 {
-        struct pmu_result res[ARRAY_SIZE(pmu_checks)];
+        struct val_result res[ARRAY_SIZE(val_checks)];
         uint8_t          *rnd = NULL, *zero = NULL;
         status_t          st;
 
@@ -382,26 +382,26 @@ status_t pmu_validate_run_arch(const struct cpu_info *ci, unsigned reps,
                 }
         }
         if (st != ST_OK) /* the dTLB check's page tables can still be exercised */
-                pmu_page_chase_selftest(ci);
-        for (size_t i = 0; i < pmu_n_checks; i++) {
+                val_page_chase_selftest(ci);
+        for (size_t i = 0; i < val_n_checks; i++) {
                 if (st != ST_OK) {
-                        res[i] = (struct pmu_result){ .check = &pmu_checks[i], .st = ST_UNSUPPORTED,
+                        res[i] = (struct val_result){ .check = &val_checks[i], .st = ST_UNSUPPORTED,
                                                       .reason = pmu_get_caps()->reason,
                                                       .skip = REP_SKIP_PMU };
                         continue;
                 }
-                run_check(&pmu_checks[i], ci, reps, rnd, zero, &res[i]);
+                run_check(&val_checks[i], ci, reps, rnd, zero, &res[i]);
         }
         plat_free(rnd);
         plat_free(zero);
         if (st == ST_OK && arch && arch->review)
-                arch->review(arch->ctx, res, pmu_n_checks);
-        pmu_validate_report(res, pmu_n_checks);
+                arch->review(arch->ctx, res, val_n_checks);
+        val_report(res, val_n_checks);
         if (st == ST_OK && arch && arch->checks)
                 arch->checks(arch->ctx);
         rep_pop();
 
-        if ((st = pmu_validate_json(res, pmu_n_checks, pmu_get_caps(), json)) != ST_OK)
+        if ((st = val_json(res, val_n_checks, pmu_get_caps(), json)) != ST_OK)
                 return rep_err(st, "building pmu-validation.json");
         return ST_OK;
 }

@@ -48,7 +48,7 @@ static uint32_t dtlb_entries(const struct cpu_info *ci)
         return n;
 }
 
-status_t pmu_chase_plan(const struct cpu_info *ci, const struct pmu_check *c, uint64_t max_bytes,
+status_t val_chase_plan(const struct cpu_info *ci, const struct val_check *c, uint64_t max_bytes,
                         uint64_t *bytes, const char **reason)
 {
         uint64_t want;
@@ -58,14 +58,14 @@ status_t pmu_chase_plan(const struct cpu_info *ci, const struct pmu_check *c, ui
         *bytes = 0;
         if (c->truth == TRUTH_PAGE_CHASE) {
                 uint32_t n = dtlb_entries(ci);
-                want = (uint64_t)(n ? n : PMU_PAGE_TLB_DEFAULT) * PMU_PAGE_OVERSIZE * PAGE_BYTES;
+                want = (uint64_t)(n ? n : VAL_PAGE_TLB_DEFAULT) * VAL_PAGE_OVERSIZE * PAGE_BYTES;
         } else if (c->truth == TRUTH_CHASE_MISSES) {
                 const struct cpu_cache *k = cache_at(ci, c->level);
                 if (!k) {
                         *reason = "CPUID reports no size for this cache level";
                         return ST_UNSUPPORTED;
                 }
-                want = k->size_bytes * PMU_CHASE_OVERSIZE;
+                want = k->size_bytes * VAL_CHASE_OVERSIZE;
         } else {
                 return ST_BAD_ARG;
         }
@@ -83,7 +83,7 @@ status_t pmu_chase_plan(const struct cpu_info *ci, const struct pmu_check *c, ui
  * identity map (OVMF and most firmware: 2 MiB and 1 GiB) makes the whole buffer a handful of
  * TLB entries. So map it again, by 4 KiB pages, in the harness's own tables, check every page
  * with the software walker and the addresses the counted window touches. */
-static status_t own_tables(struct pmu_chase *ch, const struct cpu_info *ci, const char **reason)
+static status_t own_tables(struct val_chase *ch, const struct cpu_info *ci, const char **reason)
 {
         int      local = 0;
         status_t st;
@@ -106,7 +106,7 @@ static status_t own_tables(struct pmu_chase *ch, const struct cpu_info *ci, cons
         }
         const uintptr_t probes[] = {
                 (uintptr_t)bench_pmu_measure, (uintptr_t)bench_chase,
-                (uintptr_t)pmu_chase_step, (uintptr_t)cpu_page_tables_restore,
+                (uintptr_t)val_chase_step, (uintptr_t)cpu_page_tables_restore,
                 (uintptr_t)bench_tlb_flush_all, (uintptr_t)&local, (uintptr_t)ch,
                 (uintptr_t)ch->own, (uintptr_t)pmu_get_caps(),
         };
@@ -123,7 +123,7 @@ static status_t own_tables(struct pmu_chase *ch, const struct cpu_info *ci, cons
         return ST_OK;
 }
 
-status_t pmu_chase_setup(struct pmu_chase *ch, const struct cpu_info *ci, uint64_t bytes,
+status_t val_chase_setup(struct val_chase *ch, const struct cpu_info *ci, uint64_t bytes,
                          bool per_page, const char **reason)
 {
         struct bench_chase_buf_cfg bc = {
@@ -134,29 +134,29 @@ status_t pmu_chase_setup(struct pmu_chase *ch, const struct cpu_info *ci, uint64
         };
         status_t st;
 
-        *ch = (struct pmu_chase){ 0 };
+        *ch = (struct val_chase){ 0 };
         if ((st = bench_chase_buf_create(&ch->cb, &bc)) != ST_OK) {
                 *reason = "could not allocate the chase buffer";
                 return st;
         }
         if (per_page && ch->cb.page_got != PLAT_PAGE_4K &&
             (st = own_tables(ch, ci, reason)) != ST_OK) {
-                pmu_chase_free(ch);
+                val_chase_free(ch);
                 return st;
         }
         if ((st = bench_chase_buf_lay(&ch->cb, bytes, &bc.chain)) != ST_OK) {
                 *reason = "building the chase chain failed";
-                pmu_chase_free(ch);
+                val_chase_free(ch);
                 return st;
         }
-        uint64_t loads = ch->cb.n_lines < PMU_CHASE_MAX_LOADS ? ch->cb.n_lines
-                                                              : PMU_CHASE_MAX_LOADS;
+        uint64_t loads = ch->cb.n_lines < VAL_CHASE_MAX_LOADS ? ch->cb.n_lines
+                                                              : VAL_CHASE_MAX_LOADS;
         ch->iters = loads / BENCH_CHASE_UNROLL ? loads / BENCH_CHASE_UNROLL : 1;
         bench_chase_buf_lap(&ch->cb); /* steady state, not the cold first touch */
         return ST_OK;
 }
 
-void pmu_chase_free(struct pmu_chase *ch)
+void val_chase_free(struct val_chase *ch)
 {
         if (!ch)
                 return;
@@ -165,10 +165,10 @@ void pmu_chase_free(struct pmu_chase *ch)
                 plat_free(ch->own);
         }
         bench_chase_buf_destroy(&ch->cb);
-        *ch = (struct pmu_chase){ 0 };
+        *ch = (struct val_chase){ 0 };
 }
 
-status_t pmu_chase_enter(struct pmu_chase *ch)
+status_t val_chase_enter(struct val_chase *ch)
 {
         status_t st;
 
@@ -185,7 +185,7 @@ status_t pmu_chase_enter(struct pmu_chase *ch)
         return ST_OK;
 }
 
-void pmu_chase_leave(struct pmu_chase *ch)
+void val_chase_leave(struct val_chase *ch)
 {
         if (!ch->own)
                 return;
@@ -196,26 +196,26 @@ void pmu_chase_leave(struct pmu_chase *ch)
                 ch->n_cr3_bad++;
 }
 
-void pmu_page_chase_selftest(const struct cpu_info *ci)
+void val_page_chase_selftest(const struct cpu_info *ci)
 {
-        const struct pmu_check *page = NULL;
-        struct pmu_chase        ch;
+        const struct val_check *page = NULL;
+        struct val_chase        ch;
         const char             *reason = NULL;
         uint64_t                bytes, irq;
         status_t                st;
 
-        for (size_t i = 0; i < pmu_n_checks; i++)
-                if (pmu_checks[i].truth == TRUTH_PAGE_CHASE)
-                        page = &pmu_checks[i];
-        if (!ci || !page || pmu_chase_plan(ci, page, PMU_CHASE_MAX_BYTES, &bytes, &reason) != ST_OK)
+        for (size_t i = 0; i < val_n_checks; i++)
+                if (val_checks[i].truth == TRUTH_PAGE_CHASE)
+                        page = &val_checks[i];
+        if (!ci || !page || val_chase_plan(ci, page, VAL_CHASE_MAX_BYTES, &bytes, &reason) != ST_OK)
                 return;
-        st = pmu_chase_setup(&ch, ci, bytes, true, &reason);
+        st = val_chase_setup(&ch, ci, bytes, true, &reason);
         if (st == ST_BAD_DATA)
                 rep_check(false, "%s: 4 KiB test mapping: %s", page->name, reason);
         else if (st != ST_OK)
                 rep_info("%s: no 4 KiB test mapping: %s", page->name, reason);
         if (st != ST_OK || !ch.own) { /* !own: the firmware's pages are 4 KiB already */
-                pmu_chase_free(&ch);
+                val_chase_free(&ch);
                 return;
         }
         rep_info("%s: 4 KiB test mapping ready, %llu pages walked (%u table pages)", page->name,
@@ -225,13 +225,13 @@ void pmu_page_chase_selftest(const struct cpu_info *ci)
         uint64_t n_ptrs = ch.cb.n_lines, lap = n_ptrs / BENCH_CHASE_UNROLL;
         void    *start = ch.cb.start, *end = NULL;
         if (lap == 0 || n_ptrs % BENCH_CHASE_UNROLL) {
-                pmu_chase_free(&ch);
+                val_chase_free(&ch);
                 return;
         }
         cpu_irq_disable(&irq);
-        if ((st = pmu_chase_enter(&ch)) == ST_OK) {
+        if ((st = val_chase_enter(&ch)) == ST_OK) {
                 end = bench_chase(start, lap);
-                pmu_chase_leave(&ch);
+                val_chase_leave(&ch);
         }
         cpu_irq_restore(irq);
         if (st == ST_OK)
@@ -240,12 +240,12 @@ void pmu_page_chase_selftest(const struct cpu_info *ci)
                           "firmware CR3 %s", page->name, (unsigned long long)n_ptrs,
                           end == start ? "closed" : "did not close",
                           ch.n_cr3_bad ? "NOT restored" : "restored");
-        pmu_chase_free(&ch);
+        val_chase_free(&ch);
 }
 
-void pmu_chase_step(void *arg)
+void val_chase_step(void *arg)
 {
-        struct pmu_chase_run *r = arg;
+        struct val_chase_run *r = arg;
 
         r->ch->cb.start = bench_chase(r->ch->cb.start, r->iters);
 }

@@ -1,6 +1,6 @@
 /** @file
  * The counted region for the PMU validation suite: program counters, run a kernel between
- * start and stop, read the counts. Interrupt masking is the caller's (pmu_validate_run).
+ * start and stop, read the counts. Interrupt masking is the caller's (val_run).
  */
 #ifndef PMUCAL_KERNEL_PMU_H
 #define PMUCAL_KERNEL_PMU_H

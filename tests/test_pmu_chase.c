@@ -78,63 +78,63 @@ static struct cpu_info cpu(void)
 static void test_window(void **unused)
 {
         struct cpu_info  ci = cpu();
-        struct pmu_chase ch;
+        struct val_chase ch;
         const char      *why = NULL;
 
         (void)unused;
-        assert_int_equal(pmu_chase_setup(&ch, &ci, 256 * KiB, true, &why), ST_OK);
+        assert_int_equal(val_chase_setup(&ch, &ci, 256 * KiB, true, &why), ST_OK);
         assert_non_null(ch.own);
         assert_int_equal(ch.n_walked, 64);
-        assert_int_equal(pmu_chase_enter(&ch), ST_OK);
+        assert_int_equal(val_chase_enter(&ch), ST_OK);
         assert_int_equal(fake_plat_cr3(), ch.own->pt.root_pa);
         assert_int_equal(n_flush, 1);
-        pmu_chase_leave(&ch);
+        val_chase_leave(&ch);
         assert_int_equal(fake_plat_cr3(), FAKE_PLAT_FIRMWARE_CR3);
         assert_int_equal(n_flush, 2);
         assert_int_equal(ch.n_cr3_bad, 0);
-        pmu_chase_free(&ch);
+        val_chase_free(&ch);
         assert_null(ch.own);
 
         cr4 = 0; /* no global pages, no PCIDs: the CR3 load alone flushes */
-        assert_int_equal(pmu_chase_setup(&ch, &ci, 64 * KiB, true, &why), ST_OK);
-        assert_int_equal(pmu_chase_enter(&ch), ST_OK);
-        pmu_chase_leave(&ch);
+        assert_int_equal(val_chase_setup(&ch, &ci, 64 * KiB, true, &why), ST_OK);
+        assert_int_equal(val_chase_enter(&ch), ST_OK);
+        val_chase_leave(&ch);
         assert_int_equal(n_flush, 2);
-        pmu_chase_free(&ch);
+        val_chase_free(&ch);
 
         /* a CR3 that does not come back is counted */
         fake_plat_set_mmu(PLAT_PAGE_2M, true, false, true);
-        assert_int_equal(pmu_chase_setup(&ch, &ci, 64 * KiB, true, &why), ST_OK);
-        assert_int_equal(pmu_chase_enter(&ch), ST_OK);
-        pmu_chase_leave(&ch);
+        assert_int_equal(val_chase_setup(&ch, &ci, 64 * KiB, true, &why), ST_OK);
+        assert_int_equal(val_chase_enter(&ch), ST_OK);
+        val_chase_leave(&ch);
         assert_int_equal(ch.n_cr3_bad, 1);
-        pmu_chase_free(&ch);
+        val_chase_free(&ch);
 }
 
 /* What refuses the own tables, each with its reason. */
 static void test_refusals(void **unused)
 {
         struct cpu_info  ci = cpu();
-        struct pmu_chase ch;
+        struct val_chase ch;
         const char      *why = NULL;
 
         (void)unused;
-        assert_int_equal(pmu_chase_setup(&ch, NULL, 64 * KiB, true, &why), ST_UNSUPPORTED);
+        assert_int_equal(val_chase_setup(&ch, NULL, 64 * KiB, true, &why), ST_UNSUPPORTED);
         assert_non_null(strstr(why, "no CPU description"));
         assert_null(ch.cb.buf);
         /* a map without the harness's code and stack: the tables would not run it */
         fake_plat_set_mmu(PLAT_PAGE_2M, true, true, false);
-        assert_int_equal(pmu_chase_setup(&ch, &ci, 64 * KiB, true, &why), ST_BAD_DATA);
+        assert_int_equal(val_chase_setup(&ch, &ci, 64 * KiB, true, &why), ST_BAD_DATA);
         assert_non_null(strstr(why, "do not identity-map its code"));
         /* no CR3 load: the window says so instead of running */
         fake_plat_set_mmu(PLAT_PAGE_2M, false, false, true);
-        assert_int_equal(pmu_chase_setup(&ch, &ci, 64 * KiB, true, &why), ST_OK);
-        assert_int_equal(pmu_chase_enter(&ch), ST_UNSUPPORTED);
-        pmu_chase_free(&ch);
+        assert_int_equal(val_chase_setup(&ch, &ci, 64 * KiB, true, &why), ST_OK);
+        assert_int_equal(val_chase_enter(&ch), ST_UNSUPPORTED);
+        val_chase_free(&ch);
         /* a per-line chase never needs them */
-        assert_int_equal(pmu_chase_setup(&ch, &ci, 64 * KiB, false, &why), ST_OK);
+        assert_int_equal(val_chase_setup(&ch, &ci, 64 * KiB, false, &why), ST_OK);
         assert_null(ch.own);
-        pmu_chase_free(&ch);
+        val_chase_free(&ch);
 }
 
 /* The QEMU self-test of the own tables: one lap under them, PASS when it closes and CR3 is
@@ -145,7 +145,7 @@ static void test_selftest(void **unused)
         struct cpu_info ci = cpu();
 
         (void)unused;
-        pmu_page_chase_selftest(&ci);
+        val_page_chase_selftest(&ci);
         assert_non_null(strstr(out.p, "INFO: dtlb-misses-pagechase: 4 KiB test mapping ready, "
                                       "256 pages walked"));
         assert_non_null(strstr(out.p, "PASS: dtlb-misses-pagechase: one lap of 256 loads under the "
@@ -153,19 +153,19 @@ static void test_selftest(void **unused)
         assert_int_equal(rep_get_counts().n_pass, 1);
 
         fake_plat_set_mmu(PLAT_PAGE_2M, true, false, true);
-        pmu_page_chase_selftest(&ci);
+        val_page_chase_selftest(&ci);
         assert_non_null(strstr(out.p, "FAIL: dtlb-misses-pagechase: one lap of 256 loads under the "
                                       "harness's page tables closed, firmware CR3 NOT restored"));
 
         fake_plat_set_mmu(PLAT_PAGE_2M, true, true, false);
-        pmu_page_chase_selftest(&ci);
+        val_page_chase_selftest(&ci);
         assert_non_null(strstr(out.p, "FAIL: dtlb-misses-pagechase: 4 KiB test mapping: the "
                                       "harness's own page tables do not identity-map"));
         assert_int_equal(rep_get_counts().n_fail, 2);
 
         fake_plat_set_mmu(PLAT_PAGE_2M, false, false, true);
         size_t before = out.len;
-        pmu_page_chase_selftest(&ci);
+        val_page_chase_selftest(&ci);
         assert_non_null(strstr(out.p + before, "4 KiB test mapping ready"));
         assert_int_equal(rep_get_counts().n_pass + rep_get_counts().n_fail, 3);
 }

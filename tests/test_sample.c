@@ -213,7 +213,7 @@ static struct rep_buf out;
  * written to the model. */
 static void test_sample_run_skips(void **unused)
 {
-        struct pmu_sample_figures fig = { .n_pmi = 9 };
+        struct val_sample_figures fig = { .n_pmi = 9 };
         struct cpu_info           none = { .vendor = VEN_INTEL, .family = 6, .model = 0x55 };
         struct fake_msr_cfg       tcg  = { .layout = FAKE_INTEL, .tcg_like = true };
 
@@ -222,7 +222,7 @@ static void test_sample_run_skips(void **unused)
         rep_add_sink(rep_buf_sink(&out));
         fake_msr_setup(&tcg);
         assert_int_not_equal(pmu_init(&none), ST_OK);
-        assert_int_equal(pmu_sample_run(NULL, 0, 0, &fig), ST_UNSUPPORTED);
+        assert_int_equal(val_sample_run(NULL, 0, 0, &fig), ST_UNSUPPORTED);
         rep_flush(); /* a SKIP line is held until the next line */
         assert_int_equal(fig.n_pmi, 0);
         assert_non_null(strstr(out.p, "SKIP: sampling: pmi-route: unsupported"));
@@ -230,12 +230,12 @@ static void test_sample_run_skips(void **unused)
         assert_int_equal(fake_msr_n_writes(), 0);
 
         init_intel(); /* a PMU, but still no route on the fake platform */
-        assert_int_equal(pmu_sample_run(NULL, 0, 0, &fig), ST_OK);
+        assert_int_equal(val_sample_run(NULL, 0, 0, &fig), ST_OK);
         rep_flush();
         assert_non_null(strstr(out.p, "SKIP: sampling: skid: no PMI route: unsupported"));
         assert_non_null(strstr(out.p, "SKIP: sampling: top-functions: no symbol table"));
         assert_int_equal(fig.pmi_cost_cycles, 0);
-        assert_int_equal(pmu_sample_run(NULL, 0, 0, NULL), ST_BAD_ARG);
+        assert_int_equal(val_sample_run(NULL, 0, 0, NULL), ST_BAD_ARG);
         rep_reset();
         rep_buf_free(&out);
 }
@@ -243,7 +243,7 @@ static void test_sample_run_skips(void **unused)
 /* Intel architectural perfmon version 1 (Core Solo/Duo era) has no IA32_PERF_GLOBAL_STATUS.
  * On the model: a counter armed for sampling overflows and raises PMIs, but the handler cannot
  * tell them from foreign NMIs (every one spurious, the counter never re-armed), which is why
- * pmu_sample_supported refuses v1 and pmu_sample_run SKIPs with that reason before touching
+ * pmu_sample_supported refuses v1 and val_sample_run SKIPs with that reason before touching
  * a counter. v2 and later, AMD legacy (overflow from the counter's top bit) and AMD
  * PerfMonV2 are fine. */
 static void test_v1_has_no_overflow_status(void **unused)
@@ -312,8 +312,8 @@ static void test_v1_has_no_overflow_status(void **unused)
         fake_msr_setup(&cfg);
         assert_int_equal(pmu_init(&v1), ST_OK);
         fake_msr_clear_log();
-        struct pmu_sample_figures fig;
-        assert_int_equal(pmu_sample_run(NULL, 0, 0, &fig), ST_UNSUPPORTED);
+        struct val_sample_figures fig;
+        assert_int_equal(val_sample_run(NULL, 0, 0, &fig), ST_UNSUPPORTED);
         rep_flush();
         assert_non_null(strstr(out.p, "SKIP: sampling: overflow sampling: Intel architectural "
                                       "perfmon version 1 has no IA32_PERF_GLOBAL_STATUS"));

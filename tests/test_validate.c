@@ -38,35 +38,35 @@ static int teardown(void **unused)
 
 static void test_tolerance(void **unused)
 {
-        static const struct pmu_check exact = { .name = "x", .tol_ppm = 0, .tol_abs = 0 };
-        static const struct pmu_check pct10 = { .name = "y", .tol_ppm = 100000, .tol_abs = 2 };
+        static const struct val_check exact = { .name = "x", .tol_ppm = 0, .tol_abs = 0 };
+        static const struct val_check pct10 = { .name = "y", .tol_ppm = 100000, .tol_abs = 2 };
 
-        assert_true(pmu_check_pass(&exact, 200000, 200000));
-        assert_false(pmu_check_pass(&exact, 200001, 200000));
-        assert_false(pmu_check_pass(&exact, 199999, 200000));
-        assert_int_equal(pmu_check_tolerance(&pct10, 1000), 102);
-        assert_true(pmu_check_pass(&pct10, 1102, 1000));
-        assert_false(pmu_check_pass(&pct10, 1103, 1000));
-        assert_true(pmu_check_pass(&pct10, 898, 1000));
-        assert_false(pmu_check_pass(&pct10, 897, 1000));
-        assert_true(pmu_check_tolerance(&pct10, UINT64_MAX / 2) > UINT64_MAX / 40); /* no overflow */
-        for (size_t i = 0; i < pmu_n_checks; i++) {
-                assert_non_null(pmu_checks[i].rationale);
-                assert_true(strlen(pmu_checks[i].rationale) > 20);
-                for (size_t j = i + 1; j < pmu_n_checks; j++)
-                        assert_string_not_equal(pmu_checks[i].name, pmu_checks[j].name);
+        assert_true(val_check_pass(&exact, 200000, 200000));
+        assert_false(val_check_pass(&exact, 200001, 200000));
+        assert_false(val_check_pass(&exact, 199999, 200000));
+        assert_int_equal(val_check_tolerance(&pct10, 1000), 102);
+        assert_true(val_check_pass(&pct10, 1102, 1000));
+        assert_false(val_check_pass(&pct10, 1103, 1000));
+        assert_true(val_check_pass(&pct10, 898, 1000));
+        assert_false(val_check_pass(&pct10, 897, 1000));
+        assert_true(val_check_tolerance(&pct10, UINT64_MAX / 2) > UINT64_MAX / 40); /* no overflow */
+        for (size_t i = 0; i < val_n_checks; i++) {
+                assert_non_null(val_checks[i].rationale);
+                assert_true(strlen(val_checks[i].rationale) > 20);
+                for (size_t j = i + 1; j < val_n_checks; j++)
+                        assert_string_not_equal(val_checks[i].name, val_checks[j].name);
         }
 }
 
 static void test_report_lines(void **unused)
 {
-        const struct pmu_result r[] = {
-                { .check = &pmu_checks[0], .st = ST_OK, .measured = 200000, .expected = 200000 },
-                { .check = &pmu_checks[1], .st = ST_OK, .measured = 100003, .expected = 100000 },
-                { .check = &pmu_checks[2], .st = ST_UNSUPPORTED, .reason = "no PMU here" },
+        const struct val_result r[] = {
+                { .check = &val_checks[0], .st = ST_OK, .measured = 200000, .expected = 200000 },
+                { .check = &val_checks[1], .st = ST_OK, .measured = 100003, .expected = 100000 },
+                { .check = &val_checks[2], .st = ST_UNSUPPORTED, .reason = "no PMU here" },
         };
 
-        assert_int_equal(pmu_validate_report(r, 3), 1);
+        assert_int_equal(val_report(r, 3), 1);
         rep_flush();
         assert_non_null(strstr(out.p, "PASS: insts-loop measured=200000 expected=200000 tolerance=0"));
         assert_non_null(strstr(out.p, "FAIL: branches-loop measured=100003 expected=100000 tolerance=0"));
@@ -87,7 +87,7 @@ static json_t *load_results(const char *path)
         if (!doc)
                 fail_msg("bad JSON: %s", err.text);
         assert_string_equal(json_string_value(json_object_get(doc, "schema")), "pmucal.pmu-validation/1");
-        assert_int_equal(json_array_size(json_object_get(doc, "checks")), pmu_n_checks);
+        assert_int_equal(json_array_size(json_object_get(doc, "checks")), val_n_checks);
         return doc;
 }
 
@@ -98,16 +98,16 @@ static void test_run_without_pmu_skips_all(void **unused)
 
         fake_msr_setup(&cfg);
         struct rep_buf j = { 0 };
-        assert_int_equal(pmu_validate_run(&ci, 3, &j), ST_OK);
+        assert_int_equal(val_run(&ci, 3, &j), ST_OK);
         rep_flush();
         assert_int_equal(fake_plat_put_file("res/pmu-validation.json", j.p, j.len), ST_OK);
         rep_buf_free(&j);
         struct rep_counts c = rep_get_counts();
-        assert_int_equal(c.n_skip, pmu_n_checks);
+        assert_int_equal(c.n_skip, val_n_checks);
         assert_int_equal(c.n_pass + c.n_fail, 0);
         /* one reason for every check: one line with the count, the summary counts each */
         char want[64];
-        snprintf(want, sizeof(want), "SKIP: pmu-validate: %zu checks: CPUID.0AH", pmu_n_checks);
+        snprintf(want, sizeof(want), "SKIP: pmu-validate: %zu checks: CPUID.0AH", val_n_checks);
         if (!strstr(out.p, want))
                 fail_msg("no %s in:\n%s", want, out.p);
         assert_null(strstr(out.p, "SKIP: pmu-validate: insts-loop"));
@@ -133,7 +133,7 @@ static void test_run_on_model(void **unused)
 
         fake_msr_setup(&cfg);
         struct rep_buf j = { 0 };
-        assert_int_equal(pmu_validate_run(&ci, 3, &j), ST_OK);
+        assert_int_equal(val_run(&ci, 3, &j), ST_OK);
         rep_flush();
         assert_int_equal(fake_plat_put_file("r2/pmu-validation.json", j.p, j.len), ST_OK);
         rep_buf_free(&j);
@@ -157,8 +157,8 @@ static void test_run_on_model(void **unused)
                 fail_msg("%s", out.p);
         assert_non_null(strstr(out.p, "SKIP: pmu-validate: cycles-vs-tsc: CPUID.06H:ECX[0] clear"));
         assert_non_null(strstr(out.p, "FAIL: pmu-validate: fixed1-vs-gp measured=0 expected=110000"));
-        assert_int_equal(pmu_validate_run(NULL, 1, &j), ST_BAD_ARG);
-        assert_int_equal(pmu_validate_run(&ci, 1, NULL), ST_BAD_ARG);
+        assert_int_equal(val_run(NULL, 1, &j), ST_BAD_ARG);
+        assert_int_equal(val_run(&ci, 1, NULL), ST_BAD_ARG);
 }
 
 /* Buffer sizes for the memory checks: 8x the cache level, 16x the largest 4 KiB dTLB. */
@@ -173,56 +173,56 @@ static void test_chase_plan(void **unused)
         ci.tlbs[1] = (struct cpu_tlb){ .level = 2, .type = TLB_DATA, .page_sizes = TLB_PG_4K | TLB_PG_2M, .entries = 3072 };
         ci.tlbs[2] = (struct cpu_tlb){ .level = 2, .type = TLB_INST, .page_sizes = TLB_PG_4K, .entries = 4096 };
         static const struct {
-                enum pmu_truth truth;
+                enum val_truth truth;
                 uint8_t        level;
                 uint64_t       max, want;
                 status_t       st;
         } cases[] = {
-                { TRUTH_CHASE_MISSES, 1, PMU_CHASE_MAX_BYTES, 256 * KiB, ST_OK },  /* not the L1I */
-                { TRUTH_CHASE_MISSES, 2, PMU_CHASE_MAX_BYTES, 8 * MiB, ST_OK },
-                { TRUTH_CHASE_MISSES, 0, PMU_CHASE_MAX_BYTES, 256 * MiB, ST_OK },  /* last level */
+                { TRUTH_CHASE_MISSES, 1, VAL_CHASE_MAX_BYTES, 256 * KiB, ST_OK },  /* not the L1I */
+                { TRUTH_CHASE_MISSES, 2, VAL_CHASE_MAX_BYTES, 8 * MiB, ST_OK },
+                { TRUTH_CHASE_MISSES, 0, VAL_CHASE_MAX_BYTES, 256 * MiB, ST_OK },  /* last level */
                 { TRUTH_CHASE_MISSES, 0, 128 * MiB, 0, ST_UNSUPPORTED },          /* too big */
-                { TRUTH_CHASE_MISSES, 4, PMU_CHASE_MAX_BYTES, 0, ST_UNSUPPORTED },/* no L4 */
-                { TRUTH_PAGE_CHASE, 0, PMU_CHASE_MAX_BYTES, 3072ull * 16 * 4096, ST_OK },
-                { TRUTH_LOOP_INSNS, 0, PMU_CHASE_MAX_BYTES, 0, ST_BAD_ARG },
+                { TRUTH_CHASE_MISSES, 4, VAL_CHASE_MAX_BYTES, 0, ST_UNSUPPORTED },/* no L4 */
+                { TRUTH_PAGE_CHASE, 0, VAL_CHASE_MAX_BYTES, 3072ull * 16 * 4096, ST_OK },
+                { TRUTH_LOOP_INSNS, 0, VAL_CHASE_MAX_BYTES, 0, ST_BAD_ARG },
         };
         for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-                struct pmu_check c = { .name = "t", .truth = cases[i].truth, .level = cases[i].level };
+                struct val_check c = { .name = "t", .truth = cases[i].truth, .level = cases[i].level };
                 uint64_t         b = 1;
                 const char      *why = NULL;
-                assert_int_equal(pmu_chase_plan(&ci, &c, cases[i].max, &b, &why), cases[i].st);
+                assert_int_equal(val_chase_plan(&ci, &c, cases[i].max, &b, &why), cases[i].st);
                 assert_int_equal(b, cases[i].want);
                 if (cases[i].st == ST_UNSUPPORTED)
                         assert_non_null(why);
         }
         struct cpu_info none = { 0 };
-        struct pmu_check pc = { .name = "p", .truth = TRUTH_PAGE_CHASE };
+        struct val_check pc = { .name = "p", .truth = TRUTH_PAGE_CHASE };
         uint64_t b; const char *why;
-        assert_int_equal(pmu_chase_plan(&none, &pc, PMU_CHASE_MAX_BYTES, &b, &why), ST_OK);
-        assert_int_equal(b, (uint64_t)PMU_PAGE_TLB_DEFAULT * 16 * 4096); /* CPUID silent */
+        assert_int_equal(val_chase_plan(&none, &pc, VAL_CHASE_MAX_BYTES, &b, &why), ST_OK);
+        assert_int_equal(b, (uint64_t)VAL_PAGE_TLB_DEFAULT * 16 * 4096); /* CPUID silent */
 }
 
 /* A chase set up on the host: the N run continues the lap, loads = iters x 32. */
 static void test_chase_setup(void **unused)
 {
-        struct pmu_chase ch;
+        struct val_chase ch;
         const char      *why = NULL;
 
-        assert_int_equal(pmu_chase_setup(&ch, NULL, 256 * KiB, false, &why), ST_OK);
+        assert_int_equal(val_chase_setup(&ch, NULL, 256 * KiB, false, &why), ST_OK);
         assert_int_equal(ch.iters, 256 * KiB / 64 / 32);
         void *start = ch.cb.start;
-        struct pmu_chase_run r = { &ch, ch.iters };
-        pmu_chase_step(&r); /* one full lap: back where it started */
+        struct val_chase_run r = { &ch, ch.iters };
+        val_chase_step(&r); /* one full lap: back where it started */
         assert_ptr_equal(ch.cb.start, start);
-        pmu_chase_free(&ch);
+        val_chase_free(&ch);
         assert_null(ch.cb.buf);
-        assert_int_equal(pmu_chase_setup(&ch, NULL, 64 * KiB, true, &why), ST_OK); /* fake: 4 KiB pages */
+        assert_int_equal(val_chase_setup(&ch, NULL, 64 * KiB, true, &why), ST_OK); /* fake: 4 KiB pages */
         assert_int_equal(ch.iters, 1);
         assert_null(ch.own); /* the firmware's pages are 4 KiB already: no own tables */
-        assert_int_equal(pmu_chase_enter(&ch), ST_OK); /* and no CR3 switch */
-        pmu_chase_leave(&ch);
+        assert_int_equal(val_chase_enter(&ch), ST_OK); /* and no CR3 switch */
+        val_chase_leave(&ch);
         assert_int_equal(ch.n_cr3_bad, 0);
-        pmu_chase_free(&ch);
+        val_chase_free(&ch);
 }
 
 /* The CPU the own-tables tests build for; MAXPHYADDR from this host's CPUID: the table pages
@@ -330,8 +330,8 @@ static void test_own_tables_heap_buffer(void **unused)
         assert_false(bench_ownpt_identity_ok(&o, off_map, ARRAY_SIZE(off_map)));
         assert_true(o.pt.n_table_pages > 0 && o.n_chunks == 1);
         /* fake_plat cannot load CR3: the page chase's window reports it instead of running */
-        struct pmu_chase ch = { .cb = { .buf = buf, .bytes = 32 * KiB }, .own = &o };
-        assert_int_equal(pmu_chase_enter(&ch), ST_UNSUPPORTED);
+        struct val_chase ch = { .cb = { .buf = buf, .bytes = 32 * KiB }, .own = &o };
+        assert_int_equal(val_chase_enter(&ch), ST_UNSUPPORTED);
         bench_ownpt_free(&o);
         plat_free_pages(buf, 32 * KiB);
 }
@@ -346,9 +346,9 @@ static void test_own_tables_selftest_silent(void **unused)
         ci.tlbs[0] = (struct cpu_tlb){ .level = 2, .type = TLB_UNIFIED, .page_sizes = TLB_PG_4K,
                                        .entries = 64 };
         size_t before = out.len;
-        pmu_page_chase_selftest(&ci);
+        val_page_chase_selftest(&ci);
         assert_int_equal(out.len, before);
-        pmu_page_chase_selftest(NULL);
+        val_page_chase_selftest(NULL);
 }
 
 int main(void)

@@ -170,7 +170,7 @@ static json_t *validate(const struct vpmu_part *p, const struct vpmu_faults *f, 
         ci.pdpe1gb = true;
         rep_reset();
         rep_add_sink(rep_buf_sink(&out));
-        assert_int_equal(pmu_validate_run(&ci, reps, &json), ST_OK);
+        assert_int_equal(val_run(&ci, reps, &json), ST_OK);
         rep_reset();
         if (getenv("VPMU_VERBOSE"))
                 print_message("%s\n", out.p);
@@ -210,11 +210,11 @@ static int64_t offset_ppm(json_t *doc, const char *name)
         return (m - e) * 1000000 / e;
 }
 
-static const struct pmu_check *table_row(const char *name)
+static const struct val_check *table_row(const char *name)
 {
-        for (size_t i = 0; i < pmu_n_checks; i++)
-                if (!strcmp(pmu_checks[i].name, name))
-                        return &pmu_checks[i];
+        for (size_t i = 0; i < val_n_checks; i++)
+                if (!strcmp(val_checks[i].name, name))
+                        return &val_checks[i];
         fail_msg("no check %s in the table", name);
         return NULL;
 }
@@ -294,18 +294,18 @@ static void test_exact_edges(void **unused)
  * 0.1 % of the general counter's count; fixed0-vs-gp is exact. */
 static void test_fixed_pair_tolerance(void **unused)
 {
-        const struct pmu_check *f0 = table_row("fixed0-vs-gp"), *f1 = table_row("fixed1-vs-gp");
+        const struct val_check *f0 = table_row("fixed0-vs-gp"), *f1 = table_row("fixed1-vs-gp");
         const uint64_t          e = 330000; /* 110000 iterations at 3 cycles */
 
         (void)unused;
-        assert_true(pmu_check_pass(f0, 220000, 220000));
-        assert_false(pmu_check_pass(f0, 220001, 220000));
-        assert_false(pmu_check_pass(f0, 219999, 220000));
-        assert_int_equal(pmu_check_tolerance(f1, e), 64 + e / 1000);
-        assert_true(pmu_check_pass(f1, e + 64 + e / 1000, e));
-        assert_false(pmu_check_pass(f1, e + 65 + e / 1000, e));
-        assert_true(pmu_check_pass(f1, e - 64 - e / 1000, e));
-        assert_false(pmu_check_pass(f1, e - 65 - e / 1000, e));
+        assert_true(val_check_pass(f0, 220000, 220000));
+        assert_false(val_check_pass(f0, 220001, 220000));
+        assert_false(val_check_pass(f0, 219999, 220000));
+        assert_int_equal(val_check_tolerance(f1, e), 64 + e / 1000);
+        assert_true(val_check_pass(f1, e + 64 + e / 1000, e));
+        assert_false(val_check_pass(f1, e + 65 + e / 1000, e));
+        assert_true(val_check_pass(f1, e - 64 - e / 1000, e));
+        assert_false(val_check_pass(f1, e - 65 - e / 1000, e));
 }
 
 /* cycles-vs-tsc scales the TSC span by dAPERF/dMPERF: an MPERF that did not advance over
@@ -351,7 +351,7 @@ static void test_dtlb_own_tables(void **unused)
         ci.pdpe1gb = true;
         rep_reset();
         rep_add_sink(rep_buf_sink(&out));
-        assert_int_equal(pmu_validate_run(&ci, 3, &json), ST_OK);
+        assert_int_equal(val_run(&ci, 3, &json), ST_OK);
         rep_flush();
         rep_reset();
         if (!strstr(out.p, "PASS: pmu-validate: dtlb-misses-pagechase: chased under the "
@@ -364,7 +364,7 @@ static void test_dtlb_own_tables(void **unused)
         vpmu_init(&vpmu_icx, NULL);
         rep_reset();
         rep_add_sink(rep_buf_sink(&out));
-        assert_int_equal(pmu_validate_run(&ci, 1, &json), ST_OK);
+        assert_int_equal(val_run(&ci, 1, &json), ST_OK);
         rep_flush();
         rep_reset();
         if (!strstr(out.p, "FAIL: pmu-validate: dtlb-misses-pagechase: chased under the "
@@ -447,7 +447,7 @@ static void sampling(const struct vpmu_part *p, const struct vpmu_faults *f, siz
                 { (uint64_t)(uintptr_t)__real_bench_skid_loop, "bench_skid_loop" },
                 { (uint64_t)(uintptr_t)bench_skid_body, "bench_skid_body" },
         };
-        struct pmu_sample_figures fig;
+        struct val_sample_figures fig;
         struct rep_buf            out = { 0 };
         struct cpu_info           ci;
 
@@ -456,7 +456,7 @@ static void sampling(const struct vpmu_part *p, const struct vpmu_faults *f, siz
         assert_int_equal(pmu_init(&ci), ST_OK);
         rep_reset();
         rep_add_sink(rep_buf_sink(&out));
-        assert_int_equal(pmu_sample_run(syms, n_syms, 0, &fig), ST_OK);
+        assert_int_equal(val_sample_run(syms, n_syms, 0, &fig), ST_OK);
         rep_flush();
         rep_reset();
         if (getenv("VPMU_VERBOSE"))

@@ -95,7 +95,7 @@ static void validate(const struct vpmu_part *p, const struct vpmu_faults *f, str
         vpmu_cpu_info(&ci);
         rep_reset();
         rep_add_sink(rep_buf_sink(&out));
-        assert_int_equal(pmu_validate_run(&ci, 1, &json), ST_OK);
+        assert_int_equal(val_run(&ci, 1, &json), ST_OK);
         rep_reset();
         parse_json(json.p, v);
         if (getenv("VPMU_VERBOSE"))
@@ -111,10 +111,10 @@ static void test_validate_faithful(void **unused)
 {
         for (size_t i = 0; i < N_PARTS; i++) {
                 validate(parts[i], NULL, &faithful[i]);
-                assert_int_equal(faithful[i].n, pmu_n_checks);
-                for (size_t c = 0; c < pmu_n_checks; c++) {
-                        const char *name = pmu_checks[c].name;
-                        char        want = parts[i]->amd && pmu_checks[c].fixed_event ? 'S' : 'P';
+                assert_int_equal(faithful[i].n, val_n_checks);
+                for (size_t c = 0; c < val_n_checks; c++) {
+                        const char *name = val_checks[c].name;
+                        char        want = parts[i]->amd && val_checks[c].fixed_event ? 'S' : 'P';
                         char        got = verdict_of(&faithful[i], name);
 
                         if (got != want)
@@ -145,13 +145,13 @@ static void test_validate_faults(void **unused)
         };
         struct verdicts v;
 
-        assert_int_equal(sizeof(cases) / sizeof(cases[0]), pmu_n_checks);
+        assert_int_equal(sizeof(cases) / sizeof(cases[0]), val_n_checks);
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
                 const struct verdicts *base = &faithful[cases[i].part];
 
                 validate(parts[cases[i].part], &cases[i].f, &v);
-                for (size_t c = 0; c < pmu_n_checks; c++) {
-                        const char *name = pmu_checks[c].name;
+                for (size_t c = 0; c < val_n_checks; c++) {
+                        const char *name = val_checks[c].name;
                         char want = !strcmp(name, cases[i].check) ? 'F' : verdict_of(base, name);
 
                         if (verdict_of(&v, name) != want)
@@ -177,14 +177,14 @@ static void test_validate_unprogrammable(void **unused)
         vpmu_cpu_info(&ci);
         rep_reset();
         rep_add_sink(rep_buf_sink(&out));
-        assert_int_equal(pmu_validate_run(&ci, 1, &json), ST_OK);
+        assert_int_equal(val_run(&ci, 1, &json), ST_OK);
         rep_reset();
         parse_json(json.p, &v);
-        for (size_t c = 0; c < pmu_n_checks; c++) {
-                char got = verdict_of(&v, pmu_checks[c].name);
+        for (size_t c = 0; c < val_n_checks; c++) {
+                char got = verdict_of(&v, val_checks[c].name);
 
                 if (got == 'S')
-                        fail_msg("%s SKIPs on a counter the PMU claims", pmu_checks[c].name);
+                        fail_msg("%s SKIPs on a counter the PMU claims", val_checks[c].name);
                 n_fail += got == 'F';
         }
         assert_true(n_fail >= 1);
@@ -208,7 +208,7 @@ static void sampling(const struct vpmu_part *p, const struct vpmu_faults *f, str
                 { (uint64_t)(uintptr_t)__real_bench_skid_loop, "bench_skid_loop" },
                 { (uint64_t)(uintptr_t)bench_skid_body, "bench_skid_body" },
         };
-        struct pmu_sample_figures fig;
+        struct val_sample_figures fig;
         struct rep_buf            out = { 0 };
         struct cpu_info           ci;
 
@@ -217,7 +217,7 @@ static void sampling(const struct vpmu_part *p, const struct vpmu_faults *f, str
         assert_int_equal(pmu_init(&ci), ST_OK);
         rep_reset();
         rep_add_sink(rep_buf_sink(&out));
-        assert_int_equal(pmu_sample_run(syms, sizeof(syms) / sizeof(syms[0]), 0, &fig), ST_OK);
+        assert_int_equal(val_sample_run(syms, sizeof(syms) / sizeof(syms[0]), 0, &fig), ST_OK);
         rep_reset();
         parse(out.p, "sampling", v);
         if (getenv("VPMU_VERBOSE"))

@@ -437,7 +437,7 @@ static void sampling(bool qemu, bool icount)
 /* Before the shared checks are reported: does INST_RETIRED count at all? QEMU counts it only
  * under -icount, where a 0 decides nothing; anywhere else it is a broken counter, which the
  * shared insts-loop then FAILs. */
-static void review(void *ctx, struct pmu_result *r, size_t n)
+static void review(void *ctx, struct val_result *r, size_t n)
 {
         struct arm64_suite *a     = ctx;
         struct ev_ref       insts = find_event("INST_RETIRED");
@@ -447,7 +447,7 @@ static void review(void *ctx, struct pmu_result *r, size_t n)
         for (size_t i = 0; i < n; i++)
                 if (r[i].check->truth == TRUTH_LOOP_INSNS && r[i].st == ST_OK && insts.ok &&
                     !a->counts_insts && a->qemu)
-                        r[i] = (struct pmu_result){
+                        r[i] = (struct val_result){
                                 .check = r[i].check, .st = ST_UNSUPPORTED, .skip = REP_SKIP_ENV,
                                 .reason = "INST_RETIRED reads 0 over a loop (QEMU counts retired "
                                           "instructions only when -icount is given)" };
@@ -481,9 +481,9 @@ status_t arm64_validate(const struct arm64_cpu_info *ci, const struct cpu_info *
 {
         const struct pmu_arm64_caps *c    = pmu_arm64_get_caps();
         struct arm64_suite           a    = { .ci = ci, .qemu = qemu };
-        struct pmu_suite_arch        arch = { .review = review, .checks = checks,
+        struct val_suite_arch        arch = { .review = review, .checks = checks,
                                               .sampling = cycle_sampling, .ctx = &a };
-        struct pmu_sample_figures    fig;
+        struct val_sample_figures    fig;
         status_t                     st;
 
         uint64_t t0 = arm64_timer_ticks();
@@ -494,8 +494,8 @@ status_t arm64_validate(const struct arm64_cpu_info *ci, const struct cpu_info *
         aliases();
         /* pmu_init in the suite takes the PMU again, from the state the firmware left */
         pmu_arm64_restore();
-        st = pmu_validate_run_arch(cpu, reps, &arch, json);
-        pmu_sample_run_arch(syms, n_syms, image_base, &arch, &fig);
+        st = val_run_arch(cpu, reps, &arch, json);
+        val_sample_run_arch(syms, n_syms, image_base, &arch, &fig);
         pmu_restore();
         uint64_t t1 = arm64_timer_ticks();
         if (ci->cntfrq_hz)

@@ -20,12 +20,12 @@ struct pmu_sym;
 struct rep_buf;
 
 /** The one counting suite and the one overflow-sampling run on the calling CPU, after
- *  pmu_arm64_init() succeeded: the caps and event aliases, then pmu_validate_run_arch and
- *  pmu_sample_run_arch through pmu/pmu.h with the PMUv3's own checks as their architecture
+ *  pmu_arm64_init() succeeded: the caps and event aliases, then val_run_arch and
+ *  val_sample_run_arch through pmu/pmu.h with the PMUv3's own checks as their architecture
  *  part; everything the driver changed is put back. @p qemu (detected by the caller, from
  *  SMBIOS) selects the emulator's cycle/timer relation for the cycles check (INFO on
  *  hardware) and lets an INST_RETIRED that reads 0 SKIP (FAIL elsewhere). @p cpu, @p reps as
- *  pmu_validate_run, @p syms .. @p image_base as pmu_sample_run; pmu-validation.json into
+ *  val_run, @p syms .. @p image_base as val_sample_run; pmu-validation.json into
  *  @p json (caller-owned). */
 status_t arm64_validate(const struct arm64_cpu_info *ci, const struct cpu_info *cpu, bool qemu,
                         unsigned reps, const struct pmu_sym *syms, size_t n_syms,

@@ -95,7 +95,7 @@ static uint64_t ms(uint64_t ticks, uint64_t hz)
 
 status_t phase_pmu(struct run *r)
 {
-        struct pmu_sample_figures fig;
+        struct val_sample_figures fig;
         struct rep_buf            json = { 0 };
         status_t                  st;
 
@@ -112,7 +112,7 @@ status_t phase_pmu(struct run *r)
         print_caps(ci);
 
         uint64_t t0 = pmu_clock_tsc_read();
-        st          = pmu_validate_run(ci, rep, &json);
+        st          = val_run(ci, rep, &json);
         uint64_t t1 = pmu_clock_tsc_read();
         rep_info("suite took %llu ms (%u runs per check)", (unsigned long long)ms(t1 - t0, hz),
                  rep);
@@ -121,7 +121,7 @@ status_t phase_pmu(struct run *r)
         rep_buf_free(&json);
 
         t0 = pmu_clock_tsc_read();
-        status_t sst = pmu_sample_run(pmu_harness_syms, pmu_harness_n_syms, plat_info()->image_base, &fig);
+        status_t sst = val_sample_run(pmu_harness_syms, pmu_harness_n_syms, plat_info()->image_base, &fig);
         t1 = pmu_clock_tsc_read();
         rep_info("sampling took %llu ms", (unsigned long long)ms(t1 - t0, hz));
         if (fig.selftest_tsc)
