@@ -150,6 +150,7 @@ BOOT_UEFI_SRCS := \
 BOOT_LINUX_SRCS := \
 	boot/linux/linux_cpu.c \
 	boot/linux/linux_file.c \
+	boot/linux/linux_numa.c \
 	boot/linux/linux_perf.c \
 	boot/linux/x86/linux_msr.c \
 	boot/linux/linux_plat.c
@@ -298,8 +299,6 @@ PMUCAL_TABLE_SRCS := \
 	host/pmucal_table_show.c
 PMUCAL_HOST_SRCS := \
 	host/cli_stdout.c \
-	host/numa_host.c \
-	host/numa_host_nodes.c \
 	host/host_args.c \
 	host/inventory_host.c \
 	host/pmucal_host.c \

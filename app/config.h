@@ -119,6 +119,8 @@ struct pmucal_config {
         uint32_t             latency_layout; /* the chain's enum bench_layout; 0 = random */
         bool                 latency_seed_set;
         uint64_t             latency_seed;   /* the chain's seed when set, else pmucal's */
+        uint32_t             numa_ws_mib;    /* NUMA buffer per node; 0 = from the caches */
+        uint32_t             numa_load_ms;   /* loaders' time per point; 0 = the phase's */
 };
 
 /** Kinds of problems config_parse reports. */

@@ -104,6 +104,18 @@ static unsigned report_list(const struct run *r)
         return unmatched;
 }
 
+/* Where the platform places memory by node itself (plat_node_info serves: hosted), processor
+ * @p i's node is its word; true when it gave one. */
+static bool platform_node(unsigned i, int *node)
+{
+        struct plat_cpu pc;
+
+        if (plat_node_info(0, NULL, NULL, 0, NULL) != ST_OK || plat_cpu_info(i, &pc, NULL) != ST_OK)
+                return false;
+        *node = (int)pc.node;
+        return true;
+}
+
 static void describe_all(const struct inventory *inv)
 {
         for (unsigned i = 0; i < cpus.n; i++) {
@@ -113,6 +125,8 @@ static void describe_all(const struct inventory *inv)
                 *c         = (struct app_cpu){ .state = s };
                 c->fw_apic = mp_cpu_apic_id(i);
                 c->node    = inv ? inventory_node_of_apic(inv, c->fw_apic) : -1;
+                if (c->node < 0 && !(inv && inv->srat)) /* the platform's own (hosted) */
+                        platform_node(i, &c->node);
                 if (s == MP_BSP || s == MP_PARKED)
                         c->described = mp_run(i, describe_self, c, CALL_TIMEOUT_US) == ST_OK;
                 c->state = mp_cpu_state(i); /* lost if it did not answer */
@@ -196,7 +210,7 @@ static void check_levels(unsigned n)
 
 static void check(const struct inventory *inv)
 {
-        unsigned n = 0, id_ok = 0, madt_ok = 0, srat_ok = 0;
+        unsigned n = 0, id_ok = 0, madt_ok = 0, srat_ok = 0, n_nodes = 0;
 
         for (unsigned i = 0; i < cpus.n; i++) {
                 const struct app_cpu *c = &cpus.cpu[i];
@@ -222,6 +236,9 @@ static void check(const struct inventory *inv)
         check_levels(n);
         if (inv && inv->srat)
                 rep_check(srat_ok == n, "%u of %u processors have a node in SRAT", srat_ok, n);
+        else if (plat_node_info(0, NULL, NULL, 0, &n_nodes) == ST_OK)
+                rep_info("no SRAT: the platform's %u node%s (%s)", n_nodes, n_nodes == 1 ? "" : "s",
+                         plat_info()->name);
         else
                 rep_info("no SRAT: one node");
 }

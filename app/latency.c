@@ -336,6 +336,14 @@ static void report_remote(const struct run *r, const struct rep_buf *json)
         }
 }
 
+enum plat_page_kind lat_dram_page(const struct run *r)
+{
+        bool planned = (unsigned)r->cfg.profile < ARRAY_SIZE(plans) && plans[r->cfg.profile].valid;
+
+        return lat_pages_choose(r->cfg.latency_pages,
+                                planned ? plans[r->cfg.profile].page : PLAT_PAGE_2M);
+}
+
 status_t phase_latency(struct run *r)
 {
         const struct inventory *inv = r->inv;

@@ -17,6 +17,7 @@
 #include "app/numa_priv.h"
 #include "bench/chase_buf.h"
 #include "bench/kernel_load.h"
+#include "bench/measure.h"
 #include "lib/fmt.h"
 #include "lib/stats.h"
 #include "report/inventory.h"
@@ -75,6 +76,37 @@ static void say_nodes_left_out(const struct acpi_srat *srat)
                  srat->n_nodes - NUMA_MAX_NODES == 1 ? "" : "s", list);
 }
 
+/* Without SRAT, the nodes of a platform that places memory by node itself (hosted: Linux's,
+ * plat_node_info) and its distance table as the SLIT; one node where it has none. */
+static void platform_nodes(struct numa_run *s)
+{
+        static struct acpi_slit slit;
+        uint8_t                 row[NUMA_MAX_NODES];
+        unsigned                n = 0;
+
+        if (plat_node_info(0, NULL, NULL, 0, &n) != ST_OK || !n)
+                return;
+        s->n_nodes = n < NUMA_MAX_NODES ? n : NUMA_MAX_NODES;
+        slit       = (struct acpi_slit){ 0 };
+        bool have  = true;
+        for (unsigned k = 0; k < s->n_nodes; k++) {
+                plat_node_info(k, &s->pd[k], row, s->n_nodes, NULL);
+                have = have && s->pd[k] < ACPI_SLIT_MAX;
+        }
+        for (unsigned i = 0; i < s->n_nodes && have; i++) {
+                plat_node_info(i, NULL, row, s->n_nodes, NULL);
+                for (unsigned j = 0; j < s->n_nodes; j++) {
+                        have = have && row[j];
+                        slit.dist[s->pd[i]][s->pd[j]] = row[j];
+                }
+        }
+        if (!have || s->n_nodes < 2)
+                return;
+        for (unsigned k = 0; k < s->n_nodes; k++)
+                slit.n = s->pd[k] + 1 > slit.n ? s->pd[k] + 1 : slit.n;
+        s->slit = &slit;
+}
+
 /* Nodes: SRAT's proximity domains in ascending order (one node without SRAT); the first
  * processor taking part in each measures from it. */
 static void choose_nodes(struct numa_run *s, const struct inventory *inv)
@@ -83,7 +115,10 @@ static void choose_nodes(struct numa_run *s, const struct inventory *inv)
 
         s->n_nodes = 1;
         s->pd[0]   = 0;
-        if (inv && inv->srat && inv->srat->n_nodes) {
+        s->slit    = inv ? inv->slit : NULL;
+        if (!(inv && inv->srat && inv->srat->n_nodes))
+                platform_nodes(s);
+        else if (inv && inv->srat && inv->srat->n_nodes) {
                 s->n_nodes = inv->srat->n_nodes < NUMA_MAX_NODES ? inv->srat->n_nodes
                                                                  : NUMA_MAX_NODES;
                 for (unsigned k = 0; k < s->n_nodes; k++)
@@ -115,7 +150,8 @@ static unsigned place_buffers(struct numa_run *s, const struct inventory *inv)
                         .chain = { .layout = BENCH_LAYOUT_RANDOM, .seed = CHAIN_SEED ^ k } };
 
                 s->chain[k] = NULL;
-                if (app_numa_place(inv ? inv->srat : NULL, s->pd[k], s->ws, pl) != ST_OK)
+                if (app_numa_place_pages(inv ? inv->srat : NULL, s->pd[k], s->ws, s->page,
+                                         pl) != ST_OK)
                         continue;
                 cc.mem = pl->p; /* the node's block: the placement keeps and frees it */
                 if (bench_chase_buf_create(&cb, &cc) != ST_OK) {
@@ -274,8 +310,10 @@ static void check_verdicts(const struct numa_run *s, const struct inventory *inv
 
         numa_verdict_counts(&s->m, &sa, &sd, &ha, &hd);
         say_unreachable(s);
-        if (!inv->slit)
+        if (!s->slit)
                 rep_info("no SLIT: distance classes assume one remote distance (20)");
+        else if (!inv->slit)
+                rep_info("no SLIT: distances from %s's node table", plat_info()->name);
         if (!inv->hmat)
                 rep_info("no HMAT: absolute latencies not compared");
         if (emulated) {
@@ -320,6 +358,24 @@ static const char *run_date(char *buf, size_t n)
         return plat_wallclock(&t) == ST_OK && lat_date_utc(&t, buf, n) ? buf : NULL;
 }
 
+static uint64_t page_bytes(enum plat_page_kind k)
+{
+        return k == PLAT_PAGE_1G ? GiB : k == PLAT_PAGE_2M ? 2 * MiB : 4 * KiB;
+}
+
+/* How the buffers were put on their nodes: "srat" (pages at physical addresses inside the
+ * node's SRAT ranges, each checked), the platform's node binding ("mbind": hosted), or
+ * "none" (one node, wherever the platform gave pages). */
+static const char *placement_word(const struct numa_run *s, const struct inventory *inv)
+{
+        if (inv && inv->srat && inv->srat->n_nodes)
+                return "srat";
+        for (unsigned k = 0; k < s->n_nodes; k++)
+                if (s->place[k].by_node && plat_info()->node_placement)
+                        return plat_info()->node_placement;
+        return "none";
+}
+
 static status_t write_json(struct run *r, const struct numa_run *s, bool emulated)
 {
         const struct app_cpus *cs = app_cpus_get();
@@ -330,12 +386,14 @@ static status_t write_json(struct run *r, const struct numa_run *s, bool emulate
 
         json_init(&w, &b);
         json_obj_begin(&w, NULL);
-        json_str(&w, "schema", "pmucal.numa/1.1");
+        json_str(&w, "schema", "pmucal.numa/1.2");
         json_obj_begin(&w, "method");
         json_str(&w, "clock", bench_load_clock_name());
         json_u64(&w, "tsc_hz", s->clock.tsc_hz);
         json_str(&w, "date", run_date(date, sizeof(date)));
         json_u64(&w, "working_set_bytes", s->ws);
+        json_u64(&w, "page_bytes", page_bytes(s->page));
+        json_str(&w, "placement", placement_word(s, r->inv));
         json_str(&w, "layout", "random");
         json_u64(&w, "windows", s->windows);
         json_u64(&w, "slit_tolerance_pct", TOL_SLIT_PCT);
@@ -351,6 +409,8 @@ static status_t write_json(struct run *r, const struct numa_run *s, bool emulate
                         json_u64(&w, "cpu_apic_id", cs->cpu[s->cpu[k]].fw_apic);
                 else
                         json_null(&w, "cpu_apic_id");
+                json_u64(&w, "pages_checked", s->place[k].st == ST_OK
+                                                       ? s->place[k].n_pages_checked : 0);
                 if (s->place[k].st == ST_OK) {
                         json_hex(&w, "buffer_phys", s->place[k].phys);
                         json_null(&w, "placement_error");
@@ -421,7 +481,9 @@ status_t phase_numa(struct run *r)
                 return ST_OK;
         }
         memset(s, 0, sizeof(*s));
-        s->ws      = working_set(r->inv, emulated);
+        s->ws      = r->cfg.numa_ws_mib ? (uint64_t)r->cfg.numa_ws_mib * MiB
+                                            : working_set(r->inv, emulated);
+        s->page    = lat_dram_page(r);
         s->window_us = emulated ? WINDOW_US_EMULATED : WINDOW_US;
         s->windows = r->cfg.repetitions < BENCH_JOB_MAX_WINDOWS ? r->cfg.repetitions
                                                                 : BENCH_JOB_MAX_WINDOWS;
@@ -431,7 +493,7 @@ status_t phase_numa(struct run *r)
         if ((st = app_cpus_park(r)) != ST_OK)
                 return st;
         choose_nodes(s, r->inv);
-        if ((st = numa_classes_from_slit(r->inv->slit, s->n_nodes, s->pd, &s->cls)) != ST_OK) {
+        if ((st = numa_classes_from_slit(s->slit, s->n_nodes, s->pd, &s->cls)) != ST_OK) {
                 if (st == ST_UNSUPPORTED)
                         rep_warn("SLIT gives more than %u distinct remote distances between the "
                                  "%u measured nodes: the classes take one remote distance (20) "
@@ -442,16 +504,19 @@ status_t phase_numa(struct run *r)
                                  status_str(st));
                 numa_classes_from_slit(NULL, s->n_nodes, s->pd, &s->cls);
         }
-        rep_info("%u node%s%s, %llu MiB random chase per cell%s, %u windows per cell",
-                 s->n_nodes, s->n_nodes == 1 ? "" : "s",
-                 r->inv->srat ? "" : " (no SRAT: one node)", (unsigned long long)(s->ws / MiB),
+        rep_info("%u node%s%s, %llu MiB random chase per cell on %s pages (the latency "
+                 "sweep's DRAM pages)%s, %u windows per cell", s->n_nodes,
+                 s->n_nodes == 1 ? "" : "s", r->inv->srat ? ""
+                 : s->slit || s->n_nodes > 1 ? " (no SRAT: the platform's nodes)"
+                                             : " (no SRAT: one node)",
+                 (unsigned long long)(s->ws / MiB), bench_page_name(s->page),
                  emulated ? " (emulated CPU: no cache to overflow)" : "", s->windows);
         place_buffers(s, r->inv);
         uint64_t t0 = bench_load_now();
         failed = measure_matrix(s, &n_tried);
         cost_line(s, "matrix", n_tried, t0);
         report_placement(s);
-        numa_matrix_check(&s->m, r->inv->slit, r->inv->hmat, s->pd,
+        numa_matrix_check(&s->m, s->slit, r->inv->hmat, s->pd,
                           &(struct numa_tolerance){ TOL_SLIT_PCT, TOL_HMAT_PCT });
         print_matrix(s);
         check_placement(s);

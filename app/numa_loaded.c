@@ -283,7 +283,8 @@ static status_t bw_cell(struct numa_run *s, unsigned i, unsigned j, uint32_t loa
 static void place_load_buffers(struct numa_run *s, const struct run *r)
 {
         for (unsigned k = 0; k < s->n_nodes; k++)
-                app_numa_place(r->inv ? r->inv->srat : NULL, s->pd[k], s->ws, &s->load_place[k]);
+                app_numa_place_pages(r->inv ? r->inv->srat : NULL, s->pd[k], s->ws, s->page,
+                                     &s->load_place[k]);
 }
 
 static void report(struct numa_run *s, unsigned n_points, unsigned failed, unsigned disturbed,
@@ -328,7 +329,9 @@ static void report(struct numa_run *s, unsigned n_points, unsigned failed, unsig
 
 void numa_loaded(struct numa_run *s, struct run *r, bool emulated)
 {
-        uint32_t load_us = emulated ? LOAD_US_EMULATED : LOAD_US;
+        uint32_t load_us = r->cfg.numa_load_ms ? r->cfg.numa_load_ms * 1000u
+                           : emulated          ? LOAD_US_EMULATED
+                                               : LOAD_US;
         unsigned failed = 0, early = 0, n_bw_failed = 0, disturbed0 = s->n_disturbed;
 
         s->n_curves = 0;

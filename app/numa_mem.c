@@ -86,6 +86,33 @@ static status_t check_pages(struct numa_place *pl, const struct mem_span *spans,
 status_t app_numa_place(const struct acpi_srat *srat, uint32_t pd, size_t bytes,
                         struct numa_place *out)
 {
+        return app_numa_place_pages(srat, pd, bytes, PLAT_PAGE_2M, out);
+}
+
+/* No SRAT: the platform's node @p pd, where it binds pages to nodes itself, else any pages. */
+static status_t place_unlisted(uint32_t pd, size_t bytes, enum plat_page_kind page,
+                               struct numa_place *out)
+{
+        unsigned checked = 0;
+        status_t st      = plat_alloc_pages_on_node(pd, bytes, page, &out->p, &checked);
+
+        if (st == ST_OK) {
+                out->by_node         = true;
+                out->n_pages_checked = checked;
+        } else if (st != ST_UNSUPPORTED) {
+                return fail(out, st, "%s: %zu bytes bound to node %u: %s", plat_info()->name,
+                            bytes, pd, st == ST_BAD_DATA ? "a page is on another node"
+                                                         : status_str(st));
+        } else if ((st = plat_alloc_pages(bytes, page, &out->p, NULL)) != ST_OK) {
+                return fail(out, st, "no SRAT (one node): %zu bytes not available", bytes);
+        }
+        out->phys = plat_virt_to_phys(out->p);
+        return out->st = ST_OK;
+}
+
+status_t app_numa_place_pages(const struct acpi_srat *srat, uint32_t pd, size_t bytes,
+                              enum plat_page_kind page, struct numa_place *out)
+{
         static struct mem_span spans[ACPI_MAX_MEM_RANGES];
         uint64_t               largest = 0, have = 0;
         size_t                 n;
@@ -94,13 +121,8 @@ status_t app_numa_place(const struct acpi_srat *srat, uint32_t pd, size_t bytes,
         *out = (struct numa_place){ .pd = pd, .bytes = bytes };
         if (!bytes || bytes % PAGE)
                 return fail(out, ST_BAD_ARG, "%zu bytes is not a whole number of pages", bytes);
-        if (!srat) {
-                st = plat_alloc_pages(bytes, PLAT_PAGE_2M, &out->p, NULL);
-                if (st != ST_OK)
-                        return fail(out, st, "no SRAT (one node): %zu bytes not available", bytes);
-                out->phys = plat_virt_to_phys(out->p);
-                return out->st = ST_OK;
-        }
+        if (!srat)
+                return place_unlisted(pd, bytes, page, out);
         if (!(n = node_spans(srat, pd, spans, ARRAY_SIZE(spans), out))) {
                 out->memoryless = !out->overlap_bytes;
                 if (out->overlap_bytes)

@@ -21,6 +21,9 @@ struct numa_run {
         struct numa_place  place[NUMA_MAX_NODES];
         void              *chain[NUMA_MAX_NODES];
         uint64_t           ws;
+        enum plat_page_kind page;      /* the chase and load buffers' pages: the latency
+                                        * sweep's DRAM page size */
+        const struct acpi_slit *slit;  /* SRAT's SLIT, or the platform's node distances */
         uint32_t           windows;
         uint32_t           window_us;  /* a chase window's target length */
         struct numa_matrix m;

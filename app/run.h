@@ -71,6 +71,9 @@ status_t phase_numa(struct run *r);
 /** Latency calibration: sweep, levels, latency-table.json and latency-curve.csv (app/latency.c);
  *  sets r->levels. */
 status_t phase_latency(struct run *r);
+/** The page size the latency phase's sweep maps its DRAM points with for this run's profile
+ *  and latency_pages (app/latency.c); the NUMA phase chases on the same. */
+enum plat_page_kind lat_dram_page(const struct run *r);
 /** TLB calibration with the harness's own page tables (app/x86/tlb.c). */
 status_t phase_tlb(struct run *r);
 /** Core PMU capabilities, counting validation and overflow sampling (app/x86/pmu.c). */

@@ -95,6 +95,21 @@ static inline void plat_free_pages(void *p, size_t bytes)
 status_t plat_alloc_pages_in(uint64_t base, uint64_t limit, size_t bytes, void **out,
                              uint64_t *largest);
 
+/** The platform's own NUMA nodes, where it places memory by node rather than by physical
+ *  address (hosted: Linux's /sys/devices/system/node; the firmware reads SRAT instead): node
+ *  @p k's number in @p *id and its distance to each node in @p dist[0 .. min(n, max)) (SLIT
+ *  units, 10 = local; 0 where unknown; @p dist may be NULL), how many nodes in @p *n.
+ *  ST_BAD_ARG for @p k out of range; ST_UNSUPPORTED where the platform has no such view. */
+status_t plat_node_info(unsigned k, uint32_t *id, uint8_t *dist, unsigned max, unsigned *n);
+
+/** @p bytes (a multiple of 4 KiB) of zeroed pages of size @p want bound to the platform's node
+ *  @p id (plat_node_info), every page's node read back afterwards: *@p n_checked pages (0
+ *  where the platform cannot tell: one node and a kernel without NUMA). ST_BAD_DATA when a
+ *  page is on another node, ST_NO_MEM, ST_UNSUPPORTED where memory is placed by physical
+ *  address (the firmware: plat_alloc_pages_in). Free with plat_free_pages. */
+status_t plat_alloc_pages_on_node(uint32_t id, size_t bytes, enum plat_page_kind want,
+                                  void **out, unsigned *n_checked);
+
 struct plat_mem_summary {
         uint64_t total_bytes;        /* all RAM the memory map describes */
         uint64_t conventional_bytes; /* free for the harness (EfiConventionalMemory) */
@@ -194,6 +209,8 @@ struct plat_cpu {
         bool     enabled;
         bool     is_bsp;
         uint32_t package, core, thread; /* firmware's location, when it reports one */
+        uint32_t node;     /* plat_node_info's number of its node; meaningful only where
+                              plat_node_info serves (hosted), SRAT says it elsewhere */
 };
 
 /** Processor @p idx and how many there are. @p n_total (may be NULL) receives the number of
@@ -290,6 +307,8 @@ struct plat_info {
                                       it (hosted: against CLOCK_MONOTONIC_RAW, each end read
                                       between two TSC reads, so that preemption cannot
                                       stretch it); 0: calibrate against plat_stall_us */
+        const char *node_placement; /* how plat_alloc_pages_on_node binds pages ("mbind");
+                                       NULL where it does not */
         const char *page_tables;   /* whose page tables map the harness's buffers, as the
                                       latency table names them ("Linux page tables"); NULL:
                                       the firmware's identity map */

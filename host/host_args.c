@@ -73,6 +73,10 @@ static const struct opt {
         { "--with-c2c", NULL,   M_LAT,   K_FLAG, 0,  0,              NULL,
           "after the sweep, measure cache-to-cache latency as --c2c does and add the table's "
           "c2c section" },
+        { "--with-numa", NULL,  M_LAT,   K_FLAG, 0,  0,              NULL,
+          "before the sweep, measure the NUMA matrix and loaded latency as --numa does (on "
+          "the sweep's DRAM page size) and add the table's numa section: DRAM-local and "
+          "remote levels" },
         { "--rounds",   "N",    M_C2C,   K_NUM,  11, C2C_ROUNDS_MAX, NULL,
           "rounds per pair, 11..1000 (default 200)" },
         { "--ws-mib",   "N",    M_NUMA,  K_NUM,  1,  65536,          NULL,
@@ -307,6 +311,10 @@ int host_args_parse(int argc, char **argv, unsigned n_cpus, struct host_opts *o,
                         }
                         if (!strcmp(a, "--with-c2c")) {
                                 o->with_c2c = true;
+                                continue;
+                        }
+                        if (!strcmp(a, "--with-numa")) {
+                                o->with_numa = true;
                                 continue;
                         }
                         o->full = !strcmp(a, "--full");

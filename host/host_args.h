@@ -1,6 +1,7 @@
 /** @file
- * pmucal-host's command line: one option table for the latency sweep, the dTLB calibration
- * (--tlb) and the cache-to-cache run (--c2c), the mode flag in any position, strict number
+ * pmucal-host's command line: one option table for the latency run (--with-c2c, --with-numa),
+ * the dTLB calibration (--tlb), the cache-to-cache run (--c2c), the NUMA run (--numa) and the
+ * inventory (--inventory), the mode flag in any position, strict number
  * parsing (a usage error names the option and its allowed range), and --help generated from
  * the same table so it lists every option. Host only (host/host_args.c).
  */
@@ -26,7 +27,7 @@ enum host_mode {
         HOST_MODE_TLB,         /* --tlb: the dTLB calibration (host/tlb_host.c) */
         HOST_MODE_C2C,         /* --c2c: cache-to-cache latency (app/c2c.c's phase) */
         HOST_MODE_NUMA,        /* --numa: the NUMA matrix, loaded latency, bandwidth
-                                  (host/numa_host.c) */
+                                  (app/numa.c's phase) */
         HOST_MODE_INVENTORY,   /* --inventory: the firmware's inventory phase
                                   (host/inventory_host.c) */
 };
@@ -43,6 +44,7 @@ struct host_opts {
         unsigned               tlb_pages;    /* --tlb --page: HOST_TLB_PAGE_* bits */
         unsigned               rounds;       /* --c2c --rounds */
         bool                   with_c2c;     /* --with-c2c: the latency table's c2c section */
+        bool                   with_numa;    /* --with-numa: the latency table's numa section */
         unsigned               numa_ws_mib;  /* --numa --ws-mib; 0 = from the caches */
         unsigned               numa_windows; /* --numa --windows */
         unsigned               numa_load_ms; /* --numa --load-ms */

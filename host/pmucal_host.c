@@ -15,7 +15,12 @@
  * and prints the inventory, the method, the levels table and the plot; without --out, DIR is
  * a new folder named after the date. DIR is locked for the run, and the run's files replace
  * DIR's as one unit or not at all (a staging folder swapped in; boot/linux/linux_file.c).
- * --c2c is the firmware's processors and cache-to-cache phases (app/cpus.c, app/c2c.c) over
+ * --numa is the firmware's processors and NUMA phases (app/numa.c, app/numa_loaded.c) on
+ * Linux's nodes: each buffer bound to its node with mbind and every page's node read back
+ * (boot/linux/linux_numa.c), on the latency sweep's DRAM page size; it writes
+ * numa-matrix.json, --ws-mib, --windows and --load-ms size it. --with-numa runs them before
+ * the latency phase, whose table then carries the numa section: the DRAM-local and remote
+ * levels. --c2c is the firmware's processors and cache-to-cache phases (app/cpus.c, app/c2c.c) over
  * the CPUs this process may run on, the others as pinned threads (boot/linux/linux_cpu.c's
  * plat_cpu_start); it writes c2c.json, --rounds its repetitions. --with-c2c runs them before
  * the latency phase, whose table then carries the "c2c" section (report/lattable_numa.h),
@@ -91,6 +96,10 @@ static void config_from(const struct host_opts *o, struct pmucal_config *cfg)
         cfg->latency_seed     = o->sweep.seed;
         if (o->mode == HOST_MODE_C2C) /* the firmware's c2c phase takes its rounds from it */
                 cfg->repetitions = o->rounds;
+        if (o->mode == HOST_MODE_NUMA) /* ... and the NUMA phase its windows per cell */
+                cfg->repetitions = o->numa_windows;
+        cfg->numa_ws_mib  = o->numa_ws_mib;
+        cfg->numa_load_ms = o->numa_load_ms;
         cpus_allowed(cfg);
 }
 
@@ -172,7 +181,7 @@ struct host_phase {
         bool        keep;
 };
 
-#define HOST_MAX_PHASES 4
+#define HOST_MAX_PHASES 5
 
 /* The phases of @p o's mode, in the firmware's order (app/pmucal.c). */
 static size_t plan(const struct host_opts *o, struct host_phase *ph)
@@ -180,10 +189,15 @@ static size_t plan(const struct host_opts *o, struct host_phase *ph)
         size_t n = 0;
 
         ph[n++] = (struct host_phase){ "inventory", phase_inventory, false };
-        if (o->mode == HOST_MODE_C2C || o->with_c2c) {
+        bool c2c = o->mode == HOST_MODE_C2C || o->with_c2c;
+        bool numa = o->mode == HOST_MODE_NUMA || o->with_numa;
+
+        if (c2c || numa)
                 ph[n++] = (struct host_phase){ "cpus", phase_cpus, false };
+        if (c2c)
                 ph[n++] = (struct host_phase){ "c2c", phase_c2c, true };
-        }
+        if (numa)
+                ph[n++] = (struct host_phase){ "numa", phase_numa, true };
         if (o->mode == HOST_MODE_LATENCY)
                 ph[n++] = (struct host_phase){ "latency", phase_latency, true };
         return n;
@@ -243,7 +257,7 @@ static int phases_main(const struct host_opts *o)
                 return 1;
         config_from(o, &r->cfg);
         cpu = o->cpu;
-        for (unsigned i = 0; o->mode == HOST_MODE_C2C && i < linux_cpu_list(); i++)
+        for (unsigned i = 0; o->mode != HOST_MODE_LATENCY && i < linux_cpu_list(); i++)
                 if (linux_cpu_allowed(i)) {
                         cpu = linux_cpu_number(i);
                         break;
@@ -292,11 +306,9 @@ int main(int argc, char **argv)
         /* Each mode's last SKIP line may still be held (rep_skip): printed before the exit. */
         if (o.mode == HOST_MODE_TLB) /* the dTLB calibration, host/tlb_host.c */
                 return rc = host_tlb_main(&o), rep_flush(), rc;
-        if (o.mode == HOST_MODE_NUMA) /* the NUMA matrix, host/numa_host.c */
-                return rc = host_numa_main(&o), rep_flush(), rc;
         if (o.mode == HOST_MODE_INVENTORY) /* the inventory phase, host/inventory_host.c */
                 return rc = host_inventory_main(&o), rep_flush(), rc;
-        rc = phases_main(&o); /* the latency run or --c2c: app/ phases */
+        rc = phases_main(&o); /* the latency run, --c2c or --numa: app/ phases */
         rep_flush();
         return rc;
 }

@@ -131,3 +131,26 @@ uint64_t plat_virt_to_phys(const void *p)
         }
         return (uint64_t)(uintptr_t)p;
 }
+
+status_t plat_node_info(unsigned k, uint32_t *id, uint8_t *dist, unsigned max, unsigned *n)
+{
+        (void)k;
+        (void)id;
+        (void)dist;
+        (void)max;
+        if (n)
+                *n = 0;
+        return ST_UNSUPPORTED; /* nodes come from the test SRAT, memory by physical address */
+}
+
+status_t plat_alloc_pages_on_node(uint32_t id, size_t bytes, enum plat_page_kind want,
+                                  void **out, unsigned *n_checked)
+{
+        (void)id;
+        (void)bytes;
+        (void)want;
+        *out = NULL;
+        if (n_checked)
+                *n_checked = 0;
+        return ST_UNSUPPORTED;
+}

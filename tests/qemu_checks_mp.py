@@ -151,7 +151,7 @@ def check_c2c_skipped(c):
 
 def check_numa(c):
     j = c.result_json("numa-matrix.json")
-    if not tap(j is not None and j.get("schema") == "pmucal.numa/1.1",
+    if not tap(j is not None and j.get("schema") == "pmucal.numa/1.2",
                "%s: numa-matrix.json parses" % c.name):
         return
     nodes = max(c.nodes, 1)

@@ -140,6 +140,7 @@ static status_t cpu_describe(unsigned idx, struct plat_cpu *out)
                 .core   = (uint32_t)read_long("/sys/devices/system/cpu/cpu%u/topology/core_id",
                                               c, c),
                 .thread = 0,
+                .node   = linux_cpu_node(c),
         };
         return ST_OK;
 }

@@ -495,7 +495,8 @@ static uint64_t tsc_rate(void)
 const struct plat_info *plat_info(void)
 {
         static struct plat_info info = { .name = "Linux hosted", .image_base = 0,
-                                         .page_tables = "Linux page tables" };
+                                         .page_tables = "Linux page tables",
+                                         .node_placement = "mbind" };
 
         if (recorded_name) { /* a recorded machine: its processors are not listed here */
                 info.name          = recorded_name;

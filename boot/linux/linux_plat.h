@@ -79,6 +79,10 @@ unsigned linux_cpu_list(void);
 /** Whether this process may run on processor @p idx of that list (taskset, cgroups). */
 bool linux_cpu_allowed(unsigned idx);
 
+/** The node Linux puts logical CPU @p cpu on (/sys/devices/system/cpu/cpuN/nodeM; 0 on a
+ *  kernel without NUMA) (boot/linux/linux_numa.c). */
+uint32_t linux_cpu_node(unsigned cpu);
+
 /** Linux's number of processor @p idx of that list (0 past its end). */
 unsigned linux_cpu_number(unsigned idx);
 

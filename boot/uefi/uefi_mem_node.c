@@ -61,3 +61,26 @@ status_t plat_alloc_pages_in(uint64_t base, uint64_t limit, size_t bytes, void *
         }
         return st == ST_OK ? ST_NOT_FOUND : st;
 }
+
+status_t plat_node_info(unsigned k, uint32_t *id, uint8_t *dist, unsigned max, unsigned *n)
+{
+        (void)k;
+        (void)id;
+        (void)dist;
+        (void)max;
+        if (n)
+                *n = 0;
+        return ST_UNSUPPORTED; /* nodes come from SRAT, memory by physical address */
+}
+
+status_t plat_alloc_pages_on_node(uint32_t id, size_t bytes, enum plat_page_kind want,
+                                  void **out, unsigned *n_checked)
+{
+        (void)id;
+        (void)bytes;
+        (void)want;
+        *out = NULL;
+        if (n_checked)
+                *n_checked = 0;
+        return ST_UNSUPPORTED;
+}
