@@ -116,6 +116,7 @@ int host_inventory_main(const struct host_opts *o)
         gather_cpu_release();
         rep_printf("\n");
         rc = rep_summary() == 0 && st == ST_OK ? 0 : 1;
+        bool unsaved = false;
 
         for (unsigned i = 0; i < r->n_files; i++) {
                 struct rep_buf *b = &r->files[i].data;
@@ -124,14 +125,17 @@ int host_inventory_main(const struct host_opts *o)
                 if (w != ST_OK) {
                         fprintf(stderr, "pmucal-host: writing %s/%s: %s\n", o->out,
                                 r->files[i].name, status_str(w));
-                        rc = 1;
+                        rc      = 1;
+                        unsaved = true;
                 } else {
                         printf("pmucal-host: wrote %s/%s\n", o->out, r->files[i].name);
                 }
                 rep_buf_free(b);
         }
         if (!r->console.oom && plat_file_write("report.txt", r->console.p, r->console.len) != ST_OK)
-                rc = 1;
+                rc = 1, unsaved = true;
+        printf(unsaved ? "RESULTS NOT SAVED: a file could not be written in %s\n"
+                       : "RESULTS: saved to %s\n", o->out);
         rep_buf_free(&r->console);
         if (r->inv)
                 inventory_free(r->inv);

@@ -225,5 +225,10 @@ int host_tlb_main(const struct host_opts *o)
         for (size_t i = 0; i < t.n; i++)
                 free(t.c[i].pts);
         int code = rep_summary();
+        if (st == ST_OK && t.n)
+                rep_printf("RESULTS: saved to %s\n", out);
+        else
+                rep_printf("RESULTS NOT SAVED: %s\n", st != ST_OK ? status_str(st)
+                                                                : "no TLB curve was measured");
         return st != ST_OK ? 1 : code == 1 ? 1 : 0;
 }
