@@ -24,6 +24,7 @@
 #include "app/run.h"
 #include "bench/c2c.h"
 #include "bench/chase_job.h"
+#include "bench/kernel_load.h"
 #include "boot/cpu.h"
 #include "boot/mp.h"
 #include "boot/topology.h"
@@ -42,6 +43,7 @@ status_t __real_bench_c2c_init(struct bench_c2c *c, enum bench_c2c_kind kind, vo
                                uint32_t n_lines, uint32_t line_bytes, uint32_t rounds);
 void     __real_bench_c2c_reader(void *c);
 status_t __real_mp_run(unsigned idx, void (*fn)(void *arg), void *arg, uint32_t timeout_us);
+status_t __real_mp_call(unsigned idx, void (*fn)(void *arg), void *arg);
 
 static struct {
         int      cpu;          /* the processor the faults below hit (-1: none) */
@@ -57,13 +59,15 @@ static struct {
         int      reader_fail_at; /* the n-th reader reports an error (-1: none) */
         int      chase_fail_at;  /* the n-th chase job fails (-1: none) */
         int      disturb_from, disturb_n; /* chase jobs from .. that are all-disturbed */
-        int      n_c2c, n_reader, n_chase;
+        int      load_fail_at;   /* the n-th load started on an AP fails to start (-1: none) */
+        int      n_c2c, n_reader, n_chase, n_load;
 } plan;
 
 static void plan_reset(void)
 {
         memset(&plan, 0, sizeof(plan));
         plan.cpu = plan.c2c_fail_at = plan.reader_fail_at = plan.chase_fail_at = -1;
+        plan.load_fail_at = -1;
         plan.disturb_from = -1;
 }
 
@@ -136,6 +140,13 @@ status_t __wrap_mp_run(unsigned idx, void (*fn)(void *arg), void *arg, uint32_t 
             k < plan.disturb_from + plan.disturb_n)
                 ((struct bench_chase_job *)arg)->st = ST_DISTURBED;
         return st;
+}
+
+status_t __wrap_mp_call(unsigned idx, void (*fn)(void *arg), void *arg)
+{
+        if (fn == bench_load_run && plan.n_load++ == plan.load_fail_at)
+                return ST_TIMEOUT;
+        return __real_mp_call(idx, fn, arg);
 }
 
 /* ---- running the phases ----------------------------------------------------------------- */
@@ -502,6 +513,31 @@ static void test_numa_placement(void **unused)
         finish();
 }
 
+/* The loaded-latency curves and the bandwidth matrix: every point and cell measured PASSes;
+ * a bandwidth cell whose load cannot be started on its AP (the last load the phase starts:
+ * the cells come after the curves) FAILs though every curve point was measured. */
+static void test_numa_loaded(void **unused)
+{
+        (void)unused;
+        machine(3);
+        phase("cpus", phase_cpus);
+        phase("numa", phase_numa);
+        have("PASS: numa: loaded latency: ");
+        have("0 bandwidth cells failed");
+        int n_loads = plan.n_load;
+        finish();
+        assert_true(n_loads > 1);
+
+        machine(3);
+        plan.load_fail_at = n_loads - 1;
+        phase("cpus", phase_cpus);
+        phase("numa", phase_numa);
+        have("ERROR: numa: bandwidth, node 2 reading node 2");
+        have("FAIL: numa: loaded latency: ");
+        have("(0 left out as disturbed), 1 bandwidth cell failed");
+        finish();
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -514,6 +550,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_c2c_pairs, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_numa_cells, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_numa_placement, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_numa_loaded, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
