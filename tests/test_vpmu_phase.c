@@ -375,7 +375,8 @@ static void test_phase_faults(void **unused)
 
 /* records-with-data: every chase load is above the threshold, so every record must carry its
  * address and latency; 99 % of them must (one in fifty missing FAILs, one in two hundred
- * PASSes). LBR block-cost: the block's cycles from LBR within 10 % of the TSC's figure (the
+ * PASSes; one without its address or with latency 0 counts as one without data). LBR
+ * block-cost: the block's cycles from LBR within 10 % of the TSC's figure (the
  * TSC's own error is the core:TSC ratio's, far below that): 12 % off FAILs either way, 8 %
  * PASSes. PEBS sample-count: a count 7 % high FAILs, 3 % low PASSes. */
 static void test_phase_tolerance_edges(void **unused)
@@ -391,10 +392,23 @@ static void test_phase_tolerance_edges(void **unused)
                 /* one in 91 without data: 989 permille of the chase's 7996 records, one
                  * short of 990 */
                 { &vpmu_skx, "pebs: records-with-data", { .pebs_no_data_every = 91 }, 'F' },
+                /* a record carries its data only with both its address and a latency: one
+                 * in fifty with a latency but no address, or an address and latency 0,
+                 * FAILs as a record without either does */
+                { &vpmu_skx, "pebs: records-with-data", { .pebs_no_la_every = 50 }, 'F' },
+                { &vpmu_icx, "pebs: records-with-data", { .pebs_zero_lat_every = 50 }, 'F' },
                 { &vpmu_icx, "lbr: block-cost", { .lbr_cycles_scale_pct = 88 }, 'F' },
                 { &vpmu_icx, "lbr: block-cost", { .lbr_cycles_scale_pct = 92 }, 'P' },
                 { &vpmu_spr, "lbr: block-cost", { .lbr_cycles_scale_pct = 108 }, 'P' },
                 { &vpmu_spr, "lbr: block-cost", { .lbr_cycles_scale_pct = 112 }, 'F' },
+                /* LBR sample-count: the run's cycles over the 100003-cycle period within 10 %;
+                 * counter writes that land N ahead make every period N short: 12.5 % more
+                 * samples (N = 11111) FAILs, 7.5 % (6977) PASSes; N behind, 12.5 % fewer
+                 * (-14286) FAILs, 7.5 % fewer (-8108) PASSes */
+                { &vpmu_icx, "lbr: sample-count", { .gp_write_skew = 11111 }, 'F' },
+                { &vpmu_icx, "lbr: sample-count", { .gp_write_skew = 6977 }, 'P' },
+                { &vpmu_spr, "lbr: sample-count", { .gp_write_skew = -14286 }, 'F' },
+                { &vpmu_spr, "lbr: sample-count", { .gp_write_skew = -8108 }, 'P' },
                 /* sample-count: one record per 2003 loads above the threshold, within 5 % */
                 { &vpmu_skx, "pebs: sample-count",
                   { .count_kind = VE_LDLAT, .count_ppm = 70000 }, 'F' },
@@ -411,6 +425,62 @@ static void test_phase_tolerance_edges(void **unused)
                                  verdict_of(&v, cases[i].check), cases[i].want,
                                  index_of(&v, cases[i].check) < 0 ? "no line"
                                  : v.why[index_of(&v, cases[i].check)]);
+        }
+}
+
+/* The IBS counts at their edges. Op counts: the suite takes 33.5 ops per chase iteration; a
+ * part dispatches 34 (Zen 2) or 33 (dec+jnz fused, Zen 3 on). A counter that counts ops
+ * off by the ppm putting the total 6.3 % from 33.5 per iteration FAILs both op checks (5 %
+ * tolerance), 3.7 % PASSes them. Fetch count: 63 % off FAILs, 37 % PASSes (50 %). Fetch
+ * addresses: one sample in 16 just past the kernel's end (937 permille inside) FAILs, one
+ * in 27 (963) PASSes (950). The faults hit different mechanisms, so one run takes three;
+ * every other verdict stays the faithful one. */
+static int32_t ibs_op_ppm(const struct vpmu_part *p, int off_permille)
+{
+        int64_t ops_x2 = p->fuse_dec_jcc ? 66 : 68;
+
+        return (int32_t)((1000 + off_permille) * 67 * 1000 / ops_x2 - 1000000);
+}
+
+static void test_phase_ibs_edges(void **unused)
+{
+        static const struct {
+                const struct vpmu_part *p;
+                int                     op_permille;
+                int32_t                 fetch_ppm;
+                unsigned                stray_every;
+                char                    ops, fetch, addr;
+        } cases[] = {
+                { &vpmu_zen2, 63, 630000, 27, 'F', 'F', 'P' },
+                { &vpmu_zen2, 37, 370000, 16, 'P', 'P', 'F' },
+                { &vpmu_zen4, -63, -630000, 0, 'F', 'F', 'P' },
+                { &vpmu_zen4, -37, -370000, 0, 'P', 'P', 'P' },
+        };
+        struct verdicts v;
+
+        (void)unused;
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                const struct verdicts *ref = faithful_of(cases[i].p);
+                struct vpmu_faults f = { .ibs_op_count_ppm = ibs_op_ppm(cases[i].p,
+                                                                        cases[i].op_permille),
+                                         .ibs_fetch_count_ppm = cases[i].fetch_ppm,
+                                         .ibs_fetch_stray_every = cases[i].stray_every };
+
+                run(cases[i].p, &f, WITH_TABLE, &v);
+                for (unsigned k = 0; k < ref->n; k++) {
+                        const char *n = ref->name[k];
+                        char want = !strcmp(n, "ibs-op: sample-count") ||
+                                    !strcmp(n, "ibs-op: op-count") ? cases[i].ops
+                                    : !strcmp(n, "ibs-fetch: fetch-count") ? cases[i].fetch
+                                    : !strcmp(n, "ibs-fetch: fetch-addresses") ? cases[i].addr
+                                    : ref->v[k];
+                        int j = index_of(&v, n);
+
+                        if (verdict_of(&v, n) != want)
+                                fail_msg("%s, case %zu: %s is %c, want %c (%s)",
+                                         cases[i].p->name, i, n, verdict_of(&v, n), want,
+                                         j < 0 ? "no line" : v.why[j]);
+                }
         }
 }
 
@@ -449,6 +519,7 @@ int main(void)
                 cmocka_unit_test(test_phase_edges),
                 cmocka_unit_test(test_phase_faults),
                 cmocka_unit_test(test_phase_tolerance_edges),
+                cmocka_unit_test(test_phase_ibs_edges),
                 cmocka_unit_test(test_phase_large_pages),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -111,6 +111,8 @@ struct vpmu_faults {
         uint32_t     refuse_gp;       /* Intel GP counters whose event select #GPs on a
                                        * write that enables it (bit n) */
         unsigned     lose_pmi_every;  /* drop every n-th PMI (status still set); 0 = none */
+        int64_t      gp_write_skew;   /* an Intel GP counter write stores the value plus this: each
+                                       * period a driver programs is that many events short */
         uint64_t     skid_extra_bytes;/* interrupted RIP this far past the kernel's end */
         uint32_t     ibs_lat_scale_pct; /* IBS DcMissLat scaled (100 = right) */
         uint64_t     ibs_phys_xor;    /* IBS DcPhysAd = linear ^ this */
@@ -118,6 +120,10 @@ struct vpmu_faults {
                                        * (enum vpmu_level + 1); 0 = every level */
         unsigned     pebs_no_data_every; /* every n-th PEBS record without address, source
                                        * and latency (1: all of them) */
+        unsigned     pebs_no_la_every; /* every n-th PEBS record without its data linear
+                                       * address (latency and source kept) */
+        unsigned     pebs_zero_lat_every; /* every n-th PEBS record with latency 0 (address
+                                       * and source kept) */
         uint64_t     pebs_la_xor;     /* PEBS data linear address = the load's ^ this */
         uint32_t     pebs_lat_scale_pct; /* PEBS load latency scaled (100 = right) */
         unsigned     pebs_fault_level;/* pebs_la_xor and pebs_lat_scale_pct hit loads from
@@ -128,6 +134,12 @@ struct vpmu_faults {
         bool         ibs_wrong_src;   /* IBS DataSrc of a DRAM load says local cache */
         unsigned     ibs_no_data_every; /* every n-th IBS op sample of a load loses LdOp and
                                        * DcLinAddrValid (1: all of them) */
+        int32_t      ibs_op_count_ppm;  /* IbsOpCurCnt counting dispatched ops counts this
+                                       * many ppm more (signed) than dispatch */
+        int32_t      ibs_fetch_count_ppm; /* IbsFetchCnt counts this many ppm more fetches
+                                       * (signed) than the code makes */
+        unsigned     ibs_fetch_stray_every; /* every n-th fetch sample's address lies just
+                                       * past the sampled code's end (the next function) */
         unsigned     spurious_pmi_every; /* an extra NMI without overflow after every n-th */
         bool         route_dead;      /* the LVT/IDT route never delivers (self-NMI lost) */
         unsigned     fault_vector;    /* a refused MSR access reports this vector, not #GP */

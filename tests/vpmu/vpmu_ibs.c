@@ -20,6 +20,32 @@ static bool has(uint32_t cap)
         return (vp.p->ibs_caps & cap) != 0;
 }
 
+/* @p n events as a counter off by @p ppm counts them (the fraction carried in @p frac). */
+static uint64_t skewed(uint64_t n, int32_t ppm, uint64_t *frac)
+{
+        if (!ppm)
+                return n;
+        uint64_t num = n * (uint64_t)(1000000 + (int64_t)ppm) + *frac;
+
+        *frac = num % 1000000;
+        return num / 1000000;
+}
+
+/* Ops the op counter can take while it counts at most @p room (its count fault and carry
+ * included). */
+static uint64_t ops_for(uint64_t room)
+{
+        int64_t ppm = 1000000 + (int64_t)vp.f.ibs_op_count_ppm;
+
+        if (!vp.f.ibs_op_count_ppm || !(vp.ibs_op_ctl & VP_OPCTL_CNT_CTL))
+                return room;
+        if (ppm <= 0)
+                return UINT64_MAX;
+        /* the largest k with (k x ppm + frac) / 10^6 <= room */
+        return (uint64_t)(((__uint128_t)(room + 1) * 1000000 - vp.ibs_op_frac - 1) /
+                          (uint64_t)ppm);
+}
+
 static uint64_t op_period(void)
 {
         uint64_t max = vp.ibs_op_ctl & VP_OPCTL_MAXCNT;
@@ -211,6 +237,8 @@ void vp_ibs_op_count(uint64_t n, const struct vpmu_op *op, const struct vpmu_ste
                         tag(op, s);
                 return;
         }
+        if (vp.ibs_op_ctl & VP_OPCTL_CNT_CTL)
+                n = skewed(n, vp.f.ibs_op_count_ppm, &vp.ibs_op_frac);
         vp.ibs_op_cnt += n;
         if (vp.ibs_op_cnt < period)
                 return;
@@ -226,7 +254,7 @@ uint64_t vp_ibs_op_room(void)
                 return UINT64_MAX;
         if (vp.ibs_op_tag)
                 return 0;
-        return vp.ibs_op_cnt + 1 < period ? period - vp.ibs_op_cnt - 1 : 0;
+        return ops_for(vp.ibs_op_cnt + 1 < period ? period - vp.ibs_op_cnt - 1 : 0);
 }
 
 /* Length of the branch instruction at @p from: Jcc rel8 / JMP rel8 (2 bytes), JMP rel32 (5),
@@ -260,6 +288,7 @@ void vp_ibs_fetch_count(uint64_t n, const struct vpmu_step *s)
 {
         uint64_t max;
 
+        n = skewed(n, vp.f.ibs_fetch_count_ppm, &vp.ibs_fetch_frac);
         /* The handler re-arms inside the step (the PMI is taken at the sampled fetch), so the
          * step's later fetches count into the next period. */
         while (n && vp.p && vp.p->ibs_caps && (vp.ibs_fetch_ctl & VP_FETCH_EN) &&
@@ -274,6 +303,9 @@ void vp_ibs_fetch_count(uint64_t n, const struct vpmu_step *s)
                 n -= room;
                 vp.ibs_fetch_cnt = max;
                 vp.ibs_fetch_linad = s->rip_lo + vp_rand() % (s->rip_hi - s->rip_lo);
+                if (vp.f.ibs_fetch_stray_every &&
+                    ++vp.n_ibs_fetches % vp.f.ibs_fetch_stray_every == 0)
+                        vp.ibs_fetch_linad = s->rip_hi + vp_rand() % 64;
                 vp.ibs_fetch_physad = vp.ibs_fetch_linad;
                 vp.ibs_fetch_ctl |= VP_FETCH_VAL | VP_FETCH_COMP | VP_FETCH_PHY_VALID |
                                     (3ull << VP_FETCH_LAT_SHIFT);

@@ -148,11 +148,12 @@ static int core_wr(uint32_t msr, uint64_t v)
         if ((i = in(msr, VP_IA32_A_PMC0, vp.p->n_gp, 1)) >= 0 && fw_writes()) {
                 if (v & ~vp_width_mask(vp.p->gp_width))
                         return -1; /* [SDM-3B] full-width write beyond the width: #GP */
-                vp.ctr[i] = v;
+                vp.ctr[i] = (v + (uint64_t)vp.f.gp_write_skew) & vp_width_mask(vp.p->gp_width);
                 return 1;
         }
         if ((i = in(msr, VP_IA32_PMC0, vp.p->n_gp, 1)) >= 0) {
-                vp.ctr[i] = (uint64_t)(int64_t)(int32_t)(uint32_t)v & vp_width_mask(vp.p->gp_width);
+                vp.ctr[i] = ((uint64_t)(int64_t)(int32_t)(uint32_t)v +
+                             (uint64_t)vp.f.gp_write_skew) & vp_width_mask(vp.p->gp_width);
                 return 1;
         }
         if ((i = in(msr, VP_IA32_FIXED_CTR0, vp.p->n_fixed, 1)) >= 0) {

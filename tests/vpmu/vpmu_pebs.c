@@ -152,6 +152,11 @@ void vp_pebs_event(unsigned n, const struct vpmu_op *op, const struct vpmu_step 
                 if (vp.f.pebs_lat_scale_pct)
                         lat = (uint16_t)(lat * vp.f.pebs_lat_scale_pct / 100);
         }
+        if (vp.f.pebs_no_la_every && (vp.stats.n_pebs_records + 1) % vp.f.pebs_no_la_every == 0)
+                la = 0;
+        if (vp.f.pebs_zero_lat_every &&
+            (vp.stats.n_pebs_records + 1) % vp.f.pebs_zero_lat_every == 0)
+                lat = 0;
 
         vp.pebs_armed &= ~(1u << n);
         if (!ds)
