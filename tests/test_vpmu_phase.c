@@ -409,6 +409,13 @@ static void test_phase_tolerance_edges(void **unused)
                 { &vpmu_icx, "lbr: sample-count", { .gp_write_skew = 6977 }, 'P' },
                 { &vpmu_spr, "lbr: sample-count", { .gp_write_skew = -14286 }, 'F' },
                 { &vpmu_spr, "lbr: sample-count", { .gp_write_skew = -8108 }, 'P' },
+                /* latency: the median inside the level's range and half the samples in it;
+                 * DRAM records a third 4 times too slow and a third 4 times too quick (333
+                 * permille inside, the median right) FAIL, a fifth each way (600) PASS */
+                { &vpmu_skx, "pebs: latency DRAM",
+                  { .pebs_lat_split_every = 3, .pebs_fault_level = VL_DRAM + 1 }, 'F' },
+                { &vpmu_skx, "pebs: latency DRAM",
+                  { .pebs_lat_split_every = 5, .pebs_fault_level = VL_DRAM + 1 }, 'P' },
                 /* sample-count: one record per 2003 loads above the threshold, within 5 % */
                 { &vpmu_skx, "pebs: sample-count",
                   { .count_kind = VE_LDLAT, .count_ppm = 70000 }, 'F' },

@@ -126,8 +126,11 @@ struct vpmu_faults {
                                        * and source kept) */
         uint64_t     pebs_la_xor;     /* PEBS data linear address = the load's ^ this */
         uint32_t     pebs_lat_scale_pct; /* PEBS load latency scaled (100 = right) */
-        unsigned     pebs_fault_level;/* pebs_la_xor and pebs_lat_scale_pct hit loads from
-                                       * level - 1 only (enum vpmu_level + 1); 0 = every level */
+        unsigned     pebs_lat_split_every; /* of every n records of loads at the fault
+                                       * level, one reports 4 times its latency and one a
+                                       * quarter (n >= 2; the median stays right) */
+        unsigned     pebs_fault_level;/* pebs_la_xor, pebs_lat_scale_pct and the split hit
+                                       * loads from level - 1 only (enum vpmu_level + 1); 0 = every level */
         uint32_t     lbr_cycles_scale_pct; /* LBR cycle counts scaled (100 = right) */
         unsigned     lbr_stray_every; /* every n-th PMI's stack ends in a branch outside the
                                        * kernel (the harness's code) */

@@ -151,6 +151,10 @@ void vp_pebs_event(unsigned n, const struct vpmu_op *op, const struct vpmu_step 
                 la ^= vp.f.pebs_la_xor;
                 if (vp.f.pebs_lat_scale_pct)
                         lat = (uint16_t)(lat * vp.f.pebs_lat_scale_pct / 100);
+                if (data && vp.f.pebs_lat_split_every >= 2) {
+                        uint64_t k = ++vp.n_pebs_split % vp.f.pebs_lat_split_every;
+                        lat = (uint16_t)(k == 0 ? lat * 4 : k == 1 ? lat / 4 : lat);
+                }
         }
         if (vp.f.pebs_no_la_every && (vp.stats.n_pebs_records + 1) % vp.f.pebs_no_la_every == 0)
                 la = 0;
