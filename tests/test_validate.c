@@ -195,6 +195,17 @@ static void test_chase_plan(void **unused)
                 if (cases[i].st == ST_UNSUPPORTED)
                         assert_non_null(why);
         }
+        /* The last level is the highest data or unified cache: an instruction cache listed
+         * above it (a hypervisor's synthetic leaf 4 may list anything) is not chased. */
+        struct cpu_info odd = { .vendor = VEN_INTEL, .n_caches = 3 };
+        odd.caches[0] = (struct cpu_cache){ .level = 1, .type = CACHE_DATA, .size_bytes = 48 * KiB };
+        odd.caches[1] = (struct cpu_cache){ .level = 2, .type = CACHE_UNIFIED, .size_bytes = 2 * MiB };
+        odd.caches[2] = (struct cpu_cache){ .level = 3, .type = CACHE_INST, .size_bytes = 4 * MiB };
+        struct pmu_check llc = { .name = "llc", .truth = TRUTH_CHASE_MISSES, .level = 0 };
+        uint64_t lb = 0;
+        const char *lwhy = NULL;
+        assert_int_equal(pmu_chase_plan(&odd, &llc, PMU_CHASE_MAX_BYTES, &lb, &lwhy), ST_OK);
+        assert_int_equal(lb, 16 * MiB);
         struct cpu_info none = { 0 };
         struct val_check pc = { .name = "p", .truth = TRUTH_PAGE_CHASE };
         uint64_t b; const char *why;
