@@ -89,6 +89,76 @@ static void test_jump_edges(void **unused)
         assert_true(l.flags & LAT_F_NO_HIERARCHY);
 }
 
+/* A curve that ends rising (the sweep stopped inside a step): its last point is a level of
+ * its own when it rose by the jump factor of 1.3 from the plateau before it, and the curve is
+ * flagged TAIL_RISING; a rise of 1.25 is the plateau's own slope. Two points step up: the
+ * median-of-3 smoothing keeps the last one at the step. */
+static void test_tail_edges(void **unused)
+{
+        static const struct {
+                double rise;
+                size_t n_levels;
+                bool   tail;
+        } cases[] = {
+                { 1.50, 2, true },
+                { 1.35, 2, true },
+                { 1.25, 1, false },
+        };
+        struct lat_curve  c;
+        struct lat_levels l;
+
+        (void)unused;
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                curve(&c, 40, 100, 0, 1, 1.05, 1);
+                for (size_t k = 0; k < 2; k++) { /* the last two points step up */
+                        struct lat_point *p = &pts[c.n - 2 + k];
+                        double f = cases[i].rise;
+                        p->p10_mcyc = p->min_mcyc = (uint64_t)llround(p->p10_mcyc * f);
+                        p->p50_mcyc = (uint64_t)llround(p->p50_mcyc * f);
+                        p->p90_mcyc = (uint64_t)llround(p->p90_mcyc * f);
+                }
+                detect(&c, &l);
+                if (l.n != cases[i].n_levels || !(l.flags & LAT_F_TAIL_RISING) != !cases[i].tail)
+                        fail_msg("rise %.2f: %zu levels, flags %#llx", cases[i].rise, l.n,
+                                 (unsigned long long)l.flags);
+        }
+}
+
+/* Two levels whose window spreads touch (the first's p90 on the second's p10) overlap: the
+ * bound between them is the geometric mean of the medians and the curve is flagged OVERLAP;
+ * a spread one milli-cycle short of it does not, and the bound is the middle of the gap. */
+static void test_overlap_edge(void **unused)
+{
+        struct lat_curve  c;
+        struct lat_levels l;
+
+        (void)unused;
+        for (int gap = 0; gap <= 1; gap++) {
+                curve(&c, 40, 100, 64, 2, 1.05, 1);
+                detect(&c, &l);
+                assert_int_equal(l.n, 2);
+                assert_false(l.flags & LAT_F_OVERLAP);
+                /* put every point's p90 of level 0 on level 1's p10, less the gap */
+                uint64_t p10 = l.lv[1].lat_mcyc.p10;
+                for (size_t i = l.lv[0].first; i <= l.lv[0].last; i++)
+                        pts[i].p90_mcyc = p10 - (uint64_t)gap;
+                detect(&c, &l);
+                assert_int_equal(l.n, 2);
+                assert_int_equal(l.lv[1].lat_mcyc.p10, p10);
+                assert_int_equal(l.lv[0].lat_mcyc.p90, p10 - (uint64_t)gap);
+                if (gap) {
+                        assert_false(l.flags & LAT_F_OVERLAP);
+                        assert_true(l.bound_mcyc[0] * l.bound_mcyc[0] <= (p10 - 1) * p10);
+                        assert_true((l.bound_mcyc[0] + 1) * (l.bound_mcyc[0] + 1) > (p10 - 1) * p10);
+                } else {
+                        uint64_t m = l.lv[0].lat_mcyc.p50 * l.lv[1].lat_mcyc.p50;
+                        assert_true(l.flags & LAT_F_OVERLAP);
+                        assert_true(l.bound_mcyc[0] * l.bound_mcyc[0] <= m);
+                        assert_true((l.bound_mcyc[0] + 1) * (l.bound_mcyc[0] + 1) > m);
+                }
+        }
+}
+
 /* Fewer than 5 points: one level, flagged; 5 detect as usual. */
 static void test_few_points(void **unused)
 {
@@ -143,6 +213,8 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_noisy_edges),
                 cmocka_unit_test(test_jump_edges),
+                cmocka_unit_test(test_tail_edges),
+                cmocka_unit_test(test_overlap_edge),
                 cmocka_unit_test(test_few_points),
                 cmocka_unit_test(test_cpuid_agreement),
         };
