@@ -444,6 +444,15 @@ static void test_c2c_pairs(void **unused)
         have("SKIP: c2c: cpus = bsp");
         absent("ordered pairs measured");
         finish();
+
+        machine(3); /* a list of processors that names the BSP alone */
+        r.cfg.cpus = CONFIG_CPUS_LIST;
+        assert_true(config_cpus_parse("0", 1, &r.cfg.cpu_list));
+        phase("cpus", phase_cpus);
+        phase("c2c", phase_c2c);
+        have("SKIP: c2c: 1 processor takes part: a transfer needs two");
+        absent("ordered pairs measured");
+        finish();
 }
 
 /* ---- numa ------------------------------------------------------------------------------------ */

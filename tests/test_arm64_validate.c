@@ -313,6 +313,61 @@ static void test_faults(void **unused)
         }
 }
 
+/* ---- each tolerance at its edge --------------------------------------------------------- */
+
+/* The measured figure of check @p name ("measured=N" in its line), 0 if absent. */
+static uint64_t measured_of(const struct verdicts *v, const char *name)
+{
+        const char *m = strstr(text_of(v, name), "measured=");
+
+        return m ? strtoull(m + 9, NULL, 10) : 0;
+}
+
+/* Exact counts have no tolerance: one INST_RETIRED too many over the 200000-instruction loop
+ * (5 ppm) FAILs, and 5 of 1000 SW_INCR writes lost FAIL. cycles-vs-timer under QEMU -icount
+ * allows two timer ticks (16 ns each at 62.5 MHz) and 64 cycles, 96 in all: a cycle counter
+ * 150 cycles fast over the timed span FAILs, 40 PASSes. pmi-count allows one PMI and 1 %,
+ * caliper-scale one period and 1 %: cycle-counter writes landing 267 cycles ahead make each
+ * 10007-cycle period 2.7 % short and FAIL both, 67 ahead (0.7 %) PASS both. A PMI taken
+ * again with no overflow pending is not a sample. */
+static void test_tolerance_edges(void **unused)
+{
+        const uint64_t span = measured_of(&ref_qemu, "pmu-validate: cycles-vs-timer");
+        struct {
+                const char        *check;
+                bool               qemu;
+                struct vpa_faults  f;
+                char               want;
+        } cases[] = {
+                { "pmu-validate: insts-loop", false, { .insts_ppm = 5 }, 'F' },
+                { "pmu-validate: sw-incr", false, { .sw_incr_lose_every = 200 }, 'F' },
+                { "pmu-validate: cycles-vs-timer", true,
+                  { .cycles_ppm = (int32_t)(150000000 / (span ? span : 1)) }, 'F' },
+                { "pmu-validate: cycles-vs-timer", true,
+                  { .cycles_ppm = (int32_t)(40000000 / (span ? span : 1)) }, 'P' },
+                { "sampling: pmi-count", false, { .ccntr_write_skew = 267 }, 'F' },
+                { "sampling: caliper-scale", false, { .ccntr_write_skew = 267 }, 'F' },
+                { "sampling: pmi-count", false, { .ccntr_write_skew = 67 }, 'P' },
+                /* an interrupt with no overflow pending (every 10th PMI taken twice) is
+                 * spurious, not a sample: the count stays right */
+                { "sampling: pmi-count", false, { .spurious_pmi_every = 10 }, 'P' },
+                { "sampling: skid-deterministic", true, { .spurious_pmi_every = 10 }, 'P' },
+                { "sampling: caliper-scale", false, { .ccntr_write_skew = 67 }, 'P' },
+        };
+        struct verdicts v;
+
+        (void)unused;
+        assert_true(span > 1000000); /* the ppm above resolve a cycle or two */
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                run(cases[i].qemu ? &vpa_qemu_max : &vpa_neoverse_n1, &cases[i].f, cases[i].qemu,
+                    &v);
+                if (verdict_of(&v, cases[i].check) != cases[i].want)
+                        fail_msg("case %zu: %s is %c, want %c (%s)", i, cases[i].check,
+                                 verdict_of(&v, cases[i].check), cases[i].want,
+                                 text_of(&v, cases[i].check));
+        }
+}
+
 /* ---- the model against the Arm ARM's rules ---------------------------------------------- */
 
 /* PMEVTYPER filtering, [ARM-ARM] D11.6: without EL3, P excludes EL1, U excludes EL0 and NSH
@@ -390,6 +445,7 @@ int main(void)
                 cmocka_unit_test(test_el2),
                 cmocka_unit_test(test_event_field),
                 cmocka_unit_test(test_faults),
+                cmocka_unit_test(test_tolerance_edges),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

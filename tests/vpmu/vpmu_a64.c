@@ -67,6 +67,7 @@ static struct {
         uint64_t cycles;          /* the core's cycles: the model's time */
         uint64_t div64;           /* PMCR_EL0.D prescaler */
         int64_t  frac_insts, frac_cyc; /* count faults' carry, ppm */
+        uint64_t n_swinc;              /* PMSWINC_EL0 writes (the lose fault's clock) */
         unsigned el;
         uint64_t pc;              /* the program's PC where a PMI would interrupt it */
         bool     in_pmi;
@@ -241,6 +242,11 @@ static void deliver(void)
                 tick(PMI_ENTRY_INSNS);
                 a.fn(&fr, a.ctx);
                 tick(PMI_EXIT_INSNS);
+                if (a.f.spurious_pmi_every && a.stats.n_pmi % a.f.spurious_pmi_every == 0) {
+                        tick(PMI_ENTRY_INSNS); /* the interrupt again, nothing pending */
+                        a.fn(&fr, a.ctx);
+                        tick(PMI_EXIT_INSNS);
+                }
                 a.in_pmi = false;
         }
 }
@@ -432,8 +438,10 @@ void vpa_sysreg_write(const char *n, uint64_t v)
         } else if (!strcmp(n, "pmccfiltr_el0")) {
                 a.ccfiltr = v & (TYPE_P | TYPE_U | TYPE_NSK | TYPE_NSU | TYPE_NSH | (1ull << 26));
         } else if (!strcmp(n, "pmccntr_el0")) {
-                a.ccntr = v;
+                a.ccntr = v + (uint64_t)a.f.ccntr_write_skew;
         } else if (!strcmp(n, "pmswinc_el0")) {
+                if (a.f.sw_incr_lose_every && ++a.n_swinc % a.f.sw_incr_lose_every == 0)
+                        return;
                 /* SW_INCR: each counter of the mask programmed with event 0x00, enabled and
                  * admitted by its filter, counts one ([ARM-ARM] D23.5.18 PMSWINC_EL0) */
                 for (unsigned c = 0; c < a.p->n_counters && !a.f.sw_incr_dead; c++)

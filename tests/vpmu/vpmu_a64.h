@@ -58,6 +58,10 @@ struct vpa_faults {
         uint64_t skid_extra_bytes; /* the PMI's PC this far past the kernel */
         int32_t  cycles_ppm;       /* the cycle counters off by this many ppm */
         bool     route_dead;       /* the PMU interrupt never reaches the handler */
+        unsigned sw_incr_lose_every; /* every n-th PMSWINC_EL0 write does nothing */
+        unsigned spurious_pmi_every; /* after every n-th PMI, another without an overflow */
+        int64_t  ccntr_write_skew; /* a PMCCNTR_EL0 write stores the value plus this: each
+                                      period a driver programs is that many cycles short */
 };
 
 /** Stock parts: QEMU virt's -cpu max (PMUv3p5 under TCG, 6 counters, no EL3, no skid), a
