@@ -155,21 +155,29 @@ static struct run     r;
 static struct rep_buf out;
 
 /* Clear the Enabled flag of @p apic_id's Processor Local APIC entry (type 0: flags at byte 4)
- * in MADT @p t and fix its checksum. [ACPI] "Multiple APIC Description Table" */
-static void madt_disable(unsigned char *t, unsigned apic_id)
+ * in MADT @p t and fix its checksum; with @p online_capable set its Online Capable flag (bit
+ * 1) and make the table revision 5, where that flag is defined: a processor the firmware
+ * lists for hot plug, which the parser keeps as a disabled processor. [ACPI-6.5] §5.2.12.2
+ * "Processor Local APIC Structure" */
+static void madt_disable(unsigned char *t, unsigned apic_id, bool online_capable)
 {
         uint32_t len;
         uint8_t  sum = 0;
 
         memcpy(&len, t + 4, 4);
+        if (online_capable && t[8] < 5)
+                t[8] = 5;
         for (uint32_t o = 44; o + 8 <= len && t[o + 1]; o += t[o + 1])
                 if (t[o] == 0 && t[o + 3] == apic_id)
-                        t[o + 4] &= (unsigned char)~1u;
+                        t[o + 4] = (unsigned char)((t[o + 4] & ~1u) | (online_capable ? 2u : 0u));
         t[9] = 0;
         for (uint32_t i = 0; i < len; i++)
                 sum = (uint8_t)(sum + t[i]);
         t[9] = (uint8_t)(0x100 - sum);
 }
+
+/* With machine_with's @p disabled: the MADT lists that processor online capable too. */
+static bool madt_online_capable;
 
 /* The three-node machine (one processor per node), inventoried; @p n_cpus 4 adds a fourth
  * processor, APIC ID 3, that neither SRAT nor MADT lists; @p disabled >= 0: the MADT says
@@ -194,7 +202,7 @@ static void machine_with(unsigned n_cpus, int disabled)
                 fake_plat_set_cpus(four, 3);
                 free(madt);
                 madt = test_load("acpi/qemu72-q35-3node-hmat-apic.dat", NULL);
-                madt_disable(madt, (unsigned)disabled);
+                madt_disable(madt, (unsigned)disabled, madt_online_capable);
                 if (!srat)
                         srat = test_load("acpi/qemu72-q35-3node-hmat-srat.dat", NULL);
                 fake_plat_add_acpi(madt);
@@ -360,6 +368,15 @@ static void test_cpus_madt_disabled(void **unused)
         phase("cpus", phase_cpus);
         have("FAIL: cpus: 2 of 3 processors' own APIC IDs are enabled in the MADT");
         have("PASS: cpus: 3 of 3 processors report the APIC ID MP services gives them");
+        finish();
+
+        /* listed, but for hot plug only (disabled, online capable): still not enabled */
+        madt_online_capable = true;
+        machine_with(3, 2);
+        madt_online_capable = false;
+        assert_int_equal(r.inv->madt->n_cpus, 3);
+        phase("cpus", phase_cpus);
+        have("FAIL: cpus: 2 of 3 processors' own APIC IDs are enabled in the MADT");
         finish();
 }
 
