@@ -16,7 +16,7 @@
 #include "report/rep.h"
 #include "tests/fake_plat.h"
 
-/* CR3, CR4 and the flush are the fake MMU's (the Makefile wraps them at link time). */
+/* CR3, CR4 and the flush are the fake MMU's (tests/unittests.cfg wraps them at link time). */
 uint64_t __wrap_bench_cr3_read(void);
 uint64_t __wrap_bench_cr4_read(void);
 void     __wrap_bench_tlb_flush_all(void);
