@@ -1,5 +1,6 @@
 /** @file
- * The harness's program: config, phases, summary, results. See app/pmucal.h.
+ * The harness's program: config, phases, summary, results. Its entry, pmucal_main, is
+ * declared in boot/plat.h; the run the phases share is app/run.h.
  */
 #include "boot/plat.h"
 

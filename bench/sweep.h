@@ -1,7 +1,7 @@
 /** @file
  * Sweep planning, pure: which working-set sizes to measure, where to refine, and the
  * reduction of a point's windows to min/p10/p50/p90. No plat_* calls, no clock; the runner
- * (bench/run.h) does the measuring.
+ * (bench/measure.h) does the measuring.
  *
  * The plan is geometric with integer math: steps_per_octave points per doubling (ratio
  * 2^(1/steps_per_octave), computed in 16.16 fixed point), rounded to whole cache lines.

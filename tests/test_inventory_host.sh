@@ -10,7 +10,8 @@
 #   3. tools/cpuid-convert.py's `cpuid -r` text of a block decodes to the same inventory
 #      caches and TLBs as the block itself (the converter and the decoder read alike);
 #   4. --acpi-dir with acpixtract's file names (apic.dat, srat.dat, slit.dat, hmat.dat of the
-#      QEMU 3-node fixture, tests/data/acpi/README.md): 3 MADT processors, 3 SRAT nodes.
+#      QEMU 3-node fixture, tests/data/acpi/qemu72-q35-3node-hmat-*.dat): 3 MADT processors,
+#      3 SRAT nodes.
 # Output is TAP. Usage: tests/test_inventory_host.sh [PMUCAL_HOST]. Exit 0 pass, 1 fail.
 set -u
 bin=${1:-build/host/pmucal-host}

@@ -1,4 +1,4 @@
-/** @file Unit tests for boot/linux_file.c, the hosted build's files: a write that fails
+/** @file Unit tests for boot/linux/linux_file.c, the hosted build's files: a write that fails
  *  part-way (file size limit, or a full 64 KiB tmpfs where this runs as root) leaves the
  *  previous file whole, or no file, and no temporary file; the output folder's lock refuses
  *  a second process; new dated folders never reuse a name. */

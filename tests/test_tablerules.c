@@ -1,5 +1,5 @@
-/** @file Unit tests for the rules every libpmucal loader shares (report/libpmucal_common.c and
- *  the checks of meaning in report/libpmucal.c, report/libpmucal_tlb.c): one schema version
+/** @file Unit tests for the rules every libpmucal loader shares (host/libpmucal_common.c and
+ *  the checks of meaning in host/libpmucal.c, host/libpmucal_tlb.c): one schema version
  *  rule (docs/versioning.md) for latency and TLB tables alike, tables whose fields parse but
  *  mean nothing (duplicate names, out-of-order capacities, 0 for unknown, unknown units,
  *  duplicate classes or curves) rejected, one size limit for every file, and text from a

@@ -1,4 +1,4 @@
-/** @file TSC, APERF/MPERF and the core:TSC ratio of a run (see pmu/x86/clock.h). */
+/** @file TSC, APERF/MPERF and the core:TSC ratio of a run (see pmu/clock.h). */
 #include "pmu/clock.h"
 
 #include "boot/x86/coreclk.h"

@@ -3,7 +3,7 @@
  * counters, overflow and the PMI, AMD IBS, Intel PEBS with the Debug Store and Intel LBR,
  * written from the vendor manuals with its own register map (tests/vpmu/vpmu_regs.h). It
  * implements the MSR accessors the harness uses (rdmsr_safe, wrmsr_safe, rdpmc_safe,
- * msr_last_fault_vector of pmu/msr.h) and, through tests/fake_plat.c, the PMI route
+ * msr_last_fault_vector of boot/x86/msr.h) and, through tests/fake_plat.c, the PMI route
  * (cpu_pmi_enable ...), so the real suites run against it unchanged.
  *
  * What a counter counts comes from a workload the tests describe: each kernel the suite runs

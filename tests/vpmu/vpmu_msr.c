@@ -1,6 +1,6 @@
 /** @file
  * The virtual PMU's MSR space (core counters, global control/status, the PEBS/LBR/IBS
- * registers through their files, poked MSRs, the write log), the MSR accessors of pmu/msr.h
+ * registers through their files, poked MSRs, the write log), the MSR accessors of boot/x86/msr.h
  * on the model, and its TSC (pmu_clock_tsc_read wrapped at link time). See vpmu.h.
  */
 #include "tests/vpmu/vpmu_priv.h"
@@ -225,7 +225,7 @@ static status_t wr(uint32_t msr, uint64_t v)
         return ST_OK;
 }
 
-/* ---- pmu/msr.h on the model ---------------------------------------------------------------- */
+/* ---- boot/x86/msr.h on the model --------------------------------------------------------- */
 
 status_t rdmsr_safe(uint32_t msr, uint64_t *out)
 {

@@ -1,7 +1,7 @@
 /** @file
- * The AArch64 side of the firmware build, counterpart of boot/uefi_excl.c: leaving QEMU with
- * a status (Arm semihosting), telling QEMU from hardware, the crash path of the harness's
- * vectors, deliberate faults for the self-test, and the page size the firmware's
+ * The AArch64 side of the firmware build, counterpart of boot/uefi/x86/uefi_excl.c: leaving
+ * QEMU with a status (Arm semihosting), telling QEMU from hardware, the crash path of the
+ * harness's vectors, deliberate faults for the self-test, and the page size the firmware's
  * translation tables give a buffer.
  */
 #include "boot/uefi/uefi_priv.h"
