@@ -201,10 +201,10 @@ static void test_chase_plan(void **unused)
         odd.caches[0] = (struct cpu_cache){ .level = 1, .type = CACHE_DATA, .size_bytes = 48 * KiB };
         odd.caches[1] = (struct cpu_cache){ .level = 2, .type = CACHE_UNIFIED, .size_bytes = 2 * MiB };
         odd.caches[2] = (struct cpu_cache){ .level = 3, .type = CACHE_INST, .size_bytes = 4 * MiB };
-        struct pmu_check llc = { .name = "llc", .truth = TRUTH_CHASE_MISSES, .level = 0 };
+        struct val_check llc = { .name = "llc", .truth = TRUTH_CHASE_MISSES, .level = 0 };
         uint64_t lb = 0;
         const char *lwhy = NULL;
-        assert_int_equal(pmu_chase_plan(&odd, &llc, PMU_CHASE_MAX_BYTES, &lb, &lwhy), ST_OK);
+        assert_int_equal(val_chase_plan(&odd, &llc, VAL_CHASE_MAX_BYTES, &lb, &lwhy), ST_OK);
         assert_int_equal(lb, 16 * MiB);
         struct cpu_info none = { 0 };
         struct val_check pc = { .name = "p", .truth = TRUTH_PAGE_CHASE };
