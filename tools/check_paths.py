@@ -22,8 +22,8 @@ import re
 import subprocess
 import sys
 
-TOP = ("app", "bench", "boot", "docs", "host", "lib", "mk", "pmu", "python", "report", "tests",
-       "tools")
+TOP = ("analysis", "app", "bench", "boot", "docs", "host", "lib", "mk", "pmu", "python", "report",
+       "tests", "tools")
 ENDINGS = ("c", "h", "S", "inc", "py", "sh", "md", "mk", "cfg", "json", "gp", "txt")
 TOKEN = re.compile(r"(?<![\w/.-])((?:%s)/[\w./-]*?\.(?:%s))(?![\w/-])"
                    % ("|".join(TOP), "|".join(ENDINGS)))

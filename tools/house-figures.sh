@@ -6,8 +6,9 @@
 #     tools/house-figures.sh [--root DIR] [--most N]
 #
 # Product code is what builds pmucal.efi, pmucal-host, libpmucal, pmucal-table and the Python
-# reader: C, assembly and Python under lib/ boot/ pmu/ bench/ report/ app/ host/ python/,
-# without python/tests/. Tests, tools/ and data (events JSON, schemas, dumps) are not counted.
+# reader: C, assembly and Python under lib/ boot/ pmu/ bench/ analysis/ report/ app/ host/
+# python/, without python/tests/. Tests, tools/ and data (events JSON, schemas, dumps) are not
+# counted.
 # Lines are the file's lines; "code" leaves out blank lines and lines that are only a comment.
 # Function lengths come from Universal Ctags (definition line to closing line).
 set -eu
@@ -25,7 +26,7 @@ done
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$root"
 
-FOLDERS="lib boot pmu bench report app host python"
+FOLDERS="lib boot pmu bench analysis report app host python"
 list_product() {
 	git ls-files -- $FOLDERS | grep -E '\.(c|h|S|inc|py)$' | grep -v '^python/tests/' || true
 }
