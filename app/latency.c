@@ -1,7 +1,7 @@
 /** @file
  * The latency phase: maps the run's config onto a pointer-chase sweep (bench/measure.h), runs
  * it on the BSP with the inventory's CPU description and TSC rate, detects the levels
- * (report/levels.h), keeps them in the run for the phases after it, and adds
+ * (analysis/levels.h), keeps them in the run for the phases after it, and adds
  * latency-table.json and latency-curve.csv to the results. The console gets the method, the
  * levels table and the ASCII plot. A flat curve (QEMU TCG models no caches) is a result, not a
  * failure: the table says no_hierarchy and the console says so. The checks are about what the
@@ -23,7 +23,7 @@
 #include "report/json_check.h"
 #include "report/lattable.h"
 #include "report/lattable_numa.h"
-#include "report/levels.h"
+#include "analysis/levels.h"
 
 #ifndef PMUCAL_VERSION
 #define PMUCAL_VERSION "unknown"

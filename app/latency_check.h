@@ -8,7 +8,7 @@
 #define PMUCAL_APP_LATENCY_CHECK_H
 
 #include "bench/measure.h"
-#include "report/levels.h"
+#include "analysis/levels.h"
 #include "report/rep.h"
 
 #define LAT_TABLE_FILE "latency-table.json"

@@ -16,7 +16,7 @@
 #include "lib/status.h"
 #include "boot/cpu_info.h"
 #include "report/rep.h"
-#include "report/tlbdetect.h"
+#include "report/tlbdetect_out.h"
 
 #define TLBCAL_MAX_CURVES 8
 /* A point whose every window was disturbed is measured this many times in all before it is

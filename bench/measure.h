@@ -4,7 +4,7 @@
  * allowed, measures every planned working set with the pointer-chase kernel (chain, warm-up
  * lap, windows until `repetitions` undisturbed ones are kept, in interleaved passes over the
  * points, more where a median is not yet known within the target), refines where the latency
- * jumps, restores the prefetchers and returns a struct lat_curve for report/levels.h.
+ * jumps, restores the prefetchers and returns a struct lat_curve for analysis/levels.h.
  * Runs on the calling processor; the caller pins it (hosted) or runs it on the BSP.
  */
 #ifndef PMUCAL_BENCH_MEASURE_H

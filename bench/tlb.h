@@ -2,7 +2,7 @@
  * TLB measurement plans, pure functions over caller buffers: the dTLB chase (one line per
  * page over N pages), the iTLB jump chain (one jmp per page over N executable pages), the
  * N sweep, and the curve types that the kernels (bench/kernel_tlb.h) fill and the analysis
- * (report/tlbdetect.h) reads.
+ * (analysis/tlbdetect.h) reads.
  *
  * Staggering: the line touched in page p sits at slot (p mod n_slots) of the page, so that the
  * lines of N pages spread over all cache sets the page offset can select (64 L1D sets with

@@ -75,6 +75,12 @@ BENCH_SRCS := \
 	bench/tlb.c \
 	bench/window.c
 
+# analysis/: what the measurements mean (cache levels, TLB levels), pure functions over arrays.
+ANALYSIS_SRCS := \
+	analysis/levels.c \
+	analysis/levels_plateau.c \
+	analysis/tlbdetect.c
+
 REPORT_SRCS := \
 	report/inventory.c \
 	report/inventory_json.c \
@@ -85,13 +91,10 @@ REPORT_SRCS := \
 	report/lattable_numa.c \
 	report/lattable_sets.c \
 	report/c2c.c \
-	report/levels.c \
 	report/loaded.c \
-	report/levels_plateau.c \
 	report/numa.c \
 	report/numa_out.c \
 	report/rep.c \
-	report/tlbdetect.c \
 	report/tlbdetect_out.c
 
 APP_SRCS := \
@@ -118,7 +121,8 @@ APP_SRCS := \
 	app/tlb_out.c
 
 # The portable code: built into the firmware and into the host archives alike.
-COMMON_SRCS := $(LIB_SRCS) $(BOOT_SRCS) $(PMU_SRCS) $(BENCH_SRCS) $(REPORT_SRCS) $(APP_SRCS)
+COMMON_SRCS := $(LIB_SRCS) $(BOOT_SRCS) $(PMU_SRCS) $(BENCH_SRCS) $(ANALYSIS_SRCS) $(REPORT_SRCS) \
+               $(APP_SRCS)
 
 # $(call arch_srcs,DIR): an architecture's own portable files, DIR its folder name (x86, arm64).
 arch_srcs = $(BOOT_$(1)_SRCS) $(PMU_$(1)_SRCS) $(BENCH_$(1)_SRCS) $(REPORT_$(1)_SRCS) \

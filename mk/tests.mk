@@ -121,7 +121,7 @@ coverage:
 		$$t >/dev/null 2>&1 || { echo "coverage: $$t failed"; fails=$$((fails + 1)); }; done; \
 		echo "coverage: $$fails test binaries failed"
 	$(Q)gcovr -r . --object-directory $(COV_B)/test/obj -f 'app/' -f 'pmu/' -f 'boot/' \
-		-f 'bench/' -f 'report/' -f 'lib/' -f 'host/' --txt --sort-percentage
+		-f 'bench/' -f 'analysis/' -f 'report/' -f 'lib/' -f 'host/' --txt --sort-percentage
 fuzz: $(FUZZ_BINS)
 
 # ---- the goals that run them -----------------------------------------------------------------

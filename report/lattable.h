@@ -22,7 +22,7 @@
 #include "boot/cpu_info.h"
 #include "report/json.h"
 #include "bench/latency.h"
-#include "report/levels.h"
+#include "analysis/levels.h"
 #include "report/rep.h"
 
 /** Schema name and version (docs/schemas/latency-table.schema.json). Fields are only ever

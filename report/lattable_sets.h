@@ -15,7 +15,7 @@
 
 #include "boot/topology.h"
 #include "report/json.h"
-#include "report/levels.h"
+#include "analysis/levels.h"
 #include "report/rep.h"
 
 #define LAT_SETS_MAX_CPUS 256u

@@ -1,6 +1,6 @@
 /** @file TLB reports: console report, "tlb" JSON section, tlb-curve.csv and the names they
- * print (see tlbdetect.h; the analysis is in tlbdetect.c). */
-#include "report/tlbdetect.h"
+ * print (see tlbdetect_out.h; the analysis is analysis/tlbdetect.c). */
+#include "report/tlbdetect_out.h"
 
 #include "boot/plat.h"
 #include "lib/fmt.h"

@@ -25,7 +25,7 @@
 #include "boot/plat.h"
 #include "bench/tlb.h"
 #include "boot/x86/msr.h"
-#include "report/tlbdetect.h"
+#include "report/tlbdetect_out.h"
 
 static void *map_region(uint64_t bytes, uint64_t align, bool huge)
 {

@@ -11,7 +11,7 @@
 #      never the TSC figure again; where one is, the core figures are the ticks times the
 #      measured ratio; every p50 and capacity has its interval; the console calls no figure
 #      "cyc"; and the detected
-#      L1 and L2 capacities (report/levels.c) in it agree with this machine's CPUID
+#      L1 and L2 capacities (analysis/levels.c) in it agree with this machine's CPUID
 #      L1d and L2 sizes within one sweep step (2^(1/4)), as the issue asks; several runs
 #      (about 0.5 s each, up to 16), since this machine is shared (see step 3).
 # Output is TAP (tests/run-tests.sh counts "ok" / "not ok" lines); a machine where it cannot

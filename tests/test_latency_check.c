@@ -3,7 +3,7 @@
  *  kept all their windows (90 % required: 9 of 10 PASS, 8 of 10 FAIL), a curve file one line
  *  short, level bounds on and just below the next level's median, a capacity on the last
  *  level. Under a hypervisor the sweep's figures are INFO or WARN, never a verdict. The levels
- *  come from report/levels.c run over a synthetic four-level curve, the files from the
+ *  come from analysis/levels.c run over a synthetic four-level curve, the files from the
  *  table's own writers. */
 #include <math.h>
 #include <setjmp.h>

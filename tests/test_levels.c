@@ -1,4 +1,4 @@
-/** @file Unit tests for report/levels.c: level detection on synthetic and recorded curves. */
+/** @file Unit tests for analysis/levels.c: level detection on synthetic and recorded curves. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "report/levels.h"
+#include "analysis/levels.h"
 #include "tests/cpuid_dump.h"
 
 #define MAXP LAT_MAX_POINTS

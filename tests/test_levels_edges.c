@@ -1,4 +1,4 @@
-/** @file Level detection (report/levels.c) at its thresholds, each from both sides: the window
+/** @file Level detection (analysis/levels.c) at its thresholds, each from both sides: the window
  *  spread and the point noise that make a curve NOISY (p90/p10 above 1.25, point-to-point
  *  noise above 9 %), the jump that separates two levels (a factor of 1.3), and the fewest
  *  points a detection needs. The curves are exact: 4 points per octave from 4 KiB, the
@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "boot/x86/cpuid.h"
-#include "report/levels.h"
+#include "analysis/levels.h"
 
 static struct lat_point pts[LAT_MAX_POINTS];
 

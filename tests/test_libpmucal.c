@@ -15,7 +15,7 @@
 #include "host/include/pmucal/table.h"
 #include "host/include/pmucal/tlb.h"
 #include "report/json.h"
-#include "report/tlbdetect.h"
+#include "report/tlbdetect_out.h"
 #include "tests/table_cases.h"
 
 /* A valid table: three levels, ns present. */

@@ -1,7 +1,7 @@
-/** @file Tests for report/tlbdetect*.c: synthetic curves with known entry counts (noise,
- *  outliers, ramps, data-cache steps under a control), the CPUID cross-check, recorded curves
- *  of this project's build machine (tests/data/curves/), and the JSON / CSV / console output
- *  (JSON read back with jansson). */
+/** @file Tests for analysis/tlbdetect.c and report/tlbdetect_out.c: synthetic curves with
+ *  known entry counts (noise, outliers, ramps, data-cache steps under a control), the CPUID
+ *  cross-check, recorded curves of this project's build machine (tests/data/curves/), and the
+ *  JSON / CSV / console output (JSON read back with jansson). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,7 +20,7 @@
 #undef json_null
 
 #include "boot/plat.h"
-#include "report/tlbdetect.h"
+#include "report/tlbdetect_out.h"
 #include "tests/cpuid_dump.h"
 
 #define CURVE_4K "tests/data/curves/host-zen4-dtlb-4k.csv"

@@ -1,4 +1,4 @@
-/** @file TLB level detection (report/tlbdetect.c) at its thresholds, each from both sides:
+/** @file TLB level detection (analysis/tlbdetect.c) at its thresholds, each from both sides:
  *  the smallest step that counts (1.5 cycles, 25 % of the plateau below, 4 times the noise,
  *  the noise being the median point-to-point change x 21/20), the points and the span a
  *  plateau needs (3 points and half an octave), and a plateau below the one before it. The
@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "report/tlbdetect.h"
+#include "report/tlbdetect_out.h"
 
 static struct tlb_point pts[TLBDET_MAX_POINTS];
 

@@ -14,7 +14,7 @@
 
 #include "app/run.h"
 #include "report/inventory.h"
-#include "report/levels.h"
+#include "analysis/levels.h"
 #include "tests/fake_plat.h"
 #include "tests/vpmu/vpmu.h"
 

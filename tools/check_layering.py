@@ -32,8 +32,8 @@ import sys
 # ---- rules as data ------------------------------------------------------------------------
 
 # Folders bottom to top: a file may include its own folder and the folders below it.
-FLOORS = {"lib": 0, "boot": 1, "pmu": 2, "bench": 3, "report": 4, "app": 5, "host": 6,
-          "tests": 7}
+FLOORS = {"lib": 0, "boot": 1, "pmu": 2, "bench": 3, "analysis": 4, "report": 5, "app": 6,
+          "host": 7, "tests": 8}
 # Architecture subfolders (boot/x86, pmu/arm64, ...): part of their top folder, but one
 # architecture never includes another's.
 ARCHES = ("x86", "arm64")
@@ -63,7 +63,7 @@ UEFI_TOKENS = ("CHAR16", "EFI_STATUS", "EFI_HANDLE", "UINTN", "INTN", "EFI_SYSTE
                "gBS", "gST", "gRT", "gImageHandle", "InitializeLib")
 
 # Freestanding layers may include only these system headers; the exceptions are hosted code.
-FREESTANDING_DIRS = ("lib", "boot", "pmu", "bench", "report", "app")
+FREESTANDING_DIRS = ("lib", "boot", "pmu", "bench", "analysis", "report", "app")
 HOSTED_EXCEPTIONS = ("boot/linux",)
 FREESTANDING_HEADERS = ("stdint.h", "stddef.h", "stdbool.h", "stdarg.h", "limits.h")
 
@@ -85,7 +85,7 @@ HW_CALLS = ("rdmsr_safe", "wrmsr_safe", "rdpmc_safe", "rdmsr", "wrmsr", "rdpmc",
             "apic_read", "apic_write")
 
 # Verdict policy: these folders may not call the verdict API nor print PASS/FAIL lines.
-VERDICT_FREE_DIRS = ("lib", "boot", "pmu", "bench")
+VERDICT_FREE_DIRS = ("lib", "boot", "pmu", "bench", "analysis")
 VERDICT_CALLS = ("rep_check", "rep_skip", "rep_pass", "rep_fail", "rep_info")
 VERDICT_STRINGS = ("PASS:", "FAIL:")
 

@@ -24,7 +24,7 @@
 #include "pmu/x86/ibs_session.h"
 #include "pmu/x86/lbr.h"
 #include "report/rep.h"
-#include "report/levels.h"
+#include "analysis/levels.h"
 #include "report/x86/samples.h"
 
 #define SAMP_MAX_CHECKS  96

@@ -1,6 +1,6 @@
 /** @file TLB curve analysis and CPUID cross-check (see tlbdetect.h; the reports are in
  * tlbdetect_out.c). */
-#include "report/tlbdetect.h"
+#include "analysis/tlbdetect.h"
 #include "lib/stats.h"
 
 #include "boot/plat.h"

@@ -1,6 +1,6 @@
 /** @file Level detection on a latency curve (see levels.h; rules in docs/latency-table.md). */
-#include "report/levels.h"
-#include "report/levels_priv.h"
+#include "analysis/levels.h"
+#include "analysis/levels_priv.h"
 #include "lib/stats.h"
 
 #include "lib/fmt.h"

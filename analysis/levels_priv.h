@@ -1,12 +1,12 @@
 /** @file
- * Internal to report/levels*.c: the detection constants, the scratch space of one detection
+ * Internal to analysis/levels*.c: the detection constants, the scratch space of one detection
  * and the plateau stage (levels_plateau.c: logs, noise, rising points, plateaus and their
  * merging) that levels.c's level building calls. Calls go one way, levels.c -> levels_plateau.c.
  */
 #ifndef PMUCAL_REPORT_LEVELS_PRIV_H
 #define PMUCAL_REPORT_LEVELS_PRIV_H
 
-#include "report/levels.h"
+#include "analysis/levels.h"
 
 /* All logarithms are base 2 in Q8 (256 = one octave = a factor of two). */
 #define Q8 256

@@ -3,8 +3,8 @@
  * bench/tlb.h) find the plateaus, the entries of each TLB level (where the curve steps up) and
  * the latency each miss class adds (L1 TLB hit, second-level TLB hit, page walk), then
  * cross-check the entries against CPUID's TLB descriptors (struct cpu_info.tlbs) and flag, not
- * hide, any disagreement. Also the console report in the spirit of HP Caliper's dtlb/itlb
- * reports, the "tlb" JSON section of the latency table (docs/tlb-table.md) and tlb-curve.csv.
+ * hide, any disagreement. The writers (console report, the "tlb" JSON section, tlb-curve.csv)
+ * are report/tlbdetect_out.h's.
  *
  * Method: the curve (p50 minus the control's p50 when a control was measured) is cut into
  * constant pieces by least squares with a penalty per piece equal to the square of the
@@ -24,8 +24,6 @@
 #include "bench/tlb.h"
 #include "lib/status.h"
 #include "boot/cpu_info.h"
-#include "report/json.h"
-#include "report/rep.h"
 
 #define TLBDET_MAX_POINTS   256
 #define TLBDET_MAX_PLATEAUS 8
@@ -119,30 +117,5 @@ status_t tlb_crosscheck(struct tlb_result *r, const struct tlb_curve *c,
 /** Added latency of class @p cls in @p r (first plateau of that class) in @p *mcyc;
  *  ST_NOT_FOUND when the curve has no such plateau. */
 status_t tlb_class_cost(const struct tlb_result *r, enum tlb_class cls, uint64_t *mcyc);
-
-/** Append the console report for @p n results to @p out: per side and page size the levels
- *  found with entries and CPUID verdict, and the latency per class; where a near-PTE and a
- *  spread-PTE curve of the same side and page size are both given, the walk's memory cost. */
-status_t tlb_report_console(const struct tlb_result *r, size_t n, struct rep_buf *out);
-
-/** Schema name and version of the TLB table (docs/schemas/tlb-table.schema.json); 1.1: null
- *  for a level's unknown CPUID figures; 1.2: the clock, and every figure in TSC ticks, core
- *  cycles and ns. */
-#define TLB_TABLE_SCHEMA "pmucal.tlb/1.3"
-
-/** Write the "tlb" object (schema TLB_TABLE_SCHEMA, docs/tlb-table.md) under @p key (NULL in
- *  an array or at top level) into @p w, its figures described by @p clk (NULL: no clock
- *  known: the core and ns figures are null). Errors are sticky in @p w. */
-void tlb_json_write(struct json_w *w, const char *key, const struct tlb_result *r, size_t n,
-                    const struct lat_clock_desc *clk);
-
-/** Append every point of the @p n curves to @p out as tlb-curve.csv: a header line, then
- *  side,page_bytes,pte,n_pages,n_windows,min_mcyc,p10_mcyc,p50_mcyc,p90_mcyc,ctl_p50_mcyc. */
-status_t tlb_curve_csv(const struct tlb_curve *c, size_t n, struct rep_buf *out);
-
-/** "l1_hit", "l2_hit", "walk", "miss"; never NULL. */
-const char *tlb_class_name(enum tlb_class cls);
-/** "no_cpuid", "agree", "disagree"; never NULL. */
-const char *tlb_verdict_name(enum tlb_verdict v);
 
 #endif

@@ -3,7 +3,7 @@
  * noise, mark the rising points, cut it into plateaus and merge those that are not separate
  * levels. Rules in docs/latency-table.md.
  */
-#include "report/levels_priv.h"
+#include "analysis/levels_priv.h"
 
 #include "lib/stats.h"
 
