@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <string.h>
 
+#include "boot/x86/apic.h"
 #include "report/rep.h"
 
 #define MAX_TABLES 32
@@ -387,12 +388,35 @@ void cpu_page_tables_restore(uint64_t saved)
 status_t vpmu_pmi_enable(cpu_pmi_fn fn, void *ctx, int ext_lvt_offset) __attribute__((weak));
 void     vpmu_pmi_disable(void) __attribute__((weak));
 status_t vpmu_pmi_selftest(uint64_t *tsc_round_trip) __attribute__((weak));
+/* The x86 model's local APIC (the AArch64 model has none). */
+void     vpmu_apic_write(uint32_t reg, uint32_t v) __attribute__((weak));
+
+static struct {
+        cpu_pmi_fn fn;
+        void      *ctx;
+        int        ext;
+} route;
+
+/* The dispatcher, as the firmware's (boot/uefi/x86/uefi_pmi.c pmi_dispatch): the handler,
+ * then the LVT entries the CPU masked on delivery written back by the same code. */
+static void route_dispatch(const struct cpu_pmi_frame *f, void *ctx)
+{
+        (void)ctx;
+        route.fn(f, route.ctx);
+        if (vpmu_apic_write)
+                apic_pmi_rearm(vpmu_apic_write, APIC_DM_NMI, route.ext);
+}
 
 status_t cpu_pmi_enable(cpu_pmi_fn fn, void *ctx, int ext_lvt_offset)
 {
-        if (vpmu_pmi_enable)
-                return vpmu_pmi_enable(fn, ctx, ext_lvt_offset);
-        return ST_UNSUPPORTED;
+        if (!vpmu_pmi_enable)
+                return ST_UNSUPPORTED;
+        if (!fn)
+                return ST_BAD_ARG;
+        route.fn  = fn;
+        route.ctx = ctx;
+        route.ext = ext_lvt_offset;
+        return vpmu_pmi_enable(route_dispatch, NULL, ext_lvt_offset);
 }
 
 void cpu_pmi_disable(void)

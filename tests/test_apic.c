@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <string.h>
+
 #include <cmocka.h>
 
 #include "boot/x86/apic.h"
@@ -68,6 +70,39 @@ static void test_lvt(void **unused)
         assert_int_equal(apic_lvt_unmask(0x400), 0x400);
 }
 
+static struct {
+        unsigned n;
+        uint32_t off[4], v[4];
+} writes;
+
+static void record(uint32_t off, uint32_t v)
+{
+        if (writes.n < 4) {
+                writes.off[writes.n] = off;
+                writes.v[writes.n] = v;
+        }
+        writes.n++;
+}
+
+/* The dispatcher's re-arm: LVT PMC (masked by the CPU on delivery) and the extended entry the
+ * route uses, each written once, unmasked; no extended entry, one write. */
+static void test_pmi_rearm(void **unused)
+{
+        (void)unused;
+        memset(&writes, 0, sizeof(writes));
+        apic_pmi_rearm(record, 0x10400, 1);
+        assert_int_equal(writes.n, 2);
+        assert_int_equal(writes.off[0], 0x340);
+        assert_int_equal(writes.v[0], 0x400);
+        assert_int_equal(writes.off[1], 0x510);
+        assert_int_equal(writes.v[1], 0x400);
+        memset(&writes, 0, sizeof(writes));
+        apic_pmi_rearm(record, 0x400, -1);
+        assert_int_equal(writes.n, 1);
+        assert_int_equal(writes.off[0], 0x340);
+        assert_int_equal(writes.v[0], 0x400);
+}
+
 static void test_icr(void **unused)
 {
         static const struct {
@@ -96,6 +131,7 @@ int main(void)
                 cmocka_unit_test(test_mode_and_base),
                 cmocka_unit_test(test_x2apic_msr),
                 cmocka_unit_test(test_lvt),
+                cmocka_unit_test(test_pmi_rearm),
                 cmocka_unit_test(test_icr),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "boot/cpu.h"
 #include "boot/x86/msr.h"
 #include "tests/vpmu/vpmu.h"
 #include "tests/vpmu/vpmu_regs.h"
@@ -111,7 +112,7 @@ static uint64_t zen_run(bool runs)
         n_pmi = 0;
         vpmu_init(&vpmu_zen4, &f);
         vpmu_set_op_runs(runs);
-        assert_int_equal(vpmu_pmi_enable(zen_pmi, NULL, 1), ST_OK);
+        assert_int_equal(cpu_pmi_enable(zen_pmi, NULL, 1), ST_OK);
         wr(VP_AMD_GLOBAL_CTL, 0);
         for (unsigned c = 0; c < 3; c++) {
                 wr(VP_F15H_PERF_CTL0 + 2 * c, VP_EVTSEL_EN | VP_EVTSEL_OS |
@@ -125,7 +126,7 @@ static uint64_t zen_run(bool runs)
                 mix(rd(VP_F15H_PERF_CTR0 + 2 * c));
         mix(rd(VP_IBS_OP_CTL));
         mix(vpmu_stats()->n_ibs_op);
-        vpmu_pmi_disable();
+        cpu_pmi_disable();
         return seen;
 }
 
@@ -192,7 +193,7 @@ static uint64_t spr_run(bool runs)
         ds_reset_index();
         vpmu_init(&vpmu_spr, NULL);
         vpmu_set_op_runs(runs);
-        assert_int_equal(vpmu_pmi_enable(spr_pmi, NULL, -1), ST_OK);
+        assert_int_equal(cpu_pmi_enable(spr_pmi, NULL, -1), ST_OK);
         wr(VP_IA32_PERF_GLOBAL_CTRL, 0);
         wr(VP_IA32_DS_AREA, (uint64_t)(uintptr_t)ds);
         wr(VP_MSR_PEBS_DATA_CFG, VP_DATACFG_MEMINFO);
@@ -208,7 +209,7 @@ static uint64_t spr_run(bool runs)
         mix(rd(VP_IA32_PMC0 + 1));
         mix(ds[VP_DS_PEBS_INDEX / 8] - (uint64_t)(uintptr_t)pebs_buf);
         mix(vpmu_stats()->n_pebs_records);
-        vpmu_pmi_disable();
+        cpu_pmi_disable();
         return seen;
 }
 

@@ -46,6 +46,13 @@ uint32_t apic_lvt_unmask(uint32_t lvt)
         return lvt & ~APIC_LVT_MASKED;
 }
 
+void apic_pmi_rearm(void (*write)(uint32_t off, uint32_t v), uint32_t lvt, int ext)
+{
+        write(APIC_LVTPC, apic_lvt_unmask(lvt));
+        if (ext >= 0)
+                write(APIC_EILVT((unsigned)ext), apic_lvt_unmask(lvt));
+}
+
 uint64_t apic_icr_self_nmi(enum apic_mode mode, uint32_t dest, bool *ok)
 {
         /* Destination shorthand "self" is valid only with fixed delivery, so the NMI names

@@ -79,6 +79,12 @@ uint32_t apic_lvt_value(enum apic_delivery how, uint8_t vector, bool masked, boo
 /** @p lvt with its mask bit cleared (the CPU sets it when it delivers a PMI). */
 uint32_t apic_lvt_unmask(uint32_t lvt);
 
+/** The PMI dispatcher's last step, after the handler: write LVT PMC, which the CPU masked
+ *  when it delivered the PMI, and the extended entry @p ext (-1: none) back as @p lvt,
+ *  unmasked, through @p write (register offset, value). [SDM-3B] "Generating an Interrupt on
+ *  Overflow" */
+void apic_pmi_rearm(void (*write)(uint32_t off, uint32_t v), uint32_t lvt, int ext);
+
 /** ICR value that sends an NMI to the processor with APIC ID @p dest: for x2APIC the 64-bit
  *  MSR value (destination in 63:32), for xAPIC ICR2 << 32 | ICR (destination in ICR2 31:24,
  *  which holds only 8 bits: IDs above 255 give 0 with *ok false). */

@@ -214,6 +214,9 @@ uint64_t vpmu_peek(uint32_t msr);
 void vpmu_poke(uint32_t msr, uint64_t val);
 /** Local APIC register (LVT PMC 0x340, extended LVT 0x500 + 0x10 n). */
 uint32_t vpmu_apic(uint32_t reg);
+/** The platform writes local APIC register @p reg (LVT PMC and the extended LVT entries;
+ *  the rest are ignored): tests/fake_plat.c's dispatcher re-arms the PMI through it. */
+void vpmu_apic_write(uint32_t reg, uint32_t v);
 
 /** What happened since vpmu_init. */
 struct vpmu_stats {

@@ -52,8 +52,8 @@ void vp_pmi(uint64_t rip, int eilvt)
         vp_clock_skip();
         vp_harness_cost(VP_PMI_EXIT_INSNS, 0, VP_PMI_EXIT_CYCLES);
         vp.in_pmi = false;
-        /* the platform unmasks after the handler (boot/plat.h cpu_pmi_fn) */
-        *lvt &= ~VP_APIC_LVT_MASKED;
+        /* LVT PMC stays masked until the platform's dispatcher writes it back (tests/
+         * fake_plat.c route_dispatch, with the firmware's apic_pmi_rearm) */
 }
 
 /* The fake platform's PMI route (tests/fake_plat.c) calls these. */
@@ -90,6 +90,14 @@ status_t vpmu_pmi_selftest(uint64_t *rt)
         if (rt)
                 *rt = vp_tsc() - t0;
         return ST_OK;
+}
+
+void vpmu_apic_write(uint32_t reg, uint32_t v)
+{
+        if (reg == VP_APIC_LVT_PMC)
+                vp.lvt_pmc = v;
+        else if (reg >= VP_APIC_EILVT0 && reg < VP_APIC_EILVT0 + 0x40)
+                vp.eilvt[(reg - VP_APIC_EILVT0) / 0x10] = v;
 }
 
 uint32_t vpmu_apic(uint32_t reg)

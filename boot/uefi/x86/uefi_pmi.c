@@ -84,11 +84,8 @@ void pmi_dispatch(const uint64_t *frame)
                                             .rsp = frame[3] };
                 pmi.fn(&f, pmi.ctx);
         }
-        if (pmi.enabled) {
-                apic_write(APIC_LVTPC, pmi.lvt);
-                if (pmi.ext >= 0)
-                        apic_write(APIC_EILVT((unsigned)pmi.ext), pmi.lvt);
-        }
+        if (pmi.enabled)
+                apic_pmi_rearm(apic_write, pmi.lvt, pmi.ext);
         if (c) {
                 c->vector    = vec;
                 c->fixup_rip = fix;
