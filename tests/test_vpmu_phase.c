@@ -491,6 +491,24 @@ static void test_phase_ibs_edges(void **unused)
         }
 }
 
+/* Fam19h erratum 1197 (Zen 3): a fetch sample whose linear address reads 0 is discarded, not
+ * judged: one in ten such samples leaves the fetch addresses all inside the kernel. */
+static void test_phase_ibs_erratum_1197(void **unused)
+{
+        struct vpmu_part  zen3 = vpmu_zen4;
+        struct vpmu_faults f = { .ibs_fetch_zero_every = 10 };
+        struct verdicts   v;
+
+        (void)unused;
+        zen3.name = "Zen 3";
+        zen3.model = 0x01;
+        run(&zen3, &f, WITH_TABLE, &v);
+        int j = index_of(&v, "ibs-fetch: fetch-addresses");
+        assert_true(j >= 0);
+        if (v.v[j] != 'P' || !strstr(v.why[j], "measured 1000 permille"))
+                fail_msg("%c: %s", v.v[j], v.why[j]);
+}
+
 /* Sampling buffers the firmware maps with 2 MiB pages, as OVMF and most firmware do: the
  * page-stride chase's 64 MiB is 32 translations, so no load misses the STLB and the check
  * expects hits (IBS: of 2 MiB pages); every other check is decided as on 4 KiB pages. */
@@ -527,6 +545,7 @@ int main(void)
                 cmocka_unit_test(test_phase_faults),
                 cmocka_unit_test(test_phase_tolerance_edges),
                 cmocka_unit_test(test_phase_ibs_edges),
+                cmocka_unit_test(test_phase_ibs_erratum_1197),
                 cmocka_unit_test(test_phase_large_pages),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -303,9 +303,13 @@ void vp_ibs_fetch_count(uint64_t n, const struct vpmu_step *s)
                 n -= room;
                 vp.ibs_fetch_cnt = max;
                 vp.ibs_fetch_linad = s->rip_lo + vp_rand() % (s->rip_hi - s->rip_lo);
+                vp.n_ibs_fetches++;
                 if (vp.f.ibs_fetch_stray_every &&
-                    ++vp.n_ibs_fetches % vp.f.ibs_fetch_stray_every == 0)
+                    vp.n_ibs_fetches % vp.f.ibs_fetch_stray_every == 0)
                         vp.ibs_fetch_linad = s->rip_hi + vp_rand() % 64;
+                if (vp.f.ibs_fetch_zero_every &&
+                    vp.n_ibs_fetches % vp.f.ibs_fetch_zero_every == 0)
+                        vp.ibs_fetch_linad = 0;
                 vp.ibs_fetch_physad = vp.ibs_fetch_linad;
                 vp.ibs_fetch_ctl |= VP_FETCH_VAL | VP_FETCH_COMP | VP_FETCH_PHY_VALID |
                                     (3ull << VP_FETCH_LAT_SHIFT);

@@ -40,7 +40,7 @@ struct vp_state {
         uint64_t ibs_op_cnt, ibs_fetch_cnt;
         uint64_t n_ibs_loads;     /* load samples tagged (the no-data fault's clock) */
         uint64_t ibs_op_frac, ibs_fetch_frac; /* the IBS count faults' carry (ppm) */
-        uint64_t n_ibs_fetches;   /* fetch samples taken (the stray fault's clock) */
+        uint64_t n_ibs_fetches;   /* fetch samples taken (the fetch faults' clock) */
         uint64_t n_pebs_split;    /* records at the fault level (the split fault's clock) */
         bool     ibs_op_tag;       /* the next op is tagged */
         /* APIC */
