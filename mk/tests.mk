@@ -43,7 +43,7 @@ FUZZERS := acpi config table
 FUZZ_SRCS_acpi   := boot/acpi.c boot/acpi_hmat.c boot/acpi_pptt.c boot/smbios.c lib/status.c lib/fmt.c lib/log.c
 FUZZ_SRCS_config := app/config.c app/config_cpus.c app/config_keys.c lib/status.c lib/fmt.c lib/log.c report/rep.c \
                     report/json.c tests/fake_plat.c tests/fake_volume.c tests/fake_mem_node.c \
-                    boot/memrange.c
+                    boot/memrange.c boot/x86/apic.c
 FUZZ_SRCS_table  := $(LIBPMUCAL_SRCS)
 FUZZ_LIBS := -ljansson -lm
 FUZZ_BINS := $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZERS))
