@@ -353,9 +353,31 @@ static void test_tolerance_edges(void **unused)
                 { "sampling: skid-deterministic", true, { .spurious_pmi_every = 10 }, 'P' },
                 { "sampling: caliper-scale", false, { .ccntr_write_skew = 67 }, 'P' },
         };
+        /* Lines of this suite's own checks where the shared sampling run prints a check of
+         * the same name: one SW_INCR write in 1000 lost (999 against a tolerance of 0), the
+         * sampled PC 1 MiB past the kernel, no PMI at all (0 of 0 is not a PASS). */
+        static const struct {
+                struct vpa_faults f;
+                const char       *line;
+        } own[] = {
+                { { .sw_incr_lose_every = 1000 },
+                  "FAIL: pmu-validate: sw-incr measured=999 expected=1000 tolerance=0" },
+                { { .skid_extra_bytes = 1u << 20 },
+                  "FAIL: sampling: skid-in-kernel: 0 of 823 sampled PCs inside bench_skid_body" },
+                { { .route_dead = true },
+                  "FAIL: sampling: skid-in-kernel: 0 of 0 sampled PCs inside bench_skid_body" },
+        };
         struct verdicts v;
 
         (void)unused;
+        for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
+                bool seen = false;
+                run(&vpa_neoverse_n1, &own[i].f, false, &v);
+                for (unsigned k = 0; k < v.n; k++)
+                        seen |= !strncmp(v.text[k], own[i].line, strlen(own[i].line));
+                if (!seen)
+                        fail_msg("own case %zu: no line \"%s\"", i, own[i].line);
+        }
         assert_true(span > 1000000); /* the ppm above resolve a cycle or two */
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
                 run(cases[i].qemu ? &vpa_qemu_max : &vpa_neoverse_n1, &cases[i].f, cases[i].qemu,
