@@ -3,7 +3,10 @@
  * suite of app/pmu_validate.c and app/pmu_sample_run.c through pmu/pmu.h, with the PMUv3's
  * own part as their architecture hooks: the level filters, SW_INCR, a programmed but
  * disabled counter, the cycle counter against the generic timer, and overflow sampling on
- * the cycle counter through the PMU interrupt.
+ * the cycle counter through the PMU interrupt. The event counters are driven through
+ * pmu/pmu.h as the shared checks drive them; what pmu.h does not name (the cycle counter
+ * PMCCNTR_EL0, PMSWINC_EL0, every counter PMCR_EL0.N claims beyond pmu.h's PMU_MAX_GP) goes
+ * through the driver, pmu/arm64/pmu_arm64.h.
  */
 #include "lib/base.h"
 
@@ -16,6 +19,7 @@
 #include "boot/plat.h"
 #include "pmu/arm64/pmu_arm64.h"
 #include "pmu/events.h"
+#include "pmu/pmu.h"
 #include "report/rep.h"
 
 #define LOOP_LONG  110000u
@@ -40,6 +44,7 @@
 /* Events the checks use, by perf name; their codes come from pmu/events/arm-common.json. */
 struct ev_ref {
         const char *name;
+        const struct pmu_event_desc *desc;
         uint16_t    code;
         bool        ok;      /* in the table and PMCEID says implemented */
         const char *why;
@@ -57,9 +62,9 @@ struct loop_check {
  * PMEVTYPER.NSH): counting it gives per_iter x 100000, EL0 only gives 0. */
 /* insts-loop and branches-loop are the shared suite's rows (app/pmu_validate.c). */
 static const struct loop_check loop_checks[] = {
-        { "el-filter-el1-only", "INST_RETIRED", BENCH_LOOP_INSNS_PER_ITER, PMU_EL1, 0,
+        { "el-filter-el1-only", "INST_RETIRED", BENCH_LOOP_INSNS_PER_ITER, PMU_OS, 0,
           "PMEVTYPER.U set (EL0 excluded): the loop at the harness's level still counts" },
-        { "el-filter-el0-only", "INST_RETIRED", 0, PMU_EL0, 0,
+        { "el-filter-el0-only", "INST_RETIRED", 0, PMU_USR, 0,
           "EL0 only (PMEVTYPER.P set, NSH clear): the loop at the harness's level must count "
           "nothing" },
 };
@@ -82,9 +87,9 @@ static struct ev_ref find_event(const char *name)
                 r.why = "not in the arm-common event table";
                 return r;
         }
+        r.desc = d;
         r.code = d->code;
-        r.ok   = pmu_arm64_event_implemented(d->code);
-        r.why  = r.ok ? NULL : "PMCEID0_EL0/PMCEID1_EL0 say this CPU does not implement it";
+        r.ok   = pmu_event_usable(d, &r.why) == ST_OK;
         return r;
 }
 
@@ -97,19 +102,27 @@ static bool report(const char *name, uint64_t measured, uint64_t expected, uint6
                          (unsigned long long)tol, truth);
 }
 
-/* Count ev on counter 0 at the levels in flags around bench_loop(n), in a window. */
-static uint64_t count_loop(uint16_t ev, unsigned flags, uint64_t n)
+/* Event counter n through pmu/pmu.h (general counter n is event counter n). */
+static struct pmu_slot gp(unsigned n)
 {
-        uint64_t saved;
+        return (struct pmu_slot){ .fixed = false, .idx = (uint8_t)n };
+}
 
-        pmu_arm64_reset();
-        pmu_arm64_program(0, ev, flags, 0);
+/* Count @p e on counter 0 at the levels in @p flags (PMU_USR = EL0, PMU_OS = the harness's
+ * level) around bench_loop(n), in a window. */
+static uint64_t count_loop(const struct ev_ref *e, unsigned flags, uint64_t n)
+{
+        uint64_t saved, v = 0;
+
+        pmu_reset();
+        pmu_program(gp(0), e->desc, flags, 0);
         cpu_irq_disable(&saved);
-        pmu_arm64_start(1u << 0);
+        pmu_start(BIT_ULL(0));
         bench_loop(n);
-        pmu_arm64_stop(1u << 0);
+        pmu_stop(BIT_ULL(0));
         cpu_irq_restore(saved);
-        return pmu_arm64_read(0);
+        pmu_read(gp(0), &v);
+        return v;
 }
 
 static void aliases(void)
@@ -157,8 +170,8 @@ static void loops(bool counts_insts, bool qemu)
                         insts_dead(c->name, qemu);
                         continue;
                 }
-                uint64_t a = count_loop(e.code, c->flags, LOOP_LONG);
-                uint64_t b = count_loop(e.code, c->flags, LOOP_SHORT);
+                uint64_t a = count_loop(&e, c->flags, LOOP_LONG);
+                uint64_t b = count_loop(&e, c->flags, LOOP_SHORT);
                 if (c->per_iter == 0)
                         report(c->name, a, c->expected_if_excluded, 0, c->truth);
                 else
@@ -208,14 +221,15 @@ static void sw_incr_and_disabled(bool counts_insts, bool qemu)
         if (!sw.ok) {
                 rep_skip(REP_SKIP_FEATURE, "sw-incr: SW_INCR: %s", sw.why);
         } else {
-                pmu_arm64_reset();
-                pmu_arm64_program(1, sw.code, PMU_EL0 | PMU_EL1, 0);
-                pmu_arm64_start(1u << 1);
+                uint64_t v = 0;
+                pmu_reset();
+                pmu_program(gp(1), sw.desc, PMU_USR | PMU_OS, 0);
+                pmu_start(BIT_ULL(1));
                 for (unsigned i = 0; i < N_SW_INCR; i++)
-                        pmu_arm64_sw_incr(1u << 1);
-                pmu_arm64_stop(1u << 1);
-                report("sw-incr", pmu_arm64_read(1), N_SW_INCR, 0,
-                       "1000 writes to PMSWINC_EL0 for counter 1");
+                        pmu_arm64_sw_incr(1u << 1); /* PMSWINC_EL0: the PMUv3's own */
+                pmu_stop(BIT_ULL(1));
+                pmu_read(gp(1), &v);
+                report("sw-incr", v, N_SW_INCR, 0, "1000 writes to PMSWINC_EL0 for counter 1");
         }
         counters_count(&sw);
         if (!insts.ok) {
@@ -231,19 +245,21 @@ static void sw_incr_and_disabled(bool counts_insts, bool qemu)
                 insts_dead("counter-disabled", qemu);
                 return;
         }
-        pmu_arm64_reset();
-        pmu_arm64_program(0, insts.code, PMU_EL0 | PMU_EL1, 0);
-        pmu_arm64_program(2, insts.code, PMU_EL0 | PMU_EL1, 0);
+        uint64_t on = 0, off = 0;
+        pmu_reset();
+        pmu_program(gp(0), insts.desc, PMU_USR | PMU_OS, 0);
+        pmu_program(gp(2), insts.desc, PMU_USR | PMU_OS, 0);
         cpu_irq_disable(&saved);
-        pmu_arm64_start(1u << 0); /* counter 2 programmed, never enabled */
+        pmu_start(BIT_ULL(0)); /* counter 2 programmed, never enabled */
         bench_loop(LOOP_LONG);
-        pmu_arm64_stop(1u << 0);
+        pmu_stop(BIT_ULL(0));
         cpu_irq_restore(saved);
-        report("counter-disabled", pmu_arm64_read(2), 0, 0,
+        pmu_read(gp(0), &on);
+        pmu_read(gp(2), &off);
+        report("counter-disabled", off, 0, 0,
                "counter 2 programmed like counter 0 but left out of PMCNTENSET");
-        rep_check(pmu_arm64_read(0) >= 2ull * LOOP_LONG,
-                  "counter-disabled: its enabled twin counted %llu (>= %u)",
-                  (unsigned long long)pmu_arm64_read(0), 2 * LOOP_LONG);
+        rep_check(on >= 2ull * LOOP_LONG, "counter-disabled: its enabled twin counted %llu "
+                  "(>= %u)", (unsigned long long)on, 2 * LOOP_LONG);
 }
 
 /* QEMU's cycle counter and generic timer both follow its virtual clock (target/arm
@@ -442,7 +458,7 @@ static void review(void *ctx, struct val_result *r, size_t n)
         struct arm64_suite *a     = ctx;
         struct ev_ref       insts = find_event("INST_RETIRED");
 
-        a->counts_insts = insts.ok && count_loop(insts.code, PMU_EL0 | PMU_EL1, LOOP_SHORT) > 0;
+        a->counts_insts = insts.ok && count_loop(&insts, PMU_USR | PMU_OS, LOOP_SHORT) > 0;
         a->icount       = a->qemu && a->counts_insts;
         for (size_t i = 0; i < n; i++)
                 if (r[i].check->truth == TRUTH_LOOP_INSNS && r[i].st == ST_OK && insts.ok &&
