@@ -509,6 +509,26 @@ static void test_phase_ibs_erratum_1197(void **unused)
                 fail_msg("%c: %s", v.v[j], v.why[j]);
 }
 
+/* Op samples of the code around the chase (one in ten tagged in the caller, its load outside
+ * the buffer) are not the chase's: they are filtered out by IP and every per-level address
+ * check still PASSes. */
+static void test_phase_ibs_stray_ops(void **unused)
+{
+        struct vpmu_faults f = { .ibs_op_stray_every = 10 };
+        struct verdicts    v;
+        unsigned           n = 0;
+
+        (void)unused;
+        run(&vpmu_zen2, &f, WITH_TABLE, &v);
+        for (unsigned i = 0; i < v.n; i++)
+                if (!strncmp(v.name[i], "ibs-op: addresses ", 18)) {
+                        n++;
+                        if (v.v[i] != 'P')
+                                fail_msg("%s is %c (%s)", v.name[i], v.v[i], v.why[i]);
+                }
+        assert_int_equal(n, 4);
+}
+
 /* Sampling buffers the firmware maps with 2 MiB pages, as OVMF and most firmware do: the
  * page-stride chase's 64 MiB is 32 translations, so no load misses the STLB and the check
  * expects hits (IBS: of 2 MiB pages); every other check is decided as on 4 KiB pages. */
@@ -546,6 +566,7 @@ int main(void)
                 cmocka_unit_test(test_phase_tolerance_edges),
                 cmocka_unit_test(test_phase_ibs_edges),
                 cmocka_unit_test(test_phase_ibs_erratum_1197),
+                cmocka_unit_test(test_phase_ibs_stray_ops),
                 cmocka_unit_test(test_phase_large_pages),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -143,6 +143,9 @@ struct vpmu_faults {
                                        * (signed) than the code makes */
         unsigned     ibs_fetch_stray_every; /* every n-th fetch sample's address lies just
                                        * past the sampled code's end (the next function) */
+        unsigned     ibs_op_stray_every; /* every n-th op sample is a load of the caller's
+                                       * (OpRip before the sampled code, an address outside
+                                       * the buffer), as ops retired around the kernel are */
         unsigned     ibs_fetch_zero_every; /* every n-th fetch sample's linear address reads 0
                                        * (Fam19h erratum 1197: such a sample is discarded) */
         unsigned     spurious_pmi_every; /* an extra NMI without overflow after every n-th */

@@ -212,6 +212,10 @@ static void tag(const struct vpmu_op *op, const struct vpmu_step *s)
                 if (vp.f.ibs_no_data_every && ++vp.n_ibs_loads % vp.f.ibs_no_data_every == 0)
                         d3 &= ~(VP_OPDATA3_LD | VP_OPDATA3_LIN_VALID);
         }
+        if (vp.f.ibs_op_stray_every && (vp.stats.n_ibs_op + 1) % vp.f.ibs_op_stray_every == 0) {
+                vp.ibs_op_rip = s->rip_lo - 0x40;
+                vp.ibs_dc_linad = vp.ibs_dc_physad = 0x1000;
+        }
         vp.ibs_op_data3 = d3;
         /* At the roll-over the hardware preloads CurCnt[6:0] with random bits, 0 .. 127, so
          * that the next period is perturbed: [PPR-17h-31h] IbsOpCurCnt, Linux commit
