@@ -239,7 +239,7 @@ static status_t write_json(struct run *r, const struct c2c_run *s, uint64_t tsc_
 
         json_init(&w, &b);
         json_obj_begin(&w, NULL);
-        json_str(&w, "schema", "pmucal.c2c/1.2");
+        json_str(&w, "schema", "pmucal.c2c/1.3");
         json_obj_begin(&w, "method");
         json_str(&w, "platform", plat_info()->name);
         json_str(&w, "date", run_date(date, sizeof(date)));

@@ -386,7 +386,7 @@ static status_t write_json(struct run *r, const struct numa_run *s, bool emulate
 
         json_init(&w, &b);
         json_obj_begin(&w, NULL);
-        json_str(&w, "schema", "pmucal.numa/1.2");
+        json_str(&w, "schema", "pmucal.numa/1.3");
         json_obj_begin(&w, "method");
         json_str(&w, "clock", bench_load_clock_name());
         json_u64(&w, "tsc_hz", s->clock.tsc_hz);

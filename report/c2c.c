@@ -1,6 +1,7 @@
 /** @file Topology classes, pair planning and the summaries of cache-to-cache runs (see c2c.h). */
 #include "report/c2c.h"
 
+#include "lib/fmt.h"
 #include "lib/stats.h"
 #include "report/rep.h"
 
@@ -198,7 +199,28 @@ static void json_figure(struct json_w *w, const char *key, uint64_t milli, uint6
                 json_null(w, key);
 }
 
-static void json_passes(struct json_w *w, const char *key, const uint64_t *p50, unsigned n)
+/* A TSC figure under its 1.x name (key_tsc) and its unit-named one (key_tsc_ticks), same value. */
+static void json_tsc(struct json_w *w, const char *key, uint64_t milli)
+{
+        char k[32];
+
+        fmt_snprintf(k, sizeof(k), "%s_tsc", key);
+        json_fixed(w, k, (int64_t)milli, 3);
+        fmt_snprintf(k, sizeof(k), "%s_tsc_ticks", key);
+        json_fixed(w, k, (int64_t)milli, 3);
+}
+
+static void json_tsc_null(struct json_w *w, const char *key)
+{
+        char k[32];
+
+        fmt_snprintf(k, sizeof(k), "%s_tsc", key);
+        json_null(w, k);
+        fmt_snprintf(k, sizeof(k), "%s_tsc_ticks", key);
+        json_null(w, k);
+}
+
+static void json_passes1(struct json_w *w, const char *key, const uint64_t *p50, unsigned n)
 {
         json_arr_begin(w, key);
         for (unsigned p = 0; p < n; p++)
@@ -209,20 +231,27 @@ static void json_passes(struct json_w *w, const char *key, const uint64_t *p50, 
         json_arr_end(w);
 }
 
+/* passes_p50_tsc and, beside it, passes_p50_tsc_ticks */
+static void json_passes(struct json_w *w, const uint64_t *p50, unsigned n)
+{
+        json_passes1(w, "passes_p50_tsc", p50, n);
+        json_passes1(w, "passes_p50_tsc_ticks", p50, n);
+}
+
 static void json_kind(struct json_w *w, const char *key, const struct c2c_result *r,
                       unsigned k, uint64_t tsc_hz)
 {
         json_obj_begin(w, key);
-        json_fixed(w, "p10_tsc", (int64_t)r->p10_milli[k], 3);
-        json_fixed(w, "p50_tsc", (int64_t)r->p50_milli[k], 3);
-        json_fixed(w, "p90_tsc", (int64_t)r->p90_milli[k], 3);
+        json_tsc(w, "p10", r->p10_milli[k]);
+        json_tsc(w, "p50", r->p50_milli[k]);
+        json_tsc(w, "p90", r->p90_milli[k]);
         json_figure(w, "p10_ns", r->p10_milli[k], tsc_hz);
         json_figure(w, "p50_ns", r->p50_milli[k], tsc_hz);
         json_figure(w, "p90_ns", r->p90_milli[k], tsc_hz);
         json_u64(w, "n_rounds", r->n_rounds[k]);
         json_u64(w, "n_not_concurrent", r->n_not_concurrent[k]);
         json_u64(w, "n_below_floor", r->n_below_floor[k]);
-        json_passes(w, "passes_p50_tsc", r->pass_p50_milli[k], r->n_passes[k]);
+        json_passes(w, r->pass_p50_milli[k], r->n_passes[k]);
         json_obj_end(w);
 }
 
@@ -230,8 +259,8 @@ static void json_kind(struct json_w *w, const char *key, const struct c2c_result
 static void json_rejected(struct json_w *w, const char *key, const struct c2c_result *r,
                           unsigned k)
 {
-        static const char *const figs[] = { "p10_tsc", "p50_tsc", "p90_tsc",
-                                            "p10_ns", "p50_ns", "p90_ns" };
+        static const char *const figs[] = { "p10", "p50", "p90" };
+        char                     k_ns[16];
 
         if (!r->n_rounds[k]) {
                 json_null(w, key);
@@ -239,11 +268,15 @@ static void json_rejected(struct json_w *w, const char *key, const struct c2c_re
         }
         json_obj_begin(w, key);
         for (size_t i = 0; i < ARRAY_SIZE(figs); i++)
-                json_null(w, figs[i]);
+                json_tsc_null(w, figs[i]);
+        for (size_t i = 0; i < ARRAY_SIZE(figs); i++) {
+                fmt_snprintf(k_ns, sizeof(k_ns), "%s_ns", figs[i]);
+                json_null(w, k_ns);
+        }
         json_u64(w, "n_rounds", r->n_rounds[k]);
         json_u64(w, "n_not_concurrent", r->n_not_concurrent[k]);
         json_u64(w, "n_below_floor", r->n_below_floor[k]);
-        json_passes(w, "passes_p50_tsc", r->pass_p50_milli[k], r->n_passes[k]);
+        json_passes(w, r->pass_p50_milli[k], r->n_passes[k]);
         json_obj_end(w);
 }
 
@@ -254,12 +287,12 @@ static void json_class(struct json_w *w, unsigned c, unsigned k,
         json_str(w, "topology", c2c_class_name((enum c2c_class)c));
         json_str(w, "kind", bench_c2c_kind_name((enum bench_c2c_kind)k));
         json_u64(w, "n_pairs", x->n_pairs);
-        json_fixed(w, "p50_tsc", (int64_t)x->p50_milli, 3);
-        json_fixed(w, "min_tsc", (int64_t)x->min_milli, 3);
-        json_fixed(w, "max_tsc", (int64_t)x->max_milli, 3);
+        json_tsc(w, "p50", x->p50_milli);
+        json_tsc(w, "min", x->min_milli);
+        json_tsc(w, "max", x->max_milli);
         json_figure(w, "p50_ns", x->p50_milli, tsc_hz);
-        json_passes(w, "passes_p50_tsc", x->pass_p50_milli, x->n_passes);
-        json_fixed(w, "spread_tsc", (int64_t)x->spread_milli, 3);
+        json_passes(w, x->pass_p50_milli, x->n_passes);
+        json_tsc(w, "spread", x->spread_milli);
         json_figure(w, "spread_ns", x->spread_milli, tsc_hz);
         json_u64(w, "n_rounds", x->n_rounds);
         json_u64(w, "n_not_concurrent", x->n_not_concurrent);
@@ -289,10 +322,10 @@ void c2c_json(struct json_w *w, const struct c2c_result *r, size_t n, uint64_t t
                 json_str(w, "topology", r[i].known_class ? c2c_class_name(r[i].cls) : NULL);
                 json_str(w, "prefetchers", r[i].prefetchers);
                 if (r[i].floor_milli) {
-                        json_fixed(w, "floor_tsc", (int64_t)r[i].floor_milli, 3);
+                        json_tsc(w, "floor", r[i].floor_milli);
                         json_figure(w, "floor_ns", r[i].floor_milli, tsc_hz);
                 } else {
-                        json_null(w, "floor_tsc");
+                        json_tsc_null(w, "floor");
                         json_null(w, "floor_ns");
                 }
                 for (unsigned k = 0; k < BENCH_C2C__COUNT; k++) {

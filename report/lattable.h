@@ -1,5 +1,5 @@
 /** @file
- * Outputs of the latency calibration: latency-table.json (schema "pmucal.latency-table/1.5",
+ * Outputs of the latency calibration: latency-table.json (schema "pmucal.latency-table/1.6",
  * documented field by field in docs/latency-table.md), latency-curve.csv (every sweep point),
  * the console levels table and an ASCII plot of the curve readable on a serial console. All
  * writers append text to a caller's struct rep_buf (the caller writes it to a file or prints
@@ -32,7 +32,7 @@
  *  remote-DRAM and cache-to-cache sections of report/lattable_numa.h; 1.5 method.
  *  buffer_reduced with the flag buffer_reduced, and method.core_clock.estimate); readers
  *  ignore fields they do not know and reject another major version. */
-#define LAT_TABLE_SCHEMA       "pmucal.latency-table/1.5"
+#define LAT_TABLE_SCHEMA       "pmucal.latency-table/1.6"
 #define LAT_TABLE_SCHEMA_MAJOR 1
 
 /** Header line of latency-curve.csv for a curve in TSC ticks (every sweep pmucal runs): the

@@ -255,10 +255,10 @@ static int c2c_index(const unsigned *cpu, unsigned m, unsigned c)
 }
 
 /* One matrix per kind: p50 in TSC ticks, owner rows, reader columns, null where not measured. */
-static void json_c2c_matrix(struct json_w *w, const struct lat_c2c_in *in, const unsigned *cpu,
-                            unsigned m)
+static void json_c2c_matrix(struct json_w *w, const char *key, const struct lat_c2c_in *in,
+                            const unsigned *cpu, unsigned m)
 {
-        json_obj_begin(w, "matrix_p50_tsc");
+        json_obj_begin(w, key);
         for (unsigned k = 0; k < LAT_C2C_KINDS; k++) {
                 json_arr_begin(w, bench_c2c_kind_name((enum bench_c2c_kind)k));
                 for (unsigned a = 0; a < m; a++) {
@@ -323,7 +323,9 @@ void lat_c2c_json(struct json_w *w, void *ctx)
                 json_arr_end(w);
         }
         json_arr_end(w);
-        json_c2c_matrix(w, in, cpu, m);
+        /* the 1.x name and, since latency-table 1.6, the unit-named one, same values */
+        json_c2c_matrix(w, "matrix_p50_tsc", in, cpu, m);
+        json_c2c_matrix(w, "matrix_p50_tsc_ticks", in, cpu, m);
         json_obj_end(w);
 }
 

@@ -23,11 +23,14 @@ static void json_lat(struct json_w *w, const char *key, uint64_t ps, uint64_t ts
 
         fmt_snprintf(k, sizeof(k), "%s_ns", key);
         json_fixed(w, k, (int64_t)ps, 3);
-        fmt_snprintf(k, sizeof(k), "%s_tsc", key);
-        if (tsc_hz)
-                json_fixed(w, k, (int64_t)ticks_milli(ps, tsc_hz), 3);
-        else
-                json_null(w, k);
+        /* the 1.x name (_tsc) and, since pmucal.numa/1.3, the unit-named one, same value */
+        for (unsigned u = 0; u < 2; u++) {
+                fmt_snprintf(k, sizeof(k), u ? "%s_tsc_ticks" : "%s_tsc", key);
+                if (tsc_hz)
+                        json_fixed(w, k, (int64_t)ticks_milli(ps, tsc_hz), 3);
+                else
+                        json_null(w, k);
+        }
 }
 
 static const char *verdict_name(enum numa_verdict v)

@@ -243,7 +243,7 @@ def check_versions(tmp, base):
                 tap(st == 400 and body.get("file") == "inventory.json" and body.get("path") == "$",
                     "%s: a later minor's undocumented member is refused (400, inventory.json, $)" % rule, (st, body))
             else:
-                tap(st == 201, "%s: a later minor's run (inventory 1.99 with a new section, latency-table 1.6 with"
+                tap(st == 201, "%s: a later minor's run (inventory 1.99 with a new section, latency-table 1.9 with"
                     " new members and enum values) is stored (201)" % rule, (st, body))
             st, body = upload(srv, wrong, "wrong-type", framed=True)
             tap(st == 400 and body.get("file") == "inventory.json" and body.get("path") == "$.smbios.uuid",

@@ -101,7 +101,7 @@ def check_processors(c):
 
 def check_c2c(c):
     j = c.result_json("c2c.json")
-    if not tap(j is not None and j.get("schema") == "pmucal.c2c/1.2",
+    if not tap(j is not None and j.get("schema") == "pmucal.c2c/1.3",
                "%s: c2c.json parses" % c.name):
         return
     pairs = j["c2c"]["pairs"]
@@ -151,7 +151,7 @@ def check_c2c_skipped(c):
 
 def check_numa(c):
     j = c.result_json("numa-matrix.json")
-    if not tap(j is not None and j.get("schema") == "pmucal.numa/1.2",
+    if not tap(j is not None and j.get("schema") == "pmucal.numa/1.3",
                "%s: numa-matrix.json parses" % c.name):
         return
     nodes = max(c.nodes, 1)
@@ -218,7 +218,7 @@ def check_lattable_remote(c):
     pooling every pair of c2c.json (or no c2c section when C2C skipped)."""
     t = c.result_json("latency-table.json")
     numa = c.result_json("numa-matrix.json")
-    if not tap(t is not None and t.get("schema") == "pmucal.latency-table/1.5" and "numa" in t,
+    if not tap(t is not None and t.get("schema") == "pmucal.latency-table/1.6" and "numa" in t,
                "%s: latency-table.json is 1.5 with a numa section" % c.name):
         return
     n = t["numa"]

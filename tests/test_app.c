@@ -106,11 +106,11 @@ static void test_saves_results(void **state)
         want(con, "bandwidth: read GB/s");
         const char *nm = fake_plat_get_file(RUN1 "/numa-matrix.json", &len);
         assert_non_null(nm);
-        want(nm, "\"schema\": \"pmucal.numa/1.2\"");
+        want(nm, "\"schema\": \"pmucal.numa/1.3\"");
         want(nm, "\"level\": \"DRAM-remote-1hop\"");
         const char *c2c = fake_plat_get_file(RUN1 "/c2c.json", &len);
         assert_non_null(c2c);
-        want(c2c, "\"schema\": \"pmucal.c2c/1.2\"");
+        want(c2c, "\"schema\": \"pmucal.c2c/1.3\"");
         want(c2c, "\"owner_apic_id\": 2");
         want(con, "PASS: selftest: fault-recovery: rdmsr(0xdeadbeef) nonexistent MSR reported "
                   "unsupported (#GP recovered)");

@@ -8,6 +8,8 @@
 
 #include <cmocka.h>
 
+#include "tests/tsc_ticks_check.h"
+
 #include "report/c2c.h"
 
 /* 2 packages x 2 L3 domains x 4 cores x 2 threads = 32 CPUs. */
@@ -258,6 +260,11 @@ static void test_c2c_json_and_text(void **state)
         assert_non_null(strstr(b.p, "\"topology\": \"smt\""));
         assert_non_null(strstr(b.p, "\"hit\": null"));
         assert_non_null(strstr(b.p, "\"p50_tsc\": 44.000"));
+        assert_non_null(strstr(b.p, "\"p50_tsc_ticks\": 44.000"));
+        assert_non_null(strstr(b.p, "\"floor_tsc_ticks\""));
+        assert_non_null(strstr(b.p, "\"spread_tsc_ticks\""));
+        assert_non_null(strstr(b.p, "\"passes_p50_tsc_ticks\""));
+        assert_true(tsc_ticks_pairs(b.p) >= 20);        /* every _tsc figure has its twin */
         assert_non_null(strstr(b.p, "\"p50_ns\": 22.000"));           /* 2 GHz */
         assert_non_null(strstr(b.p, "\"topology\": null"));
         assert_non_null(strstr(b.p, "\"topology\": \"other-package\""));

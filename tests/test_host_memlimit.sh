@@ -36,7 +36,7 @@ t "$([ $rc -eq 0 ] && [ -n "$warn" ]; echo $?)" \
 import json, sys
 d = json.load(open(sys.argv[1]))
 b = d["method"].get("buffer_reduced")
-assert d["schema"] == "pmucal.latency-table/1.5", d["schema"]
+assert d["schema"] == "pmucal.latency-table/1.6", d["schema"]
 assert b and b["planned_bytes"] == 32 << 20 and b["bytes"] == 16 << 20, b
 assert "ulimit -v" in b["reason"], b
 assert "buffer_reduced" in d["flags"], d["flags"]

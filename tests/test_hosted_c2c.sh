@@ -33,7 +33,7 @@ python3 - "$tmp/c2c.json" "$(nproc)" >"$tmp/py" 2>&1 <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 n = int(sys.argv[2])
-assert d["schema"] == "pmucal.c2c/1.2", d["schema"]
+assert d["schema"] == "pmucal.c2c/1.3", d["schema"]
 m = d["method"]
 assert m["passes"] == 3 and m["floor"] in ("own L2 hit", "own L1 hit"), m
 pairs = d["c2c"]["pairs"]
@@ -84,7 +84,7 @@ python3 - "$tmp/t/latency-table.json" "$(nproc)" >"$tmp/py" 2>&1 <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 n = int(sys.argv[2])
-assert d["schema"] == "pmucal.latency-table/1.5", d["schema"]
+assert d["schema"] == "pmucal.latency-table/1.6", d["schema"]
 c = d["c2c"]
 # the firmware's c2c phase: on x86 each processor's own CPUID places it
 assert c["method"]["n_cpus"] == n and c["method"]["topology_source"] == "each CPU's own CPUID", c["method"]

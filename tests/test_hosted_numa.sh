@@ -1,7 +1,7 @@
 #!/bin/sh
 # Hosted NUMA run on this machine (part of `make test`): pmucal-host --numa with small sizes
 # (8 MiB per node, 11 windows, 100 ms of load per point), then
-#   1. numa-matrix.json is schema pmucal.numa/1.2 with one node per Linux node, its buffers on
+#   1. numa-matrix.json is schema pmucal.numa/1.3 with one node per Linux node, its buffers on
 #      the full latency sweep's DRAM pages (2 MiB), an n x n matrix
 #      with p10 <= p50 <= p90 in 5 ns .. 10 us (8 MiB: L3 or DRAM on this VM, never an L1 figure),
 #      each node's buffer read back page by page on its node (pages_checked = 8 MiB / 4 KiB);
@@ -31,7 +31,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 n, cpus = int(sys.argv[2]), int(sys.argv[3])
 assert d["schema"].startswith("pmucal.numa/1."), d["schema"]
-assert d["schema"] == "pmucal.numa/1.2", d["schema"]
+assert d["schema"] == "pmucal.numa/1.3", d["schema"]
 # the firmware's phase on Linux's nodes: bound with mbind, on the full sweep's DRAM pages
 assert d["method"]["placement"] == "mbind" and d["method"]["working_set_bytes"] == 8 << 20
 assert d["method"]["page_bytes"] == 2 << 20, d["method"]

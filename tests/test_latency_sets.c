@@ -284,7 +284,7 @@ static void test_table_round_trip(void **state)
         }
         assert_int_equal(pmucal_table_load_buf(b.p, b.len, "t.json", &t, err, sizeof(err)),
                          PMUCAL_OK);
-        assert_string_equal(t->schema, "pmucal.latency-table/1.5");
+        assert_string_equal(t->schema, "pmucal.latency-table/1.6");
         assert_int_equal(t->n_core_sets, 2);
         assert_true(t->core_sets[0].bsp_set);
         assert_string_equal(t->core_sets[1].core_type, "atom");

@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "tests/tsc_ticks_check.h"
+
 #include "host/include/pmucal/numa.h"
 #include "host/include/pmucal/table.h"
 #include "report/json.h"
@@ -297,6 +299,10 @@ static void test_round_trip(void **state)
                 fwrite(b.p, 1, b.len, f);
                 fclose(f);
         }
+        /* 1.6: every _tsc figure of the numa and c2c sections has its _tsc_ticks twin */
+        assert_non_null(strstr(b.p, "\"matrix_p50_tsc_ticks\""));
+        assert_non_null(strstr(b.p, "\"p50_tsc_ticks\""));
+        assert_true(tsc_ticks_pairs(b.p) > 3 * 16);     /* 16 cells, 3 figures each, and more */
         load_both(&b);
         /* the old reader: same levels, the schema is the writer's */
         assert_string_equal(t->schema, LAT_TABLE_SCHEMA);
@@ -454,7 +460,7 @@ static void test_errors(void **state)
         (void)state;
         expect_error("\"n_nodes\": 4", "\"n_nodes\": 5", PMUCAL_E_SCHEMA,
                      "t.json: numa.matrix: 4 rows for 5 nodes");
-        expect_error("latency-table/1.5", "latency-table/2.0", PMUCAL_E_VERSION, "major version 2");
+        expect_error("latency-table/1.6", "latency-table/2.0", PMUCAL_E_VERSION, "major version 2");
         expect_error("\"name\": \"DRAM-remote-1hop\"", "\"name\": 7", PMUCAL_E_SCHEMA,
                      "numa.dram_levels[1].name: expected a string, got an integer");
         expect_error("\"n_cells\": 4", "\"n_cells\": -4", PMUCAL_E_SCHEMA,

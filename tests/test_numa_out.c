@@ -8,6 +8,8 @@
 
 #include <cmocka.h>
 
+#include "tests/tsc_ticks_check.h"
+
 #include "report/numa_out.h"
 
 /* Two sockets, SLIT 10/21; local 90 ns, remote 140 ns, one remote cell made to disagree. */
@@ -71,6 +73,8 @@ static void test_text_and_json(void **state)
         assert_int_equal(json_finish(&w), ST_OK);
         assert_non_null(strstr(b.p, "\"p50_ns\": 140.000"));
         assert_non_null(strstr(b.p, "\"p50_tsc\": 280.000"));       /* 2 GHz */
+        assert_non_null(strstr(b.p, "\"p50_tsc_ticks\": 280.000")); /* 2 GHz */
+        assert_true(tsc_ticks_pairs(b.p) >= 3 * 4 + 3 * 2);   /* 4 cells, 2 classes */
         assert_non_null(strstr(b.p, "\"slit\": \"DISAGREE\""));
         assert_non_null(strstr(b.p, "\"slit_ratio\": 2.100"));
         assert_non_null(strstr(b.p, "\"ratio\": 1.555"));

@@ -159,7 +159,7 @@ NEXT = os.path.join(ROOT, "tests", "corpus", "table", "next-minor.json")
 
 
 def test_later_minor():
-    """next-minor.json (1.6: new members at every depth, a C2C class of a new topology, one of a
+    """next-minor.json (1.9: new members at every depth, a C2C class of a new topology, one of a
     new kind, a curve loaded a new way) is read: the new values as "unknown", reported, in no
     bucket and no load factor (1.8 as numa-c2c.json, not the unknown curve's 10x)."""
     t, n = pmucal.load_latency_table(NEXT), numa.load_numa(NEXT)
