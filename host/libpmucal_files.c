@@ -27,6 +27,18 @@ static bool num_or_nan(struct pmucal__ctx *c, json_t *o, const char *key, double
         return true;
 }
 
+/* A TSC figure @p fig: its unit-named member (fig_tsc_ticks, since c2c 1.3) where the file has
+ * it, else the 1.x name (fig_tsc) of older files; same value, same rules as num_or_nan(). */
+static bool tsc_or_nan(struct pmucal__ctx *c, json_t *o, const char *fig, double *out)
+{
+        char k[32];
+
+        snprintf(k, sizeof(k), "%s_tsc_ticks", fig);
+        if (!json_object_get(o, k))
+                snprintf(k, sizeof(k), "%s_tsc", fig);
+        return num_or_nan(c, o, k, out);
+}
+
 /* Enum member @p key into @p dst (@p cap bytes): one of @p known, else PMUCAL_UNKNOWN
  * (counted by the kit). */
 static bool get_name(struct pmucal__ctx *c, json_t *o, const char *key, const char *const *known,
@@ -104,9 +116,9 @@ static bool c2c_doc(struct pmucal__ctx *c, json_t *root, struct pmucal_c2c_file 
                               x->topology, sizeof(x->topology)) ||
                     !get_name(c, o, "kind", pmucal_rule_c2c_file_kind, PMUCAL_RULE_N_C2C_FILE_KIND, x->kind,
                               sizeof(x->kind)) ||
-                    !num_or_nan(c, o, "p50_tsc", &x->p50_tsc) ||
-                    !num_or_nan(c, o, "min_tsc", &x->min_tsc) ||
-                    !num_or_nan(c, o, "max_tsc", &x->max_tsc) ||
+                    !tsc_or_nan(c, o, "p50", &x->p50_tsc) ||
+                    !tsc_or_nan(c, o, "min", &x->min_tsc) ||
+                    !tsc_or_nan(c, o, "max", &x->max_tsc) ||
                     !num_or_nan(c, o, "p50_ns", &x->p50_ns))
                         return false;
         }

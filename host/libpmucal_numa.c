@@ -329,10 +329,13 @@ static bool load_c2c_matrix(struct pmucal__ctx *c, json_t *c2c, struct pmucal_nu
         json_t *cpus = pmucal__get(c, c2c, "cpus", JSON_ARRAY, false), *mx, *hitm;
         size_t  m;
         uint64_t v;
+        /* the unit-named member (latency table 1.6 on), else the 1.x name of older tables */
+        const char *key = json_object_get(c2c, "matrix_p50_tsc_ticks") ? "matrix_p50_tsc_ticks"
+                                                                       : "matrix_p50_tsc";
 
-        if (!cpus || !(mx = pmucal__get(c, c2c, "matrix_p50_tsc", JSON_OBJECT, false)))
+        if (!cpus || !(mx = pmucal__get(c, c2c, key, JSON_OBJECT, false)))
                 return false;
-        pmucal__at(c, "c2c.matrix_p50_tsc");
+        pmucal__at(c, "c2c.%s", key);
         if (!(hitm = pmucal__get(c, mx, "hitm", JSON_ARRAY, false)))
                 return false;
         if ((m = json_array_size(cpus)) > MAX_C2C_CPUS || json_array_size(hitm) != m)
@@ -351,7 +354,7 @@ static bool load_c2c_matrix(struct pmucal__ctx *c, json_t *c2c, struct pmucal_nu
                     !pmucal__get_u64(c, json_array_get(cpus, i), "apic_id", false, UINT32_MAX, &v))
                         return false;
                 n->c2c_apic[i] = (uint32_t)v;
-                pmucal__at(c, "c2c.matrix_p50_tsc.hitm[%zu]", i);
+                pmucal__at(c, "c2c.%s.hitm[%zu]", key, i);
                 if (!json_is_array(row) || json_array_size(row) != m)
                         return pmucal__fail(c, PMUCAL_E_SCHEMA, "expected an array of %zu", m);
                 for (size_t j = 0; j < m; j++) {

@@ -94,7 +94,7 @@ case_ "classify-source --ibs-op-data DcMissLat" 0 "^450core DRAM-remote-1hop fit
 case_ "classify-source --ibs-op-data L1 hit has no DcMissLat" 2 "no IBS DcMissLat" classify-source "$numa" --ibs-op-data2 0 --ibs-op-data3 0x1
 case_ "classify-source core cycles need a ratio" 1 "--core-ghz" classify-source "$good" dram 300core
 case_ "classify-source --core-ghz" 0 "^300core DRAM fits" classify-source --core-ghz 2.596178 "$good" dram 300core
-# A later minor (next-minor.json: 1.6 with new members, a new C2C topology and kind, a curve
+# A later minor (next-minor.json: 1.9 with new members, a new C2C topology and kind, a curve
 # loaded a new way) is read by this one: check and show name what they read as unknown.
 next=$CORPUS/next-minor.json
 case_ "check a later minor: ok, unknown values noted" 0 'note: 3 value\(s\) of a later schema minor read as unknown, first loaded_latency\[1\]\.loaded: "remote nodes"' check "$next"
@@ -138,8 +138,13 @@ case_ "diff numa-matrix.json: a cell beyond the spread" 3 "^1 -> 1 +211\.038 +26
 case_ "diff numa-matrix.json: the others within" 3 "^1 -> 0 +211\.079 +211\.079 .* within spread$" diff $run/numa-matrix.json "$tmp/numa-b.json"
 case_ "diff c2c.json and numa-matrix.json: not the same kind" 1 "not the same kind of file" diff $run/c2c.json $run/numa-matrix.json
 case_ "diff a table and c2c.json: not the same kind" 1 "not the same kind of file" diff "$good" $run/c2c.json
-sed 's/"kind": "pingpong"/"kind": "exchange", "new_member": [1]/; s|pmucal.c2c/1.2|pmucal.c2c/1.3|' $run/c2c.json >"$tmp/c2c-next.json"
+sed 's/"kind": "pingpong"/"kind": "exchange", "new_member": [1]/; s|pmucal.c2c/1.2|pmucal.c2c/1.9|' $run/c2c.json >"$tmp/c2c-next.json"
 case_ "check c2c.json of a later minor: the new kind noted" 0 'note: 1 value\(s\) of a later schema minor read as unknown, first c2c.classes\[4\].kind: "exchange"' check "$tmp/c2c-next.json"
+# c2c 1.3 writes each _tsc figure also as _tsc_ticks (same value); the reader takes _tsc_ticks
+# where a file has it (here figures other than the _tsc ones, so that the member read shows)
+# and _tsc in older files (the 1.2 run above: p50_tsc 762.312).
+sed 's|pmucal.c2c/1.2|pmucal.c2c/1.3|; s|"max_tsc": 804.812,|"max_tsc": 804.812, "p50_tsc_ticks": 700.500, "min_tsc_ticks": 690.250, "max_tsc_ticks": 710.125,|' $run/c2c.json >"$tmp/c2c-13.json"
+case_ "show c2c.json 1.3: the _tsc_ticks figures" 0 "^c2c same-package +pingpong +12 pair\(s\) p50_tsc 700\.500 \(min_tsc 690\.250, max_tsc 710\.125\) p50_ns 285\.519" show "$tmp/c2c-13.json"
 sed 's|pmucal.numa/1.0|pmucal.numa/2.0|' $run/numa-matrix.json >"$tmp/numa-v2.json"
 case_ "check numa-matrix.json of major 2: rejected" 1 "major version 2 is not supported" check "$tmp/numa-v2.json"
 case_ "show --json carries the DRAM levels" 0 '"name": "DRAM-remote-2hop"' show --json "$numa"

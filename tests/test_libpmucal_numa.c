@@ -261,6 +261,54 @@ static void test_core_ratio(void **state)
         unload();
 }
 
+/* The C2C pair matrix in TSC ticks: a 1.6 table names it matrix_p50_tsc_ticks beside the 1.x
+ * matrix_p50_tsc, same values; the reader takes the unit-named one where the file has it and
+ * the 1.x name in older tables (numa-c2c.json, 1.3: hitm row 0 column 1 is 100.000). The 1.6
+ * variant's unit-named matrix carries other figures than its 1.x one, so that reading the wrong
+ * member shows. */
+static void test_c2c_matrix_tsc_ticks(void **state)
+{
+        static const char ticks[] =
+                "\"matrix_p50_tsc_ticks\": {\"hit\": [[null, 1, 2], [3, null, 4], [5, 6, null]], "
+                "\"hitm\": [[null, 123.500, 7], [8, null, 9], [10, 11, null]], "
+                "\"write\": [[null, 1, 2], [3, null, 4], [5, 6, null]]},\n";
+        char        path[256], err[512], *doc, *out, *at;
+        FILE       *f;
+        long        n;
+
+        (void)state;
+        load("numa-c2c.json");
+        assert_int_equal(nm->n_c2c_cpus, 3);
+        assert_true(fabs(nm->c2c_hitm_tsc[0 * 3 + 1] - 100.0) < 0.0006);
+        assert_true(fabs(nm->c2c_hitm_tsc[2 * 3 + 1] - 355.0) < 0.0006);
+        unload();
+
+        snprintf(path, sizeof(path), CORPUS "%s", "numa-c2c.json");
+        assert_non_null(f = fopen(path, "rb"));
+        assert_int_equal(fseek(f, 0, SEEK_END), 0);
+        assert_true((n = ftell(f)) > 0);
+        rewind(f);
+        assert_non_null(doc = calloc(1, (size_t)n + 1));
+        assert_int_equal(fread(doc, 1, (size_t)n, f), (size_t)n);
+        fclose(f);
+        assert_non_null(out = calloc(1, (size_t)n + sizeof(ticks)));
+        assert_non_null(at = strstr(doc, "\"matrix_p50_tsc\""));
+        memcpy(out, doc, (size_t)(at - doc));
+        strcat(out, ticks);
+        strcat(out, at);
+        assert_non_null(at = strstr(out, "pmucal.latency-table/1.3"));
+        at[sizeof("pmucal.latency-table/1.") - 1] = '6';
+        assert_int_equal(pmucal_numa_load_buf(out, strlen(out), "t16.json", &nm, err, sizeof(err)),
+                         PMUCAL_OK);
+        assert_int_equal(nm->n_c2c_cpus, 3);
+        assert_true(fabs(nm->c2c_hitm_tsc[0 * 3 + 1] - 123.5) < 0.0006);
+        assert_true(fabs(nm->c2c_hitm_tsc[2 * 3 + 1] - 11.0) < 0.0006);
+        assert_true(isnan(nm->c2c_hitm_tsc[1 * 3 + 1]));
+        unload();
+        free(out);
+        free(doc);
+}
+
 /* ---- --diff: the C side of the Python reader's differential test ----------------------- */
 
 static const char *const kind_name[] = {
@@ -351,7 +399,7 @@ static int diff_main(void)
         return 0;
 }
 
-/* next-minor.json: numa-c2c.json as a later minor (1.6) could write it: new members at every
+/* next-minor.json: numa-c2c.json as a later minor (1.9) could write it: new members at every
  * depth (a new top-level section, method, numa, dram_levels[], c2c.method, every class), a C2C
  * class of a new topology ("other-socket-via-cxl"), one of a new kind ("atomic"), and a
  * loaded-latency curve loaded in a new way ("remote nodes", its p90s ten times the idle p50).
@@ -459,7 +507,7 @@ static void test_numa_beyond_fixed_arrays(void **state)
 
         (void)state;
         assert_non_null(doc);
-        p += sprintf(p, "{\"schema\": \"pmucal.latency-table/1.6\", \"numa\": {\"method\": "
+        p += sprintf(p, "{\"schema\": \"pmucal.latency-table/1.9\", \"numa\": {\"method\": "
                         "{\"emulated\": false}, \"n_nodes\": %d, \"matrix\": [", NODES);
         for (int i = 0; i < NODES; i++) {
                 p += sprintf(p, "%s[", i ? "," : "");
@@ -530,6 +578,7 @@ int main(int argc, char **argv)
                 cmocka_unit_test(test_units),
                 cmocka_unit_test(test_core_ratio),
                 cmocka_unit_test(test_later_minor),
+                cmocka_unit_test(test_c2c_matrix_tsc_ticks),
                 cmocka_unit_test(test_table_unknown_values),
                 cmocka_unit_test(test_numa_beyond_fixed_arrays),
         };

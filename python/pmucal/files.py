@@ -85,6 +85,13 @@ def _num(name, path, o, key):
     return float(v)
 
 
+def _tsc(name, path, o, fig):
+    """A TSC figure: its unit-named member (fig_tsc_ticks, since c2c 1.3) where the file has it,
+    else the 1.x name (fig_tsc) of older files."""
+    key = fig + "_tsc_ticks"
+    return _num(name, path, o, key if key in o else fig + "_tsc")
+
+
 def _enum(name, path, o, key, known, unknown):
     v = o.get(key)
     if not isinstance(v, str):
@@ -113,8 +120,8 @@ def loads_c2c_file(data, name="<buffer>"):
             _fail(name, p, "n_pairs: expected an integer 0..2^24")
         topo = _enum(name, p, k, "topology", C2C_TOPOLOGIES, f.unknown)
         kind = _enum(name, p, k, "kind", C2C_KINDS, f.unknown)
-        f.classes.append(C2cFileClass(topo, kind, n, _num(name, p, k, "p50_tsc"),
-                                      _num(name, p, k, "min_tsc"), _num(name, p, k, "max_tsc"),
+        f.classes.append(C2cFileClass(topo, kind, n, _tsc(name, p, k, "p50"),
+                                      _tsc(name, p, k, "min"), _tsc(name, p, k, "max"),
                                       _num(name, p, k, "p50_ns")))
     return f
 

@@ -30,11 +30,27 @@ def test_numa_file():
     assert n.matrix_p50_ns[0][0] == 150.369
 
 
+def test_c2c_file_tsc_ticks():
+    """c2c 1.3 writes each _tsc figure also as _tsc_ticks (same value); the reader takes
+    _tsc_ticks where a file has it (here other figures than the _tsc ones, so that the member
+    read shows) and the _tsc name in older files (the 1.2 run: p50_tsc 762.312)."""
+    doc = json.loads(open(C2C).read())
+    doc["schema"] = "pmucal.c2c/1.3"
+    k = doc["c2c"]["classes"][4]
+    k.update({"p50_tsc_ticks": 700.5, "min_tsc_ticks": 690.25, "max_tsc_ticks": None})
+    c = pmucal.loads_c2c_file(json.dumps(doc))
+    assert (c.major, c.minor) == (1, 3)
+    assert (c.classes[4].p50_tsc, c.classes[4].min_tsc, c.classes[4].max_tsc) == (700.5, 690.25, None)
+    assert c.classes[3].p50_tsc == doc["c2c"]["classes"][3]["p50_tsc"]
+    old = pmucal.load_c2c_file(C2C)
+    assert (old.minor, old.classes[4].p50_tsc, old.classes[4].max_tsc) == (2, 762.312, 804.812)
+
+
 def _variants(tmp_path):
     c2c, numa = open(C2C).read(), open(NUMA).read()
     out = {
         "c2c-next": c2c.replace('"kind": "pingpong"', '"kind": "exchange", "new": [1]')
-                       .replace("pmucal.c2c/1.2", "pmucal.c2c/1.3"),
+                       .replace("pmucal.c2c/1.2", "pmucal.c2c/1.9"),
         "c2c-v2": c2c.replace("pmucal.c2c/1.2", "pmucal.c2c/2.0"),
         "c2c-bad-pairs": c2c.replace('"n_pairs": 12', '"n_pairs": "12"', 1),
         "numa-next": numa.replace('"loaded": "node"', '"loaded": "socket"', 1),
