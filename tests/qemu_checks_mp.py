@@ -219,7 +219,7 @@ def check_lattable_remote(c):
     t = c.result_json("latency-table.json")
     numa = c.result_json("numa-matrix.json")
     if not tap(t is not None and t.get("schema") == "pmucal.latency-table/1.6" and "numa" in t,
-               "%s: latency-table.json is 1.5 with a numa section" % c.name):
+               "%s: latency-table.json is 1.6 with a numa section" % c.name):
         return
     n = t["numa"]
     p50 = lambda m: [[x.get("p50_ns") for x in row] for row in m]
