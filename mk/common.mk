@@ -27,6 +27,7 @@ BOOT_SRCS := \
 	boot/acpi_hmat.c \
 	boot/acpi_pptt.c \
 	boot/cpu_info.c \
+	boot/devpath_match.c \
 	boot/fatfree.c \
 	boot/memrange.c \
 	boot/mp.c \
