@@ -8,9 +8,11 @@
  * [UEFI-2.10] 24.3 EFI_PXE_BASE_CODE_PROTOCOL: Mode (DhcpAck, ProxyOffer), Mtftp();
  * 10.3.4.23 URI device path node (messaging, sub-type 24); 29.6 EFI HTTP protocols.
  */
+#include "boot/devpath_match.h"
 #include "boot/uefi/uefi_http.h"
 #include "boot/uefi/uefi_priv.h"
 #include "lib/fmt.h"
+#include "lib/log.h"
 
 #define CONFIG_URL_MAX_FW 256 /* a URL to post to or get, NUL included */
 
@@ -23,6 +25,7 @@ static char                        source[NET_PATH_MAX + 32];
 static bool                        http_boot; /* dir is the image URL's folder */
 static bool                        have_ip;   /* the address the boot got by DHCP: */
 static EFI_IPv4_ADDRESS            boot_ip, boot_mask;
+static EFI_HANDLE                  boot_device; /* the NIC handle the image was loaded from */
 
 static status_t http_exchange(bool post, const char *url, const char *type, const void *body,
                               size_t len, unsigned *http_status, char *reply, size_t reply_cap,
@@ -94,6 +97,7 @@ void uefi_net_init(EFI_HANDLE device)
 
         if (!device)
                 return;
+        boot_device = device;
         if (EFI_ERROR(uefi_call_wrapper(BS->HandleProtocol, 3, device, &guid, (void **)&p)) ||
             !p || !p->Mode || !p->Mode->Started || p->Mode->UsingIpv6) {
                 http_boot_init(device);
@@ -239,8 +243,34 @@ static void connect_pci_nics(void)
         FreePool(h);
 }
 
-/* An HTTP service binding: on the device the image came from if it has one, else the first
- * the firmware offers; the NIC's drivers are connected first (OVMF connects only what its
+#define NIC_CANDIDATES_MAX 16 /* handles of one protocol compared with the image's NIC */
+#define DEVPATH_NODES_MAX  64 /* nodes read of a device path before giving up on it */
+
+/* Of the @p n handles @p h offering @p what, the one on the NIC the image was loaded from:
+ * its device path agrees with the image's device handle's up to and including the MAC
+ * address node (devpath_match.h). Else the first, said on the console (once per @p said)
+ * when the image came from a NIC or there was a choice. */
+static EFI_HANDLE boot_nic_handle(EFI_HANDLE *h, UINTN n, const char *what, bool *said)
+{
+        const void *cand[NIC_CANDIDATES_MAX];
+        size_t      m = n < NIC_CANDIDATES_MAX ? n : NIC_CANDIDATES_MAX;
+        const void *image = boot_device ? DevicePathFromHandle(boot_device) : NULL;
+
+        for (size_t i = 0; i < m; i++)
+                cand[i] = DevicePathFromHandle(h[i]);
+        int k = devpath_pick_nic(image, cand, m, DEVPATH_NODES_MAX);
+        if (k >= 0)
+                return h[k];
+        if ((boot_device || n > 1) && !*said) {
+                *said = true;
+                log_info("net: %s: none on the NIC the image came from; using the first of %u",
+                         what, (unsigned)n);
+        }
+        return h[0];
+}
+
+/* An HTTP service binding: on the NIC the image came from if it has one, else the first
+ * the firmware offers (boot_nic_handle); the NIC's drivers are connected first (OVMF connects only what its
  * boot option needed). */
 static PMUCAL_SERVICE_BINDING *http_binding(void)
 {
@@ -265,12 +295,15 @@ static PMUCAL_SERVICE_BINDING *http_binding(void)
                 if (EFI_ERROR(LibLocateHandle(ByProtocol, &sb_guid, NULL, &n, &h)) || !n)
                         return NULL;
         }
-        uefi_call_wrapper(BS->HandleProtocol, 3, h[0], &sb_guid, (void **)&sb);
+        static bool said;
+        uefi_call_wrapper(BS->HandleProtocol, 3, boot_nic_handle(h, n, "HTTP service", &said),
+                          &sb_guid, (void **)&sb);
         FreePool(h);
         return sb;
 }
 
-/* The IPv4 address of the first NIC with an IPv4 configuration, after asking for one by DHCP
+/* The IPv4 address of the NIC the image came from (else the first) with an IPv4
+ * configuration (boot_nic_handle), after asking for one by DHCP
  * when it has none: after a boot from a disk nothing has configured the NIC, whose policy is
  * static with no address in OVMF, so an HTTP child on its default address cannot connect.
  * The firmware keeps a policy set this way (a setup screen shows it as DHCP enabled). Waits
@@ -286,7 +319,9 @@ static status_t ipv4_address(unsigned ms)
 
         if (EFI_ERROR(LibLocateHandle(ByProtocol, &guid, NULL, &n, &h)) || !n)
                 return ST_UNSUPPORTED;
-        uefi_call_wrapper(BS->HandleProtocol, 3, h[0], &guid, (void **)&cfg);
+        static bool said;
+        uefi_call_wrapper(BS->HandleProtocol, 3, boot_nic_handle(h, n, "IPv4 configuration", &said),
+                          &guid, (void **)&cfg);
         FreePool(h);
         if (!cfg)
                 return ST_UNSUPPORTED;
