@@ -2,8 +2,9 @@
 them (host/libpmucal_files.c): c2c.json ("pmucal.c2c/1") and numa-matrix.json ("pmucal.numa/1").
 Any minor of major 1; members this reader does not know are ignored; an enum value it does not
 know (a class's topology or kind, a curve's "loaded") reads as "unknown" and is listed in
-`unknown` ('path.member: "value"'). Figures carry their clock in their name (_tsc, _ns); None
-where the file has null or leaves a figure out.
+`unknown` ('path.member: "value"'). Figures carry their clock in their name (_tsc, _ns); the TSC
+figures are read from the unit-named members (p50_tsc_ticks, c2c 1.3 on) where a file has them,
+from the 1.x names (p50_tsc) in older files; None where the file has null or leaves a figure out.
 
     c = pmucal.load_c2c_file("c2c.json");          c.classes[0].p50_tsc
     n = pmucal.load_numa_file("numa-matrix.json"); n.matrix_p50_ns[0][1]

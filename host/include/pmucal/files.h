@@ -12,8 +12,10 @@
  *             for (size_t i = 0; i < c->n_classes; i++) ... c->classes[i].p50_tsc ...
  *     pmucal_c2c_file_free(c);
  *
- * Figures carry their clock in their name (`_tsc`: TSC ticks, `_ns`: nanoseconds); NAN where
- * the file has null or leaves the figure out. PMUCAL_E_KIND for another document (a latency
+ * Figures carry their clock in their name (`_tsc`: TSC ticks, `_ns`: nanoseconds); the TSC
+ * figures are read from the unit-named members (`p50_tsc_ticks`, c2c 1.3 on) where a file has
+ * them, from the 1.x names (`p50_tsc`) in older files; NAN where the file has null or leaves
+ * the figure out. PMUCAL_E_KIND for another document (a latency
  * table, say), so a caller can try another loader.
  */
 #ifndef PMUCAL_LIB_FILES_H
