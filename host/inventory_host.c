@@ -8,7 +8,6 @@
  * firmware writes to its results folder (inventory.json, cpuid.txt, the raw tables) and
  * report.txt, the console text. Host only.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +15,7 @@
 #include "app/gather.h"
 #include "app/run.h"
 #include "boot/linux/linux_plat.h"
-#include "boot/x86/cpuid.h"
+#include "host/arch.h"
 #include "host/host.h"
 #include "host/host_args.h"
 #include "report/inventory.h"
@@ -29,50 +28,8 @@ static status_t console_sink(void *ctx, const char *s, size_t n)
         return ST_OK;
 }
 
-/* The recorded processor: --cpuid-dump FILE, block --cpu. */
-static int load_dump(const struct host_opts *o, struct cpuid_dump *d)
-{
-        FILE    *f = fopen(o->cpuid_dump, "rb");
-        char    *text;
-        long     len;
-        unsigned n = 0;
-        status_t st;
-
-        if (!f) {
-                fprintf(stderr, "pmucal-host: --cpuid-dump %s: %s\n", o->cpuid_dump,
-                        strerror(errno));
-                return 1;
-        }
-        fseek(f, 0, SEEK_END);
-        len = ftell(f);
-        fseek(f, 0, SEEK_SET);
-        text = malloc(len > 0 ? (size_t)len : 1);
-        if (!text || len <= 0 || fread(text, 1, (size_t)len, f) != (size_t)len) {
-                fprintf(stderr, "pmucal-host: --cpuid-dump %s: cannot read it\n", o->cpuid_dump);
-                fclose(f);
-                free(text);
-                return 1;
-        }
-        fclose(f);
-        st = cpuid_text_parse(text, (size_t)len, o->cpu, d, &n);
-        free(text);
-        if (st == ST_NOT_FOUND) {
-                fprintf(stderr, "pmucal-host: --cpu %u: %s has %u processor block%s (0..%u)\n",
-                        o->cpu, o->cpuid_dump, n, n == 1 ? "" : "s", n ? n - 1 : 0);
-                return 2;
-        }
-        if (st != ST_OK) {
-                fprintf(stderr, "pmucal-host: --cpuid-dump %s: no CPUID registers in a layout "
-                        "pmucal reads (cpuid -r, AIDA64/InstLatx64): %s\n", o->cpuid_dump,
-                        status_str(st));
-                return 1;
-        }
-        return 0;
-}
-
 int host_inventory_main(const struct host_opts *o)
 {
-        static struct cpuid_dump dump;
         static char              name[640];
         struct run              *r = calloc(1, sizeof(*r));
         status_t                 st;
@@ -83,12 +40,11 @@ int host_inventory_main(const struct host_opts *o)
         if (o->cpuid_dump) {
                 struct cpu_info ci;
 
-                if ((rc = load_dump(o, &dump)) != 0) {
+                if ((rc = host_cpu_replay(o->cpuid_dump, o->cpu)) != 0) {
                         free(r);
                         return rc;
                 }
-                cpuid_dump_replay(&dump);
-                if (cpu_decode(&dump, &ci) == ST_OK)
+                if (host_cpu_identify(&ci) == ST_OK)
                         linux_cpu_set_recorded(ci.initial_apic_id);
         }
         if (o->cpuid_dump || o->acpi_dir) {

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "boot/x86/cpuid.h"
+#include "host/arch.h"
 #include "host/pmucal_table.h"
 
 #define MAX_CANDIDATES 256
@@ -32,13 +32,11 @@ static void trim(char *s)
 
 static void host_identify(struct host_id *h)
 {
-        static struct cpuid_dump d;
-        FILE                    *f;
-        char                     line[256];
+        FILE *f;
+        char  line[256];
 
         memset(h, 0, sizeof(*h));
-        cpuid_dump_collect(&d);
-        cpu_decode(&d, &h->cpu);
+        host_cpu_identify(&h->cpu);
         trim(h->cpu.brand);
         if ((f = fopen("/sys/class/dmi/id/product_name", "r"))) {
                 if (fgets(h->product, sizeof(h->product), f))

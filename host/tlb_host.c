@@ -15,12 +15,12 @@
 #include <string.h>
 
 #include "app/tlb.h"
+#include "host/arch.h"
 #include "host/host.h"
 #include "host/host_args.h"
 #include "report/json.h"
 
 #include "bench/kernel_tlb.h"
-#include "boot/x86/cpuid.h"
 #include "boot/linux/linux_plat.h"
 
 #define MIN_ACCESSES 20000u
@@ -162,7 +162,6 @@ static void add_to_latency_table(const char *out, const struct rep_buf *tlb)
 
 int host_tlb_main(const struct host_opts *o)
 {
-        static struct cpuid_dump dump;
         static struct cpu_info   cpu;
         static struct tlbcal     t;
         const char              *out = o->out;
@@ -176,8 +175,7 @@ int host_tlb_main(const struct host_opts *o)
                 rep_err(st, "pinning to CPU %u", cpu_no);
                 return 1;
         }
-        cpuid_dump_collect(&dump);
-        if ((st = cpu_decode(&dump, &cpu)) != ST_OK) {
+        if ((st = host_cpu_identify(&cpu)) != ST_OK) {
                 rep_err(st, "decoding CPUID");
                 return 1;
         }

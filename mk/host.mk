@@ -15,7 +15,9 @@ BOOT_LINUX_SRCS := \
 	boot/linux/linux_perf.c \
 	boot/linux/linux_plat.c
 
-# host/: host-only programs and the consumer library.
+# host/: host-only programs and the consumer library; host/$(HOST_ARCH_DIR)/ the parts of the
+# architecture they are built for.
+HOST_ARCH_DIR := x86
 LIBPMUCAL_SRCS := \
 	host/libpmucal.c \
 	host/libpmucal_classify.c \
@@ -26,10 +28,10 @@ LIBPMUCAL_SRCS := \
 	host/libpmucal_numa.c \
 	host/libpmucal_numa_classify.c \
 	host/libpmucal_sets.c \
-	host/libpmucal_source.c \
 	host/libpmucal_tlb.c \
 	host/libpmucal_tlb_classify.c \
-	host/libpmucal_units.c
+	host/libpmucal_units.c \
+	host/$(HOST_ARCH_DIR)/libpmucal_source.c
 PMUCAL_TABLE_SRCS := \
 	host/cli_stdout.c \
 	host/pmucal_table.c \
@@ -43,17 +45,18 @@ PMUCAL_TABLE_SRCS := \
 	host/pmucal_table_remote.c \
 	host/pmucal_table_perf.c \
 	host/pmucal_table_report.c \
-	host/pmucal_table_show.c
+	host/pmucal_table_show.c \
+	host/$(HOST_ARCH_DIR)/cpu_host.c
 PMUCAL_HOST_SRCS := \
 	host/cli_stdout.c \
 	host/host_args.c \
 	host/inventory_host.c \
 	host/pmucal_host.c \
 	host/tlb_host.c \
+	host/$(HOST_ARCH_DIR)/cpu_host.c \
 	$(BOOT_LINUX_SRCS)
 
 # The portable layers of the host's architecture, the code pmucal-host shares with the firmware.
-HOST_ARCH_DIR := x86
 HOST_LAYER_SRCS := $(call portable_srcs,$(HOST_ARCH_DIR)) $(SYMS_NONE_SRC)
 
 # ---- the programs and the library ----------------------------------------------------------

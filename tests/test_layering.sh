@@ -146,12 +146,20 @@ bool app_phase_run(void)
         return rep_check(pmu_has_counters(), "EFI_STATUS-free, no rdmsr_safe( here, asm(\"rdmsr\")");
 }
 EOF
+mk host/arch.h <<'EOF'
+/* host/'s interface header: its architecture's folder */
+#include "host/x86/cpu_host.h"
+EOF
+mk host/x86/cpu_host.h <<'EOF'
+#include "boot/x86/msr.h"
+unsigned long host_cpu_rev(void);
+EOF
 mk host/main.c <<'EOF'
 #include <stdio.h>
 #include <jansson.h>
 #include "app/phase.h"
-#include "boot/x86/msr.h"
-int main(void) { return app_phase_run() ? 0 : 1; }
+#include "host/arch.h"
+int main(void) { return app_phase_run() && host_cpu_rev() ? 0 : 1; }
 EOF
 mk tests/test_phase.c <<'EOF'
 #include <stdio.h>
@@ -290,7 +298,7 @@ plant "x86 code includes arm64 code" boot/x86/msr.c "arch" \
 #include "boot/arm64/sysreg.h"
 EOF
 plant "shared app/ code includes an x86 header" app/phase.c "arch" \
-        '^layering: arch: app/phase.c:9: includes boot/x86/msr.h \(x86 code in shared code\) \(shared code reaches an architecture.s folder only through its layer.s interface header: bench/ownpt.h, boot/arch.h, pmu/pmu.h\)$' <<'EOF'
+        '^layering: arch: app/phase.c:9: includes boot/x86/msr.h \(x86 code in shared code\) \(shared code reaches an architecture.s folder only through its layer.s interface header: bench/ownpt.h, boot/arch.h, host/arch.h, pmu/pmu.h\)$' <<'EOF'
 #include "boot/x86/msr.h"
 EOF
 plant "a shared pmu/ file other than the interface header includes pmu/x86/" pmu/pmu.c "arch" \
@@ -304,6 +312,14 @@ EOF
 plant "a shared report/ header includes boot/arm64/ (report/ has no interface header)" report/rep.h "arch" \
         '^layering: arch: report/rep.h:4: includes boot/arm64/sysreg.h \(arm64 code in shared code\) ' <<'EOF'
 #include "boot/arm64/sysreg.h"
+EOF
+plant "shared host/ code includes boot/x86/ itself, not through host/arch.h" host/main.c "arch" \
+        '^layering: arch: host/main.c:6: includes boot/x86/msr.h \(x86 code in shared code\) ' <<'EOF'
+#include "boot/x86/msr.h"
+EOF
+plant "the interface header host/arch.h includes another layer's x86 folder" host/arch.h "arch" \
+        '^layering: arch: host/arch.h:3: includes boot/x86/msr.h \(x86 code in shared code\) ' <<'EOF'
+#include "boot/x86/msr.h"
 EOF
 
 # --graph: folder edges with counts, upward ones marked.
@@ -345,6 +361,16 @@ if [ "$rc" -eq 1 ] && grep -qE "$want" "$tmp/real3.out" && [ "$(grep -c ': arch:
 else
         not_ok "an x86 header included by the real tree's shared app/latency.c is reported as arch (exit $rc)" \
                 "$(cat "$tmp/real3.out")"
+fi
+
+echo '#include "boot/x86/cpuid.h"' >>"$real/host/pmucal_table_match.c"
+want="^layering: arch: host/pmucal_table_match.c:$(wc -l <"$real/host/pmucal_table_match.c"): includes boot/x86/cpuid.h \(x86 code in shared code\) "
+python3 "$TOOL" --root "$real" --quiet >"$tmp/real4.out"; rc=$?
+if [ "$rc" -eq 1 ] && grep -qE "$want" "$tmp/real4.out" && [ "$(grep -c ': arch: ' "$tmp/real4.out")" -eq 2 ]; then
+        ok "an x86 header included by the real tree's shared host/pmucal_table_match.c is reported as arch"
+else
+        not_ok "an x86 header included by the real tree's shared host/pmucal_table_match.c is reported as arch (exit $rc)" \
+                "$(cat "$tmp/real4.out")"
 fi
 
 echo "1..$n"

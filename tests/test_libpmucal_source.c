@@ -1,4 +1,4 @@
-/** @file Unit tests for libpmucal's data-source mapping (host/libpmucal_source.c): PEBS /
+/** @file Unit tests for libpmucal's data-source mapping (host/x86/libpmucal_source.c): PEBS /
  *  perf perf_mem_data_src values built with the kernel's own macros (PERF_MEM_S() of
  *  <linux/perf_event.h>, as the x86, Power and Arm drivers encode them), and IBS op
  *  IbsOpData2 / IbsOpData3 values built from the register layout (pmu/x86/msr_ibs.h). */

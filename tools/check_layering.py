@@ -41,10 +41,10 @@ ARCHES = ("x86", "arm64")
 # its layer's one interface header, and that header only into its own layer's architecture
 # folders. Layers without an entry have none: their shared files include no architecture's
 # file at all.
-ARCH_INTERFACES = {"boot": "boot/arch.h", "pmu": "pmu/pmu.h", "bench": "bench/ownpt.h"}
-# Folders the rule leaves out: the hosted programs and library are built for x86-64 only and
-# read x86 records (CPUID dumps, IBS data sources); the tests test both architectures.
-ARCH_RULE_EXEMPT = ("host", "tests")
+ARCH_INTERFACES = {"boot": "boot/arch.h", "pmu": "pmu/pmu.h", "bench": "bench/ownpt.h",
+                   "host": "host/arch.h"}
+# Folders the rule leaves out: the tests test both architectures.
+ARCH_RULE_EXEMPT = ("tests",)
 SOURCE_EXTS = (".c", ".h", ".S", ".inc")
 ASM_EXTS = (".S", ".inc")
 # Where quoted includes are looked for after the including file's own folder (-I order);

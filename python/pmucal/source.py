@@ -1,6 +1,6 @@
 """Data sources: the pmucal source name of a sample from what the hardware recorded, with the
 rules of libpmucal's pmucal_source_perf_data_src() and pmucal_source_ibs_op()
-(host/libpmucal_source.c; docs/libpmucal.md, "Data sources").
+(host/x86/libpmucal_source.c; docs/libpmucal.md, "Data sources").
 
     src = pmucal.source_perf_data_src(sample["data_src"])          # "dram-remote"
     src, lat = pmucal.source_ibs_op(d2, d3, family=0x19, model=0x11)
