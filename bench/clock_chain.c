@@ -4,7 +4,7 @@
 #include "bench/window.h"
 #include "lib/stats.h"
 
-#define CHAIN_SHORT_ROUNDS 10u  /* x 100 adds */
+#define CHAIN_SHORT_ROUNDS 10u  /* x BENCH_ADD_CHAIN_ADDS_PER_ROUND adds */
 #define CHAIN_LONG_ROUNDS  100u
 #define SAMPLES            501u
 
@@ -39,8 +39,9 @@ status_t bench_add_chain_ppm(uint32_t *core_per_tick_ppm)
         ml = mid_mean_milli(l);
         if (ml <= ms)
                 return ST_BAD_DATA;
-        d                  = ml - ms; /* milli-ticks of (LONG - SHORT) x 100 adds */
-        *core_per_tick_ppm = (uint32_t)(((uint64_t)(CHAIN_LONG_ROUNDS - CHAIN_SHORT_ROUNDS) * 100 *
+        d                  = ml - ms; /* milli-ticks of (LONG - SHORT) rounds of adds */
+        *core_per_tick_ppm = (uint32_t)(((uint64_t)(CHAIN_LONG_ROUNDS - CHAIN_SHORT_ROUNDS) *
+                                         BENCH_ADD_CHAIN_ADDS_PER_ROUND *
                                          1000000000u + d / 2) / d);
         return ST_OK;
 }

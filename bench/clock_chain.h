@@ -14,7 +14,13 @@
 
 #include "lib/status.h"
 
-/** Run @p rounds x 100 dependent adds (the architecture's kernel, bench/<arch>/kernel_addchain.c). */
+/** Dependent adds per round of bench_add_chain(); a round is the adds, then the loop's
+ *  decrement and conditional branch back. */
+#define BENCH_ADD_CHAIN_ADDS_PER_ROUND     100
+#define BENCH_ADD_CHAIN_INSNS_PER_ROUND    (BENCH_ADD_CHAIN_ADDS_PER_ROUND + 2)
+#define BENCH_ADD_CHAIN_BRANCHES_PER_ROUND 1
+
+/** Run @p rounds x BENCH_ADD_CHAIN_ADDS_PER_ROUND dependent adds (the architecture's kernel, bench/<arch>/kernel_addchain.c). */
 void bench_add_chain(uint64_t rounds);
 
 /** Core cycles per reference-timer tick, per 10^6, from the difference of the trimmed mean

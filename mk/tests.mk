@@ -93,6 +93,7 @@ $(B)/host/record_tlb: $(call test_obj,$(RECORD_TLB_SRCS) tests/fake_msr_none.c) 
 # The kernels (bench/ with their pinned flags), for the valgrind count of tests/test_oracle.sh.
 $(B)/host/oracle_kernels: $(call test_obj,tests/oracle_kernels.c tests/fake_msr_none.c) \
                           $(B)/test/layers.a $(B)/test/support.a
+	$(Q)mkdir -p $(@D)
 	$(say) LINK $@
 	$(Q)$(HOST_CC) $(filter %.o,$^) -Wl,--start-group $(filter %.a,$^) -Wl,--end-group \
 		$(TEST_LIBS) -o $@

@@ -7,7 +7,7 @@
  * as truth, for the script to compare.
  *
  *   oracle_kernels KERNEL N     run KERNEL for N iterations (loop, pattern-zero, pattern-one,
- *                               skid, chase, block)
+ *                               skid, chase, block, add-chain)
  *   oracle_kernels --claims     one line per kernel: name insns branches loads symbols...
  */
 #include <stdint.h>
@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/clock_chain.h"
 #include "bench/kernel_block.h"
 #include "bench/kernel_branch.h"
 #include "bench/kernel_chase.h"
@@ -38,6 +39,8 @@ static const struct claim {
           BENCH_CHASE_UNROLL, "bench_chase" },
         { "block", BENCH_BLOCK_INSNS_PER_ITER, BENCH_BLOCK_BRANCHES_PER_ITER, 0,
           "bench_block_run,bench_block_top,bench_block_jcc" },
+        { "add-chain", BENCH_ADD_CHAIN_INSNS_PER_ROUND, BENCH_ADD_CHAIN_BRANCHES_PER_ROUND, 0,
+          "bench_add_chain" },
 };
 
 #define CHASE_LINES 64
@@ -77,6 +80,8 @@ int main(int argc, char **argv)
                         return 1;
         } else if (!strcmp(argv[1], "block")) {
                 bench_block_run(n);
+        } else if (!strcmp(argv[1], "add-chain")) {
+                bench_add_chain(n);
         } else {
                 fprintf(stderr, "%s: unknown kernel %s\n", argv[0], argv[1]);
                 return 2;

@@ -1,6 +1,8 @@
 /** @file The dependent-add chain on AArch64 (see bench/clock_chain.h): ADD Xd, Xd, Xm. */
 #include "bench/clock_chain.h"
 
+_Static_assert(BENCH_ADD_CHAIN_ADDS_PER_ROUND == 100, "the .rept count in bench_add_chain()");
+
 void bench_add_chain(uint64_t rounds)
 {
         uint64_t x = 0, one = 1;

@@ -3,6 +3,8 @@
  *  then runs the chain faster than one add a cycle). */
 #include "bench/clock_chain.h"
 
+_Static_assert(BENCH_ADD_CHAIN_ADDS_PER_ROUND == 100, "the .rept count in bench_add_chain()");
+
 void bench_add_chain(uint64_t rounds)
 {
         uint64_t x = 0, one = 1;
