@@ -2,7 +2,8 @@
 # build/aarch64/pmucal.efi (`make ARCH=aarch64`): the same program (app/pmucal.c) on the
 # AArch64 platform (boot/arm64/, boot/uefi/arm64/uefi_arm64.c), the PMUv3 driver (pmu/arm64/)
 # and the AArch64 kernel bodies (bench/arm64/), built with the cross compiler. `make deps`
-# installs the compiler, QEMU and AAVMF and unpacks GNU-EFI for arm64 under
+# installs the compiler, QEMU (the system emulator for the firmware, qemu-user for the
+# kernels' count in tests/test_oracle_arm64.sh) and AAVMF and unpacks GNU-EFI for arm64 under
 # build/aarch64/gnu-efi (it cannot be installed beside the amd64 package).
 
 # ---- the AArch64 files of each folder ------------------------------------------------------
@@ -98,7 +99,7 @@ check-deps-aarch64:
 deps: deps-aarch64
 deps-aarch64:
 	$(Q)tools/install-deps.sh --gnuefi-arm64 $(B)/aarch64/gnu-efi gcc-aarch64-linux-gnu \
-		qemu-system-arm qemu-efi-aarch64
+		qemu-system-arm qemu-user qemu-efi-aarch64
 
 $(B)/aarch64/obj/bench/%.o: XFLAGS = $(BENCH_CFLAGS)
 $(B)/aarch64/obj/%.o: %.c

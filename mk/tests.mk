@@ -98,6 +98,19 @@ $(B)/host/oracle_kernels: $(call test_obj,tests/oracle_kernels.c tests/fake_msr_
 	$(Q)$(HOST_CC) $(filter %.o,$^) -Wl,--start-group $(filter %.a,$^) -Wl,--end-group \
 		$(TEST_LIBS) -o $@
 
+# The AArch64 kernels, the firmware's own objects of bench/arm64/, in a static AArch64 Linux
+# program for the qemu-user count of tests/test_oracle_arm64.sh. No AArch64 C library: the
+# program brings its _start and system calls; the chase window's helpers, in bench_chase's
+# object but never called by the program, resolve to one that exits 125.
+A64_ORACLE_KERNELS := $(call a64_obj,bench/arm64/kernel_addchain.c bench/arm64/kernel_branch.c \
+                                     bench/arm64/kernel_chase.c bench/arm64/kernel_skid.c)
+A64_ORACLE_UNREACHED := bench_guard_smi bench_guard_steal cpu_irq_disable cpu_irq_restore
+$(B)/aarch64/oracle_arm64: $(call a64_obj,tests/oracle_arm64.c) $(A64_ORACLE_KERNELS)
+	$(Q)mkdir -p $(@D)
+	$(say) LD64 $@
+	$(Q)$(A64_CROSS)gcc -static -nostdlib -Wl,--no-warn-rwx-segments $^ -o $@ \
+		$(foreach s,$(A64_ORACLE_UNREACHED),-Wl,--defsym=$(s)=oracle_not_reached)
+
 $(B)/host/acpi_decode: $(call test_obj,$(ACPI_DECODE_SRCS) tests/fake_msr_none.c) $(B)/test/layers.a $(B)/test/support.a
 	$(say) LINK $@
 	$(Q)$(HOST_CC) $(filter %.o,$^) -Wl,--start-group $(filter %.a,$^) -Wl,--end-group -o $@
