@@ -10,7 +10,8 @@
  *
  *   oracle_arm64 KERNEL N     run KERNEL for N iterations (loop, pattern-zero, pattern-one,
  *                             skid, chase, add-chain)
- *   oracle_arm64 --claims     one line per kernel: name insns branches loads symbols...
+ *   oracle_arm64 --claims     one line per kernel: name insns branches loads symbols
+ *                             range (0xLO:0xHI, the addresses an iteration runs in, or -)
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -27,24 +28,29 @@
 #define MAX_ITERS   100000u
 #define CHASE_LINES 64
 
-/* What each kernel's header claims per iteration, and the symbols its code lies under (a
- * kernel with labels inside it is counted over all of them). */
+/* What each kernel's header claims per iteration, the symbols its code lies under (a kernel
+ * with labels inside it is counted over all of them) and, where the harness takes one, the
+ * range of addresses an iteration runs in: range_lo and 4 bytes per instruction from it. */
 static const struct claim {
         const char *name;
         unsigned    insns, branches, loads;
         const char *symbols;
+        const char *range_lo;
+        unsigned    range_insns;
 } claims[] = {
-        { "loop", BENCH_LOOP_INSNS_PER_ITER, BENCH_LOOP_BRANCHES_PER_ITER, 0, "bench_loop" },
+        { "loop", BENCH_LOOP_INSNS_PER_ITER, BENCH_LOOP_BRANCHES_PER_ITER, 0, "bench_loop",
+          NULL, 0 },
         { "pattern-zero", BENCH_PATTERN_INSNS_ZERO_BYTE, BENCH_PATTERN_BRANCHES_PER_ITER,
-          BENCH_PATTERN_LOADS_PER_ITER, "bench_branch_pattern" },
+          BENCH_PATTERN_LOADS_PER_ITER, "bench_branch_pattern", NULL, 0 },
         { "pattern-one", BENCH_PATTERN_INSNS_OTHER_BYTE, BENCH_PATTERN_BRANCHES_PER_ITER,
-          BENCH_PATTERN_LOADS_PER_ITER, "bench_branch_pattern" },
+          BENCH_PATTERN_LOADS_PER_ITER, "bench_branch_pattern", NULL, 0 },
+        /* app/arm64/validate.c's skid-in-kernel range: the sampled PCs must fall in it */
         { "skid", BENCH_SKID_INSNS_PER_ITER, BENCH_SKID_BRANCHES_PER_ITER, 0,
-          "bench_skid_loop,bench_skid_body" },
+          "bench_skid_loop,bench_skid_body", bench_skid_body, BENCH_SKID_INSNS_PER_ITER },
         { "chase", BENCH_CHASE_INSNS_PER_ITER, BENCH_CHASE_BRANCHES_PER_ITER,
-          BENCH_CHASE_UNROLL, "bench_chase" },
+          BENCH_CHASE_UNROLL, "bench_chase", NULL, 0 },
         { "add-chain", BENCH_ADD_CHAIN_INSNS_PER_ROUND, BENCH_ADD_CHAIN_BRANCHES_PER_ROUND, 0,
-          "bench_add_chain" },
+          "bench_add_chain", NULL, 0 },
 };
 
 /* Reached from _start and through the link's --defsym names, not from C. */
@@ -85,15 +91,20 @@ static void put(const char *s)
         sys3(SYS_WRITE, 1, (long)s, (long)len(s));
 }
 
-static void put_u(unsigned long v)
+/* @p v in base @p base (10 or 16, with 0x). */
+static void put_u(unsigned long v, unsigned base)
 {
         char   buf[24];
         size_t i = sizeof(buf);
 
         buf[--i] = 0;
         do
-                buf[--i] = (char)('0' + v % 10);
-        while (v /= 10);
+                buf[--i] = "0123456789abcdef"[v % base];
+        while (v /= base);
+        if (base == 16) {
+                buf[--i] = 'x';
+                buf[--i] = '0';
+        }
         put(&buf[i]);
 }
 
@@ -157,14 +168,24 @@ __attribute__((noreturn, used)) void oracle_main(const uint64_t *sp)
                 for (size_t i = 0; i < sizeof(claims) / sizeof(claims[0]); i++) {
                         put(claims[i].name);
                         put(" ");
-                        put_u(claims[i].insns);
+                        put_u(claims[i].insns, 10);
                         put(" ");
-                        put_u(claims[i].branches);
+                        put_u(claims[i].branches, 10);
                         put(" ");
-                        put_u(claims[i].loads);
+                        put_u(claims[i].loads, 10);
                         put(" ");
                         put(claims[i].symbols);
-                        put("\n");
+                        if (claims[i].range_lo) {
+                                uintptr_t lo = (uintptr_t)claims[i].range_lo;
+
+                                put(" ");
+                                put_u(lo, 16);
+                                put(":");
+                                put_u(lo + 4ul * claims[i].range_insns, 16);
+                                put("\n");
+                        } else {
+                                put(" -\n");
+                        }
                 }
                 leave(0);
         }

@@ -10,7 +10,9 @@
 # is what one iteration executes. It must equal what the kernels' headers claim, compiled for
 # AArch64 (oracle_arm64 --claims: BENCH_LOOP_INSNS_PER_ITER, BENCH_PATTERN_INSNS_*_BYTE,
 # BENCH_CHASE_INSNS_PER_ITER ...), the numbers app/arm64/validate.c and the shared suite
-# expect on a PMUv3.
+# expect on a PMUv3. Where the harness takes an iteration to run in an address range (the skid
+# loop's body, in which validate.c expects the sampled PCs), every instruction of an
+# iteration must lie in it.
 # qemu-user rather than the firmware under qemu-system's -icount: no firmware boot (a
 # second, not minutes, under TCG), the count attributed to each kernel by address, and loads
 # and branches, which QEMU's PMUv3 does not count, classed from the instruction stream.
@@ -25,11 +27,14 @@ qemu=${QEMU_AARCH64:-qemu-aarch64}
 n=0
 t() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - oracle-arm64: $2"; else echo "not ok $n - oracle-arm64: $2"; [ -n "${3:-}" ] && printf '# %s\n' "$3"; fi; }
 if ! command -v "$qemu" >/dev/null; then
-        why=$(tools/install-deps.sh qemu-user 2>&1 | tail -1)
-        if ! command -v "$qemu" >/dev/null; then
+        if ! why=$(tools/install-deps.sh qemu-user 2>&1); then
                 echo "ok 1 - oracle-arm64: the AArch64 kernels' counts # SKIP $qemu missing and" \
-                     "qemu-user could not be installed (${why:-no output})"
+                     "qemu-user could not be installed: $(tail -1 <<<"$why")"
                 echo "1..1"; exit 0
+        fi
+        if ! command -v "$qemu" >/dev/null; then
+                t 1 "$qemu in PATH once qemu-user is installed"
+                echo "1..$n"; exit 1
         fi
 fi
 out=$(make -s --no-print-directory B="$B" "$B/aarch64/oracle_arm64" 2>&1)
@@ -41,17 +46,19 @@ trap 'rm -rf "$tmp"' EXIT
 claims=$("$qemu" "$bin" --claims)
 t $? "oracle_arm64 --claims ran under $qemu" "$claims"
 
-# Instructions, branches and loads executed under the symbols in $2 (comma separated), from
-# the trace $1; fails when a translation block held more than one instruction (the exec
-# lines would then count blocks, not instructions).
-counts() { # log symbols
-        "$py" - "$1" "$2" <<'PY'
+# Instructions, branches and loads executed under the symbols in $2 (comma separated), and the
+# instructions among them in the address range $3 (0xLO:0xHI; - for none), from the trace
+# $1; fails when a translation block held more than one instruction (the exec lines would
+# then count blocks, not instructions).
+counts() { # log symbols range
+        "$py" - "$1" "$2" "$3" <<'PY'
 import re, sys
 path, syms = sys.argv[1], set(sys.argv[2].split(","))
+lo, hi = (int(x, 16) for x in sys.argv[3].split(":")) if sys.argv[3] != "-" else (0, 0)
 insn = re.compile(r"^0x([0-9a-f]+):\s+[0-9a-f]{8}\s+(\S+)")
 trace = re.compile(r"^Trace \d+: 0x[0-9a-f]+ \[[0-9a-f]+/([0-9a-f]+)/[0-9a-f]+/[0-9a-f]+\] (\S+)")
 branch = re.compile(r"^(b|bl|br|blr|ret|cbz|cbnz|tbz|tbnz|b\.\w+)$")
-mnem, block, i, b, d = {}, None, 0, 0, 0
+mnem, block, i, b, d, r = {}, None, 0, 0, 0, 0
 for line in open(path):
     if line.startswith("IN:"):
         block = 0
@@ -73,12 +80,13 @@ for line in open(path):
             i += 1
             b += bool(branch.match(mnem[pc]))
             d += mnem[pc].startswith("ld")
-print(i, b, d)
+            r += lo <= pc < hi
+print(i, b, d, r)
 PY
 }
 
 # Lengths: two, far enough apart that one iteration's counts are whole numbers.
-while read -r name insns branches loads syms; do
+while read -r name insns branches loads syms range; do
         case $name in skid) n1=4 n2=12 ;; *) n1=200 n2=1000 ;; esac
         ok=1
         for len in $n1 $n2; do
@@ -89,13 +97,13 @@ while read -r name insns branches loads syms; do
                 t 1 "$name: ran under $qemu" "$(tail -5 "$tmp/$name.$n2.log")"
                 continue
         fi
-        c1=$(counts "$tmp/$name.$n1.trace" "$syms" 2>&1) &&
-                c2=$(counts "$tmp/$name.$n2.trace" "$syms" 2>&1) || {
+        c1=$(counts "$tmp/$name.$n1.trace" "$syms" "$range" 2>&1) &&
+                c2=$(counts "$tmp/$name.$n2.trace" "$syms" "$range" 2>&1) || {
                 t 1 "$name: trace read" "$c1 ${c2:-}"
                 continue
         }
-        read -r i1 b1 d1 <<<"$c1"
-        read -r i2 b2 d2 <<<"$c2"
+        read -r i1 b1 d1 r1 <<<"$c1"
+        read -r i2 b2 d2 r2 <<<"$c2"
         d=$((n2 - n1))
         per() { # kind got want
                 [ $(($2 % d)) = 0 ] && [ $(($2 / d)) = "$3" ]
@@ -107,5 +115,6 @@ while read -r name insns branches loads syms; do
         per instructions $((i2 - i1)) "$insns"
         per branches $((b2 - b1)) "$branches"
         per loads $((d2 - d1)) "$loads"
+        [ "$range" = - ] || per "instructions in [${range%:*}, ${range#*:})" $((r2 - r1)) "$insns"
 done <<<"$claims"
 echo "1..$n"
