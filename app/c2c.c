@@ -59,11 +59,11 @@ static struct bench_c2c shared;      /* the measurement both sides work on */
 static uint64_t         acc[BENCH_C2C__COUNT][C2C_PASSES * BENCH_C2C_MAX_ROUNDS];
 static size_t           n_acc[BENCH_C2C__COUNT];
 static struct lat_c2c_in result;     /* what the latency table gets (r->c2c_result) */
-static struct bench_prefetch pf_side[2]; /* owner's, reader's: their prefetchers this window */
+static struct prefetch_info pf_side[2]; /* owner's, reader's: their prefetchers this window */
 
 /* Each side runs with interrupts masked, on the BSP as on an AP, with its own hardware
  * prefetchers off where the config says so (a documented control; given back after). */
-static void side(void (*fn)(void *), struct bench_prefetch *pf)
+static void side(void (*fn)(void *), struct prefetch_info *pf)
 {
         uint64_t saved;
 
@@ -87,7 +87,7 @@ static void reader_side(void *arg)
 /* The setting both CPUs' prefetchers had: the state's name when they agree, else "mixed". */
 static const char *pf_pair(void)
 {
-        return pf_side[0].state == pf_side[1].state ? bench_prefetch_state_name(pf_side[0].state)
+        return pf_side[0].state == pf_side[1].state ? prefetch_state_name(pf_side[0].state)
                                                     : "mixed";
 }
 
@@ -112,7 +112,7 @@ static status_t measure(enum bench_c2c_kind kind, unsigned owner, unsigned reade
         shared.floor_lines = run_state.floor_lines;
         if (run_state.emulated)
                 shared.n_exchanges = C2C_PP_EMULATED;
-        pf_side[0] = pf_side[1] = (struct bench_prefetch){ 0 };
+        pf_side[0] = pf_side[1] = (struct prefetch_info){ 0 };
         if ((st = start_side(owner, owner_side, &owner_bsp)) != ST_OK)
                 return st;
         if ((st = start_side(reader, reader_side, &reader_bsp)) != ST_OK) {

@@ -70,13 +70,13 @@ struct lat_run {
 /* ---- the phase ------------------------------------------------------------------------- */
 
 /* The prefetcher states in the words of the table schema (docs/latency-table.md). */
-static const char *prefetch_word(enum bench_pf_state st)
+static const char *prefetch_word(enum prefetch_state st)
 {
         switch (st) {
-        case BENCH_PF_DISABLED: return "off";
-        case BENCH_PF_LEFT_ON: return "on";
-        case BENCH_PF_FAILED: return "failed";
-        case BENCH_PF_UNSUPPORTED: return "unchanged";
+        case PREFETCH_DISABLED: return "off";
+        case PREFETCH_LEFT_ON: return "on";
+        case PREFETCH_FAILED: return "failed";
+        case PREFETCH_UNSUPPORTED: return "unchanged";
         }
         return "unknown";
 }
@@ -212,7 +212,7 @@ static void print_chain(const struct lat_run *lr)
 static void print_method(const struct lat_run *lr)
 {
         const struct bench_sweep_info *in = &lr->info;
-        const struct bench_prefetch   *pf = &in->prefetch;
+        const struct prefetch_info   *pf = &in->prefetch;
         char                           a[24], b[24], c[24];
 
         rep_info("plan: %s, %s layout, %u windows per point, up to %s, %zu points planned, "
@@ -245,11 +245,11 @@ static void print_method(const struct lat_run *lr)
                  fmt_fixed(a, sizeof(a), in->ci_permille, 1), in->max_windows, in->n_settled,
                  lr->curve.n, in->n_remeasured);
         lat_pages_method(&lr->pages, &lr->cfg, in);
-        if (pf->state == BENCH_PF_UNSUPPORTED)
+        if (pf->state == PREFETCH_UNSUPPORTED)
                 rep_info("prefetchers: no documented control for this CPU (left as found)");
         else
                 rep_info("prefetchers: %s (MSR 0x%x was 0x%llx, %s)",
-                         bench_prefetch_state_name(pf->state), (unsigned)pf->msr,
+                         prefetch_state_name(pf->state), (unsigned)pf->msr,
                          (unsigned long long)pf->saved, pf->source ? pf->source : "?");
         rep_info("windows: interrupts %s, %u dropped as disturbed; N/2N removed %s ticks of "
                  "the %s per run, left %s per load",

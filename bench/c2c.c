@@ -196,9 +196,9 @@ uint64_t bench_c2c_own_hit(void *floor_chain, size_t n, unsigned laps)
 }
 
 void bench_c2c_side(void (*fn)(void *), struct bench_c2c *c, const struct cpu_info *cpu,
-                    bool prefetchers_off, struct bench_prefetch *pf)
+                    bool prefetchers_off, struct prefetch_info *pf)
 {
-        bench_prefetch_disable(cpu, prefetchers_off, pf);
+        prefetch_disable(cpu, prefetchers_off, pf);
         fn(c);
-        bench_prefetch_restore(pf);
+        prefetch_restore(pf);
 }

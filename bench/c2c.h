@@ -88,7 +88,7 @@ status_t bench_c2c_init(struct bench_c2c *c, enum bench_c2c_kind kind, void *cha
 uint64_t bench_c2c_own_hit(void *floor_chain, size_t n, unsigned laps);
 
 struct cpu_info;
-struct bench_prefetch;
+struct prefetch_info;
 
 /** Run one side (@p fn: bench_c2c_owner or bench_c2c_reader) on @p c on the calling CPU, its
  *  hardware prefetchers turned off first where @p prefetchers_off and @p cpu has a documented
@@ -96,7 +96,7 @@ struct bench_prefetch;
  *  chain), given back after; @p pf says what was done. Both sides of a pair call it on their
  *  own CPU, so both CPUs' prefetchers are off for every window. */
 void bench_c2c_side(void (*fn)(void *), struct bench_c2c *c, const struct cpu_info *cpu,
-                    bool prefetchers_off, struct bench_prefetch *pf);
+                    bool prefetchers_off, struct prefetch_info *pf);
 
 /** The owner's side: run on one CPU while bench_c2c_reader() runs on another. */
 void bench_c2c_owner(void *c);

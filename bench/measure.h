@@ -67,7 +67,7 @@ struct bench_sweep_cfg {
 struct bench_sweep_info {
         struct bench_clock    clock;
         struct bench_guard    guard;
-        struct bench_prefetch prefetch;
+        struct prefetch_info prefetch;
         enum plat_page_kind   page_got;       /* page size the platform backed it with */
         enum plat_page_kind   page_used;      /* page size the windows saw: page_got, or the
                                                  one asked where remapped */

@@ -208,11 +208,11 @@ static void job_run(void *arg)
                 j->st = ST_OK;
                 break;
         case JOB_PREFETCH_OFF:
-                bench_prefetch_disable(j->cpu, s->cfg->prefetchers_off, &s->info->prefetch);
+                prefetch_disable(j->cpu, s->cfg->prefetchers_off, &s->info->prefetch);
                 j->st = ST_OK;
                 break;
         case JOB_PREFETCH_RESTORE:
-                j->st = bench_prefetch_restore(&s->info->prefetch);
+                j->st = prefetch_restore(&s->info->prefetch);
                 break;
         }
 }
@@ -250,7 +250,7 @@ void bench_sweep_prefetch_off(struct sweep *s, const struct cpu_info *cpu)
         struct job j = { .kind = JOB_PREFETCH_OFF, .s = s, .cpu = cpu };
 
         if (on_cpu(&j) != ST_OK)
-                s->info->prefetch.state = BENCH_PF_UNSUPPORTED;
+                s->info->prefetch.state = PREFETCH_UNSUPPORTED;
 }
 
 status_t bench_sweep_prefetch_restore(struct sweep *s)

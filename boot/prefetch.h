@@ -15,16 +15,16 @@
 #include "lib/status.h"
 #include "boot/cpu_info.h"
 
-enum bench_pf_state {
-        BENCH_PF_UNSUPPORTED = 0, /* no documented control for this CPU (prefetchers as found) */
-        BENCH_PF_LEFT_ON,         /* documented, but the config asked to leave them on */
-        BENCH_PF_DISABLED,        /* switched off for the sweep (restore pending/done) */
-        BENCH_PF_FAILED,          /* documented, but the MSR faulted or is not reachable */
+enum prefetch_state {
+        PREFETCH_UNSUPPORTED = 0, /* no documented control for this CPU (prefetchers as found) */
+        PREFETCH_LEFT_ON,         /* documented, but the config asked to leave them on */
+        PREFETCH_DISABLED,        /* switched off for the sweep (restore pending/done) */
+        PREFETCH_FAILED,          /* documented, but the MSR faulted or is not reachable */
 };
 
 /** What was done to the prefetchers, for the method section of the table. */
-struct bench_prefetch {
-        enum bench_pf_state state;
+struct prefetch_info {
+        enum prefetch_state state;
         uint32_t            msr;       /* 0 when unsupported */
         uint64_t            saved;     /* value before the sweep */
         uint64_t            disable_mask;
@@ -33,19 +33,19 @@ struct bench_prefetch {
 };
 
 /** The disable mask documented for @p cpu and its source; false when there is none. */
-bool bench_prefetch_lookup(const struct cpu_info *cpu, uint32_t *msr, uint64_t *mask,
+bool prefetch_lookup(const struct cpu_info *cpu, uint32_t *msr, uint64_t *mask,
                            const char **source);
 
 /** When @p want_off and the CPU is documented: save the MSR, set the disable bits (only when
  *  not already set) and record what was done in @p pf. Never fails the sweep: a fault is
- *  recorded as BENCH_PF_FAILED and ST_OK returned. */
-status_t bench_prefetch_disable(const struct cpu_info *cpu, bool want_off,
-                                struct bench_prefetch *pf);
+ *  recorded as PREFETCH_FAILED and ST_OK returned. */
+status_t prefetch_disable(const struct cpu_info *cpu, bool want_off,
+                                struct prefetch_info *pf);
 
-/** Put the saved value back if bench_prefetch_disable changed it. */
-status_t bench_prefetch_restore(struct bench_prefetch *pf);
+/** Put the saved value back if prefetch_disable changed it. */
+status_t prefetch_restore(struct prefetch_info *pf);
 
 /** "unsupported", "on", "off", "failed"; never NULL. */
-const char *bench_prefetch_state_name(enum bench_pf_state s);
+const char *prefetch_state_name(enum prefetch_state s);
 
 #endif

@@ -71,7 +71,7 @@ struct c2c_result {
         bool           known_class;             /* false: topology unknown */
         const char    *prefetchers;             /* the hardware prefetchers of both CPUs while
                                                  * measuring: "off", "on", "unsupported",
-                                                 * "failed" (bench_prefetch_state_name) */
+                                                 * "failed" (prefetch_state_name) */
         uint64_t       floor_milli;             /* the reader's own hit (bench_c2c_own_hit);
                                                  * 0 = not measured */
         bool           keep_all;                /* emulated: rounds that would be left out are

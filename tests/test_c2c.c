@@ -181,7 +181,7 @@ static void peek_side(void *c)
 static void test_side_prefetchers(void **state)
 {
         static struct bench_c2c c;
-        struct bench_prefetch   pf;
+        struct prefetch_info   pf;
         struct cpu_info         skx = { .vendor = VEN_INTEL, .family = 6, .model = 0x55 };
         struct cpu_info         knl = { .vendor = VEN_INTEL, .family = 6, .model = 0x57 };
         (void)state;
@@ -191,15 +191,15 @@ static void test_side_prefetchers(void **state)
         bench_c2c_side(peek_side, &c, &skx, true, &pf);
         assert_int_equal(seen_in_window, 0xf);
         assert_int_equal(fake_msr_peek(MSR_MISC_FEATURE_CONTROL), 0x2);
-        assert_string_equal(bench_prefetch_state_name(pf.state), "off");
+        assert_string_equal(prefetch_state_name(pf.state), "off");
         bench_c2c_side(peek_side, &c, &skx, false, &pf);
         assert_int_equal(seen_in_window, 0x2);
-        assert_string_equal(bench_prefetch_state_name(pf.state), "on");
+        assert_string_equal(prefetch_state_name(pf.state), "on");
         bench_c2c_side(peek_side, &c, &knl, true, &pf);
         assert_int_equal(seen_in_window, 0x2);
-        assert_string_equal(bench_prefetch_state_name(pf.state), "unsupported");
+        assert_string_equal(prefetch_state_name(pf.state), "unsupported");
         bench_c2c_side(peek_side, &c, NULL, true, &pf);
-        assert_string_equal(bench_prefetch_state_name(pf.state), "unsupported");
+        assert_string_equal(prefetch_state_name(pf.state), "unsupported");
         fake_msr_setup(NULL);
 }
 

@@ -46,7 +46,7 @@ static void test_lookup_table(void **state)
                 uint32_t        msr = 0;
                 uint64_t        mask = 0;
                 const char     *src = NULL;
-                bool            got = bench_prefetch_lookup(&c, &msr, &mask, &src);
+                bool            got = prefetch_lookup(&c, &msr, &mask, &src);
 
                 print_message("%s\n", rows[i].name);
                 assert_int_equal(got, rows[i].documented);
@@ -56,50 +56,50 @@ static void test_lookup_table(void **state)
                         assert_non_null(src); /* every row cites its source */
                 }
         }
-        assert_false(bench_prefetch_lookup(NULL, &(uint32_t){ 0 }, &(uint64_t){ 0 },
+        assert_false(prefetch_lookup(NULL, &(uint32_t){ 0 }, &(uint64_t){ 0 },
                                            &(const char *){ NULL }));
 }
 
 static void test_disable_restore(void **state)
 {
         struct cpu_info       c = cpu_of(VEN_AMD, 0x19, 0x11);
-        struct bench_prefetch pf;
+        struct prefetch_info pf;
         (void)state;
 
         fake_msr_setup(NULL);
         fake_msr_add(MSR_AMD64_PREFETCH_CONTROL, 0x40); /* some other bit already set */
-        assert_int_equal(bench_prefetch_disable(&c, true, &pf), ST_OK);
-        assert_int_equal(pf.state, BENCH_PF_DISABLED);
+        assert_int_equal(prefetch_disable(&c, true, &pf), ST_OK);
+        assert_int_equal(pf.state, PREFETCH_DISABLED);
         assert_int_equal(pf.saved, 0x40);
         assert_int_equal(fake_msr_peek(MSR_AMD64_PREFETCH_CONTROL), 0x6f);
-        assert_int_equal(bench_prefetch_restore(&pf), ST_OK);
+        assert_int_equal(prefetch_restore(&pf), ST_OK);
         assert_int_equal(fake_msr_peek(MSR_AMD64_PREFETCH_CONTROL), 0x40);
         assert_int_equal(fake_msr_n_writes(), 2);
-        assert_string_equal(bench_prefetch_state_name(pf.state), "off");
+        assert_string_equal(prefetch_state_name(pf.state), "off");
 
         /* Config says keep: read, never written. */
         fake_msr_clear_log();
-        assert_int_equal(bench_prefetch_disable(&c, false, &pf), ST_OK);
-        assert_int_equal(pf.state, BENCH_PF_LEFT_ON);
-        assert_int_equal(bench_prefetch_restore(&pf), ST_OK);
+        assert_int_equal(prefetch_disable(&c, false, &pf), ST_OK);
+        assert_int_equal(pf.state, PREFETCH_LEFT_ON);
+        assert_int_equal(prefetch_restore(&pf), ST_OK);
         assert_int_equal(fake_msr_n_writes(), 0);
 
         /* Documented but absent (a hypervisor hides it): recorded, not fatal, no writes. */
         fake_msr_remove(MSR_AMD64_PREFETCH_CONTROL);
-        assert_int_equal(bench_prefetch_disable(&c, true, &pf), ST_OK);
-        assert_int_equal(pf.state, BENCH_PF_FAILED);
+        assert_int_equal(prefetch_disable(&c, true, &pf), ST_OK);
+        assert_int_equal(pf.state, PREFETCH_FAILED);
         assert_int_equal(pf.why, ST_FAULT);
-        assert_int_equal(bench_prefetch_restore(&pf), ST_OK);
+        assert_int_equal(prefetch_restore(&pf), ST_OK);
         assert_int_equal(fake_msr_n_writes(), 0);
 
         /* Undocumented CPU: not touched at all. */
         c = cpu_of(VEN_AMD, 0x17, 0x31);
         unsigned faults = fake_msr_n_faults();
-        assert_int_equal(bench_prefetch_disable(&c, true, &pf), ST_OK);
-        assert_int_equal(pf.state, BENCH_PF_UNSUPPORTED);
+        assert_int_equal(prefetch_disable(&c, true, &pf), ST_OK);
+        assert_int_equal(pf.state, PREFETCH_UNSUPPORTED);
         assert_int_equal(fake_msr_n_faults(), faults);
-        assert_int_equal(bench_prefetch_disable(&c, true, NULL), ST_BAD_ARG);
-        assert_string_equal(bench_prefetch_state_name((enum bench_pf_state)42), "unknown");
+        assert_int_equal(prefetch_disable(&c, true, NULL), ST_BAD_ARG);
+        assert_string_equal(prefetch_state_name((enum prefetch_state)42), "unknown");
 }
 
 static uint64_t always_stolen(void *ctx)

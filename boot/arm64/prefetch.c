@@ -9,7 +9,7 @@
 
 #include "lib/base.h"
 
-bool bench_prefetch_lookup(const struct cpu_info *cpu, uint32_t *msr, uint64_t *mask,
+bool prefetch_lookup(const struct cpu_info *cpu, uint32_t *msr, uint64_t *mask,
                            const char **source)
 {
         (void)cpu;
@@ -19,24 +19,24 @@ bool bench_prefetch_lookup(const struct cpu_info *cpu, uint32_t *msr, uint64_t *
         return false;
 }
 
-status_t bench_prefetch_disable(const struct cpu_info *cpu, bool want_off,
-                                struct bench_prefetch *pf)
+status_t prefetch_disable(const struct cpu_info *cpu, bool want_off,
+                                struct prefetch_info *pf)
 {
         (void)cpu;
         (void)want_off;
         if (!pf)
                 return ST_BAD_ARG;
-        *pf = (struct bench_prefetch){ .state = BENCH_PF_UNSUPPORTED };
+        *pf = (struct prefetch_info){ .state = PREFETCH_UNSUPPORTED };
         return ST_OK;
 }
 
-status_t bench_prefetch_restore(struct bench_prefetch *pf)
+status_t prefetch_restore(struct prefetch_info *pf)
 {
         (void)pf;
         return ST_OK;
 }
 
-const char *bench_prefetch_state_name(enum bench_pf_state s)
+const char *prefetch_state_name(enum prefetch_state s)
 {
-        return s == BENCH_PF_UNSUPPORTED ? "unsupported" : "unknown";
+        return s == PREFETCH_UNSUPPORTED ? "unsupported" : "unknown";
 }

@@ -58,13 +58,13 @@ static const struct pf_quirk pf_quirks[] = {
 };
 
 static const char *const state_names[] = {
-        [BENCH_PF_UNSUPPORTED] = "unsupported",
-        [BENCH_PF_LEFT_ON]     = "on",
-        [BENCH_PF_DISABLED]    = "off",
-        [BENCH_PF_FAILED]      = "failed",
+        [PREFETCH_UNSUPPORTED] = "unsupported",
+        [PREFETCH_LEFT_ON]     = "on",
+        [PREFETCH_DISABLED]    = "off",
+        [PREFETCH_FAILED]      = "failed",
 };
 
-bool bench_prefetch_lookup(const struct cpu_info *cpu, uint32_t *msr, uint64_t *mask,
+bool prefetch_lookup(const struct cpu_info *cpu, uint32_t *msr, uint64_t *mask,
                            const char **source)
 {
         if (!cpu)
@@ -83,44 +83,44 @@ bool bench_prefetch_lookup(const struct cpu_info *cpu, uint32_t *msr, uint64_t *
         return false;
 }
 
-status_t bench_prefetch_disable(const struct cpu_info *cpu, bool want_off,
-                                struct bench_prefetch *pf)
+status_t prefetch_disable(const struct cpu_info *cpu, bool want_off,
+                                struct prefetch_info *pf)
 {
         status_t st;
 
         if (!pf)
                 return ST_BAD_ARG;
-        *pf = (struct bench_prefetch){ .state = BENCH_PF_UNSUPPORTED };
-        if (!bench_prefetch_lookup(cpu, &pf->msr, &pf->disable_mask, &pf->source)) {
+        *pf = (struct prefetch_info){ .state = PREFETCH_UNSUPPORTED };
+        if (!prefetch_lookup(cpu, &pf->msr, &pf->disable_mask, &pf->source)) {
                 pf->msr = 0;
                 return ST_OK;
         }
         if ((st = rdmsr_safe(pf->msr, &pf->saved)) != ST_OK) {
-                pf->state = BENCH_PF_FAILED;
+                pf->state = PREFETCH_FAILED;
                 pf->why   = st;
                 return ST_OK;
         }
         if (!want_off) {
-                pf->state = BENCH_PF_LEFT_ON;
+                pf->state = PREFETCH_LEFT_ON;
                 return ST_OK;
         }
         if ((st = wrmsr_safe(pf->msr, pf->saved | pf->disable_mask)) != ST_OK) {
-                pf->state = BENCH_PF_FAILED;
+                pf->state = PREFETCH_FAILED;
                 pf->why   = st;
                 return ST_OK;
         }
-        pf->state = BENCH_PF_DISABLED;
+        pf->state = PREFETCH_DISABLED;
         return ST_OK;
 }
 
-status_t bench_prefetch_restore(struct bench_prefetch *pf)
+status_t prefetch_restore(struct prefetch_info *pf)
 {
-        if (!pf || pf->state != BENCH_PF_DISABLED)
+        if (!pf || pf->state != PREFETCH_DISABLED)
                 return ST_OK;
         return wrmsr_safe(pf->msr, pf->saved);
 }
 
-const char *bench_prefetch_state_name(enum bench_pf_state s)
+const char *prefetch_state_name(enum prefetch_state s)
 {
         if ((unsigned)s >= ARRAY_SIZE(state_names))
                 return "unknown";
