@@ -24,7 +24,7 @@ static const char *const flag_names[] = {
         "tail_rising",  "overlap", "no_core_hz", "few_points",
 };
 
-uint64_t rep_exp2_q8(uint32_t x)
+uint64_t lv_exp2_q8(uint32_t x)
 {
         uint64_t r = 1ull << 30;
         unsigned e = x >> 8;
@@ -184,23 +184,23 @@ static void monotone_fit(struct lv_work *w, const uint32_t *y, size_t first, siz
 static uint64_t half_rise_bytes(struct lv_work *w, size_t a, uint64_t *half)
 {
         const struct lv_plateau *A = &w->pl[a], *B = &w->pl[a + 1];
-        uint64_t lo = rep_exp2_q8(lv_median_range(w, w->lq, A->first, A->last));
-        uint64_t hi = rep_exp2_q8(lv_median_range(w, w->lq, B->first, B->last));
-        uint32_t t  = rep_log2_q8(lo / 2 + hi / 2);
+        uint64_t lo = lv_exp2_q8(lv_median_range(w, w->lq, A->first, A->last));
+        uint64_t hi = lv_exp2_q8(lv_median_range(w, w->lq, B->first, B->last));
+        uint32_t t  = lv_log2_q8(lo / 2 + hi / 2);
         size_t   i  = A->first;
 
-        *half = rep_exp2_q8(lv_median_range(w, w->ly, A->first, A->last)) / 2 +
-                rep_exp2_q8(lv_median_range(w, w->ly, B->first, B->last)) / 2;
+        *half = lv_exp2_q8(lv_median_range(w, w->ly, A->first, A->last)) / 2 +
+                lv_exp2_q8(lv_median_range(w, w->ly, B->first, B->last)) / 2;
         monotone_fit(w, w->lq, A->first, B->last);
         while (i < B->last && w->fit[i] < t)
                 i++;
         if (i == A->first || w->fit[i] <= w->fit[i - 1] || w->fit[i] < t)
-                return rep_exp2_q8(w->lx[i]);
+                return lv_exp2_q8(w->lx[i]);
         /* fit[i-1] < t <= fit[i] */
         uint32_t dx = w->lx[i] - w->lx[i - 1];
         uint32_t x  = w->lx[i - 1] +
                      (uint32_t)((uint64_t)(t - w->fit[i - 1]) * dx / (w->fit[i] - w->fit[i - 1]));
-        return rep_exp2_q8(x);
+        return lv_exp2_q8(x);
 }
 
 /* The sweep's base step: its coarsest step between adjacent points (refinement only adds
@@ -217,12 +217,12 @@ static uint32_t sweep_step_q8(const struct lv_work *w, size_t n)
 static void cross_check(struct lat_level *lv, const struct cpu_cache *const *cc, size_t n_cc,
                         size_t *next_cc, uint32_t step_q8)
 {
-        uint32_t lx   = rep_log2_q8(lv->capacity_bytes);
+        uint32_t lx   = lv_log2_q8(lv->capacity_bytes);
         size_t   best = n_cc;
         int32_t  bd   = 0;
 
         for (size_t i = *next_cc; i < n_cc; i++) {
-                int32_t d = (int32_t)lx - (int32_t)rep_log2_q8(cc[i]->size_bytes);
+                int32_t d = (int32_t)lx - (int32_t)lv_log2_q8(cc[i]->size_bytes);
                 if (d < 0)
                         d = -d;
                 if (best == n_cc || d < bd) {
@@ -381,7 +381,7 @@ static void set_units(struct lv_work *w, const struct lat_curve *c, struct lat_l
         }
 }
 
-uint32_t rep_log2_q8(uint64_t v)
+uint32_t lv_log2_q8(uint64_t v)
 {
         uint32_t e, frac = 0;
         uint64_t m;
@@ -401,7 +401,7 @@ uint32_t rep_log2_q8(uint64_t v)
         return e * Q8 + frac;
 }
 
-status_t rep_levels_detect(const struct lat_curve *c, const struct cpu_info *cpu,
+status_t lv_detect(const struct lat_curve *c, const struct cpu_info *cpu,
                            struct lat_levels *out)
 {
         struct lv_work w;
@@ -444,7 +444,7 @@ status_t rep_levels_detect(const struct lat_curve *c, const struct cpu_info *cpu
         return ST_OK;
 }
 
-size_t rep_levels_classify(const struct lat_levels *l, uint64_t mcyc)
+size_t lv_classify(const struct lat_levels *l, uint64_t mcyc)
 {
         if (!l || l->n == 0)
                 return 0;
@@ -454,12 +454,12 @@ size_t rep_levels_classify(const struct lat_levels *l, uint64_t mcyc)
         return l->n - 1;
 }
 
-const char *lat_agree_name(enum lat_agree a)
+const char *lv_agree_name(enum lat_agree a)
 {
         return (unsigned)a < ARRAY_SIZE(agree_names) ? agree_names[a] : "unknown";
 }
 
-const char *lat_flag_name(uint64_t bit)
+const char *lv_flag_name(uint64_t bit)
 {
         for (unsigned i = 0; i < ARRAY_SIZE(flag_names); i++)
                 if (bit == BIT_ULL(i))

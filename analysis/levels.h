@@ -21,7 +21,7 @@
 
 /** At most this many levels are reported (caches + DRAM). */
 #define LAT_MAX_LEVELS 8
-/** Longest curve rep_levels_detect() accepts (4 KiB .. 1 TiB at 4 points per octave is 113). */
+/** Longest curve lv_detect() accepts (4 KiB .. 1 TiB at 4 points per octave is 113). */
 #define LAT_MAX_POINTS 512
 
 /** How a detected capacity compares with the CPUID cache it corresponds to. */
@@ -91,21 +91,21 @@ struct lat_levels {
 /** Detect the levels of @p c (points in ascending ws_bytes, p50 > 0). @p cpu may be NULL (no
  *  cross-check; no limit on the number of levels). Writes @p out completely. ST_BAD_ARG for
  *  NULL, an empty, unsorted or too long (> LAT_MAX_POINTS) curve. */
-status_t rep_levels_detect(const struct lat_curve *c, const struct cpu_info *cpu,
+status_t lv_detect(const struct lat_curve *c, const struct cpu_info *cpu,
                            struct lat_levels *out);
 
 /** Index of the level a latency of @p mcyc milli-cycles belongs to (by bound_mcyc). */
-size_t rep_levels_classify(const struct lat_levels *l, uint64_t mcyc);
+size_t lv_classify(const struct lat_levels *l, uint64_t mcyc);
 
 /** "agrees", "smaller", "larger", "no-cpuid"; never NULL. */
-const char *lat_agree_name(enum lat_agree a);
+const char *lv_agree_name(enum lat_agree a);
 
 /** Name of flag bit @p bit (a single LAT_F_* value): "no_hierarchy", ...; NULL if unknown. */
-const char *lat_flag_name(uint64_t bit);
+const char *lv_flag_name(uint64_t bit);
 
 /** Integer log2 of @p v in Q8 (256 per octave); 0 for v <= 1. */
-uint32_t rep_log2_q8(uint64_t v);
-/** 2^(@p x / 256), rounded; the inverse of rep_log2_q8 (UINT64_MAX when it overflows). */
-uint64_t rep_exp2_q8(uint32_t x);
+uint32_t lv_log2_q8(uint64_t v);
+/** 2^(@p x / 256), rounded; the inverse of lv_log2_q8 (UINT64_MAX when it overflows). */
+uint64_t lv_exp2_q8(uint32_t x);
 
 #endif

@@ -416,7 +416,7 @@ status_t phase_latency(struct run *r)
         }
         print_method(lr);
         lat_pages_checks(&lr->pages);
-        if ((st = rep_levels_detect(&lr->curve, &inv->cpu, &lr->lv)) != ST_OK) {
+        if ((st = lv_detect(&lr->curve, &inv->cpu, &lr->lv)) != ST_OK) {
                 rep_err(st, "level detection on %zu points", lr->curve.n);
                 goto out;
         }

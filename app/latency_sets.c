@@ -107,7 +107,7 @@ static void measure_set(const struct bench_sweep_cfg *base, const struct invento
                 s->why_not = on.lost ? "its processor did not answer in time" : "the sweep failed";
         } else {
                 cost.n_points += curve.n;
-                if (rep_levels_detect(&curve, cpu, &s->lv) != ST_OK)
+                if (lv_detect(&curve, cpu, &s->lv) != ST_OK)
                         s->why_not = "no levels detected";
                 else
                         s->measured = true;

@@ -7,7 +7,7 @@
  *
  *     struct lat_table_meta m = { .kernel = "pointer-chase", ... };
  *     lat_table_meta_from_cpu(&m, &cpu);
- *     rep_levels_detect(&curve, &cpu, &lv);
+ *     lv_detect(&curve, &cpu, &lv);
  *     rep_lat_json(&b, &m, &curve, &lv, NULL, 0);   // then plat_file_write("latency-table.json", ...)
  */
 #ifndef PMUCAL_LATTABLE_H

@@ -192,7 +192,7 @@ static void write_level(struct json_w *w, const struct lat_levels *l, const stru
         }
         json_u64_or_null(w, "cpuid_capacity_bytes", v->cpuid_capacity_bytes);
         json_u64_or_null(w, "cpuid_level", v->cpuid_level);
-        json_str(w, "agreement", lat_agree_name(v->agreement));
+        json_str(w, "agreement", lv_agree_name(v->agreement));
         json_u64(w, "first_ws_bytes", v->ws_lo_bytes);
         json_u64(w, "last_ws_bytes", v->ws_hi_bytes);
         for (enum unit u = U_TICKS; u < U__COUNT; u++)
@@ -247,8 +247,8 @@ status_t rep_lat_json(struct rep_buf *out, const struct lat_table_meta *m,
 
         json_arr_begin(&w, "flags");
         for (unsigned b = 0; b < 64; b++)
-                if ((l->flags & BIT_ULL(b)) && lat_flag_name(BIT_ULL(b)))
-                        json_str(&w, NULL, lat_flag_name(BIT_ULL(b)));
+                if ((l->flags & BIT_ULL(b)) && lv_flag_name(BIT_ULL(b)))
+                        json_str(&w, NULL, lv_flag_name(BIT_ULL(b)));
         if (m->buffer_planned_bytes)
                 json_str(&w, NULL, "buffer_reduced");
         json_arr_end(&w);

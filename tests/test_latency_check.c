@@ -142,7 +142,7 @@ static void test_files(void **unused)
         (void)unused;
 
         make_curve(&c, pts, 11);
-        assert_int_equal(rep_levels_detect(&c, NULL, &lv), ST_OK);
+        assert_int_equal(lv_detect(&c, NULL, &lv), ST_OK);
         assert_int_equal(lv.n, 4);
         assert_int_equal(rep_lat_json(&json, &m, &c, &lv, NULL, 0), ST_OK);
         assert_int_equal(rep_lat_csv(&csv, &c), ST_OK);
@@ -182,7 +182,7 @@ static void test_levels_edges(void **unused)
         (void)unused;
 
         make_curve(&c, pts, 11);
-        assert_int_equal(rep_levels_detect(&c, NULL, &lv), ST_OK);
+        assert_int_equal(lv_detect(&c, NULL, &lv), ST_OK);
         assert_int_equal(lv.n, 4);
         assert_int_equal(lv.lv[3].capacity_bytes, 0);
         lat_check_levels(&lv);

@@ -256,8 +256,8 @@ static void write_table(struct rep_buf *b, struct lat_sets *s, unsigned bad)
         make_curve(&c[0], pts[0], false);
         make_curve(&c[1], pts[1], true);
         assert_int_equal(lat_sets_group(cpus, 4, LAT_SETS_AUTO, s), ST_OK);
-        assert_int_equal(rep_levels_detect(&c[0], NULL, &s->set[0].lv), ST_OK);
-        assert_int_equal(rep_levels_detect(&c[1], NULL, &s->set[1].lv), ST_OK);
+        assert_int_equal(lv_detect(&c[0], NULL, &s->set[0].lv), ST_OK);
+        assert_int_equal(lv_detect(&c[1], NULL, &s->set[1].lv), ST_OK);
         s->set[0].measured = s->set[1].measured = true;
         if (bad == 0)
                 s->set[1].apic_ids[0] = 18; /* 18, 17 */
@@ -361,7 +361,7 @@ static void test_report_verdicts(void **state)
                                       cpu(2, 16, 0x20, 4 * MB, 0), cpu(3, 17, 0x20, 4 * MB, 0) };
         assert_int_equal(lat_sets_group(two, 4, LAT_SETS_AUTO, &s), ST_OK);
         make_curve(&c, pts, true);
-        assert_int_equal(rep_levels_detect(&c, NULL, &s.set[1].lv), ST_OK);
+        assert_int_equal(lv_detect(&c, NULL, &s.set[1].lv), ST_OK);
         assert_true(s.set[1].lv.n >= 3);
         s.set[0].measured = s.set[1].measured = true;
         struct lat_level *l1 = &s.set[1].lv.lv[1], *l2 = &s.set[1].lv.lv[2];

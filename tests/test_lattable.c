@@ -82,7 +82,7 @@ static void assert_levels_match(const struct pmucal_table *t, const struct lat_l
                 assert_int_equal(tl->capacity_bytes, l->lv[k].capacity_bytes);
                 assert_int_equal(tl->cpuid_capacity_bytes, l->lv[k].cpuid_capacity_bytes);
                 assert_int_equal(tl->cpuid_level, l->lv[k].cpuid_level);
-                assert_string_equal(tl->agreement, lat_agree_name(l->lv[k].agreement));
+                assert_string_equal(tl->agreement, lv_agree_name(l->lv[k].agreement));
                 close_to(tl->cycles.min, l->lv[k].lat_mcyc.min);
                 close_to(tl->cycles.p10, l->lv[k].lat_mcyc.p10);
                 close_to(tl->cycles.p50, l->lv[k].lat_mcyc.p50);
@@ -101,13 +101,13 @@ static void assert_classify_match(const struct pmucal_table *t, const struct lat
                                   uint64_t core_hz)
 {
         for (unsigned bit = 0; bit < 64; bit++)
-                if (lat_flag_name(BIT_ULL(bit)))
-                        assert_int_equal(pmucal_table_has_flag(t, lat_flag_name(BIT_ULL(bit))),
+                if (lv_flag_name(BIT_ULL(bit)))
+                        assert_int_equal(pmucal_table_has_flag(t, lv_flag_name(BIT_ULL(bit))),
                                          !!(l->flags & BIT_ULL(bit)));
-        /* Oracle: the library classifies like rep_levels_classify, except that above the
+        /* Oracle: the library classifies like lv_classify, except that above the
          * ceiling of a last level that is not DRAM it says "beyond". */
         for (uint64_t v = 1000; v < 2000000; v = v * 21 / 20 + 1) {
-                int                        want = (int)rep_levels_classify(l, v), got = -99;
+                int                        want = (int)lv_classify(l, v), got = -99;
                 const struct pmucal_level *last = &t->levels[l->n - 1];
                 assert_int_equal(pmucal_table_classify(t, v / 1000.0, PMUCAL_UNIT_TABLE, &got),
                                  PMUCAL_OK);
@@ -150,7 +150,7 @@ static void test_round_trip(void **state)
                 make_curve(&c, rt_cases[i].core_hz, rt_cases[i].flat);
                 m.tsc_hz  = c.tsc_hz;
                 lat_table_meta_from_cpu(&m, &cpu);
-                assert_int_equal(rep_levels_detect(&c, rt_cases[i].with_cpu ? &cpu : NULL, &l), ST_OK);
+                assert_int_equal(lv_detect(&c, rt_cases[i].with_cpu ? &cpu : NULL, &l), ST_OK);
                 assert_int_equal(l.n, rt_cases[i].flat ? 1 : 4);
                 assert_int_equal(rep_lat_json(&b, &m, &c, &l, rt_cases[i].extra ? &sec : NULL,
                                               rt_cases[i].extra), ST_OK);
@@ -254,7 +254,7 @@ static void test_text_and_plot(void **state)
                 unsigned          rows = 0, stars = 0;
 
                 make_curve(&c, 3000000000ull, flat);
-                assert_int_equal(rep_levels_detect(&c, NULL, &l), ST_OK);
+                assert_int_equal(lv_detect(&c, NULL, &l), ST_OK);
                 assert_int_equal(rep_lat_levels_text(&b, &c, &l), ST_OK);
                 for (size_t k = 0; k < l.n; k++)
                         assert_non_null(strstr(b.p, l.lv[k].name));
@@ -328,7 +328,7 @@ static void test_bad_args(void **state)
         assert_int_equal(rep_lat_json(&b, &m, &c, &l, NULL, 0), ST_BAD_ARG); /* no levels */
         assert_int_equal(rep_lat_json(NULL, &m, &c, &l, NULL, 0), ST_BAD_ARG);
         assert_int_equal(rep_lat_json(&b, NULL, &c, &l, NULL, 0), ST_BAD_ARG);
-        assert_int_equal(rep_levels_detect(&c, NULL, &l), ST_OK);
+        assert_int_equal(lv_detect(&c, NULL, &l), ST_OK);
         assert_int_equal(rep_lat_json(&b, &m, &c, &l, NULL, 1), ST_BAD_ARG);
         assert_int_equal(rep_lat_plot(&b, NULL, &l), ST_BAD_ARG);
         c.n = 0;

@@ -67,7 +67,7 @@ static json_t *table_of(struct lat_curve *c, struct lat_levels *l, char **text)
         json_error_t          e;
         json_t               *j;
 
-        assert_int_equal(rep_levels_detect(c, NULL, l), ST_OK);
+        assert_int_equal(lv_detect(c, NULL, l), ST_OK);
         assert_int_equal(l->n, 3);
         assert_int_equal(rep_lat_json(&b, &m, c, l, NULL, 0), ST_OK);
         j = json_loads(b.p, 0, &e);
@@ -254,7 +254,7 @@ static void test_console_units(void **state)
         (void)state;
 
         make_curve(&c, 0, 0);
-        assert_int_equal(rep_levels_detect(&c, NULL, &l), ST_OK);
+        assert_int_equal(lv_detect(&c, NULL, &l), ST_OK);
         assert_int_equal(rep_lat_levels_text(&b, &c, &l), ST_OK);
         assert_int_equal(rep_lat_plot(&b, &c, &l), ST_OK);
         assert_non_null(strstr(b.p, "p50 TSC ticks (95% CI)"));
@@ -266,7 +266,7 @@ static void test_console_units(void **state)
         assert_null(strstr(b.p, "cycles (log)"));
         rep_buf_free(&b);
         make_curve(&c, 1500000, 1500000);
-        assert_int_equal(rep_levels_detect(&c, NULL, &l), ST_OK);
+        assert_int_equal(lv_detect(&c, NULL, &l), ST_OK);
         assert_int_equal(rep_lat_levels_text(&b, &c, &l), ST_OK);
         assert_non_null(strstr(b.p, "core clock from perf_event cycles: 1.500 core cycles per "
                                     "TSC tick (3.000 GHz)"));

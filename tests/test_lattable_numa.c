@@ -266,7 +266,7 @@ static void write_table(struct rep_buf *b, bool numa, bool with_c2c)
 
         make_curve(&c);
         make_numa();
-        assert_int_equal(rep_levels_detect(&c, NULL, &l), ST_OK);
+        assert_int_equal(lv_detect(&c, NULL, &l), ST_OK);
         assert_int_equal(l.n, 4);
         n = lat_remote_sections(numa ? &in : NULL, with_c2c ? &cin : NULL, sec);
         assert_int_equal(n, (numa ? 2 : 0) + (with_c2c ? 1 : 0));

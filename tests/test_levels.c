@@ -171,7 +171,7 @@ static void dump_levels(const char *what, const struct lat_levels *l)
                         l->lv[k].name, l->lv[k].first, l->lv[k].last,
                         (unsigned long long)l->lv[k].capacity_bytes,
                         (unsigned long long)l->lv[k].cpuid_capacity_bytes,
-                        lat_agree_name(l->lv[k].agreement),
+                        lv_agree_name(l->lv[k].agreement),
                         (unsigned long long)l->lv[k].lat_mcyc.p50,
                         (unsigned long long)(k + 1 < l->n ? l->bound_mcyc[k] : 0));
 }
@@ -194,13 +194,13 @@ static void check_invariants(const struct lat_curve *c, const struct lat_levels 
                         assert_true(l->bound_mcyc[k] < l->lv[k + 1].lat_mcyc.p50);
                         assert_true(v->capacity_bytes > 0);
                         /* every level's own median classifies into it */
-                        assert_int_equal(rep_levels_classify(l, v->lat_mcyc.p50), k);
+                        assert_int_equal(lv_classify(l, v->lat_mcyc.p50), k);
                 } else {
                         assert_int_equal(v->capacity_bytes, 0);
                 }
         }
-        assert_int_equal(rep_levels_classify(l, l->lv[l->n - 1].lat_mcyc.p50), l->n - 1);
-        assert_int_equal(rep_levels_classify(l, UINT64_MAX), l->n - 1);
+        assert_int_equal(lv_classify(l, l->lv[l->n - 1].lat_mcyc.p50), l->n - 1);
+        assert_int_equal(lv_classify(l, UINT64_MAX), l->n - 1);
 }
 
 /* Detected capacity within one 2^(1/4) sweep step (plus rounding) of the model's. */
@@ -224,7 +224,7 @@ static void test_synthetic(void **state)
                         struct lat_curve  c = { .pts = pts, .tsc_hz = 3700000000ull };
                         c.n = syn_curve(s, pts, seed * 0x9e3779b97f4a7c15ull);
 
-                        assert_int_equal(rep_levels_detect(&c, s->cpu ? &cpu : NULL, &l), ST_OK);
+                        assert_int_equal(lv_detect(&c, s->cpu ? &cpu : NULL, &l), ST_OK);
                         if (l.n != s->want_n || (l.flags & s->want_flags) != s->want_flags ||
                             (l.flags & s->deny_flags))
                                 dump_levels(s->name, &l);
@@ -305,7 +305,7 @@ static void test_recorded(void **state)
                 struct lat_curve  c = { .pts = pts, .core_hz = recorded[f].core_hz };
                 c.n = load_csv(recorded[f].path, pts);
                 assert_true(c.n > 40);
-                assert_int_equal(rep_levels_detect(&c, &cpu, &l), ST_OK);
+                assert_int_equal(lv_detect(&c, &cpu, &l), ST_OK);
                 if (l.n != 4 || l.lv[0].agreement != LAT_AGREE_OK ||
                     (recorded[f].l2_agrees && l.lv[1].agreement != LAT_AGREE_OK))
                         dump_levels(recorded[f].path, &l);
@@ -353,7 +353,7 @@ static void test_unlisted_l1(void **state)
                 struct lat_levels l;
                 struct lat_curve  c = { .pts = pts, .tsc_hz = 3300000000ull };
                 c.n = syn_curve(&lion, pts, seed * 0x9e3779b97f4a7c15ull);
-                assert_int_equal(rep_levels_detect(&c, &cpu, &l), ST_OK);
+                assert_int_equal(lv_detect(&c, &cpu, &l), ST_OK);
                 if (l.n != 5 || (l.flags & LAT_F_CPUID_DIFFERS))
                         dump_levels(lion.name, &l);
                 assert_int_equal(l.n, 5);
@@ -378,27 +378,27 @@ static void test_bad_args(void **state)
         for (size_t i = 0; i <= MAXP; i++)
                 pts[i] = (struct lat_point){ .ws_bytes = 4096 * (i + 1), .p10_mcyc = 900,
                                              .p50_mcyc = 1000, .p90_mcyc = 1100, .min_mcyc = 800 };
-        assert_int_equal(rep_levels_detect(NULL, NULL, &l), ST_BAD_ARG);
-        assert_int_equal(rep_levels_detect(&c, NULL, NULL), ST_BAD_ARG);
+        assert_int_equal(lv_detect(NULL, NULL, &l), ST_BAD_ARG);
+        assert_int_equal(lv_detect(&c, NULL, NULL), ST_BAD_ARG);
         c.n = 0;
-        assert_int_equal(rep_levels_detect(&c, NULL, &l), ST_BAD_ARG);
+        assert_int_equal(lv_detect(&c, NULL, &l), ST_BAD_ARG);
         c.n = MAXP + 1;
-        assert_int_equal(rep_levels_detect(&c, NULL, &l), ST_BAD_ARG);
+        assert_int_equal(lv_detect(&c, NULL, &l), ST_BAD_ARG);
         c.n   = 3;
         c.pts = NULL;
-        assert_int_equal(rep_levels_detect(&c, NULL, &l), ST_BAD_ARG);
+        assert_int_equal(lv_detect(&c, NULL, &l), ST_BAD_ARG);
         c.pts = pts;
         pts[1].ws_bytes = pts[0].ws_bytes; /* not ascending */
-        assert_int_equal(rep_levels_detect(&c, NULL, &l), ST_BAD_ARG);
+        assert_int_equal(lv_detect(&c, NULL, &l), ST_BAD_ARG);
         pts[1].ws_bytes = 8192;
         pts[0].ws_bytes = 0;
-        assert_int_equal(rep_levels_detect(&c, NULL, &l), ST_BAD_ARG);
+        assert_int_equal(lv_detect(&c, NULL, &l), ST_BAD_ARG);
         pts[0].ws_bytes = 4096;
 
         /* One point, few points: one level, flagged; zero p50 does not crash. */
         for (size_t n = 1; n < 5; n++) {
                 c.n = n;
-                assert_int_equal(rep_levels_detect(&c, NULL, &l), ST_OK);
+                assert_int_equal(lv_detect(&c, NULL, &l), ST_OK);
                 assert_int_equal(l.n, 1);
                 assert_true(l.flags & LAT_F_FEW_POINTS);
                 assert_true(l.flags & LAT_F_NO_HIERARCHY);
@@ -410,7 +410,7 @@ static void test_bad_args(void **state)
         for (size_t i = 0; i < 40; i++)
                 pts[i].ws_bytes = 4096 * (i + 1);
         c.n = 40;
-        assert_int_equal(rep_levels_detect(&c, NULL, &l), ST_OK);
+        assert_int_equal(lv_detect(&c, NULL, &l), ST_OK);
         assert_int_equal(l.n, 1);
 }
 
@@ -421,7 +421,7 @@ static void test_log2_q8(void **state)
                                       1ull << 40, 123456789012345ull, UINT64_MAX };
         for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
                 double want = v[i] <= 1 ? 0 : log2((double)v[i]) * 256;
-                double got  = rep_log2_q8(v[i]);
+                double got  = lv_log2_q8(v[i]);
                 assert_true(got <= want + 0.01 && got >= want - 2);
         }
 }
@@ -429,14 +429,14 @@ static void test_log2_q8(void **state)
 static void test_names(void **state)
 {
         (void)state;
-        assert_string_equal(lat_agree_name(LAT_AGREE_OK), "agrees");
-        assert_string_equal(lat_agree_name(LAT_AGREE_SMALLER), "smaller");
-        assert_string_equal(lat_agree_name((enum lat_agree)99), "unknown");
-        assert_string_equal(lat_flag_name(LAT_F_NO_HIERARCHY), "no_hierarchy");
-        assert_string_equal(lat_flag_name(LAT_F_FEW_POINTS), "few_points");
-        assert_null(lat_flag_name(BIT_ULL(40)));
-        assert_null(lat_flag_name(LAT_F_NOISY | LAT_F_NO_DRAM));
-        assert_int_equal(rep_levels_classify(NULL, 5), 0);
+        assert_string_equal(lv_agree_name(LAT_AGREE_OK), "agrees");
+        assert_string_equal(lv_agree_name(LAT_AGREE_SMALLER), "smaller");
+        assert_string_equal(lv_agree_name((enum lat_agree)99), "unknown");
+        assert_string_equal(lv_flag_name(LAT_F_NO_HIERARCHY), "no_hierarchy");
+        assert_string_equal(lv_flag_name(LAT_F_FEW_POINTS), "few_points");
+        assert_null(lv_flag_name(BIT_ULL(40)));
+        assert_null(lv_flag_name(LAT_F_NOISY | LAT_F_NO_DRAM));
+        assert_int_equal(lv_classify(NULL, 5), 0);
 }
 
 int main(void)

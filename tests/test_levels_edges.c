@@ -45,7 +45,7 @@ static void curve(struct lat_curve *c, size_t n, double base_cyc, double step_ki
 
 static uint64_t detect(const struct lat_curve *c, struct lat_levels *l)
 {
-        assert_int_equal(rep_levels_detect(c, NULL, l), ST_OK);
+        assert_int_equal(lv_detect(c, NULL, l), ST_OK);
         return l->flags;
 }
 
@@ -198,13 +198,13 @@ static void test_cpuid_agreement(void **unused)
                 ci.caches[0] = (struct cpu_cache){ .level = 1, .type = CACHE_DATA,
                                                    .size_bytes = cases[i].kib * 1024 };
                 curve(&c, 40, 5, 70, 20, 1.05, 1);
-                assert_int_equal(rep_levels_detect(&c, &ci, &l), ST_OK);
+                assert_int_equal(lv_detect(&c, &ci, &l), ST_OK);
                 assert_true(l.n >= 1);
                 if (l.lv[0].agreement != cases[i].want)
                         fail_msg("CPUID %llu KiB, found %llu bytes: %s, want %s",
                                  (unsigned long long)cases[i].kib,
                                  (unsigned long long)l.lv[0].capacity_bytes,
-                                 lat_agree_name(l.lv[0].agreement), lat_agree_name(cases[i].want));
+                                 lv_agree_name(l.lv[0].agreement), lv_agree_name(cases[i].want));
         }
 }
 

@@ -169,7 +169,7 @@ static void test_json_read_back(void **unused)
         rep_buf_free(&b);
 }
 
-/* The latency phase's clock reaches the plan: rep_levels_detect carries it. */
+/* The latency phase's clock reaches the plan: lv_detect carries it. */
 static void test_levels_carry_clock(void **unused)
 {
         struct lat_point pts[3] = {
@@ -182,12 +182,12 @@ static void test_levels_carry_clock(void **unused)
 
         for (size_t i = 0; i < 3; i++)
                 pts[i].p10_mcyc = pts[i].p90_mcyc = pts[i].min_mcyc = pts[i].p50_mcyc;
-        assert_int_equal(rep_levels_detect(&c, NULL, &l), ST_OK);
+        assert_int_equal(lv_detect(&c, NULL, &l), ST_OK);
         assert_int_equal(l.clock, LAT_CLOCK_TSC);
         assert_int_equal(l.clock_hz, 2000000000);
         c.clock = LAT_CLOCK_TSC_APERF;
         c.core_hz = 3100000000ull;
-        assert_int_equal(rep_levels_detect(&c, NULL, &l), ST_OK);
+        assert_int_equal(lv_detect(&c, NULL, &l), ST_OK);
         assert_int_equal(l.clock, LAT_CLOCK_TSC_APERF);
         assert_int_equal(l.clock_hz, 3100000000ull);
 }

@@ -43,7 +43,7 @@ static void table_of(const struct vpmu_part *p, const struct cpu_info *ci, struc
                 uint64_t oct = 4096ull << ((c.n + 1) / 4);
                 ws = oct + oct * ((c.n + 1) % 4) / 4;
         }
-        assert_int_equal(rep_levels_detect(&c, ci, l), ST_OK);
+        assert_int_equal(lv_detect(&c, ci, l), ST_OK);
 }
 
 /* ---- running the phase -------------------------------------------------------------------- */
