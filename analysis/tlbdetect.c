@@ -324,7 +324,7 @@ static void set_levels(struct tlb_result *out, const struct tlb_curve *c, const 
         }
 }
 
-status_t tlb_detect(const struct tlb_curve *c, const struct tlbdet_params *p,
+status_t tlbdet_detect(const struct tlb_curve *c, const struct tlbdet_params *p,
                     struct tlb_result *out)
 {
         struct tlbdet_params par = p ? *p : tlbdet_default_params();
@@ -365,7 +365,7 @@ status_t tlb_detect(const struct tlb_curve *c, const struct tlbdet_params *p,
         return ST_OK;
 }
 
-status_t tlb_crosscheck(struct tlb_result *r, const struct tlb_curve *c,
+status_t tlbdet_crosscheck(struct tlb_result *r, const struct tlb_curve *c,
                         const struct cpu_info *cpu)
 {
         struct {
@@ -416,7 +416,7 @@ status_t tlb_crosscheck(struct tlb_result *r, const struct tlb_curve *c,
         return ST_OK;
 }
 
-status_t tlb_class_cost(const struct tlb_result *r, enum tlb_class cls, uint64_t *mcyc)
+status_t tlbdet_class_cost(const struct tlb_result *r, enum tlb_class cls, uint64_t *mcyc)
 {
         if (!r || !mcyc || (unsigned)cls >= TLB_CLASS__COUNT)
                 return ST_BAD_ARG;

@@ -69,7 +69,7 @@ struct tlb_level {
         enum tlb_verdict verdict;
 };
 
-/** What tlb_detect found in one curve. */
+/** What tlbdet_detect found in one curve. */
 struct tlb_result {
         enum tlb_side       side;
         enum tlb_pte_layout pte;
@@ -102,20 +102,20 @@ struct tlbdet_params {
 struct tlbdet_params tlbdet_default_params(void);
 
 /** Find plateaus and levels in @p c (2 .. TLBDET_MAX_POINTS points, ascending n_pages) into
- *  @p out. Classes are provisional until tlb_crosscheck. ST_BAD_ARG for NULL, too few or too
+ *  @p out. Classes are provisional until tlbdet_crosscheck. ST_BAD_ARG for NULL, too few or too
  *  many points, or N not ascending; ST_BAD_DATA when a point has no windows. */
-status_t tlb_detect(const struct tlb_curve *c, const struct tlbdet_params *p,
+status_t tlbdet_detect(const struct tlb_curve *c, const struct tlbdet_params *p,
                     struct tlb_result *out);
 
 /** Compare @p r's levels with @p cpu's TLB descriptors for the same side and page size (NULL
  *  @p cpu: TLBDET_F_NOT_CHECKED), set verdicts and flags, and settle the classes (a lone
  *  second plateau is a second-level hit when CPUID's second level is beyond the sweep, a walk
  *  otherwise). @p c is the curve @p r came from (for the sweep steps). */
-status_t tlb_crosscheck(struct tlb_result *r, const struct tlb_curve *c,
+status_t tlbdet_crosscheck(struct tlb_result *r, const struct tlb_curve *c,
                         const struct cpu_info *cpu);
 
 /** Added latency of class @p cls in @p r (first plateau of that class) in @p *mcyc;
  *  ST_NOT_FOUND when the curve has no such plateau. */
-status_t tlb_class_cost(const struct tlb_result *r, enum tlb_class cls, uint64_t *mcyc);
+status_t tlbdet_class_cost(const struct tlb_result *r, enum tlb_class cls, uint64_t *mcyc);
 
 #endif

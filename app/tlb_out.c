@@ -112,12 +112,12 @@ status_t tlbcal_finish(const struct tlbcal *t, const struct cpu_info *cpu, bool 
                                          c->n);
                         continue;
                 }
-                if ((st = tlb_detect(&t->c[i], NULL, &res[n])) != ST_OK) {
+                if ((st = tlbdet_detect(&t->c[i], NULL, &res[n])) != ST_OK) {
                         rep_err(st, "analysing the %s %s curve", tlb_side_name(t->c[i].side),
                                 tlbcal_page_name(t->c[i].page_bytes));
                         continue;
                 }
-                tlb_crosscheck(&res[n], &t->c[i], cpu);
+                tlbdet_crosscheck(&res[n], &t->c[i], cpu);
                 n++;
         }
         if ((st = tlb_report_console(res, n, &con)) == ST_OK && con.len)

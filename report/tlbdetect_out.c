@@ -85,8 +85,8 @@ static status_t report_one(const struct tlb_result *r, const struct tlb_result *
         for (size_t i = 0; r->pte != TLB_PTE_NEAR && i < n; i++) {
                 const struct tlb_result *o = &all[i];
                 if (o->pte != TLB_PTE_NEAR || o->side != r->side || o->page_bytes != r->page_bytes ||
-                    tlb_class_cost(r, TLB_CLASS_WALK, &w) != ST_OK ||
-                    tlb_class_cost(o, TLB_CLASS_WALK, &w0) != ST_OK)
+                    tlbdet_class_cost(r, TLB_CLASS_WALK, &w) != ST_OK ||
+                    tlbdet_class_cost(o, TLB_CLASS_WALK, &w0) != ST_OK)
                         continue;
                 /* a curve that ends inside a step or lacks a level has no walk class to
                  * compare: its last class is a lower bound or a second-level hit */

@@ -186,9 +186,9 @@ static int print_curve(int argc, char **argv, const char *what, const struct tlb
                 return 1;
         fwrite(b.p, 1, b.len, stdout);
 
-        if (tlb_detect(c, NULL, &r) == ST_OK) {
+        if (tlbdet_detect(c, NULL, &r) == ST_OK) {
                 struct rep_buf t = { 0 };
-                tlb_crosscheck(&r, c, NULL);
+                tlbdet_crosscheck(&r, c, NULL);
                 tlb_report_console(&r, 1, &t);
                 fwrite(t.p, 1, t.len, stderr);
                 rep_buf_free(&t);

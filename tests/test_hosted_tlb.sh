@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Hosted dTLB calibration (pmucal-host --tlb): runs the kernels on this machine's real TLBs
 # with 4 KiB pages and checks the L1 dTLB entry count against CPUID within one sweep step
-# (the verdict tlb_crosscheck writes: "agree"). A KVM guest on a shared host is noisy (a busy
+# (the verdict tlbdet_crosscheck writes: "agree"). A KVM guest on a shared host is noisy (a busy
 # sibling thread takes TLB and cache capacity), so up to eight runs a second apart are allowed.
 # TAP output.
 set -u

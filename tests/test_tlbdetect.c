@@ -110,7 +110,7 @@ static void test_synthetic(void **state)
                 pts[n / 2].p50_mcyc += 30000; /* one outlier: not a level */
                 struct tlb_curve cv = { pts, n, TLB_SIDE_DATA, TLB_PTE_NEAR, 4 * KiB,
                                         LAT_CLOCK_TSC, 0, 0, 0 };
-                assert_int_equal(tlb_detect(&cv, NULL, &r), ST_OK);
+                assert_int_equal(tlbdet_detect(&cv, NULL, &r), ST_OK);
                 assert_int_equal(r.n_lvl, want_lvl);
                 assert_int_equal(r.n_plat, want_lvl + 1);
                 assert_int_equal(r.uses_control, s->control);
@@ -179,7 +179,7 @@ static void test_open_rise(void **state)
                 }
                 struct tlb_curve cv = { pts, n, TLB_SIDE_DATA, TLB_PTE_NEAR, 4 * KiB,
                                         LAT_CLOCK_TSC, 0, 0, 0 };
-                assert_int_equal(tlb_detect(&cv, NULL, &r), ST_OK);
+                assert_int_equal(tlbdet_detect(&cv, NULL, &r), ST_OK);
                 assert_int_equal(r.n_lvl, 2);
                 assert_int_equal(r.n_plat, 3);
                 long d1 = idx_of(ns, n, r.lvl[0].entries) - idx_of(ns, n, 72);
@@ -212,7 +212,7 @@ static void test_no_invented_levels(void **state)
                 size_t           n  = build(&flat, pts, ns);
                 struct tlb_curve cv = { pts, n, TLB_SIDE_DATA, TLB_PTE_NEAR, 4 * KiB,
                                         LAT_CLOCK_TSC, 0, 0, 0 };
-                assert_int_equal(tlb_detect(&cv, NULL, &r), ST_OK);
+                assert_int_equal(tlbdet_detect(&cv, NULL, &r), ST_OK);
                 assert_int_equal(r.n_lvl, 0);
                 assert_int_equal(r.n_plat, 1);
         }
@@ -224,7 +224,7 @@ static void test_no_invented_levels(void **state)
         pts[n - 2].p50_mcyc += 30000;
         struct tlb_curve cv = { pts, n, TLB_SIDE_DATA, TLB_PTE_NEAR, 4 * KiB, LAT_CLOCK_TSC,
                                 0, 0, 0 };
-        assert_int_equal(tlb_detect(&cv, NULL, &r), ST_OK);
+        assert_int_equal(tlbdet_detect(&cv, NULL, &r), ST_OK);
         assert_int_equal(r.n_lvl, 1);
         assert_true(r.flags & TLBDET_F_STILL_RISING);
         /* A walk that keeps growing past the second level stays walk, not a third level. */
@@ -234,7 +234,7 @@ static void test_no_invented_levels(void **state)
         for (size_t i = 0; i < n; i++)
                 if (pts[i].n_pages > 5000)
                         pts[i].p50_mcyc += 30000;
-        assert_int_equal(tlb_detect(&cv, NULL, &r), ST_OK);
+        assert_int_equal(tlbdet_detect(&cv, NULL, &r), ST_OK);
         assert_int_equal(r.n_lvl, 2);
         assert_int_equal(r.plat[r.n_plat - 1].cls, TLB_CLASS_WALK);
         (void)state;
@@ -247,25 +247,25 @@ static void test_bad_input(void **state)
         struct tlb_curve  cv     = { pts, 4, TLB_SIDE_DATA, TLB_PTE_NEAR, 4 * KiB, 0, 0, 0, 0 };
         struct tlb_result r;
 
-        assert_int_equal(tlb_detect(NULL, NULL, &r), ST_BAD_ARG);
-        assert_int_equal(tlb_detect(&cv, NULL, NULL), ST_BAD_ARG);
-        assert_int_equal(tlb_detect(&cv, NULL, &r), ST_BAD_ARG); /* not ascending */
+        assert_int_equal(tlbdet_detect(NULL, NULL, &r), ST_BAD_ARG);
+        assert_int_equal(tlbdet_detect(&cv, NULL, NULL), ST_BAD_ARG);
+        assert_int_equal(tlbdet_detect(&cv, NULL, &r), ST_BAD_ARG); /* not ascending */
         cv.n = 1;
-        assert_int_equal(tlb_detect(&cv, NULL, &r), ST_BAD_ARG);
+        assert_int_equal(tlbdet_detect(&cv, NULL, &r), ST_BAD_ARG);
         cv.n = TLBDET_MAX_POINTS + 1;
-        assert_int_equal(tlb_detect(&cv, NULL, &r), ST_BAD_ARG);
+        assert_int_equal(tlbdet_detect(&cv, NULL, &r), ST_BAD_ARG);
         cv.n             = 3;
         pts[1].n_windows = 0;
-        assert_int_equal(tlb_detect(&cv, NULL, &r), ST_BAD_DATA);
+        assert_int_equal(tlbdet_detect(&cv, NULL, &r), ST_BAD_DATA);
         pts[1].n_windows = 11;
-        assert_int_equal(tlb_detect(&cv, NULL, &r), ST_OK);
+        assert_int_equal(tlbdet_detect(&cv, NULL, &r), ST_OK);
         struct tlbdet_params p = tlbdet_default_params();
         p.min_points           = 0;
-        assert_int_equal(tlb_detect(&cv, &p, &r), ST_BAD_ARG);
-        assert_int_equal(tlb_crosscheck(NULL, &cv, NULL), ST_BAD_ARG);
+        assert_int_equal(tlbdet_detect(&cv, &p, &r), ST_BAD_ARG);
+        assert_int_equal(tlbdet_crosscheck(NULL, &cv, NULL), ST_BAD_ARG);
         uint64_t m;
-        assert_int_equal(tlb_class_cost(&r, TLB_CLASS_WALK, &m), ST_NOT_FOUND);
-        assert_int_equal(tlb_class_cost(&r, TLB_CLASS__COUNT, &m), ST_BAD_ARG);
+        assert_int_equal(tlbdet_class_cost(&r, TLB_CLASS_WALK, &m), ST_NOT_FOUND);
+        assert_int_equal(tlbdet_class_cost(&r, TLB_CLASS__COUNT, &m), ST_BAD_ARG);
         assert_string_equal(tlb_class_name(TLB_CLASS__COUNT), "?");
         assert_string_equal(tlb_verdict_name(TLB_DISAGREE), "disagree");
         (void)state;
@@ -314,8 +314,8 @@ static void test_crosscheck(void **state)
                         add_tlb(&cpu, 1, TLB_DATA, TLB_PG_4K, cases[c].cpu_l1);
                 if (cases[c].cpu_l2)
                         add_tlb(&cpu, 2, TLB_UNIFIED, TLB_PG_4K | TLB_PG_2M, cases[c].cpu_l2);
-                assert_int_equal(tlb_detect(&cv, NULL, &r), ST_OK);
-                assert_int_equal(tlb_crosscheck(&r, &cv, &cpu), ST_OK);
+                assert_int_equal(tlbdet_detect(&cv, NULL, &r), ST_OK);
+                assert_int_equal(tlbdet_crosscheck(&r, &cv, &cpu), ST_OK);
                 assert_int_equal(r.lvl[0].verdict, cases[c].v1);
                 assert_int_equal(r.lvl[0].cpuid_entries, cases[c].cpu_l1);
                 if (r.n_lvl > 1)
@@ -334,7 +334,7 @@ static void test_crosscheck(void **state)
         struct tlb_result r = { 0 };
         struct tlb_point  p[2] = { { 4, 1, 0, 0, 1, 0, 0 }, { 8, 1, 0, 0, 1, 0, 0 } };
         struct tlb_curve  cv   = { p, 2, 0, 0, 4 * KiB, 0, 0, 0, 0 };
-        assert_int_equal(tlb_crosscheck(&r, &cv, NULL), ST_OK);
+        assert_int_equal(tlbdet_crosscheck(&r, &cv, NULL), ST_OK);
         assert_true(r.flags & TLBDET_F_NOT_CHECKED);
         (void)state;
 }
@@ -359,8 +359,8 @@ static void test_crosscheck_stlb_rows(void **state)
         rng_state = 7;
         size_t n = build(&s, pts, ns);
         struct tlb_curve cv = { pts, n, TLB_SIDE_DATA, TLB_PTE_NEAR, 4 * KiB, LAT_CLOCK_TSC, 0, 0, 0 };
-        assert_int_equal(tlb_detect(&cv, NULL, &r), ST_OK);
-        assert_int_equal(tlb_crosscheck(&r, &cv, &cpu), ST_OK);
+        assert_int_equal(tlbdet_detect(&cv, NULL, &r), ST_OK);
+        assert_int_equal(tlbdet_crosscheck(&r, &cv, &cpu), ST_OK);
         assert_true(r.n_lvl >= 2);
         assert_int_equal(r.lvl[0].cpuid_entries, 64);
         assert_int_equal(r.lvl[1].cpuid_entries, 2048);
@@ -426,8 +426,8 @@ static void test_recorded(void **state)
                 if (probe)
                         fclose(probe);
                 assert_true(load_csv(files[i], pts, &cv) > 100);
-                assert_int_equal(tlb_detect(&cv, NULL, &r), ST_OK);
-                assert_int_equal(tlb_crosscheck(&r, &cv, &cpu), ST_OK);
+                assert_int_equal(tlbdet_detect(&cv, NULL, &r), ST_OK);
+                assert_int_equal(tlbdet_crosscheck(&r, &cv, &cpu), ST_OK);
                 /* The L1 dTLB entry count agrees with CPUID within one sweep step. */
                 assert_true(r.n_lvl >= 1);
                 assert_int_equal(r.lvl[0].cpuid_entries, l1_4k);
@@ -452,8 +452,8 @@ static void test_outputs(void **state)
         size_t           n      = build(&s, pts, ns);
         struct tlb_curve cv[2]  = { { pts, n, TLB_SIDE_DATA, TLB_PTE_NEAR, 4 * KiB, 0, 0, 0, 0 },
                                     { pts, n, TLB_SIDE_DATA, TLB_PTE_LINE, 4 * KiB, 0, 0, 0, 0 } };
-        assert_int_equal(tlb_detect(&cv[0], NULL, &r[0]), ST_OK);
-        assert_int_equal(tlb_detect(&cv[1], NULL, &r[1]), ST_OK);
+        assert_int_equal(tlbdet_detect(&cv[0], NULL, &r[0]), ST_OK);
+        assert_int_equal(tlbdet_detect(&cv[1], NULL, &r[1]), ST_OK);
 
         /* CSV: written, read back point for point. */
         struct rep_buf b = { 0 };

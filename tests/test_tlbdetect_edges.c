@@ -56,7 +56,7 @@ static size_t levels(const struct shape *s, const struct tlbdet_params *p, struc
         struct tlb_curve c;
 
         curve(s, &c);
-        assert_int_equal(tlb_detect(&c, p, r), ST_OK);
+        assert_int_equal(tlbdet_detect(&c, p, r), ST_OK);
         return r->n_lvl;
 }
 
