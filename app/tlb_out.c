@@ -55,9 +55,9 @@ const char *tlbcal_page_name(uint64_t page_bytes)
 /* Verdicts for one curve; returns false when the curve shows no step at all. */
 static bool verdicts(const struct tlb_result *r, bool emulated)
 {
-        rep_push(tlb_side_name(r->side));
+        rep_push(bench_tlb_side_name(r->side));
         rep_push(tlbcal_page_name(r->page_bytes));
-        rep_push(tlb_pte_layout_name(r->pte));
+        rep_push(bench_tlb_pte_layout_name(r->pte));
         bool flat = r->n_lvl == 0;
         if (flat && emulated)
                 rep_info("no TLB hierarchy visible (flat curve up to %u pages; the CPU is "
@@ -100,7 +100,7 @@ status_t tlbcal_finish(const struct tlbcal *t, const struct cpu_info *cpu, bool 
                 if (c->n_left_out)
                         rep_info("%s %s: %u of %zu points left out: the timer disagreed with "
                                  "itself in every window of %u tries (%s)",
-                                 tlb_side_name(c->side), tlbcal_page_name(c->page_bytes),
+                                 bench_tlb_side_name(c->side), tlbcal_page_name(c->page_bytes),
                                  c->n_left_out, c->n + c->n_left_out, TLBCAL_POINT_TRIES,
                                  emulated ? "an emulated CPU shares its host's cores"
                                           : "interrupts, SMIs or a hypervisor took time");
@@ -108,12 +108,12 @@ status_t tlbcal_finish(const struct tlbcal *t, const struct cpu_info *cpu, bool 
                         if (c->n_left_out)
                                 rep_skip(REP_SKIP_ENV, "%s %s: %zu points measured, too few to "
                                          "analyse",
-                                         tlb_side_name(c->side), tlbcal_page_name(c->page_bytes),
+                                         bench_tlb_side_name(c->side), tlbcal_page_name(c->page_bytes),
                                          c->n);
                         continue;
                 }
                 if ((st = tlbdet_detect(&t->c[i], NULL, &res[n])) != ST_OK) {
-                        rep_err(st, "analysing the %s %s curve", tlb_side_name(t->c[i].side),
+                        rep_err(st, "analysing the %s %s curve", bench_tlb_side_name(t->c[i].side),
                                 tlbcal_page_name(t->c[i].page_bytes));
                         continue;
                 }

@@ -210,12 +210,12 @@ status_t bench_tlb_sweep(uint32_t min_pages, uint32_t max_pages, unsigned steps_
         return ST_OK;
 }
 
-const char *tlb_pte_layout_name(enum tlb_pte_layout pte)
+const char *bench_tlb_pte_layout_name(enum tlb_pte_layout pte)
 {
         return (unsigned)pte < TLB_PTE__COUNT ? pte_names[pte] : "?";
 }
 
-const char *tlb_side_name(enum tlb_side side)
+const char *bench_tlb_side_name(enum tlb_side side)
 {
         return (unsigned)side < TLB_SIDE__COUNT ? side_names[side] : "?";
 }

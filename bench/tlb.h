@@ -122,8 +122,8 @@ status_t bench_tlb_sweep(uint32_t min_pages, uint32_t max_pages, unsigned steps_
                          uint32_t *out, size_t cap, size_t *n);
 
 /** "near", "line", "page"; never NULL. */
-const char *tlb_pte_layout_name(enum tlb_pte_layout pte);
+const char *bench_tlb_pte_layout_name(enum tlb_pte_layout pte);
 /** "dtlb", "itlb"; never NULL. */
-const char *tlb_side_name(enum tlb_side side);
+const char *bench_tlb_side_name(enum tlb_side side);
 
 #endif

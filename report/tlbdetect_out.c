@@ -54,8 +54,8 @@ static status_t report_one(const struct tlb_result *r, const struct tlb_result *
 
         rep_buf_printf(out, "TLB: %s, %s pages, PTE %s: %u points up to %u pages%s; "
                             "noise %s ticks, step >= %s ticks\n",
-                       tlb_side_name(r->side), page_name(r->page_bytes),
-                       tlb_pte_layout_name(r->pte), r->n_points, r->max_n,
+                       bench_tlb_side_name(r->side), page_name(r->page_bytes),
+                       bench_tlb_pte_layout_name(r->pte), r->n_points, r->max_n,
                        r->uses_control ? ", control subtracted" : "",
                        fmt_fixed(a, sizeof(a), (int64_t)r->noise_mcyc, 3),
                        fmt_fixed(b, sizeof(b), (int64_t)r->step_mcyc, 3));
@@ -92,7 +92,7 @@ static status_t report_one(const struct tlb_result *r, const struct tlb_result *
                  * compare: its last class is a lower bound or a second-level hit */
                 if ((r->flags | o->flags) & (TLBDET_F_STILL_RISING | TLBDET_F_MISSING_LEVEL)) {
                         rep_buf_printf(out, "  walk with PTE %s: not compared with PTE near (%s)\n",
-                                       tlb_pte_layout_name(r->pte),
+                                       bench_tlb_pte_layout_name(r->pte),
                                        (r->flags | o->flags) & TLBDET_F_STILL_RISING
                                                ? "a sweep ends inside a step"
                                                : "a curve misses a CPUID level");
@@ -100,7 +100,7 @@ static status_t report_one(const struct tlb_result *r, const struct tlb_result *
                 }
                 int64_t d = (int64_t)w - (int64_t)w0;
                 rep_buf_printf(out, "  walk with PTE %s costs %s ticks %s than with PTE near\n",
-                               tlb_pte_layout_name(r->pte),
+                               bench_tlb_pte_layout_name(r->pte),
                                fmt_fixed(a, sizeof(a), d < 0 ? -d : d, 3), d < 0 ? "less" : "more");
         }
         for (size_t f = 0; f < ARRAY_SIZE(flag_names); f++)
@@ -189,9 +189,9 @@ void tlb_json_write(struct json_w *w, const char *key, const struct tlb_result *
                 const struct tlb_result *x = &r[i];
 
                 json_obj_begin(w, NULL);
-                json_str(w, "side", tlb_side_name(x->side));
+                json_str(w, "side", bench_tlb_side_name(x->side));
                 json_u64(w, "page_bytes", x->page_bytes);
-                json_str(w, "pte", tlb_pte_layout_name(x->pte));
+                json_str(w, "pte", bench_tlb_pte_layout_name(x->pte));
                 json_u64(w, "points", x->n_points);
                 json_u64(w, "max_pages", x->max_n);
                 json_bool(w, "uses_control", x->uses_control);
@@ -261,9 +261,9 @@ status_t tlb_curve_csv(const struct tlb_curve *c, size_t n, struct rep_buf *out)
                 for (size_t k = 0; k < c[i].n; k++) {
                         const struct tlb_point *p = &c[i].pts[k];
                         rep_buf_printf(out, "%s,%llu,%s,%u,%u,%llu,%llu,%llu,%llu,%llu\n",
-                                       tlb_side_name(c[i].side),
+                                       bench_tlb_side_name(c[i].side),
                                        (unsigned long long)c[i].page_bytes,
-                                       tlb_pte_layout_name(c[i].pte), p->n_pages, p->n_windows,
+                                       bench_tlb_pte_layout_name(c[i].pte), p->n_pages, p->n_windows,
                                        (unsigned long long)p->min_mcyc,
                                        (unsigned long long)p->p10_mcyc,
                                        (unsigned long long)p->p50_mcyc,

@@ -234,8 +234,8 @@ int main(int argc, char **argv)
         }
         struct tlb_point *pts = calloc(n_ns, sizeof(*pts));
         char what[128];
-        snprintf(what, sizeof(what), "%s, %s pages, PTE %s", tlb_side_name(o.side),
-                 huge ? "2 MiB" : "4 KiB", tlb_pte_layout_name(o.cfg.pte));
+        snprintf(what, sizeof(what), "%s, %s pages, PTE %s", bench_tlb_side_name(o.side),
+                 huge ? "2 MiB" : "4 KiB", bench_tlb_pte_layout_name(o.cfg.pte));
 
         for (size_t i = 0; i < n_ns; i++) {
                 status_t st;

@@ -110,8 +110,8 @@ static void test_plan_bad(void **state)
         assert_int_equal(bench_tlb_stride_pages(TLB_PTE__COUNT), 0);
         assert_int_equal(bench_tlb_slots(4 * KiB), 64);
         assert_int_equal(bench_tlb_slots(1 * GiB), BENCH_TLB_MAX_SLOTS);
-        assert_string_equal(tlb_pte_layout_name(TLB_PTE__COUNT), "?");
-        assert_string_equal(tlb_side_name(TLB_SIDE_INST), "itlb");
+        assert_string_equal(bench_tlb_pte_layout_name(TLB_PTE__COUNT), "?");
+        assert_string_equal(bench_tlb_side_name(TLB_SIDE_INST), "itlb");
         (void)state;
 }
 

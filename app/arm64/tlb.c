@@ -84,14 +84,14 @@ static status_t find_buffer(const struct tlbcal_sweep *s, uint32_t *n_max, void 
         }
         if (st != ST_OK)
                 rep_skip(REP_SKIP_ENV, "%s %s %s: no buffer of %u pages or more "
-                         "(%s)", tlb_side_name(s->side),
-                         tlbcal_page_name(s->page_bytes), tlb_pte_layout_name(s->pte),
+                         "(%s)", bench_tlb_side_name(s->side),
+                         tlbcal_page_name(s->page_bytes), bench_tlb_pte_layout_name(s->pte),
                          MIN_PAGES, status_str(st));
         else
                 rep_skip(REP_SKIP_ENV, "%s %s %s: the firmware maps every buffer of %u to %u "
                          "pages with %s "
-                         "pages, not %s", tlb_side_name(s->side),
-                         tlbcal_page_name(s->page_bytes), tlb_pte_layout_name(s->pte),
+                         "pages, not %s", bench_tlb_side_name(s->side),
+                         tlbcal_page_name(s->page_bytes), bench_tlb_pte_layout_name(s->pte),
                          MIN_PAGES, s->max_pages, tlbcal_page_name(kind_bytes(got)),
                          tlbcal_page_name(s->page_bytes));
         return ST_UNSUPPORTED;
@@ -112,8 +112,8 @@ static status_t sweep(const struct tlbcal_sweep *s, uint8_t *ctl, uint64_t ctl_b
                 return st;
         if (got_sw.max_pages < s->max_pages)
                 rep_info("%s %s %s: N up to %u, not %u: the largest buffer the firmware maps "
-                         "with %s pages", tlb_side_name(s->side), tlbcal_page_name(s->page_bytes),
-                         tlb_pte_layout_name(s->pte), got_sw.max_pages, s->max_pages,
+                         "with %s pages", bench_tlb_side_name(s->side), tlbcal_page_name(s->page_bytes),
+                         bench_tlb_pte_layout_name(s->pte), got_sw.max_pages, s->max_pages,
                          tlbcal_page_name(s->page_bytes));
         if ((st = tlbcal_ns(&got_sw, ns, &n)) != ST_OK) {
                 plat_free_pages(buf, span);
@@ -138,7 +138,7 @@ static status_t sweep(const struct tlbcal_sweep *s, uint8_t *ctl, uint64_t ctl_b
                         c->n_left_out++;
                         st = ST_OK;
                 } else {
-                        rep_err(st, "%s %s N=%u", tlb_side_name(s->side),
+                        rep_err(st, "%s %s N=%u", bench_tlb_side_name(s->side),
                                 tlbcal_page_name(s->page_bytes), ns[i]);
                 }
         }
@@ -159,9 +159,9 @@ static status_t run_sweeps(const struct run *r, uint8_t *ctl, uint64_t ctl_bytes
         for (size_t i = 0; i < n_sw && st == ST_OK; i++) {
                 const char *why = cannot_run(&sw[i]);
                 if (why) {
-                        rep_skip(REP_SKIP_ENV, "%s %s %s: %s", tlb_side_name(sw[i].side),
+                        rep_skip(REP_SKIP_ENV, "%s %s %s: %s", bench_tlb_side_name(sw[i].side),
                                  tlbcal_page_name(sw[i].page_bytes),
-                                 tlb_pte_layout_name(sw[i].pte), why);
+                                 bench_tlb_pte_layout_name(sw[i].pte), why);
                         continue;
                 }
                 struct tlb_curve *c = &t->c[t->n];

@@ -183,7 +183,7 @@ static status_t sweep(struct tlb_ctx *x, const struct tlbcal_sweep *s, const str
                 }
                 if (st != ST_OK) {
                         if (st != ST_UNSUPPORTED)
-                                rep_err(st, "%s %s N=%u", tlb_side_name(s->side),
+                                rep_err(st, "%s %s N=%u", bench_tlb_side_name(s->side),
                                         tlbcal_page_name(s->page_bytes), ns[i]);
                         return st;
                 }
@@ -258,13 +258,13 @@ static status_t run_sweeps(struct tlb_ctx *x, const struct cpu_info *cpu,
                 if (sw[i].page_bytes == PT_1G && !cpu->pdpe1gb) {
                         rep_skip(REP_SKIP_FEATURE, "%s 1 GiB pages: CPUID.80000001H:EDX[26] "
                                  "(Page1GB) is clear",
-                                 tlb_side_name(sw[i].side));
+                                 bench_tlb_side_name(sw[i].side));
                         use[i] = false;
                         continue;
                 }
                 if ((st = make_window(x, &sw[i], &w[i])) != ST_OK) {
                         rep_check(false, "page tables: %s %s window: %s",
-                                  tlb_side_name(sw[i].side), tlbcal_page_name(sw[i].page_bytes),
+                                  bench_tlb_side_name(sw[i].side), tlbcal_page_name(sw[i].page_bytes),
                                   status_str(st));
                         return st;
                 }
@@ -301,7 +301,7 @@ static status_t run_sweeps(struct tlb_ctx *x, const struct cpu_info *cpu,
                         break;
                 if (sw[i].page_bytes == PT_1G)
                         rep_info("%s: 1 GiB pages used (%zu points, N up to %u)",
-                                 tlb_side_name(sw[i].side), c->n, sw[i].max_pages);
+                                 bench_tlb_side_name(sw[i].side), c->n, sw[i].max_pages);
         }
         rep_check(x->n_cr3_bad == 0, "firmware CR3 restored after every window (%u differed)",
                   x->n_cr3_bad);
