@@ -226,7 +226,7 @@ static const char *run_date(char *buf, size_t n)
 {
         struct plat_time t;
 
-        return plat_wallclock(&t) == ST_OK && lat_date_utc(&t, buf, n) ? buf : NULL;
+        return plat_wallclock(&t) == ST_OK && rep_lat_date_utc(&t, buf, n) ? buf : NULL;
 }
 
 static status_t write_json(struct run *r, const struct c2c_run *s, uint64_t tsc_hz,

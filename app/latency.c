@@ -116,7 +116,7 @@ static void fill_meta(struct lat_run *lr, const struct inventory *inv)
         struct lat_table_meta *m = &lr->meta;
         struct plat_time       t;
 
-        lat_table_meta_from_cpu(m, &inv->cpu);
+        rep_lat_meta_from_cpu(m, &inv->cpu);
         m->microcode_valid = inv->microcode_st == ST_OK;
         m->microcode       = inv->microcode;
         m->tsc_hz          = inv->tsc_hz;
@@ -150,7 +150,7 @@ static void fill_meta(struct lat_run *lr, const struct inventory *inv)
         m->pmucal_version   = PMUCAL_VERSION;
         m->platform         = plat_info()->name;
         if (plat_wallclock(&t) == ST_OK) {
-                m->date_zone = lat_date_utc(&t, lr->date, sizeof(lr->date));
+                m->date_zone = rep_lat_date_utc(&t, lr->date, sizeof(lr->date));
                 m->date      = m->date_zone ? lr->date : NULL;
         }
 }
@@ -316,7 +316,7 @@ static void report_remote(const struct run *r, const struct rep_buf *json)
         static const char *const keys[] = { "numa", "loaded_latency", "c2c" };
         struct rep_buf           b     = { 0 };
 
-        if (r->numa_result && lat_dram_levels_text(&b, r->numa_result) == ST_OK && b.p)
+        if (r->numa_result && rep_lat_dram_levels_text(&b, r->numa_result) == ST_OK && b.p)
                 rep_printf("%s", b.p);
         rep_buf_free(&b);
         for (unsigned k = 0; k < ARRAY_SIZE(keys); k++) {
@@ -422,9 +422,9 @@ status_t phase_latency(struct run *r)
         }
         fill_meta(lr, inv);
         sets  = lat_sets_measure(r, &lr->cfg, &lr->lv);
-        n_sec = lat_remote_sections(r->numa_result, r->c2c_result, sec);
+        n_sec = rep_lat_remote_sections(r->numa_result, r->c2c_result, sec);
         if (sets)
-                sec[n_sec++] = (struct lat_json_section){ lat_sets_json, sets };
+                sec[n_sec++] = (struct lat_json_section){ rep_lat_sets_json, sets };
         if ((st = rep_lat_json(&json, &lr->meta, &lr->curve, &lr->lv, sec, n_sec)) != ST_OK ||
             (st = rep_lat_csv(&csv, &lr->curve)) != ST_OK) {
                 rep_err(st, "formatting %s and %s", TABLE_FILE, CURVE_FILE);

@@ -127,7 +127,7 @@ struct lat_sets *lat_sets_measure(const struct run *r, const struct bench_sweep_
                 return NULL;
         if (!(sets = plat_alloc(sizeof(*sets))))
                 return NULL;
-        if (lat_sets_group(cpus, n, r->cfg.level_sets == CONFIG_SETS_DOMAINS ? LAT_SETS_DOMAINS
+        if (rep_lat_sets_group(cpus, n, r->cfg.level_sets == CONFIG_SETS_DOMAINS ? LAT_SETS_DOMAINS
                                                                              : LAT_SETS_AUTO,
                            sets) != ST_OK) {
                 plat_free(sets);
@@ -165,7 +165,7 @@ void lat_sets_report(const struct lat_sets *s)
 
         if (!s)
                 return;
-        if (lat_sets_text(&b, s) == ST_OK && b.p)
+        if (rep_lat_sets_text(&b, s) == ST_OK && b.p)
                 rep_printf("\n%s", b.p);
         rep_buf_free(&b);
         for (size_t i = 0; i < s->n; i++) {

@@ -355,7 +355,7 @@ static const char *run_date(char *buf, size_t n)
 {
         struct plat_time t;
 
-        return plat_wallclock(&t) == ST_OK && lat_date_utc(&t, buf, n) ? buf : NULL;
+        return plat_wallclock(&t) == ST_OK && rep_lat_date_utc(&t, buf, n) ? buf : NULL;
 }
 
 static uint64_t page_bytes(enum plat_page_kind k)

@@ -60,8 +60,6 @@ struct lat_curve {
         const char       *est_method; /* "dependent-add chain" */
 };
 
-const char *lat_clock_name(enum lat_clock c);
-
 /** The clocks of a table whose figures are TSC milli-ticks (the TLB table): the TSC rate and
  *  the core:TSC ratio measured over the calibration, or why there is none. */
 struct lat_clock_desc {

@@ -72,7 +72,7 @@ static void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
 
 /* ---- public ------------------------------------------------------------------------------ */
 
-const char *lat_date_utc(const struct plat_time *t, char *buf, size_t n)
+const char *rep_lat_date_utc(const struct plat_time *t, char *buf, size_t n)
 {
         const char *zone;
         int64_t     min, y;
@@ -109,12 +109,12 @@ const char *lat_date_utc(const struct plat_time *t, char *buf, size_t n)
 }
 
 
-const char *lat_clock_name(enum lat_clock c)
+const char *rep_lat_clock_name(enum lat_clock c)
 {
         return (unsigned)c < ARRAY_SIZE(clock_names) && clock_names[c] ? clock_names[c] : "unknown";
 }
 
-void lat_table_meta_from_cpu(struct lat_table_meta *m, const struct cpu_info *cpu)
+void rep_lat_meta_from_cpu(struct lat_table_meta *m, const struct cpu_info *cpu)
 {
         if (!m || !cpu)
                 return;
@@ -173,13 +173,13 @@ static void levels_heading(struct rep_buf *out, const struct lat_curve *c,
                                  : "?");
         if (l->has_core && c->core_ppm)
                 rep_buf_printf(out, "core clock from %s: %s core cycles per %s tick (%s GHz)\n",
-                               c->core_source ? c->core_source : lat_clock_name(c->clock),
+                               c->core_source ? c->core_source : rep_lat_clock_name(c->clock),
                                fmt_fixed(r, sizeof(r), (int64_t)c->core_ppm / 1000, 3),
                                timer_name(c),
                                fmt_fixed(hz, sizeof(hz), (int64_t)(c->core_hz / 1000000), 3));
         else if (l->has_core)
                 rep_buf_printf(out, "figures measured in core cycles (%s)\n",
-                               lat_clock_name(c->clock));
+                               rep_lat_clock_name(c->clock));
         else
                 rep_buf_printf(out, "core clock unknown (%s): core cycles not given\n",
                                c->core_why ? c->core_why : "no core clock source");

@@ -6,7 +6,7 @@
  * it with rep_printf("%s", b.p)); they are pure functions of their arguments.
  *
  *     struct lat_table_meta m = { .kernel = "pointer-chase", ... };
- *     lat_table_meta_from_cpu(&m, &cpu);
+ *     rep_lat_meta_from_cpu(&m, &cpu);
  *     lv_detect(&curve, &cpu, &lv);
  *     rep_lat_json(&b, &m, &curve, &lv, NULL, 0);   // then plat_file_write("latency-table.json", ...)
  */
@@ -83,8 +83,8 @@ struct lat_table_meta {
         const char *prefetchers;     /* "off", "on", "unchanged", "failed", "unknown" */
         const char *pmucal_version;
         const char *platform;        /* plat_info()->name */
-        const char *date;            /* UTC, "2024-05-01T12:00:00Z" (lat_date_utc); NULL = unknown */
-        const char *date_zone;       /* how date relates to UTC (lat_date_utc); NULL = unknown */
+        const char *date;            /* UTC, "2024-05-01T12:00:00Z" (rep_lat_date_utc); NULL = unknown */
+        const char *date_zone;       /* how date relates to UTC (rep_lat_date_utc); NULL = unknown */
 };
 
 /** Format wall-clock time @p t as UTC, "YYYY-MM-DDTHH:MM:SSZ", into @p buf (>= 21 bytes).
@@ -93,7 +93,9 @@ struct lat_table_meta {
  *  "assumed-utc" (the firmware names no zone: its clock is taken as UTC, as QEMU's and a
  *  Linux-managed RTC keep it; a machine whose RTC keeps local time is off by its offset).
  *  NULL, and @p buf empty, when @p t is NULL, not valid or out of range. */
-const char *lat_date_utc(const struct plat_time *t, char *buf, size_t n);
+const char *rep_lat_date_utc(const struct plat_time *t, char *buf, size_t n);
+/** The table's name of clock @p c ("tsc", ...); "unknown" for a value it has none for. */
+const char *rep_lat_clock_name(enum lat_clock c);
 
 /** An extra top-level section ("tlb", later "remote", "c2c") written by another module into
  *  the same document: @p write emits members of the top-level object through @p w. */
@@ -104,7 +106,7 @@ struct lat_json_section {
 
 /** Fill the machine-key CPU fields of @p m (vendor, family, model, stepping, brand,
  *  hypervisor) from @p cpu; the strings point into @p cpu. */
-void lat_table_meta_from_cpu(struct lat_table_meta *m, const struct cpu_info *cpu);
+void rep_lat_meta_from_cpu(struct lat_table_meta *m, const struct cpu_info *cpu);
 
 /** Append latency-table.json for @p l (detected on @p c) to @p out, followed by @p n_extra
  *  extra sections. ST_BAD_ARG for NULL arguments or l->n == 0; ST_NO_MEM. */

@@ -83,11 +83,11 @@ static const char *legacy_clock(const struct lat_table_meta *m, const struct lat
 {
         if (!legacy_is_core(l))
                 return c->clock == LAT_CLOCK_TSC && m->timer_name ? m->timer_name
-                                                                  : lat_clock_name(c->clock);
+                                                                  : rep_lat_clock_name(c->clock);
         if (c->clock != LAT_CLOCK_TSC)
-                return lat_clock_name(c->clock);
+                return rep_lat_clock_name(c->clock);
         return c->core_source && !strcmp(c->core_source, "APERF/MPERF")
-               ? lat_clock_name(LAT_CLOCK_TSC_APERF) : lat_clock_name(LAT_CLOCK_PMU_CYCLES);
+               ? rep_lat_clock_name(LAT_CLOCK_TSC_APERF) : rep_lat_clock_name(LAT_CLOCK_PMU_CYCLES);
 }
 
 static void write_machine(struct json_w *w, const struct lat_table_meta *m,
@@ -119,7 +119,7 @@ static void write_core_clock(struct json_w *w, const struct lat_curve *c,
         bool core_curve = c->clock != LAT_CLOCK_TSC;
 
         json_obj_begin(w, "core_clock");
-        json_str_or_null(w, "source", core_curve ? lat_clock_name(c->clock) : c->core_source);
+        json_str_or_null(w, "source", core_curve ? rep_lat_clock_name(c->clock) : c->core_source);
         ratio_or_null(w, "core_per_tsc", c->core_ppm);
         ratio_or_null(w, "core_per_tsc_min", c->core_ppm_lo);
         ratio_or_null(w, "core_per_tsc_max", c->core_ppm_hi);

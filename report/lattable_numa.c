@@ -62,7 +62,7 @@ static void pool_class(const struct numa_matrix *m, const struct numa_classes *c
         o->p90_ps = lib_pct_nearest_rank(p90, n, 90);
 }
 
-void lat_dram_levels(const struct numa_matrix *m, const struct numa_classes *c,
+void rep_lat_dram_levels(const struct numa_matrix *m, const struct numa_classes *c,
                      struct lat_dram_level *out)
 {
         unsigned order[NUMA_MAX_CLASSES], n = 0;
@@ -132,12 +132,12 @@ static void json_dram_level(struct json_w *w, const struct lat_dram_level *v,
         json_obj_end(w);
 }
 
-void lat_numa_json(struct json_w *w, void *ctx)
+void rep_lat_numa_json(struct json_w *w, void *ctx)
 {
         const struct lat_numa_in *in = ctx;
         struct lat_dram_level     lv[NUMA_MAX_CLASSES];
 
-        lat_dram_levels(in->m, in->cls, lv);
+        rep_lat_dram_levels(in->m, in->cls, lv);
         json_obj_begin(w, "numa");
         json_obj_begin(w, "method");
         json_str(w, "clock", "tsc");
@@ -155,7 +155,7 @@ void lat_numa_json(struct json_w *w, void *ctx)
         json_obj_end(w);
 }
 
-void lat_loaded_json(struct json_w *w, void *ctx)
+void rep_lat_loaded_json(struct json_w *w, void *ctx)
 {
         const struct lat_numa_in *in = ctx;
 
@@ -164,7 +164,7 @@ void lat_loaded_json(struct json_w *w, void *ctx)
 
 /* ---- cache-to-cache ---------------------------------------------------------------------- */
 
-void lat_c2c_classes(const struct c2c_result *r, size_t n,
+void rep_lat_c2c_classes(const struct c2c_result *r, size_t n,
                      struct lat_c2c_class out[C2C__COUNT][BENCH_C2C__COUNT])
 {
         static uint64_t p10[2048], p50[2048], p90[2048];
@@ -199,7 +199,7 @@ static void json_c2c_classes(struct json_w *w, const struct lat_c2c_in *in)
 {
         static struct lat_c2c_class s[C2C__COUNT][BENCH_C2C__COUNT];
 
-        lat_c2c_classes(in->res, in->n, s);
+        rep_lat_c2c_classes(in->res, in->n, s);
         json_arr_begin(w, "classes");
         for (unsigned c = 0; c < C2C__COUNT; c++)
                 for (unsigned k = 0; k < LAT_C2C_KINDS; k++) {
@@ -281,7 +281,7 @@ static void json_c2c_matrix(struct json_w *w, const char *key, const struct lat_
         json_obj_end(w);
 }
 
-void lat_c2c_json(struct json_w *w, void *ctx)
+void rep_lat_c2c_json(struct json_w *w, void *ctx)
 {
         static unsigned           cpu[MATRIX_MAX_CPUS];
         static uint32_t           apic[MATRIX_MAX_CPUS];
@@ -331,7 +331,7 @@ void lat_c2c_json(struct json_w *w, void *ctx)
 
 /* ---- sections and text ------------------------------------------------------------------- */
 
-size_t lat_remote_sections(const struct lat_numa_in *numa, const struct lat_c2c_in *c2c,
+size_t rep_lat_remote_sections(const struct lat_numa_in *numa, const struct lat_c2c_in *c2c,
                            struct lat_json_section *out)
 {
         size_t n = 0;
@@ -339,12 +339,12 @@ size_t lat_remote_sections(const struct lat_numa_in *numa, const struct lat_c2c_
         if (!out)
                 return 0;
         if (numa && numa->m && numa->cls && numa->m->n_nodes) {
-                out[n++] = (struct lat_json_section){ lat_numa_json, (void *)numa };
+                out[n++] = (struct lat_json_section){ rep_lat_numa_json, (void *)numa };
                 if (numa->n_curves || numa->bw)
-                        out[n++] = (struct lat_json_section){ lat_loaded_json, (void *)numa };
+                        out[n++] = (struct lat_json_section){ rep_lat_loaded_json, (void *)numa };
         }
         if (c2c && c2c->res && c2c->n)
-                out[n++] = (struct lat_json_section){ lat_c2c_json, (void *)c2c };
+                out[n++] = (struct lat_json_section){ rep_lat_c2c_json, (void *)c2c };
         return n;
 }
 
@@ -356,14 +356,14 @@ static void fixed1(struct rep_buf *b, uint64_t ps)
                        (unsigned long long)(tenths % 10));
 }
 
-status_t lat_dram_levels_text(struct rep_buf *b, const struct lat_numa_in *numa)
+status_t rep_lat_dram_levels_text(struct rep_buf *b, const struct lat_numa_in *numa)
 {
         struct lat_dram_level lv[NUMA_MAX_CLASSES];
         char                  name[32];
 
         if (!b || !numa || !numa->m || !numa->cls)
                 return ST_BAD_ARG;
-        lat_dram_levels(numa->m, numa->cls, lv);
+        rep_lat_dram_levels(numa->m, numa->cls, lv);
         rep_buf_printf(b, "latency table: DRAM levels by distance class (ns)\n  %-18s %5s %5s"
                           " %9s %9s %9s %9s %9s\n", "level", "dist", "cells", "min", "p10", "p50",
                        "p90", "upper");

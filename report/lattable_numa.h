@@ -10,7 +10,7 @@
  * what the NUMA and C2C phases measured (app/numa.c, app/c2c.c) or pmucal-host --c2c.
  *
  *     struct lat_json_section sec[LAT_REMOTE_MAX_SECTIONS];
- *     size_t n = lat_remote_sections(numa_in, c2c_in, sec);   // either may be NULL
+ *     size_t n = rep_lat_remote_sections(numa_in, c2c_in, sec);   // either may be NULL
  *     rep_lat_json(&b, &meta, &curve, &levels, sec, n);
  */
 #ifndef PMUCAL_LATTABLE_NUMA_H
@@ -70,7 +70,7 @@ struct lat_dram_level {
  *  p90 = 90th percentile of their p90) and set the bounds between measured levels ordered
  *  by p50: the geometric mean of p90(k) and p10(k+1), of the medians where they overlap,
  *  never below p50(k). @p out has c->n_classes entries, in class order. */
-void lat_dram_levels(const struct numa_matrix *m, const struct numa_classes *c,
+void rep_lat_dram_levels(const struct numa_matrix *m, const struct numa_classes *c,
                      struct lat_dram_level *out);
 
 /** The kinds the table's c2c section carries: hit, hitm, write (the latency buckets a reader
@@ -83,20 +83,20 @@ struct lat_c2c_class {
         uint64_t min, p10, p50, p90;
 };
 
-void lat_c2c_classes(const struct c2c_result *r, size_t n,
+void rep_lat_c2c_classes(const struct c2c_result *r, size_t n,
                      struct lat_c2c_class out[C2C__COUNT][BENCH_C2C__COUNT]);
 
 /** Fill @p out (LAT_REMOTE_MAX_SECTIONS entries) with the sections there is data for;
  *  returns how many. @p numa without a matrix and @p c2c without results add nothing. */
-size_t lat_remote_sections(const struct lat_numa_in *numa, const struct lat_c2c_in *c2c,
+size_t rep_lat_remote_sections(const struct lat_numa_in *numa, const struct lat_c2c_in *c2c,
                            struct lat_json_section *out);
 
 /** The section writers themselves (ctx: a struct lat_numa_in or lat_c2c_in). */
-void lat_numa_json(struct json_w *w, void *ctx);
-void lat_loaded_json(struct json_w *w, void *ctx);
-void lat_c2c_json(struct json_w *w, void *ctx);
+void rep_lat_numa_json(struct json_w *w, void *ctx);
+void rep_lat_loaded_json(struct json_w *w, void *ctx);
+void rep_lat_c2c_json(struct json_w *w, void *ctx);
 
 /** The remote-DRAM levels as console text (one line per level, ns). */
-status_t lat_dram_levels_text(struct rep_buf *b, const struct lat_numa_in *numa);
+status_t rep_lat_dram_levels_text(struct rep_buf *b, const struct lat_numa_in *numa);
 
 #endif

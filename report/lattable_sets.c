@@ -58,7 +58,7 @@ static void add_cpu(struct lat_sets *o, const struct lat_set_cpu *c)
         o->n_cpus++;
 }
 
-status_t lat_sets_group(const struct lat_set_cpu *cpus, size_t n, enum lat_sets_mode mode,
+status_t rep_lat_sets_group(const struct lat_set_cpu *cpus, size_t n, enum lat_sets_mode mode,
                         struct lat_sets *out)
 {
         if (!out || (n && !cpus) || n > LAT_SETS_MAX_CPUS)
@@ -74,7 +74,7 @@ status_t lat_sets_group(const struct lat_set_cpu *cpus, size_t n, enum lat_sets_
         return ST_OK;
 }
 
-const char *lat_core_type_name(const struct lat_set *s)
+const char *rep_lat_core_type_name(const struct lat_set *s)
 {
         if (!s->hybrid)
                 return NULL;
@@ -94,7 +94,7 @@ static unsigned n_cache_levels(const struct lat_set *s)
 static void json_set(struct json_w *w, const struct lat_set *s)
 {
         json_obj_begin(w, NULL);
-        json_str_or_null(w, "core_type", lat_core_type_name(s));
+        json_str_or_null(w, "core_type", rep_lat_core_type_name(s));
         if (s->hybrid && s->core_type)
                 json_u64(w, "core_type_id", s->core_type);
         else
@@ -127,7 +127,7 @@ static void json_set(struct json_w *w, const struct lat_set *s)
         json_obj_end(w);
 }
 
-void lat_sets_json(struct json_w *w, void *ctx)
+void rep_lat_sets_json(struct json_w *w, void *ctx)
 {
         const struct lat_sets *o = ctx;
 
@@ -159,7 +159,7 @@ static void ranges(struct rep_buf *out, const uint32_t *a, unsigned n)
 
 static void text_set(struct rep_buf *out, size_t i, const struct lat_set *s)
 {
-        const char *type = lat_core_type_name(s);
+        const char *type = rep_lat_core_type_name(s);
         char        a[24];
 
         rep_buf_printf(out, "  set %zu: core type %s, caches", i, type ? type : "-");
@@ -189,7 +189,7 @@ static void text_set(struct rep_buf *out, size_t i, const struct lat_set *s)
         rep_buf_printf(out, "\n");
 }
 
-status_t lat_sets_text(struct rep_buf *out, const struct lat_sets *s)
+status_t rep_lat_sets_text(struct rep_buf *out, const struct lat_sets *s)
 {
         if (!out || !s)
                 return ST_BAD_ARG;

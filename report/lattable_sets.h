@@ -58,17 +58,17 @@ struct lat_sets {
 };
 
 /** Group @p n processors @p cpus into @p out (the BSP's set first, then by first APIC ID). */
-status_t lat_sets_group(const struct lat_set_cpu *cpus, size_t n, enum lat_sets_mode mode,
+status_t rep_lat_sets_group(const struct lat_set_cpu *cpus, size_t n, enum lat_sets_mode mode,
                         struct lat_sets *out);
 
 /** "core", "atom", "other" for a hybrid core type; NULL when not hybrid. */
-const char *lat_core_type_name(const struct lat_set *s);
+const char *rep_lat_core_type_name(const struct lat_set *s);
 
 /** Write the "core_types" member of the latency table (@p ctx: a const struct lat_sets *). */
-void lat_sets_json(struct json_w *w, void *ctx);
+void rep_lat_sets_json(struct json_w *w, void *ctx);
 
 /** One console line per set: what it covers and, where measured, its levels' medians. */
-status_t lat_sets_text(struct rep_buf *out, const struct lat_sets *s);
+status_t rep_lat_sets_text(struct rep_buf *out, const struct lat_sets *s);
 
 /** Write the "levels" array and "bucket_upper_bounds" object of @p l into the object open
  *  in @p w (report/lattable_json.c; the same members the table's top level has). */

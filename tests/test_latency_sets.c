@@ -51,14 +51,14 @@ static void test_group_hybrid(void **state)
         static struct lat_sets s;
         (void)state;
 
-        assert_int_equal(lat_sets_group(cpus, 6, LAT_SETS_AUTO, &s), ST_OK);
+        assert_int_equal(rep_lat_sets_group(cpus, 6, LAT_SETS_AUTO, &s), ST_OK);
         assert_int_equal(s.n, 2);
         assert_int_equal(s.n_cpus, 6);
         assert_true(s.set[0].is_bsp_set);
-        assert_string_equal(lat_core_type_name(&s.set[0]), "core");
+        assert_string_equal(rep_lat_core_type_name(&s.set[0]), "core");
         assert_int_equal(s.set[0].n_cpus, 2);
         assert_int_equal(s.set[0].apic_ids[1], 2);
-        assert_string_equal(lat_core_type_name(&s.set[1]), "atom");
+        assert_string_equal(rep_lat_core_type_name(&s.set[1]), "atom");
         assert_int_equal(s.set[1].n_cpus, 4);
         for (unsigned i = 0; i < 4; i++)
                 assert_int_equal(s.set[1].apic_ids[i], 16 + i); /* ascending */
@@ -78,23 +78,23 @@ static void test_group_domains(void **state)
 
         for (unsigned i = 0; i < 4; i++)
                 cpus[i] = cpu(i, i, 0, 1 * MB, i / 2);
-        assert_int_equal(lat_sets_group(cpus, 4, LAT_SETS_AUTO, &s), ST_OK);
+        assert_int_equal(rep_lat_sets_group(cpus, 4, LAT_SETS_AUTO, &s), ST_OK);
         assert_int_equal(s.n, 1);
         assert_int_equal(s.set[0].n_cpus, 4);
         assert_int_equal(s.set[0].n_domains, 2);
-        assert_int_equal(lat_sets_group(cpus, 4, LAT_SETS_DOMAINS, &s), ST_OK);
+        assert_int_equal(rep_lat_sets_group(cpus, 4, LAT_SETS_DOMAINS, &s), ST_OK);
         assert_int_equal(s.n, 2);
         assert_int_equal(s.set[1].apic_ids[0], 2);
         assert_int_equal(s.set[1].measure_apic, 2);
-        assert_null(lat_core_type_name(&s.set[1]));
+        assert_null(rep_lat_core_type_name(&s.set[1]));
         cpus[4] = cpu(4, 4, 0, 1 * MB, 2);
         cpus[5] = cpu(5, 5, 0, 1 * MB, 2);
         cpus[4].topo.cache_bytes[2] = cpus[5].topo.cache_bytes[2] = 16 * MB;
-        assert_int_equal(lat_sets_group(cpus, 6, LAT_SETS_AUTO, &s), ST_OK);
+        assert_int_equal(rep_lat_sets_group(cpus, 6, LAT_SETS_AUTO, &s), ST_OK);
         assert_int_equal(s.n, 2);
         assert_int_equal(s.set[1].n_cpus, 2);
         assert_int_equal(s.set[1].cache_bytes[2], 16 * MB);
-        assert_int_equal(lat_sets_group(NULL, 1, LAT_SETS_AUTO, &s), ST_BAD_ARG);
+        assert_int_equal(rep_lat_sets_group(NULL, 1, LAT_SETS_AUTO, &s), ST_BAD_ARG);
 }
 
 /* Where each piece of a sweep ran. */
@@ -248,14 +248,14 @@ static void write_table(struct rep_buf *b, struct lat_sets *s, unsigned bad)
                                       .n_windows = 11, .clock = LAT_CLOCK_TSC,
                                       .tsc_hz = 2000000000ull, .vendor = "GenuineIntel",
                                       .family = 6, .model = 183 };
-        struct lat_json_section sec = { lat_sets_json, s };
+        struct lat_json_section sec = { rep_lat_sets_json, s };
         struct lat_set_cpu      cpus[4] = { cpu(0, 0, 0x40, 1 * MB, 0), cpu(1, 2, 0x40, 1 * MB, 0),
                                             cpu(2, 16, 0x20, 4 * MB, 0),
                                             cpu(3, 17, 0x20, 4 * MB, 0) };
 
         make_curve(&c[0], pts[0], false);
         make_curve(&c[1], pts[1], true);
-        assert_int_equal(lat_sets_group(cpus, 4, LAT_SETS_AUTO, s), ST_OK);
+        assert_int_equal(rep_lat_sets_group(cpus, 4, LAT_SETS_AUTO, s), ST_OK);
         assert_int_equal(lv_detect(&c[0], NULL, &s->set[0].lv), ST_OK);
         assert_int_equal(lv_detect(&c[1], NULL, &s->set[1].lv), ST_OK);
         s->set[0].measured = s->set[1].measured = true;
@@ -347,7 +347,7 @@ static void test_report_verdicts(void **state)
 
         for (unsigned i = 0; i <= LAT_SETS_MAX; i++)
                 cpus[i] = cpu(i, 2 * i, 0, (i + 1) * MB, 0); /* every L2 size its own kind */
-        assert_int_equal(lat_sets_group(cpus, LAT_SETS_MAX + 1, LAT_SETS_AUTO, &s), ST_OK);
+        assert_int_equal(rep_lat_sets_group(cpus, LAT_SETS_MAX + 1, LAT_SETS_AUTO, &s), ST_OK);
         assert_int_equal(s.n, LAT_SETS_MAX);
         assert_int_equal(s.n_left_out, 1);
         rep_reset();
@@ -359,7 +359,7 @@ static void test_report_verdicts(void **state)
 
         struct lat_set_cpu two[4] = { cpu(0, 0, 0x40, 1 * MB, 0), cpu(1, 2, 0x40, 1 * MB, 0),
                                       cpu(2, 16, 0x20, 4 * MB, 0), cpu(3, 17, 0x20, 4 * MB, 0) };
-        assert_int_equal(lat_sets_group(two, 4, LAT_SETS_AUTO, &s), ST_OK);
+        assert_int_equal(rep_lat_sets_group(two, 4, LAT_SETS_AUTO, &s), ST_OK);
         make_curve(&c, pts, true);
         assert_int_equal(lv_detect(&c, NULL, &s.set[1].lv), ST_OK);
         assert_true(s.set[1].lv.n >= 3);

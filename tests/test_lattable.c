@@ -149,7 +149,7 @@ static void test_round_trip(void **state)
                 cpu_caches(&cpu);
                 make_curve(&c, rt_cases[i].core_hz, rt_cases[i].flat);
                 m.tsc_hz  = c.tsc_hz;
-                lat_table_meta_from_cpu(&m, &cpu);
+                rep_lat_meta_from_cpu(&m, &cpu);
                 assert_int_equal(lv_detect(&c, rt_cases[i].with_cpu ? &cpu : NULL, &l), ST_OK);
                 assert_int_equal(l.n, rt_cases[i].flat ? 1 : 4);
                 assert_int_equal(rep_lat_json(&b, &m, &c, &l, rt_cases[i].extra ? &sec : NULL,
@@ -305,15 +305,15 @@ static void test_date_utc(void **state)
         char buf[32];
         (void)state;
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-                const char *zone = lat_date_utc(&cases[i].t, buf, sizeof(buf));
+                const char *zone = rep_lat_date_utc(&cases[i].t, buf, sizeof(buf));
                 assert_string_equal(buf, cases[i].want);
                 if (cases[i].zone)
                         assert_string_equal(zone, cases[i].zone);
                 else
                         assert_null(zone);
         }
-        assert_null(lat_date_utc(&cases[0].t, buf, 20)); /* too small for the 21 bytes */
-        assert_null(lat_date_utc(NULL, buf, sizeof(buf)));
+        assert_null(rep_lat_date_utc(&cases[0].t, buf, 20)); /* too small for the 21 bytes */
+        assert_null(rep_lat_date_utc(NULL, buf, sizeof(buf)));
 }
 
 static void test_bad_args(void **state)
@@ -335,8 +335,8 @@ static void test_bad_args(void **state)
         assert_int_equal(rep_lat_plot(&b, &c, &l), ST_BAD_ARG);
         assert_int_equal(rep_lat_levels_text(&b, NULL, &l), ST_BAD_ARG);
         assert_null(b.p);
-        assert_string_equal(lat_clock_name(LAT_CLOCK_TSC), "tsc");
-        assert_string_equal(lat_clock_name((enum lat_clock)42), "unknown");
+        assert_string_equal(rep_lat_clock_name(LAT_CLOCK_TSC), "tsc");
+        assert_string_equal(rep_lat_clock_name((enum lat_clock)42), "unknown");
 }
 
 int main(void)

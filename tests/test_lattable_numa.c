@@ -154,7 +154,7 @@ static void test_dram_levels_by_domain(void **state)
                                   .windows = 11, .tsc_hz = TSC_HZ };
         json_init(&w, &b);
         json_obj_begin(&w, NULL);
-        lat_numa_json(&w, &in);
+        rep_lat_numa_json(&w, &in);
         json_obj_end(&w);
         assert_int_equal(json_finish(&w), ST_OK);
         /* each level's "pairs": [[cpu domain, memory domain], ...] */
@@ -192,7 +192,7 @@ static void test_dram_levels_pooled(void **state)
         (void)state;
 
         make_numa();
-        lat_dram_levels(&mx, &cls, lv);
+        rep_lat_dram_levels(&mx, &cls, lv);
         for (unsigned k = 0; k < cls.n_classes; k++) {
                 uint64_t a[16], b[16], c[16];
                 size_t   n = 0;
@@ -220,12 +220,12 @@ static void test_dram_levels_pooled(void **state)
                 for (unsigned j = 0; j < 4; j++)
                         mx.cell[i][j] = (struct numa_cell){ .p10_ps = 90000, .p50_ps = 100000,
                                                             .p90_ps = 110000, .measured = true };
-        lat_dram_levels(&mx, &cls, lv);
+        rep_lat_dram_levels(&mx, &cls, lv);
         assert_true(lv[0].overlap && lv[0].upper_ps == 100000);
         /* an unmeasured class has no figures and no bound */
         for (unsigned p = 0; p < cls.cls[2].n_pairs; p++)
                 mx.cell[cls.cls[2].pair_i[p]][cls.cls[2].pair_j[p]].measured = false;
-        lat_dram_levels(&mx, &cls, lv);
+        rep_lat_dram_levels(&mx, &cls, lv);
         assert_int_equal(lv[2].n_cells, 0);
         assert_false(lv[2].has_upper);
 }
@@ -236,7 +236,7 @@ static void test_c2c_classes(void **state)
         size_t               n = make_c2c();
         (void)state;
 
-        lat_c2c_classes(c2c, n, s);
+        rep_lat_c2c_classes(c2c, n, s);
         assert_int_equal(s[C2C_SAME_L3][BENCH_C2C_HITM].n_pairs, 2);
         assert_int_equal(s[C2C_OTHER_PKG][BENCH_C2C_HIT].n_pairs, 4);
         assert_int_equal(s[C2C_SMT][BENCH_C2C_HIT].n_pairs, 0);
@@ -268,7 +268,7 @@ static void write_table(struct rep_buf *b, bool numa, bool with_c2c)
         make_numa();
         assert_int_equal(lv_detect(&c, NULL, &l), ST_OK);
         assert_int_equal(l.n, 4);
-        n = lat_remote_sections(numa ? &in : NULL, with_c2c ? &cin : NULL, sec);
+        n = rep_lat_remote_sections(numa ? &in : NULL, with_c2c ? &cin : NULL, sec);
         assert_int_equal(n, (numa ? 2 : 0) + (with_c2c ? 1 : 0));
         assert_int_equal(rep_lat_json(b, &m, &c, &l, sec, n), ST_OK);
 }
