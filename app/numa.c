@@ -165,7 +165,7 @@ static unsigned place_buffers(struct numa_run *s, const struct inventory *inv)
         return n;
 }
 
-status_t numa_chase(struct numa_run *s, unsigned cpu, void *chain, struct bench_chase_job *j,
+status_t app_numa_chase(struct numa_run *s, unsigned cpu, void *chain, struct bench_chase_job *j,
                     uint64_t *p10_ps, uint64_t *p50_ps, uint64_t *p90_ps)
 {
         status_t st;
@@ -198,7 +198,7 @@ static status_t measure_cell(struct numa_run *s, unsigned i, unsigned j)
         /* a cell whose every window was disturbed is tried again, as the TLB points are */
         st = ST_DISTURBED;
         for (unsigned t = 0; t < CELL_TRIES && st == ST_DISTURBED; t++)
-                st = numa_chase(s, (unsigned)s->cpu[i], s->chain[j], &job, &c->p10_ps,
+                st = app_numa_chase(s, (unsigned)s->cpu[i], s->chain[j], &job, &c->p10_ps,
                                 &c->p50_ps, &c->p90_ps);
         c->measured = st == ST_OK;
         return st;
@@ -538,14 +538,14 @@ status_t phase_numa(struct run *r)
 
         uint64_t w0 = s->n_windows, l0 = s->n_loads;
         t0 = bench_load_now();
-        numa_loaded(s, r, emulated);
+        app_numa_loaded(s, r, emulated);
         s->n_windows -= w0;
         s->n_loads -= l0;
         cost_line(s, "loaded latency and bandwidth", (unsigned)s->n_curves, t0);
         app_cpus_release();
         for (unsigned k = 0; k < s->n_nodes; k++)
                 app_numa_unplace(&s->place[k]);
-        numa_loaded_free(s);
+        app_numa_loaded_free(s);
         hand_to_run(r, s, emulated, n_tried - failed);
         return write_json(r, s, emulated);
 }

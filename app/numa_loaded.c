@@ -154,7 +154,7 @@ static status_t point(struct numa_run *s, unsigned chaser, unsigned home, const 
                 if ((st = start_loads(cpu, n)) != ST_OK)
                         return st;
         }
-        st = numa_chase(s, chaser, s->chain[home], &chase_job, &p->p10_ps, &p->p50_ps,
+        st = app_numa_chase(s, chaser, s->chain[home], &chase_job, &p->p10_ps, &p->p50_ps,
                         &p->p90_ps);
         if (delay != LOADED_IDLE) {
                 status_t st2 = finish_loads(s, cpu, n, load_us + JOB_TIMEOUT_US,
@@ -327,7 +327,7 @@ static void report(struct numa_run *s, unsigned n_points, unsigned failed, unsig
         }
 }
 
-void numa_loaded(struct numa_run *s, struct run *r, bool emulated)
+void app_numa_loaded(struct numa_run *s, struct run *r, bool emulated)
 {
         uint32_t load_us = r->cfg.numa_load_ms ? r->cfg.numa_load_ms * 1000u
                            : emulated          ? LOAD_US_EMULATED
@@ -363,7 +363,7 @@ void numa_loaded(struct numa_run *s, struct run *r, bool emulated)
                s->n_disturbed - disturbed0, n_bw_failed, early, emulated);
 }
 
-void numa_loaded_free(struct numa_run *s)
+void app_numa_loaded_free(struct numa_run *s)
 {
         for (unsigned k = 0; k < s->n_nodes; k++)
                 app_numa_unplace(&s->load_place[k]);

@@ -30,7 +30,7 @@ struct numa_run {
         struct numa_classes cls;
         struct bench_clock clock;
         struct bench_guard guard;
-        uint64_t           n_windows, n_loads;  /* every chase so far (numa_chase), for the
+        uint64_t           n_windows, n_loads;  /* every chase so far (app_numa_chase), for the
                                                  * cost lines make bench reads */
         unsigned           n_disturbed;         /* cells and points left out: every window
                                                  * disturbed (ST_DISTURBED) */
@@ -44,13 +44,13 @@ struct numa_run {
 
 /** Run @p job on processor @p cpu (directly on the BSP) and turn its windows into a cell's
  *  p10/p50/p90 in ps. */
-status_t numa_chase(struct numa_run *s, unsigned cpu, void *chain, struct bench_chase_job *job,
+status_t app_numa_chase(struct numa_run *s, unsigned cpu, void *chain, struct bench_chase_job *job,
                     uint64_t *p10_ps, uint64_t *p50_ps, uint64_t *p90_ps);
 
 /** Loaded-latency curves (per node, then every node) and the bandwidth matrix, with the
  *  processors parked and the chase buffers placed; prints and checks its part. */
-void numa_loaded(struct numa_run *s, struct run *r, bool emulated);
+void app_numa_loaded(struct numa_run *s, struct run *r, bool emulated);
 /** Free the loaders' buffers. */
-void numa_loaded_free(struct numa_run *s);
+void app_numa_loaded_free(struct numa_run *s);
 
 #endif
