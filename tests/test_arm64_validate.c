@@ -114,7 +114,7 @@ static void run(const struct vpa_part *p, const struct vpa_faults *f, bool qemu,
         rep_reset();
         rep_add_sink(rep_buf_sink(&out));
         assert_int_equal(pmu_arm64_init(&ci, &r), ST_OK);
-        assert_int_equal(arm64_validate(&ci, &no_cpu, qemu, 1, NULL, 0, 0, &json), ST_OK);
+        assert_int_equal(val_arm64_suite(&ci, &no_cpu, qemu, 1, NULL, 0, 0, &json), ST_OK);
         pmu_arm64_restore();
         rep_flush();
         rep_reset();

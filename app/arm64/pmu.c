@@ -63,7 +63,7 @@ status_t phase_pmu(struct run *r)
                 struct rep_buf json = { 0 };
                 unsigned       reps = r->cfg.repetitions < MAX_REPS_PMU ? r->cfg.repetitions
                                                                         : MAX_REPS_PMU;
-                if (arm64_validate(&ci, r->inv && r->inv->cpu_st == ST_OK ? &r->inv->cpu
+                if (val_arm64_suite(&ci, r->inv && r->inv->cpu_st == ST_OK ? &r->inv->cpu
                                                                           : &no_cpu,
                                    under_qemu(r), reps, pmu_harness_syms, pmu_harness_n_syms,
                                    plat_info()->image_base, &json) == ST_OK)

@@ -268,7 +268,7 @@ static void sw_incr_and_disabled(bool counts_insts, bool qemu)
  * exact. Without it the clock is the host's: whatever the host spends between two reads
  * counts, and the PMU's overflow interrupt comes from a host timer. The harness knows which
  * by measurement: QEMU implements INST_RETIRED (PMCEID0_EL0 bit 8) and counts it only under
- * -icount, so "QEMU and INST_RETIRED counted a loop" is -icount (arm64_validate). */
+ * -icount, so "QEMU and INST_RETIRED counted a loop" is -icount (val_arm64_suite). */
 static void cycles_vs_timer(const struct arm64_cpu_info *ci, bool qemu, bool icount)
 {
         uint64_t saved;
@@ -491,7 +491,7 @@ static void cycle_sampling(void *ctx)
         pmu_arm64_reset();
 }
 
-status_t arm64_validate(const struct arm64_cpu_info *ci, const struct cpu_info *cpu, bool qemu,
+status_t val_arm64_suite(const struct arm64_cpu_info *ci, const struct cpu_info *cpu, bool qemu,
                         unsigned reps, const struct pmu_sym *syms, size_t n_syms,
                         uint64_t image_base, struct rep_buf *json)
 {

@@ -27,7 +27,7 @@ struct rep_buf;
  *  hardware) and lets an INST_RETIRED that reads 0 SKIP (FAIL elsewhere). @p cpu, @p reps as
  *  val_run, @p syms .. @p image_base as val_sample_run; pmu-validation.json into
  *  @p json (caller-owned). */
-status_t arm64_validate(const struct arm64_cpu_info *ci, const struct cpu_info *cpu, bool qemu,
+status_t val_arm64_suite(const struct arm64_cpu_info *ci, const struct cpu_info *cpu, bool qemu,
                         unsigned reps, const struct pmu_sym *syms, size_t n_syms,
                         uint64_t image_base, struct rep_buf *json);
 
