@@ -245,7 +245,7 @@ static void decide(struct perf_input *in, const char *line, const char *end)
                 in->form = PERF_FORM_MEM_RAW;
 }
 
-enum perf_line perf_line_parse(struct perf_input *in, const char *line, size_t len,
+enum perf_line cli_perf_line_parse(struct perf_input *in, const char *line, size_t len,
                                struct perf_sample *s)
 {
         const char *end = line + len, *p = line, *op;

@@ -55,7 +55,7 @@ enum perf_line {
 };
 
 /** Read line @p line (@p len bytes, no newline) into @p s. */
-enum perf_line perf_line_parse(struct perf_input *in, const char *line, size_t len,
+enum perf_line cli_perf_line_parse(struct perf_input *in, const char *line, size_t len,
                                struct perf_sample *s);
 
 #endif

@@ -266,7 +266,7 @@ static void take(struct report *r, const char *line, size_t len)
         const char        *src;
         int                b, s, sb = -1, fit, lat;
 
-        if (perf_line_parse(&r->in, line, len, &sm) == PERF_LINE_SKIP)
+        if (cli_perf_line_parse(&r->in, line, len, &sm) == PERF_LINE_SKIP)
                 return;
         r->n_samples++;
         if (!sm.has_weight) {
