@@ -18,6 +18,7 @@
 #   make deps       apt-get install what the build and the tests need
 #   make keys       a Secure Boot key set of your own (README "Secure Boot")
 #   make check-layering   the include graph and hardware access follow the layers
+#   make check-names      every exported symbol carries its layer's prefix (after the builds)
 #
 # Where things are:
 #   mk/common.mk    flags, the one source list of the code every architecture shares
@@ -71,7 +72,7 @@ endif
 
 .PHONY: all run test unit coverage fuzz usb host bench bench-latency bench-tlb bench-pmu \
         bench-sampling bench-numa bench-classify bench-report bench-aarch64 bench-mutate mutate \
-        plot deps deps-aarch64 check-deps check-deps-x86_64 check-deps-aarch64 check-layering \
+        plot deps deps-aarch64 check-deps check-deps-x86_64 check-deps-aarch64 check-layering check-names \
         clean test-asan test-asan-build install keys signed-snakeoil
 .DEFAULT_GOAL := all
 

@@ -1,6 +1,7 @@
 # mk/tests.mk: the host unit tests (one binary per tests/test_<name>.c, linked as
 # tests/unittests.cfg says), the fuzzers, the host tools the shell tests drive, and the goals
-# that run them: make unit, make test, make test-asan, make coverage, make check-layering.
+# that run them: make unit, make test, make test-asan, make coverage, make check-layering,
+# make check-names.
 
 COV_FLAGS   ?=
 TEST_CFLAGS := $(COMMON_CFLAGS) -O1 -g -Wno-missing-prototypes $(COV_FLAGS)
@@ -147,6 +148,7 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory $(QS) signed-snakeoil
 	$(Q)$(MAKE) --no-print-directory -j$(JOBS) ARCH=aarch64 all
 	$(Q)$(MAKE) --no-print-directory $(QS) ARCH=aarch64 signed-snakeoil
+	$(Q)$(MAKE) --no-print-directory check-names
 	$(Q)JOBS=$(JOBS) tests/run-tests.sh
 
 # Sanitizers: the host tests and the CLI programs built under $(B)/asan with AddressSanitizer
@@ -162,4 +164,10 @@ test-asan: test-asan-build
 
 check-layering:
 	$(Q)$(PYTHON) tools/check_layering.py
+
+# make check-names: every global symbol of the built objects (x86-64 firmware, AArch64 firmware,
+# the hosted programs) carries its layer's and module's prefix (tools/check_names.py; the table
+# is docs/architecture.md's "Names"). make test runs it once all three are built.
+check-names:
+	$(Q)$(PYTHON) tools/check_names.py $(B)/efi $(B)/aarch64/obj $(B)/host/obj
 
