@@ -121,6 +121,8 @@ struct pmucal_config {
         uint64_t             latency_seed;   /* the chain's seed when set, else pmucal's */
         uint32_t             numa_ws_mib;    /* NUMA buffer per node; 0 = from the caches */
         uint32_t             numa_load_ms;   /* loaders' time per point; 0 = the phase's */
+        enum config_pages    tlb_pages;      /* --tlb --page: the TLB sweeps of that page size
+                                              * alone; auto = every sweep of the profile */
 };
 
 /** Kinds of problems config_parse reports. */

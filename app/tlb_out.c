@@ -39,6 +39,17 @@ void tlbcal_sweeps(bool full, struct tlbcal_sweep *out, size_t *n)
         *n = k;
 }
 
+void tlbcal_sweeps_keep(enum config_pages pages, struct tlbcal_sweep *sw, size_t *n)
+{
+        uint64_t want = pages == CONFIG_PAGES_4K ? 4 * KiB : pages == CONFIG_PAGES_2M ? 2 * MiB : 0;
+        size_t   k    = 0;
+
+        for (size_t i = 0; i < *n; i++)
+                if (!want || sw[i].page_bytes == want)
+                        sw[k++] = sw[i];
+        *n = k;
+}
+
 status_t tlbcal_ns(const struct tlbcal_sweep *s, uint32_t *ns, size_t *n)
 {
         return bench_tlb_sweep(4, s->max_pages, s->steps_per_octave, ns, TLBDET_MAX_POINTS, n);
@@ -99,9 +110,11 @@ status_t tlbcal_finish(const struct tlbcal *t, const struct cpu_info *cpu, bool 
                 const struct tlb_curve *c = &t->c[i];
                 if (c->n_left_out)
                         rep_info("%s %s: %u of %zu points left out: the timer disagreed with "
-                                 "itself in every window of %u tries (%s)",
+                                 "itself in every window of %u %s (%s)",
                                  bench_tlb_side_name(c->side), tlbcal_page_name(c->page_bytes),
-                                 c->n_left_out, c->n + c->n_left_out, TLBCAL_POINT_TRIES,
+                                 c->n_left_out, c->n + c->n_left_out,
+                                 c->passes > 1 ? c->passes : TLBCAL_POINT_TRIES,
+                                 c->passes > 1 ? "interleaved passes" : "tries",
                                  emulated ? "an emulated CPU shares its host's cores"
                                           : "interrupts, SMIs or a hypervisor took time");
                 if (c->n < 2) {

@@ -119,7 +119,8 @@ APP_SRCS := \
 	app/pmucal.c \
 	app/results.c \
 	app/upload.c \
-	app/tlb_out.c
+	app/tlb_out.c \
+	app/tlb_platmap.c
 
 # The portable code: built into the firmware and into the host archives alike.
 COMMON_SRCS := $(LIB_SRCS) $(BOOT_SRCS) $(PMU_SRCS) $(BENCH_SRCS) $(ANALYSIS_SRCS) $(REPORT_SRCS) \

@@ -201,8 +201,7 @@ void tlb_json_write(struct json_w *w, const char *key, const struct tlb_result *
                  * _mcyc members go in 2.0 (docs/versioning.md, "Unit names") */
                 json_units(w, "noise", true, x->noise_mcyc, clk);
                 json_units(w, "step", true, x->step_mcyc, clk);
-                if (x->passes)
-                        json_u64(w, "passes", x->passes);
+                json_u64(w, "passes", x->passes ? x->passes : 1); /* 0: one, unrecorded */
                 json_arr_begin(w, "flags");
                 for (size_t f = 0; f < ARRAY_SIZE(flag_names); f++)
                         if (x->flags & flag_names[f].flag)

@@ -5,7 +5,10 @@
  *  run as tlb-table.json and tlb-curve.csv. The windows' addresses exist only in those tables,
  *  so the timed kernels are wrapped at link time (-Wl,--wrap: tests/unittests.cfg) by a model of a
  *  TLB hierarchy that answers per N; it can disturb every window of chosen points, to check
- *  that a point is tried three times and then left out, never an error. */
+ *  that a point is tried three times and then left out, never an error. Where CR3 cannot be
+ *  loaded (as in pmucal-host), the same phase runs its dTLB sweeps on buffers the platform
+ *  maps itself (app/tlb_platmap.c, bench_dtlb_measure wrapped too): windows that cannot mask
+ *  interrupts measure each N in three interleaved passes and keep the median one. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -34,6 +37,9 @@ status_t __wrap_bench_dtlb_measure_off(uint8_t *win, uint64_t win_bytes, uint8_t
                                        uint64_t ctl_bytes, const struct bench_tlb_cfg *cfg,
                                        const struct bench_tlb_run *run, uint64_t *off,
                                        size_t n_off, struct tlb_point *out);
+status_t __wrap_bench_dtlb_measure(uint8_t *win, uint64_t win_bytes, uint8_t *ctl,
+                                   uint64_t ctl_bytes, const struct bench_tlb_cfg *cfg,
+                                   const struct bench_tlb_run *run, struct tlb_point *out);
 status_t __wrap_bench_itlb_gen_off(const struct bench_tlb_cfg *cfg, uint64_t *off, size_t n_off,
                                    uint8_t *buf, uint64_t buf_bytes, uint64_t *entry_off);
 status_t __wrap_bench_itlb_measure(void (*entry)(void), uint32_t n_pages,
@@ -52,6 +58,11 @@ static struct {
         unsigned n_other;    /* ... and without */
         uint32_t open_n;     /* the dTLB chase of this N does not return to its start */
         bool     walk_2m_as_4k; /* the walker says 4 KiB where a 2 MiB page maps */
+        uint32_t spike_n;    /* the platform-map path: this N's try number spike_try ... */
+        unsigned spike_try;  /* ... (1-based) costs ten times the model's */
+        unsigned spike_calls;
+        unsigned n_plat;     /* windows run on the platform's mapping (bench_dtlb_measure) */
+        uint64_t plat_win_bytes; /* the largest window it was given */
 } model;
 
 uint64_t __wrap_bench_cr3_read(void)
@@ -119,6 +130,31 @@ status_t __wrap_bench_dtlb_measure_off(uint8_t *win, uint64_t win_bytes, uint8_t
         if (model.open_n && cfg->n_pages == model.open_n)
                 return ST_BAD_DATA; /* the chase's end is not its start */
         return point(cfg->page_bytes, cfg->n_pages, cfg->pte == TLB_PTE_NEAR, false, out);
+}
+
+status_t __wrap_bench_dtlb_measure(uint8_t *win, uint64_t win_bytes, uint8_t *ctl,
+                                   uint64_t ctl_bytes, const struct bench_tlb_cfg *cfg,
+                                   const struct bench_tlb_run *run, struct tlb_point *out);
+/* The platform-map path: the window is the platform's buffer, which must span the plan. */
+status_t __wrap_bench_dtlb_measure(uint8_t *win, uint64_t win_bytes, uint8_t *ctl,
+                                   uint64_t ctl_bytes, const struct bench_tlb_cfg *cfg,
+                                   const struct bench_tlb_run *run, struct tlb_point *out)
+{
+        uint64_t span;
+        status_t st;
+
+        (void)run;
+        if (!win || !ctl || bench_tlb_span(cfg, &span) != ST_OK || win_bytes < span ||
+            ctl_bytes < (uint64_t)cfg->n_pages * BENCH_TLB_LINE_BYTES)
+                return ST_BAD_ARG;
+        model.n_plat++;
+        if (win_bytes > model.plat_win_bytes)
+                model.plat_win_bytes = win_bytes;
+        st = point(cfg->page_bytes, cfg->n_pages, cfg->pte == TLB_PTE_NEAR, false, out);
+        if (st == ST_OK && cfg->n_pages == model.spike_n &&
+            cfg->pte == TLB_PTE_NEAR && ++model.spike_calls == model.spike_try)
+                out->p50_mcyc *= 10;
+        return st;
 }
 
 status_t __wrap_bench_itlb_gen_off(const struct bench_tlb_cfg *cfg, uint64_t *off, size_t n_off,
@@ -285,12 +321,109 @@ static void test_faults(void **unused)
         assert_int_equal(model.n_loaded, 0);
 }
 
+/* Points of the profile's 4 KiB dTLB sweeps. */
+static size_t points_4k(bool full)
+{
+        struct tlbcal_sweep sw[TLBCAL_MAX_CURVES];
+        uint32_t            ns[TLBDET_MAX_POINTS];
+        size_t              n_sw, n, all = 0;
+
+        tlbcal_sweeps(full, sw, &n_sw);
+        for (size_t i = 0; i < n_sw; i++)
+                if (sw[i].side == TLB_SIDE_DATA && sw[i].page_bytes == 4 * KiB &&
+                    tlbcal_ns(&sw[i], ns, &n) == ST_OK)
+                        all += n;
+        return all;
+}
+
+/* No CR3 load on this platform: the same phase runs on the platform's mapping. The 4 KiB
+ * sweeps run (each point in three interleaved passes: these windows cannot mask interrupts)
+ * and find the model's levels; a spike in one pass of a point does not reach the curve; the
+ * 2 MiB sweep, whose buffers the platform maps with 4 KiB pages, SKIPs with the reason (its
+ * buffers no larger than an eighth of the platform's free gibibyte: 64 pages), as do 1 GiB
+ * pages and the iTLB; no window ran under the harness's tables. */
+static void test_platform_map(void **unused)
+{
+        (void)unused;
+        fake_plat_set_mmu(PLAT_PAGE_4K, false, false, false);
+        model.spike_n = 32;
+        model.spike_try = 2;
+        assert_int_equal(phase_tlb(&r), ST_OK);
+        const char *c = text();
+        want(c, "INFO: tlb: page tables: the harness's own are not used (the platform cannot "
+                "load CR3)");
+        want(c, "every point is the median of interleaved passes");
+        want(c, "SKIP: tlb: dtlb 2 MiB near: every buffer of 16 to 64 pages came mapped with "
+                "4 KiB pages, not 2 MiB");
+        want(c, "SKIP: tlb: dtlb 1 GiB near: 1 GiB pages: without the harness's own page tables");
+        want(c, "SKIP: tlb: itlb 4 KiB near: the iTLB jump chain needs executable pages");
+        want(c, "PASS: tlb: every chase returned to its start (0 did not)");
+        want(c, "INFO: tlb: dtlb: 4 KiB: near: L1: 64 entries (agree)");
+        want(c, "INFO: tlb: dtlb: 4 KiB: near: L2: 1448 entries (agree)");
+        want_not(c, "ERROR");
+        want_not(c, "FAIL");
+        assert_int_equal(model.n_loaded, 0);
+        assert_int_equal(model.n_plat, 3 * points_4k(true));
+        assert_int_equal(model.spike_calls, 3);
+        assert_true(model.plat_win_bytes >= 8192 * 4 * KiB);
+        const struct rep_buf *t = file(TLBCAL_TABLE_FILE), *v = file(TLBCAL_CURVE_FILE);
+        assert_non_null(t);
+        assert_non_null(v);
+        want(t->p, "\"passes\": 3");
+        want(v->p, "dtlb,4096,near,32,11,2980,2990,3000,");
+        want_not(v->p, "dtlb,2097152,");
+        want_not(v->p, "itlb,");
+}
+
+/* On the platform's mapping a point disturbed in two of its three passes is the third's; one
+ * disturbed in all three is left out, and the message counts passes, not tries. */
+static void test_platform_map_disturbed(void **unused)
+{
+        (void)unused;
+        fake_plat_set_mmu(PLAT_PAGE_4K, false, false, false);
+        r.cfg.profile = CONFIG_PROFILE_QUICK;
+        model = (typeof(model)){ .page_bytes = 4 * KiB, .n_pages = 64, .disturbed = 2 };
+        assert_int_equal(phase_tlb(&r), ST_OK);
+        assert_int_equal(model.calls, 3);
+        want_not(text(), "left out");
+        want(file(TLBCAL_CURVE_FILE)->p, "dtlb,4096,near,64,");
+
+        teardown(NULL);
+        setup(NULL);
+        fake_plat_set_mmu(PLAT_PAGE_4K, false, false, false);
+        r.cfg.profile = CONFIG_PROFILE_QUICK;
+        model = (typeof(model)){ .page_bytes = 4 * KiB, .n_pages = 64, .disturbed = 99 };
+        assert_int_equal(phase_tlb(&r), ST_OK);
+        assert_int_equal(model.calls, 3);
+        want(text(), "INFO: tlb: dtlb 4 KiB: 1 of ");
+        want(text(), " points left out: the timer disagreed with itself in every window of 3 "
+                     "interleaved passes");
+        want_not(file(TLBCAL_CURVE_FILE)->p, "dtlb,4096,near,64,");
+}
+
+/* --page 4k (config tlb_pages): the 4 KiB sweeps alone, dTLB and iTLB, under the own tables. */
+static void test_pages_kept(void **unused)
+{
+        (void)unused;
+        r.cfg.profile   = CONFIG_PROFILE_QUICK;
+        r.cfg.tlb_pages = CONFIG_PAGES_4K;
+        assert_int_equal(phase_tlb(&r), ST_OK);
+        want(file(TLBCAL_CURVE_FILE)->p, "dtlb,4096,near,");
+        want(file(TLBCAL_CURVE_FILE)->p, "itlb,4096,near,");
+        want_not(file(TLBCAL_CURVE_FILE)->p, "dtlb,2097152,");
+        want_not(file(TLBCAL_CURVE_FILE)->p, "dtlb,1073741824,");
+        want(file(TLBCAL_TABLE_FILE)->p, "\"passes\": 1");
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_full_sweep, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_disturbed_points, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_faults, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_platform_map, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_platform_map_disturbed, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_pages_kept, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,6 +22,7 @@
 #include "boot/cpu.h"
 #include "app/tlb.h"
 #include "app/latency_clock.h"
+#include "app/latency_pages.h"
 #include "report/json.h"
 
 #include "bench/kernel_tlb.h"
@@ -30,7 +31,6 @@
 #include "report/inventory.h"
 
 #define BUF_BYTES     (2 * MiB)       /* the 2 MiB / 1 GiB alias buffer, and the control */
-#define SEED          0x5eedull       /* random visiting order: defeats next-page prefetch */
 #define MIN_ACC_HW    20000u          /* accesses per L-lap run on hardware */
 #define MIN_ACC_EMU   2000u           /* under emulation (no TLB costs to see, only time) */
 #define N_WINDOWS     11u
@@ -50,6 +50,7 @@ struct tlb_ctx {
         uint64_t           cr4;
         unsigned           n_cr3_bad, n_not_closed;
         bool               flush;
+        const char        *no_own; /* why the harness's own tables cannot be had; NULL: they can */
 };
 
 /* ---- building ---- */
@@ -171,9 +172,10 @@ static status_t sweep(struct tlb_ctx *x, const struct tlbcal_sweep *s, const str
         c->pte = s->pte;
         c->page_bytes = s->page_bytes;
         c->clock = LAT_CLOCK_TSC;
+        c->passes = 1;
         for (size_t i = 0; i < n; i++) {
                 struct bench_tlb_cfg cfg = { .page_bytes = s->page_bytes, .n_pages = ns[i],
-                                             .pte = s->pte, .seed = SEED };
+                                             .pte = s->pte, .seed = TLBCAL_SEED };
                 st = ST_DISTURBED;
                 for (unsigned t = 0; t < TLBCAL_POINT_TRIES && st == ST_DISTURBED; t++)
                         st = window(x, s, w, &cfg, run, &c->pts[c->n]);
@@ -214,8 +216,16 @@ static status_t setup(struct tlb_ctx *x, const struct cpu_info *cpu, const struc
                 return rep_err(st, "allocating the TLB test buffers");
         if (!(x->off = plat_alloc(max_n * sizeof(*x->off))))
                 return rep_err(ST_NO_MEM, "allocating the plan (%u entries)", max_n);
-        if ((st = bench_ownpt_build(&x->own, cpu, NULL, 0)) != ST_OK)
-                return st; /* logged there; ST_UNSUPPORTED is the caller's SKIP */
+        if (!plat_virt_to_phys(x->buf)) {
+                x->no_own = "the platform does not know its buffers' physical addresses";
+                return ST_UNSUPPORTED;
+        }
+        if ((st = bench_ownpt_build(&x->own, cpu, NULL, 0)) != ST_OK) {
+                if (st == ST_UNSUPPORTED) /* unlogged there */
+                        x->no_own = "the platform gives no physical memory map to build them "
+                                    "from";
+                return st;
+        }
         rep_info("page tables: %zu memory-map ranges identity-mapped (holes below 4 GiB "
                  "uncached), MAXPHYADDR %u, 1 GiB pages %s",
                  x->own.n_map, x->own.pt.cfg.phys_bits,
@@ -241,11 +251,10 @@ static bool is_emulated(const struct cpu_info *c)
 /* ---- the phase ---- */
 
 static status_t run_sweeps(struct tlb_ctx *x, const struct cpu_info *cpu,
-                           const struct tlbcal_sweep *sw, size_t n_sw, struct tlbcal *t)
+                           const struct tlbcal_sweep *sw, size_t n_sw,
+                           const struct bench_tlb_run *run, struct tlbcal *t)
 {
         static struct twin w[TLBCAL_MAX_CURVES];
-        struct bench_tlb_run run = { .n_windows = N_WINDOWS,
-                                     .min_accesses = is_emulated(cpu) ? MIN_ACC_EMU : MIN_ACC_HW };
         unsigned n_pages = 0, n_probe = 0;
         bool     use[TLBCAL_MAX_CURVES];
         status_t st;
@@ -283,16 +292,13 @@ static status_t run_sweeps(struct tlb_ctx *x, const struct cpu_info *cpu,
                        "rights; %u harness addresses identity-mapped (%u table pages)",
                        n_pages, n_probe, x->own.pt.n_table_pages))
                 return ST_BAD_DATA;
-        if (run.min_accesses == MIN_ACC_EMU)
-                rep_info("emulated CPU: %u accesses per timed run instead of %u",
-                         MIN_ACC_EMU, MIN_ACC_HW);
 
         for (size_t i = 0; i < n_sw; i++) {
                 if (!use[i])
                         continue;
                 struct tlb_curve *c = &t->c[t->n++];
                 *c = (struct tlb_curve){ 0 };
-                st = sweep(x, &sw[i], &w[i], &run, c);
+                st = sweep(x, &sw[i], &w[i], run, c);
                 if (st == ST_UNSUPPORTED) {
                         rep_skip(REP_SKIP_ENV, "own page tables: the platform cannot load CR3");
                         return st;
@@ -310,6 +316,51 @@ static status_t run_sweeps(struct tlb_ctx *x, const struct cpu_info *cpu,
         return st;
 }
 
+/* The core clock of the calibration: APERF/MPERF (bench_clock_init), else what the platform
+ * counts for this thread (hosted: perf's cycles), else the PMU's core cycles. */
+static void clock_begin(struct bench_clock *clk, struct lat_clock_pmu *pc,
+                        const struct cpu_info *cpu)
+{
+        const struct plat_info *pi = plat_info();
+
+        bench_clock_init(clk, cpu, CLOCK_CALIB_US, NULL);
+        if (!clk->core.name && pi->core_cycles)
+                clk->core = (struct bench_core_src){ .name = pi->core_cycles_name,
+                                                     .read = pi->core_cycles };
+        lat_clock_pmu_begin(pc, clk, cpu);
+}
+
+/* Prove one CR3 load of the harness's tables and read CR4 inside it (privileged): whether
+ * each switch must flush global entries too. ST_UNSUPPORTED where CR3 cannot be loaded. */
+static status_t prove_cr3(struct tlb_ctx *x)
+{
+        uint64_t irq, saved;
+        status_t st;
+
+        cpu_irq_disable(&irq);
+        st = cpu_page_tables_load(x->own.pt.root_pa, &saved);
+        if (st == ST_OK) {
+                x->cr4   = bench_cr4_read();
+                x->flush = x->cr4 & (BENCH_CR4_PGE | BENCH_CR4_PCIDE);
+                if (x->flush)
+                        bench_tlb_flush_all();
+                cpu_page_tables_restore(saved);
+                if (x->flush)
+                        bench_tlb_flush_all();
+                if (bench_cr3_read() != saved)
+                        x->n_cr3_bad++;
+        }
+        cpu_irq_restore(irq);
+        if (st == ST_OK)
+                rep_info("CR4 %#llx: PGE %s, PCIDE %s: %s", (unsigned long long)x->cr4,
+                         x->cr4 & BENCH_CR4_PGE ? "on" : "off",
+                         x->cr4 & BENCH_CR4_PCIDE ? "on" : "off",
+                         x->flush ? "every TLB entry flushed (CR4.PGE toggled) after each CR3 "
+                                    "switch"
+                                  : "each CR3 load flushes every entry");
+        return st;
+}
+
 status_t phase_tlb(struct run *r)
 {
         static struct tlb_ctx     x;
@@ -319,6 +370,7 @@ status_t phase_tlb(struct run *r)
         struct tlbcal_sweep       sw[TLBCAL_MAX_CURVES];
         size_t                    n_sw;
         struct rep_buf            json = { 0 }, csv = { 0 };
+        const char               *no_own = NULL;
         status_t                  st;
 
         if (!r->inv || r->inv->cpu_st != ST_OK) {
@@ -327,46 +379,36 @@ status_t phase_tlb(struct run *r)
         }
         const struct cpu_info *cpu = &r->inv->cpu;
         uint64_t               t0  = rdtsc_ordered();
+        struct bench_tlb_run   run = { .n_windows = N_WINDOWS,
+                                       .min_accesses = is_emulated(cpu) ? MIN_ACC_EMU
+                                                                        : MIN_ACC_HW };
         x = (struct tlb_ctx){ .r = r };
         t = (struct tlbcal){ 0 };
         tlbcal_sweeps(r->cfg.profile != CONFIG_PROFILE_QUICK, sw, &n_sw);
+        tlbcal_sweeps_keep(r->cfg.tlb_pages, sw, &n_sw);
+        if (run.min_accesses == MIN_ACC_EMU)
+                rep_info("emulated CPU: %u accesses per timed run instead of %u",
+                         MIN_ACC_EMU, MIN_ACC_HW);
 
+        /* Where the harness's own tables cannot be had, the platform's mapping serves: the
+         * same sweeps, each on a buffer the platform maps with its page size. */
         st = setup(&x, cpu, sw, n_sw);
         if (st == ST_UNSUPPORTED)
-                rep_skip(REP_SKIP_ENV, "own page tables: no physical memory map on this platform");
-        /* CR4 is read inside the first window (privileged); the window reads it again. */
-        if (st == ST_OK) {
-                uint64_t irq, saved;
-                cpu_irq_disable(&irq);
-                st = cpu_page_tables_load(x.own.pt.root_pa, &saved);
-                if (st == ST_OK) {
-                        x.cr4   = bench_cr4_read();
-                        x.flush = x.cr4 & (BENCH_CR4_PGE | BENCH_CR4_PCIDE);
-                        if (x.flush)
-                                bench_tlb_flush_all();
-                        cpu_page_tables_restore(saved);
-                        if (x.flush)
-                                bench_tlb_flush_all();
-                        if (bench_cr3_read() != saved)
-                                x.n_cr3_bad++;
-                }
-                cpu_irq_restore(irq);
-                if (st == ST_UNSUPPORTED)
-                        rep_skip(REP_SKIP_ENV, "own page tables: the platform cannot load CR3");
-                else if (st == ST_OK)
-                        rep_info("CR4 %#llx: PGE %s, PCIDE %s: %s", (unsigned long long)x.cr4,
-                                 x.cr4 & BENCH_CR4_PGE ? "on" : "off",
-                                 x.cr4 & BENCH_CR4_PCIDE ? "on" : "off",
-                                 x.flush ? "every TLB entry flushed (CR4.PGE toggled) after "
-                                           "each CR3 switch"
-                                         : "each CR3 load flushes every entry");
+                no_own = x.no_own;
+        else if (st == ST_OK && (st = prove_cr3(&x)) == ST_UNSUPPORTED)
+                no_own = "the platform cannot load CR3";
+        if (no_own) {
+                rep_info("page tables: the harness's own are not used (%s)", no_own);
+                st = ST_OK;
         }
         if (st == ST_OK) {
                 struct bench_core_span sp;
-                bench_clock_init(&clk, cpu, CLOCK_CALIB_US, NULL);
-                lat_clock_pmu_begin(&pc, &clk, cpu);
+                clock_begin(&clk, &pc, cpu);
                 bench_core_span_begin(&clk.core, &sp);
-                st = run_sweeps(&x, cpu, sw, n_sw, &t);
+                st = no_own ? tlbcal_run_platform_map(sw, n_sw, &run, "the iTLB jump chain "
+                                                      "needs executable pages, which only the "
+                                                      "harness's own page tables give it", &t)
+                            : run_sweeps(&x, cpu, sw, n_sw, &run, &t);
                 t.clock = (struct lat_clock_desc){ .tsc_hz = r->inv->tsc_hz,
                                                    .core_ppm = bench_core_span_end(&clk.core, &sp),
                                                    .core_source = clk.core.name,
@@ -374,6 +416,11 @@ status_t phase_tlb(struct run *r)
                 if (!t.clock.core_ppm && clk.core.name)
                         t.clock.core_why = "the core clock source gave no usable ratio";
                 lat_clock_pmu_end(&pc);
+        }
+        if (no_own && !t.n && st == ST_OK) {
+                rep_skip(REP_SKIP_ENV, "no dTLB sweep could run on the %s",
+                         lat_pages_tables_name(NULL));
+                st = ST_UNSUPPORTED;
         }
         if (t.n && tlbcal_finish(&t, cpu, is_emulated(cpu), &json, &csv) == ST_OK) {
                 tlbcal_add_to_latency_table(r, &json);
