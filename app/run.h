@@ -74,7 +74,8 @@ status_t phase_latency(struct run *r);
 /** The page size the latency phase's sweep maps its DRAM points with for this run's profile
  *  and latency_pages (app/latency.c); the NUMA phase chases on the same. */
 enum plat_page_kind lat_dram_page(const struct run *r);
-/** TLB calibration with the harness's own page tables (app/x86/tlb.c). */
+/** TLB calibration: with the harness's own page tables where CR3 can be loaded, else on the
+ *  platform's mapping (app/x86/tlb.c, app/arm64/tlb.c, app/tlb_platmap.c). */
 status_t phase_tlb(struct run *r);
 /** Core PMU capabilities, counting validation and overflow sampling (app/x86/pmu.c). */
 status_t phase_pmu(struct run *r);

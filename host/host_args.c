@@ -33,7 +33,7 @@ static const struct opt {
 } opts[] = {
         /* name         arg     modes    kind    min max             words */
         { "--tlb",      NULL,   M_ALL,   K_FLAG, 0,  0,              NULL,
-          "calibrate the data TLBs instead of the memory latency" },
+          "calibrate the TLBs instead of the memory latency (the firmware's TLB phase)" },
         { "--c2c",      NULL,   M_ALL,   K_FLAG, 0,  0,              NULL,
           "measure cache-to-cache latency between every pair of CPUs instead" },
         { "--numa",     NULL,   M_ALL,   K_FLAG, 0,  0,              NULL,
@@ -77,6 +77,9 @@ static const struct opt {
           "before the sweep, measure the NUMA matrix and loaded latency as --numa does (on "
           "the sweep's DRAM page size) and add the table's numa section: DRAM-local and "
           "remote levels" },
+        { "--with-tlb", NULL,   M_LAT,   K_FLAG, 0,  0,              NULL,
+          "after the sweep, calibrate the TLBs as --tlb does (both page sizes) and add the "
+          "table's tlb member" },
         { "--rounds",   "N",    M_C2C,   K_NUM,  11, C2C_ROUNDS_MAX, NULL,
           "rounds per pair, 11..1000 (default 200)" },
         { "--ws-mib",   "N",    M_NUMA,  K_NUM,  1,  65536,          NULL,
@@ -315,6 +318,10 @@ int host_args_parse(int argc, char **argv, unsigned n_cpus, struct host_opts *o,
                         }
                         if (!strcmp(a, "--with-numa")) {
                                 o->with_numa = true;
+                                continue;
+                        }
+                        if (!strcmp(a, "--with-tlb")) {
+                                o->with_tlb = true;
                                 continue;
                         }
                         o->full = !strcmp(a, "--full");

@@ -1,6 +1,6 @@
 /** @file
- * pmucal-host's command line: one option table for the latency run (--with-c2c, --with-numa),
- * the dTLB calibration (--tlb), the cache-to-cache run (--c2c), the NUMA run (--numa) and the
+ * pmucal-host's command line: one option table for the latency run (--with-c2c, --with-numa,
+ * --with-tlb), the TLB calibration (--tlb), the cache-to-cache run (--c2c), the NUMA run (--numa) and the
  * inventory (--inventory), the mode flag in any position, strict number
  * parsing (a usage error names the option and its allowed range), and --help generated from
  * the same table so it lists every option. Host only (host/host_args.c).
@@ -24,7 +24,7 @@
 
 enum host_mode {
         HOST_MODE_LATENCY = 0, /* the latency sweep (default) */
-        HOST_MODE_TLB,         /* --tlb: the dTLB calibration (host/tlb_host.c) */
+        HOST_MODE_TLB,         /* --tlb: the TLB calibration (app/x86/tlb.c's phase) */
         HOST_MODE_C2C,         /* --c2c: cache-to-cache latency (app/c2c.c's phase) */
         HOST_MODE_NUMA,        /* --numa: the NUMA matrix, loaded latency, bandwidth
                                   (app/numa.c's phase) */
@@ -45,6 +45,7 @@ struct host_opts {
         unsigned               rounds;       /* --c2c --rounds */
         bool                   with_c2c;     /* --with-c2c: the latency table's c2c section */
         bool                   with_numa;    /* --with-numa: the latency table's numa section */
+        bool                   with_tlb;     /* --with-tlb: the TLB phase after the sweep */
         unsigned               numa_ws_mib;  /* --numa --ws-mib; 0 = from the caches */
         unsigned               numa_windows; /* --numa --windows */
         unsigned               numa_load_ms; /* --numa --load-ms */

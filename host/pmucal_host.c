@@ -7,7 +7,8 @@
  *
  *     pmucal-host [--tlb] [--out DIR] [--cpu N] [--quick|--full] [--page 4k|2m]
  *                 [--layout random|groups|stride] [--reps N] [--max-mib N]
- *                 [--prefetch off|keep] [--seed N] [--with-c2c]   (host/host_args.c; --help)
+ *                 [--prefetch off|keep] [--seed N] [--with-c2c] [--with-tlb]
+ *                                                         (host/host_args.c; --help)
  *
  * The command line becomes the run's config (app/config.h): --quick/--full the profile,
  * --page latency_pages, --reps repetitions, --max-mib sweep_max_mib, --prefetch prefetchers,
@@ -24,7 +25,13 @@
  * the CPUs this process may run on, the others as pinned threads (boot/linux/linux_cpu.c's
  * plat_cpu_start); it writes c2c.json, --rounds its repetitions. --with-c2c runs them before
  * the latency phase, whose table then carries the "c2c" section (report/lattable_numa.h),
- * as a firmware run's does. Exit status 0 on success, 1 on a failure, 2 on a usage error.
+ * as a firmware run's does. --tlb is the firmware's TLB phase (app/x86/tlb.c) on the buffers
+ * Linux maps (app/tlb_platmap.c: the process cannot load CR3, so the harness's own page
+ * tables are out; 4 KiB pages with MADV_NOHUGEPAGE, 2 MiB where transparent huge pages back
+ * the buffer); it writes tlb-table.json and tlb-curve.csv, --page 4k|2m keeps one page size's
+ * sweeps, and a latency-table.json already in DIR gets the tlb member. --with-tlb runs it
+ * after the latency phase, whose table then carries the tlb member, as a firmware run's does.
+ * Exit status 0 on success, 1 on a failure, 2 on a usage error.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -35,6 +42,7 @@
 #include "app/run.h"
 #include "app/cpus.h"
 #include "app/gather.h"
+#include "app/tlb.h"
 #include "boot/linux/linux_plat.h"
 #include "host/cli_stdout.h"
 #include "host/host.h"
@@ -98,6 +106,11 @@ static void config_from(const struct host_opts *o, struct pmucal_config *cfg)
                 cfg->repetitions = o->rounds;
         if (o->mode == HOST_MODE_NUMA) /* ... and the NUMA phase its windows per cell */
                 cfg->repetitions = o->numa_windows;
+        cfg->tlb_pages    = o->tlb_pages == HOST_TLB_PAGE_4K   ? CONFIG_PAGES_4K
+                            : o->tlb_pages == HOST_TLB_PAGE_2M ? CONFIG_PAGES_2M
+                                                               : CONFIG_PAGES_AUTO;
+        if (o->mode != HOST_MODE_TLB) /* --with-tlb: both page sizes; --page is the sweep's */
+                cfg->tlb_pages = CONFIG_PAGES_AUTO;
         cfg->numa_ws_mib  = o->numa_ws_mib;
         cfg->numa_load_ms = o->numa_load_ms;
         cpus_allowed(cfg);
@@ -181,7 +194,7 @@ struct host_phase {
         bool        keep;
 };
 
-#define HOST_MAX_PHASES 5
+#define HOST_MAX_PHASES 6
 
 /* The phases of @p o's mode, in the firmware's order (app/pmucal.c). */
 static size_t plan(const struct host_opts *o, struct host_phase *ph)
@@ -200,6 +213,8 @@ static size_t plan(const struct host_opts *o, struct host_phase *ph)
                 ph[n++] = (struct host_phase){ "numa", phase_numa, true };
         if (o->mode == HOST_MODE_LATENCY)
                 ph[n++] = (struct host_phase){ "latency", phase_latency, true };
+        if (o->mode == HOST_MODE_TLB || (o->mode == HOST_MODE_LATENCY && o->with_tlb))
+                ph[n++] = (struct host_phase){ "tlb", phase_tlb, true };
         return n;
 }
 
@@ -240,10 +255,38 @@ static status_t save_unit(struct run *r, const char *out)
         return st;
 }
 
+/* --tlb into a folder that holds a latency table: the table goes into the run first, so that
+ * the TLB phase adds its tlb member as it does to the latency phase's (tlbcal_add_to_latency_
+ * table). Returns the run's file count before it. */
+static unsigned keep_latency_table(struct run *r, const char *out)
+{
+        char          *text = NULL;
+        size_t         len  = 0;
+        struct rep_buf b    = { 0 };
+
+        if (plat_file_read("latency-table.json", &text, &len) != ST_OK)
+                return r->n_files;
+        rep_buf_append(&b, text, len);
+        plat_free(text);
+        rep_info("%s/latency-table.json gets the TLB table as its tlb member", out);
+        run_add_file(r, "latency-table.json", &b);
+        return r->n_files - 1;
+}
+
+/* Whether the run has the file @p name. */
+static bool has_file(const struct run *r, const char *name)
+{
+        for (unsigned i = 0; i < r->n_files; i++)
+                if (!strcmp(r->files[i].name, name))
+                        return true;
+        return false;
+}
+
 /* A run of app/ phases on the Linux platform: the latency run (the inventory, with
- * --with-c2c the processors and cache-to-cache phases, then the latency phase) or --c2c.
- * The BSP is the CPU the run is pinned to: --cpu, or for --c2c the first this process may
- * run on; the other CPUs it may run on are the application processors (pinned threads). */
+ * --with-c2c the processors and cache-to-cache phases, then the latency phase, with
+ * --with-tlb the TLB phase), --tlb, --c2c or --numa. The BSP is the CPU the run is pinned to:
+ * --cpu for the latency run and --tlb, else the first this process may run on; the other
+ * CPUs it may run on are the application processors (pinned threads). */
 static int phases_main(const struct host_opts *o)
 {
         struct run       *r = calloc(1, sizeof(*r));
@@ -257,7 +300,8 @@ static int phases_main(const struct host_opts *o)
                 return 1;
         config_from(o, &r->cfg);
         cpu = o->cpu;
-        for (unsigned i = 0; o->mode != HOST_MODE_LATENCY && i < linux_cpu_list(); i++)
+        bool pinned = o->mode == HOST_MODE_LATENCY || o->mode == HOST_MODE_TLB;
+        for (unsigned i = 0; !pinned && i < linux_cpu_list(); i++)
                 if (linux_cpu_allowed(i)) {
                         cpu = linux_cpu_number(i);
                         break;
@@ -270,6 +314,7 @@ static int phases_main(const struct host_opts *o)
         rep_add_sink((struct rep_sink){ .write = console_sink });
         rep_printf("pmucal-host %s on %s, CPU %u\n", PMUCAL_VERSION, plat_info()->name, cpu);
         rep_info("command: %s", o->cmdline);
+        unsigned kept = o->mode == HOST_MODE_TLB ? keep_latency_table(r, o->out) : r->n_files;
         for (size_t i = 0; i < n_ph; i++) {
                 unsigned had = r->n_files;
                 st = run_phase(ph[i].name, ph[i].run, r);
@@ -278,6 +323,8 @@ static int phases_main(const struct host_opts *o)
                 if (st != ST_OK && st != ST_UNSUPPORTED)
                         worst = st;
         }
+        if (o->mode == HOST_MODE_TLB && kept < r->n_files && !has_file(r, TLBCAL_TABLE_FILE))
+                drop_files(r, kept); /* no TLB table: the latency table stays as it was */
         app_cpus_release();
         gather_cpu_release();
         rep_printf("\n");
@@ -304,11 +351,9 @@ int main(int argc, char **argv)
                 printf("pmucal-host: removed %u temporary file(s) or folder(s) a killed run left "
                        "in or beside %s\n", stale, o.out);
         /* Each mode's last SKIP line may still be held (rep_skip): printed before the exit. */
-        if (o.mode == HOST_MODE_TLB) /* the dTLB calibration, host/tlb_host.c */
-                return rc = host_tlb_main(&o), rep_flush(), rc;
         if (o.mode == HOST_MODE_INVENTORY) /* the inventory phase, host/inventory_host.c */
                 return rc = host_inventory_main(&o), rep_flush(), rc;
-        rc = phases_main(&o); /* the latency run, --c2c or --numa: app/ phases */
+        rc = phases_main(&o); /* the latency run, --tlb, --c2c or --numa: app/ phases */
         rep_flush();
         return rc;
 }

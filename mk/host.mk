@@ -52,7 +52,6 @@ PMUCAL_HOST_SRCS := \
 	host/host_args.c \
 	host/inventory_host.c \
 	host/pmucal_host.c \
-	host/tlb_host.c \
 	host/$(HOST_ARCH_DIR)/cpu_host.c \
 	$(BOOT_LINUX_SRCS)
 

@@ -57,6 +57,7 @@ usage "--page both w/o --tlb" "--page: \"both\" is not 4k or 2m"                
 usage "--tlb last sees --page both as valid, 3k not" "--page: \"3k\" is not 4k, 2m or both" --page 3k --tlb
 usage "--tlb in the middle"  "--reps is not an option of --tlb \(it is for the latency sweep\)" --quick --tlb --reps 11
 usage "--tlb first"          "--layout is not an option of --tlb"                   --tlb --layout random
+usage "--with-tlb w/ --tlb"  "--with-tlb is not an option of --tlb \(it is for the latency sweep\)" --tlb --with-tlb
 usage "--c2c last"           "--cpu is not an option of --c2c"                      --cpu 0 --c2c
 usage "--rounds without --c2c" "--rounds is not an option of the latency sweep \(it is for --c2c\)" --rounds 20
 usage "--c2c --rounds 10"    "--rounds: \"10\" is not a whole number in 11\.\.1000" --c2c --rounds 10
@@ -73,7 +74,7 @@ t "$([ ! -e "$tmp/never" ]; echo $?)" "a usage error creates no output folder"
 
 help=$("$BIN" --help 2>&1); rc=$?
 missing=""
-for o in --tlb --c2c --numa --out --cpu --quick --full --page --layout --reps --max-mib --prefetch --seed --rounds --ws-mib --windows --load-ms --help; do
+for o in --tlb --c2c --numa --out --cpu --quick --full --page --layout --reps --max-mib --prefetch --seed --with-c2c --with-numa --with-tlb --rounds --ws-mib --windows --load-ms --help; do
         grep -q -- "^  $o" <<<"$help" || missing="$missing $o"
 done
 t "$([ $rc -eq 0 ] && [ -z "$missing" ]; echo $?)" "--help exits 0 and lists every option${missing:+ (missing:$missing)}" "$help"
