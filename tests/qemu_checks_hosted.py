@@ -15,14 +15,17 @@ import tempfile
 from qemu_tap import ROOT, diag, tap
 
 # The hosted run: quick like the case's profile, small, on the first CPU; the remote sections
-# of the table come from its --with-* runs.
-HOSTED_ARGS = ["--quick", "--max-mib", "1", "--cpu", "0", "--with-c2c", "--with-numa"]
+# of the table come from its --with-* runs, tlb-table.json and tlb-curve.csv from --with-tlb.
+HOSTED_ARGS = ["--quick", "--max-mib", "1", "--cpu", "0", "--with-c2c", "--with-numa",
+               "--with-tlb"]
+
+# Files both runs must write, so that the comparison cannot pass by leaving one out.
+BOTH_WRITE = ["latency-table.json", "latency-curve.csv", "tlb-table.json", "tlb-curve.csv"]
 
 # Sections of the firmware's latency table whose phase pmucal-host does not run in the latency
-# mode, and why (tlb-table.json and processors.json are their own pmucal-host runs or none).
+# mode, and why (processors.json is none of its runs').
 HOSTED_LACKS = {
     "latency-table.json": {
-        "tlb": "the TLB phase's summary (pmucal-host --tlb is a run of its own)",
         "core_types": "level sets measured on the other processors the processors phase parks",
     },
 }
@@ -62,6 +65,34 @@ def key_paths(x, p=""):
     return out
 
 
+def array_paths(x, p=""):
+    """The paths of @x's arrays ("/curves[]/levels") and, of those, the ones with an element
+    somewhere (an array path names every array at that place, elements merged)."""
+    every, filled = set(), set()
+    if isinstance(x, dict):
+        for k, v in x.items():
+            e, f = array_paths(v, p + "/" + k)
+            every |= e
+            filled |= f
+    elif isinstance(x, list):
+        every.add(p)
+        if x:
+            filled.add(p)
+        for v in x:
+            e, f = array_paths(v, p + "[]")
+            every |= e
+            filled |= f
+    return every, filled
+
+
+def unseen(paths, other):
+    """Of @paths, those under an array that is empty wherever it occurs in @other: its elements'
+    members cannot be compared (a hosted TLB curve with no level found has levels [])."""
+    every, filled = array_paths(other)
+    empty = every - filled
+    return {p for p in paths if any(p.startswith(a + "[]/") for a in empty)}
+
+
 def csv_header(path):
     with open(path, newline="") as f:
         for row in csv.reader(f):
@@ -91,6 +122,8 @@ def compare_json(name, fw_path, host_path):
         a, b = key_paths(fw[k], "/" + k), key_paths(host[k], "/" + k)
         cond = CONDITIONAL.get(name, {})
         a = {p for p in a if not (p in cond and p not in b and cond[p](host))}
+        a -= unseen(a, {k: host[k]})
+        b -= unseen(b, {k: fw[k]})
         why += ["%s: only in the firmware's file" % p for p in sorted(a - b)]
         why += ["%s: only in the hosted file" % p for p in sorted(b - a)]
     return why
@@ -115,8 +148,9 @@ def check_hosted_keys(c):
         diag(p.stdout.splitlines()[-12:])
         return
     both = sorted(set(os.listdir(out)) & set(os.listdir(c.results)))
-    tap("latency-table.json" in both and "latency-curve.csv" in both,
-        "%s: hosted and firmware runs both wrote %s" % (c.name, ", ".join(both) or "nothing"))
+    tap(all(f in both for f in BOTH_WRITE),
+        "%s: hosted and firmware runs both wrote %s (%s at least)"
+        % (c.name, ", ".join(both) or "nothing", ", ".join(BOTH_WRITE)))
     for name in both:
         fw_path, host_path = os.path.join(c.results, name), os.path.join(out, name)
         if name.endswith(".json"):
