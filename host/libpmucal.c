@@ -266,20 +266,14 @@ static void derive(struct pmucal_table *t)
         }
 }
 
-static bool load_root(struct pmucal__ctx *c, json_t *root, void *out)
+/* The table's sections into @p doc, a new struct table_priv. */
+static bool load_root(struct pmucal__ctx *c, json_t *root, void *doc)
 {
-        struct table_priv   *p;
-        struct pmucal_table *t;
+        struct pmucal_table *t = &((struct table_priv *)doc)->pub;
 
         if (!json_is_object(root))
                 return pmucal__fail(c, PMUCAL_E_KIND, "not a pmucal latency table (top level is %s)",
                                     pmucal__type_name(root));
-        if (!(p = calloc(1, sizeof(*p))))
-                return pmucal__fail(c, PMUCAL_E_NOMEM, "out of memory");
-        t                = &p->pub;
-        c->pool          = &p->pool;
-        c->n_unknown     = &t->n_unknown;
-        c->unknown_first = t->unknown_first;
         if (check_schema(c, root, t) && load_machine(c, root, t) && load_method(c, root, t) &&
             pmucal__load_levels(c, root, t) && load_flags(c, root, t) &&
             pmucal__load_core_sets(c, root, t)) {
@@ -287,37 +281,33 @@ static bool load_root(struct pmucal__ctx *c, json_t *root, void *out)
                 pmucal__load_core_clock(c, root, t);
         }
         t->has_tlb = json_object_get(root, "tlb") != NULL;
-        if (c->e != PMUCAL_OK) {
-                pmucal_table_free(t);
-                return false;
-        }
-        *(struct pmucal_table **)out = t;
-        return true;
+        return c->e == PMUCAL_OK;
 }
+
+static void free_doc(void *doc)
+{
+        pmucal_table_free(doc);
+}
+
+static const struct pmucal__doc table_doc = {
+        .size          = sizeof(struct table_priv),
+        .pool          = offsetof(struct table_priv, pool),
+        .n_unknown     = offsetof(struct table_priv, pub.n_unknown),
+        .unknown_first = offsetof(struct table_priv, pub.unknown_first),
+        .fill          = load_root,
+        .free          = free_doc,
+};
 
 enum pmucal_err pmucal_table_load_buf(const char *buf, size_t len, const char *name,
                                       struct pmucal_table **out, char *err, size_t errlen)
 {
-        struct pmucal__ctx c = { .name = name ? name : "<buffer>", .err = err, .errlen = errlen };
-
-        if (out)
-                *out = NULL;
-        return pmucal__parse_doc(&c, buf, len, load_root, out);
-}
-
-/* pmucal__load_path's loader: pmucal_table_load_buf with a typed out. */
-static enum pmucal_err load_buf(const char *buf, size_t len, const char *name, void *out,
-                                char *err, size_t errlen)
-{
-        return pmucal_table_load_buf(buf, len, name, out, err, errlen);
+        return pmucal__load_doc(&table_doc, buf, len, name, out, err, errlen);
 }
 
 enum pmucal_err pmucal_table_load(const char *path, struct pmucal_table **out, char *err,
                                   size_t errlen)
 {
-        if (out)
-                *out = NULL;
-        return pmucal__load_path(path, out, load_buf, err, errlen);
+        return pmucal__load_doc_path(&table_doc, path, out, err, errlen);
 }
 
 void pmucal_table_free(struct pmucal_table *t)

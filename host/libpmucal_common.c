@@ -116,13 +116,16 @@ enum pmucal_err pmucal__read_file(const char *path, char **buf, size_t *len, cha
         return PMUCAL_OK;
 }
 
-enum pmucal_err pmucal__load_path(const char *path, void *out, pmucal__buf_loader load, char *err,
-                                  size_t errlen)
+enum pmucal_err pmucal__load_doc_path(const struct pmucal__doc *d, const char *path, void *out,
+                                      char *err, size_t errlen)
 {
         char            tmp[1], *buf;
         size_t          n;
         enum pmucal_err e;
+        void           *none = NULL;
 
+        if (out)
+                memcpy(out, &none, sizeof(none));
         if (err && errlen)
                 err[0] = '\0';
         if (!path || !out)
@@ -132,7 +135,7 @@ enum pmucal_err pmucal__load_path(const char *path, void *out, pmucal__buf_loade
                 pmucal__escape_msg(err, errlen);
                 return e;
         }
-        e = load(buf, n, path, out, err, errlen);
+        e = pmucal__load_doc(d, buf, n, path, out, err, errlen);
         free(buf);
         return e;
 }

@@ -39,18 +39,6 @@ static bool tsc_or_nan(struct pmucal__ctx *c, json_t *o, const char *fig, double
         return num_or_nan(c, o, k, out);
 }
 
-/* Enum member @p key into @p dst (@p cap bytes): one of @p known, else PMUCAL_UNKNOWN
- * (counted by the kit). */
-static bool get_name(struct pmucal__ctx *c, json_t *o, const char *key, const char *const *known,
-                     size_t n_known, char *dst, size_t cap)
-{
-        int i = pmucal__get_enum(c, o, key, known, n_known, "");
-
-        if (i >= 0)
-                snprintf(dst, cap, "%s", (size_t)i < n_known ? known[i] : PMUCAL_UNKNOWN);
-        return i >= 0;
-}
-
 /* The schema string of @p root against "pmucal.@p kind/1". */
 static bool version(struct pmucal__ctx *c, json_t *root, const char *prefix, unsigned *major,
                     unsigned *minor)
@@ -112,9 +100,9 @@ static bool c2c_doc(struct pmucal__ctx *c, json_t *root, struct pmucal_c2c_file 
                     !pmucal__get_u64(c, o, "n_pairs", false, 1u << 24, &np))
                         return false;
                 x->n_pairs = (unsigned)np;
-                if (!get_name(c, o, "topology", pmucal_rule_c2c_topology, PMUCAL_RULE_N_C2C_TOPOLOGY,
+                if (!pmucal__get_name(c, o, "topology", pmucal_rule_c2c_topology, PMUCAL_RULE_N_C2C_TOPOLOGY,
                               x->topology, sizeof(x->topology)) ||
-                    !get_name(c, o, "kind", pmucal_rule_c2c_file_kind, PMUCAL_RULE_N_C2C_FILE_KIND, x->kind,
+                    !pmucal__get_name(c, o, "kind", pmucal_rule_c2c_file_kind, PMUCAL_RULE_N_C2C_FILE_KIND, x->kind,
                               sizeof(x->kind)) ||
                     !tsc_or_nan(c, o, "p50", &x->p50_tsc) ||
                     !tsc_or_nan(c, o, "min", &x->min_tsc) ||
@@ -183,42 +171,10 @@ static bool numa_doc(struct pmucal__ctx *c, json_t *root, struct pmucal_numa_fil
                 size_t  before = f->n_unknown;
 
                 pmucal__at(c, "loaded_latency[%zu]", k);
-                if (!pmucal__is_obj(c, o) || !get_name(c, o, "loaded", pmucal_rule_loaded, PMUCAL_RULE_N_LOADED, l, sizeof(l)))
+                if (!pmucal__is_obj(c, o) || !pmucal__get_name(c, o, "loaded", pmucal_rule_loaded, PMUCAL_RULE_N_LOADED, l, sizeof(l)))
                         return false;
                 f->n_curves += f->n_unknown == before; /* a curve of an unknown kind: left out */
         }
-        return true;
-}
-
-static bool c2c_fn(struct pmucal__ctx *c, json_t *root, void *out)
-{
-        struct pmucal_c2c_file *x = calloc(1, sizeof(*x));
-
-        if (!x)
-                return pmucal__fail(c, PMUCAL_E_NOMEM, "out of memory");
-        c->n_unknown     = &x->n_unknown;
-        c->unknown_first = x->unknown_first;
-        if (!c2c_doc(c, root, x)) {
-                pmucal_c2c_file_free(x);
-                return false;
-        }
-        *(struct pmucal_c2c_file **)out = x;
-        return true;
-}
-
-static bool numa_fn(struct pmucal__ctx *c, json_t *root, void *out)
-{
-        struct pmucal_numa_file *x = calloc(1, sizeof(*x));
-
-        if (!x)
-                return pmucal__fail(c, PMUCAL_E_NOMEM, "out of memory");
-        c->n_unknown     = &x->n_unknown;
-        c->unknown_first = x->unknown_first;
-        if (!numa_doc(c, root, x)) {
-                pmucal_numa_file_free(x);
-                return false;
-        }
-        *(struct pmucal_numa_file **)out = x;
         return true;
 }
 
@@ -240,50 +196,64 @@ void pmucal_numa_file_free(struct pmucal_numa_file *n)
         free(n);
 }
 
+static bool c2c_fill(struct pmucal__ctx *c, json_t *root, void *doc)
+{
+        return c2c_doc(c, root, doc);
+}
+
+static void c2c_free(void *doc)
+{
+        pmucal_c2c_file_free(doc);
+}
+
+static bool numa_fill(struct pmucal__ctx *c, json_t *root, void *doc)
+{
+        return numa_doc(c, root, doc);
+}
+
+static void numa_free(void *doc)
+{
+        pmucal_numa_file_free(doc);
+}
+
+static const struct pmucal__doc c2c_kind = {
+        .size          = sizeof(struct pmucal_c2c_file),
+        .pool          = PMUCAL__NONE,
+        .n_unknown     = offsetof(struct pmucal_c2c_file, n_unknown),
+        .unknown_first = offsetof(struct pmucal_c2c_file, unknown_first),
+        .fill          = c2c_fill,
+        .free          = c2c_free,
+};
+
+static const struct pmucal__doc numa_kind = {
+        .size          = sizeof(struct pmucal_numa_file),
+        .pool          = PMUCAL__NONE,
+        .n_unknown     = offsetof(struct pmucal_numa_file, n_unknown),
+        .unknown_first = offsetof(struct pmucal_numa_file, unknown_first),
+        .fill          = numa_fill,
+        .free          = numa_free,
+};
+
 enum pmucal_err pmucal_c2c_file_load_buf(const char *buf, size_t len, const char *name,
                                          struct pmucal_c2c_file **out, char *err, size_t errlen)
 {
-        struct pmucal__ctx c = { .name = name ? name : "<buffer>", .err = err, .errlen = errlen };
-
-        if (out)
-                *out = NULL;
-        return pmucal__parse_doc(&c, buf, len, c2c_fn, out);
+        return pmucal__load_doc(&c2c_kind, buf, len, name, out, err, errlen);
 }
 
 enum pmucal_err pmucal_numa_file_load_buf(const char *buf, size_t len, const char *name,
                                           struct pmucal_numa_file **out, char *err, size_t errlen)
 {
-        struct pmucal__ctx c = { .name = name ? name : "<buffer>", .err = err, .errlen = errlen };
-
-        if (out)
-                *out = NULL;
-        return pmucal__parse_doc(&c, buf, len, numa_fn, out);
-}
-
-static enum pmucal_err c2c_buf(const char *buf, size_t len, const char *name, void *out,
-                               char *err, size_t errlen)
-{
-        return pmucal_c2c_file_load_buf(buf, len, name, out, err, errlen);
-}
-
-static enum pmucal_err numa_buf(const char *buf, size_t len, const char *name, void *out,
-                                char *err, size_t errlen)
-{
-        return pmucal_numa_file_load_buf(buf, len, name, out, err, errlen);
+        return pmucal__load_doc(&numa_kind, buf, len, name, out, err, errlen);
 }
 
 enum pmucal_err pmucal_c2c_file_load(const char *path, struct pmucal_c2c_file **out, char *err,
                                      size_t errlen)
 {
-        if (out)
-                *out = NULL;
-        return pmucal__load_path(path, out, c2c_buf, err, errlen);
+        return pmucal__load_doc_path(&c2c_kind, path, out, err, errlen);
 }
 
 enum pmucal_err pmucal_numa_file_load(const char *path, struct pmucal_numa_file **out, char *err,
                                       size_t errlen)
 {
-        if (out)
-                *out = NULL;
-        return pmucal__load_path(path, out, numa_buf, err, errlen);
+        return pmucal__load_doc_path(&numa_kind, path, out, err, errlen);
 }

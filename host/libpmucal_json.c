@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 bool pmucal__fail(struct pmucal__ctx *c, enum pmucal_err e, const char *fmt, ...)
@@ -70,29 +71,53 @@ const char *pmucal__type_name(const json_t *v)
         return "?";
 }
 
-enum pmucal_err pmucal__parse_doc(struct pmucal__ctx *c, const char *buf, size_t len,
-                                  bool (*doc)(struct pmucal__ctx *c, json_t *root, void *out),
-                                  void *out)
+/* A new @p d document filled from @p root at *(void **)out, or nothing after failing. */
+static void new_doc(struct pmucal__ctx *c, const struct pmucal__doc *d, json_t *root, void *out)
 {
-        json_error_t je;
-        json_t      *root;
+        char *doc = calloc(1, d->size);
 
-        if (c->err && c->errlen)
-                c->err[0] = '\0';
+        if (!doc) {
+                pmucal__fail(c, PMUCAL_E_NOMEM, "out of memory");
+                return;
+        }
+        if (d->pool != PMUCAL__NONE)
+                c->pool = (struct pmucal__pool **)(doc + d->pool);
+        if (d->n_unknown != PMUCAL__NONE) {
+                c->n_unknown     = (size_t *)(doc + d->n_unknown);
+                c->unknown_first = doc + d->unknown_first;
+        }
+        if (!d->fill(c, root, doc) || c->e != PMUCAL_OK) {
+                d->free(doc);
+                return;
+        }
+        memcpy(out, &doc, sizeof(doc)); /* the caller's typed pointer */
+}
+
+enum pmucal_err pmucal__load_doc(const struct pmucal__doc *d, const char *buf, size_t len,
+                                 const char *name, void *out, char *err, size_t errlen)
+{
+        struct pmucal__ctx c = { .name = name ? name : "<buffer>", .err = err, .errlen = errlen };
+        json_error_t       je;
+        json_t            *root;
+        void              *none = NULL;
+
+        if (out)
+                memcpy(out, &none, sizeof(none));
+        if (err && errlen)
+                err[0] = '\0';
         if (!out || (!buf && len))
                 return PMUCAL_E_ARG;
         root = json_loadb(buf ? buf : "", len, JSON_REJECT_DUPLICATES, &je);
         if (!root) {
-                c->e = PMUCAL_E_SYNTAX;
-                if (c->err && c->errlen)
-                        snprintf(c->err, c->errlen, "%s:%d:%d: %s", c->name, je.line, je.column,
-                                 je.text);
+                c.e = PMUCAL_E_SYNTAX;
+                if (err && errlen)
+                        snprintf(err, errlen, "%s:%d:%d: %s", c.name, je.line, je.column, je.text);
         } else {
-                doc(c, root, out);
+                new_doc(&c, d, root, out);
                 json_decref(root);
         }
-        pmucal__escape_msg(c->err, c->errlen);
-        return c->e;
+        pmucal__escape_msg(err, errlen);
+        return c.e;
 }
 
 /* Member @p key of @p obj, which must be present unless @p optional. */
@@ -307,6 +332,16 @@ int pmucal__get_enum(struct pmucal__ctx *c, json_t *obj, const char *key,
         pmucal__fail(c, PMUCAL_E_SCHEMA, "\"%s\" is not %s", s, what);
         pmucal__pop(c, n);
         return -1;
+}
+
+bool pmucal__get_name(struct pmucal__ctx *c, json_t *obj, const char *key,
+                      const char *const *known, size_t n_known, char *dst, size_t cap)
+{
+        int i = pmucal__get_enum(c, obj, key, known, n_known, "");
+
+        if (i >= 0)
+                snprintf(dst, cap, "%s", (size_t)i < n_known ? known[i] : PMUCAL_UNKNOWN);
+        return i >= 0;
 }
 
 bool pmucal__get_stat(struct pmucal__ctx *c, json_t *obj, const char *key, struct pmucal_stat *s)

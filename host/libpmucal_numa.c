@@ -231,18 +231,6 @@ static bool load_loaded(struct pmucal__ctx *c, json_t *a, struct pmucal_numa *n)
         return true;
 }
 
-/* Enum member @p key into @p dst (@p cap bytes): one of @p known, or PMUCAL_UNKNOWN for a
- * value a later minor added (counted by the kit). */
-static bool get_name(struct pmucal__ctx *c, json_t *o, const char *key, const char *const *known,
-                     size_t n_known, char *dst, size_t cap)
-{
-        int i = pmucal__get_enum(c, o, key, known, n_known, "");
-
-        if (i >= 0)
-                snprintf(dst, cap, "%s", (size_t)i < n_known ? known[i] : PMUCAL_UNKNOWN);
-        return i >= 0;
-}
-
 static bool load_c2c_classes(struct pmucal__ctx *c, json_t *c2c, struct pmucal_numa *n)
 {
         json_t  *a = pmucal__get(c, c2c, "classes", JSON_ARRAY, false);
@@ -262,9 +250,9 @@ static bool load_c2c_classes(struct pmucal__ctx *c, json_t *c2c, struct pmucal_n
 
                 pmucal__at(c, "c2c.classes[%zu]", k);
                 if (!pmucal__is_obj(c, o) ||
-                    !get_name(c, o, "topology", pmucal_rule_c2c_topology, PMUCAL_RULE_N_C2C_TOPOLOGY,
+                    !pmucal__get_name(c, o, "topology", pmucal_rule_c2c_topology, PMUCAL_RULE_N_C2C_TOPOLOGY,
                               x->topology, sizeof(x->topology)) ||
-                    !get_name(c, o, "kind", pmucal_rule_c2c_kind, PMUCAL_RULE_N_C2C_KIND, x->kind,
+                    !pmucal__get_name(c, o, "kind", pmucal_rule_c2c_kind, PMUCAL_RULE_N_C2C_KIND, x->kind,
                               sizeof(x->kind)) ||
                     !pmucal__get_u64(c, o, "n_pairs", false, 1u << 24, &v) ||
                     !pmucal__get_stat(c, o, "tsc", &x->tsc) ||
@@ -441,44 +429,33 @@ void pmucal_numa_free(struct pmucal_numa *n)
         free(n);
 }
 
-/* The document's sections into a new struct pmucal_numa at *(struct pmucal_numa **)out. */
-static bool load_doc(struct pmucal__ctx *c, json_t *root, void *out)
+static bool fill_doc(struct pmucal__ctx *c, json_t *root, void *doc)
 {
-        struct pmucal_numa *n = calloc(1, sizeof(*n));
-
-        if (!n)
-                return pmucal__fail(c, PMUCAL_E_NOMEM, "out of memory");
-        c->n_unknown     = &n->n_unknown;
-        c->unknown_first = n->unknown_first;
-        if (!load_sections(c, root, n)) {
-                pmucal_numa_free(n);
-                return false;
-        }
-        *(struct pmucal_numa **)out = n;
-        return true;
+        return load_sections(c, root, doc);
 }
+
+static void free_doc(void *doc)
+{
+        pmucal_numa_free(doc);
+}
+
+static const struct pmucal__doc numa_doc = {
+        .size          = sizeof(struct pmucal_numa),
+        .pool          = PMUCAL__NONE,
+        .n_unknown     = offsetof(struct pmucal_numa, n_unknown),
+        .unknown_first = offsetof(struct pmucal_numa, unknown_first),
+        .fill          = fill_doc,
+        .free          = free_doc,
+};
 
 enum pmucal_err pmucal_numa_load_buf(const char *buf, size_t len, const char *name,
                                      struct pmucal_numa **out, char *err, size_t errlen)
 {
-        struct pmucal__ctx c = { .name = name ? name : "<buffer>", .err = err, .errlen = errlen };
-
-        if (out)
-                *out = NULL;
-        return pmucal__parse_doc(&c, buf, len, load_doc, out);
-}
-
-/* pmucal__load_path's loader: pmucal_numa_load_buf with a typed out. */
-static enum pmucal_err load_buf(const char *buf, size_t len, const char *name, void *out,
-                                char *err, size_t errlen)
-{
-        return pmucal_numa_load_buf(buf, len, name, out, err, errlen);
+        return pmucal__load_doc(&numa_doc, buf, len, name, out, err, errlen);
 }
 
 enum pmucal_err pmucal_numa_load(const char *path, struct pmucal_numa **out, char *err,
                                  size_t errlen)
 {
-        if (out)
-                *out = NULL;
-        return pmucal__load_path(path, out, load_buf, err, errlen);
+        return pmucal__load_doc_path(&numa_doc, path, out, err, errlen);
 }

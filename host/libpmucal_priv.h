@@ -33,17 +33,38 @@
 PMUCAL_HIDDEN enum pmucal_err pmucal__read_file(const char *path, char **buf, size_t *len,
                                                 char *err, size_t errlen);
 
-/** A pmucal_*_load_buf behind a wrapper that gives @p out its type. */
-typedef enum pmucal_err (*pmucal__buf_loader)(const char *buf, size_t len, const char *name,
-                                              void *out, char *err, size_t errlen);
+struct pmucal__ctx;
 
-/** The one body of every pmucal_*_load(path, out, err, errlen): @p err cleared,
- *  PMUCAL_E_ARG for a NULL @p path or @p out, the file read (pmucal__read_file; its message
- *  escaped) and handed to @p load with @p path as its name. The caller has set its *out to
- *  NULL. */
-PMUCAL_HIDDEN enum pmucal_err pmucal__load_path(const char *path, void *out,
-                                                pmucal__buf_loader load, char *err,
-                                                size_t errlen);
+/** No such member (an offset of struct pmucal__doc). */
+#define PMUCAL__NONE ((size_t)-1)
+
+/** One kind of document the library loads: the struct a loader returns is a new zeroed
+ *  @p size bytes, filled from the JSON root by @p fill and freed by @p free when @p fill fails
+ *  or an error is recorded. The offsets say where in it the kit keeps the document's string
+ *  pool (struct pmucal__pool *) and counts a later minor's enum values (size_t n_unknown and
+ *  char unknown_first[PMUCAL_UNKNOWN_FIRST]); PMUCAL__NONE where it does neither. */
+struct pmucal__doc {
+        size_t size;
+        size_t pool;
+        size_t n_unknown, unknown_first;
+        bool (*fill)(struct pmucal__ctx *c, json_t *root, void *doc);
+        void (*free)(void *doc);
+};
+
+/** The one body of every pmucal_*_load_buf(buf, len, name, out, err, errlen): *@p out set to
+ *  NULL, @p err cleared, PMUCAL_E_ARG for a NULL @p out or a NULL @p buf with @p len; @p buf
+ *  parsed (duplicate keys refused; a syntax error as "NAME:LINE:COLUMN: text"), a new @p d
+ *  document filled from it at *(void **)@p out; every message escaped for a terminal. */
+PMUCAL_HIDDEN enum pmucal_err pmucal__load_doc(const struct pmucal__doc *d, const char *buf,
+                                               size_t len, const char *name, void *out,
+                                               char *err, size_t errlen);
+
+/** The one body of every pmucal_*_load(path, out, err, errlen): *@p out set to NULL, @p err
+ *  cleared, PMUCAL_E_ARG for a NULL @p path or @p out, the file read (pmucal__read_file; its
+ *  message escaped) and loaded by pmucal__load_doc with @p path as its name. */
+PMUCAL_HIDDEN enum pmucal_err pmucal__load_doc_path(const struct pmucal__doc *d,
+                                                    const char *path, void *out, char *err,
+                                                    size_t errlen);
 
 /** Write "NAME: PATH: message" to @p err (@p errlen bytes; nothing when NULL or 0), without
  *  "PATH: " when @p path is NULL or empty: the message format of every loader. */
@@ -139,15 +160,6 @@ PMUCAL_HIDDEN void pmucal__at(struct pmucal__ctx *c, const char *fmt, ...)
 /** "an object", "a string", ... for messages. */
 PMUCAL_HIDDEN const char *pmucal__type_name(const json_t *v);
 
-/** Parse @p buf (@p len bytes; duplicate keys refused) and hand the root to @p doc with @p out;
- *  the one body of every pmucal_*_load_buf: @p err cleared, PMUCAL_E_ARG for a NULL @p out
- *  or a NULL @p buf with @p len, a syntax error as "NAME:LINE:COLUMN: text", the message
- *  escaped for a terminal. @p c carries the name and the error buffer. */
-PMUCAL_HIDDEN enum pmucal_err pmucal__parse_doc(struct pmucal__ctx *c, const char *buf, size_t len,
-                                                bool (*doc)(struct pmucal__ctx *c, json_t *root,
-                                                            void *out),
-                                                void *out);
-
 /** Member @p key of @p obj, which must be present unless @p optional. */
 PMUCAL_HIDDEN json_t *pmucal__member(struct pmucal__ctx *c, json_t *obj, const char *key,
                                      bool optional);
@@ -202,6 +214,12 @@ PMUCAL_HIDDEN bool pmucal__get_stat_opt(struct pmucal__ctx *c, json_t *obj, cons
  *  it is not @p what. -1 after failing. */
 PMUCAL_HIDDEN int pmucal__get_enum(struct pmucal__ctx *c, json_t *obj, const char *key,
                                    const char *const *known, size_t n_known, const char *what);
+
+/** Enum member @p key into @p dst (@p cap bytes): one of @p known, or PMUCAL_UNKNOWN for a
+ *  value a later minor added (counted by the kit, pmucal__get_enum). False after failing. */
+PMUCAL_HIDDEN bool pmucal__get_name(struct pmucal__ctx *c, json_t *obj, const char *key,
+                                    const char *const *known, size_t n_known, char *dst,
+                                    size_t cap);
 
 /** The "levels" array and "bucket_upper_bounds" of @p obj (the table's top level, or a level
  *  set) into t->levels / t->n_levels, checked as the top level's are (host/libpmucal.c). */

@@ -308,48 +308,39 @@ static int load_root(struct pmucal__ctx *c, json_t *root, struct pmucal_tlb *t)
         return 1;
 }
 
-/* A new table from @p root at *(struct pmucal_tlb **)out. */
-static bool load_doc(struct pmucal__ctx *c, json_t *root, void *out)
+/* The table from @p root into @p doc, a new struct tlb_priv. */
+static bool load_doc(struct pmucal__ctx *c, json_t *root, void *doc)
 {
-        struct tlb_priv *p;
-
         if (!json_is_object(root))
                 return pmucal__fail(c, PMUCAL_E_KIND,
                                     "not a pmucal TLB table (top level is not an object)");
-        if (!(p = calloc(1, sizeof(*p))))
-                return pmucal__fail(c, PMUCAL_E_NOMEM, "out of memory");
-        c->pool = &p->pool;
-        if (!load_root(c, root, &p->pub)) {
-                pmucal_tlb_free(&p->pub);
-                return false;
-        }
-        *(struct pmucal_tlb **)out = &p->pub;
-        return true;
+        return load_root(c, root, &((struct tlb_priv *)doc)->pub);
 }
+
+static void free_doc(void *doc)
+{
+        pmucal_tlb_free(doc);
+}
+
+static const struct pmucal__doc tlb_doc = {
+        .size          = sizeof(struct tlb_priv),
+        .pool          = offsetof(struct tlb_priv, pool),
+        .n_unknown     = PMUCAL__NONE,
+        .unknown_first = PMUCAL__NONE,
+        .fill          = load_doc,
+        .free          = free_doc,
+};
 
 enum pmucal_err pmucal_tlb_load_buf(const char *buf, size_t len, const char *name,
                                     struct pmucal_tlb **out, char *err, size_t errlen)
 {
-        struct pmucal__ctx c = { .name = name ? name : "<buffer>", .err = err, .errlen = errlen };
-
-        if (out)
-                *out = NULL;
-        return pmucal__parse_doc(&c, buf, len, load_doc, out);
-}
-
-/* pmucal__load_path's loader: pmucal_tlb_load_buf with a typed out. */
-static enum pmucal_err load_buf(const char *buf, size_t len, const char *name, void *out,
-                                char *err, size_t errlen)
-{
-        return pmucal_tlb_load_buf(buf, len, name, out, err, errlen);
+        return pmucal__load_doc(&tlb_doc, buf, len, name, out, err, errlen);
 }
 
 enum pmucal_err pmucal_tlb_load(const char *path, struct pmucal_tlb **out, char *err,
                                 size_t errlen)
 {
-        if (out)
-                *out = NULL;
-        return pmucal__load_path(path, out, load_buf, err, errlen);
+        return pmucal__load_doc_path(&tlb_doc, path, out, err, errlen);
 }
 
 void pmucal_tlb_free(struct pmucal_tlb *t)
