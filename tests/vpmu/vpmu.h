@@ -9,12 +9,16 @@
  * What a counter counts comes from a workload the tests describe: each kernel the suite runs
  * is wrapped at link time (-Wl,--wrap, tests/vpmu/vpmu_work.c) by a description of what it
  * retires (instructions, branches, mispredicts, loads and the level each is served from,
- * dTLB misses), handed to vpmu_retire() in steps. Cycles are the host's TSC ticks while a
- * counter is enabled, times VPMU_CORE_PER_TSC (APERF/MPERF say the same), or what a step
- * declares. The model has its own TSC (vpmu_tsc, which the harness reads through
- * pmu_clock_tsc_read): it advances with the cycles the model counts, so the host time of the
- * model's own PMI emulation is in neither; what the handler would cost a CPU is in both (the
- * vector and dispatch, and every MSR access of the handler: VP_PMI_ENTRY_INSNS ...).
+ * dTLB misses), handed to vpmu_retire() in steps. Cycles are the host's TSC ticks in which
+ * the test thread executed while a counter is enabled, times VPMU_CORE_PER_TSC (APERF/MPERF
+ * say the same), or what a step declares. The model has its own TSC (vpmu_tsc, which the
+ * harness reads through pmu_clock_tsc_read): it advances with the cycles the model counts, so
+ * the host time of the model's own PMI emulation is in neither; what the handler would cost a
+ * CPU is in both (the vector and dispatch, and every MSR access of the handler:
+ * VP_PMI_ENTRY_INSNS ...). Time in which the host ran something else than the test thread
+ * (another process, another guest) is in neither either: the model measures it by the
+ * thread's CPU clock (tests/vpmu/vpmu_clock.c) and reports it in vpmu_stats, whatever its
+ * length; the program's own time, however long, is counted.
  * Faults (struct vpmu_faults) make the model deviate the way real parts do, one at a time,
  * so that each verdict can be shown to fail.
  *
@@ -102,6 +106,12 @@ struct vpmu_step {
                                         counted */
 };
 
+/** Where the stall and descheduling faults strike. */
+enum vpmu_stall_at {
+        VPMU_AT_TSC_READ = 0, /* in the harness's code right after its next TSC read */
+        VPMU_AT_KERNEL,       /* in the next kernel the harness runs, before its first step */
+};
+
 /** Switchable deviations, as real parts show them; all zero = a faithful model. */
 struct vpmu_faults {
         enum vpmu_ev count_kind;      /* with count_ppm: this event is counted off by ... */
@@ -151,6 +161,14 @@ struct vpmu_faults {
         unsigned     spurious_pmi_every; /* an extra NMI without overflow after every n-th */
         bool         route_dead;      /* the LVT/IDT route never delivers (self-NMI lost) */
         unsigned     fault_vector;    /* a refused MSR access reports this vector, not #GP */
+        uint32_t     stall_us;        /* once, at stall_at: the core stalls this long (the test
+                                       * thread spins through as much CPU time), its cycles
+                                       * and TSC running on, as an SMI or a storm of page
+                                       * walks would take them */
+        uint32_t     desched_us;      /* once, at stall_at: the host takes the CPU away this
+                                       * long (the test thread sleeps): not the program's
+                                       * time, measured and reported, counted nowhere */
+        enum vpmu_stall_at stall_at;  /* where the two above strike */
 };
 
 /** A CPU the model impersonates. */
@@ -228,6 +246,13 @@ struct vpmu_stats {
         uint64_t n_pmi, n_pmi_lost, n_faults, n_pebs_records, n_ibs_op, n_ibs_fetch;
         uint64_t n_lbr_pushed, n_writes;
         uint64_t n_harness_cycles; /* core cycles the handler's modelled cost took */
+        uint64_t n_stalls;         /* stall faults struck */
+        /* Spans in which the host ran something else than the test thread, and their host
+         * TSC ticks, none of them counted (tests/vpmu/vpmu_clock.c); of those spans, the
+         * harness's own (between two of its touches of the model, outside any kernel): what
+         * the thread executed in them, the switches' own cost included (some 40 us of CPU
+         * time a switch on a virtual machine), counts, in the TSC alone where no counter runs */
+        uint64_t n_host_desched, host_desched_ticks, n_host_desched_harness;
 };
 const struct vpmu_stats *vpmu_stats(void);
 /** The @p i-th MSR write since vpmu_init (false past the end; the log keeps 4096). */
@@ -240,10 +265,13 @@ void vpmu_set_op_runs(bool on);
 /** Tests: set how wide the skid is (bytes past rip_ev, uniform in [0, max)); default 16. */
 void vpmu_set_skid(uint64_t max_bytes);
 
-/** The model's TSC: the host's less the time of the model's PMI emulation and of the host
- *  around steps with their own clock, plus the time those steps declare (reference cycles,
- *  one per tick). The harness's pmu_clock_tsc_read reads it (-Wl,--wrap). */
+/** The model's TSC: the host's less the time the test thread did not run, the time of the
+ *  model's PMI emulation and of the host around steps with their own clock, plus the time
+ *  those steps declare (reference cycles, one per tick). The harness's pmu_clock_tsc_read
+ *  reads it (-Wl,--wrap). */
 uint64_t vpmu_tsc(void);
+/** Host TSC ticks per millisecond (measured once against CLOCK_MONOTONIC). */
+uint64_t vpmu_tsc_per_ms(void);
 
 /* ---- the PMI route (tests/fake_plat.c forwards cpu_pmi_* here) ---- */
 status_t vpmu_pmi_enable(cpu_pmi_fn fn, void *ctx, int ext_lvt_offset);

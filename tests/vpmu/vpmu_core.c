@@ -12,10 +12,6 @@
 
 struct vp_state vp;
 
-/* Host TSC ticks between two touches of the model by harness code beyond which the test
- * process was descheduled (about 0.2 ms at 2.6 GHz; a Linux time slice is longer). */
-#define VP_HOST_GAP_TICKS (1ull << 19)
-
 /* ---- helpers ---------------------------------------------------------------------------- */
 
 uint64_t vp_width_mask(unsigned bits)
@@ -30,26 +26,6 @@ uint64_t vp_rand(void)
         vp.rng ^= vp.rng << 25;
         vp.rng ^= vp.rng >> 27;
         return vp.rng * 0x2545f4914f6cdd1dull;
-}
-
-uint64_t vp_tsc(void)
-{
-        uint32_t lo, hi;
-
-        __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-        return ((uint64_t)hi << 32) | lo;
-}
-
-/* The model's TSC is the host's less the host time the model does not count as the
- * program's (its own PMI emulation, the host's time around a step that declares its own) and
- * plus the time such steps declare: it advances with the reference cycles the model counts,
- * as the TSC and the reference cycles of a CPU do. */
-void vp_clock_skip(void)
-{
-        uint64_t now = vp_tsc();
-
-        vp.tsc_adj -= (int64_t)(now - vp.tsc_last);
-        vp.tsc_last = now;
 }
 
 bool vp_amd(void)
@@ -302,13 +278,25 @@ static void retire_counts(uint64_t cnt[VE__COUNT], const struct vpmu_step *s)
         }
 }
 
-/* Time since the model last ran counts as core cycles (VPMU_CORE_PER_TSC per TSC tick: the
+/* @p ticks of the core's time count as core cycles (VPMU_CORE_PER_TSC per TSC tick: the
  * host's own loops run faster than one iteration per TSC tick on turbo cores, which no
  * modelled core could) and as reference cycles (one per tick). */
+static void count_time(uint64_t ticks, const struct vpmu_step *s)
+{
+        uint64_t cnt[VE__COUNT] = { 0 };
+
+        cnt[VE_REF_CYCLES] = ticks;
+        cnt[VE_CYCLES]     = ticks * VPMU_CORE_PER_TSC;
+        retire_counts(cnt, s);
+        if (vp_ibs_op_on() && !(vp.ibs_op_ctl & VP_OPCTL_CNT_CTL))
+                vp_ibs_op_count(ticks * VPMU_CORE_PER_TSC, NULL, s);
+}
+
+/* The time since the model last ran counts as far as the test thread executed in it (see
+ * vpmu_clock.c): a descheduled thread is measured and left out whatever its length, and a
+ * long stretch of the program's own code counts whatever its length. */
 void vp_accrue(const struct vpmu_step *s)
 {
-        uint64_t now = vp_tsc(), cnt[VE__COUNT] = { 0 };
-
         if (!vp.p)
                 return;
         /* The model's own work in the handler (tens of emulated MSR accesses) is not the
@@ -318,21 +306,35 @@ void vp_accrue(const struct vpmu_step *s)
                 vp_clock_skip();
                 return;
         }
-        /* Harness code between two touches of the model takes microseconds; a gap of
-         * VP_HOST_GAP_TICKS is the host descheduling the test process (another test's time
-         * slice), not the program: counted, it would overflow a counter several periods at
-         * once and take one PMI for them, and a sample-count check would FAIL on a busy
-         * machine. The kernels' own steps keep their time. */
-        if (s == &vp_harness_step && now - vp.tsc_last > VP_HOST_GAP_TICKS) {
-                vp_clock_skip();
+        uint64_t n = vp.stats.n_host_desched, ran = vp_clock_ran();
+
+        if (s == &vp_harness_step && vp.stats.n_host_desched != n)
+                vp.stats.n_host_desched_harness++;
+        count_time(ran, s);
+}
+
+/* The stall and descheduling faults, once each arming, where vp.f.stall_at says: the core
+ * spins through its stall, and the span counts as any other, as execution; the host sleeps
+ * through its descheduling, and the span counts as any other, as none, less the CPU time of
+ * the sleep's system call (which a thread the host preempts does not spend). */
+void vp_stall_point(enum vpmu_stall_at at, const struct vpmu_step *s)
+{
+        if (!vp.stall_armed || vp.f.stall_at != at || vp.in_pmi)
                 return;
+        vp.stall_armed = false;
+        vp_accrue(s);
+        if (vp.f.stall_us) {
+                vp_spin_us(vp.f.stall_us);
+                vp.stats.n_stalls++;
+                count_time(vp_clock_ran(), s);
         }
-        cnt[VE_REF_CYCLES] = now - vp.tsc_last;
-        cnt[VE_CYCLES]     = cnt[VE_REF_CYCLES] * VPMU_CORE_PER_TSC;
-        vp.tsc_last = now;
-        retire_counts(cnt, s);
-        if (vp_ibs_op_on() && !(vp.ibs_op_ctl & VP_OPCTL_CNT_CTL))
-                vp_ibs_op_count(cnt[VE_CYCLES], NULL, s);
+        if (vp.f.desched_us) {
+                uint64_t call = vp_sleep_us(vp.f.desched_us), ran = vp_clock_ran();
+
+                call = call < ran ? call : ran;
+                vp.tsc_adj -= (int64_t)call;
+                count_time(ran - call, s);
+        }
 }
 
 const struct vpmu_step vp_harness_step = { .rip_lo = 0x1000, .rip_hi = 0x1001 };
@@ -426,6 +428,7 @@ void vpmu_retire(const struct vpmu_step *s)
 
         if (!vp.p || !s)
                 return;
+        vp_stall_point(VPMU_AT_KERNEL, s);
         if (s->own_clock) {
                 vp_clock_skip();
                 vp.tsc_adj += (int64_t)s->n[VE_REF_CYCLES];
@@ -459,6 +462,7 @@ void vpmu_set_faults(const struct vpmu_faults *f)
         memset(&vp.f, 0, sizeof(vp.f));
         if (f)
                 vp.f = *f;
+        vp.stall_armed = vp.f.stall_us || vp.f.desched_us;
 }
 
 void vpmu_init(const struct vpmu_part *p, const struct vpmu_faults *f)
@@ -472,7 +476,7 @@ void vpmu_init(const struct vpmu_part *p, const struct vpmu_faults *f)
         vp.lvt_pmc = VP_APIC_LVT_MASKED;
         for (unsigned i = 0; i < 4; i++)
                 vp.eilvt[i] = VP_APIC_LVT_MASKED;
-        vp.tsc_last = vp_tsc();
+        vp_clock_start();
         if (!p)
                 return;
         /* IA32_PERF_GLOBAL_CTRL comes out of reset with every GP enable set, so that v1

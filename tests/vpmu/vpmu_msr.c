@@ -17,15 +17,24 @@ uint64_t vpmu_tsc(void)
         if (!vp.p)
                 return vp_tsc() + (uint64_t)vp.tsc_adj;
         vp_accrue(&vp_harness_step);
-        return vp.tsc_last + (uint64_t)vp.tsc_adj;
+        return vp_tsc_model();
+}
+
+uint64_t vpmu_tsc_per_ms(void)
+{
+        return vp_tsc_per_ms();
 }
 
 uint64_t __wrap_pmu_clock_tsc_read(void);
 
-/* The harness's TSC (pmu/x86/clock.c, -Wl,--wrap=pmu_clock_tsc_read) is the model's. */
+/* The harness's TSC (pmu/x86/clock.c, -Wl,--wrap=pmu_clock_tsc_read) is the model's; a stall
+ * armed for the instant after it strikes before the harness goes on. */
 uint64_t __wrap_pmu_clock_tsc_read(void)
 {
-        return vpmu_tsc();
+        uint64_t t = vpmu_tsc();
+
+        vp_stall_point(VPMU_AT_TSC_READ, &vp_harness_step);
+        return t;
 }
 
 /* ---- MSR space ------------------------------------------------------------------------------ */

@@ -175,7 +175,7 @@ void vp_pebs_event(unsigned n, const struct vpmu_op *op, const struct vpmu_step 
                 wr64(rec, 0x00, groups | (uint64_t)sz << 48);
                 wr64(rec, 0x08, op ? op->rip : s->rip_ev);
                 wr64(rec, 0x10, 1ull << n);
-                wr64(rec, 0x18, vp.tsc_last);
+                wr64(rec, 0x18, vp_tsc_model());
                 if (groups & VP_DATACFG_MEMINFO && data) {
                         wr64(rec, 0x20, la);
                         wr64(rec, 0x28, dse(op));
@@ -195,7 +195,7 @@ void vp_pebs_event(unsigned n, const struct vpmu_op *op, const struct vpmu_step 
                 if (fmt() >= 2)
                         wr64(rec, VP_PEBS_EV_IP, op ? op->rip : 0);
                 if (fmt() >= 3)
-                        wr64(rec, VP_PEBS_TSC, vp.tsc_last);
+                        wr64(rec, VP_PEBS_TSC, vp_tsc_model());
         }
         if (idx + sz <= max) {
                 memcpy((void *)(uintptr_t)idx, rec, sz);

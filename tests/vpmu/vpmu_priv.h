@@ -26,6 +26,7 @@ struct vp_state {
         uint64_t misc_enable, debugctl;
         uint64_t tsc_last;         /* host TSC the model last counted up to */
         int64_t  tsc_adj;          /* the model's TSC less the host's (vpmu_tsc) */
+        bool     stall_armed;      /* the stall or descheduling fault has yet to strike */
         /* PEBS */
         uint64_t ds_area, pebs_enable, data_cfg, ldlat;
         uint32_t pebs_armed;       /* GP counters whose next qualifying event records */
@@ -60,20 +61,43 @@ struct vp_state {
 
 extern struct vp_state vp;
 
+/* vpmu_clock.c */
+/** The host's TSC. */
+uint64_t vp_tsc(void);
+/** Host TSC ticks per millisecond (measured once against CLOCK_MONOTONIC). */
+uint64_t vp_tsc_per_ms(void);
+uint64_t vp_ticks_of_us(uint64_t us);
+/** The model's TSC at the instant the counters were last brought up to. */
+uint64_t vp_tsc_model(void);
+/** Start the clock (vpmu_init): the model has counted up to now. */
+void     vp_clock_start(void);
+/** Host ticks the test thread executed since the model last counted, and the model has
+ *  counted up to now: the ticks in which it did not run are measured into vp.stats and the
+ *  model's TSC skips them. */
+uint64_t vp_clock_ran(void);
+/** The host time since the model last counted is not the program's: the model's TSC skips
+ *  it (see vpmu_tsc). */
+void     vp_clock_skip(void);
+/** The test thread executes for @p us of its CPU time (a stall of the core). */
+void     vp_spin_us(uint64_t us);
+/** The test thread sleeps @p us (the host takes the CPU away); returns the TSC ticks of CPU
+ *  time the sleep's system call took the thread. */
+uint64_t vp_sleep_us(uint64_t us);
+
 /* vpmu_core.c */
 uint64_t vp_rand(void);
 uint64_t vp_width_mask(unsigned bits);
-uint64_t vp_tsc(void);
 bool     vp_amd(void);
 /** Number of core (GP / AMD) counters of the part. */
 unsigned vp_n_gp(void);
 /** The part has global control/status (Intel v2+, AMD PerfMonV2). */
 bool     vp_has_global(void);
-/** The host time since the model last counted is not the program's: the model's TSC skips
- *  it (see vpmu_tsc). */
-void     vp_clock_skip(void);
-/** Count the time since the model last ran as harness cycles (see vpmu_core.c). */
+/** Count the time the test thread executed since the model last ran as cycles of step @p s
+ *  (see vpmu_core.c). */
 void     vp_accrue(const struct vpmu_step *s);
+/** The stall and descheduling faults strike here if vp.f.stall_at is @p at (once an arming),
+ *  the span counted as step @p s's. */
+void     vp_stall_point(enum vpmu_stall_at at, const struct vpmu_step *s);
 /** The step the harness itself runs as (MSR accesses, PMIs outside a workload). */
 extern const struct vpmu_step vp_harness_step;
 
