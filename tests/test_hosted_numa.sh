@@ -10,6 +10,10 @@
 #   3. on a one-node machine the console says the matrix is 1 x 1;
 #   4. it validates against docs/schemas/numa.schema.json;
 #   5. usage errors: --ws-mib 0, --windows 5, a latency option with --numa -> exit 2.
+# A cell or point whose every window the host disturbed (the guard's context-switch count of
+# the thread moved, or the N and 2N runs disagreed: "left out, every window disturbed" on the
+# console) is the machine's load, measured by the run itself: the run is made again, at most
+# twice, and the TAP line of the first check says how many times.
 # TAP output.
 set -u
 bin=${1:-build/host/pmucal-host}
@@ -22,8 +26,17 @@ check() {
         if [ "$1" -eq 0 ]; then echo "ok $n - hosted numa: $2"; else echo "not ok $n - hosted numa: $2"; fail=1; fi
 }
 
-"$bin" --numa --ws-mib 8 --load-ms 100 --out "$tmp" >"$tmp/log" 2>&1
-check $? "pmucal-host --numa exits 0"
+reruns=0
+for try in 1 2 3; do
+        rm -f "$tmp/numa-matrix.json"
+        "$bin" --numa --ws-mib 8 --load-ms 100 --out "$tmp" >"$tmp/log" 2>&1
+        rc=$?
+        left=$(grep -c "left out, every window disturbed" "$tmp/log")
+        [ "$rc" -eq 0 ] && [ "$left" -gt 0 ] && [ "$try" -lt 3 ] || break
+        reruns=$((reruns + 1))
+        echo "# run $try: $left cell(s) or point(s) left out as disturbed by the host; run again"
+done
+check $rc "pmucal-host --numa exits 0 ($reruns run(s) made again: every window of a cell or point disturbed)"
 nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
 [ "$nodes" -ge 1 ] || nodes=1
 python3 - "$tmp/numa-matrix.json" "$nodes" "$(nproc)" >"$tmp/py" 2>&1 <<'PY'
