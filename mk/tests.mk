@@ -54,6 +54,13 @@ RECORD_TLB_SRCS := tests/record_tlb.c
 ACPI_DECODE_SRCS := tests/acpi_decode.c
 BENCH_SAMPLING_SRCS := tests/bench_sampling.c
 
+# Nodes this machine lacks, for tests/test_hosted_numa_nodes.sh: an LD_PRELOAD library that
+# answers the memory-policy system calls (tests/fake_numa.c); the tests build it, nothing ships it.
+$(B)/host/fake_numa.so: tests/fake_numa.c
+	$(Q)mkdir -p $(@D)
+	$(say) CC $@
+	$(Q)$(HOST_CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -fPIC -shared $< -o $@ -ldl
+
 # Prerequisites that name per-test variables ($$(TEST_MSR_$$*)) need a second expansion.
 .SECONDEXPANSION:
 # Objects made on the way to a test binary are kept, not deleted as intermediate files: the

@@ -1,11 +1,15 @@
 /** @file The hosted platform's NUMA nodes (plat_node_info, plat_alloc_pages_on_node): Linux's
  *  nodes and distances from /sys/devices/system/node (the distance table is the SLIT), and
  *  buffers bound to a node with mbind() (MPOL_BIND, strict, existing pages moved) whose every
- *  page's node is read back with move_pages(). Raw syscalls, so no libnuma is needed. */
+ *  page's node is read back with move_pages(). Raw syscalls, so no libnuma is needed.
+ *  PMUCAL_SYSFS, when set, is the folder read in place of /sys for the nodes (the tests' fixture
+ *  of nodes this machine lacks, tests/data/sysfs-2node/, with tests/fake_numa.c's system calls). */
 #define _GNU_SOURCE
 #include "boot/linux/linux_plat.h"
+#include "lib/log.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +30,14 @@ static struct {
         uint8_t  dist[MAX_NODES][MAX_NODES];
 } nodes;
 
+/* The folder read as /sys: PMUCAL_SYSFS, else /sys. */
+static const char *sys_root(void)
+{
+        const char *r = getenv("PMUCAL_SYSFS");
+
+        return r && *r ? r : "/sys";
+}
+
 static bool read_line(const char *path, char *buf, size_t cap)
 {
         FILE *f  = fopen(path, "r");
@@ -39,13 +51,14 @@ static bool read_line(const char *path, char *buf, size_t cap)
 /* The nodes sysfs lists (none: a kernel without NUMA) and each one's distance row. */
 static void read_nodes(void)
 {
-        char path[96], line[4096];
+        char path[PATH_MAX], line[4096];
 
         if (nodes.read)
                 return;
         nodes.read = true;
         for (unsigned id = 0; id < 1024 && nodes.n < MAX_NODES; id++) {
-                snprintf(path, sizeof(path), "/sys/devices/system/node/node%u/cpulist", id);
+                snprintf(path, sizeof(path), "%s/devices/system/node/node%u/cpulist", sys_root(),
+                         id);
                 if (read_line(path, line, sizeof(line)))
                         nodes.id[nodes.n++] = id;
         }
@@ -53,8 +66,8 @@ static void read_nodes(void)
                 char    *p = line, *end;
                 unsigned j = 0;
 
-                snprintf(path, sizeof(path), "/sys/devices/system/node/node%u/distance",
-                         nodes.id[i]);
+                snprintf(path, sizeof(path), "%s/devices/system/node/node%u/distance",
+                         sys_root(), nodes.id[i]);
                 if (!read_line(path, line, sizeof(line)))
                         continue;
                 for (unsigned long d; j < nodes.n && (d = strtoul(p, &end, 10), end != p);
@@ -65,12 +78,12 @@ static void read_nodes(void)
 
 uint32_t linux_cpu_node(unsigned cpu)
 {
-        char path[96];
+        char path[PATH_MAX];
 
         read_nodes();
         for (unsigned k = 0; k < nodes.n; k++) {
-                snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%u/node%u", cpu,
-                         nodes.id[k]);
+                snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%u/node%u", sys_root(),
+                         cpu, nodes.id[k]);
                 if (!access(path, F_OK))
                         return nodes.id[k];
         }
@@ -97,7 +110,8 @@ status_t plat_node_info(unsigned k, uint32_t *id, uint8_t *dist, unsigned max, u
 }
 
 /* Every page of [p, p + bytes) on node @p id (move_pages with no target nodes reports where
- * each page is): ST_OK and the pages checked, ST_BAD_DATA, or ST_UNSUPPORTED (not asked). */
+ * each page is): ST_OK and the pages checked, ST_BAD_DATA (the first page elsewhere said), or
+ * ST_UNSUPPORTED (not asked). */
 static status_t check_pages(uint8_t *p, size_t bytes, uint32_t id, unsigned *checked)
 {
         size_t   n      = bytes / PAGE;
@@ -111,7 +125,9 @@ static status_t check_pages(uint8_t *p, size_t bytes, uint32_t id, unsigned *che
                 st = ST_OK;
                 for (size_t i = 0; i < n && st == ST_OK; i++)
                         if (status[i] != (int)id)
-                                st = ST_BAD_DATA;
+                                st = log_err(ST_BAD_DATA, "move_pages: page %zu of %zu (%p) is "
+                                             "on node %d, not on node %u", i, n, pages[i],
+                                             status[i], id);
                 *checked = st == ST_OK ? (unsigned)n : 0;
         }
         free(pages);
@@ -137,7 +153,11 @@ status_t plat_alloc_pages_on_node(uint32_t id, size_t bytes, enum plat_page_kind
         bool bound = !syscall(SYS_mbind, *out, bytes, MPOL_BIND_, mask, sizeof(mask) * 8,
                               MPOL_MF_STRICT_ | MPOL_MF_MOVE_);
         if (!bound && (errno != ENOSYS || n_nodes > 1)) {
-                st = errno == EINVAL ? ST_BAD_ARG : ST_NO_MEM;
+                int e = errno;
+
+                st = log_err(e == EINVAL ? ST_BAD_ARG : ST_NO_MEM,
+                             "mbind(%p, %zu bytes, MPOL_BIND to node %u): %s", *out, bytes, id,
+                             strerror(e));
                 plat_free_pages(*out, bytes);
                 *out = NULL;
                 return st;
