@@ -12,6 +12,7 @@
 #      placement error and no cells, the console names the page, node 0 is unharmed;
 #   3. mbind to node 1 failing (FAKE_NUMA_MBIND_FAIL) FAILs likewise, the console saying which
 #      buffer (address, bytes) and node.
+# A run with a cell the host disturbed in every window is made again, at most twice.
 # TAP output. Usage: tests/test_hosted_numa_nodes.sh [PMUCAL_HOST].
 set -u
 bin=${1:-build/host/pmucal-host}
@@ -33,11 +34,21 @@ out=$(make -s --no-print-directory B="$B" "$B/host/fake_numa.so" 2>&1)
 check $? "build $B/host/fake_numa.so${out:+ ($out)}"
 shim=$(cd "$(dirname "$B/host/fake_numa.so")" && pwd)/fake_numa.so
 
-# run NAME [VAR=VALUE...]: pmucal-host --numa on the fixture's nodes, knobs in the environment.
+# run NAME [VAR=VALUE...]: pmucal-host --numa on the fixture's nodes, knobs in the environment;
+# its exit status. A cell whose every window the host disturbed ("left out, every window
+# disturbed": the machine's load, measured by the run itself) makes the run again, at most twice.
 run() {
         name=$1; shift
-        env "$@" PMUCAL_SYSFS="$fixture" LD_PRELOAD="$shim" FAKE_NUMA_LOG="$tmp/$name.calls" \
-                "$bin" --numa --ws-mib 8 --load-ms 100 --out "$tmp/$name" >"$tmp/$name.log" 2>&1
+        for try in 1 2 3; do
+                rm -rf "$tmp/$name" "$tmp/$name.calls"
+                env "$@" PMUCAL_SYSFS="$fixture" LD_PRELOAD="$shim" FAKE_NUMA_LOG="$tmp/$name.calls" \
+                        "$bin" --numa --ws-mib 8 --load-ms 100 --out "$tmp/$name" >"$tmp/$name.log" 2>&1
+                rc=$?
+                left=$(grep -c "left out, every window disturbed" "$tmp/$name.log")
+                [ "$left" -gt 0 ] && [ "$try" -lt 3 ] || break
+                echo "# $name, run $try: $left cell(s) or point(s) left out as disturbed by the host; run again"
+        done
+        return $rc
 }
 
 # expect NAME BAD_NODE: checks numa-matrix.json of run NAME against the fixture; BAD_NODE (or
