@@ -14,13 +14,15 @@ n=0 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && sed 's/^/# /' <<<"$2"; }
 
-# obj TREE PATH SYMBOL...: TREE/PATH.o defines each SYMBOL as a function, plus a static one.
+# obj TREE PATH SYMBOL...: TREE/src/PATH.c defines each SYMBOL as a function, plus a static
+# one, compiled into TREE/obj/PATH.o.
 obj() {
         local tree=$1 path=$2 s src; shift 2
-        mkdir -p "$(dirname "$tree/$path")"
+        mkdir -p "$(dirname "$tree/src/$path")" "$(dirname "$tree/obj/$path")"
         src="static int helper(void) { return 1; }"
         for s in "$@"; do src="$src int $s(void) { return helper(); }"; done
-        echo "$src" | $CC -fno-builtin -w -x c -c -o "$tree/$path.o" - || echo "cannot compile $path"
+        echo "$src" >"$tree/src/$path.c"
+        $CC -fno-builtin -w -c -o "$tree/obj/$path.o" "$tree/src/$path.c" || echo "cannot compile $path"
 }
 
 clean=$tmp/clean
@@ -43,8 +45,10 @@ obj "$clean" host/pmucal_table main cli_usage
 
 # run ARGS...: sets out (stdout and stderr) and rc.
 run() { out=$(python3 "$TOOL" "$@" 2>&1); rc=$?; }
+# tree DIR: the tool on DIR's objects and sources.
+tree() { run --root "$1/src" "$1/obj"; }
 
-run "$clean"
+tree "$clean"
 if [ "$rc" -eq 0 ] && grep -q '^names: ok (' <<<"$out"; then ok "the clean object tree passes"
 else not_ok "the clean object tree passes (exit $rc)" "$out"; fi
 
@@ -55,9 +59,8 @@ plant() {
         local name=$1 path=$2 sym=$3 want_re=$4 d
         case_n=$((case_n + 1)); d=$tmp/case$case_n
         cp -r "$clean" "$d"
-        obj "$d" "$path.planted" "$sym"
-        mv "$d/$path.planted.o" "$d/${path}_planted.o"
-        run "$d"
+        obj "$d" "${path}_planted" "$sym"
+        tree "$d"
         if [ "$rc" -eq 1 ] && [ "$(grep -vc '^names: [0-9]* violations' <<<"$out")" -eq 1 ] &&
            grep -qE -- "$want_re" <<<"$out"; then
                 ok "$name"
@@ -85,11 +88,22 @@ plant "a name with no layer's prefix" report/json write_escaped \
 plant "a C library name outside boot/uefi/uefi_libc" lib/stats memcmp \
         '^names: lib/stats_planted: memcmp: no layer.s prefix '
 
+d=$tmp/stale; cp -r "$clean" "$d"
+obj "$d" app/moved pmu_moved_away
+rm "$d/src/app/moved.c"
+tree "$d"
+if [ "$rc" -eq 0 ]; then ok "the object of a source no longer in the tree (moved since the build) is left out"
+else not_ok "the object of a source no longer in the tree is left out (exit $rc)" "$out"; fi
+obj "$d" app/moved pmu_moved_away
+tree "$d"
+if [ "$rc" -eq 1 ] && grep -q '^names: app/moved: pmu_moved_away: ' <<<"$out"; then ok "... and counts while its source is there"
+else not_ok "... and counts while its source is there (exit $rc)" "$out"; fi
+
 run "$tmp/nowhere"
 if [ "$rc" -eq 2 ] && grep -q 'no such object folder' <<<"$out"; then ok "a missing object folder is a usage error (exit 2), not a pass"
 else not_ok "a missing object folder is a usage error (exit $rc)" "$out"; fi
 mkdir -p "$tmp/empty"
-run "$tmp/empty"
+run --root "$tmp/empty" "$tmp/empty"
 if [ "$rc" -eq 2 ] && grep -q 'no object files' <<<"$out"; then ok "a folder without objects is a usage error (exit 2), not a pass"
 else not_ok "a folder without objects is a usage error (exit $rc)" "$out"; fi
 

@@ -13,10 +13,12 @@ may export only their own prefixes. A symbol with no prefix of the table is a vi
 Exit status 1 if there is any, 0 if none, 2 on a usage error (an object folder that does not
 exist, nm missing, no object at all).
 
-    tools/check_names.py [--list] OBJDIR...
+    tools/check_names.py [--list] [--root DIR] OBJDIR...
 
 OBJDIR is a folder of objects laid out like the tree (build/efi, build/aarch64/obj,
-build/host/obj); --list prints each prefix with the number of symbols that carry it.
+build/host/obj); an object whose source is no longer in the tree (--root, the repository by
+default: a file moved or deleted since the last build) is left out. --list prints each
+prefix with the number of symbols that carry it.
 """
 import argparse
 import collections
@@ -170,12 +172,21 @@ def check_symbol(src, sym):
 
 # ---- reading the objects ------------------------------------------------------------------
 
-def symbols(objdir, nm):
+def built_from_tree(root, obj, objdir):
+    """False for an object whose source (.c or .S) the tree no longer has; generated sources
+    (build/...) are the build's own and always count."""
+    src = os.path.splitext(os.path.relpath(obj, objdir))[0]
+    return src.startswith("build" + os.sep) or any(
+        os.path.isfile(os.path.join(root, src + ext)) for ext in (".c", ".S"))
+
+
+def symbols(objdir, nm, root):
     """{(source path without extension, symbol)} of every .o below @p objdir."""
     objs = []
     for dirpath, dirnames, names in os.walk(objdir):
         dirnames.sort()
-        objs += [os.path.join(dirpath, n) for n in sorted(names) if n.endswith(".o")]
+        objs += [os.path.join(dirpath, n) for n in sorted(names)
+                 if n.endswith(".o") and built_from_tree(root, os.path.join(dirpath, n), objdir)]
     out = set()
     for i in range(0, len(objs), 200):
         part = objs[i:i + 200]
@@ -198,13 +209,15 @@ def main(argv):
     ap.add_argument("objdirs", nargs="+", metavar="OBJDIR")
     ap.add_argument("--list", action="store_true", help="print each prefix's symbol count")
     ap.add_argument("--nm", default=os.environ.get("NM", "nm"))
+    ap.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                    help="the tree the objects were built from")
     args = ap.parse_args(argv)
     syms, n_objs = set(), 0
     for d in args.objdirs:
         if not os.path.isdir(d):
             ap.error("no such object folder: %s (build it first)" % d)
         try:
-            s, n = symbols(d, args.nm)
+            s, n = symbols(d, args.nm, args.root)
         except (OSError, RuntimeError) as e:
             ap.error(str(e))
         syms |= s
