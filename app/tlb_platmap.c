@@ -117,8 +117,10 @@ static status_t find_buffer(const struct platmap *m, const struct tlbcal_sweep *
                          pte, MIN_PAGES, status_str(st));
         else
                 rep_skip(REP_SKIP_ENV, "%s %s %s: every buffer of %u to %u pages came mapped with "
-                         "%s pages, not %s (%s)", name, page, pte, MIN_PAGES, n_hi,
-                         tlbcal_page_name(kind_bytes(got)), page, lat_pages_tables_name(NULL));
+                         "%s pages, not %s (%s%s%s)", name, page, pte, MIN_PAGES, n_hi,
+                         tlbcal_page_name(kind_bytes(got)), page, lat_pages_tables_name(NULL),
+                         plat_info()->huge_pages ? ": " : "",
+                         plat_info()->huge_pages ? plat_info()->huge_pages : "");
         return ST_UNSUPPORTED;
 }
 

@@ -312,6 +312,9 @@ struct plat_info {
         const char *page_tables;   /* whose page tables map the harness's buffers, as the
                                       latency table names them ("Linux page tables"); NULL:
                                       the firmware's identity map */
+        const char *huge_pages;    /* how a buffer asked with 2 MiB pages may get them, to say
+                                      why it did not (hosted: transparent huge pages, and the
+                                      kernel's THP setting); NULL: as the identity map is */
         /* What the platform counts for the calling thread, beside what the harness programs
          * itself; NULL where it counts nothing (the firmware, whose windows run with
          * interrupts masked and whose PMU the harness drives; the unit tests). */

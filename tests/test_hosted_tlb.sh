@@ -92,6 +92,15 @@ t "$(python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); s=json.load(op
   "--with-tlb: tlb-table.json and tlb-curve.csv written, the latency table's tlb member is tlb-table.json"
 t "$(grep -q '^PASS: tlb: every chase returned to its start (0 did not)' "$out/console.txt" && echo 0 || echo 1)" \
   "every chase returned to its start"
+# Transparent huge pages refused to the process (prctl PR_SET_THP_DISABLE, inherited across
+# exec): the 2 MiB sweep SKIPs saying how the pages were asked for, the 4 KiB one still runs.
+python3 -c 'import ctypes, os, sys
+if ctypes.CDLL(None).prctl(41, 1, 0, 0, 0): sys.exit("prctl(PR_SET_THP_DISABLE) failed")
+os.execv(sys.argv[1], sys.argv[1:])' "$bin" --tlb --out "$out/nothp" --cpu "$cpu" --quick >"$out/nothp.txt" 2>&1
+rc=$?
+t "$([ $rc -eq 0 ] && grep -q '^SKIP: tlb: dtlb 2 MiB near: every buffer of 16 to 32 pages came mapped with 4 KiB pages, not 2 MiB (Linux page tables: transparent huge pages asked with MADV_HUGEPAGE' "$out/nothp.txt" &&
+     python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); sys.exit([c["page_bytes"] for c in t["curves"]] != [4096])' "$out/nothp/tlb-table.json" && echo 0 || echo 1)" \
+  "THP disabled for the process: the 2 MiB sweep SKIPs with the reason, the 4 KiB sweep is measured (exit $rc)"
 # A guest whose CPUID names no L1 dTLB (KVM passes leaf 2's "see leaf 0x18" and an empty leaf
 # 0x18) leaves nothing to compare with: the table must say so (no_cpuid), and TAP skips it.
 if [ "$verdict" = no_cpuid ]; then

@@ -492,6 +492,23 @@ static uint64_t tsc_rate(void)
         return n1 > n0 ? (uint64_t)((unsigned __int128)(t1 - t0) * 1000000000ull / (n1 - n0)) : 0;
 }
 
+/* How 2 MiB pages are asked for (pages_alloc), with the kernel's THP mode, for the reasons
+ * printed where a buffer did not get them. */
+static const char *huge_pages_how(void)
+{
+        static char how[200];
+        size_t      len = 0;
+        char       *mode = slurp("/sys/kernel/mm/transparent_hugepage/enabled", &len);
+        const char *lb = mode ? strchr(mode, '[') : NULL, *rb = lb ? strchr(lb, ']') : NULL;
+
+        snprintf(how, sizeof(how), "transparent huge pages asked with MADV_HUGEPAGE, THP "
+                 "mode %.*s (/sys/kernel/mm/transparent_hugepage/enabled); hugetlbfs pages "
+                 "(MAP_HUGETLB) are not used", rb ? (int)(rb - lb - 1) : 7,
+                 rb ? lb + 1 : "unknown");
+        free(mode);
+        return how;
+}
+
 const struct plat_info *plat_info(void)
 {
         static struct plat_info info = { .name = "Linux hosted", .image_base = 0,
@@ -506,6 +523,8 @@ const struct plat_info *plat_info(void)
         }
         info.secure_boot = plat_secure_boot_of(efivar_u8("SecureBoot"), efivar_u8("SetupMode"));
         info.steals      = linux_plat_ctx_switches;
+        if (!info.huge_pages)
+                info.huge_pages = huge_pages_how();
         if (!info.tsc_hz)
                 info.tsc_hz = tsc_rate();
         linux_perf_cycles(&info);
