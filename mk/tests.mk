@@ -109,11 +109,17 @@ $(B)/host/oracle_kernels: $(call test_obj,tests/oracle_kernels.c tests/fake_msr_
 # The AArch64 kernels, the firmware's own objects of bench/arm64/, in a static AArch64 Linux
 # program for the qemu-user count of tests/test_oracle_arm64.sh. No AArch64 C library: the
 # program brings its _start and system calls; the chase window's helpers, in bench_chase's
-# object but never called by the program, resolve to one that exits 125.
+# object but never called by the program, resolve to one that exits 125. The program's own
+# object goes under $(B)/aarch64/test/obj, apart from the firmware's objects that
+# check-names reads.
 A64_ORACLE_KERNELS := $(call a64_obj,bench/arm64/kernel_addchain.c bench/arm64/kernel_branch.c \
                                      bench/arm64/kernel_chase.c bench/arm64/kernel_skid.c)
 A64_ORACLE_UNREACHED := bench_guard_smi bench_guard_steal cpu_irq_disable cpu_irq_restore
-$(B)/aarch64/oracle_arm64: $(call a64_obj,tests/oracle_arm64.c) $(A64_ORACLE_KERNELS)
+$(B)/aarch64/test/obj/%.o: %.c
+	$(Q)mkdir -p $(@D)
+	$(say) CC64 $<
+	$(Q)$(A64_CROSS)gcc $(A64_CFLAGS) -c $< -o $@
+$(B)/aarch64/oracle_kernels: $(B)/aarch64/test/obj/tests/oracle_kernels_arm64.o $(A64_ORACLE_KERNELS)
 	$(Q)mkdir -p $(@D)
 	$(say) LD64 $@
 	$(Q)$(A64_CROSS)gcc -static -nostdlib -Wl,--no-warn-rwx-segments $^ -o $@ \

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # The AArch64 kernels' counts against an oracle that is not pmucal's: each kernel of
-# bench/arm64/ (the firmware's own objects, in the static program tests/oracle_arm64.c) runs
-# under qemu-user at two lengths with one instruction per translation block and the exec
-# trace unchained (-singlestep -d in_asm,exec,nochain), so that the trace has one line per
+# bench/arm64/ (the firmware's own objects, in the static program
+# tests/oracle_kernels_arm64.c) runs under qemu-user at two lengths with one instruction per
+# translation block and the exec trace unchained (-singlestep -d in_asm,exec,nochain), so that the trace has one line per
 # executed instruction, and QEMU's disassembly of each block names that instruction. Over the
 # kernel's symbols it counts instructions, branches (every B, BL, BR, BLR, RET, B.cond,
 # CBZ/CBNZ, TBZ/TBNZ: what PMUv3's BR_RETIRED counts) and loads (LD* mnemonics: what
 # LD_RETIRED counts); the difference of the two lengths, divided by the difference in length,
 # is what one iteration executes. It must equal what the kernels' headers claim, compiled for
-# AArch64 (oracle_arm64 --claims: BENCH_LOOP_INSNS_PER_ITER, BENCH_PATTERN_INSNS_*_BYTE,
+# AArch64 (oracle_kernels --claims: BENCH_LOOP_INSNS_PER_ITER, BENCH_PATTERN_INSNS_*_BYTE,
 # BENCH_CHASE_INSNS_PER_ITER ...), the numbers app/arm64/validate.c and the shared suite
 # expect on a PMUv3. Where the harness takes an iteration to run in an address range (the skid
 # loop's body, in which validate.c expects the sampled PCs), every instruction of an
@@ -37,14 +37,14 @@ if ! command -v "$qemu" >/dev/null; then
                 echo "1..$n"; exit 1
         fi
 fi
-out=$(make -s --no-print-directory B="$B" "$B/aarch64/oracle_arm64" 2>&1)
-t $? "build $B/aarch64/oracle_arm64" "$out"
-bin=$B/aarch64/oracle_arm64
+out=$(make -s --no-print-directory B="$B" "$B/aarch64/oracle_kernels" 2>&1)
+t $? "build $B/aarch64/oracle_kernels" "$out"
+bin=$B/aarch64/oracle_kernels
 [ -x "$bin" ] || { echo "1..$n"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 claims=$("$qemu" "$bin" --claims)
-t $? "oracle_arm64 --claims ran under $qemu" "$claims"
+t $? "oracle_kernels --claims ran under $qemu" "$claims"
 
 # Instructions, branches and loads executed under the symbols in $2 (comma separated), and the
 # instructions among them in the address range $3 (0xLO:0xHI; - for none), from the trace

@@ -3,14 +3,14 @@
  * AArch64 Linux program, for a count of what they execute that is not pmucal's: the program
  * runs one kernel with a given length under qemu-user, which traces every instruction it
  * executes (tests/test_oracle_arm64.sh); two lengths give the per-iteration counts, the call's
- * own cost cancelling. `oracle_arm64 --claims` prints what the kernels' headers claim per
+ * own cost cancelling. `oracle_kernels --claims` prints what the kernels' headers claim per
  * iteration, compiled for AArch64 as the firmware is (some counts differ by architecture).
  * Freestanding: no AArch64 C library is installed, so _start and two raw Linux system calls
  * (write, exit_group) stand in for it.
  *
- *   oracle_arm64 KERNEL N     run KERNEL for N iterations (loop, pattern-zero, pattern-one,
+ *   oracle_kernels KERNEL N   run KERNEL for N iterations (loop, pattern-zero, pattern-one,
  *                             skid, chase, add-chain)
- *   oracle_arm64 --claims     one line per kernel: name insns branches loads symbols
+ *   oracle_kernels --claims   one line per kernel: name insns branches loads symbols
  *                             range (0xLO:0xHI, the addresses an iteration runs in, or -)
  */
 #include <stddef.h>
@@ -150,7 +150,7 @@ static int run(const char *kernel, uint64_t n)
         } else if (same(kernel, "add-chain")) {
                 bench_add_chain(n);
         } else {
-                put("oracle_arm64: unknown kernel ");
+                put("oracle_kernels: unknown kernel ");
                 put(kernel);
                 put("\n");
                 return 2;
@@ -190,7 +190,7 @@ __attribute__((noreturn, used)) void oracle_main(const uint64_t *sp)
                 leave(0);
         }
         if (argc != 3 || !(n = parse_iters(argv[2]))) {
-                put("usage: oracle_arm64 KERNEL N (1..100000) | --claims\n");
+                put("usage: oracle_kernels KERNEL N (1..100000) | --claims\n");
                 leave(2);
         }
         leave(run(argv[1], n));
@@ -200,7 +200,7 @@ __attribute__((noreturn, used)) void oracle_main(const uint64_t *sp)
  * oracle never runs the window, so reaching one of these is an error. */
 __attribute__((noreturn, used)) void oracle_not_reached(void)
 {
-        put("oracle_arm64: the chase window's helpers are not part of the oracle\n");
+        put("oracle_kernels: the chase window's helpers are not part of the oracle\n");
         leave(125);
 }
 
