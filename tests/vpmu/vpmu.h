@@ -253,6 +253,10 @@ struct vpmu_stats {
          * the thread executed in them, the switches' own cost included (some 40 us of CPU
          * time a switch on a virtual machine), counts, in the TSC alone where no counter runs */
         uint64_t n_host_desched, host_desched_ticks, n_host_desched_harness;
+        /* Host TSC ticks counted for the harness's own code (its spans outside kernels and
+         * PMI handlers): some microseconds between two stamps of a check, far more where
+         * the host slowed the thread (interrupts, the caches another process left) */
+        uint64_t harness_ticks;
 };
 const struct vpmu_stats *vpmu_stats(void);
 /** The @p i-th MSR write since vpmu_init (false past the end; the log keeps 4096). */

@@ -308,8 +308,10 @@ void vp_accrue(const struct vpmu_step *s)
         }
         uint64_t n = vp.stats.n_host_desched, ran = vp_clock_ran();
 
-        if (s == &vp_harness_step && vp.stats.n_host_desched != n)
-                vp.stats.n_host_desched_harness++;
+        if (s == &vp_harness_step) {
+                vp.stats.n_host_desched_harness += vp.stats.n_host_desched != n;
+                vp.stats.harness_ticks += ran;
+        }
         count_time(ran, s);
 }
 
