@@ -4,8 +4,10 @@
  * every Intel core since Nehalem and every AMD Zen, [SDM-Opt] / AMD SOG instruction tables:
  * 48 cycles) followed by `dec; jnz` back to the top. Written as top-level asm so that the
  * labels below are the kernel's own symbols: the taken branch is from bench_block_jcc to
- * bench_block_top, and every instruction of the kernel lies in [bench_block_run,
- * bench_block_end).
+ * bench_block_top, and every instruction of the kernel lies in [bench_block_start,
+ * bench_block_end), bench_block_run's extent (its .size). Ranges take bench_block_start, not
+ * the function's address: a link that wraps the function (ld --wrap, the host tests' models)
+ * makes &bench_block_run the wrapper's, wherever that lies.
  */
 #ifndef PMUCAL_KERNEL_BLOCK_H
 #define PMUCAL_KERNEL_BLOCK_H
@@ -23,6 +25,7 @@
 void bench_block_run(uint64_t n);
 
 /* The kernel's symbols (addresses only; not callable). */
+extern const char bench_block_start[]; /* the kernel's first byte (bench_block_run's) */
 extern const char bench_block_top[];  /* loop head: target of the back branch */
 extern const char bench_block_jcc[];  /* the jnz: source of the back branch */
 extern const char bench_block_end[];  /* one past the kernel's last byte */

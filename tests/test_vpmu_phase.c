@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "app/run.h"
+#include "bench/kernel_block.h"
 #include "report/inventory.h"
 #include "analysis/levels.h"
 #include "tests/fake_plat.h"
@@ -529,6 +530,53 @@ static void test_phase_ibs_stray_ops(void **unused)
         assert_int_equal(n, 4);
 }
 
+/* The kernel's exact extent under the link's wraps: the model's wrapper replaces
+ * bench_block_run (tests/unittests.cfg), so &bench_block_run is the wrapper's address, but the
+ * LBR symbol and IBS fetch-address ranges are [bench_block_start, bench_block_end), the
+ * kernel's own bytes. One stack in seven ending in a branch from the byte before the kernel,
+ * or from its end (the first byte past it), FAILs the symbols; from its first byte (and to 0x40
+ * on, inside) it PASSes. One fetch sample in ten at the byte before the kernel (900 permille
+ * inside, 950 needed) FAILs the fetch addresses, at its last byte it PASSes. */
+static void test_phase_exact_extent(void **unused)
+{
+        const uint64_t start = (uint64_t)(uintptr_t)bench_block_start;
+        const uint64_t end = (uint64_t)(uintptr_t)bench_block_end;
+        const struct {
+                const struct vpmu_part *p;
+                const char             *check;
+                bool                    lbr;
+                uint64_t                at;
+                char                    want;
+        } cases[] = {
+                { &vpmu_spr, "lbr: symbols", true, start - 1, 'F' },
+                { &vpmu_spr, "lbr: symbols", true, end, 'F' },
+                { &vpmu_icx, "lbr: symbols", true, start, 'P' },
+                { &vpmu_zen2, "ibs-fetch: fetch-addresses", false, start - 1, 'F' },
+                { &vpmu_zen4, "ibs-fetch: fetch-addresses", false, end - 1, 'P' },
+        };
+        struct verdicts v;
+
+        (void)unused;
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                struct vpmu_faults f = { 0 };
+
+                if (cases[i].lbr) {
+                        f.lbr_stray_every = 7;
+                        f.lbr_stray_from = cases[i].at;
+                } else {
+                        f.ibs_fetch_stray_every = 10;
+                        f.ibs_fetch_stray_at = cases[i].at;
+                }
+                run(cases[i].p, &f, WITH_TABLE, &v);
+                int j = index_of(&v, cases[i].check);
+                if (verdict_of(&v, cases[i].check) != cases[i].want)
+                        fail_msg("%s, stray at kernel %+lld: %s is %c, want %c (%s)",
+                                 cases[i].p->name, (long long)(cases[i].at - start),
+                                 cases[i].check, verdict_of(&v, cases[i].check), cases[i].want,
+                                 j < 0 ? "no line" : v.why[j]);
+        }
+}
+
 /* Sampling buffers the firmware maps with 2 MiB pages, as OVMF and most firmware do: the
  * page-stride chase's 64 MiB is 32 translations, so no load misses the STLB and the check
  * expects hits (IBS: of 2 MiB pages); every other check is decided as on 4 KiB pages. */
@@ -568,6 +616,7 @@ int main(void)
                 cmocka_unit_test(test_phase_ibs_erratum_1197),
                 cmocka_unit_test(test_phase_ibs_stray_ops),
                 cmocka_unit_test(test_phase_large_pages),
+                cmocka_unit_test(test_phase_exact_extent),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

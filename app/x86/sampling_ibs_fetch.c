@@ -14,7 +14,8 @@
 
 void samp_ibs_fetch_run(struct samp_ctx *c, struct pmu_ibs_session *s)
 {
-        const uint64_t lo = (uint64_t)(uintptr_t)bench_block_run;
+        /* The kernel's exact extent, from labels no link redirects (kernel_block.h). */
+        const uint64_t lo = (uint64_t)(uintptr_t)bench_block_start;
         const uint64_t hi = (uint64_t)(uintptr_t)bench_block_end;
         /* 32-byte fetch windows one iteration spans (top .. end of the jnz). */
         const uint64_t top = (uint64_t)(uintptr_t)bench_block_top;

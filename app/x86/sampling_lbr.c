@@ -75,10 +75,10 @@ static uint64_t block_cost_tsc(const struct pmu_lbr_session *s, uint64_t *ratio_
 static void lbr_checks(struct samp_ctx *c, struct pmu_lbr_session *s, uint64_t expected_mcyc,
                        uint64_t run_cycles)
 {
+        /* The kernel's exact extent, from labels no link redirects (kernel_block.h). */
         const struct rep_sym syms[] = {
-                { (uint64_t)(uintptr_t)bench_block_run,
-                  (uint64_t)(bench_block_end - (const char *)(uintptr_t)bench_block_run),
-                  "bench_block_run" },
+                { (uint64_t)(uintptr_t)bench_block_start,
+                  (uint64_t)(bench_block_end - bench_block_start), "bench_block_run" },
         };
         struct lbr_block_stat st[64];
         struct lbr_block blk[PMU_LBR_MAX_DEPTH];

@@ -144,6 +144,8 @@ struct vpmu_faults {
         uint32_t     lbr_cycles_scale_pct; /* LBR cycle counts scaled (100 = right) */
         unsigned     lbr_stray_every; /* every n-th PMI's stack ends in a branch outside the
                                        * kernel (the harness's code) */
+        uint64_t     lbr_stray_from;  /* that branch's source, its target 0x40 on (0: the
+                                       * harness's code, far from the kernel) */
         bool         ibs_wrong_src;   /* IBS DataSrc of a DRAM load says local cache */
         unsigned     ibs_no_data_every; /* every n-th IBS op sample of a load loses LdOp and
                                        * DcLinAddrValid (1: all of them) */
@@ -153,6 +155,7 @@ struct vpmu_faults {
                                        * (signed) than the code makes */
         unsigned     ibs_fetch_stray_every; /* every n-th fetch sample's address lies just
                                        * past the sampled code's end (the next function) */
+        uint64_t     ibs_fetch_stray_at; /* ... or at this address (0: past the end) */
         unsigned     ibs_op_stray_every; /* every n-th op sample is a load of the caller's
                                        * (OpRip before the sampled code, an address outside
                                        * the buffer), as ops retired around the kernel are */

@@ -310,7 +310,9 @@ void vp_ibs_fetch_count(uint64_t n, const struct vpmu_step *s)
                 vp.n_ibs_fetches++;
                 if (vp.f.ibs_fetch_stray_every &&
                     vp.n_ibs_fetches % vp.f.ibs_fetch_stray_every == 0)
-                        vp.ibs_fetch_linad = s->rip_hi + vp_rand() % 64;
+                        vp.ibs_fetch_linad = vp.f.ibs_fetch_stray_at
+                                                     ? vp.f.ibs_fetch_stray_at
+                                                     : s->rip_hi + vp_rand() % 64;
                 if (vp.f.ibs_fetch_zero_every &&
                     vp.n_ibs_fetches % vp.f.ibs_fetch_zero_every == 0)
                         vp.ibs_fetch_linad = 0;

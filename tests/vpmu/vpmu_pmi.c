@@ -39,9 +39,10 @@ void vp_pmi(uint64_t rip, int eilvt)
          * Overflow"; the extended LVT of IBS is not masked by delivery. */
         if (eilvt < 0)
                 *lvt |= VP_APIC_LVT_MASKED;
-        if (!vp_amd() && vp.f.lbr_stray_every && vp.stats.n_pmi % vp.f.lbr_stray_every == 0)
-                vp_lbr_push(&(struct vpmu_branch){ .from = vp_harness_step.rip_lo,
-                                                   .to = vp_harness_step.rip_lo + 0x40 });
+        if (!vp_amd() && vp.f.lbr_stray_every && vp.stats.n_pmi % vp.f.lbr_stray_every == 0) {
+                uint64_t at = vp.f.lbr_stray_from ? vp.f.lbr_stray_from : vp_harness_step.rip_lo;
+                vp_lbr_push(&(struct vpmu_branch){ .from = at, .to = at + 0x40 });
+        }
         if (!vp_amd() && (vp.debugctl & VP_DEBUGCTL_FREEZE_LBR_PMI))
                 vp_lbr_freeze();
         vp.in_pmi = true;
