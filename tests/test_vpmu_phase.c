@@ -417,6 +417,27 @@ static void test_phase_tolerance_edges(void **unused)
                   { .pebs_lat_split_every = 3, .pebs_fault_level = VL_DRAM + 1 }, 'F' },
                 { &vpmu_skx, "pebs: latency DRAM",
                   { .pebs_lat_split_every = 5, .pebs_fault_level = VL_DRAM + 1 }, 'P' },
+                /* tlb page-stride: 700 permille of the page-stride chase's load samples must
+                 * report the STLB outcome its pages give (16384 4 KiB pages: every load
+                 * misses); one in four reported wrong (750) PASSes, one in three (667) FAILs.
+                 * IBS op samples that run every 4096 ops: its 1024 iterations of 33-34 ops
+                 * give 8, so one in four wrong is 2 of them (750), one in two 4 (500) */
+                { &vpmu_skx, "pebs: tlb page-stride", { .tlb_flip_every = 4 }, 'P' },
+                { &vpmu_skx, "pebs: tlb page-stride", { .tlb_flip_every = 3 }, 'F' },
+                { &vpmu_zen2, "ibs-op: tlb page-stride", { .tlb_flip_every = 4 }, 'P' },
+                { &vpmu_zen4, "ibs-op: tlb page-stride", { .tlb_flip_every = 2 }, 'F' },
+                /* data-source: 700 permille of a level's loads must name it; one DRAM record
+                 * in four naming the L3 (750) PASSes, one in three (667) FAILs */
+                { &vpmu_icx, "pebs: data-source DRAM",
+                  { .pebs_src_up_every = 4, .pebs_fault_level = VL_DRAM + 1 }, 'P' },
+                { &vpmu_icx, "pebs: data-source DRAM",
+                  { .pebs_src_up_every = 3, .pebs_fault_level = VL_DRAM + 1 }, 'F' },
+                /* records-with-data: a load sample counts only with its linear address; one
+                 * in 25 without DcLinAddrValid (its LdOp kept) leaves 903 permille of the
+                 * samples (32 of 34 ops loads: 941), under 921, and FAILs; one in 200 (936)
+                 * PASSes */
+                { &vpmu_zen2, "ibs-op: records-with-data", { .ibs_no_la_every = 25 }, 'F' },
+                { &vpmu_zen2, "ibs-op: records-with-data", { .ibs_no_la_every = 200 }, 'P' },
                 /* sample-count: one record per 2003 loads above the threshold, within 5 % */
                 { &vpmu_skx, "pebs: sample-count",
                   { .count_kind = VE_LDLAT, .count_ppm = 70000 }, 'F' },
@@ -489,6 +510,51 @@ static void test_phase_ibs_edges(void **unused)
                                          cases[i].p->name, i, n, verdict_of(&v, n), want,
                                          j < 0 ? "no line" : v.why[j]);
                 }
+        }
+}
+
+/* op-count at its edges, to within the ops IBS counted after its last sample: the count is a
+ * period per sample less what each re-arm carried, plus that tail (at most a period, 4096 of
+ * the ~8.19 million ops, 0.05 %). The run: 244537 iterations (2000 samples of 4096 ops at 33.5
+ * ops per iteration), 33 or 34 ops each; the counter counts every op but the sampled ones
+ * (one per sample, 2 x ops / 8065 of them: a period less 63.5 carried on average). A count
+ * fault puts the total @p off ops from the edge of 5 % around 8191989 (7782390 .. 8601588):
+ * 1024 ops inside it PASSes, 1024 outside FAILs. */
+static int32_t ibs_op_ppm_at(const struct vpmu_part *p, int64_t counted)
+{
+        const int64_t dispatched = 244537ll * (p->fuse_dec_jcc ? 33 : 34);
+        const int64_t with_sampled = counted + 2 * counted / 8065;
+
+        return (int32_t)(with_sampled * 1000000 / dispatched - 1000000);
+}
+
+static void test_phase_ibs_op_count_edges(void **unused)
+{
+        static const struct {
+                const struct vpmu_part *p;
+                int64_t                 counted;
+                char                    want;
+        } cases[] = {
+                { &vpmu_zen2, 7782390 + 1024, 'P' },
+                { &vpmu_zen2, 7782390 - 1024, 'F' },
+                { &vpmu_zen4, 8601588 + 1024, 'F' },
+                { &vpmu_zen4, 8601588 - 1024, 'P' },
+        };
+        struct verdicts v;
+
+        (void)unused;
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                struct vpmu_faults f = { .ibs_op_count_ppm = ibs_op_ppm_at(cases[i].p,
+                                                                           cases[i].counted) };
+                int                j;
+
+                run(cases[i].p, &f, WITH_TABLE, &v);
+                j = index_of(&v, "ibs-op: op-count");
+                if (verdict_of(&v, "ibs-op: op-count") != cases[i].want)
+                        fail_msg("%s, %lld ops counted: op-count is %c, want %c (%s)",
+                                 cases[i].p->name, (long long)cases[i].counted,
+                                 verdict_of(&v, "ibs-op: op-count"), cases[i].want,
+                                 j < 0 ? "no line" : v.why[j]);
         }
 }
 
@@ -613,6 +679,7 @@ int main(void)
                 cmocka_unit_test(test_phase_faults),
                 cmocka_unit_test(test_phase_tolerance_edges),
                 cmocka_unit_test(test_phase_ibs_edges),
+                cmocka_unit_test(test_phase_ibs_op_count_edges),
                 cmocka_unit_test(test_phase_ibs_erratum_1197),
                 cmocka_unit_test(test_phase_ibs_stray_ops),
                 cmocka_unit_test(test_phase_large_pages),

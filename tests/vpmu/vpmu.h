@@ -139,6 +139,8 @@ struct vpmu_faults {
         unsigned     pebs_lat_split_every; /* of every n records of loads at the fault
                                        * level, one reports 4 times its latency and one a
                                        * quarter (n >= 2; the median stays right) */
+        unsigned     pebs_src_up_every; /* of every n records of loads at the fault level,
+                                       * one names the level above as the data source */
         unsigned     pebs_fault_level;/* pebs_la_xor, pebs_lat_scale_pct and the split hit
                                        * loads from level - 1 only (enum vpmu_level + 1); 0 = every level */
         uint32_t     lbr_cycles_scale_pct; /* LBR cycle counts scaled (100 = right) */
@@ -149,6 +151,10 @@ struct vpmu_faults {
         bool         ibs_wrong_src;   /* IBS DataSrc of a DRAM load says local cache */
         unsigned     ibs_no_data_every; /* every n-th IBS op sample of a load loses LdOp and
                                        * DcLinAddrValid (1: all of them) */
+        unsigned     ibs_no_la_every; /* every n-th IBS op sample of a load loses
+                                       * DcLinAddrValid alone (LdOp kept) */
+        unsigned     tlb_flip_every;  /* every n-th load sample (IBS op, PEBS record) reports
+                                       * the STLB outcome its load did not have */
         int32_t      ibs_op_count_ppm;  /* IbsOpCurCnt counting dispatched ops counts this
                                        * many ppm more (signed) than dispatch */
         int32_t      ibs_fetch_count_ppm; /* IbsFetchCnt counts this many ppm more fetches

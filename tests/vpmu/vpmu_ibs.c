@@ -203,14 +203,20 @@ static void tag(const struct vpmu_op *op, const struct vpmu_step *s)
                         d3 |= VP_OPDATA3_DC_MISS | lat << VP_OPDATA3_MISS_LAT_SHIFT;
                 if (op->level > VL_L2)
                         d3 |= VP_OPDATA3_L2_MISS;
-                if (op->dtlb_miss)
+                bool tlb_miss = op->dtlb_miss;
+                if (vp.f.tlb_flip_every && ++vp.n_tlb_loads % vp.f.tlb_flip_every == 0)
+                        tlb_miss = !tlb_miss;
+                if (tlb_miss)
                         d3 |= VP_OPDATA3_L1TLB_MISS | VP_OPDATA3_L2TLB_MISS;
                 else if (op->page_2m)
                         d3 |= VP_OPDATA3_L1TLB_HIT_2M;
                 vp.ibs_dc_linad = op->la;
                 vp.ibs_dc_physad = op->la ^ (fault_here(op) ? vp.f.ibs_phys_xor : 0); /* identity */
-                if (vp.f.ibs_no_data_every && ++vp.n_ibs_loads % vp.f.ibs_no_data_every == 0)
+                vp.n_ibs_loads++;
+                if (vp.f.ibs_no_data_every && vp.n_ibs_loads % vp.f.ibs_no_data_every == 0)
                         d3 &= ~(VP_OPDATA3_LD | VP_OPDATA3_LIN_VALID);
+                if (vp.f.ibs_no_la_every && vp.n_ibs_loads % vp.f.ibs_no_la_every == 0)
+                        d3 &= ~VP_OPDATA3_LIN_VALID;
         }
         if (vp.f.ibs_op_stray_every && (vp.stats.n_ibs_op + 1) % vp.f.ibs_op_stray_every == 0) {
                 vp.ibs_op_rip = s->rip_lo - 0x40;

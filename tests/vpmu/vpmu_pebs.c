@@ -102,14 +102,15 @@ static void wr64(uint8_t *rec, unsigned off, uint64_t v)
 
 /* Data-source word of a load served from @p l ([SDM-3B] "Load Latency ... Data Source
  * Encoding"; Linux ds.c pebs_data_source[]): 0x1 L1 hit, 0x3 L2 hit, 0x4 L3 hit (no snoop),
- * 0xa L3 miss served by local DRAM. 0x8 is L4 / PMEM on Skylake and later. */
-static uint64_t dse(const struct vpmu_op *op)
+ * 0xa L3 miss served by local DRAM. 0x8 is L4 / PMEM on Skylake and later. @p up: the level
+ * above the one that served it named instead; @p tlb_flip: the STLB bit wrong. */
+static uint64_t dse(const struct vpmu_op *op, bool up, bool tlb_flip)
 {
         static const uint8_t src[4] = { [VL_L1] = 0x1, [VL_L2] = 0x3, [VL_L3] = 0x4,
                                         [VL_DRAM] = 0xa };
-        uint64_t d = src[op->level];
+        uint64_t d = src[up && op->level > VL_L1 ? op->level - 1 : op->level];
 
-        if (op->dtlb_miss)
+        if (op->dtlb_miss != tlb_flip)
                 d |= 1u << 4; /* STLB miss */
         return d;
 }
@@ -146,8 +147,13 @@ void vp_pebs_event(unsigned n, const struct vpmu_op *op, const struct vpmu_step 
         unsigned sz = record_bytes(adaptive);
         uint16_t lat = op ? vp_load_latency(op) : 0;
         uint64_t la = op ? op->la : 0;
+        bool     up = false, tlb_flip = false;
 
+        if (data && vp.f.tlb_flip_every)
+                tlb_flip = ++vp.n_tlb_loads % vp.f.tlb_flip_every == 0;
         if (op && (!vp.f.pebs_fault_level || vp.f.pebs_fault_level == op->level + 1u)) {
+                if (data && vp.f.pebs_src_up_every)
+                        up = ++vp.n_pebs_src % vp.f.pebs_src_up_every == 0;
                 la ^= vp.f.pebs_la_xor;
                 if (vp.f.pebs_lat_scale_pct)
                         lat = (uint16_t)(lat * vp.f.pebs_lat_scale_pct / 100);
@@ -178,7 +184,7 @@ void vp_pebs_event(unsigned n, const struct vpmu_op *op, const struct vpmu_step 
                 wr64(rec, 0x18, vp_tsc_model());
                 if (groups & VP_DATACFG_MEMINFO && data) {
                         wr64(rec, 0x20, la);
-                        wr64(rec, 0x28, dse(op));
+                        wr64(rec, 0x28, dse(op, up, tlb_flip));
                         /* Sapphire Rapids and later split [15:0] instruction and [47:32]
                          * cache latency (Linux struct pebs_meminfo) */
                         wr64(rec, 0x30, vp.p->model == 0x8f ? (uint64_t)lat << 32 | (lat + 2u)
@@ -189,7 +195,7 @@ void vp_pebs_event(unsigned n, const struct vpmu_op *op, const struct vpmu_step 
                 wr64(rec, VP_PEBS_STATUS, 1ull << n);
                 if (data) {
                         wr64(rec, VP_PEBS_DLA, la);
-                        wr64(rec, VP_PEBS_DSE, dse(op));
+                        wr64(rec, VP_PEBS_DSE, dse(op, up, tlb_flip));
                         wr64(rec, VP_PEBS_LAT, lat);
                 }
                 if (fmt() >= 2)

@@ -39,10 +39,12 @@ struct vp_state {
         uint64_t ibs_op_ctl, ibs_op_rip, ibs_op_data, ibs_op_data2, ibs_op_data3, ibs_op_data4;
         uint64_t ibs_dc_linad, ibs_dc_physad, ibs_br_target, ibs_ctl;
         uint64_t ibs_op_cnt, ibs_fetch_cnt;
-        uint64_t n_ibs_loads;     /* load samples tagged (the no-data fault's clock) */
+        uint64_t n_ibs_loads;     /* load samples tagged (the no-data faults' clock) */
         uint64_t ibs_op_frac, ibs_fetch_frac; /* the IBS count faults' carry (ppm) */
         uint64_t n_ibs_fetches;   /* fetch samples taken (the fetch faults' clock) */
         uint64_t n_pebs_split;    /* records at the fault level (the split fault's clock) */
+        uint64_t n_pebs_src;      /* records at the fault level (the source fault's clock) */
+        uint64_t n_tlb_loads;     /* load samples of IBS or PEBS (the TLB fault's clock) */
         bool     ibs_op_tag;       /* the next op is tagged */
         /* APIC */
         uint32_t lvt_pmc, eilvt[4];
