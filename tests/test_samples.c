@@ -279,6 +279,10 @@ static void test_check_level_tlb(void **state)
         assert_int_equal(v.measured, 900);
         rep_check_level(s, 10, PS_LVL_L3, 950, &v);
         assert_int_equal(v.v, REP_V_FAIL);
+        rep_check_level(s, 10, PS_LVL_L3, 900, &v); /* the share exactly at the bound passes */
+        assert_int_equal(v.v, REP_V_PASS);
+        rep_check_level(s, 10, PS_LVL_L3, 901, &v);
+        assert_int_equal(v.v, REP_V_FAIL);
         s[0].level = PS_LVL_UNKNOWN;              /* unknown levels are not counted */
         rep_check_level(s, 10, PS_LVL_L3, 0, &v);
         assert_int_equal(v.measured, 889);

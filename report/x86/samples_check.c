@@ -19,6 +19,37 @@ static void verdict(struct rep_verdict *out, enum rep_verdict_kind v, int64_t me
         out->unit = unit;
 }
 
+/* A check every one of @p n_all items must pass, in @p unit: SKIP with @p skip_why when there
+ * is none (false: nothing decided, the caller has no more to say), else PASS only when all
+ * @p n_good are. */
+static bool all_or_nothing(struct rep_verdict *out, uint64_t n_good, uint64_t n_all,
+                           const char *unit, const char *skip_why)
+{
+        if (n_all == 0) {
+                verdict(out, REP_V_SKIP, 0, 0, 0, 0, unit);
+                fmt_snprintf(out->why, sizeof(out->why), "%s", skip_why);
+                return false;
+        }
+        verdict(out, n_good == n_all ? REP_V_PASS : REP_V_FAIL, (int64_t)n_good, (int64_t)n_all,
+                (int64_t)n_all, (int64_t)n_all, unit);
+        return true;
+}
+
+/* A check that @p n_match of @p n_known items, in permille, reach @p min_permille: SKIP with
+ * @p skip_why when none is known (false, as all_or_nothing). */
+static bool share_at_least(struct rep_verdict *out, uint64_t n_match, uint64_t n_known,
+                           uint32_t min_permille, const char *skip_why)
+{
+        if (n_known == 0) {
+                verdict(out, REP_V_SKIP, 0, min_permille, min_permille, 1000, "permille");
+                fmt_snprintf(out->why, sizeof(out->why), "%s", skip_why);
+                return false;
+        }
+        verdict(out, permille(n_match, n_known) >= min_permille ? REP_V_PASS : REP_V_FAIL,
+                permille(n_match, n_known), min_permille, min_permille, 1000, "permille");
+        return true;
+}
+
 static bool line_visited(const uint64_t *lines, size_t n, uint64_t line)
 {
         size_t lo = 0, hi = n;
@@ -68,13 +99,9 @@ status_t rep_check_addrs_in_chain(const struct psample *s, size_t n, uint64_t ba
                         first_bad = a;
                 }
         }
-        if (n_addr == 0) {
-                verdict(out, REP_V_SKIP, 0, 0, 0, 0, "samples");
-                fmt_snprintf(out->why, sizeof(out->why), "no sampled load carried a data address");
+        if (!all_or_nothing(out, n_good, n_addr, "samples",
+                            "no sampled load carried a data address"))
                 return ST_OK;
-        }
-        verdict(out, n_good == n_addr ? REP_V_PASS : REP_V_FAIL, (int64_t)n_good,
-                (int64_t)n_addr, (int64_t)n_addr, (int64_t)n_addr, "samples");
         if (have_bad)
                 fmt_snprintf(out->why, sizeof(out->why), "%llu of %llu addresses on visited "
                              "lines of [0x%llx, +%llu); first bad 0x%llx",
@@ -115,13 +142,8 @@ status_t rep_check_phys(const struct psample *s, size_t n, const struct rep_xlat
                     map[lo - 1].pa + (s[i].data_la - map[lo - 1].va) == s[i].data_pa)
                         n_good++;
         }
-        if (n_both == 0) {
-                verdict(out, REP_V_SKIP, 0, 0, 0, 0, "samples");
-                fmt_snprintf(out->why, sizeof(out->why), "no sample had both addresses valid");
+        if (!all_or_nothing(out, n_good, n_both, "samples", "no sample had both addresses valid"))
                 return ST_OK;
-        }
-        verdict(out, n_good == n_both ? REP_V_PASS : REP_V_FAIL, (int64_t)n_good,
-                (int64_t)n_both, (int64_t)n_both, (int64_t)n_both, "samples");
         fmt_snprintf(out->why, sizeof(out->why), "%llu of %llu physical addresses match the "
                      "page tables", (unsigned long long)n_good, (unsigned long long)n_both);
         return ST_OK;
@@ -149,13 +171,8 @@ status_t rep_check_phys_walk(const struct psample *s, const struct rep_walk *w, 
                         bad = i;
                 }
         }
-        if (n_both == 0) {
-                verdict(out, REP_V_SKIP, 0, 0, 0, 0, "samples");
-                fmt_snprintf(out->why, sizeof(out->why), "no sample had both addresses valid");
+        if (!all_or_nothing(out, n_good, n_both, "samples", "no sample had both addresses valid"))
                 return ST_OK;
-        }
-        verdict(out, n_good == n_both ? REP_V_PASS : REP_V_FAIL, (int64_t)n_good,
-                (int64_t)n_both, (int64_t)n_both, (int64_t)n_both, "samples");
         if (bad == n)
                 fmt_snprintf(out->why, sizeof(out->why), "%llu of %llu physical addresses equal "
                              "the CR3 walk (%llu identity)", (unsigned long long)n_good,
@@ -225,13 +242,9 @@ status_t rep_check_level(const struct psample *s, size_t n, enum psample_level w
                 n_known++;
                 n_match += s[i].level == want;
         }
-        if (n_known == 0) {
-                verdict(out, REP_V_SKIP, 0, min_permille, min_permille, 1000, "permille");
-                fmt_snprintf(out->why, sizeof(out->why), "no load with a known data source");
+        if (!share_at_least(out, n_match, n_known, min_permille,
+                            "no load with a known data source"))
                 return ST_OK;
-        }
-        verdict(out, permille(n_match, n_known) >= min_permille ? REP_V_PASS : REP_V_FAIL,
-                permille(n_match, n_known), min_permille, min_permille, 1000, "permille");
         fmt_snprintf(out->why, sizeof(out->why), "%llu of %llu loads report %s",
                      (unsigned long long)n_match, (unsigned long long)n_known,
                      psample_level_name(want));
@@ -257,13 +270,8 @@ status_t rep_check_tlb(const struct psample *s, size_t n, bool want_l2_miss,
                            (p->pgsz == PS_PG_UNKNOWN || want_pgsz == PS_PG_UNKNOWN ||
                             p->pgsz == want_pgsz);
         }
-        if (n_known == 0) {
-                verdict(out, REP_V_SKIP, 0, min_permille, min_permille, 1000, "permille");
-                fmt_snprintf(out->why, sizeof(out->why), "no sample with TLB information");
+        if (!share_at_least(out, n_match, n_known, min_permille, "no sample with TLB information"))
                 return ST_OK;
-        }
-        verdict(out, permille(n_match, n_known) >= min_permille ? REP_V_PASS : REP_V_FAIL,
-                permille(n_match, n_known), min_permille, min_permille, 1000, "permille");
         fmt_snprintf(out->why, sizeof(out->why), "%llu of %llu samples: STLB %s, page %s",
                      (unsigned long long)n_match, (unsigned long long)n_known,
                      want_l2_miss ? "miss" : "hit", psample_pgsz_name(want_pgsz));
@@ -334,11 +342,6 @@ status_t rep_check_lbr_symbols(const struct lbr_entry *e, size_t n, const struct
         if (!out || (!e && n) || (!syms && n_syms))
                 return ST_BAD_ARG;
         memset(out, 0, sizeof(*out));
-        if (n == 0) {
-                verdict(out, REP_V_SKIP, 0, 0, 0, 0, "addresses");
-                fmt_snprintf(out->why, sizeof(out->why), "no branch records");
-                return ST_OK;
-        }
         for (size_t i = 0; i < 2 * n; i++) {
                 uint64_t a = i & 1 ? e[i / 2].to : e[i / 2].from;
                 size_t lo = 0, hi = n_syms;
@@ -358,8 +361,8 @@ status_t rep_check_lbr_symbols(const struct lbr_entry *e, size_t n, const struct
                         first_bad = a;
                 }
         }
-        verdict(out, n_in == 2 * n ? REP_V_PASS : REP_V_FAIL, (int64_t)n_in, (int64_t)(2 * n),
-                (int64_t)(2 * n), (int64_t)(2 * n), "addresses");
+        if (!all_or_nothing(out, n_in, 2 * n, "addresses", "no branch records"))
+                return ST_OK;
         fmt_snprintf(out->why, sizeof(out->why), "%llu of %llu branch addresses inside known "
                      "symbols; first outside 0x%llx", (unsigned long long)n_in,
                      (unsigned long long)(2 * n), (unsigned long long)first_bad);
