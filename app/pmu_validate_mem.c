@@ -112,7 +112,7 @@ static status_t own_tables(struct val_chase *ch, const struct cpu_info *ci, cons
         };
         if (bench_ownpt_check_4k(ch->own, ch->cb.buf, ch->cb.bytes, &ch->n_walked) != ST_OK ||
             ch->n_walked != ch->cb.bytes / PAGE_BYTES) {
-                *reason = "a page of the 4 KiB test mapping does not walk to itself";
+                *reason = "not every page of the 4 KiB test mapping walks to itself";
                 return ST_BAD_DATA;
         }
         if (!bench_ownpt_identity_ok(ch->own, probes, ARRAY_SIZE(probes))) {

@@ -31,6 +31,7 @@ static struct rep_buf  console;
 static enum plat_page_kind page_kind = PLAT_PAGE_4K;
 static bool                cr3_loadable, cr3_restores, map_process;
 static uint64_t            cr3 = FAKE_PLAT_FIRMWARE_CR3;
+static uint64_t            leave_base, leave_bytes; /* fake_plat_map_leave_out */
 
 void fake_plat_reset(void)
 {
@@ -51,6 +52,13 @@ void fake_plat_set_mmu(enum plat_page_kind pages, bool load_cr3, bool restore_cr
         cr3_restores = restore_cr3;
         map_process  = cover_process;
         cr3          = FAKE_PLAT_FIRMWARE_CR3;
+        leave_base = leave_bytes = 0;
+}
+
+void fake_plat_map_leave_out(uint64_t base, uint64_t bytes)
+{
+        leave_base  = base;
+        leave_bytes = bytes;
 }
 
 enum plat_page_kind fake_plat_page_kind(void)
@@ -151,19 +159,32 @@ void plat_mem_free(void *p, size_t bytes)
 #define WINDOW_HOLE_SIZE (1ull << 40)
 static size_t map_the_process(struct plat_mem_range *map, size_t n)
 {
+        size_t first = n;
+
         map[n++] = (struct plat_mem_range){ .base = 4 * GiB, .bytes = WINDOW_HOLE_BASE - 4 * GiB,
                                             .kind = PLAT_MEM_RAM };
         map[n++] = (struct plat_mem_range){ .base  = WINDOW_HOLE_BASE + WINDOW_HOLE_SIZE,
                                             .bytes = (1ull << 47) - WINDOW_HOLE_BASE -
                                                      WINDOW_HOLE_SIZE,
                                             .kind = PLAT_MEM_RAM };
+        for (size_t i = first; leave_bytes && i < n; i++) { /* split the range that holds it */
+                struct plat_mem_range r = map[i];
+                uint64_t              end = leave_base + leave_bytes;
+
+                if (leave_base < r.base || end > r.base + r.bytes)
+                        continue;
+                map[i].bytes = leave_base - r.base;
+                map[n++] = (struct plat_mem_range){ .base = end, .bytes = r.base + r.bytes - end,
+                                                    .kind = PLAT_MEM_RAM };
+                break;
+        }
         return n;
 }
 
 status_t plat_mem_map(struct plat_mem_summary *sum, struct plat_mem_range *out, size_t max,
                       size_t *n)
 {
-        struct plat_mem_range map[5] = {
+        struct plat_mem_range map[6] = {
                 { .base = 0, .bytes = 640 * KiB, .kind = PLAT_MEM_RAM },
                 { .base = 1 * MiB, .bytes = 2 * GiB - 1 * MiB, .kind = PLAT_MEM_RAM },
                 { .base = 0xfec00000, .bytes = 4 * KiB, .kind = PLAT_MEM_MMIO, .uncached = true },

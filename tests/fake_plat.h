@@ -77,6 +77,10 @@ void fake_plat_cpus_reset(void);
  *  heap (as a firmware's map covers the harness) when @p cover_process. */
 void fake_plat_set_mmu(enum plat_page_kind pages, bool load_cr3, bool restore_cr3,
                        bool cover_process);
+/** With the process covered (fake_plat_set_mmu), plat_mem_map leaves [@p base, @p base +
+ *  @p bytes) out, a range of it the firmware's map does not describe (0 bytes: none; reset by
+ *  fake_plat_set_mmu). */
+void fake_plat_map_leave_out(uint64_t base, uint64_t bytes);
 /** The page size page buffers are reported mapped with (fake_plat_set_mmu), for a model of
  *  the TLB that must agree with it. */
 enum plat_page_kind fake_plat_page_kind(void);
