@@ -171,8 +171,9 @@ void vp_spin_us(uint64_t us)
 
 /* The host takes the CPU away for @p us: the test thread sleeps. The system call itself
  * takes the thread some 20-50 us of CPU time on a virtual machine (the timer armed, the
- * switch out and back): returned in TSC ticks, so that the fault can leave it out, which a
- * preemption of the thread does not cost it. */
+ * switch out and back): returned in TSC ticks, so that the fault can leave out what the
+ * sleep, not the descheduling it stands for, spends (a preemption's own switches cost the
+ * thread's clock some 40 us as well, which the model counts: see the file's head). */
 uint64_t vp_sleep_us(uint64_t us)
 {
         struct timespec t = { .tv_sec = (time_t)(us / 1000000), .tv_nsec = (long)(us % 1000000) * 1000 };
