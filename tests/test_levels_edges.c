@@ -89,6 +89,30 @@ static void test_jump_edges(void **unused)
         assert_true(l.flags & LAT_F_NO_HIERARCHY);
 }
 
+/* A plateau's edge is the median of its last (first) three points, not its last (first)
+ * point alone: a cache whose last three working sets before the step already read 5 % slow
+ * (the first misses of the next level; the two nearest the step are rising points, the third
+ * is the plateau's last) still sits 1.35 below the next level, two levels; a one-point edge
+ * would see 1.35 / 1.05 = 1.29, under the 1.3 jump, and merge them. */
+static void test_edge_points(void **unused)
+{
+        struct lat_curve  c;
+        struct lat_levels l;
+
+        (void)unused;
+        curve(&c, 48, 100, 256, 1.35, 1.05, 1);
+        for (size_t i = 22; i <= 24; i++) { /* 181, 215 and 256 KiB: the step is past 256 */
+                pts[i].min_mcyc = pts[i].min_mcyc * 105 / 100;
+                pts[i].p10_mcyc = pts[i].p10_mcyc * 105 / 100;
+                pts[i].p50_mcyc = pts[i].p50_mcyc * 105 / 100;
+                pts[i].p90_mcyc = pts[i].p90_mcyc * 105 / 100;
+        }
+        detect(&c, &l);
+        assert_int_equal(l.n, 2);
+        assert_int_equal(l.lv[0].lat_mcyc.p50, 100000);
+        assert_int_equal(l.lv[1].lat_mcyc.p50, 135000);
+}
+
 /* A curve that ends rising (the sweep stopped inside a step): its last point is a level of
  * its own when it rose by the jump factor of 1.3 from the plateau before it, and the curve is
  * flagged TAIL_RISING; a rise of 1.25 is the plateau's own slope. Two points step up: the
@@ -213,6 +237,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_noisy_edges),
                 cmocka_unit_test(test_jump_edges),
+                cmocka_unit_test(test_edge_points),
                 cmocka_unit_test(test_tail_edges),
                 cmocka_unit_test(test_overlap_edge),
                 cmocka_unit_test(test_few_points),
