@@ -37,6 +37,8 @@ PMU_x86_SRCS := \
 	pmu/x86/encode.c \
 	pmu/x86/fault_probe.c \
 	pmu/x86/ibs.c \
+	pmu/x86/ibs_fetch.c \
+	pmu/x86/ibs_op.c \
 	pmu/x86/ibs_session.c \
 	pmu/x86/lbr.c \
 	pmu/x86/lbr_session.c \

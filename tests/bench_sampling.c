@@ -9,7 +9,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "pmu/x86/ibs.h"
+#include "pmu/x86/ibs_fetch.h"
+#include "pmu/x86/ibs_op.h"
 #include "pmu/x86/lbr.h"
 #include "pmu/x86/pebs.h"
 

@@ -1,6 +1,6 @@
-/** @file Unit tests for pmu/x86/ibs.c: detection, control-register encoding and family-aware
- * decoding of IBS registers built bit by bit from [PPR-19h-01h] (Linux amd-ibs.h) and
- * [BKDG-10h] (the DTrace-provider seed's field list). */
+/** @file Unit tests for pmu/x86/ibs.c, ibs_op.c and ibs_fetch.c: detection, control-register
+ * encoding and family-aware decoding of IBS registers built bit by bit from [PPR-19h-01h]
+ * (Linux amd-ibs.h) and [BKDG-10h] (the DTrace-provider seed's field list). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +10,8 @@
 #include <cmocka.h>
 
 #include "pmu/x86/ibs.h"
+#include "pmu/x86/ibs_fetch.h"
+#include "pmu/x86/ibs_op.h"
 
 #define B(n) (1ull << (n))
 
@@ -224,13 +226,13 @@ static void test_count_rearm_disable(void **state)
                                                       IBSFETCHCTL_RAND_EN), 2 * 0x400 - 15);
         assert_int_equal(pmu_ibs_fetch_mean_period_x2(0x40 | IBSFETCHCTL_EN), 2 * 0x400);
         /* Erratum 420: Fam10h clears MaxCnt first, then En. */
-        assert_int_equal(pmu_ibs_disable_seq(&f10, armed, true, w), 2);
+        assert_int_equal(pmu_ibs_op_disable_seq(&f10, armed, w), 2);
         assert_int_equal(w[0], IBSOPCTL_OP_EN);
         assert_int_equal(w[1], 0);
-        assert_int_equal(pmu_ibs_disable_seq(&zen, armed, true, w), 1);
+        assert_int_equal(pmu_ibs_op_disable_seq(&zen, armed, w), 1);
         assert_int_equal(w[0], 0);
-        assert_int_equal(pmu_ibs_disable_seq(&zen, 0x10 | IBSFETCHCTL_EN | IBSFETCHCTL_RAND_EN,
-                                             false, w), 1);
+        assert_int_equal(pmu_ibs_fetch_disable_seq(&zen, 0x10 | IBSFETCHCTL_EN |
+                                                   IBSFETCHCTL_RAND_EN, w), 1);
         assert_int_equal(w[0], IBSFETCHCTL_RAND_EN);
 }
 

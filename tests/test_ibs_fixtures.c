@@ -1,6 +1,6 @@
 /** @file Recorded IBS samples from real CPUs (tests/data/ibs/, each file names its source)
- *  decoded by pmu/x86/ibs.c and compared, field by field, with the decoding the source
- *  printed (perf report -D). */
+ *  decoded by pmu/x86/ibs_op.c and ibs_fetch.c and compared, field by field, with the decoding
+ *  the source printed (perf report -D). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,7 +11,8 @@
 
 #include <cmocka.h>
 
-#include "pmu/x86/ibs.h"
+#include "pmu/x86/ibs_fetch.h"
+#include "pmu/x86/ibs_op.h"
 #include "tests/test_util.h"
 
 struct fixture {

@@ -1,5 +1,6 @@
 /** @file
- * Host tests of the IBS session (pmu/x86/ibs_session.c) against the register model
+ * Host tests of the IBS session (pmu/x86/ibs_session.c and the sides' arm, take and disarm in
+ * ibs_op.c and ibs_fetch.c) against the register model
  * tests/fake_msr.c: probe reasons, the op PMI state machine, fetch re-arm and the Fam10h
  * disable sequence.
  */

@@ -1,8 +1,9 @@
 /** @file
  * The IBS fetch pipeline of the sampling phase: plan (the fetch control value) -> run (arm
- * the session over the fixed-cost block kernel, disarm) -> decode (pmu/x86/ibs.c) -> check
+ * fetch sampling over the fixed-cost block kernel, disarm) -> decode -> check
  * (fetch addresses inside the kernel, fetch count) -> report (instruction-cache and ITLB
- * misses, mean fetch latency). The session is opened by the phase (app/x86/sampling.c).
+ * misses, mean fetch latency). Control value, arming and decoding are pmu/x86/ibs_fetch.c; the
+ * session is opened by the phase (app/x86/sampling.c).
  */
 #include "app/x86/sampling.h"
 
@@ -32,9 +33,9 @@ void samp_ibs_fetch_run(struct samp_ctx *c, struct pmu_ibs_session *s)
                 return;
         }
         s->fetch_cap = SAMP_SAMPLES_MAX;
-        if (pmu_ibs_session_arm(s, 0, ctl) == ST_OK) {
+        if (pmu_ibs_fetch_arm(s, ctl) == ST_OK) {
                 bench_block_run(BLOCK_ITERS);
-                pmu_ibs_session_disarm(s);
+                pmu_ibs_fetch_disarm(s);
         }
         for (size_t i = 0; i < s->n_fetch; i++) {
                 if (pmu_ibs_fetch_decode(&s->info, &s->fetches[i], &f) != ST_OK || !f.valid ||

@@ -1,10 +1,11 @@
 /** @file
  * The IBS op pipeline of the sampling phase: plan (the control value for the period and
- * count mode) -> run (arm the session, chase each working set with interrupts enabled,
- * disarm) -> decode (pmu/x86/ibs.c, to portable samples) -> check (addresses, physical,
+ * count mode) -> run (arm op sampling, chase each working set with interrupts enabled,
+ * disarm) -> decode (to portable samples) -> check (addresses, physical,
  * latency, data source per working set; sample and op counts; the page-stride chase's TLB
- * misses) -> report (the data-cache report). The session is opened by the phase
- * (app/x86/sampling.c), which shares it with the fetch pipeline.
+ * misses) -> report (the data-cache report). Control value, arming and decoding are one module,
+ * pmu/x86/ibs_op.c; the session is opened by the phase (app/x86/sampling.c), which shares it
+ * with the fetch pipeline.
  */
 #include "app/x86/sampling.h"
 
@@ -123,9 +124,9 @@ void samp_ibs_op_run(struct samp_ctx *c, struct pmu_ibs_session *s, struct psamp
                 }
                 bench_chase(ch.start, ch.n_lines / BENCH_CHASE_UNROLL + 1);
                 pmu_clock_ratio_begin(&rt, c->cpu);
-                if ((st = pmu_ibs_session_arm(s, ctl, 0)) == ST_OK) {
+                if ((st = pmu_ibs_op_arm(s, ctl)) == ST_OK) {
                         bench_chase(ch.start, iters);
-                        pmu_ibs_session_disarm(s);
+                        pmu_ibs_op_disarm(s);
                 }
                 q16 = pmu_clock_ratio_end(&rt);
                 samp_plan_core_cycles(&c->plan, q16, rt.how, &pc);
@@ -159,9 +160,9 @@ void samp_ibs_op_run(struct samp_ctx *c, struct pmu_ibs_session *s, struct psamp
         bool miss;
         enum psample_pgsz pg;
         samp_tlb_expect(&ch, &miss, &pg);
-        if (pmu_ibs_session_arm(s, ctl, 0) == ST_OK) {
+        if (pmu_ibs_op_arm(s, ctl) == ST_OK) {
                 bench_chase(ch.start, 2 * ch.n_lines / BENCH_CHASE_UNROLL);
-                pmu_ibs_session_disarm(s);
+                pmu_ibs_op_disarm(s);
         }
         n = samp_filter_chase(ps, ibs_decode(s, ps));
         if (rep_check_tlb(ps, n, miss, pg, 700, &v) == ST_OK)
