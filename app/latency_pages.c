@@ -11,7 +11,8 @@
 
 static uint64_t kind_bytes(enum plat_page_kind k)
 {
-        return k == PLAT_PAGE_1G ? PT_1G : k == PLAT_PAGE_2M ? PT_2M : PT_4K;
+        return k == PLAT_PAGE_1G ? BENCH_OWNPT_1G : k == PLAT_PAGE_2M ? BENCH_OWNPT_2M
+                                                               : BENCH_OWNPT_4K;
 }
 
 /* ---- the window hooks: interrupts are masked; nothing here may allocate or print ---- */
@@ -21,7 +22,7 @@ static status_t enter(void *ctx)
         struct lat_pages *lp = ctx;
         status_t          st;
 
-        if ((st = cpu_page_tables_load(lp->own.pt.root_pa, &lp->saved_cr3)) != ST_OK)
+        if ((st = cpu_page_tables_load(bench_ownpt_root_pa(&lp->own), &lp->saved_cr3)) != ST_OK)
                 return st;
         /* A CR3 load keeps global entries and, with PCIDs, other contexts' entries.
          * [SDM-3A] "Invalidation of TLBs and Paging-Structure Caches" */
@@ -96,8 +97,12 @@ status_t lat_pages_remap(void *ctx, void *buf, uint64_t bytes, enum plat_page_ki
                 lp->why = "no CPU description to build page tables for";
                 return ST_UNSUPPORTED;
         }
+        if (bench_ownpt_absent_why()) {
+                lp->why = bench_ownpt_absent_why();
+                return ST_UNSUPPORTED;
+        }
         st = bench_ownpt_build_pages(&lp->own, lp->cpu, buf, bytes, lp->page_bytes);
-        lp->built = st == ST_OK || lp->own.n_chunks;
+        lp->built = st == ST_OK || bench_ownpt_n_table_pages(&lp->own);
         if (st != ST_OK) {
                 lp->why = st == ST_UNSUPPORTED ? "this platform gives no memory map to build "
                                                  "the harness's own page tables from"
@@ -110,7 +115,7 @@ status_t lat_pages_remap(void *ctx, void *buf, uint64_t bytes, enum plat_page_ki
         }
         /* Prove a CR3 load once, and read CR4 where that proved we run at CPL 0. */
         cpu_irq_disable(&irq);
-        st = cpu_page_tables_load(lp->own.pt.root_pa, &saved);
+        st = cpu_page_tables_load(bench_ownpt_root_pa(&lp->own), &saved);
         if (st == ST_OK) {
                 lp->flush = bench_cr4_read() & (BENCH_CR4_PGE | BENCH_CR4_PCIDE);
                 if (lp->flush)
@@ -141,7 +146,7 @@ void lat_pages_method(const struct lat_pages *lp, const struct bench_sweep_cfg *
                          "pages through the harness page tables (%llu pages walked, %u table "
                          "pages, CR3 switched in %u windows%s)", asked, fw,
                          bench_page_name(in->page_used), (unsigned long long)lp->n_walked,
-                         lp->own.pt.n_table_pages, lp->n_windows,
+                         bench_ownpt_n_table_pages(&lp->own), lp->n_windows,
                          lp->flush ? ", TLB flushed at each switch" : "");
         else if (lp && lp->tried)
                 rep_info("pages: %s asked, %s obtained (%s: %s, so the harness's own page "
@@ -160,7 +165,8 @@ void lat_pages_checks(const struct lat_pages *lp)
         rep_check(lp->check_ok, "own page tables: %llu of %llu pages of the buffer walk to "
                   "themselves as %s pages, %llu harness addresses identity-mapped",
                   (unsigned long long)lp->n_walked, (unsigned long long)lp->n_pages,
-                  lp->page_bytes == PT_2M ? "2 MiB" : "4 KiB", (unsigned long long)lp->n_probes);
+                  lp->page_bytes == BENCH_OWNPT_2M ? "2 MiB" : "4 KiB",
+                  (unsigned long long)lp->n_probes);
         if (lp->n_windows || lp->n_cr3_bad)
                 rep_check(lp->n_cr3_bad == 0, "firmware CR3 restored after every window (%u "
                           "windows, %u differed)", lp->n_windows, lp->n_cr3_bad);

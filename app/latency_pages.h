@@ -32,7 +32,7 @@ struct lat_pages {
         bool                   check_ok;   /* every page walked right, harness addresses
                                               identity-mapped */
         bool                   flush;      /* CR4.PGE/PCIDE: flush all after each switch */
-        uint64_t               page_bytes; /* the size mapped (PT_4K or PT_2M) */
+        uint64_t               page_bytes; /* the size mapped (BENCH_OWNPT_4K or _2M) */
         uint64_t               n_pages, n_walked, n_probes;
         uint64_t               saved_cr3;
         uint32_t               n_windows;  /* windows that ran under the own tables */

@@ -92,6 +92,10 @@ static status_t own_tables(struct val_chase *ch, const struct cpu_info *ci, cons
                 *reason = "no CPU description to build 4 KiB page tables for";
                 return ST_UNSUPPORTED;
         }
+        if (bench_ownpt_absent_why()) {
+                *reason = bench_ownpt_absent_why();
+                return ST_UNSUPPORTED;
+        }
         if (!(ch->own = plat_alloc(sizeof(*ch->own)))) {
                 *reason = "no memory for the page-table bookkeeping";
                 return ST_NO_MEM;
@@ -174,7 +178,7 @@ status_t val_chase_enter(struct val_chase *ch)
 
         if (!ch->own)
                 return ST_OK;
-        if ((st = cpu_page_tables_load(ch->own->pt.root_pa, &ch->saved_cr3)) != ST_OK)
+        if ((st = cpu_page_tables_load(bench_ownpt_root_pa(ch->own), &ch->saved_cr3)) != ST_OK)
                 return st;
         /* A CR3 load keeps global entries and, with PCIDs, other contexts' entries: toggle
          * CR4.PGE then, as the TLB phase does. CR4 is read here, where CR3 loads proved we
@@ -219,7 +223,7 @@ void val_page_chase_selftest(const struct cpu_info *ci)
                 return;
         }
         rep_info("%s: 4 KiB test mapping ready, %llu pages walked (%u table pages)", page->name,
-                 (unsigned long long)ch.n_walked, ch.own->pt.n_table_pages);
+                 (unsigned long long)ch.n_walked, bench_ownpt_n_table_pages(ch.own));
         /* One lap under the harness's tables: every pointer is read through a 4 KiB
          * translation, and a closed cycle comes back to where it started. */
         uint64_t n_ptrs = ch.cb.n_lines, lap = n_ptrs / BENCH_CHASE_UNROLL;

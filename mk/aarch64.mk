@@ -37,10 +37,8 @@ PMU_arm64_SRCS := \
 	pmu/arm64/pmu_arm64.c \
 	pmu/arm64/pmu_common.c
 
-# bench/arm64/: the kernels' bodies. The harness's own page tables (bench/ownpt.c, shared by
-# the latency sweep and the PMU suite) are built in the x86-64 format on both; on AArch64
-# boot/ refuses to load them (cpu_page_tables_load: ST_UNSUPPORTED), so that builder comes
-# along too.
+# bench/arm64/: the kernels' bodies, and the own page tables' AArch64 side (bench/ownpt.h),
+# which builds none: the harness has no AArch64 table builder.
 BENCH_arm64_SRCS := \
 	bench/arm64/c2c_ops.c \
 	bench/arm64/kernel_addchain.c \
@@ -48,9 +46,9 @@ BENCH_arm64_SRCS := \
 	bench/arm64/kernel_chase.c \
 	bench/arm64/kernel_load_arm64.c \
 	bench/arm64/kernel_skid.c \
+	bench/arm64/ownpt.c \
 	bench/arm64/tlb_ctl.c \
-	bench/arm64/window_arm64.c \
-	bench/x86/pagetable.c
+	bench/arm64/window_arm64.c
 
 # app/arm64/: inventory, selftest and pmu on the PMUv3, and the phases not ported yet
 # SKIPping with their reason (app/arm64/phases.c).

@@ -71,7 +71,6 @@ BENCH_SRCS := \
 	bench/measure.c \
 	bench/measure_on.c \
 	bench/measure_points.c \
-	bench/ownpt.c \
 	bench/sweep.c \
 	bench/tlb.c \
 	bench/window.c

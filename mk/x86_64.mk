@@ -56,6 +56,7 @@ BENCH_x86_SRCS := \
 	bench/x86/kernel_chase.c \
 	bench/x86/kernel_load_x86.c \
 	bench/x86/kernel_skid.c \
+	bench/x86/ownpt.c \
 	bench/x86/pagetable.c \
 	bench/x86/ptlive.c \
 	bench/x86/tlb_ctl.c \

@@ -1,6 +1,6 @@
 /** @file Tests of the latency buffer's page size (app/latency_pages.c) and the hooks it uses:
  *  the window hooks in bench_chase_window, the TLB refill length, the sweep's remap call
- *  (bench/measure.c) and the own tables with 2 MiB pages (bench/ownpt.c). */
+ *  (bench/measure.c) and the own tables with 2 MiB pages (bench/x86/ownpt.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -244,7 +244,7 @@ static struct cpu_info own_tables_cpu(void)
                                   .phys_addr_bits = 48 };
 }
 
-/* The own page tables of the dTLB check (bench/ownpt.c) over the fake memory map
+/* The own page tables of the dTLB check (bench/x86/ownpt.c) over the fake memory map
  * ([0, 640 KiB) and [1 MiB, 2 GiB) RAM, a 4 KiB MMIO page at 0xfec00000, holes below 4 GiB
  * uncached): the "fine" buffer is carved out of whatever range holds it and mapped by 4 KiB
  * pages; everything else keeps the largest page that fits. Only addresses are mapped and

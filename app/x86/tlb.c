@@ -1,7 +1,8 @@
 /** @file
- * The TLB phase in the firmware: build the harness's own 4-level page tables (bench/ownpt.c:
- * identity map of everything the firmware's memory map describes, and of the address-space
- * holes below 4 GiB as uncached, so MMIO the map leaves out stays reachable), add test
+ * The TLB phase in the firmware: build the harness's own 4-level page tables
+ * (bench/x86/ownpt.c: identity map of everything the firmware's memory map describes, and of
+ * the address-space holes below 4 GiB as uncached, so MMIO the map leaves out stays
+ * reachable), add test
  * windows mapped with 4 KiB, 2 MiB and 1 GiB pages, check every test page with the software
  * walker, then run the dTLB and iTLB sweeps. CR3 holds the harness's tables only inside a
  * measurement window:
@@ -43,7 +44,7 @@ struct twin {
 
 struct tlb_ctx {
         struct run        *r;
-        struct bench_ownpt own; /* identity map + windows (bench/ownpt.c) */
+        struct bench_ownpt own; /* identity map + windows (bench/x86/ownpt.c) */
         uint8_t           *pool4k_data, *pool4k_code, *buf, *ctl;
         uint64_t           pool4k_pages, ctl_va;
         uint64_t          *off;

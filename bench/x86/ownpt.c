@@ -1,5 +1,5 @@
-/** @file The harness's own page tables for a measurement (see ownpt.h). Factored out of the
- *  TLB phase (app/x86/tlb.c) so that the PMU suite's dTLB check builds them the same way. */
+/** @file x86-64's own page tables for a measurement (see bench/ownpt.h): 4-level tables
+ *  (bench/x86/pagetable.c) over the firmware's memory map. */
 #include "bench/ownpt.h"
 
 #include "lib/log.h"
@@ -145,6 +145,11 @@ static const char *page_name(uint64_t page_bytes)
 
 /* ---- public ---- */
 
+const char *bench_ownpt_absent_why(void)
+{
+        return NULL;
+}
+
 status_t bench_ownpt_build(struct bench_ownpt *o, const struct cpu_info *cpu, const void *fine,
                            uint64_t fine_bytes)
 {
@@ -229,4 +234,14 @@ bool bench_ownpt_identity_ok(const struct bench_ownpt *o, const uintptr_t *va, s
                         return false;
         }
         return true;
+}
+
+uint64_t bench_ownpt_root_pa(const struct bench_ownpt *o)
+{
+        return o->pt.root_pa;
+}
+
+uint32_t bench_ownpt_n_table_pages(const struct bench_ownpt *o)
+{
+        return o->pt.n_table_pages;
 }
