@@ -1,16 +1,11 @@
 /** @file Level detection on a latency curve (see levels.h; rules in docs/latency-table.md). */
 #include "analysis/levels.h"
 #include "analysis/levels_priv.h"
+#include "lib/fixq8.h"
 #include "lib/stats.h"
 
 #include "lib/fmt.h"
 
-
-/* 2^(b/256) in Q30 for b = 128, 64, ... 1. */
-static const uint32_t exp2_frac_q30[8] = {
-        1518500250, 1276901417, 1170923762, 1121280436,
-        1097253708, 1085434106, 1079572136, 1076653033,
-};
 
 static const char *const agree_names[] = {
         [LAT_AGREE_NO_CPUID] = "no-cpuid",
@@ -23,19 +18,6 @@ static const char *const flag_names[] = {
         "no_hierarchy", "noisy", "cpuid_differs", "no_dram",
         "tail_rising",  "overlap", "no_core_hz", "few_points",
 };
-
-uint64_t lv_exp2_q8(uint32_t x)
-{
-        uint64_t r = 1ull << 30;
-        unsigned e = x >> 8;
-
-        for (unsigned i = 0; i < 8; i++)
-                if (x & (128u >> i))
-                        r = (r * exp2_frac_q30[i]) >> 30;
-        if (e >= 30)
-                return e - 30 >= 33 ? UINT64_MAX : r << (e - 30);
-        return (r + (1ull << (29 - e))) >> (30 - e);
-}
 
 /* Data/unified caches sorted by level, and by size within a level: one per level from CPUID,
  * and the caches CPUID does not list that a cited quirk row adds (the Lion Cove 192 KB L1D
@@ -184,23 +166,23 @@ static void monotone_fit(struct lv_work *w, const uint32_t *y, size_t first, siz
 static uint64_t half_rise_bytes(struct lv_work *w, size_t a, uint64_t *half)
 {
         const struct lv_plateau *A = &w->pl[a], *B = &w->pl[a + 1];
-        uint64_t lo = lv_exp2_q8(lv_median_range(w, w->lq, A->first, A->last));
-        uint64_t hi = lv_exp2_q8(lv_median_range(w, w->lq, B->first, B->last));
-        uint32_t t  = lv_log2_q8(lo / 2 + hi / 2);
+        uint64_t lo = lib_exp2_q8(lv_median_range(w, w->lq, A->first, A->last));
+        uint64_t hi = lib_exp2_q8(lv_median_range(w, w->lq, B->first, B->last));
+        uint32_t t  = lib_log2_q8(lo / 2 + hi / 2);
         size_t   i  = A->first;
 
-        *half = lv_exp2_q8(lv_median_range(w, w->ly, A->first, A->last)) / 2 +
-                lv_exp2_q8(lv_median_range(w, w->ly, B->first, B->last)) / 2;
+        *half = lib_exp2_q8(lv_median_range(w, w->ly, A->first, A->last)) / 2 +
+                lib_exp2_q8(lv_median_range(w, w->ly, B->first, B->last)) / 2;
         monotone_fit(w, w->lq, A->first, B->last);
         while (i < B->last && w->fit[i] < t)
                 i++;
         if (i == A->first || w->fit[i] <= w->fit[i - 1] || w->fit[i] < t)
-                return lv_exp2_q8(w->lx[i]);
+                return lib_exp2_q8(w->lx[i]);
         /* fit[i-1] < t <= fit[i] */
         uint32_t dx = w->lx[i] - w->lx[i - 1];
         uint32_t x  = w->lx[i - 1] +
                      (uint32_t)((uint64_t)(t - w->fit[i - 1]) * dx / (w->fit[i] - w->fit[i - 1]));
-        return lv_exp2_q8(x);
+        return lib_exp2_q8(x);
 }
 
 /* The sweep's base step: its coarsest step between adjacent points (refinement only adds
@@ -217,12 +199,12 @@ static uint32_t sweep_step_q8(const struct lv_work *w, size_t n)
 static void cross_check(struct lat_level *lv, const struct cpu_cache *const *cc, size_t n_cc,
                         size_t *next_cc, uint32_t step_q8)
 {
-        uint32_t lx   = lv_log2_q8(lv->capacity_bytes);
+        uint32_t lx   = lib_log2_q8(lv->capacity_bytes);
         size_t   best = n_cc;
         int32_t  bd   = 0;
 
         for (size_t i = *next_cc; i < n_cc; i++) {
-                int32_t d = (int32_t)lx - (int32_t)lv_log2_q8(cc[i]->size_bytes);
+                int32_t d = (int32_t)lx - (int32_t)lib_log2_q8(cc[i]->size_bytes);
                 if (d < 0)
                         d = -d;
                 if (best == n_cc || d < bd) {
@@ -379,26 +361,6 @@ static void set_units(struct lv_work *w, const struct lat_curve *c, struct lat_l
                         convert(c, lv->core_ppm, out->bound_mcyc[k], &out->bound_tick[k],
                                 &out->bound_core[k], &out->bound_ps[k]);
         }
-}
-
-uint32_t lv_log2_q8(uint64_t v)
-{
-        uint32_t e, frac = 0;
-        uint64_t m;
-
-        if (v <= 1)
-                return 0;
-        e = 63 - (uint32_t)__builtin_clzll(v);
-        m = e >= 31 ? v >> (e - 31) : v << (31 - e); /* [2^31, 2^32): mantissa in Q31 */
-        for (unsigned b = 0; b < 8; b++) {
-                m = (m * m) >> 31;
-                frac <<= 1;
-                if (m >= (1ull << 32)) {
-                        m >>= 1;
-                        frac |= 1;
-                }
-        }
-        return e * Q8 + frac;
 }
 
 status_t lv_detect(const struct lat_curve *c, const struct cpu_info *cpu,

@@ -103,9 +103,4 @@ const char *lv_agree_name(enum lat_agree a);
 /** Name of flag bit @p bit (a single LAT_F_* value): "no_hierarchy", ...; NULL if unknown. */
 const char *lv_flag_name(uint64_t bit);
 
-/** Integer log2 of @p v in Q8 (256 per octave); 0 for v <= 1. */
-uint32_t lv_log2_q8(uint64_t v);
-/** 2^(@p x / 256), rounded; the inverse of lv_log2_q8 (UINT64_MAX when it overflows). */
-uint64_t lv_exp2_q8(uint32_t x);
-
 #endif

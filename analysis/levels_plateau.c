@@ -5,6 +5,7 @@
  */
 #include "analysis/levels_priv.h"
 
+#include "lib/fixq8.h"
 #include "lib/stats.h"
 
 static uint32_t median3(uint32_t a, uint32_t b, uint32_t c)
@@ -55,9 +56,9 @@ static void merge_pair(struct lv_work *w, size_t a)
 void lv_logs_fill(struct lv_work *w, const struct lat_point *p, size_t n)
 {
         for (size_t i = 0; i < n; i++) {
-                w->lx[i] = lv_log2_q8(p[i].ws_bytes);
-                w->ly[i] = lv_log2_q8(p[i].p50_mcyc);
-                w->lq[i] = lv_log2_q8(p[i].p10_mcyc ? p[i].p10_mcyc : p[i].p50_mcyc);
+                w->lx[i] = lib_log2_q8(p[i].ws_bytes);
+                w->ly[i] = lib_log2_q8(p[i].p50_mcyc);
+                w->lq[i] = lib_log2_q8(p[i].p10_mcyc ? p[i].p10_mcyc : p[i].p50_mcyc);
         }
         /* Median of 3 removes single outlier points; the end points take the median of the
          * three nearest, so that one outlier at either end cannot make a level either. */
@@ -73,7 +74,7 @@ void lv_noise_estimate(struct lv_work *w, const struct lat_point *p, size_t n,
                        struct lat_levels *out)
 {
         for (size_t i = 0; i < n; i++) {
-                uint32_t hi = lv_log2_q8(p[i].p90_mcyc), lo = lv_log2_q8(p[i].p10_mcyc);
+                uint32_t hi = lib_log2_q8(p[i].p90_mcyc), lo = lib_log2_q8(p[i].p10_mcyc);
                 w->tmp[i] = hi > lo ? hi - lo : 0;
         }
         lib_sort_u64(w->tmp, n);

@@ -16,6 +16,7 @@ BENCH_CFLAGS := -O2 -fno-tree-vectorize -fno-unroll-loops -fno-omit-frame-pointe
 # ---- the code every architecture shares, one list per folder ------------------------------
 LIB_SRCS := \
 	lib/log.c \
+	lib/fixq8.c \
 	lib/fmt.c \
 	lib/stats.c \
 	lib/status.c

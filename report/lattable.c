@@ -2,6 +2,7 @@
 #include "report/lattable.h"
 
 #include "boot/plat.h"
+#include "lib/fixq8.h"
 #include "lib/fmt.h"
 
 #define PLOT_MARGIN 9 /* "  405.0 |" */
@@ -248,7 +249,7 @@ struct plot {
 
 static unsigned col_of(const struct plot *p, uint64_t ws)
 {
-        uint32_t x = lv_log2_q8(ws);
+        uint32_t x = lib_log2_q8(ws);
         if (x <= p->x0 || p->x1 == p->x0)
                 return 0;
         if (x >= p->x1)
@@ -258,7 +259,7 @@ static unsigned col_of(const struct plot *p, uint64_t ws)
 
 static unsigned row_of(const struct plot *p, uint64_t mcyc)
 {
-        uint32_t y = lv_log2_q8(mcyc);
+        uint32_t y = lib_log2_q8(mcyc);
         if (y >= p->y1)
                 return 0;
         if (y <= p->y0)
@@ -341,11 +342,11 @@ status_t rep_lat_plot(struct rep_buf *out, const struct lat_curve *c, const stru
                 memset(p.g[r], ' ', LAT_PLOT_W);
                 p.g[r][LAT_PLOT_W] = '\0';
         }
-        p.x0 = lv_log2_q8(c->pts[0].ws_bytes);
-        p.x1 = lv_log2_q8(c->pts[c->n - 1].ws_bytes);
+        p.x0 = lib_log2_q8(c->pts[0].ws_bytes);
+        p.x1 = lib_log2_q8(c->pts[c->n - 1].ws_bytes);
         p.y0 = UINT32_MAX;
         for (size_t i = 0; i < c->n; i++) {
-                uint32_t y = lv_log2_q8(c->pts[i].p50_mcyc);
+                uint32_t y = lib_log2_q8(c->pts[i].p50_mcyc);
                 p.y0       = y < p.y0 ? y : p.y0;
                 p.y1       = y > p.y1 ? y : p.y1;
         }
@@ -386,7 +387,7 @@ status_t rep_lat_plot(struct rep_buf *out, const struct lat_curve *c, const stru
                 if (r % 4 == 0 || r == LAT_PLOT_H - 1) {
                         char v[16];
                         fmt_snprintf(lab, sizeof(lab), "%s",
-                                     fmt_fixed(v, sizeof(v), (int64_t)(lv_exp2_q8(y) / 100), 1));
+                                     fmt_fixed(v, sizeof(v), (int64_t)(lib_exp2_q8(y) / 100), 1));
                 }
                 for (size_t k = 0; l && k < l->n; k++)
                         if (row_of(&p, l->lv[k].lat_mcyc.p50) == r) {

@@ -414,18 +414,6 @@ static void test_bad_args(void **state)
         assert_int_equal(l.n, 1);
 }
 
-static void test_log2_q8(void **state)
-{
-        (void)state;
-        static const uint64_t v[] = { 0, 1, 2, 3, 5, 1000, 4096, 65535, 1u << 20, 3000000007ull,
-                                      1ull << 40, 123456789012345ull, UINT64_MAX };
-        for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
-                double want = v[i] <= 1 ? 0 : log2((double)v[i]) * 256;
-                double got  = lv_log2_q8(v[i]);
-                assert_true(got <= want + 0.01 && got >= want - 2);
-        }
-}
-
 static void test_names(void **state)
 {
         (void)state;
@@ -444,7 +432,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_synthetic), cmocka_unit_test(test_recorded),
                 cmocka_unit_test(test_unlisted_l1),
-                cmocka_unit_test(test_bad_args),  cmocka_unit_test(test_log2_q8),
+                cmocka_unit_test(test_bad_args),
                 cmocka_unit_test(test_names),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

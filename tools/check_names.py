@@ -34,7 +34,7 @@ import sys
 # a symbol decides; a whole name wins over any prefix.
 OWNERS = {
     # lib/
-    "lib_": (("lib/stats",), "statistics: sort, percentiles"),
+    "lib_": (("lib/stats", "lib/fixq8"), "statistics: sort, percentiles; log2/exp2 in Q8"),
     "fmt_": (("lib/fmt",), "formatting"),
     "log_": (("lib/log",), "the lower layers' diagnostics"),
     "status_": (("lib/status",), "status codes"),
