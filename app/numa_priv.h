@@ -1,7 +1,7 @@
 /** @file
  * State shared by the NUMA phase's files: the nodes, the processor measuring from each, the
  * buffers placed on each, the matrix (app/numa.c) and the loaded-latency curves and bandwidth
- * matrix (app/numa_loaded.c). app/ only.
+ * matrix (app/numa_loaded.c), both measured by one chase (app/numa_chase.c). app/ only.
  */
 #ifndef PMUCAL_APP_NUMA_PRIV_H
 #define PMUCAL_APP_NUMA_PRIV_H

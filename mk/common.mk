@@ -111,6 +111,7 @@ APP_SRCS := \
 	app/latency_pages.c \
 	app/latency_sets.c \
 	app/numa.c \
+	app/numa_chase.c \
 	app/numa_loaded.c \
 	app/numa_mem.c \
 	app/pmu_sample_run.c \
