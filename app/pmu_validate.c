@@ -4,6 +4,7 @@
 #include "bench/kernel_branch.h"
 #include "bench/kernel_chase.h"
 #include "bench/kernel_pmu.h"
+#include "bench/ownpt.h"
 #include "boot/cpu.h"
 #include "boot/plat.h"
 #include "lib/stats.h"
@@ -353,6 +354,53 @@ static void run_check(const struct val_check *c, const struct cpu_info *ci, unsi
         res->expected = median(e, reps);
         if (!masked && c->tol_ppm == 0)
                 rep_info("%s: interrupts could not be masked on this platform", c->name);
+}
+
+void val_page_chase_selftest(const struct cpu_info *ci)
+{
+        const struct val_check *page = NULL;
+        struct val_chase        ch;
+        const char             *reason = NULL;
+        uint64_t                bytes, irq;
+        status_t                st;
+
+        for (size_t i = 0; i < val_n_checks; i++)
+                if (val_checks[i].truth == TRUTH_PAGE_CHASE)
+                        page = &val_checks[i];
+        if (!ci || !page || val_chase_plan(ci, page, VAL_CHASE_MAX_BYTES, &bytes, &reason) != ST_OK)
+                return;
+        st = val_chase_setup(&ch, ci, bytes, true, &reason);
+        if (st == ST_BAD_DATA)
+                rep_check(false, "%s: 4 KiB test mapping: %s", page->name, reason);
+        else if (st != ST_OK)
+                rep_info("%s: no 4 KiB test mapping: %s", page->name, reason);
+        if (st != ST_OK || !ch.own) { /* !own: the firmware's pages are 4 KiB already */
+                val_chase_free(&ch);
+                return;
+        }
+        rep_info("%s: 4 KiB test mapping ready, %llu pages walked (%u table pages)", page->name,
+                 (unsigned long long)ch.n_walked, bench_ownpt_n_table_pages(ch.own));
+        /* One lap under the harness's tables: every pointer is read through a 4 KiB
+         * translation, and a closed cycle comes back to where it started. */
+        uint64_t n_ptrs = ch.cb.n_lines, lap = n_ptrs / BENCH_CHASE_UNROLL;
+        void    *start = ch.cb.start, *end = NULL;
+        if (lap == 0 || n_ptrs % BENCH_CHASE_UNROLL) {
+                val_chase_free(&ch);
+                return;
+        }
+        cpu_irq_disable(&irq);
+        if ((st = val_chase_enter(&ch)) == ST_OK) {
+                end = bench_chase(start, lap);
+                val_chase_leave(&ch);
+        }
+        cpu_irq_restore(irq);
+        if (st == ST_OK)
+                rep_check(end == start && ch.n_cr3_bad == 0,
+                          "%s: one lap of %llu loads under the harness's page tables %s, "
+                          "firmware CR3 %s", page->name, (unsigned long long)n_ptrs,
+                          end == start ? "closed" : "did not close",
+                          ch.n_cr3_bad ? "NOT restored" : "restored");
+        val_chase_free(&ch);
 }
 
 status_t val_run(const struct cpu_info *ci, unsigned reps, struct rep_buf *json)
