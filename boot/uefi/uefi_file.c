@@ -12,12 +12,12 @@ static EFI_FILE_HANDLE root;
 static EFI_HANDLE      root_device;
 static EFI_STATUS      root_status = EFI_NOT_STARTED;
 
-void uefi_file_init(void)
+void uefi_file_init(EFI_HANDLE image)
 {
         EFI_LOADED_IMAGE *li;
         EFI_GUID          guid = LOADED_IMAGE_PROTOCOL;
 
-        root_status = uefi_call_wrapper(BS->HandleProtocol, 3, uefi_image, &guid, (void **)&li);
+        root_status = uefi_call_wrapper(BS->HandleProtocol, 3, image, &guid, (void **)&li);
         if (EFI_ERROR(root_status))
                 return;
         root_device = li->DeviceHandle;

@@ -25,7 +25,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
          * calibration takes longer. UEFI spec "EFI_BOOT_SERVICES.SetWatchdogTimer()". */
         uefi_call_wrapper(BS->SetWatchdogTimer, 4, 0, 0, 0, NULL);
         uefi_con_init(true);
-        uefi_file_init();
+        uefi_file_init(image);
         uefi_mp_init();
         if (!trap_install())
                 uefi_con_emergency("WARN: could not install exception handlers: MSR probes "

@@ -18,8 +18,9 @@ status_t uefi_status(EFI_STATUS st);
 
 /** Console set-up: find serial ports the firmware console does not already mirror to. */
 void uefi_con_init(bool serial);
-/** Open the root of the boot volume; remembers why if it cannot. */
-void uefi_file_init(void);
+/** Open the root of the volume the image @p image was loaded from; remembers why if it
+ *  cannot. */
+void uefi_file_init(EFI_HANDLE image);
 /** The boot volume's device path as text (for plat_info); NULL before uefi_file_init or
  *  when the image has no device. */
 const char *uefi_boot_volume(void);

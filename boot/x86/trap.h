@@ -56,7 +56,7 @@ void trap_cpus_reset(void);
 uint64_t trap_fault_fixup(uint64_t vector, uint64_t *frame);
 
 /** Install the harness's IDT (copy of the current one with #UD/#GP replaced) on this CPU.
- *  Returns false if it could not allocate the table (then *_safe accessors are unavailable). */
+ *  The table is static, so it always can: returns true. */
 bool trap_install(void);
 /** Load the harness's IDT on the calling CPU (an AP running a pmucal procedure). */
 void trap_load_on_this_cpu(void);

@@ -41,7 +41,9 @@ extern uint64_t trap_orig_gp TRAP_HIDDEN;
 
 static struct idtr      firmware_idtr;
 static struct idtr      our_idtr;
-static struct idt_gate *our_idt;
+/* The whole IDT a vector can index, in the image's data: installing the handlers allocates
+ * nothing. */
+static struct idt_gate  our_idt[IDT_ENTRIES] __attribute__((aligned(16)));
 static bool             active;
 
 static uint64_t gate_offset(const struct idt_gate *g)
@@ -85,9 +87,7 @@ bool trap_install(void)
                 return true;
         __asm__ volatile("sidt %0" : "=m"(firmware_idtr));
         __asm__ volatile("mov %%cs, %0" : "=r"(cs));
-        size_t bytes = IDT_ENTRIES * sizeof(struct idt_gate);
-        if (!our_idt && !(our_idt = plat_alloc(bytes)))
-                return false;
+        size_t bytes = sizeof(our_idt);
         size_t have = (size_t)firmware_idtr.limit + 1;
         memcpy(our_idt, (void *)(uintptr_t)firmware_idtr.base, have < bytes ? have : bytes);
         trap_orig_ud = gate_offset(&our_idt[VEC_UD]);
