@@ -344,27 +344,11 @@ enum plat_page_kind lat_dram_page(const struct run *r)
                                 planned ? plans[r->cfg.profile].page : PLAT_PAGE_2M);
 }
 
-status_t phase_latency(struct run *r)
+/* The sweep's configuration for run @p r: its profile's plan and the config's keys. */
+static void sweep_config(struct lat_run *lr, const struct run *r)
 {
-        const struct inventory *inv = r->inv;
-        struct lat_run         *lr;
-        struct rep_buf          json = { 0 }, csv = { 0 };
-        struct lat_json_section sec[LAT_REMOTE_MAX_SECTIONS + 1];
-        struct lat_sets        *sets = NULL;
-        size_t                  n_sec;
-        status_t                st;
-
-        if (!inv || inv->cpu_st != ST_OK) {
-                rep_skip(REP_SKIP_ENV, "no decoded CPU from the inventory phase");
-                return ST_UNSUPPORTED;
-        }
-        if ((unsigned)r->cfg.profile >= ARRAY_SIZE(plans) || !plans[r->cfg.profile].valid) {
-                rep_skip(REP_SKIP_ENV, "profile does not calibrate latency");
-                return ST_UNSUPPORTED;
-        }
-        if (!(lr = plat_alloc(sizeof(*lr))))
-                return rep_err(ST_NO_MEM, "allocating the latency phase");
         bool own = r->cfg.latency_pages != CONFIG_PAGES_AUTO;
+
         lr->cfg = (struct bench_sweep_cfg){
                 .profile         = plans[r->cfg.profile].sweep,
                 .layout          = r->cfg.latency_layout < BENCH_LAYOUT__COUNT
@@ -380,11 +364,19 @@ status_t phase_latency(struct run *r)
                 .remap           = own ? lat_pages_remap : NULL,
                 .remap_ctx       = own ? &lr->pages : NULL,
         };
+}
+
+/* Run the sweep with the clock chosen for @p inv's CPU; where no counter read the core clock,
+ * the dependent-add chain's estimate from before and after it. The runner's status. */
+static status_t sweep(struct lat_run *lr, const struct inventory *inv)
+{
+        uint32_t chain_before = 0, chain_after = 0;
+        status_t chain_st, st;
+
         lr->cpu       = &inv->cpu;
         lr->pages.cpu = &inv->cpu;
         choose_clock(lr, inv);
-        uint32_t chain_before = 0, chain_after = 0;
-        status_t chain_st     = bench_add_chain_ppm(&chain_before);
+        chain_st = bench_add_chain_ppm(&chain_before);
         st = bench_sweep_run(&lr->cfg, &inv->cpu, &lr->curve, &lr->info);
         lat_clock_pmu_end(&lr->pmu_clock);
         buffer_why(lr);
@@ -401,24 +393,22 @@ status_t phase_latency(struct run *r)
                 lr->curve.est_ppm_hi = hi;
                 lr->curve.est_method = "dependent-add chain";
         }
-        if (st != ST_OK) {
-                lat_pages_checks(&lr->pages); /* windows may have run under the own tables */
-                if (st == ST_DISTURBED) {
-                        rep_skip(REP_SKIP_ENV, "every point of the sweep left out: the timer "
-                                 "disagreed with "
-                                 "itself in every window (%s)",
-                                 app_cpus_emulated(r) ? "an emulated CPU shares its host's cores"
-                                                      : "interrupts, SMIs or a hypervisor took "
-                                                        "time");
-                        st = ST_UNSUPPORTED;
-                }
-                goto out; /* anything else reported by the runner */
-        }
-        print_method(lr);
-        lat_pages_checks(&lr->pages);
+        return st;
+}
+
+/* From a finished sweep: the levels, the core sets' latencies, the table and the curve,
+ * reported and checked, both files and the levels handed to the run. */
+static status_t tabulate(struct run *r, struct lat_run *lr, const struct inventory *inv)
+{
+        struct rep_buf          json = { 0 }, csv = { 0 };
+        struct lat_json_section sec[LAT_REMOTE_MAX_SECTIONS + 1];
+        struct lat_sets        *sets = NULL;
+        size_t                  n_sec;
+        status_t                st;
+
         if ((st = lv_detect(&lr->curve, &inv->cpu, &lr->lv)) != ST_OK) {
                 rep_err(st, "level detection on %zu points", lr->curve.n);
-                goto out;
+                return st;
         }
         fill_meta(lr, inv);
         sets  = lat_sets_measure(r, &lr->cfg, &lr->lv);
@@ -445,6 +435,42 @@ out:
         plat_free(sets);
         rep_buf_free(&json);
         rep_buf_free(&csv);
+        return st;
+}
+
+status_t phase_latency(struct run *r)
+{
+        const struct inventory *inv = r->inv;
+        struct lat_run         *lr;
+        status_t                st;
+
+        if (!inv || inv->cpu_st != ST_OK) {
+                rep_skip(REP_SKIP_ENV, "no decoded CPU from the inventory phase");
+                return ST_UNSUPPORTED;
+        }
+        if ((unsigned)r->cfg.profile >= ARRAY_SIZE(plans) || !plans[r->cfg.profile].valid) {
+                rep_skip(REP_SKIP_ENV, "profile does not calibrate latency");
+                return ST_UNSUPPORTED;
+        }
+        if (!(lr = plat_alloc(sizeof(*lr))))
+                return rep_err(ST_NO_MEM, "allocating the latency phase");
+        sweep_config(lr, r);
+        if ((st = sweep(lr, inv)) != ST_OK) {
+                lat_pages_checks(&lr->pages); /* windows may have run under the own tables */
+                if (st == ST_DISTURBED) {
+                        rep_skip(REP_SKIP_ENV, "every point of the sweep left out: the timer "
+                                 "disagreed with "
+                                 "itself in every window (%s)",
+                                 app_cpus_emulated(r) ? "an emulated CPU shares its host's cores"
+                                                      : "interrupts, SMIs or a hypervisor took "
+                                                        "time");
+                        st = ST_UNSUPPORTED;
+                } /* anything else reported by the runner */
+        } else {
+                print_method(lr);
+                lat_pages_checks(&lr->pages);
+                st = tabulate(r, lr, inv);
+        }
         bench_sweep_free(&lr->curve);
         lat_pages_free(&lr->pages);
         plat_free(lr);
