@@ -274,17 +274,109 @@ static int apply_page(const char *v, struct host_opts *o, FILE *err)
         return HOST_ARGS_OK;
 }
 
+/* A flag (K_FLAG) @p a: a mode of its own (the one the run may name; @p *mode_bits the
+ * options it takes), a --with-* phase after the sweep, or --quick / --full. */
+static int flag(const char *a, struct host_opts *o, unsigned *mode_bits, FILE *err)
+{
+        if (!strcmp(a, "--tlb") || !strcmp(a, "--c2c") || !strcmp(a, "--numa") ||
+            !strcmp(a, "--inventory")) {
+                enum host_mode m = a[2] == 't' ? HOST_MODE_TLB
+                                 : a[2] == 'c' ? HOST_MODE_C2C
+                                 : a[2] == 'n' ? HOST_MODE_NUMA
+                                               : HOST_MODE_INVENTORY;
+                if (o->mode != HOST_MODE_LATENCY && o->mode != m)
+                        return usage_error(err, "--tlb, --c2c, --numa and "
+                                           "--inventory are separate runs: give "
+                                           "one of them");
+                o->mode    = m;
+                *mode_bits = m == HOST_MODE_TLB ? M_TLB : m == HOST_MODE_C2C ? M_C2C
+                           : m == HOST_MODE_NUMA ? M_NUMA : M_INV;
+                return HOST_ARGS_OK;
+        }
+        if (!strcmp(a, "--with-c2c")) {
+                o->with_c2c = true;
+                return HOST_ARGS_OK;
+        }
+        if (!strcmp(a, "--with-numa")) {
+                o->with_numa = true;
+                return HOST_ARGS_OK;
+        }
+        if (!strcmp(a, "--with-tlb")) {
+                o->with_tlb = true;
+                return HOST_ARGS_OK;
+        }
+        o->full = !strcmp(a, "--full");
+        o->sweep.profile = o->full ? BENCH_PROFILE_FULL : BENCH_PROFILE_QUICK;
+        return HOST_ARGS_OK;
+}
+
+/* Option @p op given as @p a with value @p v: checked by its kind and applied, except
+ * --page (kept in @p *page, applied once the mode is known) and --cpu (also kept in
+ * @p *cpu_arg, bounded once the mode is known). */
+static int value(const struct opt *op, const char *a, const char *v, unsigned n_cpus,
+                 struct host_opts *o, const char **page, const char **cpu_arg, FILE *err)
+{
+        uint64_t num = 0, max;
+        char     list[64];
+
+        switch (op->kind) {
+        case K_NUM:
+                max = op->max ? op->max : (n_cpus ? n_cpus - 1 : 0);
+                if (!strcmp(a, "--cpu")) {
+                        max = UINT32_MAX; /* a dump's block: bounded below */
+                        *cpu_arg = v;
+                }
+                if (!parse_u64(v, &num) || num < op->min || num > max)
+                        return usage_error(err, "%s: \"%s\" is not a whole number in "
+                                           "%" PRIu64 "..%" PRIu64, a, v, op->min,
+                                           *cpu_arg == v ? (uint64_t)(n_cpus ? n_cpus - 1 : 0)
+                                                         : max);
+                break;
+        case K_WORD:
+                if (!strcmp(a, "--page")) {
+                        *page = v;
+                        return HOST_ARGS_OK;
+                }
+                if (word_index(v, op->words) < 0) {
+                        word_list(op->words, list, sizeof(list));
+                        return usage_error(err, "%s: \"%s\" is not %s", a, v, list);
+                }
+                break;
+        default:
+                if (!*v)
+                        return usage_error(err, "%s: empty value", a);
+                break;
+        }
+        apply(op, v, num, o);
+        return HOST_ARGS_OK;
+}
+
+/* Every option given (@p seen, by index into opts) is one of the mode's (@p mode_bits). */
+static int check_modes(const char *const *seen, unsigned mode_bits, const struct host_opts *o,
+                       FILE *err)
+{
+        for (size_t k = 0; k < ARRAY_SIZE(opts); k++)
+                if (seen[k] && !(opts[k].modes & mode_bits))
+                        return usage_error(err, "%s is not an option of %s (it is for %s)", seen[k],
+                                           mode_flag(o->mode),
+                                           opts[k].modes == M_LAT ? "the latency sweep"
+                                           : opts[k].modes == M_C2C ? "--c2c"
+                                           : opts[k].modes == M_NUMA ? "--numa"
+                                           : opts[k].modes == M_INV ? "--inventory"
+                                                                    : "the latency sweep and --tlb");
+        return HOST_ARGS_OK;
+}
+
 int host_args_parse(int argc, char **argv, unsigned n_cpus, struct host_opts *o, FILE *err)
 {
         const char *page = NULL, *seen[ARRAY_SIZE(opts)] = { 0 }, *cpu_arg = NULL;
         unsigned    mode_bits = M_LAT;
+        int         rc;
 
         defaults(argc, argv, o);
         for (int i = 1; i < argc; i++) {
                 const struct opt *op = NULL;
-                const char       *a = argv[i], *v = NULL;
-                uint64_t          num = 0, max;
-                char              list[64];
+                const char       *a = argv[i];
 
                 for (size_t k = 0; k < ARRAY_SIZE(opts) && !op; k++)
                         if (!strcmp(a, opts[k].name))
@@ -296,80 +388,17 @@ int host_args_parse(int argc, char **argv, unsigned n_cpus, struct host_opts *o,
                 if (!op)
                         return usage_error(err, "unknown %s '%s'", a[0] == '-' ? "option" : "argument", a);
                 seen[op - opts] = op->name;
-                if (op->kind == K_FLAG) {
-                        if (!strcmp(a, "--tlb") || !strcmp(a, "--c2c") || !strcmp(a, "--numa") ||
-                            !strcmp(a, "--inventory")) {
-                                enum host_mode m = a[2] == 't' ? HOST_MODE_TLB
-                                                 : a[2] == 'c' ? HOST_MODE_C2C
-                                                 : a[2] == 'n' ? HOST_MODE_NUMA
-                                                               : HOST_MODE_INVENTORY;
-                                if (o->mode != HOST_MODE_LATENCY && o->mode != m)
-                                        return usage_error(err, "--tlb, --c2c, --numa and "
-                                                           "--inventory are separate runs: give "
-                                                           "one of them");
-                                o->mode   = m;
-                                mode_bits = m == HOST_MODE_TLB ? M_TLB : m == HOST_MODE_C2C ? M_C2C
-                                          : m == HOST_MODE_NUMA ? M_NUMA : M_INV;
-                                continue;
-                        }
-                        if (!strcmp(a, "--with-c2c")) {
-                                o->with_c2c = true;
-                                continue;
-                        }
-                        if (!strcmp(a, "--with-numa")) {
-                                o->with_numa = true;
-                                continue;
-                        }
-                        if (!strcmp(a, "--with-tlb")) {
-                                o->with_tlb = true;
-                                continue;
-                        }
-                        o->full = !strcmp(a, "--full");
-                        o->sweep.profile = o->full ? BENCH_PROFILE_FULL : BENCH_PROFILE_QUICK;
-                        continue;
-                }
-                if (i + 1 >= argc)
-                        return usage_error(err, "%s needs a value (%s)", a, op->arg);
-                v = argv[++i];
-                switch (op->kind) {
-                case K_NUM:
-                        max = op->max ? op->max : (n_cpus ? n_cpus - 1 : 0);
-                        if (!strcmp(a, "--cpu")) {
-                                max = UINT32_MAX; /* a dump's block: bounded below */
-                                cpu_arg = v;
-                        }
-                        if (!parse_u64(v, &num) || num < op->min || num > max)
-                                return usage_error(err, "%s: \"%s\" is not a whole number in "
-                                                   "%" PRIu64 "..%" PRIu64, a, v, op->min,
-                                                   cpu_arg == v ? (uint64_t)(n_cpus ? n_cpus - 1 : 0)
-                                                                : max);
-                        break;
-                case K_WORD:
-                        if (!strcmp(a, "--page")) {
-                                page = v;
-                                continue;
-                        }
-                        if (word_index(v, op->words) < 0) {
-                                word_list(op->words, list, sizeof(list));
-                                return usage_error(err, "%s: \"%s\" is not %s", a, v, list);
-                        }
-                        break;
-                default:
-                        if (!*v)
-                                return usage_error(err, "%s: empty value", a);
-                        break;
-                }
-                apply(op, v, num, o);
+                if (op->kind == K_FLAG)
+                        rc = flag(a, o, &mode_bits, err);
+                else if (i + 1 >= argc)
+                        rc = usage_error(err, "%s needs a value (%s)", a, op->arg);
+                else
+                        rc = value(op, a, argv[++i], n_cpus, o, &page, &cpu_arg, err);
+                if (rc != HOST_ARGS_OK)
+                        return rc;
         }
-        for (size_t k = 0; k < ARRAY_SIZE(opts); k++)
-                if (seen[k] && !(opts[k].modes & mode_bits))
-                        return usage_error(err, "%s is not an option of %s (it is for %s)", seen[k],
-                                           mode_flag(o->mode),
-                                           opts[k].modes == M_LAT ? "the latency sweep"
-                                           : opts[k].modes == M_C2C ? "--c2c"
-                                           : opts[k].modes == M_NUMA ? "--numa"
-                                           : opts[k].modes == M_INV ? "--inventory"
-                                                                    : "the latency sweep and --tlb");
+        if ((rc = check_modes(seen, mode_bits, o, err)) != HOST_ARGS_OK)
+                return rc;
         /* --cpu names a CPU of this machine, except the block of a recorded dump, whose
          * count only the dump knows (host/inventory_host.c checks it) */
         if (cpu_arg && !(o->mode == HOST_MODE_INVENTORY && o->cpuid_dump) &&
