@@ -516,16 +516,110 @@ static int read_all(struct report *r, FILE *in)
         return ferror(in) ? EXIT_BAD : 0;
 }
 
+/* The options of `report` before its TABLE [FILE|-]. */
+struct report_args {
+        const char *ghz, *fields;
+        double      total, rate;
+        int         top;
+        bool        json;
+        int         first; /* argv index of TABLE */
+};
+
+/* Read the options into @p a (the weights' unit into @p r); 0, or EXIT_USAGE said. */
+static int report_args(int argc, char **argv, struct report *r, struct report_args *a)
+{
+        int i = 0;
+
+        *a = (struct report_args){ .fields = "ip,sym,addr,weight,data_src", .top = TOP_DEFAULT };
+        for (; i < argc && !strncmp(argv[i], "--", 2); i++) {
+                if (!strcmp(argv[i], "--json")) {
+                        a->json = true;
+                        continue;
+                }
+                if (i + 1 >= argc)
+                        break;
+                if (!strcmp(argv[i], "--unit") && cli_parse_unit(argv[i + 1], &r->unit))
+                        i++;
+                else if (!strcmp(argv[i], "--core-ghz"))
+                        a->ghz = argv[++i];
+                else if (!strcmp(argv[i], "--fields"))
+                        a->fields = argv[++i];
+                else if (!strcmp(argv[i], "--total"))
+                        a->total = strtod(argv[++i], NULL);
+                else if (!strcmp(argv[i], "--rate"))
+                        a->rate = strtod(argv[++i], NULL);
+                else if (!strcmp(argv[i], "--top"))
+                        a->top = atoi(argv[++i]);
+                else {
+                        fprintf(stderr, "pmucal-table: report: unknown option \"%s\"\n", cli_esc(argv[i]));
+                        return EXIT_USAGE;
+                }
+        }
+        if (argc - i < 1 || argc - i > 2 || a->top < 1) {
+                fprintf(stderr, "pmucal-table: report: wrong arguments ([--json] [--unit U] "
+                                "[--core-ghz G] [--fields F] [--total N --rate R] [--top K] TABLE "
+                                "[FILE|-])\n");
+                return EXIT_USAGE;
+        }
+        a->first = i;
+        return 0;
+}
+
+/* Load the table @p path (and its NUMA part) into @p r, with the core clock @p ghz where the
+ * samples' unit needs one, and lay out the buckets: the table's levels fastest first, its
+ * measured DRAM levels, then beyond the last level's ceiling. 0, or EXIT_BAD said; @p *t and
+ * @p *nm are the caller's to free either way. */
+static int report_tables(struct report *r, const char *path, const char *ghz,
+                         struct pmucal_table **t, struct pmucal_numa **nm)
+{
+        char err[512];
+        int  rc, lvl;
+
+        if (!(*t = cli_load_table(path)))
+                return EXIT_BAD;
+        if (ghz && (rc = cli_core_ghz(path, *t, ghz)))
+                return rc;
+        if (pmucal_table_classify(*t, 0, r->unit, &lvl) == PMUCAL_E_NO_RATIO) {
+                fprintf(stderr, "pmucal-table: %s: the samples' weights are %s but the table has no "
+                                "ratio for them; give the core clock the samples ran at with "
+                                "--core-ghz GHZ\n", cli_esc(path), pmucal_unit_name(r->unit));
+                return EXIT_BAD;
+        }
+        if (pmucal_numa_load(path, nm, err, sizeof(err)) != PMUCAL_OK) {
+                fprintf(stderr, "pmucal-table: %s\n", err);
+                return EXIT_BAD;
+        }
+        r->t  = *t;
+        r->nm = *nm;
+        /* the buckets in the table's order, fastest first */
+        for (size_t k = 0; k < (*t)->n_levels; k++)
+                bucket_id(r, (*t)->levels[k].name);
+        for (size_t k = 0; k < pmucal_numa_dram_count(*nm); k++)
+                if (pmucal_numa_dram_level(*nm, k)->measured)
+                        bucket_id(r, pmucal_numa_dram_level(*nm, k)->name);
+        /* a latency's bucket is a level, a DRAM level or beyond the last level's ceiling */
+        r->syms.n_lat = r->addrs.n_lat =
+                (unsigned)((*t)->n_levels + pmucal_numa_dram_count(*nm) + 1);
+        return 0;
+}
+
+static void report_free(struct report *r)
+{
+        keyed_free(&r->syms);
+        keyed_free(&r->addrs);
+        for (int s = 0; s < r->n_src; s++)
+                free(r->src_cache[s]);
+        free(r->lat_cache);
+        free(r);
+}
+
 int cmd_report(int argc, char **argv)
 {
         struct report       *r = calloc(1, sizeof(*r));
         struct pmucal_table *t = NULL;
         struct pmucal_numa  *nm = NULL;
-        const char          *ghz = NULL, *fields = "ip,sym,addr,weight,data_src";
-        double               total = 0, rate = 0;
-        int                  i = 0, top = TOP_DEFAULT, rc = 0, lvl;
-        bool                 json = false;
-        char                 err[512];
+        struct report_args   a;
+        int                  rc;
         FILE                *in = stdin;
 
         if (!r || !(r->lat_cache = calloc(CACHE_W, sizeof(*r->lat_cache)))) {
@@ -535,88 +629,29 @@ int cmd_report(int argc, char **argv)
         r->unit       = PMUCAL_UNIT_CORE; /* perf's weight: core cycles (PEBS, IBS, SPE) */
         r->syms.texts = true;
         memset(r->lat_idx, -1, sizeof(r->lat_idx));
-        for (; i < argc && !strncmp(argv[i], "--", 2); i++) {
-                if (!strcmp(argv[i], "--json")) {
-                        json = true;
-                        continue;
-                }
-                if (i + 1 >= argc)
-                        break;
-                if (!strcmp(argv[i], "--unit") && cli_parse_unit(argv[i + 1], &r->unit))
-                        i++;
-                else if (!strcmp(argv[i], "--core-ghz"))
-                        ghz = argv[++i];
-                else if (!strcmp(argv[i], "--fields"))
-                        fields = argv[++i];
-                else if (!strcmp(argv[i], "--total"))
-                        total = strtod(argv[++i], NULL);
-                else if (!strcmp(argv[i], "--rate"))
-                        rate = strtod(argv[++i], NULL);
-                else if (!strcmp(argv[i], "--top"))
-                        top = atoi(argv[++i]);
-                else {
-                        fprintf(stderr, "pmucal-table: report: unknown option \"%s\"\n", cli_esc(argv[i]));
-                        rc = EXIT_USAGE;
-                        goto out;
-                }
-        }
-        if (argc - i < 1 || argc - i > 2 || top < 1) {
-                fprintf(stderr, "pmucal-table: report: wrong arguments ([--json] [--unit U] "
-                                "[--core-ghz G] [--fields F] [--total N --rate R] [--top K] TABLE "
-                                "[FILE|-])\n");
-                rc = EXIT_USAGE;
+        if ((rc = report_args(argc, argv, r, &a)))
                 goto out;
-        }
-        r->in.have_addr = strstr(fields, "addr") != NULL;
-        r->in.have_src  = strstr(fields, "data_src") != NULL;
-        if (!(t = cli_load_table(argv[i]))) {
-                rc = EXIT_BAD;
+        r->in.have_addr = strstr(a.fields, "addr") != NULL;
+        r->in.have_src  = strstr(a.fields, "data_src") != NULL;
+        if ((rc = report_tables(r, argv[a.first], a.ghz, &t, &nm)))
                 goto out;
-        }
-        if ((ghz && (rc = cli_core_ghz(argv[i], t, ghz))))
-                goto out;
-        if (pmucal_table_classify(t, 0, r->unit, &lvl) == PMUCAL_E_NO_RATIO) {
-                fprintf(stderr, "pmucal-table: %s: the samples' weights are %s but the table has no "
-                                "ratio for them; give the core clock the samples ran at with "
-                                "--core-ghz GHZ\n", cli_esc(argv[i]), pmucal_unit_name(r->unit));
-                rc = EXIT_BAD;
-                goto out;
-        }
-        if (pmucal_numa_load(argv[i], &nm, err, sizeof(err)) != PMUCAL_OK) {
-                fprintf(stderr, "pmucal-table: %s\n", err);
-                rc = EXIT_BAD;
-                goto out;
-        }
-        r->t  = t;
-        r->nm = nm;
-        /* the buckets in the table's order, fastest first */
-        for (size_t k = 0; k < t->n_levels; k++)
-                bucket_id(r, t->levels[k].name);
-        for (size_t k = 0; k < pmucal_numa_dram_count(nm); k++)
-                if (pmucal_numa_dram_level(nm, k)->measured)
-                        bucket_id(r, pmucal_numa_dram_level(nm, k)->name);
-        /* a latency's bucket is a level, a DRAM level or beyond the last level's ceiling */
-        r->syms.n_lat = r->addrs.n_lat = (unsigned)(t->n_levels + pmucal_numa_dram_count(nm) + 1);
-        if (argc - i == 2 && strcmp(argv[i + 1], "-") && !(in = fopen(argv[i + 1], "r"))) {
-                fprintf(stderr, "pmucal-table: report: cannot open %s\n", cli_esc(argv[i + 1]));
+        if (argc - a.first == 2 && strcmp(argv[a.first + 1], "-") &&
+            !(in = fopen(argv[a.first + 1], "r"))) {
+                fprintf(stderr, "pmucal-table: report: cannot open %s\n",
+                        cli_esc(argv[a.first + 1]));
                 rc = EXIT_BAD;
                 goto out;
         }
         if ((rc = read_all(r, in)) == 0) {
-                if (json)
-                        print_json(r, top, total, rate);
+                if (a.json)
+                        print_json(r, a.top, a.total, a.rate);
                 else
-                        print_text(r, top, total, rate);
+                        print_text(r, a.top, a.total, a.rate);
         }
         if (in != stdin)
                 fclose(in);
 out:
-        keyed_free(&r->syms);
-        keyed_free(&r->addrs);
-        for (int s = 0; s < r->n_src; s++)
-                free(r->src_cache[s]);
-        free(r->lat_cache);
-        free(r);
+        report_free(r);
         pmucal_numa_free(nm);
         pmucal_table_free(t);
         return rc;
