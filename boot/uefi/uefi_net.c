@@ -388,69 +388,74 @@ static size_t content_length(const PMUCAL_HTTP_MESSAGE *m)
         return (size_t)-1;
 }
 
-/* One request: a POST of @p body (Content-Type @p type) or a GET, and its reply's status and
- * up to @p cap bytes of its body in @p out (*@p got of them). */
-static status_t http_exchange(bool post, const char *url, const char *type, const void *body,
-                              size_t len, unsigned *http_status, char *out, size_t cap,
-                              size_t *got)
+/* "http://HOST/..." as the CHAR16 URL the protocol takes (@p wurl) and its HOST for the Host
+ * header (@p host); both CONFIG_URL_MAX_FW long. ST_BAD_ARG for a longer or other URL. */
+static status_t http_url(const char *url, CHAR16 *wurl, char *host)
 {
-        EFI_GUID                http_guid = PMUCAL_HTTP_PROTOCOL_GUID;
-        PMUCAL_SERVICE_BINDING *sb = http_binding();
-        PMUCAL_HTTP_PROTOCOL   *http = NULL;
-        EFI_HANDLE              child = NULL;
-        EFI_EVENT               ev = NULL;
-        EFI_STATUS              st;
-        status_t                rc = ST_IO;
-        CHAR16                  wurl[CONFIG_URL_MAX_FW];
-        char                    host[CONFIG_URL_MAX_FW], clen[24];
-        size_t                  n = strlen(url);
+        size_t n = strlen(url), hl = 0;
 
-        *http_status = 0;
-        *got         = 0;
-        if (!sb)
-                return ST_UNSUPPORTED;
         if (n + 1 > CONFIG_URL_MAX_FW || strncmp(url, "http://", 7))
                 return ST_BAD_ARG;
         for (size_t i = 0; i <= n; i++)
                 wurl[i] = (CHAR16)(unsigned char)url[i];
-        size_t hl = 0;
         for (const char *p = url + 7; *p && *p != '/'; p++)
                 host[hl++] = *p;
         host[hl] = 0;
-        fmt_snprintf(clen, sizeof(clen), "%zu", len);
+        return ST_OK;
+}
 
-        if (EFI_ERROR(uefi_call_wrapper(sb->CreateChild, 2, sb, &child)))
-                return ST_IO;
-        if (EFI_ERROR(uefi_call_wrapper(BS->HandleProtocol, 3, child, &http_guid,
-                                        (void **)&http)) || !http)
-                goto out;
-
-        /* The address the PXE boot got by DHCP where there is one; else the NIC's default
-         * (its IP4 configuration policy). */
+/* Configure the HTTP child @p http on the address the PXE boot got by DHCP where there is
+ * one, an HTTP boot's address (from its device path), else the NIC's default (its IP4
+ * configuration policy, waited for up to 10 s). */
+static status_t http_configure(PMUCAL_HTTP_PROTOCOL *http)
+{
         PMUCAL_HTTPv4_ACCESS_POINT ap = { .UseDefaultAddress = TRUE };
+        EFI_STATUS                 st;
+        status_t                   rc;
+
         if (pxe && pxe->Mode && pxe->Mode->StationIp.v4.Addr[0]) {
                 ap.UseDefaultAddress = FALSE;
                 memcpy(&ap.LocalAddress, &pxe->Mode->StationIp.v4, 4);
                 memcpy(&ap.LocalSubnet, &pxe->Mode->SubnetMask.v4, 4);
-        } else if (have_ip) { /* an HTTP boot's address, from its device path */
+        } else if (have_ip) {
                 ap.UseDefaultAddress = FALSE;
                 ap.LocalAddress      = boot_ip;
                 ap.LocalSubnet       = boot_mask;
         } else if ((rc = ipv4_address(10000)) != ST_OK) {
-                goto out;
+                return rc;
         }
         PMUCAL_HTTP_CONFIG_DATA cfg = { .HttpVersion = PmucalHttp11, .TimeOutMillisec = 5000,
                                         .AccessPoint.IPv4Node = &ap };
         st = uefi_call_wrapper(http->Configure, 2, http, &cfg);
-        if (EFI_ERROR(st)) {
-                rc = uefi_status(st);
-                goto out;
-        }
-        st = uefi_call_wrapper(BS->CreateEvent, 5, EVT_NOTIFY_SIGNAL, TPL_CALLBACK, http_signal,
-                               (void *)&http_done, &ev);
-        if (EFI_ERROR(st))
-                goto out;
+        return EFI_ERROR(st) ? uefi_status(st) : ST_OK;
+}
 
+/* One Request() (@p response false) or Response() call with token @p tok, waited for up to
+ * 10 s and cancelled when it did not finish. A response the driver completes with
+ * EFI_HTTP_ERROR (an HTTP error status) is a reply like any other. */
+static status_t http_call(PMUCAL_HTTP_PROTOCOL *http, bool response, PMUCAL_HTTP_TOKEN *tok)
+{
+        EFI_STATUS st;
+
+        http_done = FALSE;
+        st = response ? uefi_call_wrapper(http->Response, 2, http, tok)
+                      : uefi_call_wrapper(http->Request, 2, http, tok);
+        if (!EFI_ERROR(st) && http_wait(http, &http_done, 10000) &&
+            (!EFI_ERROR(tok->Status) || (response && tok->Status == EFI_HTTP_ERROR)))
+                return ST_OK;
+        if (!EFI_ERROR(st) && !http_done)
+                uefi_call_wrapper(http->Cancel, 2, http, tok);
+        return EFI_ERROR(st) ? uefi_status(st) : http_done ? uefi_status(tok->Status) : ST_TIMEOUT;
+}
+
+/* Send the request: a POST of @p len bytes of @p body (Content-Type @p type) or a GET of
+ * @p wurl on @p host, signalled through @p ev. */
+static status_t http_send(PMUCAL_HTTP_PROTOCOL *http, EFI_EVENT ev, bool post, CHAR16 *wurl,
+                          const char *host, const char *type, const void *body, size_t len)
+{
+        char clen[24];
+
+        fmt_snprintf(clen, sizeof(clen), "%zu", len);
         PMUCAL_HTTP_HEADER hdr[] = {
                 { (CHAR8 *)"Host", (CHAR8 *)host },
                 { (CHAR8 *)"Content-Type", (CHAR8 *)type },
@@ -463,38 +468,31 @@ static status_t http_exchange(bool post, const char *url, const char *type, cons
                                     .BodyLength = post ? len : 0,
                                     .Body = post ? (void *)body : NULL };
         PMUCAL_HTTP_TOKEN tok = { .Event = ev, .Status = EFI_NOT_READY, .Message = &req };
-        http_done = FALSE;
-        st = uefi_call_wrapper(http->Request, 2, http, &tok);
-        if (EFI_ERROR(st) || !http_wait(http, &http_done, 10000) || EFI_ERROR(tok.Status)) {
-                if (!EFI_ERROR(st) && !http_done)
-                        uefi_call_wrapper(http->Cancel, 2, http, &tok);
-                rc = EFI_ERROR(st) ? uefi_status(st) : http_done ? uefi_status(tok.Status)
-                                                                   : ST_TIMEOUT;
-                goto out;
-        }
 
+        return http_call(http, false, &tok);
+}
+
+/* Receive the reply: its status in @p *http_status and up to @p cap bytes of its body in
+ * @p out (*@p got of them), the rest of a body that came in more than one piece fetched by
+ * further Response() calls without response data ([UEFI-2.10] EFI_HTTP_PROTOCOL.Response()). */
+static status_t http_receive(PMUCAL_HTTP_PROTOCOL *http, EFI_EVENT ev, unsigned *http_status,
+                             char *out, size_t cap, size_t *got)
+{
         PMUCAL_HTTP_RESPONSE_DATA resp_data = { 0 };
         PMUCAL_HTTP_MESSAGE resp = { .Data.Response = &resp_data, .BodyLength = cap,
                                      .Body = out };
-        tok = (PMUCAL_HTTP_TOKEN){ .Event = ev, .Status = EFI_NOT_READY, .Message = &resp };
-        http_done = FALSE;
-        st = uefi_call_wrapper(http->Response, 2, http, &tok);
-        if (EFI_ERROR(st) || !http_wait(http, &http_done, 10000) ||
-            (EFI_ERROR(tok.Status) && tok.Status != EFI_HTTP_ERROR)) {
-                if (!EFI_ERROR(st) && !http_done)
-                        uefi_call_wrapper(http->Cancel, 2, http, &tok);
-                rc = EFI_ERROR(st) ? uefi_status(st) : http_done ? uefi_status(tok.Status)
-                                                                   : ST_TIMEOUT;
-                goto out;
-        }
+        PMUCAL_HTTP_TOKEN tok = { .Event = ev, .Status = EFI_NOT_READY, .Message = &resp };
+        EFI_STATUS        st;
+        status_t          rc;
+
+        if ((rc = http_call(http, true, &tok)) != ST_OK)
+                return rc;
         size_t want = content_length(&resp);
         if (resp.Headers)
                 FreePool(resp.Headers);
         *http_status = resp_data.StatusCode < ARRAY_SIZE(pmucal_http_codes)
                                ? pmucal_http_codes[resp_data.StatusCode] : 0;
         *got = resp.BodyLength <= cap ? resp.BodyLength : cap;
-        /* The rest of the body, where it came in more than one piece: further Response()
-         * calls without response data ([UEFI-2.10] EFI_HTTP_PROTOCOL.Response()). */
         for (unsigned k = 0; want != (size_t)-1 && *got < want && *got < cap && k < 256; k++) {
                 resp = (PMUCAL_HTTP_MESSAGE){ .BodyLength = cap - *got, .Body = out + *got };
                 tok  = (PMUCAL_HTTP_TOKEN){ .Event = ev, .Status = EFI_NOT_READY,
@@ -506,7 +504,46 @@ static status_t http_exchange(bool post, const char *url, const char *type, cons
                         break;
                 *got += resp.BodyLength;
         }
-        rc = ST_OK;
+        return ST_OK;
+}
+
+/* One request: a POST of @p body (Content-Type @p type) or a GET, and its reply's status and
+ * up to @p cap bytes of its body in @p out (*@p got of them), through a child of the HTTP
+ * service binding on the boot NIC, destroyed afterwards. */
+static status_t http_exchange(bool post, const char *url, const char *type, const void *body,
+                              size_t len, unsigned *http_status, char *out, size_t cap,
+                              size_t *got)
+{
+        EFI_GUID                http_guid = PMUCAL_HTTP_PROTOCOL_GUID;
+        PMUCAL_SERVICE_BINDING *sb = http_binding();
+        PMUCAL_HTTP_PROTOCOL   *http = NULL;
+        EFI_HANDLE              child = NULL;
+        EFI_EVENT               ev = NULL;
+        status_t                rc;
+        CHAR16                  wurl[CONFIG_URL_MAX_FW];
+        char                    host[CONFIG_URL_MAX_FW];
+
+        *http_status = 0;
+        *got         = 0;
+        if (!sb)
+                return ST_UNSUPPORTED;
+        if ((rc = http_url(url, wurl, host)) != ST_OK)
+                return rc;
+        if (EFI_ERROR(uefi_call_wrapper(sb->CreateChild, 2, sb, &child)))
+                return ST_IO;
+        rc = ST_IO;
+        if (EFI_ERROR(uefi_call_wrapper(BS->HandleProtocol, 3, child, &http_guid,
+                                        (void **)&http)) || !http)
+                goto out;
+        if ((rc = http_configure(http)) != ST_OK)
+                goto out;
+        if (EFI_ERROR(uefi_call_wrapper(BS->CreateEvent, 5, EVT_NOTIFY_SIGNAL, TPL_CALLBACK,
+                                        http_signal, (void *)&http_done, &ev))) {
+                rc = ST_IO;
+                goto out;
+        }
+        if ((rc = http_send(http, ev, post, wurl, host, type, body, len)) == ST_OK)
+                rc = http_receive(http, ev, http_status, out, cap, got);
 out:
         if (http)
                 uefi_call_wrapper(http->Configure, 2, http, NULL);
