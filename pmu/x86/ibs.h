@@ -58,24 +58,6 @@ struct pmu_ibs_session {
         char                       why[PMU_WHY_BYTES];
 };
 
-/** Whether the part has IBS capability @p cap (an IBS_CAPS_* bit of CPUID Fn8000_001B EAX). */
-static inline bool pmu_ibs_has(const struct pmu_ibs_info *ibs, uint64_t cap)
-{
-        return (ibs->caps & cap) != 0;
-}
-
-/** Whether any bit of @p mask is set in the register value @p v. */
-static inline bool pmu_ibs_bit(uint64_t v, uint64_t mask)
-{
-        return (v & mask) != 0;
-}
-
-/** The field @p mask of the register value @p v, shifted down by @p shift. */
-static inline uint64_t pmu_ibs_field(uint64_t v, uint64_t mask, unsigned shift)
-{
-        return (v & mask) >> shift;
-}
-
 /** The PMI body's MSR read: a fault reads 0 and counts in @p s->n_errors, since the handler
  *  can neither print nor return it. */
 static inline void pmu_ibs_rd(struct pmu_ibs_session *s, uint32_t msr, uint64_t *v)

@@ -5,6 +5,21 @@
 
 #include "pmu/x86/quirks.h"
 
+static bool has(const struct pmu_ibs_info *ibs, uint64_t cap)
+{
+        return (ibs->caps & cap) != 0;
+}
+
+static bool bit(uint64_t v, uint64_t mask)
+{
+        return (v & mask) != 0;
+}
+
+static uint64_t field(uint64_t v, uint64_t mask, unsigned shift)
+{
+        return (v & mask) >> shift;
+}
+
 /* ---- the control register --------------------------------------------------------------- */
 
 status_t pmu_ibs_fetch_ctl_encode(const struct pmu_ibs_info *ibs, uint64_t period,
@@ -13,9 +28,9 @@ status_t pmu_ibs_fetch_ctl_encode(const struct pmu_ibs_info *ibs, uint64_t perio
         if (!ibs || !out)
                 return ST_BAD_ARG;
         *out = 0;
-        if (!ibs->present || !pmu_ibs_has(ibs, IBS_CAPS_FETCHSAM))
+        if (!ibs->present || !has(ibs, IBS_CAPS_FETCHSAM))
                 return ST_UNSUPPORTED;
-        if (l3_miss_only && !pmu_ibs_has(ibs, IBS_CAPS_ZEN4))
+        if (l3_miss_only && !has(ibs, IBS_CAPS_ZEN4))
                 return ST_UNSUPPORTED;
         if ((period & 0xf) || period < 16 || (period >> 4) > IBSFETCHCTL_MAXCNT)
                 return ST_BAD_ARG;
@@ -77,7 +92,7 @@ bool pmu_ibs_fetch_take(struct pmu_ibs_session *s)
                 return false;
         pmu_ibs_rd(s, MSR_AMD64_IBSFETCHLINAD, &r.fetch_linad);
         pmu_ibs_rd(s, MSR_AMD64_IBSFETCHPHYSAD, &r.fetch_physad);
-        if (pmu_ibs_has(&s->info, IBS_CAPS_FETCHCTLEXTD))
+        if (has(&s->info, IBS_CAPS_FETCHCTLEXTD))
                 pmu_ibs_rd(s, MSR_AMD64_ICIBSEXTDCTL, &r.fetch_ctl_extd);
         if (s->fetches && s->n_fetch < s->fetch_cap)
                 s->fetches[s->n_fetch++] = r;
@@ -123,30 +138,30 @@ status_t pmu_ibs_fetch_decode(const struct pmu_ibs_info *ibs,
                 return ST_BAD_ARG;
         memset(out, 0, sizeof(*out));
         c = r->fetch_ctl;
-        out->valid = pmu_ibs_bit(c, IBSFETCHCTL_VAL);
-        out->complete = pmu_ibs_bit(c, IBSFETCHCTL_COMP);
+        out->valid = bit(c, IBSFETCHCTL_VAL);
+        out->complete = bit(c, IBSFETCHCTL_COMP);
         out->max_cnt = (uint16_t)(c & IBSFETCHCTL_MAXCNT);
-        out->cnt = (uint16_t)pmu_ibs_field(c, IBSFETCHCTL_CNT, IBSFETCHCTL_CNT_SHIFT);
-        out->lat_cycles = (uint16_t)pmu_ibs_field(c, IBSFETCHCTL_LAT, IBSFETCHCTL_LAT_SHIFT);
+        out->cnt = (uint16_t)field(c, IBSFETCHCTL_CNT, IBSFETCHCTL_CNT_SHIFT);
+        out->lat_cycles = (uint16_t)field(c, IBSFETCHCTL_LAT, IBSFETCHCTL_LAT_SHIFT);
         out->ic_miss_known = !(ibs->quirks & PMU_IBS_Q_IGNORE_IC_MISS);
-        out->ic_miss = out->ic_miss_known && pmu_ibs_bit(c, IBSFETCHCTL_IC_MISS);
-        out->phy_addr_valid = pmu_ibs_bit(c, IBSFETCHCTL_PHY_ADDR_VALID);
+        out->ic_miss = out->ic_miss_known && bit(c, IBSFETCHCTL_IC_MISS);
+        out->phy_addr_valid = bit(c, IBSFETCHCTL_PHY_ADDR_VALID);
         out->linad = r->fetch_linad;
         out->physad = out->phy_addr_valid ? r->fetch_physad : 0;
-        pg = (unsigned)pmu_ibs_field(c, IBSFETCHCTL_L1TLB_PGSZ, IBSFETCHCTL_L1TLB_PGSZ_SHIFT);
+        pg = (unsigned)field(c, IBSFETCHCTL_L1TLB_PGSZ, IBSFETCHCTL_L1TLB_PGSZ_SHIFT);
         if (out->phy_addr_valid)
                 out->l1tlb_page_kib = (ibs->quirks & PMU_IBS_Q_FETCH_PGSZ_1347) ?
                                       pgsz_kib_1347[pg] : pgsz_kib[pg];
-        out->l1tlb_miss = pmu_ibs_bit(c, IBSFETCHCTL_L1TLB_MISS);
-        out->l2tlb_miss = pmu_ibs_bit(c, IBSFETCHCTL_L2TLB_MISS);
-        out->rand_en = pmu_ibs_bit(c, IBSFETCHCTL_RAND_EN);
-        out->l2_miss = !(ibs->quirks & PMU_IBS_Q_NB_LAYOUT) && pmu_ibs_bit(c, IBSFETCHCTL_L2_MISS);
-        if (pmu_ibs_has(ibs, IBS_CAPS_ZEN4)) {
-                out->l3_miss_only = pmu_ibs_bit(c, IBSFETCHCTL_L3_MISS_ONLY);
-                out->oc_miss = pmu_ibs_bit(c, IBSFETCHCTL_OC_MISS);
-                out->l3_miss = pmu_ibs_bit(c, IBSFETCHCTL_L3_MISS);
+        out->l1tlb_miss = bit(c, IBSFETCHCTL_L1TLB_MISS);
+        out->l2tlb_miss = bit(c, IBSFETCHCTL_L2TLB_MISS);
+        out->rand_en = bit(c, IBSFETCHCTL_RAND_EN);
+        out->l2_miss = !(ibs->quirks & PMU_IBS_Q_NB_LAYOUT) && bit(c, IBSFETCHCTL_L2_MISS);
+        if (has(ibs, IBS_CAPS_ZEN4)) {
+                out->l3_miss_only = bit(c, IBSFETCHCTL_L3_MISS_ONLY);
+                out->oc_miss = bit(c, IBSFETCHCTL_OC_MISS);
+                out->l3_miss = bit(c, IBSFETCHCTL_L3_MISS);
         }
-        out->itlb_refill_lat_known = pmu_ibs_has(ibs, IBS_CAPS_FETCHCTLEXTD);
+        out->itlb_refill_lat_known = has(ibs, IBS_CAPS_FETCHCTLEXTD);
         if (out->itlb_refill_lat_known)
                 out->itlb_refill_lat_cycles = (uint16_t)(r->fetch_ctl_extd &
                                                          ICIBSEXTDCTL_ITLB_REFILL_LAT);

@@ -7,6 +7,21 @@
 
 /* ---- private helpers -------------------------------------------------------------------- */
 
+static bool has(const struct pmu_ibs_info *ibs, uint64_t cap)
+{
+        return (ibs->caps & cap) != 0;
+}
+
+static bool bit(uint64_t v, uint64_t mask)
+{
+        return (v & mask) != 0;
+}
+
+static uint64_t field(uint64_t v, uint64_t mask, unsigned shift)
+{
+        return (v & mask) >> shift;
+}
+
 static enum psample_pgsz dc_page_size(const struct pmu_ibs_op *op)
 {
         if (!op->dc_l1tlb_miss)
@@ -87,7 +102,7 @@ static bool data_src_is_io(const struct pmu_ibs_info *ibs, uint8_t src)
 {
         if (ibs->quirks & PMU_IBS_Q_NB_LAYOUT)
                 return src == IBS_NB_REQ_SRC_OTHER;
-        return src == (pmu_ibs_has(ibs, IBS_CAPS_ZEN4) ? IBS_DATA_SRC_EXT_IO : IBS_DATA_SRC_IO);
+        return src == (has(ibs, IBS_CAPS_ZEN4) ? IBS_DATA_SRC_EXT_IO : IBS_DATA_SRC_IO);
 }
 
 /* ---- the control register --------------------------------------------------------------- */
@@ -103,13 +118,13 @@ status_t pmu_ibs_op_ctl_encode(const struct pmu_ibs_info *ibs, uint64_t period,
         *out = 0;
         if (!opts)
                 opts = &defaults;
-        if (!ibs->present || !pmu_ibs_has(ibs, IBS_CAPS_OPSAM))
+        if (!ibs->present || !has(ibs, IBS_CAPS_OPSAM))
                 return ST_UNSUPPORTED;
-        if (opts->count == PMU_IBS_COUNT_DISPATCHED_OPS && !pmu_ibs_has(ibs, IBS_CAPS_OPCNT))
+        if (opts->count == PMU_IBS_COUNT_DISPATCHED_OPS && !has(ibs, IBS_CAPS_OPCNT))
                 return ST_UNSUPPORTED;
-        if (opts->l3_miss_only && !pmu_ibs_has(ibs, IBS_CAPS_ZEN4))
+        if (opts->l3_miss_only && !has(ibs, IBS_CAPS_ZEN4))
                 return ST_UNSUPPORTED;
-        if (opts->ldlat_cycles && !pmu_ibs_has(ibs, IBS_CAPS_OPLDLAT))
+        if (opts->ldlat_cycles && !has(ibs, IBS_CAPS_OPLDLAT))
                 return ST_UNSUPPORTED;
         if (opts->ldlat_cycles && (opts->ldlat_cycles < IBS_OP_LDLAT_MIN_CYCLES ||
                                    opts->ldlat_cycles > IBS_OP_LDLAT_MAX_CYCLES ||
@@ -117,7 +132,7 @@ status_t pmu_ibs_op_ctl_encode(const struct pmu_ibs_info *ibs, uint64_t period,
                 return ST_BAD_ARG;
         max_cnt = period >> 4;
         if ((period & 0xf) || max_cnt == 0 ||
-            max_cnt > (pmu_ibs_has(ibs, IBS_CAPS_OPCNTEXT) ? IBS_OP_MAXCNT_EXT_MAX : IBS_OP_MAXCNT_MAX))
+            max_cnt > (has(ibs, IBS_CAPS_OPCNTEXT) ? IBS_OP_MAXCNT_EXT_MAX : IBS_OP_MAXCNT_MAX))
                 return ST_BAD_ARG;
         v = (max_cnt & IBSOPCTL_MAXCNT) |
             (((max_cnt >> 16) << IBSOPCTL_MAXCNT_EXT_SHIFT) & IBSOPCTL_MAXCNT_EXT) | IBSOPCTL_OP_EN;
@@ -139,8 +154,8 @@ uint64_t pmu_ibs_op_ctl_period(const struct pmu_ibs_info *ibs, uint64_t op_ctl)
 {
         uint64_t max_cnt = op_ctl & IBSOPCTL_MAXCNT;
 
-        if (ibs && pmu_ibs_has(ibs, IBS_CAPS_OPCNTEXT))
-                max_cnt |= pmu_ibs_field(op_ctl, IBSOPCTL_MAXCNT_EXT, IBSOPCTL_MAXCNT_EXT_SHIFT) << 16;
+        if (ibs && has(ibs, IBS_CAPS_OPCNTEXT))
+                max_cnt |= field(op_ctl, IBSOPCTL_MAXCNT_EXT, IBSOPCTL_MAXCNT_EXT_SHIFT) << 16;
         return max_cnt << 4;
 }
 
@@ -152,8 +167,8 @@ uint64_t pmu_ibs_op_ctl_count(const struct pmu_ibs_info *ibs, uint64_t op_ctl)
 
         if (op_ctl & IBSOPCTL_OP_VAL)
                 return pmu_ibs_op_ctl_period(ibs, op_ctl);
-        if (ibs && pmu_ibs_has(ibs, IBS_CAPS_RDWROPCNT))
-                return pmu_ibs_field(op_ctl & ~cur_cnt_rand, IBSOPCTL_CURCNT, IBSOPCTL_CURCNT_SHIFT);
+        if (ibs && has(ibs, IBS_CAPS_RDWROPCNT))
+                return field(op_ctl & ~cur_cnt_rand, IBSOPCTL_CURCNT, IBSOPCTL_CURCNT_SHIFT);
         return 0;
 }
 
@@ -162,7 +177,7 @@ uint64_t pmu_ibs_op_ctl_rearm(const struct pmu_ibs_info *ibs, uint64_t armed, ui
         const uint64_t cur_cnt_rand = 0x7full << IBSOPCTL_CURCNT_SHIFT;
         uint64_t v = (armed & ~(IBSOPCTL_OP_VAL | IBSOPCTL_CURCNT)) | IBSOPCTL_OP_EN;
 
-        if (ibs && pmu_ibs_has(ibs, IBS_CAPS_RDWROPCNT) && (read & IBSOPCTL_OP_CNT_CTL))
+        if (ibs && has(ibs, IBS_CAPS_RDWROPCNT) && (read & IBSOPCTL_OP_CNT_CTL))
                 v |= read & cur_cnt_rand;
         return v;
 }
@@ -175,8 +190,7 @@ uint64_t pmu_ibs_op_ctl_carried(uint64_t op_ctl)
 uint64_t pmu_ibs_op_mean_period_x2(const struct pmu_ibs_info *ibs, uint64_t op_ctl)
 {
         uint64_t p2 = 2 * pmu_ibs_op_ctl_period(ibs, op_ctl);
-        bool     carried = ibs && pmu_ibs_has(ibs, IBS_CAPS_RDWROPCNT) &&
-                           (op_ctl & IBSOPCTL_OP_CNT_CTL);
+        bool     carried = ibs && has(ibs, IBS_CAPS_RDWROPCNT) && (op_ctl & IBSOPCTL_OP_CNT_CTL);
 
         return carried && p2 > 127 ? p2 - 127 : p2;
 }
@@ -221,9 +235,9 @@ bool pmu_ibs_op_take(struct pmu_ibs_session *s)
         pmu_ibs_rd(s, MSR_AMD64_IBSOPDATA3, &r.op_data3);
         pmu_ibs_rd(s, MSR_AMD64_IBSDCLINAD, &r.dc_linad);
         pmu_ibs_rd(s, MSR_AMD64_IBSDCPHYSAD, &r.dc_physad);
-        if (pmu_ibs_has(&s->info, IBS_CAPS_BRNTRGT))
+        if (has(&s->info, IBS_CAPS_BRNTRGT))
                 pmu_ibs_rd(s, MSR_AMD64_IBSBRTARGET, &r.br_target);
-        if (pmu_ibs_has(&s->info, IBS_CAPS_OPDATA4))
+        if (has(&s->info, IBS_CAPS_OPDATA4))
                 pmu_ibs_rd(s, MSR_AMD64_IBSOPDATA4, &r.op_data4);
         if (s->ops && s->n_op < s->op_cap)
                 s->ops[s->n_op++] = r;
@@ -263,22 +277,21 @@ static void decode_op_data(const struct pmu_ibs_info *ibs, const struct pmu_ibs_
 {
         uint64_t d1 = r->op_data;
 
-        out->valid = pmu_ibs_bit(r->op_ctl, IBSOPCTL_OP_VAL);
+        out->valid = bit(r->op_ctl, IBSOPCTL_OP_VAL);
         out->rip = r->op_rip;
-        out->rip_valid = !(pmu_ibs_has(ibs, IBS_CAPS_RIPINVALIDCHK) &&
-                                       pmu_ibs_bit(d1, IBSOPDATA_OP_RIP_INVALID));
+        out->rip_valid = !(has(ibs, IBS_CAPS_RIPINVALIDCHK) && bit(d1, IBSOPDATA_OP_RIP_INVALID));
         out->comp_to_ret_cycles = (uint16_t)(d1 & IBSOPDATA_COMP_TO_RET_CTR);
-        out->tag_to_ret_cycles = (uint16_t)pmu_ibs_field(d1, IBSOPDATA_TAG_TO_RET_CTR,
-                                                         IBSOPDATA_TAG_TO_RET_CTR_SHIFT);
-        out->op_return = pmu_ibs_bit(d1, IBSOPDATA_OP_RETURN);
-        out->brn_taken = pmu_ibs_bit(d1, IBSOPDATA_OP_BRN_TAKEN);
-        out->brn_misp = pmu_ibs_bit(d1, IBSOPDATA_OP_BRN_MISP);
-        out->brn_ret = pmu_ibs_bit(d1, IBSOPDATA_OP_BRN_RET);
-        out->brn_fuse = pmu_ibs_has(ibs, IBS_CAPS_OPBRNFUSE) && pmu_ibs_bit(d1, IBSOPDATA_OP_BRN_FUSE);
-        out->microcode = !nb && pmu_ibs_bit(d1, IBSOPDATA_OP_MICROCODE);
-        out->brn_resync = nb && pmu_ibs_bit(d1, IBSOPDATA_OP_BRN_RESYNC);
-        out->misp_return = nb && pmu_ibs_bit(d1, IBSOPDATA_OP_MISP_RETURN);
-        out->br_target_valid = pmu_ibs_has(ibs, IBS_CAPS_BRNTRGT) && out->brn_ret;
+        out->tag_to_ret_cycles = (uint16_t)field(d1, IBSOPDATA_TAG_TO_RET_CTR,
+                                                 IBSOPDATA_TAG_TO_RET_CTR_SHIFT);
+        out->op_return = bit(d1, IBSOPDATA_OP_RETURN);
+        out->brn_taken = bit(d1, IBSOPDATA_OP_BRN_TAKEN);
+        out->brn_misp = bit(d1, IBSOPDATA_OP_BRN_MISP);
+        out->brn_ret = bit(d1, IBSOPDATA_OP_BRN_RET);
+        out->brn_fuse = has(ibs, IBS_CAPS_OPBRNFUSE) && bit(d1, IBSOPDATA_OP_BRN_FUSE);
+        out->microcode = !nb && bit(d1, IBSOPDATA_OP_MICROCODE);
+        out->brn_resync = nb && bit(d1, IBSOPDATA_OP_BRN_RESYNC);
+        out->misp_return = nb && bit(d1, IBSOPDATA_OP_MISP_RETURN);
+        out->br_target_valid = has(ibs, IBS_CAPS_BRNTRGT) && out->brn_ret;
         out->br_target = out->br_target_valid ? r->br_target : 0;
 }
 
@@ -289,50 +302,50 @@ static void decode_op_data3(const struct pmu_ibs_info *ibs, const struct pmu_ibs
 {
         uint64_t d3 = r->op_data3;
 
-        out->ld_op = pmu_ibs_bit(d3, IBSOPDATA3_LD_OP);
-        out->st_op = pmu_ibs_bit(d3, IBSOPDATA3_ST_OP);
-        out->dc_l1tlb_miss = pmu_ibs_bit(d3, IBSOPDATA3_DC_L1TLB_MISS);
-        out->dc_l2tlb_miss = pmu_ibs_bit(d3, IBSOPDATA3_DC_L2TLB_MISS);
-        out->dc_l1tlb_hit_2m = pmu_ibs_bit(d3, IBSOPDATA3_DC_L1TLB_HIT_2M);
-        out->dc_l1tlb_hit_1g = pmu_ibs_bit(d3, IBSOPDATA3_DC_L1TLB_HIT_1G);
-        out->dc_l2tlb_hit_2m = pmu_ibs_bit(d3, IBSOPDATA3_DC_L2TLB_HIT_2M);
-        out->dc_l2tlb_hit_1g = pmu_ibs_bit(d3, IBSOPDATA3_DC_L2TLB_HIT_1G);
-        out->dc_miss = pmu_ibs_bit(d3, IBSOPDATA3_DC_MISS);
-        out->dc_mis_acc = pmu_ibs_bit(d3, IBSOPDATA3_DC_MIS_ACC);
-        out->dc_wc_mem_acc = pmu_ibs_bit(d3, IBSOPDATA3_DC_WC_MEM_ACC);
-        out->dc_uc_mem_acc = pmu_ibs_bit(d3, IBSOPDATA3_DC_UC_MEM_ACC);
-        out->dc_locked_op = pmu_ibs_bit(d3, IBSOPDATA3_DC_LOCKED_OP);
-        out->dc_miss_no_mab_alloc = pmu_ibs_bit(d3, IBSOPDATA3_DC_MISS_NO_MAB_ALLOC);
-        out->dc_lin_addr_valid = pmu_ibs_bit(d3, IBSOPDATA3_DC_LIN_ADDR_VALID);
-        out->dc_phy_addr_valid = pmu_ibs_bit(d3, IBSOPDATA3_DC_PHY_ADDR_VALID);
-        out->dc_miss_lat_cycles = (uint16_t)pmu_ibs_field(d3, IBSOPDATA3_DC_MISS_LAT,
-                                                          IBSOPDATA3_DC_MISS_LAT_SHIFT);
+        out->ld_op = bit(d3, IBSOPDATA3_LD_OP);
+        out->st_op = bit(d3, IBSOPDATA3_ST_OP);
+        out->dc_l1tlb_miss = bit(d3, IBSOPDATA3_DC_L1TLB_MISS);
+        out->dc_l2tlb_miss = bit(d3, IBSOPDATA3_DC_L2TLB_MISS);
+        out->dc_l1tlb_hit_2m = bit(d3, IBSOPDATA3_DC_L1TLB_HIT_2M);
+        out->dc_l1tlb_hit_1g = bit(d3, IBSOPDATA3_DC_L1TLB_HIT_1G);
+        out->dc_l2tlb_hit_2m = bit(d3, IBSOPDATA3_DC_L2TLB_HIT_2M);
+        out->dc_l2tlb_hit_1g = bit(d3, IBSOPDATA3_DC_L2TLB_HIT_1G);
+        out->dc_miss = bit(d3, IBSOPDATA3_DC_MISS);
+        out->dc_mis_acc = bit(d3, IBSOPDATA3_DC_MIS_ACC);
+        out->dc_wc_mem_acc = bit(d3, IBSOPDATA3_DC_WC_MEM_ACC);
+        out->dc_uc_mem_acc = bit(d3, IBSOPDATA3_DC_UC_MEM_ACC);
+        out->dc_locked_op = bit(d3, IBSOPDATA3_DC_LOCKED_OP);
+        out->dc_miss_no_mab_alloc = bit(d3, IBSOPDATA3_DC_MISS_NO_MAB_ALLOC);
+        out->dc_lin_addr_valid = bit(d3, IBSOPDATA3_DC_LIN_ADDR_VALID);
+        out->dc_phy_addr_valid = bit(d3, IBSOPDATA3_DC_PHY_ADDR_VALID);
+        out->dc_miss_lat_cycles = (uint16_t)field(d3, IBSOPDATA3_DC_MISS_LAT,
+                                                  IBSOPDATA3_DC_MISS_LAT_SHIFT);
         out->dc_linad = out->dc_lin_addr_valid ? r->dc_linad : 0;
         out->dc_physad = out->dc_phy_addr_valid ? r->dc_physad : 0;
         /* With OpDtlbPgSize the hit bits are re-purposed as a page-size field whose layout
          * we have not verified (Linux amd-sample-raw.c "DcPageSize"): report unknown. */
-        out->dc_pgsz = out->dc_lin_addr_valid && !pmu_ibs_has(ibs, IBS_CAPS_OPDTLBPGSIZE) ?
+        out->dc_pgsz = out->dc_lin_addr_valid && !has(ibs, IBS_CAPS_OPDTLBPGSIZE) ?
                        dc_page_size(out) : PS_PG_UNKNOWN;
         if (nb) {
-                out->dc_ld_bnk_con = pmu_ibs_bit(d3, IBSOPDATA3_DC_LD_BNK_CON);
-                out->dc_st_bnk_con = pmu_ibs_bit(d3, IBSOPDATA3_DC_ST_BNK_CON);
-                out->dc_st_to_ld_fwd = pmu_ibs_bit(d3, IBSOPDATA3_DC_ST_TO_LD_FWD);
-                out->dc_st_to_ld_can = pmu_ibs_bit(d3, IBSOPDATA3_DC_ST_TO_LD_CAN);
+                out->dc_ld_bnk_con = bit(d3, IBSOPDATA3_DC_LD_BNK_CON);
+                out->dc_st_bnk_con = bit(d3, IBSOPDATA3_DC_ST_BNK_CON);
+                out->dc_st_to_ld_fwd = bit(d3, IBSOPDATA3_DC_ST_TO_LD_FWD);
+                out->dc_st_to_ld_can = bit(d3, IBSOPDATA3_DC_ST_TO_LD_CAN);
         } else {
-                unsigned w = (unsigned)pmu_ibs_field(d3, IBSOPDATA3_OP_MEM_WIDTH,
-                                                     IBSOPDATA3_OP_MEM_WIDTH_SHIFT);
+                unsigned w = (unsigned)field(d3, IBSOPDATA3_OP_MEM_WIDTH,
+                                             IBSOPDATA3_OP_MEM_WIDTH_SHIFT);
 
                 out->l2_miss_known = true;
-                out->l2_miss = pmu_ibs_bit(d3, IBSOPDATA3_L2_MISS);
-                out->sw_pf = pmu_ibs_bit(d3, IBSOPDATA3_SW_PF);
+                out->l2_miss = bit(d3, IBSOPDATA3_L2_MISS);
+                out->sw_pf = bit(d3, IBSOPDATA3_SW_PF);
                 out->op_mem_width_bytes = w ? (uint8_t)(1u << (w - 1)) : 0;
-                out->dc_miss_open_mem_reqs = (uint8_t)pmu_ibs_field(d3, IBSOPDATA3_OP_DC_MISS_OPEN_MEM_REQS,
-                                                                    IBSOPDATA3_OP_DC_MISS_OPEN_MEM_REQS_SHIFT);
+                out->dc_miss_open_mem_reqs = (uint8_t)field(d3, IBSOPDATA3_OP_DC_MISS_OPEN_MEM_REQS,
+                                                    IBSOPDATA3_OP_DC_MISS_OPEN_MEM_REQS_SHIFT);
                 /* Zen 4+: TlbRefillLat only means something with a valid physical address
                  * (Linux amd-sample-raw.c). */
-                out->tlb_refill_lat_known = !pmu_ibs_has(ibs, IBS_CAPS_ZEN4) || out->dc_phy_addr_valid;
-                out->tlb_refill_lat_cycles = (uint16_t)pmu_ibs_field(d3, IBSOPDATA3_TLB_REFILL_LAT,
-                                                                     IBSOPDATA3_TLB_REFILL_LAT_SHIFT);
+                out->tlb_refill_lat_known = !has(ibs, IBS_CAPS_ZEN4) || out->dc_phy_addr_valid;
+                out->tlb_refill_lat_cycles = (uint16_t)field(d3, IBSOPDATA3_TLB_REFILL_LAT,
+                                                             IBSOPDATA3_TLB_REFILL_LAT_SHIFT);
         }
 }
 
@@ -348,12 +361,12 @@ static void decode_op_data2(const struct pmu_ibs_info *ibs, const struct pmu_ibs
                 out->data_src_valid = false;
         if (out->data_src_valid) {
                 out->data_src = (uint8_t)(d2 & IBSOPDATA2_DATA_SRC_LO);
-                if (pmu_ibs_has(ibs, IBS_CAPS_ZEN4))
-                        out->data_src |= (uint8_t)(pmu_ibs_field(d2, IBSOPDATA2_DATA_SRC_HI,
-                                                                 IBSOPDATA2_DATA_SRC_HI_SHIFT) << 3);
-                out->rmt_node = pmu_ibs_bit(d2, IBSOPDATA2_RMT_NODE);
+                if (has(ibs, IBS_CAPS_ZEN4))
+                        out->data_src |= (uint8_t)(field(d2, IBSOPDATA2_DATA_SRC_HI,
+                                                         IBSOPDATA2_DATA_SRC_HI_SHIFT) << 3);
+                out->rmt_node = bit(d2, IBSOPDATA2_RMT_NODE);
                 out->cache_hit_st_valid = !(ibs->quirks & PMU_IBS_Q_CACHE_HIT_ST_BAD);
-                out->cache_hit_st_o = out->cache_hit_st_valid && pmu_ibs_bit(d2, IBSOPDATA2_CACHE_HIT_ST);
+                out->cache_hit_st_o = out->cache_hit_st_valid && bit(d2, IBSOPDATA2_CACHE_HIT_ST);
         }
 }
 
@@ -369,8 +382,7 @@ status_t pmu_ibs_op_decode(const struct pmu_ibs_info *ibs, const struct pmu_ibs_
         decode_op_data(ibs, r, nb, out);
         decode_op_data3(ibs, r, nb, out);
         decode_op_data2(ibs, r, out);
-        out->ld_resync = pmu_ibs_has(ibs, IBS_CAPS_OPDATA4) &&
-                         pmu_ibs_bit(r->op_data4, IBSOPDATA4_LD_RESYNC);
+        out->ld_resync = has(ibs, IBS_CAPS_OPDATA4) && bit(r->op_data4, IBSOPDATA4_LD_RESYNC);
         return ST_OK;
 }
 
@@ -395,7 +407,7 @@ enum psample_level pmu_ibs_op_level(const struct pmu_ibs_info *ibs, const struct
         if (op->data_src_valid) {
                 enum psample_level l = (ibs->quirks & PMU_IBS_Q_NB_LAYOUT) ?
                                        nb_level(op, remote) :
-                                       zen_level(pmu_ibs_has(ibs, IBS_CAPS_ZEN4), op, remote);
+                                       zen_level(has(ibs, IBS_CAPS_ZEN4), op, remote);
                 if (l != PS_LVL_UNKNOWN)
                         return l;
         }
