@@ -21,6 +21,7 @@ B=${B:-build}
 logs=$B/test-logs
 rm -rf "$logs"; mkdir -p "$logs/shell" "$logs/unit"
 pass=0 fail=0 skip=0
+failures=()             # one line per failure, repeated above the last line
 FUZZ_SECONDS=${FUZZ_SECONDS:-10}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 SANITIZE=${SANITIZE:-1}
@@ -52,22 +53,30 @@ launch() {
         queue+=("$kind|$name|$log")
 }
 
+failed() { # one failure that is not a TAP "not ok" line: printed, counted, recalled at the end
+        echo "  $1"; failures+=("$1"); fail=$((fail + 1))
+}
+
 # A TAP log: a non-zero exit with no failing line, or no test line at all, is one more
 # failure (a crash, a hang, an assertion that never printed).
 report_tap() { # name log
-        local name=$1 log=$2 rc n p q s
+        local name=$1 log=$2 rc n p q s why
         rc=$(cat "$log.rc" 2>/dev/null || echo 255)
         n=$(grep -cE '^(ok|not ok)( |$)' "$log")
         p=$(grep -cE '^ok( |$)' "$log"); q=$(grep -cE '^not ok( |$)' "$log")
         s=$(grep -cE '^ok( .*)? # SKIP' "$log")
         pass=$((pass + p - s)); fail=$((fail + q)); skip=$((skip + s))
         # a not-ok line and the TAP diagnostics ("# ...") right under it, which say why
-        awk -v n="$name" '/^not ok/ { print "  " n ": " $0; d = 1; next }
-                          d && /^#   / { print "  " n ":   " $0; next } { d = 0 }' "$log"
+        why=$(awk -v n="$name" '/^not ok/ { print n ": " $0; d = 1; next }
+                                d && /^#   / { print n ":   " $0; next } { d = 0 }' "$log")
+        if [ -n "$why" ]; then
+                sed 's/^/  /' <<<"$why"
+                while IFS= read -r l; do failures+=("$l"); done <<<"$why"
+        fi
         if [ "$n" -eq 0 ]; then
-                echo "  $name: no test lines (exit $rc): counted as a failure"; fail=$((fail + 1))
+                failed "$name: no test lines (exit $rc): counted as a failure"
         elif [ "$rc" -ne 0 ] && [ "$q" -eq 0 ]; then
-                echo "  $name: exited $rc after its tests passed: counted as a failure"; fail=$((fail + 1))
+                failed "$name: exited $rc after its tests passed: counted as a failure"
         fi
         if [ "$s" -gt 0 ]; then
                 printf '  %-28s %3d ok, %d not ok, %d skipped\n' "$name" "$((p - s))" "$q" "$s"
@@ -82,7 +91,7 @@ report_fuzz() { # name log
         if [ "$rc" -eq 0 ]; then
                 pass=$((pass + 1)); echo "  $name: ok ($(grep -o 'Done [0-9]* runs' "$log"))"
         else
-                fail=$((fail + 1)); echo "  $name: FAILED (see $log)"
+                failed "$name: FAILED (see $log)"
         fi
 }
 
@@ -145,13 +154,12 @@ fi
 
 if stage unit; then
         if [ ! -d "$U/host/tests" ]; then
-                echo "  $U/host/tests not built ($([ "$SANITIZE" -eq 1 ] && echo make test-asan-build || echo make unit)): counted as a failure"
-                fail=$((fail + 1))
+                failed "$U/host/tests not built ($([ "$SANITIZE" -eq 1 ] && echo make test-asan-build || echo make unit)): counted as a failure"
         fi
         # how long each may run: tests/unittests.cfg (300 s unless its section says)
         declare -A unit_timeout=()
         if ! tmo=$("$PMUCAL_PYTHON" tests/unittests.py --timeouts); then
-                echo "  tests/unittests.cfg does not read: counted as a failure"; fail=$((fail + 1))
+                failed "tests/unittests.cfg does not read: counted as a failure"
         fi
         while read -r n s; do [ -n "$n" ] && unit_timeout[test_$n]=$s; done <<<"${tmo:-}"
         for t in "$U"/host/tests/test_*; do
@@ -167,7 +175,7 @@ report
 # A sanitizer report is a failure even where the test swallowed the exit status.
 if [ "$SANITIZE" -eq 1 ] && grep -lE '^(==[0-9]+==ERROR|SUMMARY: (Address|Undefined|Leak)Sanitizer)|runtime error:' \
         "$logs"/unit/*.log "$logs"/shell/test_cli*.log 2>/dev/null; then
-        echo "  sanitizer reports in the logs above: counted as a failure"; fail=$((fail + 1))
+        failed "sanitizer reports in the logs above: counted as a failure"
 fi
 
 if stage qemu; then
@@ -177,6 +185,12 @@ if stage qemu; then
                 ${QEMU_ONLY:+--only "$QEMU_ONLY"} >"$log" 2>&1
         echo $? >"$log.rc"
         report_tap qemu "$log"
+fi
+
+# The failures once more, where the end of a long log shows them (details in $logs/).
+if [ "${#failures[@]}" -gt 0 ]; then
+        echo "== failed"
+        printf '  %s\n' "${failures[@]}"
 fi
 
 # A TAP "ok ... # SKIP" (a check this machine cannot decide) is counted as skipped.
