@@ -399,7 +399,12 @@ wait "$qpid"
 qrc=$?
 set -e
 end=$(date +%s.%N)
-[ "$quiet" -eq 1 ] || { sleep 0.3; kill "$tailer" 2>/dev/null; wait "$tailer" 2>/dev/null || true; }
+if [ "$quiet" -eq 0 ]; then
+        sleep 0.3; kill "$tailer" 2>/dev/null; wait "$tailer" 2>/dev/null || true
+        # A VM stopped mid-line leaves the copied serial output without its newline: the
+        # closing line below must still start a line of its own.
+        if [ -n "$(tail -c 1 "$serial" 2>/dev/null)" ]; then echo; fi
+fi
 secs=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
 
 # ---- what happened ----

@@ -104,6 +104,23 @@ rq "--timeout 1: the app never started" 124 "timed out after 1s: the app never s
         "${small[@]}" --timeout 1
 rq "--mem 16: the app never started" 124 "timed out after 3s: the app never started .*--mem 16 MiB" \
         "${small[@]}" --mem 16 --timeout 3
+# A VM stopped mid-line (a hang, or the pause below) leaves the serial output without its last
+# newline; the closing line still starts a line of its own, where a reader (and the checks
+# below) look for it. A stand-in for QEMU writes that serial log and waits for the timeout.
+cat >"$tmp/midline-qemu" <<'EOF'
+#!/bin/bash
+for a in "$@"; do case $a in file,id=ser0,path=*) ser=${a#file,id=ser0,path=} ;; esac; done
+printf 'BdsDxe: starting Boot0001\r\npmucal (a stand-in)\r\n== inventory ==\r\nINFO: inventory: half a li' >>"$ser"
+exec sleep 600
+EOF
+chmod +x "$tmp/midline-qemu"
+out=$(QEMU=$tmp/midline-qemu "$RQ" "${small[@]}" --timeout 3 2>&1); rc=$?
+[ "$rc" -eq 124 ] &&
+        grep -qE "^run-qemu: timed out after 3s: the app hung mid-run .*the last line it printed: 'INFO: inventory: half a li'" <<<"$out"
+r=$?
+ok $r "a VM stopped mid-line: the closing line starts its own line (exit $rc)"
+[ $r -eq 0 ] || sed 's/^/# /' <<<"$out"
+
 # --mem 32: OVMF dies of a #GP while it starts; the dump is seen and the boot stopped at
 # once, with the memory named, not run to the timeout.
 rq "--mem 32: the firmware crashed, stopped early, memory named" 125 \
