@@ -37,6 +37,51 @@ static int run(void)
         return code;
 }
 
+/* The NUMA phase's chases are real: the fake platform's processors are threads of this host,
+ * and a cell or loaded-latency point whose every window the host disturbed (the job's own
+ * guard: N and 2N runs that disagree, or the thread switched out) is left out and said so, as
+ * on hardware. The exit status does not change, but the lines that count the cells and points
+ * do. A run with such a line is made again on a fresh platform, at most RUN_TRIES runs in all,
+ * and the re-runs are counted; the lines are then expected exactly. (A loaded-latency point
+ * has one chase job, 11 windows wanted in at most 44; beside a loaded pool the seven points
+ * took 300 windows, three in four dropped, a few short of leaving one out.) */
+#define RUN_TRIES 3u
+
+static unsigned n_reruns;
+
+/* NUMA cells and loaded-latency points the console says were left out as disturbed. */
+static unsigned numa_left_out(const char *con)
+{
+        unsigned n = 0;
+
+        for (const char *p = con; p && (p = strstr(p, ": left out, every window disturbed")); p++) {
+                const char *ln = p;
+
+                while (ln > con && ln[-1] != '\n')
+                        ln--;
+                n += strncmp(ln, "INFO: numa: ", 12) == 0;
+        }
+        return n;
+}
+
+/* run() on the platform setup() made, with @p cfg as pmucal/pmucal.cfg (NULL: none), made again
+ * on a fresh platform while the console says the host left NUMA cells or points out. */
+static int run_counted(const char *cfg)
+{
+        for (unsigned t = 1;; t++) {
+                if (cfg)
+                        fake_plat_put_file("pmucal/pmucal.cfg", cfg, strlen(cfg));
+                int      code = run();
+                unsigned left = numa_left_out(fake_plat_console());
+                if (!left || t == RUN_TRIES)
+                        return code;
+                n_reruns++;
+                print_message("app: %u NUMA cell(s) or point(s) the host disturbed in every "
+                              "window: run again (%u re-run(s) so far)\n", left, n_reruns);
+                setup(NULL);
+        }
+}
+
 /* The CHECKS line against the verdict lines themselves: PASS and FAIL lines are decided here;
  * every SKIP line ("SKIP: pfx: N checks: why [kind]" counts N) carries its kind at its end,
  * and the line's kinds add up to the CHECKS line's. A SKIP without a kind fails. Returns the
@@ -85,7 +130,7 @@ static void test_saves_results(void **state)
 {
         size_t len;
         (void)state;
-        assert_int_equal(run(), PMUCAL_EXIT_OK);
+        assert_int_equal(run_counted(NULL), PMUCAL_EXIT_OK);
         const char *con = fake_plat_console();
         /* every processor of the fake platform took part and described itself */
         want(con, "INFO: cpus: 3 of 3 processors take part (cpus = all)");
@@ -175,8 +220,7 @@ static void test_cpus_bsp(void **state)
 {
         static const char cfg[] = "cpus = bsp\n";
         (void)state;
-        fake_plat_put_file("pmucal/pmucal.cfg", cfg, sizeof(cfg) - 1);
-        assert_int_equal(run(), PMUCAL_EXIT_OK);
+        assert_int_equal(run_counted(cfg), PMUCAL_EXIT_OK);
         const char *con = fake_plat_console();
         want(con, "INFO: cpus: 1 of 3 processors take part (cpus = bsp): phases that need two "
                   "CPUs will be skipped");
