@@ -49,21 +49,6 @@ static int run(void)
 
 static unsigned n_reruns;
 
-/* NUMA cells and loaded-latency points the console says were left out as disturbed. */
-static unsigned numa_left_out(const char *con)
-{
-        unsigned n = 0;
-
-        for (const char *p = con; p && (p = strstr(p, ": left out, every window disturbed")); p++) {
-                const char *ln = p;
-
-                while (ln > con && ln[-1] != '\n')
-                        ln--;
-                n += strncmp(ln, "INFO: numa: ", 12) == 0;
-        }
-        return n;
-}
-
 /* run() on the platform setup() made, with @p cfg as pmucal/pmucal.cfg (NULL: none), made again
  * on a fresh platform while the console says the host left NUMA cells or points out. */
 static int run_counted(const char *cfg)
@@ -72,7 +57,7 @@ static int run_counted(const char *cfg)
                 if (cfg)
                         fake_plat_put_file("pmucal/pmucal.cfg", cfg, strlen(cfg));
                 int      code = run();
-                unsigned left = numa_left_out(fake_plat_console());
+                unsigned left = test_numa_left_out(fake_plat_console());
                 if (!left || t == RUN_TRIES)
                         return code;
                 n_reruns++;

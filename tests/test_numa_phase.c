@@ -116,19 +116,35 @@ static int setup(void **state)
         return 0;
 }
 
-/* Run the program; the console. Exit 0, no ERROR, no FAIL. */
+/* The chases are real: the test platform's processors are threads of this host. A run whose
+ * console says the host disturbed every window of a cell or loaded-latency point (the job's
+ * own guard) is made again on the same tables, at most RUN_TRIES runs in all, and the re-runs
+ * are counted; the lines are then expected exactly, from the last run's console. */
+#define RUN_TRIES 3u
+
+static unsigned n_reruns;
+
+/* Run the program; the console of its run. Exit 0, no ERROR, no FAIL, in every run. */
 static const char *run_clean(void)
 {
-        struct pmucal_outcome out;
-        int                   code = pmucal_main(&out);
-        const char           *con  = fake_plat_console();
+        for (unsigned t = 1;; t++) {
+                struct pmucal_outcome out;
+                size_t                before = strlen(fake_plat_console());
+                int                   code   = pmucal_main(&out);
+                const char           *con    = fake_plat_console() + before;
 
-        printf("%s", con);
-        assert_int_equal(code, PMUCAL_EXIT_OK);
-        want_not(con, "ERROR: ");
-        want_not(con, "FAIL: ");
-        want(con, "SUMMARY: ");
-        return con;
+                printf("%s", con);
+                assert_int_equal(code, PMUCAL_EXIT_OK);
+                want_not(con, "ERROR: ");
+                want_not(con, "FAIL: ");
+                want(con, "SUMMARY: ");
+                unsigned left = test_numa_left_out(con);
+                if (!left || t == RUN_TRIES)
+                        return con;
+                n_reruns++;
+                print_message("numa phase: %u cell(s) or point(s) the host disturbed in every "
+                              "window: run again (%u re-run(s) so far)\n", left, n_reruns);
+        }
 }
 
 /* ---- cases ------------------------------------------------------------------------------- */

@@ -85,3 +85,17 @@ unsigned char *test_platform_qemu_3node(void)
         fake_plat_add_acpi(srat);
         return srat;
 }
+
+unsigned test_numa_left_out(const char *con)
+{
+        unsigned n = 0;
+
+        for (const char *p = con; p && (p = strstr(p, ": left out, every window disturbed")); p++) {
+                const char *ln = p;
+
+                while (ln > con && ln[-1] != '\n')
+                        ln--;
+                n += strncmp(ln, "INFO: numa: ", 12) == 0;
+        }
+        return n;
+}
