@@ -86,9 +86,32 @@ static char verdict_of(const struct verdicts *v, const char *name)
         return '?';
 }
 
+/* What a test builds (the report lines, the suite's document, the files a phase kept) lives
+ * here, not on its stack: a failed assertion leaves the test by a long jump, past the frees at
+ * its end, and free_built (each test's teardown, which cmocka runs after a failure too) frees
+ * what it left. */
+static struct rep_buf out, json;
+static struct run     phase_run;
+
+static void free_built_now(void)
+{
+        rep_reset();
+        rep_buf_free(&out);
+        rep_buf_free(&json);
+        for (size_t f = 0; f < phase_run.n_files; f++)
+                rep_buf_free(&phase_run.files[f].data);
+        phase_run.n_files = 0;
+}
+
+static int free_built(void **unused)
+{
+        (void)unused;
+        free_built_now();
+        return 0;
+}
+
 static void validate(const struct vpmu_part *p, const struct vpmu_faults *f, struct verdicts *v)
 {
-        struct rep_buf  out = { 0 }, json = { 0 };
         struct cpu_info ci;
 
         vpmu_init(p, f);
@@ -168,7 +191,6 @@ static void test_validate_faults(void **unused)
 static void test_validate_unprogrammable(void **unused)
 {
         const struct vpmu_faults f = { .refuse_gp = 1u << 0 };
-        struct rep_buf  out = { 0 }, json = { 0 };
         struct cpu_info ci;
         struct verdicts v;
         unsigned        n_fail = 0;
@@ -209,7 +231,6 @@ static void sampling(const struct vpmu_part *p, const struct vpmu_faults *f, str
                 { (uint64_t)(uintptr_t)bench_skid_body, "bench_skid_body" },
         };
         struct val_sample_figures fig;
-        struct rep_buf            out = { 0 };
         struct cpu_info           ci;
 
         vpmu_init(p, f);
@@ -309,28 +330,27 @@ static void test_skid_needs_samples(void **unused)
 static void test_phase_pmu(void **unused)
 {
         static struct inventory inv;
-        static struct run       r;
+        struct run             *r = &phase_run;
         (void)unused;
 
         for (size_t i = 0; i < N_PARTS; i++) {
                 const struct vpmu_part *p = parts[i];
-                struct rep_buf          out = { 0 };
                 const uint32_t          ctr0 = p->amd ? MSR_F15H_PERF_CTR : MSR_ARCH_PERFMON_PERFCTR0;
                 char                    want[96];
                 bool                    kept = false;
 
                 memset(&inv, 0, sizeof(inv));
-                memset(&r, 0, sizeof(r));
+                memset(r, 0, sizeof(*r));
                 pmu_restore(); /* the tests before left a saved state (one save per restore) */
                 vpmu_init(p, NULL);
                 vpmu_cpu_info(&inv.cpu);
                 inv.tsc_hz = 3000000000ull;
-                r.inv = &inv;
-                r.cfg.repetitions = 1;
+                r->inv = &inv;
+                r->cfg.repetitions = 1;
                 assert_int_equal(wrmsr_safe(ctr0, 0x1234), ST_OK); /* the firmware's value */
                 rep_reset();
                 rep_add_sink(rep_buf_sink(&out));
-                assert_int_equal(phase_pmu(&r), ST_OK);
+                assert_int_equal(phase_pmu(r), ST_OK);
                 rep_flush();
                 rep_reset();
                 /* what the part's CPUID says: AMD 6 extended counters (PerfMonV2: its count)
@@ -347,17 +367,17 @@ static void test_phase_pmu(void **unused)
                 assert_non_null(strstr(out.p, "caps: event table "));
                 assert_non_null(strstr(out.p, "suite took "));
                 assert_non_null(strstr(out.p, "PMI round trip "));
-                if (strstr(out.p, "FAIL:"))
-                        fail_msg("%s: a check FAILed:\n%s", p->name, out.p);
-                for (size_t f = 0; f < r.n_files; f++) {
-                        kept |= !strcmp(r.files[f].name, "pmu-validation.json");
-                        rep_buf_free(&r.files[f].data);
-                }
+                const char *failed = strstr(out.p, "FAIL:");
+                if (failed) /* the first FAIL line: the whole report outgrows cmocka's message */
+                        fail_msg("%s: a check FAILed: %.*s", p->name,
+                                 (int)strcspn(failed, "\n"), failed);
+                for (size_t f = 0; f < r->n_files; f++)
+                        kept |= !strcmp(r->files[f].name, "pmu-validation.json");
                 assert_true(kept);
                 if (vpmu_peek(ctr0) != 0x1234)
                         fail_msg("%s: counter 0 holds 0x%llx after the phase, want 0x1234", p->name,
                                  (unsigned long long)vpmu_peek(ctr0));
-                rep_buf_free(&out);
+                free_built_now();
         }
 }
 
@@ -401,7 +421,6 @@ static void test_selftest_vectors(void **unused)
 
         for (size_t i = 0; i < 2; i++) {
                 const struct vpmu_faults f = { .fault_vector = vec[i] };
-                struct rep_buf           out = { 0 };
                 struct run               r;
                 struct verdicts          v;
 
@@ -422,16 +441,16 @@ static void test_selftest_vectors(void **unused)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_validate_faithful),
-                cmocka_unit_test(test_validate_faults),
-                cmocka_unit_test(test_validate_unprogrammable),
-                cmocka_unit_test(test_sampling_faithful),
-                cmocka_unit_test(test_sampling_faults),
-                cmocka_unit_test(test_fixed_pair_floor),
-                cmocka_unit_test(test_skid_needs_samples),
-                cmocka_unit_test(test_selftest_vectors),
-                cmocka_unit_test(test_phase_pmu),
-                cmocka_unit_test(test_latency_clock_restores),
+                cmocka_unit_test_teardown(test_validate_faithful, free_built),
+                cmocka_unit_test_teardown(test_validate_faults, free_built),
+                cmocka_unit_test_teardown(test_validate_unprogrammable, free_built),
+                cmocka_unit_test_teardown(test_sampling_faithful, free_built),
+                cmocka_unit_test_teardown(test_sampling_faults, free_built),
+                cmocka_unit_test_teardown(test_fixed_pair_floor, free_built),
+                cmocka_unit_test_teardown(test_skid_needs_samples, free_built),
+                cmocka_unit_test_teardown(test_selftest_vectors, free_built),
+                cmocka_unit_test_teardown(test_phase_pmu, free_built),
+                cmocka_unit_test_teardown(test_latency_clock_restores, free_built),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
