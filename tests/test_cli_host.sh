@@ -12,18 +12,13 @@ tmp=$(mktemp -d)
 mnt=""
 cleanup() { [ -n "$mnt" ] && umount "$mnt" 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
-n=0 failed=0
 
 if [ ! -x "$BIN" ]; then
         echo "not ok 1 - $BIN not built (make host)"; echo "1..1"; exit 1
 fi
 cpu=$(( $(nproc) > 1 ? 1 : 0 ))
 
-t() { # t STATUS NAME [OUTPUT]
-        n=$((n + 1))
-        if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else
-                failed=$((failed + 1)); echo "not ok $n - $2"; [ -n "${3:-}" ] && sed 's/^/# /' <<<"$3"; fi
-}
+. "$(dirname "$0")/tap.sh"
 
 # usage NAME REGEX ARGS...: exit 2, nothing on stdout, stderr matches REGEX.
 usage() {

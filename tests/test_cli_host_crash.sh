@@ -12,12 +12,7 @@ tmp=$(mktemp -d)
 mnt=""
 cleanup() { [ -n "$mnt" ] && umount "$mnt" 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
-n=0 failed=0
-t() { # t STATUS NAME [OUTPUT]
-        n=$((n + 1))
-        if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else
-                failed=$((failed + 1)); echo "not ok $n - $2"; [ -n "${3:-}" ] && sed 's/^/# /' <<<"$3"; fi
-}
+. "$(dirname "$0")/tap.sh"
 if [ ! -x "$BIN" ]; then
         echo "not ok 1 - $BIN not built (make host)"; echo "1..1"; exit 1
 fi

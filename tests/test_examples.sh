@@ -14,12 +14,8 @@
 set -u
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0 failed=0
-t() { # t STATUS NAME [OUTPUT]
-        n=$((n + 1))
-        if [ "$1" -eq 0 ]; then echo "ok $n - examples: $2"; else
-                failed=$((failed + 1)); echo "not ok $n - examples: $2"; [ -n "${3:-}" ] && sed 's/^/# /' <<<"$3"; fi
-}
+TAP_PREFIX="examples: "
+. "$(dirname "$0")/tap.sh"
 py=${PMUCAL_PYTHON:-$([ -x /usr/bin/python3 ] && echo /usr/bin/python3 || echo python3)}
 samples=docs/examples/samples.txt
 n_samples=$(grep -cvE '^(#|$)' "$samples")

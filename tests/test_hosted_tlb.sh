@@ -11,8 +11,7 @@ B=${B:-build}
 bin=$B/host/pmucal-host
 out=$(mktemp -d "${TMPDIR:-/tmp}/pmucal-tlb.XXXXXX")
 trap 'rm -rf "$out"' EXIT
-n=0
-t() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
+. tests/tap.sh
 
 if [ ! -x "$bin" ]; then
         echo "not ok 1 - $bin not built (make host)"; echo "1..1"; exit 1

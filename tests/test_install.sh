@@ -10,12 +10,7 @@ set -u
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 prefix=$tmp/prefix
-n=0 failed=0
-t() { # t STATUS NAME [OUTPUT]
-        n=$((n + 1))
-        if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else
-                failed=$((failed + 1)); echo "not ok $n - $2"; [ -n "${3:-}" ] && sed 's/^/# /' <<<"$3"; fi
-}
+. "$(dirname "$0")/tap.sh"
 table=tests/corpus/table/zen4-kvm.json
 
 out=$(make -s --no-print-directory install PREFIX="$prefix" 2>&1); rc=$?

@@ -12,8 +12,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 B=${B:-build}
 py=${PMUCAL_PYTHON:-python3}
-n=0
-t() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - oracle: $2"; else echo "not ok $n - oracle: $2"; [ -n "${3:-}" ] && printf '# %s\n' "$3"; fi; }
+TAP_PREFIX="oracle: "
+. tests/tap.sh
 if ! command -v valgrind >/dev/null; then
         t 1 "valgrind installed (make deps)"
         echo "1..$n"; exit 1

@@ -24,8 +24,8 @@ cd "$root"
 B=${B:-build}
 py=${PMUCAL_PYTHON:-python3}
 qemu=${QEMU_AARCH64:-qemu-aarch64}
-n=0
-t() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - oracle-arm64: $2"; else echo "not ok $n - oracle-arm64: $2"; [ -n "${3:-}" ] && printf '# %s\n' "$3"; fi; }
+TAP_PREFIX="oracle-arm64: "
+. tests/tap.sh
 if ! command -v "$qemu" >/dev/null; then
         if ! why=$(tools/install-deps.sh qemu-user 2>&1); then
                 echo "ok 1 - oracle-arm64: the AArch64 kernels' counts # SKIP $qemu missing and" \

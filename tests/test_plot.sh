@@ -10,8 +10,8 @@
 # a folder without results, an older tlb-curve.csv. TAP output; "ok # SKIP" without gnuplot.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
-n=0
-t() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - plot: $2"; else echo "not ok $n - plot: $2"; fi; }
+TAP_PREFIX="plot: "
+. "$root/tests/tap.sh"
 command -v gnuplot >/dev/null || { echo "ok 1 - plot # SKIP gnuplot not installed"; echo "1..1"; exit 0; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # tests/run-tests.sh itself, on a tree of its own: two shell tests, one passing and one failing
 # with a diagnostic, and one that crashes after passing. The runner must end with its one line
 # "N passed, N failed", exit non-zero, and repeat every failure, with its diagnostic, in a
@@ -7,13 +7,8 @@
 cd "$(dirname "$0")/.." || exit 1
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/pmucal-runner.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-n=0
-t() { # t STATUS NAME [OUTPUT]: STATUS 0 is ok
-        n=$((n + 1))
-        if [ "$1" = 0 ]; then echo "ok $n - runner: $2"; else
-                echo "not ok $n - runner: $2"; [ -n "${3:-}" ] && printf '%s\n' "$3" | sed 's/^/# /'
-        fi
-}
+TAP_PREFIX="runner: "
+. tests/tap.sh
 
 mkdir -p "$tmp/tests"
 cp tests/run-tests.sh "$tmp/tests/"
