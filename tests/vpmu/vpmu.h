@@ -266,7 +266,16 @@ struct vpmu_stats {
          * PMI handlers): some microseconds between two stamps of a check, far more where
          * the host slowed the thread (interrupts, the caches another process left) */
         uint64_t harness_ticks;
+        /* Of those spans, the ones longer than VPMU_HARNESS_SLOW_US: a span between two touches
+         * of the model is some dozen lines of the harness's C (1-5 us here); longer, and the
+         * host slowed it (an interrupt or a switch, which the thread's CPU clock counts as its
+         * own; the caches another process left), which no core would. Where a TSC stamp and a
+         * counter's enable or disable lie on either side of such a span, it is in the TSC
+         * alone or in the counters alone. */
+        uint64_t n_harness_slow;
 };
+/** A harness span longer than this (us) is one the host slowed (vpmu_stats.n_harness_slow). */
+#define VPMU_HARNESS_SLOW_US 20u
 const struct vpmu_stats *vpmu_stats(void);
 /** The @p i-th MSR write since vpmu_init (false past the end; the log keeps 4096). */
 bool vpmu_write_at(size_t i, uint32_t *msr, uint64_t *val);

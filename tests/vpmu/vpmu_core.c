@@ -311,6 +311,7 @@ void vp_accrue(const struct vpmu_step *s)
         if (s == &vp_harness_step) {
                 vp.stats.n_host_desched_harness += vp.stats.n_host_desched != n;
                 vp.stats.harness_ticks += ran;
+                vp.stats.n_harness_slow += ran > vp_ticks_of_us(VPMU_HARNESS_SLOW_US);
         }
         count_time(ran, s);
 }
