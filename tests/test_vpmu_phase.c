@@ -256,18 +256,19 @@ static bool may_skip(const char *n, bool amd)
                     : !strncmp(n, "ibs-", 4));
 }
 
-/* Faithful runs made again because the host disturbed the LBR window's harness spans. */
+/* Runs made again because the host disturbed the LBR window's harness spans. */
 static unsigned n_reruns;
 
 #define TRIES 4
 
-/* The faithful run of @p p, again (counted) while the host disturbed the harness's spans of its
- * LBR window, at most TRIES times: the LBR sample count is judged only on a run the host left
- * alone there. */
-static void faithful_run(const struct vpmu_part *p, struct verdicts *v)
+/* A run of @p p with @p f, again (counted) while the host disturbed the harness's spans of its
+ * LBR window, at most TRIES times: the LBR sample count and block cost, whose expectations are
+ * the TSC's, are judged only on a run the host left alone there. */
+static void lbr_judged_run(const struct vpmu_part *p, const struct vpmu_faults *f,
+                           struct verdicts *v)
 {
         for (unsigned t = 0; t < TRIES; t++) {
-                run(p, NULL, WITH_TABLE, v);
+                run(p, f, WITH_TABLE, v);
                 if (!v->lbr_disturbed)
                         return;
                 n_reruns++;
@@ -285,7 +286,7 @@ static void test_phase_faithful(void **unused)
                 struct verdicts *v = &faithful[k];
                 unsigned n_pass = 0;
 
-                faithful_run(p, v);
+                lbr_judged_run(p, NULL, v);
                 for (unsigned i = 0; i < v->n; i++) {
                         const char *n = v->name[i];
 
@@ -560,7 +561,10 @@ static void test_phase_tolerance_edges(void **unused)
 
         (void)unused;
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-                run(cases[i].p, &cases[i].f, WITH_TABLE, &v);
+                if (!strncmp(cases[i].check, "lbr: ", 5))
+                        lbr_judged_run(cases[i].p, &cases[i].f, &v);
+                else
+                        run(cases[i].p, &cases[i].f, WITH_TABLE, &v);
                 if (verdict_of(&v, cases[i].check) != cases[i].want)
                         fail_msg("%s: %s is %c, want %c (%s)", cases[i].p->name, cases[i].check,
                                  verdict_of(&v, cases[i].check), cases[i].want,
@@ -781,13 +785,15 @@ static void test_phase_large_pages(void **unused)
         fake_plat_set_mmu(PLAT_PAGE_4K, false, false, false);
 }
 
-/* Last: the faithful runs the host disturbed were few. */
+/* Last: the runs the host disturbed were few, under half of the 11 judged on the LBR (the
+ * three Intel parts' faithful runs, eight LBR tolerance edges): some one in seven was, beside
+ * a load of 10 on two cores. */
 static void test_reruns_few(void **unused)
 {
         (void)unused;
-        print_message("%u faithful runs re-run: the host disturbed the LBR window's harness spans\n",
+        print_message("%u runs re-run: the host disturbed the LBR window's harness spans\n",
                       n_reruns);
-        assert_true(n_reruns <= N_PARTS);
+        assert_true(n_reruns <= 5);
 }
 
 int main(void)
