@@ -57,7 +57,7 @@ static int run_counted(const char *cfg)
                 if (cfg)
                         fake_plat_put_file("pmucal/pmucal.cfg", cfg, strlen(cfg));
                 int      code = run();
-                unsigned left = test_numa_left_out(fake_plat_console());
+                unsigned left = test_numa_left_out(fake_plat_console(), "INFO: numa: ");
                 if (!left || t == RUN_TRIES)
                         return code;
                 n_reruns++;

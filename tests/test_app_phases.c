@@ -490,16 +490,7 @@ static unsigned n_numa_reruns;
 /* Cells the output says were left out as disturbed. */
 static unsigned cells_left_out(void)
 {
-        unsigned n = 0;
-
-        for (const char *p = out.p; p && (p = strstr(p, ": left out, every window disturbed")); p++) {
-                const char *ln = p;
-
-                while (ln > out.p && ln[-1] != '\n')
-                        ln--;
-                n += strncmp(ln, "INFO: numa: CPU ", 16) == 0;
-        }
-        return n;
+        return test_numa_left_out(out.p, "INFO: numa: CPU ");
 }
 
 /* The processors' and NUMA phases on the three-node machine, @p arm putting the faults in

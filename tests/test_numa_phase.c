@@ -138,7 +138,7 @@ static const char *run_clean(void)
                 want_not(con, "ERROR: ");
                 want_not(con, "FAIL: ");
                 want(con, "SUMMARY: ");
-                unsigned left = test_numa_left_out(con);
+                unsigned left = test_numa_left_out(con, "INFO: numa: ");
                 if (!left || t == RUN_TRIES)
                         return con;
                 n_reruns++;

@@ -22,10 +22,11 @@ const char *last_line(const char *s);
  *  Returns the SRAT as published, which a test may corrupt; it is the platform's until the
  *  next call. */
 unsigned char *test_platform_qemu_3node(void);
-/** NUMA cells and loaded-latency points console @p con says were left out because the host
- *  disturbed every one of their windows (lines "INFO: numa: ...: left out, every window
- *  disturbed", the chase job's own guard): the program's chases are real on the test platform,
- *  whose processors are threads of this host. */
-unsigned test_numa_left_out(const char *con);
+/** Lines of console @p con that begin with @p prefix and say a NUMA cell or loaded-latency
+ *  point was left out because the host disturbed every one of its windows ("...: left out,
+ *  every window disturbed", the chase job's own guard): the program's chases are real on the
+ *  test platform, whose processors are threads of this host. "INFO: numa: " counts cells and
+ *  points, "INFO: numa: CPU " cells alone. */
+unsigned test_numa_left_out(const char *con, const char *prefix);
 
 #endif
